@@ -1,0 +1,1 @@
+"""Data: the embedded English→French generator and loaders for user files."""

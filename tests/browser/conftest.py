@@ -1,0 +1,119 @@
+"""Real-browser fixtures: a Streamlit server on a free port and headless Debian Chromium.
+
+Browser tests skip only when no Chromium is installed, and never skip in CI (CI=true): there
+a missing browser is a failure.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Start `streamlit run app.py` and yield its base URL once /_stcore/health answers."""
+    port = _free_port()
+    env = dict(os.environ, ATTN_LAB_THREADS="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            raise RuntimeError("Streamlit server did not become healthy in 90 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser_context():
+    """A persistent headless Chromium context in a fresh temporary profile."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: CI must install Debian chromium")
+        pytest.skip(f"no browser installed at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="attn-lab-chromium-")
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000},
+        )
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_for_app(page, timeout_ms: int = 120_000) -> None:
+    """Wait until the script run is over: app CONNECTED and notRunning, no skeleton left."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']",
+                           timeout=timeout_ms)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
+                           timeout=timeout_ms)
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=timeout_ms)
+
+
+def assert_no_error(page) -> None:
+    """No exception or error element anywhere on the page."""
+    for selector in ("[data-testid='stException']", "[data-testid='stAlertContentError']"):
+        assert page.locator(selector).count() == 0, page.locator(selector).first.inner_text()
+
+
+@pytest.fixture()
+def open_page(app_url, browser_context):
+    """Open a page by its URL path (e.g. 'Seq2seq_attention') and wait for it to settle."""
+    pages = []
+
+    def _open(path: str = ""):
+        page = browser_context.new_page()
+        pages.append(page)
+        page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
+        wait_for_app(page)
+        return page
+
+    yield _open
+    for p in pages:
+        p.close()

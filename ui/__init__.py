@@ -1,0 +1,1 @@
+"""Streamlit widgets shared by the pages: frame, step-through control, token strip, explanations."""
