@@ -32,7 +32,15 @@ def additive_score(q: Tensor, k: Tensor, w_q: Tensor, w_k: Tensor, v: Tensor) ->
 
     ``w_q`` is (d_a, d_q), ``w_k`` is (d_a, d_k), ``v`` is (d_a,).
     """
-    return torch.tanh((q @ w_q.T).unsqueeze(1) + k @ w_k.T) @ v
+    return additive_score_projected(q @ w_q.T, k @ w_k.T, v)
+
+
+def additive_score_projected(q_proj: Tensor, k_proj: Tensor, v: Tensor) -> Tensor:
+    """e_i = vᵀ tanh(q' + k'_i) for already projected q' = W_q q (B, d_a) and k'_i = W_k k_i (B, S, d_a).
+
+    Models project the keys once per sentence and reuse them at every decoding step.
+    """
+    return torch.tanh(q_proj.unsqueeze(1) + k_proj) @ v
 
 
 def concat_score(q: Tensor, k: Tensor, w: Tensor, v: Tensor) -> Tensor:

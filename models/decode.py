@@ -1,0 +1,170 @@
+"""Greedy and beam-search decoding of a seq2seq model, recording every step as a trace."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from models.seq2seq import SOFT, AttentionMode, Seq2Seq
+from models.trace import BeamCandidate, Hypothesis
+from models.vocab import EOS_ID, SOS_ID, Vocab
+
+
+@dataclass
+class _Partial:
+    """A hypothesis under construction."""
+
+    ids: list[int] = field(default_factory=list)
+    log_prob: float = 0.0
+    token_probs: list[float] = field(default_factory=list)
+    attention: list[np.ndarray] = field(default_factory=list)
+    topk_ids: list[list[int]] = field(default_factory=list)
+    topk_probs: list[np.ndarray] = field(default_factory=list)
+
+    def extend(self, token: int, log_p: float, probs: torch.Tensor, alpha: np.ndarray | None, k: int) -> "_Partial":
+        top_p, top_i = probs.topk(min(k, probs.shape[-1]))
+        return _Partial(
+            self.ids + [token],
+            self.log_prob + log_p,
+            self.token_probs + [float(np.exp(log_p))],
+            self.attention + ([] if alpha is None else [alpha]),
+            self.topk_ids + [top_i.tolist()],
+            self.topk_probs + [top_p.numpy()],
+        )
+
+    def finish(self, vocab: Vocab, finished: bool) -> Hypothesis:
+        return Hypothesis(
+            tokens=vocab.decode(self.ids),
+            token_probs=np.asarray(self.token_probs, dtype=np.float32),
+            attention=np.stack(self.attention).astype(np.float32) if self.attention else None,
+            topk_tokens=[vocab.decode(ids) for ids in self.topk_ids],
+            topk_probs=np.stack(self.topk_probs).astype(np.float32) if self.topk_probs else np.zeros((0, 0)),
+            log_prob=self.log_prob,
+            finished=finished,
+        )
+
+
+def max_steps(model: Seq2Seq, src_len: int) -> int:
+    """Decoding stops at </s> or after 2·|x| + 10 steps (capped by the model's target limit)."""
+    return min(model.cfg.max_tgt_len, 2 * src_len + 10)
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode = SOFT, topk: int = 5
+) -> Hypothesis:
+    """y_t = argmax p(y | y_<t, x) until </s>."""
+    model.eval()
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device)
+    memory = model.encode(src, torch.tensor([len(src_ids)]))
+    state = model.decoder.initial_state(memory)
+    partial, y_prev = _Partial(), torch.tensor([SOS_ID], device=device)
+    for _ in range(max_steps(model, len(src_ids))):
+        logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
+        log_probs = torch.log_softmax(logits[0].float(), dim=-1).cpu()
+        token = int(log_probs.argmax())
+        partial = partial.extend(token, float(log_probs[token]), log_probs.exp(),
+                                 None if alpha is None else alpha[0].cpu().numpy(), topk)
+        if token == EOS_ID:
+            return partial.finish(tgt_vocab, finished=True)
+        y_prev = torch.tensor([token], device=device)
+    return partial.finish(tgt_vocab, finished=False)
+
+
+@torch.no_grad()
+def beam_search(
+    model: Seq2Seq,
+    src_ids: list[int],
+    tgt_vocab: Vocab,
+    width: int,
+    mode: AttentionMode = SOFT,
+    topk: int = 5,
+) -> tuple[list[Hypothesis], list[list[BeamCandidate]]]:
+    """Beam search that keeps the ``width`` best partial translations by Σ log p.
+
+    At each step every live beam proposes its ``width`` best next tokens; the ``width`` best of
+    all proposals are kept, and those ending in </s> leave the beam as finished hypotheses (the
+    beam shrinks). Finished hypotheses are ranked by length-normalised log-probability.
+    Returns the hypotheses (best first) and, per step, every candidate considered.
+    """
+    model.eval()
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device)
+    memory1 = model.encode(src, torch.tensor([len(src_ids)]))
+    beams = [_Partial()]
+    state = model.decoder.initial_state(memory1)
+    y_prev = torch.tensor([SOS_ID], device=device)
+    finished: list[Hypothesis] = []
+    steps: list[list[BeamCandidate]] = []
+    for _ in range(max_steps(model, len(src_ids))):
+        memory = memory1.index_select(torch.zeros(len(beams), dtype=torch.long, device=device))
+        logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
+        log_probs = torch.log_softmax(logits.float(), dim=-1).cpu()
+        top_lp, top_ids = log_probs.topk(min(width, log_probs.shape[-1]), dim=-1)
+        proposals = [
+            (beams[b].log_prob + float(top_lp[b, j]), b, int(top_ids[b, j]), float(top_lp[b, j]))
+            for b in range(len(beams)) for j in range(top_ids.shape[1])
+        ]
+        proposals.sort(key=lambda p: -p[0])
+        kept = proposals[:width]
+        kept_set = {(b, tok) for _, b, tok, _ in kept}
+        steps.append([
+            BeamCandidate(b, tgt_vocab.itos[tok], lp, total, (b, tok) in kept_set, tok == EOS_ID)
+            for total, b, tok, lp in proposals
+        ])
+        alphas = None if alpha is None else alpha.cpu().numpy()
+        next_beams, parents, tokens = [], [], []
+        for _, b, tok, lp in kept:
+            extended = beams[b].extend(tok, lp, log_probs[b].exp(), None if alphas is None else alphas[b], topk)
+            if tok == EOS_ID:
+                finished.append(extended.finish(tgt_vocab, finished=True))
+            else:
+                next_beams.append(extended)
+                parents.append(b)
+                tokens.append(tok)
+        if not next_beams or len(finished) >= width:
+            beams = next_beams
+            break
+        beams = next_beams
+        state = state.index_select(torch.tensor(parents, device=device))
+        y_prev = torch.tensor(tokens, device=device)
+    unfinished = [b.finish(tgt_vocab, finished=False) for b in beams] if len(finished) < width else []
+    ranked = sorted(finished, key=lambda h: -h.score) + sorted(unfinished, key=lambda h: -h.score)
+    return ranked, steps
+
+
+@torch.no_grad()
+def greedy_batch(
+    model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMode = SOFT
+) -> list[tuple[list[int], np.ndarray | None]]:
+    """Greedy decoding of many sentences at once: per sentence, (ids up to and with </s>, α (T, S))."""
+    model.eval()
+    device = next(model.parameters()).device
+    lengths = torch.tensor([len(s) for s in src_batch])
+    src = torch.zeros(len(src_batch), int(lengths.max()), dtype=torch.long)
+    for i, s in enumerate(src_batch):
+        src[i, : len(s)] = torch.tensor(s)
+    memory = model.encode(src.to(device), lengths)
+    state = model.decoder.initial_state(memory)
+    y_prev = torch.full((len(src_batch),), SOS_ID, device=device)
+    done = torch.zeros(len(src_batch), dtype=torch.bool, device=device)
+    ids, alphas = [], []
+    for _ in range(max_steps(model, int(lengths.max()))):
+        logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
+        y_prev = logits.argmax(-1)
+        ids.append(y_prev)
+        if alpha is not None:
+            alphas.append(alpha)
+        done |= y_prev == EOS_ID
+        if bool(done.all()):
+            break
+    id_matrix = torch.stack(ids, 1).cpu().tolist()
+    alpha_all = torch.stack(alphas, 1).cpu().numpy() if alphas else None
+    out = []
+    for i, row in enumerate(id_matrix):
+        end = row.index(EOS_ID) + 1 if EOS_ID in row else len(row)
+        attn = None if alpha_all is None else alpha_all[i, :end, : len(src_batch[i])]
+        out.append((row[:end], attn))
+    return out

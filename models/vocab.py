@@ -1,0 +1,43 @@
+"""Token vocabularies with the special symbols every model here shares."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+PAD, UNK, SOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+SPECIALS = (PAD, UNK, SOS, EOS)
+PAD_ID, UNK_ID, SOS_ID, EOS_ID = range(4)
+
+
+@dataclass
+class Vocab:
+    """A token ↔ id map; ids 0–3 are <pad>, <unk>, <s>, </s>."""
+
+    itos: list[str]
+    stoi: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if tuple(self.itos[:4]) != SPECIALS:
+            raise ValueError(f"a vocabulary must start with {SPECIALS}")
+        self.stoi = {t: i for i, t in enumerate(self.itos)}
+
+    @classmethod
+    def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1) -> "Vocab":
+        """All tokens seen at least ``min_freq`` times, most frequent first (ties alphabetical)."""
+        counts = Counter(t for s in sentences for t in s)
+        tokens = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),
+                        key=lambda t: (-counts[t], t))
+        return cls(list(SPECIALS) + tokens)
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def encode(self, tokens: Sequence[str]) -> list[int]:
+        return [self.stoi.get(t, UNK_ID) for t in tokens]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        return [self.itos[i] for i in ids]

@@ -1,0 +1,75 @@
+"""AppTest of the seq2seq page on the shipped checkpoints: type, step, switch models, compare, bad input."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import APPTEST_TIMEOUT
+
+PAGE = "pages/2_Seq2seq_attention.py"
+
+
+@pytest.fixture()
+def app() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def step_value(at: AppTest) -> int:
+    return at.slider(key="s2s_step").value
+
+
+def test_default_page_shows_translation_and_heatmap(app):
+    assert not app.error
+    assert app.button(key="s2s_next") is not None
+    assert "Translation by" in " ".join(s.value for s in app.subheader)
+
+
+def test_type_and_step(app):
+    app.text_area(key="s2s_text").set_value("the red car is not small .").run()
+    assert not app.exception
+    assert step_value(app) == 1
+    app.button(key="s2s_next").click().run()
+    app.button(key="s2s_next").click().run()
+    assert step_value(app) == 3
+    app.button(key="s2s_prev").click().run()
+    assert step_value(app) == 2
+    assert not app.exception and not app.error
+
+
+def test_switch_models_and_compare(app):
+    for name in ["s2s-none", "s2s-luong-dot", "s2s-luong-general", "s2s-luong-concat", "s2s-bahdanau"]:
+        app.selectbox(key="s2s_model").set_value(name).run()
+        assert not app.exception, name
+        assert not app.error, name
+    app.selectbox(key="s2s_compare").set_value("s2s-none").run()
+    assert not app.exception and not app.error
+    assert any("No attention" in m.value for m in app.markdown)
+
+
+def test_beam_and_attention_modes(app):
+    app.selectbox(key="s2s_model").set_value("s2s-luong-general").run()
+    app.slider(key="s2s_beam").set_value(4).run()
+    assert not app.exception and not app.error
+    assert any("Beam search" in s.value for s in app.subheader)
+    assert len(app.tabs) >= 1
+    for mode in ["hard", "local", "soft"]:
+        app.selectbox(key="s2s_mode").set_value(mode).run()
+        assert not app.exception, mode
+
+
+@pytest.mark.parametrize("text", [
+    "", "   \n\t ", "😀🎉 🚗", "红色的汽车", "<script>alert('x')</script> <b>bold</b>",
+    "the \x00\x07 red\u200b car", "the red car " * 800,
+])
+def test_bad_input_never_raises(app, text):
+    app.text_area(key="s2s_text").set_value(text).run()
+    assert not app.exception, app.exception
+    if not text.strip():
+        assert any("nothing to translate" in w.value for w in app.warning)
+
+
+def test_long_input_is_truncated_with_notice(app):
+    app.text_area(key="s2s_text").set_value("the red car " * 100).run()
+    assert not app.exception
+    assert any("cut off" in w.value for w in app.warning)

@@ -1,0 +1,104 @@
+"""Seq2seq pieces shared by pages: cached model loading and translation, the BLEU chart, the explanation."""
+from __future__ import annotations
+
+import streamlit as st
+
+from models.checkpoint import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
+from models.seq2seq import AttentionMode
+from models.trace import DecodingTrace
+
+MODES = {
+    "soft": "Soft (as trained)",
+    "hard": "Hard: argmax state only (decoding-time variant)",
+    "local": "Local-m window around p_t = t (decoding-time variant)",
+}
+
+
+@st.cache_data(ttl=60)
+def model_choices() -> list[tuple[str, str]]:
+    """(checkpoint name, display label) of every shipped seq2seq checkpoint, in teaching order."""
+    out = []
+    for name in shipped("seq2seq"):
+        try:
+            out.append((name, read_config(name).get("training", {}).get("label", name)))
+        except CheckpointError:
+            out.append((name, f"{name} (unreadable)"))
+    return out
+
+
+@st.cache_resource(show_spinner="Loading model …")
+def _load(name: str) -> LoadedSeq2Seq:
+    return load_seq2seq(name)
+
+
+def load_model(name: str) -> LoadedSeq2Seq | str:
+    """The shared read-only model, or a one-line error message naming the bad file."""
+    try:
+        return _load(name)
+    except CheckpointError as exc:
+        return f"Cannot load model “{name}”: {exc}"
+
+
+@st.cache_data(max_entries=128, show_spinner="Translating …")
+def run_translation(name: str, text: str, beam: int, mode: str, window: int) -> DecodingTrace:
+    """Decode ``text`` with checkpoint ``name``; raises models.translate.InputError for unusable input."""
+    from models.translate import translate
+
+    loaded = _load(name)
+    return translate(loaded, text, beam, AttentionMode(mode, window))  # read-only use of the shared model
+
+
+def gold_alignment(trace: DecodingTrace) -> list[tuple[int, int]] | None:
+    """The corpus's gold links for this sentence when the model produced the corpus translation."""
+    from corpora.en_fr import lookup
+
+    pair = lookup(trace.src_tokens[:-1])
+    if pair is None or list(pair.tgt) != trace.tgt_tokens[:-1]:
+        return None
+    return list(pair.alignment)
+
+
+def bleu_chart() -> None:
+    """Test BLEU against source length for the shipped models, from `python -m models.evaluate --write`."""
+    from models.evaluate import load_results
+    from viz_core.seq2seq import bleu_by_length_figure
+
+    st.subheader("Quality against sentence length")
+    results = load_results()
+    if not results or not results.get("models"):
+        st.info("No evaluation shipped yet: run `python -m models.evaluate --write`.")
+        return
+    st.plotly_chart(bleu_by_length_figure(results, title="Test BLEU by source length (as in Bahdanau et al. 2014, Fig. 2)"),
+                    key="bleu_by_length")
+    rows = [{"model": m["label"], "test BLEU": m["bleu"], "AER": m["aer"], "exact match": m["exact_match"],
+             "training (s)": m["train_seconds"]} for m in results["models"]]
+    st.dataframe(rows, hide_index=True)
+    st.caption(f"Test split of the embedded corpus: word combinations never seen in training. "
+               f"Measured by `{results.get('command', 'python -m models.evaluate')}`.")
+
+
+def explain() -> None:
+    """The formulas, in the order each model applies them."""
+    st.subheader("How attention works here")
+    st.markdown(
+        "The encoder turns the source words into states $h_1 … h_n$. At each target step $t$ the decoder "
+        "scores every source state, turns the scores into weights that sum to 1, and mixes the states:"
+    )
+    st.latex(r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
+             r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i")
+    bahdanau, luong, plain = st.columns(3)
+    with bahdanau:
+        st.markdown("**Bahdanau (additive)** — score first, then the RNN step. The score uses the *previous* "
+                    "state $s_{t-1}$, and the context is an input of the GRU:")
+        st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i)")
+        st.latex(r"s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
+    with luong:
+        st.markdown("**Luong** — RNN step first, then the score from the *current* state $s_t$; the context "
+                    "and $s_t$ make the attentional state that predicts the word:")
+        st.latex(r"\mathrm{score}(s_t,h_i) = s_t^\top h_i \;\big|\; s_t^\top W h_i \;\big|\; v^\top \tanh(W[s_t; h_i])")
+        st.latex(r"\tilde h_t = \tanh(W_c [c_t; s_t])")
+    with plain:
+        st.markdown("**No attention** — the whole sentence must squeeze through one fixed vector, the "
+                    "encoder's final state. Long sentences suffer: see the chart above.")
+        st.markdown("**Hard**: $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$. **Local-m**: only $|i - t| \\le D$, "
+                    "weighted by $\\exp(-(i-t)^2 / 2\\sigma^2)$, $\\sigma = D/2$.")

@@ -1,0 +1,28 @@
+"""Step-through control: Prev/Next buttons (also the ←/→ keys) and a step slider.
+
+Call it inside an ``st.fragment`` so that stepping reruns only the fragment, not the page.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+
+def _move(state_key: str, delta: int, n_steps: int) -> None:
+    st.session_state[state_key] = min(n_steps, max(1, st.session_state.get(state_key, 1) + delta))
+
+
+def step_control(n_steps: int, key: str, label: str = "Decoding step") -> int:
+    """Show the controls and return the current step as a 0-based index (0 ≤ t < n_steps)."""
+    state_key = f"{key}_step"
+    current = min(max(1, int(st.session_state.get(state_key, 1))), n_steps)
+    st.session_state[state_key] = current
+    prev_col, next_col, slider_col = st.columns([1, 1, 6], vertical_alignment="bottom")
+    prev_col.button("◀ Prev", key=f"{key}_prev", shortcut="Left", on_click=_move, args=(state_key, -1, n_steps),
+                    disabled=current <= 1, width="stretch", help="Previous step (← key)")
+    next_col.button("Next ▶", key=f"{key}_next", shortcut="Right", on_click=_move, args=(state_key, 1, n_steps),
+                    disabled=current >= n_steps, width="stretch", help="Next step (→ key)")
+    if n_steps > 1:
+        slider_col.slider(label, min_value=1, max_value=n_steps, key=state_key)
+    else:
+        slider_col.caption(f"{label}: 1 of 1")
+    return int(st.session_state[state_key]) - 1

@@ -1,0 +1,30 @@
+"""Token strips: tokens as chips, user text escaped (never interpreted as HTML)."""
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import streamlit as st
+
+_CHIP = ("display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
+         "font-family:ui-monospace,monospace;border:2px solid {border};background:{bg};color:#111")
+
+
+def token_strip(
+    tokens: Sequence[str],
+    unknown: Sequence[bool] | None = None,
+    highlight: int | None = None,
+    caption: str | None = None,
+) -> None:
+    """Show tokens as chips: unknown ones red and marked ⚠, ``highlight`` outlined in orange."""
+    flags = unknown if unknown is not None else [False] * len(tokens)
+    chips = []
+    for i, (tok, unk) in enumerate(zip(tokens, flags)):
+        border = "#e8710a" if i == highlight else "#c62828" if unk else "#9aa7b8"
+        bg = "#ffebee" if unk else "#fff3e0" if i == highlight else "#f4f6f9"
+        text = html.escape(tok) + (" ⚠" if unk else "")
+        title = ' title="not in the model&#39;s vocabulary: read as &lt;unk&gt;"' if unk else ""
+        chips.append(f'<span style="{_CHIP.format(border=border, bg=bg)}"{title}>{text}</span>')
+    if caption:
+        st.caption(caption)
+    st.html(f'<div style="line-height:2.4">{"".join(chips)}</div>')

@@ -1,0 +1,168 @@
+"""Figures for seq2seq decoding traces: attention heatmap, per-step bars, beam tree, BLEU by length.
+
+Inputs are numpy arrays and token lists (a DecodingTrace's fields); outputs are plotly figures.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz_core.labels import safe_label, token_labels
+from viz_core.style import (
+    ATTENTION_COLORSCALE,
+    SERIES_COLORS,
+    base_layout,
+    colorbar,
+    heatmap_layout,
+)
+
+HIGHLIGHT = "#e8710a"  # current step and chosen token, everywhere on the seq2seq page
+GOLD = "#d62728"  # gold word alignment
+
+
+def attention_heatmap(
+    weights: np.ndarray,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str],
+    step: int | None = None,
+    gold: Iterable[tuple[int, int]] | None = None,
+    src_unknown: Sequence[bool] | None = None,
+    title: str | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """Target × source heatmap of α; integer axes keep repeated tokens apart.
+
+    ``step`` outlines that row; ``gold`` links (src_i, tgt_j) are drawn as open squares.
+    """
+    weights = np.asarray(weights, dtype=float)
+    x_labels = token_labels(src_tokens, src_unknown)
+    y_labels = token_labels(tgt_tokens)
+    hover = [[f"{y_labels[t]} ← {x_labels[s]}<br>α = {weights[t, s]:.4f}" for s in range(weights.shape[1])]
+             for t in range(weights.shape[0])]
+    fig = go.Figure(go.Heatmap(
+        z=weights, x=list(range(weights.shape[1])), y=list(range(weights.shape[0])),
+        zmin=0.0, zmax=1.0, colorscale=ATTENTION_COLORSCALE, colorbar=colorbar("α"),
+        text=hover, hoverinfo="text", xgap=1, ygap=1,
+    ))
+    if gold:
+        links = [(s, t) for s, t in gold if t < weights.shape[0] and s < weights.shape[1]]
+        fig.add_trace(go.Scatter(
+            x=[s for s, _ in links], y=[t for _, t in links], mode="markers", name="gold alignment",
+            marker={"symbol": "square-open", "size": 22, "color": GOLD, "line": {"width": 3}},
+            hoverinfo="skip",
+        ))
+    if step is not None and 0 <= step < weights.shape[0]:
+        fig.add_shape(type="rect", x0=-0.5, x1=weights.shape[1] - 0.5, y0=step - 0.5, y1=step + 0.5,
+                      line={"color": HIGHLIGHT, "width": 4})
+    rows = weights.shape[0]
+    heatmap_layout(fig, x_labels, y_labels, title=title, x_title="source (English)",
+                   y_title="target step (French)", height=height or max(320, 60 + 34 * rows), max_ticks=60)
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+    fig.update_xaxes(tickangle=-45)
+    return fig
+
+
+def step_attention_bars(
+    weights: np.ndarray, src_tokens: Sequence[str], src_unknown: Sequence[bool] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """α_t over the source tokens as bars (one bar per position, repeated tokens apart)."""
+    labels = token_labels(src_tokens, src_unknown)
+    weights = np.asarray(weights, dtype=float)
+    fig = go.Figure(go.Bar(
+        x=list(range(len(labels))), y=weights, marker_color=SERIES_COLORS[0],
+        text=[f"{w:.2f}" for w in weights], textposition="outside",
+        hovertext=[f"{lab}: α = {w:.4f}" for lab, w in zip(labels, weights)], hoverinfo="text",
+    ))
+    base_layout(fig, title=title, height=300)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-45)
+    fig.update_yaxes(range=[0, 1.15], title={"text": "α"})
+    return fig
+
+
+def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = None, title: str | None = None) -> go.Figure:
+    """The top-k next-token probabilities, most likely on top; the emitted token highlighted."""
+    labels = [safe_label(t) for t in tokens]
+    probs = np.asarray(probs, dtype=float)
+    colors = [HIGHLIGHT if t == emitted else SERIES_COLORS[0] for t in tokens]
+    fig = go.Figure(go.Bar(
+        x=probs, y=list(range(len(labels))), orientation="h", marker_color=colors,
+        text=[f"{p:.1%}" for p in probs], textposition="outside",
+        hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, probs)], hoverinfo="text",
+    ))
+    base_layout(fig, title=title, height=80 + 40 * len(labels))
+    fig.update_yaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
+    fig.update_xaxes(range=[0, 1.2], tickformat=".0%")
+    return fig
+
+
+def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: str | None = None) -> go.Figure:
+    """Beam search as a tree: column t holds every candidate considered at step t.
+
+    ``steps`` are lists of candidates with fields parent, token, token_log_prob, log_prob, kept,
+    finished (a trace's ``beam_steps``). Kept candidates are large dots labelled with their token
+    and cumulative log-probability; finished ones are stars; pruned ones are small grey dots.
+    """
+    upto = len(steps) if upto is None else min(upto, len(steps))
+    fig = go.Figure()
+    beam_y = {0: 0.0}  # beam index at the previous step → its node's y
+    edges_x: list[float | None] = []
+    edges_y: list[float | None] = []
+    groups = {"kept": ([], [], [], []), "finished": ([], [], [], []), "pruned": ([], [], [], [])}
+    for t, candidates in enumerate(steps[:upto], start=1):
+        next_y, next_index = {}, 0
+        for rank, c in enumerate(candidates):
+            group = "finished" if c.kept and c.finished else "kept" if c.kept else "pruned"
+            xs, ys, texts, hovers = groups[group]
+            xs.append(t)
+            ys.append(rank)
+            texts.append(f"{safe_label(c.token)} {c.log_prob:.2f}" if c.kept else "")
+            hovers.append(f"step {t}: {safe_label(c.token)}<br>log p = {c.token_log_prob:.3f}"
+                          f"<br>total = {c.log_prob:.3f}<br>{group}")
+            if c.parent in beam_y and c.kept:
+                edges_x += [t - 1, t, None]
+                edges_y += [beam_y[c.parent], rank, None]
+            if c.kept and not c.finished:
+                next_y[next_index] = rank
+                next_index += 1
+        beam_y = next_y
+    fig.add_trace(go.Scatter(x=edges_x, y=edges_y, mode="lines", line={"color": "#9aa7b8", "width": 2},
+                             hoverinfo="skip", showlegend=False))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["<s>"], textposition="middle left",
+                             marker={"size": 14, "color": "#444"}, hoverinfo="skip", showlegend=False))
+    styles = {
+        "pruned": {"size": 7, "color": "#c5cbd3"},
+        "kept": {"size": 16, "color": SERIES_COLORS[0]},
+        "finished": {"size": 20, "color": HIGHLIGHT, "symbol": "star"},
+    }
+    for group, (xs, ys, texts, hovers) in groups.items():
+        if xs:
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text" if group != "pruned" else "markers",
+                                     text=texts, textposition="top center", hovertext=hovers, hoverinfo="text",
+                                     marker=styles[group], name=group, textfont={"size": 14}))
+    base_layout(fig, title=title, height=420, x_title="step", y_title="rank among candidates")
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(dtick=1, range=[-0.8, max(upto, 1) + 0.8])
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+    return fig
+
+
+def bleu_by_length_figure(results: dict, title: str | None = None) -> go.Figure:
+    """Test BLEU against source length for every evaluated model (Bahdanau et al. 2014, Fig. 2)."""
+    fig = go.Figure()
+    for i, model in enumerate(results.get("models", [])):
+        buckets = [b for b in model["bleu_by_length"] if b["bleu"] is not None]
+        fig.add_trace(go.Scatter(
+            x=[f"{b['min_len']}–{b['max_len']}" for b in buckets], y=[b["bleu"] for b in buckets],
+            mode="lines+markers", name=safe_label(model["label"]),
+            line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3, "dash": "dot" if model["kind"] == "none" else "solid"},
+            marker={"size": 10},
+            hovertext=[f"{safe_label(model['label'])}, {b['min_len']}–{b['max_len']} words: BLEU {b['bleu']:.1f} ({b['n']} sentences)"
+                       for b in buckets],
+            hoverinfo="text",
+        ))
+    base_layout(fig, title=title, height=420, x_title="source sentence length (words)", y_title="test BLEU")
+    fig.update_yaxes(range=[0, 102])
+    return fig
