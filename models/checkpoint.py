@@ -6,6 +6,7 @@ Every failure to read one raises CheckpointError with a one-line message naming 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from models.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.vocab import Vocab
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKPOINT_DIR = ROOT / "checkpoints"
+# Shipped checkpoints; $ATTN_LAB_CHECKPOINTS points the app and the commands at another folder.
+CHECKPOINT_DIR = Path(os.environ.get("ATTN_LAB_CHECKPOINTS", ROOT / "checkpoints"))
 WEIGHTS, CONFIG, VOCAB = "model.safetensors", "config.json", "vocab.json"
 
 

@@ -45,7 +45,7 @@ def bleu(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
     if not hypotheses:
         return float("nan")
     return sacrebleu.corpus_bleu([" ".join(h) for h in hypotheses], [[" ".join(r) for r in references]],
-                                 tokenize="none").score
+                                 tokenize="none", force=True).score
 
 
 def corpus_bleu_of(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> float:

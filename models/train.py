@@ -200,7 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = train_seq2seq(preset.model, settings, train, device, progress=True)
         result.model.to("cpu")
         bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
-        stats = dict(result.stats, preset=preset.name, label=preset.label, order=preset.order, data=source,
+        command = "python -m models.train " + " ".join(sys.argv[1:] if argv is None else argv)
+        stats = dict(result.stats, command=command, preset=preset.name, label=preset.label, order=preset.order, data=source,
                      settings=settings.to_dict(), valid_bleu=round(bleu, 2))
         out = save_seq2seq(args.out or CHECKPOINT_DIR / preset.name, result.model, result.src_vocab,
                            result.tgt_vocab, stats)

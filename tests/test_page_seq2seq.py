@@ -2,9 +2,9 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import APPTEST_TIMEOUT
+from tests.conftest import APPTEST_TIMEOUT, ROOT
 
-PAGE = "pages/2_Seq2seq_attention.py"
+PAGE = str(ROOT / "pages" / "2_Seq2seq_attention.py")
 
 
 @pytest.fixture()

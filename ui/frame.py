@@ -27,6 +27,7 @@ _CSS = """
 <style>
 /* Projector-friendly: larger text, clear contrast, room around content. */
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.05rem; }
+[data-testid="stMetricValue"] p { font-size: inherit; }
 .block-container { padding-top: 2.2rem; max-width: 1400px; }
 </style>
 """

@@ -82,23 +82,20 @@ def explain() -> None:
     st.subheader("How attention works here")
     st.markdown(
         "The encoder turns the source words into states $h_1 … h_n$. At each target step $t$ the decoder "
-        "scores every source state, turns the scores into weights that sum to 1, and mixes the states:"
+        "scores every source state, turns the scores into weights that sum to 1, and mixes the states "
+        "into a context vector:"
     )
     st.latex(r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
              r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i")
-    bahdanau, luong, plain = st.columns(3)
-    with bahdanau:
-        st.markdown("**Bahdanau (additive)** — score first, then the RNN step. The score uses the *previous* "
-                    "state $s_{t-1}$, and the context is an input of the GRU:")
-        st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i)")
-        st.latex(r"s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
-    with luong:
-        st.markdown("**Luong** — RNN step first, then the score from the *current* state $s_t$; the context "
-                    "and $s_t$ make the attentional state that predicts the word:")
-        st.latex(r"\mathrm{score}(s_t,h_i) = s_t^\top h_i \;\big|\; s_t^\top W h_i \;\big|\; v^\top \tanh(W[s_t; h_i])")
-        st.latex(r"\tilde h_t = \tanh(W_c [c_t; s_t])")
-    with plain:
-        st.markdown("**No attention** — the whole sentence must squeeze through one fixed vector, the "
-                    "encoder's final state. Long sentences suffer: see the chart above.")
-        st.markdown("**Hard**: $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$. **Local-m**: only $|i - t| \\le D$, "
-                    "weighted by $\\exp(-(i-t)^2 / 2\\sigma^2)$, $\\sigma = D/2$.")
+    st.markdown("**Bahdanau (additive)** scores first, then takes the RNN step. The score uses the *previous* "
+                "decoder state $s_{t-1}$, and the context is an input of the GRU:")
+    st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i) \qquad s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
+    st.markdown("**Luong** takes the RNN step first, then scores with the *current* state $s_t$ (dot, general "
+                "or concat); context and state make the attentional state $\\tilde h_t$ that predicts the word "
+                "and is fed to the next step:")
+    st.latex(r"\mathrm{score}(s_t,h_i) \in \{\; s_t^\top h_i,\;\; s_t^\top W h_i,\;\; "
+             r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])")
+    st.markdown("**No attention**: the whole sentence must squeeze through one fixed vector, the encoder's final "
+                "state. Long sentences suffer — see the chart above. **Hard** attention uses the single most "
+                "attended state, $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$. **Local-m** attends only within "
+                "$|i - t| \\le D$ and multiplies by $\\exp(-(i-t)^2 / 2\\sigma^2)$ with $\\sigma = D/2$.")

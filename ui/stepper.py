@@ -16,7 +16,7 @@ def step_control(n_steps: int, key: str, label: str = "Decoding step") -> int:
     state_key = f"{key}_step"
     current = min(max(1, int(st.session_state.get(state_key, 1))), n_steps)
     st.session_state[state_key] = current
-    prev_col, next_col, slider_col = st.columns([1, 1, 6], vertical_alignment="bottom")
+    prev_col, next_col, slider_col = st.columns([1.4, 1.4, 5], vertical_alignment="bottom")
     prev_col.button("◀ Prev", key=f"{key}_prev", shortcut="Left", on_click=_move, args=(state_key, -1, n_steps),
                     disabled=current <= 1, width="stretch", help="Previous step (← key)")
     next_col.button("Next ▶", key=f"{key}_next", shortcut="Right", on_click=_move, args=(state_key, 1, n_steps),

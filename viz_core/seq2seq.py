@@ -58,7 +58,7 @@ def attention_heatmap(
                       line={"color": HIGHLIGHT, "width": 4})
     rows = weights.shape[0]
     heatmap_layout(fig, x_labels, y_labels, title=title, x_title="source (English)",
-                   y_title="target step (French)", height=height or max(320, 60 + 34 * rows), max_ticks=60)
+                   y_title="target step (French)", height=height or max(360, 120 + 40 * rows), max_ticks=60)
     fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
     fig.update_xaxes(tickangle=-45)
     return fig
@@ -73,7 +73,7 @@ def step_attention_bars(
     weights = np.asarray(weights, dtype=float)
     fig = go.Figure(go.Bar(
         x=list(range(len(labels))), y=weights, marker_color=SERIES_COLORS[0],
-        text=[f"{w:.2f}" for w in weights], textposition="outside",
+        text=[f"{w:.2f}" if w >= 0.05 else "" for w in weights], textposition="outside",
         hovertext=[f"{lab}: α = {w:.4f}" for lab, w in zip(labels, weights)], hoverinfo="text",
     ))
     base_layout(fig, title=title, height=300)

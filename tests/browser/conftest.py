@@ -102,6 +102,16 @@ def assert_no_error(page) -> None:
         assert page.locator(selector).count() == 0, page.locator(selector).first.inner_text()
 
 
+def save_screenshot(page, name: str) -> None:
+    """Screenshot of the whole page (Streamlit scrolls inside stMain) to screenshots/<name>.png."""
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 50, 12000)})
+    page.wait_for_timeout(500)
+    shots = ROOT / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=str(shots / f"{name}.png"))
+
+
 @pytest.fixture()
 def open_page(app_url, browser_context):
     """Open a page by its URL path (e.g. 'Seq2seq_attention') and wait for it to settle."""

@@ -1,28 +1,24 @@
 """The seq2seq page in a real browser: open, step twice (button and → key), find the heatmap."""
-from pathlib import Path
+from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 
-from tests.browser.conftest import ROOT, assert_no_error, wait_for_app
+STEP = "input[type=range][aria-label='Decoding step']"
 
 
-def slider_value(page) -> str:
-    return page.locator("[data-testid='stSlider'] [role='slider']").first.get_attribute("aria-valuenow")
+def wait_for_step(page, value: int) -> None:
+    page.wait_for_function(f"document.querySelector(\"{STEP}\")?.value === '{value}'", timeout=60_000)
 
 
 def test_step_through_and_heatmap(open_page):
     page = open_page("Seq2seq_attention")
     page.wait_for_selector(".main-svg", timeout=60_000)
-    assert slider_value(page) == "1"
-    page.get_by_role("button", name="Next ▶").click()
+    wait_for_step(page, 1)
+    page.get_by_role("button", name="Next").click()
+    wait_for_step(page, 2)
     wait_for_app(page)
-    page.wait_for_function(
-        "document.querySelector(\"[data-testid='stSlider'] [role='slider']\").getAttribute('aria-valuenow') === '2'")
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "document.querySelector(\"[data-testid='stSlider'] [role='slider']\").getAttribute('aria-valuenow') === '3'")
+    page.keyboard.press("ArrowRight")  # the Next button's shortcut
+    wait_for_step(page, 3)
     wait_for_app(page)
-    heatmap = page.locator(".js-plotly-plot .heatmaplayer")
-    assert heatmap.count() >= 1
+    assert page.locator(".js-plotly-plot .heatmaplayer").count() >= 1
+    assert page.get_by_text("Step 3 of").count() == 1
     assert_no_error(page)
-    shots = ROOT / "screenshots"
-    shots.mkdir(exist_ok=True)
-    page.screenshot(path=str(Path(shots / "seq2seq.png")), full_page=True)
+    save_screenshot(page, "seq2seq")

@@ -1,0 +1,134 @@
+"""Nadaraya–Watson kernel regression: attention pooling before attention had its name.
+
+    f(x) = Σ_i α(x, x_i) y_i,   Σ_i α(x, x_i) = 1
+
+* average pooling:   α(x, x_i) = 1/n
+* Gaussian kernel:   α(x, x_i) = softmax_i(−(x − x_i)² / (2h²))        (bandwidth h)
+* parametric:        α(x, x_i) = softmax_i(−((x − x_i) w)² / 2)         (w learned by SGD)
+
+The query is the test input x, the keys are the training inputs x_i and the values are the
+training targets y_i. Results are numpy arrays in dataclasses; no tensor leaves this module.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from models.attention import masked_softmax
+
+X_MAX = 5.0
+
+
+def true_function(x: np.ndarray) -> np.ndarray:
+    """The toy target f(x) = 2 sin(x) + x^0.8."""
+    return 2.0 * np.sin(x) + x**0.8
+
+
+@dataclass(frozen=True)
+class ToyData:
+    """Training pairs (x_i, y_i = f(x_i) + ε) sorted by x, and a test grid with the true f."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_true: np.ndarray
+    noise: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class PoolingResult:
+    """Predictions ŷ(x) = Σ_i α(x, x_i) y_i and the weights α (n_test × n_train)."""
+
+    name: str
+    y_hat: np.ndarray
+    weights: np.ndarray
+    mse: float  # mean squared error against the noise-free f on the test grid
+
+
+@dataclass(frozen=True)
+class ParametricResult(PoolingResult):
+    """Parametric attention pooling: the learned width w and its training history."""
+
+    w: float
+    w_history: np.ndarray  # w before training and after each step
+    loss_history: np.ndarray  # training loss at each step
+
+
+def make_data(n_train: int = 50, noise: float = 0.5, seed: int = 0, n_test: int = 50) -> ToyData:
+    """x_i ~ U(0, 5) sorted, y_i = f(x_i) + ε with ε ~ N(0, noise²); test grid of ``n_test`` points."""
+    if n_train < 2:
+        raise ValueError("kernel regression needs at least 2 training points")
+    if noise < 0:
+        raise ValueError("noise must be ≥ 0")
+    rng = np.random.default_rng(seed)
+    x_train = np.sort(rng.uniform(0.0, X_MAX, n_train))
+    y_train = true_function(x_train) + rng.normal(0.0, noise, n_train)
+    x_test = np.linspace(0.0, X_MAX, n_test, endpoint=False)
+    return ToyData(x_train, y_train, x_test, true_function(x_test), float(noise), int(seed))
+
+
+def _result(name: str, weights: np.ndarray, data: ToyData) -> PoolingResult:
+    y_hat = weights @ data.y_train
+    return PoolingResult(name, y_hat, weights, float(np.mean((y_hat - data.y_true) ** 2)))
+
+
+def average_pooling(data: ToyData) -> PoolingResult:
+    """f(x) = (1/n) Σ_i y_i: every query gets the same uniform weights 1/n."""
+    n_test, n_train = len(data.x_test), len(data.x_train)
+    return _result("Average pooling", np.full((n_test, n_train), 1.0 / n_train), data)
+
+
+def _gaussian_weights(x_query: torch.Tensor, x_keys: torch.Tensor, w: torch.Tensor,
+                      mask: torch.Tensor | None = None) -> torch.Tensor:
+    """α = softmax_i(−((x − x_i) w)² / 2) for (Q,) queries and (Q, K) or (K,) keys."""
+    diff = x_query.unsqueeze(-1) - x_keys
+    return masked_softmax(-((diff * w) ** 2) / 2.0, mask)
+
+
+def gaussian_pooling(data: ToyData, bandwidth: float = 1.0) -> PoolingResult:
+    """f(x) = Σ_i softmax_i(−(x − x_i)² / (2h²)) y_i with bandwidth h (w = 1/h)."""
+    if not bandwidth > 0:
+        raise ValueError("the bandwidth h must be > 0")
+    weights = _gaussian_weights(torch.as_tensor(data.x_test, dtype=torch.float64),
+                                torch.as_tensor(data.x_train, dtype=torch.float64),
+                                torch.tensor(1.0 / bandwidth, dtype=torch.float64))
+    return _result(f"Gaussian kernel (h = {bandwidth:g})", weights.numpy(), data)
+
+
+def train_parametric(data: ToyData, steps: int = 200, lr: float = 0.5, w_init: float | None = None,
+                     seed: int = 0) -> ParametricResult:
+    """Learn w in α = softmax_i(−((x − x_i) w)² / 2) by SGD on the mean squared error.
+
+    Each training input is a query whose keys are all the *other* training inputs (leave one
+    out): if a point could attend to itself, the loss would be smallest for w → ∞ (pure lookup).
+    Loss L(w) = (1/2n) Σ_j (f_{−j}(x_j) − y_j)².
+    """
+    if steps < 0:
+        raise ValueError("steps must be ≥ 0")
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.as_tensor(data.x_train, dtype=torch.float64)
+    y = torch.as_tensor(data.y_train, dtype=torch.float64)
+    n = len(x)
+    start = float(torch.rand(1, generator=gen, dtype=torch.float64)) if w_init is None else w_init
+    w = torch.tensor([start], dtype=torch.float64, requires_grad=True)
+    others = ~torch.eye(n, dtype=torch.bool)  # query j may attend every key but itself
+    keys = x.expand(n, n)
+    opt = torch.optim.SGD([w], lr=lr)
+    w_hist, loss_hist = [start], []
+    for _ in range(steps):
+        opt.zero_grad()
+        pred = (_gaussian_weights(x, keys, w, others) * y).sum(-1)
+        loss = 0.5 * torch.mean((pred - y) ** 2)
+        loss.backward()
+        opt.step()
+        loss_hist.append(loss.item())
+        w_hist.append(w.item())
+    with torch.no_grad():
+        weights = _gaussian_weights(torch.as_tensor(data.x_test, dtype=torch.float64), x, w).numpy()
+    w_final = w.item()
+    base = _result(f"Parametric (learned w = {w_final:.2f})", weights, data)
+    return ParametricResult(base.name, base.y_hat, base.weights, base.mse, w=w_final,
+                            w_history=np.array(w_hist), loss_history=np.array(loss_hist))
