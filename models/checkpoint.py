@@ -60,7 +60,7 @@ def save_seq2seq(
     return folder
 
 
-def _read_json(path: Path) -> dict:
+def read_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -74,16 +74,16 @@ def _read_json(path: Path) -> dict:
 
 def read_config(name_or_path: str | Path) -> dict:
     """The config.json of a checkpoint (family, model, training)."""
-    return _read_json(checkpoint_path(name_or_path) / CONFIG)
+    return read_json(checkpoint_path(name_or_path) / CONFIG)
 
 
 def load_seq2seq(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedSeq2Seq:
     """Load a seq2seq checkpoint for inference; raises CheckpointError naming the bad file."""
     folder = checkpoint_path(name_or_path)
-    config = _read_json(folder / CONFIG)
+    config = read_json(folder / CONFIG)
     if config.get("family") != "seq2seq":
         raise CheckpointError(f"{folder / CONFIG} is not a seq2seq checkpoint")
-    vocab = _read_json(folder / VOCAB)
+    vocab = read_json(folder / VOCAB)
     try:
         src_vocab, tgt_vocab = Vocab(list(vocab["src"])), Vocab(list(vocab["tgt"]))
         cfg = Seq2SeqConfig.from_dict(config["model"])

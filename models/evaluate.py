@@ -127,6 +127,21 @@ def load_results() -> dict | None:
         return None
 
 
+def family_evaluations() -> list[object]:
+    """Modules of other model families that define evaluate_shipped() -> dict and format_results(dict) -> str."""
+    from models.train import FAMILY_MODULES
+    import importlib
+
+    modules = []
+    for module_name in FAMILY_MODULES:
+        try:
+            modules.append(importlib.import_module(module_name))
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+    return [m for m in modules if hasattr(m, "evaluate_shipped")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Evaluate every shipped seq2seq checkpoint on the test split.")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -135,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         torch.set_num_threads(2)
         results = evaluate_all()
+        families = {m.__name__.rsplit(".", 1)[1]: m for m in family_evaluations()}
+        results["families"] = {name: m.evaluate_shipped() for name, m in families.items()}
     except Exception as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -150,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{m['label']:24} {m['bleu']:6.2f} {aer:>6} {m['exact_match']:6.3f}  {lengths}")
         for err in results["errors"]:
             print(f"error: {err}")
+        for name, family_results in results["families"].items():
+            print(families[name].format_results(family_results))
     return 1 if results["errors"] or not results["models"] else 0
 
 

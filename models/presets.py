@@ -10,7 +10,7 @@ from models.seq2seq import Seq2SeqConfig
 class TrainSettings:
     """Optimisation settings: Adam, gradient clipping, teacher forcing, a time budget."""
 
-    epochs: int = 12
+    epochs: int = 6
     batch_size: int = 64
     lr: float = 2e-3
     teacher_forcing: float = 1.0

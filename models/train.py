@@ -171,13 +171,35 @@ def training_pairs(preset: Preset, data_file: Path | None) -> tuple[list[TokenPa
     return pairs[n_valid:], pairs[:n_valid], f"user file {data_file.name}"
 
 
+# Other model families register presets here: each module defines PRESETS (a dict keyed by name)
+# and train_preset(name, args) -> str, which trains, writes the checkpoint and returns a summary line.
+FAMILY_MODULES = ("models.transformer_train", "models.bert_train")
+
+
+def family_trainers() -> dict[str, object]:
+    """Preset name → the module that trains it, for the families that are installed."""
+    import importlib
+
+    trainers = {}
+    for module_name in FAMILY_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        trainers.update({name: module for name in module.PRESETS})
+    return trainers
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from models.checkpoint import CHECKPOINT_DIR, save_seq2seq
     from models.device import configure_threads, pick_device
     from models.evaluate import corpus_bleu_of
 
+    others = family_trainers()
     parser = argparse.ArgumentParser(description="Train one preset and write its checkpoint.")
-    parser.add_argument("--preset", required=True, choices=sorted(PRESETS))
+    parser.add_argument("--preset", required=True, choices=sorted(PRESETS) + sorted(others))
     parser.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/<preset>)")
     parser.add_argument("--data", type=Path, help="train on a Tatoeba-format TSV file instead")
     parser.add_argument("--epochs", type=int, help="override the preset's epochs")
@@ -186,13 +208,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads on CPU")
     args = parser.parse_args(argv)
     try:
-        preset = PRESETS[args.preset]
-        settings = replace(preset.train, **{k: v for k, v in
-                                            {"epochs": args.epochs, "max_minutes": args.minutes}.items() if v})
         import os
 
         os.environ["ATTN_LAB_THREADS"] = str(args.threads)
         configure_threads()
+        if args.preset in others:
+            print(others[args.preset].train_preset(args.preset, args))
+            return 0
+        preset = PRESETS[args.preset]
+        settings = replace(preset.train, **{k: v for k, v in
+                                            {"epochs": args.epochs, "max_minutes": args.minutes}.items() if v})
         device = pick_device(args.device)
         train, valid, source = training_pairs(preset, args.data)
         print(f"Training {preset.name} ({preset.label}) on {len(train)} pairs from the {source}, device {device}",
