@@ -13,10 +13,12 @@ from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
     ATTENTION_COLORSCALE,
     SERIES_COLORS,
-    base_layout,
     colorbar,
-    heatmap_layout,
+    heatmap_axes,
+    layout_dict,
 )
+
+LEGEND_TOP_RIGHT = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
 
 HIGHLIGHT = "#e8710a"  # current step and chosen token, everywhere on the seq2seq page
 GOLD = "#d62728"  # gold word alignment
@@ -41,27 +43,28 @@ def attention_heatmap(
     y_labels = token_labels(tgt_tokens)
     hover = [[f"{y_labels[t]} ← {x_labels[s]}<br>α = {weights[t, s]:.4f}" for s in range(weights.shape[1])]
              for t in range(weights.shape[0])]
-    fig = go.Figure(go.Heatmap(
+    data: list = [go.Heatmap(
         z=weights, x=list(range(weights.shape[1])), y=list(range(weights.shape[0])),
         zmin=0.0, zmax=1.0, colorscale=ATTENTION_COLORSCALE, colorbar=colorbar("α"),
         text=hover, hoverinfo="text", xgap=1, ygap=1,
-    ))
+    )]
     if gold:
         links = [(s, t) for s, t in gold if t < weights.shape[0] and s < weights.shape[1]]
-        fig.add_trace(go.Scatter(
+        data.append(go.Scatter(
             x=[s for s, _ in links], y=[t for _, t in links], mode="markers", name="gold alignment",
             marker={"symbol": "square-open", "size": 22, "color": GOLD, "line": {"width": 3}},
             hoverinfo="skip",
         ))
-    if step is not None and 0 <= step < weights.shape[0]:
-        fig.add_shape(type="rect", x0=-0.5, x1=weights.shape[1] - 0.5, y0=step - 0.5, y1=step + 0.5,
-                      line={"color": HIGHLIGHT, "width": 4})
     rows = weights.shape[0]
-    heatmap_layout(fig, x_labels, y_labels, title=title, x_title="source (English)",
-                   y_title="target step (French)", height=height or max(360, 120 + 40 * rows), max_ticks=60)
-    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
-    fig.update_xaxes(tickangle=-45)
-    return fig
+    layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)")
+    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60)
+    layout["xaxis"].update(x_axis, tickangle=-45)
+    layout["yaxis"].update(y_axis)
+    layout["legend"].update(LEGEND_TOP_RIGHT)
+    if step is not None and 0 <= step < rows:
+        layout["shapes"] = [{"type": "rect", "x0": -0.5, "x1": weights.shape[1] - 0.5, "y0": step - 0.5,
+                             "y1": step + 0.5, "line": {"color": HIGHLIGHT, "width": 4}}]
+    return go.Figure(data=data, layout=layout)
 
 
 def step_attention_bars(
@@ -71,14 +74,14 @@ def step_attention_bars(
     """α_t over the source tokens as bars (one bar per position, repeated tokens apart)."""
     labels = token_labels(src_tokens, src_unknown)
     weights = np.asarray(weights, dtype=float)
+    layout = layout_dict(title, 300, y_title="α")
+    layout["xaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-45)
+    layout["yaxis"].update(range=[0, 1.15])
     fig = go.Figure(go.Bar(
         x=list(range(len(labels))), y=weights, marker_color=SERIES_COLORS[0],
         text=[f"{w:.2f}" if w >= 0.05 else "" for w in weights], textposition="outside",
         hovertext=[f"{lab}: α = {w:.4f}" for lab, w in zip(labels, weights)], hoverinfo="text",
-    ))
-    base_layout(fig, title=title, height=300)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-45)
-    fig.update_yaxes(range=[0, 1.15], title={"text": "α"})
+    ), layout=layout)
     return fig
 
 
@@ -87,14 +90,14 @@ def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = No
     labels = [safe_label(t) for t in tokens]
     probs = np.asarray(probs, dtype=float)
     colors = [HIGHLIGHT if t == emitted else SERIES_COLORS[0] for t in tokens]
+    layout = layout_dict(title, 80 + 40 * len(labels))
+    layout["yaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
+    layout["xaxis"].update(range=[0, 1.2], tickformat=".0%")
     fig = go.Figure(go.Bar(
         x=probs, y=list(range(len(labels))), orientation="h", marker_color=colors,
         text=[f"{p:.1%}" for p in probs], textposition="outside",
         hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, probs)], hoverinfo="text",
-    ))
-    base_layout(fig, title=title, height=80 + 40 * len(labels))
-    fig.update_yaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
-    fig.update_xaxes(range=[0, 1.2], tickformat=".0%")
+    ), layout=layout)
     return fig
 
 
@@ -142,10 +145,11 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text" if group != "pruned" else "markers",
                                      text=texts, textposition="top center", hovertext=hovers, hoverinfo="text",
                                      marker=styles[group], name=group, textfont={"size": 14}))
-    base_layout(fig, title=title, height=420, x_title="step", y_title="rank among candidates")
-    fig.update_yaxes(autorange="reversed", showticklabels=False)
-    fig.update_xaxes(dtick=1, range=[-0.8, max(upto, 1) + 0.8])
-    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+    layout = layout_dict(title, 420, "step", "rank among candidates")
+    layout["yaxis"].update(autorange="reversed", showticklabels=False)
+    layout["xaxis"].update(dtick=1, range=[-0.8, max(upto, 1) + 0.8])
+    layout["legend"].update(LEGEND_TOP_RIGHT)
+    fig.update_layout(layout)
     return fig
 
 
@@ -163,6 +167,7 @@ def bleu_by_length_figure(results: dict, title: str | None = None) -> go.Figure:
                        for b in buckets],
             hoverinfo="text",
         ))
-    base_layout(fig, title=title, height=420, x_title="source sentence length (words)", y_title="test BLEU")
-    fig.update_yaxes(range=[0, 102])
+    layout = layout_dict(title, 420, "source sentence length (words)", "test BLEU")
+    layout["yaxis"].update(range=[0, 102])
+    fig.update_layout(layout)
     return fig

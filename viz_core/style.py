@@ -23,31 +23,46 @@ TITLE_FONT_SIZE = 20
 FONT_FAMILY = "sans-serif"
 
 
+def axis_style(title: str | None = None) -> dict:
+    """One axis with projector-sized fonts (Streamlit's chart theme ignores layout.font for axes)."""
+    axis: dict = {"tickfont": {"size": BASE_FONT_SIZE}, "title": {"font": {"size": BASE_FONT_SIZE}}}
+    if title is not None:
+        axis["title"]["text"] = title
+    return axis
+
+
+def layout_dict(title: str | None = None, height: int | None = None, x_title: str | None = None,
+                y_title: str | None = None, legend: bool | None = None) -> dict:
+    """The projector-friendly layout of a single-axis figure as one dict: base font 16, title 20,
+    tight margins. Building a figure with it in one go is ~10× faster than many update calls."""
+    layout = {
+        "font": {"size": BASE_FONT_SIZE, "family": FONT_FAMILY},
+        "title": {"text": title, "font": {"size": TITLE_FONT_SIZE}, "x": 0.0, "xanchor": "left"} if title else None,
+        "margin": {"l": 10, "r": 10, "t": 60 if title else 20, "b": 10},
+        "legend": {"font": {"size": BASE_FONT_SIZE}},
+        "hoverlabel": {"font": {"size": BASE_FONT_SIZE}},
+        "xaxis": axis_style(x_title),
+        "yaxis": axis_style(y_title),
+    }
+    if height is not None:
+        layout["height"] = height
+    if legend is not None:
+        layout["showlegend"] = legend
+    return layout
+
+
 def base_layout(fig: go.Figure, title: str | None = None, height: int | None = None,
                 x_title: str | None = None, y_title: str | None = None,
                 legend: bool | None = None) -> go.Figure:
-    """Projector-friendly layout: base font 16, title 20, tight margins; returns ``fig``."""
-    fig.update_layout(
-        font={"size": BASE_FONT_SIZE, "family": FONT_FAMILY},
-        title={"text": title, "font": {"size": TITLE_FONT_SIZE}, "x": 0.0, "xanchor": "left"}
-        if title else None,
-        margin={"l": 10, "r": 10, "t": 60 if title else 20, "b": 10},
-        legend={"font": {"size": BASE_FONT_SIZE}},
-        hoverlabel={"font": {"size": BASE_FONT_SIZE}},
-    )
-    # Streamlit's chart theme ignores layout.font for axes: set the axis fonts explicitly.
-    axis_fonts = {"tickfont": {"size": BASE_FONT_SIZE},
-                  "title": {"font": {"size": BASE_FONT_SIZE}}}
-    fig.update_xaxes(**axis_fonts)
-    fig.update_yaxes(**axis_fonts)
-    if height is not None:
-        fig.update_layout(height=height)
-    if x_title is not None:
-        fig.update_xaxes(title={"text": x_title, "font": {"size": BASE_FONT_SIZE}})
-    if y_title is not None:
-        fig.update_yaxes(title={"text": y_title, "font": {"size": BASE_FONT_SIZE}})
-    if legend is not None:
-        fig.update_layout(showlegend=legend)
+    """Apply ``layout_dict`` to ``fig`` (to every axis of a figure with subplots); returns ``fig``."""
+    layout = layout_dict(title, height, x_title, y_title, legend)
+    x_axis, y_axis = layout.pop("xaxis"), layout.pop("yaxis")
+    if fig._grid_ref is None:  # a single pair of axes: one update
+        fig.update_layout(layout, xaxis=x_axis, yaxis=y_axis)
+    else:
+        fig.update_layout(layout)
+        fig.update_xaxes(x_axis)
+        fig.update_yaxes(y_axis)
     return fig
 
 
@@ -73,6 +88,18 @@ def tick_subset(labels: Sequence[str], max_ticks: int = 30) -> tuple[list[int], 
     return vals, [str(labels[i]) for i in vals]
 
 
+def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] | None = None,
+                 max_ticks: int = 30) -> tuple[dict, dict]:
+    """x and y axis settings of a heatmap: integer axes with labels as tick text, row 0 at the top."""
+    x_axis: dict = {"showgrid": False, "zeroline": False, "side": "bottom"}
+    y_axis: dict = {"autorange": "reversed", "showgrid": False, "zeroline": False}
+    for axis, labels in ((x_axis, x_labels), (y_axis, y_labels)):
+        if labels is not None:
+            vals, text = tick_subset(labels, max_ticks)
+            axis.update(tickmode="array", tickvals=vals, ticktext=text)
+    return x_axis, y_axis
+
+
 def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
                    y_labels: Sequence[str] | None = None, title: str | None = None,
                    x_title: str | None = None, y_title: str | None = None,
@@ -82,21 +109,16 @@ def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
 
     With ``row``/``col`` only that subplot's axes are changed (no title or height).
     """
-    where = {"row": row, "col": col} if row is not None else {}
-    if x_labels is not None:
-        vals, text = tick_subset(x_labels, max_ticks)
-        fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=text, **where)
-    if y_labels is not None:
-        vals, text = tick_subset(y_labels, max_ticks)
-        fig.update_yaxes(tickmode="array", tickvals=vals, ticktext=text, **where)
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False, **where)
-    fig.update_xaxes(showgrid=False, zeroline=False, side="bottom", **where)
-    if x_title is not None:
-        fig.update_xaxes(title={"text": x_title}, **where)
-    if y_title is not None:
-        fig.update_yaxes(title={"text": y_title}, **where)
-    if not where:
-        base_layout(fig, title=title, height=height)
+    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks)
+    if row is not None:
+        where = {"row": row, "col": col}
+        fig.update_xaxes(x_axis, title_text=x_title, **where)
+        fig.update_yaxes(y_axis, title_text=y_title, **where)
+        return fig
+    layout = layout_dict(title, height, x_title, y_title)
+    layout["xaxis"].update(x_axis)
+    layout["yaxis"].update(y_axis)
+    fig.update_layout(layout)
     return fig
 
 

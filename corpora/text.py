@@ -1,0 +1,90 @@
+"""The one tokenizer of the lab, for English, French and whatever a user types.
+
+Tokens are lowercase words and single punctuation marks. French elisions are their own
+token with the apostrophe kept (``"l'homme"`` → ``["l'", "homme"]``, ``"qu'est-ce"`` →
+``["qu'", "est-ce"]``); hyphenated words (``est-ce``) and other word-internal apostrophes
+(``aujourd'hui``, ``don't``) stay one token. ``detokenize`` is the inverse for display:
+``tokenize(detokenize(tokens)) == tokens`` for every corpus sentence.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["ELISION_PREFIXES", "tokenize", "detokenize"]
+
+#: Word starts that French elides before a vowel: l', n', qu', d', j', c', s', m', t'.
+ELISION_PREFIXES: frozenset[str] = frozenset({"l", "n", "qu", "d", "j", "c", "s", "m", "t"})
+
+# Typographic apostrophes and look-alikes that NFKC leaves alone.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'",
+                              "\u2032": "'", "`": "'"})
+# A word (letters/digits, inner hyphens or apostrophes, maybe a trailing apostrophe), or any
+# other single non-space character.
+_TOKEN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*'?|\S")
+_NO_SPACE_BEFORE = frozenset({".", ",", "?", "!", ";", ":", ")", "]", "}", "%", "…"})
+_NO_SPACE_AFTER = frozenset({"(", "[", "{"})
+
+
+def _clean(text: str) -> str:
+    """Drop control/format/unassigned characters; every kind of whitespace becomes a space."""
+    out = []
+    for ch in text:
+        if ch.isspace():
+            out.append(" ")
+        elif unicodedata.category(ch)[0] != "C":
+            out.append(ch)
+    return "".join(out)
+
+
+def _split_elisions(word: str, out: list[str]) -> None:
+    """Append ``word`` to ``out``, splitting leading elisions and a stray trailing apostrophe."""
+    while "'" in word:
+        head, _, rest = word.partition("'")
+        if head in ELISION_PREFIXES:
+            out.append(head + "'")
+            if not rest:
+                return
+            word = rest
+        elif word.endswith("'") and word.count("'") == 1:
+            # "dogs'" or a lone quote mark: the word (if any), then the apostrophe.
+            if len(word) > 1:
+                out.append(word[:-1])
+            out.append("'")
+            return
+        else:
+            break
+    if word:
+        out.append(word)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into lowercase tokens; never raises (non-str input is coerced)."""
+    if text is None:
+        return []
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    elif not isinstance(text, str):
+        text = str(text)
+    # Lone surrogates would break normalisation and any later encoding: drop them first.
+    text = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
+    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+    text = _clean(text).lower()
+    tokens: list[str] = []
+    for match in _TOKEN_RE.finditer(text):
+        _split_elisions(match.group(), tokens)
+    return tokens
+
+
+def detokenize(tokens: list[str]) -> str:
+    """Join tokens for display: elisions glued to the next word, no space before . , ? ! etc."""
+    parts: list[str] = []
+    glue = True  # no space before the first token
+    for tok in tokens:
+        tok = str(tok)
+        if not glue and tok not in _NO_SPACE_BEFORE:
+            parts.append(" ")
+        parts.append(tok)
+        glue = tok in _NO_SPACE_AFTER or (len(tok) > 1 and tok.endswith("'")
+                                          and tok[:-1] in ELISION_PREFIXES)
+    return "".join(parts)
