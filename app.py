@@ -17,7 +17,16 @@ page_frame(
 
 st.subheader("Pages, in teaching order")
 root = Path(__file__).parent
-for number, (path, label, blurb) in enumerate(PAGES, start=1):
-    if (root / path).exists():
-        st.page_link(path, label=f"{number}. {label}", icon="➡️")
-        st.caption(blurb)
+available = [(path, label, blurb) for path, label, blurb in PAGES if (root / path).exists()]
+columns = st.columns(2)
+for number, (path, label, blurb) in enumerate(available, start=1):
+    with columns[(number - 1) % 2].container(border=True):
+        st.page_link(path, label=f"**{number}. {label}**", icon=":material/arrow_forward:")
+        st.markdown(blurb)
+
+st.subheader("In a lecture")
+st.markdown(
+    "- Step through a decoding with **←** and **→** (or the Prev/Next buttons).\n"
+    "- Everything runs on this machine: no internet is needed in the room.\n"
+    "- The model picker and other settings are kept in the address bar, so a link reopens the same view."
+)

@@ -35,8 +35,6 @@ if not choices:
 labels = {name: label for name, label in choices}
 
 examples = example_sentences()
-if "s2s_text" not in st.session_state:
-    st.session_state["s2s_text"] = examples[0]
 
 
 def _use_example() -> None:
@@ -47,16 +45,18 @@ left, right = st.columns([3, 2])
 with left:
     st.selectbox("Pick an example", examples, key="s2s_example", on_change=_use_example, index=None,
                  placeholder="Examples from the corpus grammar …")
-    text = st.text_area("English sentence", key="s2s_text", height=80, max_chars=10_000)
+    text = st.text_area("English sentence", value=examples[0], key="s2s_text", height=80, max_chars=10_000,
+                        bind="query-params")
 with right:
     default_model = "s2s-bahdanau" if "s2s-bahdanau" in labels else choices[0][0]
     model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="s2s_model",
                               index=list(labels).index(default_model), bind="query-params")
     compare = st.selectbox("Compare side by side with", [None] + [n for n in labels if n != model_name],
-                           format_func=lambda n: "— nothing —" if n is None else labels[n], key="s2s_compare")
+                           format_func=lambda n: "— nothing —" if n is None else labels[n], key="s2s_compare",
+                           bind="query-params")
     c1, c2 = st.columns(2)
-    beam = c1.slider("Beam width (1 = greedy)", 1, 8, 1, key="s2s_beam")
-    mode = c2.selectbox("Attention", list(MODES), format_func=MODES.get, key="s2s_mode",
+    beam = c1.slider("Beam width", 1, 8, 1, key="s2s_beam", help="1 = greedy decoding", bind="query-params")
+    mode = c2.selectbox("Attention", list(MODES), format_func=MODES.get, key="s2s_mode", bind="query-params",
                         help="Hard and local attention are decoding-time variants of the soft-trained Luong models.")
     window = st.slider("Local window half-width D", 1, 5, 2, key="s2s_window") if mode == "local" else 2
 

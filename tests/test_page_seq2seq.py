@@ -73,3 +73,38 @@ def test_long_input_is_truncated_with_notice(app):
     app.text_area(key="s2s_text").set_value("the red car " * 100).run()
     assert not app.exception
     assert any("cut off" in w.value for w in app.warning)
+
+
+@pytest.fixture()
+def checkpoint_folder(tmp_path, monkeypatch):
+    """A checkpoints folder with a good Bahdanau model and a corrupt Luong-dot one."""
+    import shutil
+
+    import streamlit as st
+
+    from models import checkpoint
+
+    shutil.copytree(ROOT / "checkpoints" / "s2s-bahdanau", tmp_path / "s2s-bahdanau")
+    shutil.copytree(ROOT / "checkpoints" / "s2s-luong-dot", tmp_path / "s2s-luong-dot")
+    (tmp_path / "s2s-luong-dot" / "model.safetensors").write_bytes(b"\x00 not a safetensors file")
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_DIR", tmp_path)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield tmp_path
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_corrupt_checkpoint_is_named_and_the_page_keeps_working(checkpoint_folder):
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception and not at.error
+    at.selectbox(key="s2s_compare").set_value("s2s-luong-dot").run()
+    assert not at.exception
+    assert any("model.safetensors" in e.value for e in at.error)
+    at.selectbox(key="s2s_compare").set_value(None).run()
+    at.selectbox(key="s2s_model").set_value("s2s-luong-dot").run()
+    assert not at.exception
+    assert any("model.safetensors" in e.value and "s2s-luong-dot" in e.value for e in at.error)
+    at.selectbox(key="s2s_model").set_value("s2s-bahdanau").run()
+    assert not at.exception and not at.error
