@@ -110,7 +110,8 @@ def steps_view() -> None:
     st.markdown(f"**Step {t + 1} of {n}** — emitted token:")
     token_strip(hyp.tokens[: t + 1], highlight=t)
     if other is not None:
-        cols = st.columns(2)
+        # Side by side while the heatmaps stay readable at half width, else one above the other.
+        cols = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
         for col, tr in zip(cols, (trace, other)):
             with col:
                 st.markdown(f"#### {labels[tr.model]}")
@@ -159,8 +160,8 @@ if trace.search == "beam":
         with tab:
             st.text(translation_text(h.tokens) + ("" if h.finished else "   (not finished: length limit)"))
             if h.attention is not None:
-                st.plotly_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
-                                                  src_unknown=trace.src_unknown), key=f"hyp_{i}")
+                st.columns([3, 2])[0].plotly_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
+                                                                     src_unknown=trace.src_unknown), key=f"hyp_{i}")
 
 st.divider()
 bleu_chart()

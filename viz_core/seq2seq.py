@@ -92,7 +92,7 @@ def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = No
     colors = [HIGHLIGHT if t == emitted else SERIES_COLORS[0] for t in tokens]
     layout = layout_dict(title, 80 + 40 * len(labels))
     layout["yaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
-    layout["xaxis"].update(range=[0, 1.2], tickformat=".0%")
+    layout["xaxis"].update(range=[0, 1.3], tickformat=".0%")
     fig = go.Figure(go.Bar(
         x=probs, y=list(range(len(labels))), orientation="h", marker_color=colors,
         text=[f"{p:.1%}" for p in probs], textposition="outside",
