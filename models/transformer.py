@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,8 @@ __all__ = [
     "TransformerOutput", "DecoderOnlyLM", "LMOutput", "label_smoothed_cross_entropy",
     "copy_weights_to_torch_mha", "copy_weights_from_torch_mha", "DecodeStep", "DecodeTrace",
     "BeamStep", "BeamTrace", "greedy_decode", "beam_search", "GenerationStep",
-    "GenerationTrace", "generate",
+    "GenerationTrace", "generate", "greedy_batch", "ATTENTION_KINDS", "HeadWalkthrough",
+    "head_walkthrough",
 ]
 
 
@@ -866,3 +868,180 @@ def generate(
         seed=seed, temperature=temperature, top_k=top_k,
     )
 
+
+
+# --------------------------------------------------------------------------------------
+# Batched greedy decoding (evaluation: ids only, no attention kept)
+# --------------------------------------------------------------------------------------
+
+@torch.inference_mode()
+def greedy_batch(
+    model: Transformer, src_batch: Sequence[Sequence[int]], max_len: int | None = None,
+) -> list[list[int]]:
+    """Greedy decoding of many sources at once (right-padded); per source the output ids up
+    to and including EOS (or ``max_len`` ids, default 2·|longest source| + 10)."""
+    c = model.config
+    device = next(model.parameters()).device
+    if not src_batch:
+        return []
+    width = max(1, max(len(s) for s in src_batch))
+    src = torch.full((len(src_batch), width), c.pad_id, dtype=torch.long)
+    for i, s in enumerate(src_batch):
+        src[i, : len(s)] = torch.as_tensor(list(s), dtype=torch.long)
+    src = src.to(device)
+    limit = min(c.max_len - 1, max_len if max_len is not None else 2 * width + 10)
+    with _EvalMode(model):
+        src_mask = model.source_mask(src)
+        memory, _ = model.encode(src, src_mask)
+        ys = torch.full((len(src_batch), 1), c.bos_id, dtype=torch.long, device=device)
+        done = torch.zeros(len(src_batch), dtype=torch.bool, device=device)
+        for _ in range(limit):
+            hidden, _, _ = model.decode(ys, memory, src_mask)
+            nxt = model.generator(hidden[:, -1]).argmax(-1)
+            nxt = torch.where(done, torch.full_like(nxt, c.pad_id), nxt)
+            ys = torch.cat([ys, nxt.unsqueeze(1)], dim=1)
+            done |= nxt == c.eos_id
+            if bool(done.all()):
+                break
+    out = []
+    for row in ys[:, 1:].tolist():
+        end = row.index(c.eos_id) + 1 if c.eos_id in row else len(row)
+        out.append([int(t) for t in row[:end] if t != c.pad_id])
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Inside one head: QKᵀ → ÷√d_k → + mask → softmax → ·V for one query, as numbers
+# --------------------------------------------------------------------------------------
+
+#: Which attention a walkthrough opens: encoder self, masked decoder self, cross (encoder–
+#: decoder), or the causal self-attention of a decoder-only LM.
+ATTENTION_KINDS = ("encoder", "decoder", "cross", "lm")
+
+
+@dataclass
+class HeadWalkthrough:
+    """Every intermediate of one head for one query position, as the model computed it.
+
+    ``q`` (d_k,) = (x W^Q)[query, head]; ``keys``/``values`` (S, d_k) the head's rows of
+    x' W^K and x' W^V; ``scores`` = K q; ``scaled`` = scores / √d_k; ``allowed`` (S,) the mask
+    row (True = may attend); ``masked`` = scaled with −∞ where not allowed; ``weights`` =
+    softmax(masked); ``output`` (d_k,) = weights · V, this head's slice of the concatenation
+    before W^O. ``unscaled_weights``/``unscaled_output``: the same without ÷√d_k (what the
+    softmax would do with raw dot products). ``model_weights``: the row the model itself
+    returned — equal to ``weights`` up to float rounding.
+    """
+
+    kind: str
+    layer: int
+    head: int
+    query_index: int
+    d_k: int
+    q: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray
+    scaled: np.ndarray
+    allowed: np.ndarray
+    masked: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+    unscaled_weights: np.ndarray
+    unscaled_output: np.ndarray
+    model_weights: np.ndarray
+
+    @property
+    def scale(self) -> float:
+        return math.sqrt(self.d_k)
+
+
+def _softmax_np(x: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(x)
+    if not finite.any():
+        return np.zeros_like(x)
+    e = np.where(finite, np.exp(np.where(finite, x, 0.0) - x[finite].max()), 0.0)
+    return (e / e.sum()).astype(np.float32)
+
+
+@torch.inference_mode()
+def head_walkthrough(
+    model: Transformer | DecoderOnlyLM, kind: str, layer: int, head: int, query_index: int,
+    src_ids: Sequence[int] | None = None, tgt_ids: Sequence[int] | None = None,
+) -> HeadWalkthrough:
+    """Recompute one head of one attention sub-layer for one query, step by step.
+
+    ``kind`` in :data:`ATTENTION_KINDS`. For a :class:`Transformer` give ``src_ids`` and the
+    decoder input ``tgt_ids`` (BOS + outputs so far); for a :class:`DecoderOnlyLM` (kind
+    "lm") the sequence as ``tgt_ids``. The sub-layer's real inputs (after LayerNorm when
+    pre-norm) are captured by a forward hook during one teacher-forced pass.
+    """
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"kind must be one of {ATTENTION_KINDS}, not {kind!r}")
+    if isinstance(model, DecoderOnlyLM):
+        if kind != "lm":
+            raise ValueError("a decoder-only LM has only causal self-attention: kind='lm'")
+        layers = model.decoder.layers
+        module = layers[layer].self_attn
+    else:
+        if kind == "lm":
+            raise ValueError("kind='lm' needs a DecoderOnlyLM")
+        if kind == "encoder":
+            module = model.encoder.layers[layer].self_attn
+        elif kind == "decoder":
+            module = model.decoder.layers[layer].self_attn
+        else:
+            module = model.decoder.layers[layer].cross_attn
+    if not 0 <= head < module.n_heads:
+        raise ValueError(f"head {head} out of range (0 … {module.n_heads - 1})")
+    captured: dict[str, Any] = {}
+    me = threading.get_ident()
+
+    def hook(_mod: nn.Module, args: tuple[Any, ...], out: tuple[Tensor, Tensor]) -> None:
+        # A model shared between sessions may run in other threads while the hook is on:
+        # only this call's own forward pass is captured.
+        if threading.get_ident() == me:
+            captured["args"] = args
+            captured["weights"] = out[1]
+
+    device = next(model.parameters()).device
+    handle = module.register_forward_hook(hook)
+    try:
+        with _EvalMode(model):
+            if isinstance(model, DecoderOnlyLM):
+                model.run(_as_ids(list(tgt_ids or []), device))
+            else:
+                model.run(_as_ids(list(src_ids or []), device), _as_ids(list(tgt_ids or []), device))
+    finally:
+        handle.remove()
+    query, key, value, mask = captured["args"]
+    n_queries = query.shape[1]
+    if not 0 <= query_index < n_queries:
+        raise ValueError(f"query {query_index} out of range (0 … {n_queries - 1})")
+    d_k = module.d_k
+    rows = slice(head * d_k, (head + 1) * d_k)
+    q = module.w_q(query)[0, query_index, rows]
+    k = module.w_k(key)[0, :, rows]
+    v = module.w_v(value)[0, :, rows]
+    scores = k @ q
+    n_keys = k.shape[0]
+    if mask is None:
+        allowed = torch.ones(n_keys, dtype=torch.bool)
+    else:
+        m = mask
+        while m.dim() < 4:
+            m = m.unsqueeze(0) if m.dim() < 3 else m.unsqueeze(1)
+        allowed = m.expand(1, module.n_heads, n_queries, n_keys)[0, head, query_index]
+    scores_np = _np(scores)
+    scaled = scores_np / np.float32(math.sqrt(d_k))
+    allowed_np = allowed.cpu().numpy().astype(bool)
+    masked = np.where(allowed_np, scaled, -np.inf).astype(np.float32)
+    weights = _softmax_np(masked)
+    unscaled = _softmax_np(np.where(allowed_np, scores_np, -np.inf).astype(np.float32))
+    v_np = _np(v)
+    return HeadWalkthrough(
+        kind=kind, layer=layer, head=head, query_index=query_index, d_k=d_k, q=_np(q), keys=_np(k),
+        values=v_np, scores=scores_np, scaled=scaled.astype(np.float32), allowed=allowed_np, masked=masked,
+        weights=weights, output=(weights @ v_np).astype(np.float32), unscaled_weights=unscaled,
+        unscaled_output=(unscaled @ v_np).astype(np.float32),
+        model_weights=_np(captured["weights"][0, head, query_index]),
+    )

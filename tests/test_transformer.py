@@ -382,3 +382,51 @@ def test_generate_top_k_one_is_deterministic() -> None:
     assert c.generated_ids == d.generated_ids
     assert all(s.token_id in s.top_ids[:3].tolist() for s in c.steps)
     assert all(np.isclose(s.sampling_probs[:3].sum(), 1, atol=1e-5) for s in c.steps)
+
+
+# ------------------------------------------------------------------ batched greedy, one-head walkthrough
+
+def test_greedy_batch_equals_greedy_decode(copy_model: tuple[Transformer, ToyTask, list[list[int]]]) -> None:
+    from models.transformer import greedy_batch
+
+    model, _, seqs = copy_model
+    torch.manual_seed(3)
+    untrained = Transformer(_small_config(vocab=11)).eval()
+    for m, sources in ((model, seqs), (untrained, [[3, 4, 5, 6], [7, 8, 9], [10, 3]])):
+        batch = greedy_batch(m, sources, max_len=8)
+        assert batch == [greedy_decode(m, s, max_len=8).output_ids for s in sources]
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross", "lm"])
+def test_head_walkthrough_is_the_formula_and_the_models_own_weights(kind: str) -> None:
+    from models.transformer import head_walkthrough
+
+    torch.manual_seed(0)
+    cfg = _small_config(vocab=13)
+    model = DecoderOnlyLM(cfg).eval() if kind == "lm" else Transformer(cfg).eval()
+    src, tgt = [3, 4, 5, 6, 7], [BOS_ID, 8, 9, 10]
+    query = 2
+    w = head_walkthrough(model, kind, 1, 3, query, src_ids=None if kind == "lm" else src, tgt_ids=tgt)
+    assert w.d_k == 8 and w.q.shape == (8,)
+    n_keys = len(src) if kind in ("encoder", "cross") else len(tgt)
+    assert w.keys.shape == (n_keys, 8) and w.values.shape == (n_keys, 8)
+    assert np.allclose(w.scores, w.keys @ w.q, atol=1e-5)
+    assert np.allclose(w.scaled, w.scores / math.sqrt(8), atol=1e-6)
+    causal = kind in ("decoder", "lm")
+    assert w.allowed.tolist() == ([k <= query for k in range(n_keys)] if causal else [True] * n_keys)
+    assert np.all(np.isneginf(w.masked[~w.allowed])) and np.all(w.weights[~w.allowed] == 0)
+    assert np.allclose(w.weights, w.model_weights, atol=1e-6)
+    assert np.isclose(w.weights.sum(), 1, atol=1e-6) and np.allclose(w.output, w.weights @ w.values, atol=1e-6)
+    # Without ÷√d_k the same scores are √d_k times larger: the softmax is at least as peaked.
+    assert w.unscaled_weights.max() >= w.weights.max() - 1e-7
+
+
+def test_head_walkthrough_sees_the_pre_norm_input() -> None:
+    from models.transformer import head_walkthrough
+
+    torch.manual_seed(1)
+    model = Transformer(_small_config(vocab=13, norm_first=True)).eval()
+    w = head_walkthrough(model, "cross", 0, 0, 1, src_ids=[3, 4, 5], tgt_ids=[BOS_ID, 6])
+    assert np.allclose(w.weights, w.model_weights, atol=1e-6)
+    with pytest.raises(ValueError):
+        head_walkthrough(model, "lm", 0, 0, 0, tgt_ids=[BOS_ID])

@@ -1,0 +1,75 @@
+"""The three Transformer pages in a real browser: charts and the grid image draw, no error;
+clicking a grid thumbnail selects that head; screenshots for a person to look at."""
+from __future__ import annotations
+
+from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+
+STEP = "input[type=range][aria-label='{label}']"
+
+
+def _wait_for_step(page, value: int, label: str = "Decoding step") -> None:
+    selector = STEP.format(label=label)
+    page.wait_for_function(f"document.querySelector(\"{selector}\")?.value === '{value}'", timeout=60_000)
+
+
+def _grid_drawn(page, key: str) -> None:
+    page.wait_for_selector(f".st-key-{key} .js-plotly-plot image", timeout=60_000)
+
+
+def _click_thumbnail(page, key: str, layer: int, head: int) -> None:
+    """Click the centre of grid thumbnail (layer, head), from the plot's own axis transforms
+    (the invisible scatter markers sit at the thumbnail centres = the axes' tick values)."""
+    plot = page.locator(f".st-key-{key} .js-plotly-plot").first
+    x, y = plot.evaluate(
+        """(gd, [layer, head]) => {
+            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+            return [xa._offset + xa.l2p(xa.tickvals[head]), ya._offset + ya.l2p(ya.tickvals[layer])];
+        }""", [layer, head])
+    plot.click(position={"x": x, "y": y})  # scrolls it into view first
+
+
+def _selected(page, key: str) -> str:
+    return page.locator(f".st-key-{key} input").first.input_value()
+
+
+def test_transformer_translation_page(open_page):
+    page = open_page("Transformer_translation")
+    page.wait_for_selector(".main-svg", timeout=60_000)
+    _grid_drawn(page, "tf_grid")
+    _wait_for_step(page, 1)
+    page.get_by_role("button", name="Next").click()
+    _wait_for_step(page, 2)
+    wait_for_app(page)
+    page.keyboard.press("ArrowRight")
+    _wait_for_step(page, 3)
+    wait_for_app(page)
+    _click_thumbnail(page, "tf_grid", 1, 2)  # layer 2, head 3
+    page.wait_for_function("document.querySelector('.st-key-tf_head input')?.value === 'head 3'", timeout=60_000)
+    wait_for_app(page)
+    assert _selected(page, "tf_layer") == "layer 2"
+    assert page.get_by_text("Step 3 of").count() == 1
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "transformer_translation")
+
+
+def test_inside_one_head_page(open_page):
+    page = open_page("Inside_one_head")
+    page.wait_for_selector(".st-key-head_chain .main-svg", timeout=60_000)
+    assert page.get_by_text("The chain, as numbers").count() == 1
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "inside_one_head")
+
+
+def test_generation_page(open_page):
+    page = open_page("Generation")
+    page.wait_for_selector(".st-key-gen_dist .main-svg", timeout=60_000)
+    _grid_drawn(page, "gen_grid")
+    _wait_for_step(page, 1, "Generation step")
+    page.get_by_role("button", name="Next").click()
+    _wait_for_step(page, 2, "Generation step")
+    wait_for_app(page)
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "generation")

@@ -1,0 +1,137 @@
+"""AppTest of the three Transformer pages on the shipped checkpoints: default view, stepping,
+switching attention/head/model, side by side, bad input (clear messages, never an exception)."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import APPTEST_TIMEOUT, ROOT
+
+TRANSLATION = str(ROOT / "pages" / "4_Transformer_translation.py")
+ONE_HEAD = str(ROOT / "pages" / "5_Inside_one_head.py")
+GENERATION = str(ROOT / "pages" / "6_Generation.py")
+
+BAD_IDS = ["empty", "emoji", "chinese", "html", "10000_chars"]
+BAD_INPUTS = ["", "😀🎉 🚗", "红色的汽车", "<script>alert('x')</script> <b>bold</b>", ("the red car " * 850)[:10_000]]
+
+
+def _open(path: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+@pytest.fixture(scope="module")
+def translation() -> AppTest:
+    return _open(TRANSLATION)
+
+
+@pytest.fixture(scope="module")
+def one_head() -> AppTest:
+    return _open(ONE_HEAD)
+
+
+@pytest.fixture(scope="module")
+def generation() -> AppTest:
+    return _open(GENERATION)
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_translation_steps_kinds_heads_and_compare(translation: AppTest) -> None:
+    at = translation
+    assert "Output of" in " ".join(s.value for s in at.subheader)
+    at.text_area(key="tf_text").set_value("the red car is not small .").run()
+    _ok(at)
+    at.button(key="tf_next").click().run()
+    at.button(key="tf_next").click().run()
+    assert at.slider(key="tf_step").value == 3
+    for kind in ("decoder", "cross", "encoder"):
+        at.radio(key="tf_kind").set_value(kind).run()
+        _ok(at)
+    at.selectbox(key="tf_layer").set_value(1).run()
+    at.selectbox(key="tf_head").set_value(-1).run()  # average over heads
+    _ok(at)
+    at.selectbox(key="tf_compare").set_value(at.selectbox(key="tf_compare").options[1]).run()
+    _ok(at)
+    assert any("RNN attention" in s.value for s in at.subheader)
+    at.slider(key="tf_beam").set_value(3).run()
+    _ok(at)
+    assert any("Beam search" in s.value for s in at.subheader)
+    at.slider(key="tf_beam").set_value(1).run()
+
+
+def test_translation_toy_model(translation: AppTest) -> None:
+    at = translation
+    at.selectbox(key="tf_model").set_value("tf-reverse").run()
+    _ok(at)
+    assert at.text_area(key="tf_text").value == "3 1 4 1 5 9 2 6"
+    at.text_area(key="tf_text").set_value("1 2 x").run()
+    assert not at.exception and any("not one of them" in w.value for w in at.warning)
+    at.selectbox(key="tf_model").set_value("tf-en-fr").run()
+    _ok(at)
+
+
+@pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
+def test_translation_bad_input(translation: AppTest, text: str) -> None:
+    translation.text_area(key="tf_text").set_value(text).run()
+    assert not translation.exception, translation.exception
+    warnings = " ".join(w.value for w in translation.warning)
+    if not text.strip():
+        assert "nothing to translate" in warnings
+    if len(text) > 1000:
+        assert "cut off" in warnings
+
+
+def test_one_head_chain_and_scaling_switch(one_head: AppTest) -> None:
+    at = one_head
+    assert [s.value for s in at.subheader][:1] == ["The chain, as numbers"]
+    at.selectbox(key="head_query").set_value(2).run()
+    _ok(at)
+    scaled_max = float(at.metric[0].value)
+    at.toggle(key="head_scale").set_value(False).run()
+    _ok(at)
+    assert float(at.metric[0].value) >= scaled_max - 1e-6  # without ÷√d_k the softmax is sharper
+    at.toggle(key="head_scale").set_value(True).run()
+    for kind in ("decoder", "cross"):
+        at.radio(key="head_kind").set_value(kind).run()
+        _ok(at)
+    at.selectbox(key="head_model").set_value("tf-lm").run()
+    _ok(at)
+    at.selectbox(key="head_query").set_value(3).run()
+    _ok(at)
+    assert any("check" in c.value.lower() for c in at.caption)
+    at.selectbox(key="head_model").set_value("tf-en-fr").run()
+
+
+@pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
+def test_one_head_bad_input(one_head: AppTest, text: str) -> None:
+    one_head.text_input(key="head_text").set_value(text).run()
+    assert not one_head.exception, one_head.exception
+
+
+def test_generation_steps_and_sampling(generation: AppTest) -> None:
+    at = generation
+    assert "Generated text" in [s.value for s in at.subheader]
+    at.button(key="gen_next").click().run()
+    _ok(at)
+    assert at.slider(key="gen_step").value == 2
+    at.select_slider(key="gen_top_k").set_value(1).run()
+    _ok(at)
+    at.slider(key="gen_temperature").set_value(1.5).run()
+    at.select_slider(key="gen_top_k").set_value(0).run()
+    at.selectbox(key="gen_head").set_value(-1).run()
+    _ok(at)
+
+
+@pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
+def test_generation_bad_input(generation: AppTest, text: str) -> None:
+    generation.text_area(key="gen_text").set_value(text).run()
+    assert not generation.exception, generation.exception
+    if len(text) > 1000:
+        assert any("cut off" in w.value for w in generation.warning)
