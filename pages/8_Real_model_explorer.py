@@ -1,0 +1,155 @@
+"""Real model explorer: every layer and head of a real pretrained encoder, on any text, up to 512 tokens."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from ui.frame import page_frame
+
+page_frame(
+    "Real model explorer",
+    icon="🔬",
+    intro="The same attention, inside a real pretrained encoder: MiniLM-L6 (6 layers × 12 heads, BERT "
+    "architecture, distilled from a large model and trained on over a billion sentence pairs), installed "
+    "as a package and run here offline — or any Hugging Face model folder on this machine.",
+)
+
+from models.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
+from ui.bert import load_real_model, md_escape, real_trace  # noqa: E402
+from viz_core.attention_grid import grid_payload, head_figure  # noqa: E402
+from viz_core.bert import lines_figure  # noqa: E402
+from viz_core.labels import safe_label  # noqa: E402
+
+PLOT = {"displaylogo": False}
+DEFAULT_TEXT = ("The animal didn't cross the street because it was too tired. "
+                "The trophy would not fit in the brown suitcase because it was too big.")
+
+# ------------------------------------------------------------------------------------
+# Model and text
+# ------------------------------------------------------------------------------------
+left, right = st.columns([3, 2])
+with left:  # the text widgets first: they must be drawn on every run, or Streamlit forgets their value
+    if "real_text" not in st.session_state:
+        st.session_state["real_text"] = DEFAULT_TEXT
+    text = st.text_area("Text", key="real_text", height=120, max_chars=20_000)
+    text_b = st.text_input("Second segment (optional, read as segment B)", key="real_text_b", max_chars=10_000)
+with right:
+    source = st.radio("Model", ["installed", "folder"], key="real_source", horizontal=True,
+                      format_func={"installed": "MiniLM-L6 (installed)", "folder": "A local model folder"}.get)
+    folder = ""
+    if source == "folder":
+        folder = st.text_input("Model folder (config.json + weights + tokenizer; nothing is downloaded)",
+                               key="real_dir", placeholder="/path/to/a/bert-base-uncased", max_chars=4096)
+    max_tokens = st.select_slider("Read at most this many tokens", [32, 64, 128, 256, 384, 512], value=MAX_TOKENS,
+                                  key="real_max")
+if source == "folder" and not folder.strip():
+    st.info("Type the path of a local Hugging Face model folder, e.g. one saved with `save_pretrained`.")
+    st.stop()
+
+model = load_real_model(folder.strip())
+if isinstance(model, str):
+    st.error(f"Cannot use this model: {model}")
+    st.stop()
+with right:
+    st.caption(("**" + DEFAULT_MODEL_LABEL + "** — " if not folder else f"**{md_escape(folder.strip())}** — ")
+               + model.summary)
+
+if not (text or "").strip():
+    st.warning("The text is empty: type something for the model to read.")
+    st.stop()
+
+t0 = time.perf_counter()
+try:
+    trace = real_trace(folder.strip(), text, text_b or "", int(max_tokens))
+except ValueError as exc:
+    st.warning(str(exc))
+    st.stop()
+tokens = trace.tokens
+n_layers, n_heads, L, _ = trace.attention.shape
+if trace.truncated:
+    st.warning(f"The text has {trace.n_tokens_in} tokens; the model reads the first {L} "
+               f"({trace.truncated} cut off). Raise the limit (up to {min(MAX_TOKENS, model.max_positions)}) or "
+               "shorten the text.")
+n_unk = sum(t == getattr(model.tokenizer, "unk_token", "[UNK]") for t in tokens)
+if n_unk:
+    st.info(f"{n_unk} token(s) are unknown to this model's vocabulary ({getattr(model.tokenizer, 'unk_token', '[UNK]')}).")
+
+# ------------------------------------------------------------------------------------
+# Grid of every layer and head (one PNG mosaic)
+# ------------------------------------------------------------------------------------
+st.subheader(f"All {n_layers * n_heads} heads: {n_layers} layers × {n_heads} heads over {L} tokens")
+scale = st.segmented_control("Shade", ["head", "absolute"], default="head", key="real_scale",
+                             format_func={"head": "each head to its own maximum",
+                                          "absolute": "weight 1 = darkest"}.get) or "head"
+payload = grid_payload(trace.attention, tokens, max_thumb=96, min_thumb=64, scale=scale)
+grid_fig = payload.figure()
+event = st.plotly_chart(grid_fig, key="real_grid", on_select="rerun", selection_mode="points", config=PLOT)
+st.caption("Each thumbnail is one head: rows are queries, columns keys, in token order"
+           + (f" ({payload.row_factor} tokens per pixel, block maximum)" if payload.row_factor > 1 else "")
+           + ". Click a thumbnail to open it below.")
+
+points = (event or {}).get("selection", {}).get("points", []) if event else []
+for point in points:  # the invisible markers (trace 1) are numbered layer-major: index = layer · heads + head
+    index = point.get("point_index", point.get("point_number"))
+    if point.get("curve_number", 1) != 1 or index is None or not 0 <= int(index) < n_layers * n_heads:
+        continue
+    picked = divmod(int(index), n_heads)
+    if picked != st.session_state.get("real_last_pick"):
+        st.session_state["real_last_pick"] = picked
+        st.session_state["real_layer"], st.session_state["real_head"] = picked
+    break
+
+# ------------------------------------------------------------------------------------
+# One head, the head average, and the lines view
+# ------------------------------------------------------------------------------------
+# Keep widget state valid when the model or the text changes size.
+for key, size in (("real_layer", n_layers), ("real_head", n_heads), ("real_lines_start", L)):
+    if not isinstance(st.session_state.get(key, 0), int) or not 0 <= st.session_state.get(key, 0) < size:
+        st.session_state[key] = 0
+c1, c2 = st.columns(2)
+layer = c1.selectbox("Layer", range(n_layers), key="real_layer", format_func=lambda i: f"layer {i + 1}")
+head = c2.selectbox("Head", range(n_heads), key="real_head", format_func=lambda i: f"head {i + 1}")
+layer, head = min(layer or 0, n_layers - 1), min(head or 0, n_heads - 1)
+labels = [safe_label(t, 16) for t in tokens]
+one = head_figure(trace.attention[layer, head], labels)
+avg = head_figure(trace.attention[layer].mean(0), labels)
+binned = " (binned: see below)" if one.binned else ""
+for fig in (one.figure, avg.figure):
+    fig.update_layout(font=dict(size=15), height=min(900, max(420, 160 + 20 * min(L, 128))))
+st.markdown(f"#### Layer {layer + 1}, head {head + 1}{binned}")
+st.plotly_chart(one.figure, key="real_head_fig", config=PLOT)
+st.markdown(f"#### Layer {layer + 1}: the average of its {n_heads} heads{binned}")
+st.plotly_chart(avg.figure, key="real_avg_fig", config=PLOT)
+if one.binned:
+    st.caption(f"{L} tokens are binned to {one.row_factor} × {one.col_factor} per cell (mean total weight): "
+               "hover shows the token ranges. Use the lines view below for single tokens.")
+
+st.markdown("**Lines view** — queries left, keys right; darker, thicker lines carry more attention.")
+w1, w2, w3, w4 = st.columns(4)
+window = 40
+start = w1.number_input("First token", 0, max(0, L - 1), 0, step=10, key="real_lines_start")
+stop = min(L, int(start) + window)
+if st.session_state.get("real_lines_query") is not None and not int(start) <= st.session_state["real_lines_query"] < stop:
+    st.session_state["real_lines_query"] = None
+query = w2.selectbox("Only the lines of", [None, *range(int(start), stop)], key="real_lines_query",
+                     format_func=lambda i: "every token" if i is None else f"{i} · {tokens[i]}")
+which = w3.selectbox("Weights of", ["head", "average"], key="real_lines_which",
+                     format_func={"head": "the head above", "average": "the layer's average"}.get)
+min_w = w4.slider("Hide lines below", 0.01, 0.5, 0.1, key="real_lines_min")
+matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
+lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
+                     title=f"Tokens {int(start)}–{stop - 1} of {L}")
+st.plotly_chart(lines, key="real_lines", config=PLOT)
+if L > window:
+    st.caption(f"The lines view draws {window} tokens at a time (lines to keys outside the window are not drawn); "
+               "move “First token” to slide along the text.")
+
+server_s = time.perf_counter() - t0
+wire = sum(len(f.to_json().encode("utf-8")) for f in (grid_fig, one.figure, avg.figure, lines))
+st.caption(f"Server time for this run: {server_s:.2f} s (model forward {trace.seconds:.2f} s when first computed, "
+           f"grid {payload.build_seconds:.2f} s); figures sent: {wire / 1e6:.2f} MB "
+           f"(the grid is one {len(payload.png_bytes) / 1e3:.0f} kB PNG, not {n_layers * n_heads * L * L:,} numbers).")
+with st.expander("Tokens as the model's tokenizer split them"):
+    st.dataframe({"position": list(range(L)), "token": tokens, "id": trace.ids.tolist(),
+                  "segment": trace.segment_ids.tolist(), "special": trace.special.tolist()}, hide_index=True)

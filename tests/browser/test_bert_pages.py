@@ -1,0 +1,72 @@
+"""The BERT pages in a real browser: charts draw, a click masks a piece, resampling works, the
+real model's grid image and one head draw, a folder that is not a model shows an error line."""
+from tests.browser.conftest import ROOT, assert_no_error, save_screenshot, wait_for_app
+
+SHOTS = ROOT / "screenshots"
+
+
+def test_bert_masking_page(open_page):
+    page = open_page("BERT_masking")
+    page.wait_for_selector(".main-svg", timeout=60_000)
+    assert_no_error(page)
+    assert page.get_by_text("What the model predicts at every chosen position").count() == 1
+    page.get_by_role("button", name="Resample").click()
+    page.wait_for_function(
+        "document.querySelector(\"input[aria-label='Seed']\")?.value === '1'", timeout=60_000)
+    wait_for_app(page)
+    # click a piece to mask it: the pills are buttons in the "Click any piece" group
+    pills = page.locator("[data-testid='stButtonGroup']").filter(has_text="man").first
+    pills.get_by_role("button").filter(has_text="man").first.click()
+    page.get_by_text("(1 clicked)").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_selector(".main-svg", timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() >= 5
+    assert_no_error(page)
+    save_screenshot(page, "bert_masking")
+    for tab, name in (("Token tagging (every piece)", "bert_masking_tagging"),
+                      ("Answer span (start/end)", "bert_masking_span")):
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(800)
+        panel = page.locator("[role='tabpanel']:visible").last
+        panel.locator(".main-svg").first.wait_for(timeout=30_000)
+        tabs = page.locator("[data-testid='stTabs']").last
+        tabs.scroll_into_view_if_needed()
+        tabs.screenshot(path=str(SHOTS / f"{name}.png"))
+    # HTML typed by a user is shown as text, never run
+    page.get_by_label("Sentence B (optional: leave empty for one segment)").fill("<b>bold</b> <img src=x>")
+    page.keyboard.press("Enter")
+    page.get_by_text("piece(s) are [UNK]").first.wait_for(timeout=60_000)  # < and > are unknown pieces
+    wait_for_app(page)
+    assert page.locator("img[src='x']").count() == 0
+    assert_no_error(page)
+
+
+def test_real_model_explorer(open_page):
+    page = open_page("Real_model_explorer")
+    page.wait_for_selector(".main-svg image", timeout=90_000)  # the grid is one PNG inside the plot
+    page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=60_000)
+    assert_no_error(page)
+    assert page.get_by_text("6 layers × 12 heads").count() >= 1
+    # click the thumbnail of layer 2, head 3 (an invisible marker sits on each thumbnail's centre)
+    points = page.locator("[data-testid='stPlotlyChart']").first.locator(".scatterlayer path.point")
+    assert points.count() == 72
+    box = points.nth(1 * 12 + 2).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.get_by_text("Layer 2, head 3").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert_no_error(page)
+    save_screenshot(page, "real_model_explorer")
+
+
+def test_real_model_explorer_not_a_model(open_page, tmp_path):
+    page = open_page("Real_model_explorer")
+    page.get_by_text("A local model folder").click()
+    wait_for_app(page)
+    box = page.get_by_label("Model folder (config.json + weights + tokenizer; nothing is downloaded)")
+    box.fill(str(tmp_path))
+    box.press("Enter")
+    wait_for_app(page)
+    page.wait_for_selector("[data-testid='stAlertContentError']", timeout=60_000)
+    assert "no config.json" in page.locator("[data-testid='stAlertContentError']").first.inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    save_screenshot(page, "real_model_explorer_not_a_model")

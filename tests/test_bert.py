@@ -1,0 +1,204 @@
+"""The small BERT: WordPiece, input representation, MLM/NSP head shapes, traces, checkpoints, data."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from models.bert import BertConfig, SmallBert, best_span, load_bert, run_bert, save_bert
+from models.bert_data import Document, Pair, sample_pairs, split_documents, split_sentences
+from models.bert_train import capital_tags, collate, evaluate_bert, encode_documents
+from models.checkpoint import CheckpointError
+from models.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, SPECIAL_TOKENS, WordPiece, train_wordpiece
+
+TEXT = [
+    "In the beginning God created the heavens and the earth.",
+    "Now the earth was formless and empty.",
+    "God said, \"Let there be light,\" and there was light.",
+    "God saw the light, and saw that it was good.",
+    "God called the light Day, and the darkness he called Night.",
+    "There was evening and there was morning, the first day.",
+    "God's Spirit was hovering over the waters.",
+] * 5
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> WordPiece:
+    return train_wordpiece(TEXT, vocab_size=120, min_frequency=1)
+
+
+@pytest.fixture(scope="module")
+def model(tokenizer) -> SmallBert:
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4, n_layers=2, d_ff=64, max_len=32)
+    return SmallBert(cfg).eval()
+
+
+def test_wordpiece_specials_and_pieces(tokenizer):
+    assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, 1, CLS_ID, SEP_ID, MASK_ID]
+    enc = tokenizer.encode_pair("God created lightness.", "Darkness`s evening 😀")
+    assert enc.tokens[0] == "[CLS]" and enc.tokens[-1] == "[SEP]" and enc.tokens.count("[SEP]") == 2
+    assert any(t.startswith("##") for t in enc.tokens), enc.tokens
+    first_sep = enc.tokens.index("[SEP]")
+    assert enc.segment_ids == [0] * (first_sep + 1) + [1] * (len(enc) - first_sep - 1)
+    assert "[UNK]" in enc.tokens and enc.n_unknown >= 1
+    assert "'" in enc.tokens, "the backtick apostrophe is normalised"
+    one = tokenizer.encode_pair("light")
+    assert one.tokens == ["[CLS]", "light", "[SEP]"] and one.segment_ids == [0, 0, 0]
+
+
+def test_truncation_longest_first(tokenizer):
+    enc = tokenizer.encode_pair("light " * 50, "day day", max_len=16)
+    assert len(enc) == 16 and enc.dropped == 50 - 11
+    assert enc.tokens[-3:] == ["day", "day", "[SEP]"], "the longer segment is cut first"
+    empty = tokenizer.encode_pair("", None)
+    assert empty.tokens == ["[CLS]", "[SEP]"]
+
+
+def test_heads_shapes_and_tied_output(model):
+    b, n = 3, 11
+    ids = torch.randint(5, model.config.vocab_size, (b, n))
+    ids[:, 0], ids[:, -1] = CLS_ID, SEP_ID
+    segs = torch.zeros_like(ids)
+    out = model(ids, segs)
+    c = model.config
+    assert out.hidden.shape == (b, n, c.d_model)
+    assert out.attention.shape == (b, c.n_layers, c.n_heads, n, n)
+    assert out.nsp_logits.shape == (b, 2)
+    assert model.mlm_logits(out.hidden).shape == (b, n, c.vocab_size)
+    assert model.mlm.decoder.weight is model.embeddings.tokens.weight, "MLM output tied to token embeddings"
+    torch.testing.assert_close(out.attention.sum(-1), torch.ones(b, c.n_layers, c.n_heads, n))
+
+
+def test_padding_is_never_attended(model):
+    ids = torch.tensor([[CLS_ID, 7, 8, SEP_ID, PAD_ID, PAD_ID]])
+    out = model(ids, torch.zeros_like(ids))
+    assert out.attention[..., 4:].abs().max() == 0
+    short = model(ids[:, :4], torch.zeros_like(ids[:, :4]))
+    torch.testing.assert_close(out.hidden[:, :4], short.hidden, atol=1e-5, rtol=1e-5)
+
+
+def test_trace_embedding_sum_and_predictions(model, tokenizer):
+    enc = tokenizer.encode_pair("God saw the light.", "It was good.")
+    tr = run_bert(model, enc.ids, enc.segment_ids, top_k=5, targets=enc.ids)
+    n = len(enc)
+    np.testing.assert_allclose(tr.token_emb + tr.segment_emb + tr.position_emb, tr.embedding_sum, atol=1e-6)
+    np.testing.assert_allclose(tr.token_emb[1], model.embeddings.tokens.weight[enc.ids[1]].detach().numpy())
+    assert tr.attention.shape == (2, 4, n, n) and tr.attention.dtype == np.float32
+    assert tr.top_ids.shape == (n, 5) and (np.diff(tr.top_probs, axis=1) <= 1e-7).all()
+    assert tr.nsp_probs.shape == (2,) and tr.nsp_probs.sum() == pytest.approx(1.0, abs=1e-5)
+    assert tr.tag_probs.shape == (n, 2) and tr.class_probs.shape == (2,)
+    assert tr.span_start.shape == (n,) and (tr.target_rank >= 0).all()
+    assert not isinstance(tr.attention, torch.Tensor)
+
+
+def test_best_span():
+    start = np.array([0.0, 5.0, 1.0, 0.0])
+    end = np.array([9.0, 0.0, 1.0, 4.0])
+    allowed = np.array([False, True, True, True])
+    assert best_span(start, end, allowed)[:2] == (1, 3)
+    assert best_span(start, end, np.zeros(4, bool))[0] == -1
+
+
+def test_checkpoint_roundtrip_and_errors(model, tokenizer, tmp_path):
+    folder = save_bert(tmp_path / "tiny", model, tokenizer, {"label": "tiny"})
+    loaded = load_bert(folder)
+    enc = tokenizer.encode_pair("the light", "the day")
+    a = run_bert(model, enc.ids, enc.segment_ids)
+    b = run_bert(loaded.model, enc.ids, enc.segment_ids)
+    np.testing.assert_allclose(a.attention, b.attention, atol=1e-6)
+    np.testing.assert_allclose(a.top_probs, b.top_probs, atol=1e-6)
+    assert loaded.model.mlm.decoder.weight is loaded.model.embeddings.tokens.weight
+    (folder / "model.safetensors").write_bytes(b"not a model")
+    with pytest.raises(CheckpointError, match="model.safetensors"):
+        load_bert(folder)
+    (folder / "config.json").write_text(json.dumps({"family": "seq2seq"}))
+    with pytest.raises(CheckpointError, match="not a BERT"):
+        load_bert(folder)
+    with pytest.raises(CheckpointError, match="missing"):
+        load_bert(tmp_path / "nothing-here")
+
+
+def test_sentences_pairs_and_split():
+    assert split_sentences('He said, "Go." Then he went. Did he? Yes!') == ['He said, "Go."', "Then he went.",
+                                                                            "Did he?", "Yes!"]
+    docs = [[f"d{d}s{i}" for i in range(5)] for d in range(6)]
+    pairs = sample_pairs(docs, np.random.default_rng(0))
+    assert len(pairs) == 6 * 4
+    for p in pairs:
+        assert isinstance(p, Pair)
+        if p.is_next:
+            assert p.doc_a == p.doc_b and docs[p.doc_a].index(p.b) == docs[p.doc_a].index(p.a) + 1 and p.label == 0
+        else:
+            assert p.doc_a != p.doc_b and p.label == 1
+    share = np.mean([p.is_next for p in sample_pairs([[str(i) for i in range(1000)], ["x"] * 10],
+                                                     np.random.default_rng(1))])
+    assert abs(share - 0.5) < 0.05
+    train, held = split_documents([Document(1, c, ("a.",)) for c in range(40)])
+    assert len(held) == 2 and not set(d.chapter for d in held) & set(d.chapter for d in train)
+
+
+def test_collate_and_evaluate(model, tokenizer):
+    ids, segs = collate([([7, 8, 9], [10]), ([7], None)], max_len=6)
+    assert ids.tolist() == [[CLS_ID, 7, 8, SEP_ID, 10, SEP_ID], [CLS_ID, 7, SEP_ID, PAD_ID, PAD_ID, PAD_ID]]
+    assert segs.tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 0, 0]]
+    docs = [Document(1, i, tuple(TEXT[i: i + 4])) for i in range(4)]
+    result = evaluate_bert(model, encode_documents(docs, tokenizer), repeats=1)
+    assert 0 <= result["mlm_top1"] <= result["mlm_top5"] <= 1 and 0 <= result["nsp_accuracy"] <= 1
+    assert result["mlm_predictions"] > 0
+
+
+def test_capital_tags(tokenizer):
+    ids, tags = capital_tags(tokenizer, "Then God saw Day and light.")
+    pieces = tokenizer.convert_ids(ids)
+    tagged = [p for p, t in zip(pieces, tags) if t]
+    assert "god" in tagged and "then" not in tagged and "light" not in tagged
+
+
+def test_figures_escape_user_text_and_stay_small():
+    from viz_core.bert import (
+        PredictionRow, attention_share_figure, embedding_sum_figure, lines_figure, masking_stats_figure,
+        predictions_figure, special_attention_figure,
+    )
+    from models.masking import masking_statistics
+
+    tokens = ["[CLS]", "<script>", "<b>x</b>", "[MASK]", "[SEP]"]
+    rng = np.random.default_rng(0)
+    att = rng.random((2, 3, 5, 5)).astype(np.float32)
+    att /= att.sum(-1, keepdims=True)
+    figs = [
+        special_attention_figure(att, tokens, 3, "from"), special_attention_figure(att, tokens, 0, "to"),
+        attention_share_figure(att, {"[CLS]": np.array([1, 0, 0, 0, 0], bool), "other tokens": np.array([0, 1, 1, 1, 1], bool)}),
+        lines_figure(att[0, 0], tokens, query=1, min_weight=0.0),
+        predictions_figure([PredictionRow(1, "<script>", "[MASK]", "[MASK]", ["<i>", "a"], [0.6, 0.1], 0.0, 9)]),
+        embedding_sum_figure(*(rng.standard_normal(8) for _ in range(4)), rng.standard_normal(8), "<b>", 0, 1),
+    ]
+    for fig in figs:
+        text = fig.to_json()
+        assert "<script>" not in text and "<b>" not in text and "<i>" not in text
+    assert "&lt;script&gt;" in figs[0].to_json()
+    z = figs[0].data[0].z
+    np.testing.assert_allclose(np.asarray(z).reshape(2, 3, 5), att[:, :, 3, :])
+    stats = masking_statistics([True, False, False, True], n_draws=5000)
+    fig = masking_stats_figure(stats.chosen_rate, stats.mask_share, stats.random_share, stats.kept_share)
+    assert len(fig.to_json()) < 200_000, "thinned to a few hundred points per curve"
+    with pytest.raises(ValueError):
+        special_attention_figure(att, tokens, 0, "sideways")
+
+
+def test_train_command_bad_data_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    short = tmp_path / "short.txt"
+    short.write_text("Only one sentence here.\n")
+    for data, word in ((tmp_path / "missing.txt", "cannot read"), (short, "fewer than 10 sentences")):
+        proc = subprocess.run([sys.executable, "-m", "models.train", "--preset", "bert-small", "--data", str(data),
+                               "--out", str(tmp_path / "out"), "--threads", "1"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,148 @@
+"""AppTests of the BERT masking page (shipped bert-small) and the Real model explorer (MiniLM-L6
+and a tiny BertForMaskedLM folder built here): widgets, clicks, bad input never raises."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import APPTEST_TIMEOUT, ROOT
+from tests.test_hf_adapter import make_tiny_bert
+
+BERT_PAGE = str(ROOT / "pages" / "7_BERT_masking.py")
+REAL_PAGE = str(ROOT / "pages" / "8_Real_model_explorer.py")
+BAD_TEXT = ["", "   \n\t ", "😀🎉 🚗", "红色的汽车很小", "<script>alert('x')</script> <b>bold</b> **md** [l](x)",
+            "the \x00\x07 red\u200b car", "In the beginning God created the heavens. " * 240]
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def _pills(at: AppTest):
+    return next(p for p in at.pills if str(p.key).startswith("bert_click_"))
+
+
+@pytest.fixture()
+def bert() -> AppTest:
+    at = AppTest.from_file(BERT_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    _ok(at)
+    return at
+
+
+def test_bert_page_default(bert):
+    heads = " ".join(s.value for s in bert.subheader)
+    for part in ("WordPiece", "Masking", "predicts", "[MASK], [CLS] and [SEP]", "Next-sentence", "fine-tuned"):
+        assert part in heads, part
+    assert bert.number_input(key="bert_seed").value == 0
+    assert len(bert.tabs) == 3
+
+
+def test_resample_and_click_to_mask(bert):
+    bert.button(key="bert_resample").click().run()
+    _ok(bert)
+    assert bert.number_input(key="bert_seed").value == 1
+    bert.toggle(key="bert_draw").set_value(False).run()
+    _ok(bert)
+    assert any("No piece was chosen" in i.value for i in bert.info)
+    pills = _pills(bert)
+    first, second = pills.options[0], pills.options[2]
+    pills.set_value([int(first.split()[0]), int(second.split()[0])]).run()
+    _ok(bert)
+    assert any("2 of" in m.value and "(2 clicked)" in m.value for m in bert.markdown)
+    assert not any("No piece was chosen" in i.value for i in bert.info)
+    # the attention focus now offers the [MASK] positions
+    focus = bert.segmented_control(key="bert_focus")
+    assert any("[MASK]" in o for o in focus.options)
+    focus.set_value(int(first.split()[0])).run()
+    _ok(bert)
+
+
+def test_embedding_picker_and_nsp_draw(bert):
+    bert.selectbox(key="bert_embed_pos").set_value(2).run()
+    _ok(bert)
+    bert.button(key="bert_nsp_draw").click().run()
+    _ok(bert)
+    assert bert.table, "held-out pairs table"
+
+
+def test_single_segment_and_example(bert):
+    bert.text_input(key="bert_b").set_value("").run()
+    _ok(bert)
+    assert any("Type a sentence B" in c.value for c in bert.caption)
+    if bert.selectbox(key="bert_example").options:
+        bert.selectbox(key="bert_example").set_value(1).run()
+        _ok(bert)
+
+
+@pytest.mark.parametrize("text", BAD_TEXT)
+def test_bert_bad_input_never_raises(bert, text):
+    bert.text_area(key="bert_a").set_value(text).run()
+    assert not bert.exception, bert.exception
+    if not text.strip():
+        assert any("empty" in w.value for w in bert.warning)
+    if len(text) > 5000:
+        assert any("cut" in w.value for w in bert.warning)
+    if "😀" in text or "红" in text:
+        assert any("[UNK]" in i.value for i in bert.info)
+
+
+# --------------------------------------------------------------------------------------
+# Real model explorer
+# --------------------------------------------------------------------------------------
+
+@pytest.fixture()
+def real() -> AppTest:
+    at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    _ok(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return make_tiny_bert(tmp_path_factory.mktemp("tiny-bert-page"))
+
+
+def test_real_default_minilm(real):
+    assert any("72 heads" in s.value and "6 layers × 12 heads" in s.value for s in real.subheader)
+    real.selectbox(key="real_layer").set_value(5).run()
+    real.selectbox(key="real_head").set_value(11).run()
+    _ok(real)
+    real.selectbox(key="real_lines_query").set_value(3).run()
+    real.selectbox(key="real_lines_which").set_value("average").run()
+    real.segmented_control(key="real_scale").set_value("absolute").run()
+    _ok(real)
+
+
+def test_real_512_tokens_truncated(real):
+    real.text_area(key="real_text").set_value("The trophy would not fit in the suitcase. " * 200).run()
+    _ok(real)
+    assert any("cut off" in w.value for w in real.warning)
+    assert any("over 512 tokens" in s.value for s in real.subheader)
+    real.number_input(key="real_lines_start").set_value(480).run()
+    _ok(real)
+
+
+def test_real_local_folder_and_not_a_model(real, tiny_dir, tmp_path):
+    real.radio(key="real_source").set_value("folder").run()
+    _ok(real)
+    real.text_input(key="real_dir").set_value(str(tiny_dir)).run()
+    _ok(real)
+    assert any("2 layers × 4 heads" in s.value for s in real.subheader)
+    for bad, message in ((str(tmp_path), "no config.json"), ("/no/such/dir", "does not exist"),
+                         (str(ROOT / "app.py"), "is a file"), ("<script>alert(1)</script>", "does not exist")):
+        real.text_input(key="real_dir").set_value(bad).run()
+        assert not real.exception, real.exception
+        assert any(message in e.value for e in real.error), (bad, [e.value for e in real.error])
+    real.text_input(key="real_dir").set_value(str(tiny_dir)).run()  # a smaller model after a larger one
+    real.selectbox(key="real_layer").set_value(1).run()
+    _ok(real)
+
+
+@pytest.mark.parametrize("text", BAD_TEXT)
+def test_real_bad_input_never_raises(real, text):
+    real.text_area(key="real_text").set_value(text).run()
+    assert not real.exception, real.exception
+    assert not real.error
+    if not text.strip():
+        assert any("empty" in w.value for w in real.warning)

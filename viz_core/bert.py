@@ -1,0 +1,354 @@
+"""Figures of the BERT pages: arrays and token lists in, plotly figures out (no streamlit, no torch).
+
+Every token shown passes through :func:`viz_core.labels.safe_label` (user text is text, never
+markup); heatmaps use integer axes with tokens as tick text (repeated tokens stay apart).
+Colours of the masking outcomes are fixed across the page: [MASK] orange, random purple,
+kept green, not chosen grey.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz_core.labels import safe_label
+from viz_core.style import (
+    ATTENTION_COLORSCALE, BASE_FONT_SIZE, SERIES_COLORS, SIGNED_COLORSCALE, base_layout, colorbar,
+    heatmap_layout, legend_below,
+)
+
+__all__ = [
+    "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "embedding_sum_figure", "masking_stats_figure",
+    "PredictionRow", "predictions_figure", "special_attention_figure", "attention_share_figure",
+    "nsp_figure", "class_figure", "tag_figure", "span_figure", "lines_figure", "head_labels",
+]
+
+#: outcome name → colour (chip border / bars / lines).
+OUTCOME_COLORS = {"[MASK]": SERIES_COLORS[1], "random": SERIES_COLORS[4], "kept": SERIES_COLORS[2],
+                  "clicked": SERIES_COLORS[1], "not chosen": "#9aa7b8"}
+#: outcome name → light background of its chip.
+OUTCOME_BG = {"[MASK]": "#fff3e0", "random": "#f3e5f5", "kept": "#e8f5e9", "clicked": "#fff3e0",
+              "not chosen": "#f4f6f9"}
+SPECIAL_COLOR = "#37474f"
+_TARGET_DASH = dict(dash="dash", width=2)
+
+
+def _labels(tokens: Sequence[str], limit: int = 16) -> list[str]:
+    return [safe_label(t, limit) for t in tokens]
+
+
+def head_labels(n_layers: int, n_heads: int) -> list[str]:
+    """"L1 H1", "L1 H2", … in layer-major order."""
+    return [f"L{l + 1} H{h + 1}" for l in range(n_layers) for h in range(n_heads)]
+
+
+# --------------------------------------------------------------------------------------
+# Input representation
+# --------------------------------------------------------------------------------------
+
+def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, position_emb: np.ndarray,
+                         embedding_sum: np.ndarray, normed: np.ndarray | None, token: str, segment: int,
+                         position: int, title: str | None = None) -> go.Figure:
+    """One token's input embedding as rows over the d dimensions:
+    E_token + E_segment + E_position = sum, on one signed colour scale; LayerNorm(sum) below it
+    on its own scale (it is about 1/σ times larger)."""
+    rows = [token_emb, segment_emb, position_emb, embedding_sum]
+    names = [f"token “{safe_label(token, 20)}”", f"+ segment {'AB'[segment] if segment in (0, 1) else segment}",
+             f"+ position {position}", "= sum"]
+    z = np.stack(rows)
+    d = z.shape[1]
+    top = float(np.abs(z).max()) or 1.0
+    n_rows = 2 if normed is not None else 1
+    fig = make_subplots(rows=n_rows, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.8, 0.2] if n_rows == 2 else [1.0])
+    fig.add_trace(go.Heatmap(
+        z=z, x=np.arange(d), y=np.arange(4), colorscale=SIGNED_COLORSCALE, zmid=0, zmin=-top, zmax=top,
+        colorbar=dict(colorbar("sum parts"), y=1.0, yanchor="top", len=0.75 if n_rows == 2 else 1.0),
+        customdata=np.array([[n] * d for n in names], dtype=object),
+        hovertemplate="%{customdata}<br>dimension %{x}: %{z:.4f}<extra></extra>",
+    ), row=1, col=1)
+    fig.update_yaxes(tickmode="array", tickvals=list(range(4)), ticktext=names, autorange="reversed", row=1, col=1)
+    if normed is not None:
+        top_n = float(np.abs(normed).max()) or 1.0
+        fig.add_trace(go.Heatmap(
+            z=normed[None, :], x=np.arange(d), y=[0], colorscale=SIGNED_COLORSCALE, zmid=0, zmin=-top_n, zmax=top_n,
+            colorbar=dict(colorbar("LayerNorm"), y=0.0, yanchor="bottom", len=0.3),
+            hovertemplate="LayerNorm(sum)<br>dimension %{x}: %{z:.4f}<extra></extra>",
+        ), row=2, col=1)
+        fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=["LayerNorm(sum)"], row=2, col=1)
+    base_layout(fig, title=title, height=120 + 60 * (len(rows) + n_rows - 1))
+    fig.update_xaxes(showgrid=False, zeroline=False)
+    fig.update_yaxes(showgrid=False, zeroline=False)
+    fig.update_xaxes(title_text="embedding dimension", row=n_rows, col=1)
+    fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=10))
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# Masking statistics
+# --------------------------------------------------------------------------------------
+
+def masking_stats_figure(chosen_rate: np.ndarray, mask_share: np.ndarray, random_share: np.ndarray,
+                         kept_share: np.ndarray, targets: tuple[float, float, float, float] = (0.15, 0.8, 0.1, 0.1),
+                         title: str | None = None) -> go.Figure:
+    """Running rates after each draw (log x): chosen ÷ eligible → 15%; [MASK]/random/kept ÷ chosen → 80/10/10."""
+    n = len(chosen_rate)
+    x = np.arange(1, n + 1)
+    # Thin to ~400 points on a log grid: the curve stays exact at the points drawn.
+    idx = np.unique(np.clip(np.round(np.geomspace(1, n, min(n, 400))).astype(int) - 1, 0, n - 1))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("chosen ÷ eligible tokens", "outcome ÷ chosen tokens"),
+                        horizontal_spacing=0.1)
+    series = [(chosen_rate, "chosen", SERIES_COLORS[0], targets[0], 1),
+              (mask_share, "[MASK]", OUTCOME_COLORS["[MASK]"], targets[1], 2),
+              (random_share, "random", OUTCOME_COLORS["random"], targets[2], 2),
+              (kept_share, "kept", OUTCOME_COLORS["kept"], targets[3], 2)]
+    for values, name, color, target, col in series:
+        fig.add_trace(go.Scatter(x=x[idx], y=values[idx] * 100, mode="lines", name=f"{name}: {values[-1]:.2%}",
+                                 line=dict(color=color, width=3),
+                                 hovertemplate=f"{name} after %{{x}} draws: %{{y:.2f}}%<extra></extra>"), row=1, col=col)
+        fig.add_hline(y=target * 100, line=dict(color=color, **_TARGET_DASH), opacity=0.6, row=1, col=col)
+    fig.update_xaxes(type="log", title_text="number of draws (log scale)")
+    fig.update_yaxes(title_text="% (dashed: the target)", row=1, col=1)
+    base_layout(fig, title=title, height=420)
+    legend_below(fig)
+    fig.update_layout(margin=dict(l=10, r=10, t=90 if title else 50, b=110))
+    for ann in fig.layout.annotations:
+        ann.font = dict(size=BASE_FONT_SIZE)
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# Masked-LM predictions
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class PredictionRow:
+    """The model's top-k at one chosen position: what was there, what the model read, and the outcome."""
+
+    position: int
+    original: str
+    shown: str
+    outcome: str
+    top_tokens: list[str]
+    top_probs: list[float]
+    original_prob: float
+    original_rank: int
+
+
+def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: str | None = None) -> go.Figure:
+    """Small multiples: one horizontal bar chart of the top-k per chosen position; the original
+    token's bar is green, others blue; the subplot title says what the model read there."""
+    n = max(1, len(rows))
+    cols = min(per_row, n)
+    nrows = math.ceil(n / cols)
+
+    def _title(r: PredictionRow) -> str:
+        orig, shown = safe_label(r.original, 14), safe_label(r.shown, 14)
+        if r.outcome in ("[MASK]", "clicked"):
+            return f"{r.position}: {orig} → [MASK]" + (" (clicked)" if r.outcome == "clicked" else "")
+        if r.outcome == "random":
+            return f"{r.position}: {orig} → {shown} (random)"
+        return f"{r.position}: {orig} (kept)"
+
+    titles = [_title(r) for r in rows]
+    # One x range for all small multiples (comparable bars), at least 0–10%.
+    x_max = max([10.0] + [100 * max(r.top_probs, default=0) * 1.3 for r in rows])
+    x_max = min(100.0, x_max)
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=titles or ["no position chosen"],
+                        horizontal_spacing=0.13, vertical_spacing=min(0.5 / max(nrows, 1), 0.18))
+    for i, r in enumerate(rows):
+        k = len(r.top_tokens)
+        colors = [SERIES_COLORS[2] if t == r.original else SERIES_COLORS[0] for t in r.top_tokens]
+        fig.add_trace(go.Bar(
+            x=[p * 100 for p in r.top_probs][::-1], y=list(range(k)), orientation="h", marker_color=colors[::-1],
+            text=[f"{p:.0%}" for p in r.top_probs][::-1], textposition="outside", textangle=0, cliponaxis=False,
+            showlegend=False,
+            hovertemplate="%{customdata}: %{x:.1f}%<extra></extra>",
+            customdata=_labels(r.top_tokens, 24)[::-1],
+        ), row=i // cols + 1, col=i % cols + 1)
+        fig.update_yaxes(tickmode="array", tickvals=list(range(k)), ticktext=_labels(r.top_tokens, 14)[::-1],
+                         row=i // cols + 1, col=i % cols + 1)
+        fig.update_xaxes(range=[0, x_max], ticksuffix="%", row=i // cols + 1, col=i % cols + 1)
+    for ann, r in zip(fig.layout.annotations, rows):
+        ann.font = dict(size=BASE_FONT_SIZE - 1, color=OUTCOME_COLORS.get(r.outcome, "#333"))
+    base_layout(fig, title=title, height=80 + 230 * nrows)
+    fig.update_layout(margin=dict(l=10, r=10, t=90 if title else 50, b=10))
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# Attention to and from special tokens
+# --------------------------------------------------------------------------------------
+
+def special_attention_figure(attention: np.ndarray, tokens: Sequence[str], index: int, direction: str = "from",
+                             title: str | None = None) -> go.Figure:
+    """Rows: every layer and head ("L1 H1" …); columns: tokens. ``direction="from"``: the
+    attention row of the query at ``index`` (what it looks at; each row sums to 1);
+    ``"to"``: the column of key ``index`` (how much each query gives it)."""
+    n_layers, n_heads, L, _ = attention.shape
+    if direction == "from":
+        z = attention[:, :, index, :].reshape(n_layers * n_heads, L)
+        x_title = "key (attended to)"
+    elif direction == "to":
+        z = attention[:, :, :, index].reshape(n_layers * n_heads, L)
+        x_title = "query (attending)"
+    else:
+        raise ValueError(f"direction must be 'from' or 'to', not {direction!r}")
+    rows = head_labels(n_layers, n_heads)
+    labels = _labels(tokens)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=np.arange(L), y=np.arange(len(rows)), colorscale=ATTENTION_COLORSCALE, zmin=0, zmax=1,
+        colorbar=colorbar("weight"), customdata=np.array([[r] * L for r in rows], dtype=object),
+        text=np.array([labels] * len(rows), dtype=object),
+        hovertemplate="%{customdata} · token %{x} “%{text}”: %{z:.3f}<extra></extra>",
+    ))
+    heatmap_layout(fig, x_labels=labels, y_labels=rows, title=title, x_title=x_title, max_ticks=64,
+                   height=200 + 26 * len(rows))
+    fig.update_xaxes(tickangle=-60)
+    for l in range(1, n_layers):  # a line between layers
+        fig.add_hline(y=l * n_heads - 0.5, line=dict(color="white", width=3))
+    fig.add_vline(x=index, line=dict(color=SERIES_COLORS[1], width=2, dash="dot"))
+    fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=10))
+    return fig
+
+
+def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray], title: str | None = None) -> go.Figure:
+    """Stacked bars per layer and head: the mean share of attention (over all queries) that
+    lands on each group of key positions (e.g. [CLS], [SEP], [MASK], other tokens)."""
+    n_layers, n_heads = attention.shape[:2]
+    rows = head_labels(n_layers, n_heads)
+    colors = {"[CLS]": SERIES_COLORS[3], "[SEP]": SPECIAL_COLOR, "[MASK]": OUTCOME_COLORS["[MASK]"],
+              "other tokens": "#c6dbef"}
+    fig = go.Figure()
+    for name, mask in groups.items():
+        share = attention[:, :, :, np.asarray(mask, dtype=bool)].sum(-1).mean(-1).reshape(-1)
+        fig.add_trace(go.Bar(x=np.arange(len(rows)), y=share * 100, name=name,
+                             marker_color=colors.get(name, SERIES_COLORS[5]),
+                             hovertemplate=f"%{{customdata}}: {name} %{{y:.1f}}%<extra></extra>", customdata=rows))
+    fig.update_layout(barmode="stack")
+    base_layout(fig, title=title, height=420, y_title="% of attention")
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(rows))), ticktext=rows, tickangle=-60)
+    fig.update_yaxes(range=[0, 100])
+    legend_below(fig)
+    fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=150))
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# Next sentence and fine-tuning heads
+# --------------------------------------------------------------------------------------
+
+def nsp_figure(labels: Sequence[str], p_is_next: Sequence[float], truth: Sequence[bool | None],
+               title: str | None = None) -> go.Figure:
+    """Horizontal bars of P(IsNext) per pair; green when B really follows A, red when it does not,
+    grey when unknown (the user's own pair); the dashed line is the 50% decision threshold."""
+    colors = [SERIES_COLORS[2] if t else "#9aa7b8" if t is None else SERIES_COLORS[3] for t in truth]
+    y = list(range(len(labels)))
+    fig = go.Figure(go.Bar(x=[p * 100 for p in p_is_next], y=y, orientation="h", marker_color=colors,
+                           text=[f"{p:.0%}" for p in p_is_next], textposition="auto",
+                           customdata=[safe_label(l, 60) for l in labels],
+                           hovertemplate="%{customdata}<br>P(IsNext) = %{x:.1f}%<extra></extra>"))
+    fig.add_vline(x=50, line=dict(color="#333", dash="dash"))
+    base_layout(fig, title=title, height=120 + 44 * len(labels), x_title="P(IsNext) (%)")
+    fig.update_yaxes(tickmode="array", tickvals=y, ticktext=[safe_label(l, 40) for l in labels], autorange="reversed")
+    fig.update_xaxes(range=[0, 100])
+    return fig
+
+
+def class_figure(labels: Sequence[str], probs: Sequence[float], trained: bool, title: str | None = None) -> go.Figure:
+    """P(class) from the pooled [CLS]; grey bars when the head is untrained."""
+    color = SERIES_COLORS[0] if trained else "#b0b7c3"
+    fig = go.Figure(go.Bar(x=[safe_label(l) for l in labels], y=[p * 100 for p in probs], marker_color=color,
+                           text=[f"{p:.0%}" for p in probs], textposition="auto"))
+    base_layout(fig, title=title, height=300, y_title="probability (%)")
+    fig.update_traces(width=0.5)
+    fig.update_yaxes(range=[0, 100])
+    return fig
+
+
+def tag_figure(tokens: Sequence[str], probs: np.ndarray, label: str, trained: bool, title: str | None = None) -> go.Figure:
+    """P(``label``) per token as bars over the token axis (grey when the head is untrained)."""
+    x = np.arange(len(tokens))
+    color = SERIES_COLORS[2] if trained else "#b0b7c3"
+    fig = go.Figure(go.Bar(x=x, y=probs * 100, marker_color=color, customdata=_labels(tokens, 24),
+                           hovertemplate="%{customdata}: %{y:.1f}%<extra></extra>"))
+    base_layout(fig, title=title, height=380, y_title=f"P({safe_label(label)}) %")
+    vals = list(range(0, len(tokens), max(1, math.ceil(len(tokens) / 64))))
+    fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=[_labels(tokens)[i] for i in vals], tickangle=-60)
+    fig.update_yaxes(range=[0, 100])
+    fig.add_hline(y=50, line=dict(color="#333", dash="dot"))
+    return fig
+
+
+def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best: tuple[int, int] | None,
+                title: str | None = None) -> go.Figure:
+    """Start scores S·h_i and end scores E·h_j per token; the best span i ≤ j shaded."""
+    x = np.arange(len(tokens))
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=x, y=start, name="start score S·hᵢ", marker_color=SERIES_COLORS[0]))
+    fig.add_trace(go.Bar(x=x, y=end, name="end score E·hⱼ", marker_color=SERIES_COLORS[1]))
+    if best is not None and best[0] >= 0:
+        fig.add_vrect(x0=best[0] - 0.5, x1=best[1] + 0.5, fillcolor=SERIES_COLORS[2], opacity=0.15, line_width=0)
+    base_layout(fig, title=title, height=400, y_title="score")
+    vals = list(range(0, len(tokens), max(1, math.ceil(len(tokens) / 64))))
+    fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=[_labels(tokens)[i] for i in vals], tickangle=-60)
+    legend_below(fig)
+    fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=150), barmode="group")
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# Token-to-token lines
+# --------------------------------------------------------------------------------------
+
+def lines_figure(matrix: np.ndarray, tokens: Sequence[str], start: int = 0, stop: int | None = None,
+                 query: int | None = None, min_weight: float = 0.02, title: str | None = None,
+                 levels: int = 6) -> go.Figure:
+    """The two-column "lines" view of one head (or an average): queries on the left, keys on the
+    right, a line from query i to key j drawn darker and thicker the larger α[i, j].
+
+    Only the window ``start … stop`` of tokens is drawn (weights to keys outside it are not
+    shown), lines below ``min_weight`` are skipped, and with ``query`` set only that token's lines.
+    Lines are grouped into ``levels`` weight bins, one trace each (a few hundred points at most).
+    """
+    L = matrix.shape[0]
+    stop = L if stop is None else min(stop, L)
+    start = max(0, min(start, stop - 1))
+    window = np.arange(start, stop)
+    sub = matrix[np.ix_(window, window)]
+    rows = [query - start] if query is not None and start <= query < stop else range(len(window))
+    labels = _labels([tokens[i] for i in window], 18)
+    edges = np.linspace(min_weight, 1.0, levels + 1)
+    fig = go.Figure()
+    for b in range(levels):
+        lo, hi = edges[b], edges[b + 1]
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for i in rows:
+            for j in np.flatnonzero((sub[i] >= lo) & ((sub[i] < hi) | (b == levels - 1))):
+                xs += [0.0, 1.0, None]
+                ys += [float(i), float(j), None]
+        if xs:
+            mid = (lo + hi) / 2
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
+                                     line=dict(color=f"rgba(8,81,156,{0.15 + 0.85 * mid:.2f})", width=1 + 7 * mid)))
+    y = np.arange(len(window))
+    highlight = [SERIES_COLORS[1] if query is not None and int(window[k]) == query else "#111" for k in range(len(window))]
+    for side, anchor in ((0.0, "right"), (1.0, "left")):
+        fig.add_trace(go.Scatter(x=[side] * len(window), y=y, mode="markers+text", text=labels,
+                                 textposition="middle left" if anchor == "right" else "middle right",
+                                 textfont=dict(size=BASE_FONT_SIZE - 2, color=highlight),
+                                 marker=dict(size=6, color="#555"), showlegend=False,
+                                 customdata=window, hovertemplate="token %{customdata}: %{text}<extra></extra>"))
+    base_layout(fig, title=title, height=max(360, 120 + 22 * len(window)))
+    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
+    fig.update_yaxes(visible=False, range=[len(window) - 0.5, -0.8])
+    fig.add_annotation(x=0, y=-0.8, text="query", showarrow=False, xanchor="right", yanchor="bottom",
+                       font=dict(size=BASE_FONT_SIZE))
+    fig.add_annotation(x=1, y=-0.8, text="key", showarrow=False, xanchor="left", yanchor="bottom",
+                       font=dict(size=BASE_FONT_SIZE))
+    return fig
