@@ -34,13 +34,9 @@ def _load_small(name: str):
 
 def load_small_bert(name: str = SMALL_BERT):
     """The shared read-only LoadedBert, or a one-line error message."""
-    from models.checkpoint import CheckpointError
+    from ui.checkpoints import load_or_message
 
-    try:
-        return _load_small(name)
-    except CheckpointError as exc:
-        return (f"Cannot load the small BERT “{name}”: {exc}. "
-                f"Train it: `python -m models.train --preset bert-small`.")
+    return load_or_message(_load_small, name, ". Train it: `python -m models.train --preset bert-small`.")
 
 
 @dataclass

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.checkpoint import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
+from models.checkpoint import LoadedSeq2Seq, load_seq2seq, shipped
 from models.seq2seq import AttentionMode
 from models.trace import DecodingTrace
+from ui.checkpoints import labelled, load_or_message
 
 MODES = {
     "soft": "Soft (as trained)",
@@ -17,13 +18,7 @@ MODES = {
 @st.cache_data(ttl=60)
 def model_choices() -> list[tuple[str, str]]:
     """(checkpoint name, display label) of every shipped seq2seq checkpoint, in teaching order."""
-    out = []
-    for name in shipped("seq2seq"):
-        try:
-            out.append((name, read_config(name).get("training", {}).get("label", name)))
-        except CheckpointError:
-            out.append((name, f"{name} (unreadable)"))
-    return out
+    return labelled(shipped("seq2seq"))
 
 
 @st.cache_resource(show_spinner="Loading model …")
@@ -33,10 +28,7 @@ def _load(name: str) -> LoadedSeq2Seq:
 
 def load_model(name: str) -> LoadedSeq2Seq | str:
     """The shared read-only model, or a one-line error message naming the bad file."""
-    try:
-        return _load(name)
-    except CheckpointError as exc:
-        return f"Cannot load model “{name}”: {exc}"
+    return load_or_message(_load, name)
 
 
 @st.cache_data(max_entries=128, show_spinner="Translating …")

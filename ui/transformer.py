@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.checkpoint import CheckpointError, read_config
 from models.transformer_train import LoadedTransformer, load_transformer, shipped_transformers
+from ui.checkpoints import labelled, load_or_message
 
 KIND_LABELS = {
     "encoder": "Encoder self-attention",
@@ -25,13 +25,7 @@ AVERAGE = -1  # the "head" that means the average over heads
 @st.cache_data(ttl=60)
 def transformer_choices(kind: str) -> list[tuple[str, str]]:
     """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``."""
-    out = []
-    for name in shipped_transformers(kind):
-        try:
-            out.append((name, read_config(name).get("training", {}).get("label", name)))
-        except CheckpointError:
-            out.append((name, f"{name} (unreadable)"))
-    return out
+    return labelled(shipped_transformers(kind))
 
 
 @st.cache_resource(show_spinner="Loading model …")
@@ -41,10 +35,7 @@ def _load(name: str) -> LoadedTransformer:
 
 def load_model(name: str) -> LoadedTransformer | str:
     """The shared read-only model, or a one-line error message naming the bad file."""
-    try:
-        return _load(name)
-    except CheckpointError as exc:
-        return f"Cannot load model “{name}”: {exc}"
+    return load_or_message(_load, name)
 
 
 @st.cache_data(max_entries=64, show_spinner="Translating …")
