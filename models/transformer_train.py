@@ -38,6 +38,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from corpora.bible import CorpusError
 from models.checkpoint import CHECKPOINT_DIR, CONFIG, VOCAB, WEIGHTS, CheckpointError, checkpoint_path, read_json, shipped
 from models.toy_tasks import TASKS as TOY_TASKS
 from models.toy_tasks import BOS_ID as TOY_BOS
@@ -613,12 +614,10 @@ def evaluate_checkpoint(name: str) -> dict:
 def evaluate_shipped() -> dict:
     """models.evaluate's plug-in: every shipped transformer checkpoint's figure (JSON-able)."""
     models, errors = [], []
-    from models.lm_data import LMDataError
-
     for name in shipped_transformers():
         try:
             models.append(evaluate_checkpoint(name))
-        except (CheckpointError, LMDataError) as exc:
+        except (CheckpointError, CorpusError) as exc:
             errors.append(f"{name}: {exc}" if name not in str(exc) else str(exc))
     return {"command": "python -m models.evaluate", "models": models, "errors": errors}
 
