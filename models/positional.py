@@ -323,7 +323,7 @@ def embedding_mix(d_model: int, scale: float, init: str = "tied", length: int = 
 
 # ---------------------------------------------------------------- learned absolute positions
 
-POSITION_TENSOR_PATTERNS = ("position_embeddings", "position_embedding", "pos_embedding")
+POSITION_TENSOR_PATTERNS = ("position_embeddings", "position_embedding", "pos_embedding", "embeddings.positions")
 
 
 @dataclass(frozen=True)

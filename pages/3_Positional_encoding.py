@@ -249,7 +249,7 @@ def schemes_section() -> None:
             "above: blank past its last row, because a learned table has nothing to say about "
             "positions it was never given.", icon=":material/inventory_2:")
     else:
-        st.caption(f"From `{Path(learned.path).name}`, tensor `{learned.tensor_name}`: "
+        st.caption(f"From the trained checkpoint `{Path(learned.path).parent.name}`, tensor `{learned.tensor_name}`: "
                    f"{learned.matrix.shape[0]} positions × {learned.matrix.shape[1]} dimensions.")
         st.plotly_chart(viz.learned_figure(learned.matrix, "Learned position embeddings"),
                         key="sch_learned")

@@ -52,9 +52,11 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], title: str | None = No
 
 
 def pe_heatmap_figure(pe: np.ndarray, title: str | None = None, y_title: str = "position",
-                      height: int = 460) -> go.Figure:
-    """The position × dimension table on the signed scale (−1 blue, 0 white, +1 red)."""
-    bound = max(1.0, float(np.nanmax(np.abs(pe)))) if np.isfinite(pe).any() else 1.0
+                      height: int = 460, bound: float | None = None) -> go.Figure:
+    """The position × dimension table on the signed scale (blue negative, white 0, red positive);
+    the scale spans ±1 (sinusoids) unless ``bound`` is given."""
+    if bound is None:
+        bound = max(1.0, float(np.nanmax(np.abs(pe)))) if np.isfinite(pe).any() else 1.0
     fig = go.Figure(_signed_heatmap(pe, bound, hovertemplate=(
         f"{y_title} %{{y}}, dim %{{x}}: %{{z:.3f}}<extra></extra>")))
     return heatmap_layout(fig, _labels(pe.shape[1]), _labels(pe.shape[0]), title,
@@ -196,7 +198,7 @@ def schemes_figure(maps: Mapping[str, np.ndarray], train_len: int) -> go.Figure:
     """One position-only score map per scheme (query i down, key j across), training length
     marked by dashed lines; blank cells have no value."""
     names = list(maps)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[n.replace(" (", "<br>(") for n in names],
                         horizontal_spacing=0.035, shared_yaxes=True)
     for c, name in enumerate(names, start=1):
         m = maps[name]
@@ -209,7 +211,8 @@ def schemes_figure(maps: Mapping[str, np.ndarray], train_len: int) -> go.Figure:
                       line={"color": "black", "dash": "dash", "width": 2}, row=1, col=c)
         fig.update_xaxes(title_text="key j", row=1, col=c)
     fig.update_yaxes(title_text="query i", row=1, col=1)
-    base_layout(fig, height=400)
+    base_layout(fig, height=430)
+    fig.update_layout(margin={"t": 75})  # room for the two-line subplot titles
     fig.update_annotations(font={"size": BASE_FONT_SIZE + 1})
     return fig
 
@@ -232,8 +235,10 @@ def scheme_profile_figure(maps: Mapping[str, np.ndarray], train_len: int) -> go.
 
 
 def learned_figure(matrix: np.ndarray, title: str) -> go.Figure:
-    """A learned position-embedding matrix (position × dimension), at most 256 × 128 cells."""
-    return pe_heatmap_figure(matrix[:256, :128], title=title)
+    """A learned position-embedding matrix (position × dimension), at most 256 × 128 cells, on a
+    colour scale fitted to its own values (learned entries are far smaller than ±1)."""
+    shown = matrix[:256, :128]
+    return pe_heatmap_figure(shown, title=title, bound=float(np.abs(shown).max()) or 1.0)
 
 
 # ------------------------------------------------------------------------------- padding
