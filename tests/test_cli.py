@@ -1,29 +1,13 @@
 """The command-line tools: JSON traces, one-line errors with a non-zero exit, training on a user file."""
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import ROOT
 
 SHIPPED = ROOT / "checkpoints" / "s2s-bahdanau"
-
-
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ATTN_LAB_THREADS": "1", **(env or {})})
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
-    for word in words:
-        assert word in lines[0]
 
 
 def test_translate_json_trace():

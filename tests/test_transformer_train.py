@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ import torch
 from models import transformer_train as tt
 from models.checkpoint import CheckpointError
 from models.toy_tasks import ToyTask, is_heldout, random_sequences
+from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import ROOT
 
 TINY = dict(d_model=16, n_heads=2, num_encoder_layers=1, num_decoder_layers=1, d_ff=32, dropout=0.0)
@@ -27,20 +25,6 @@ def tiny(name: str, steps: int = 40, **data: object) -> tt.TFPreset:
     return dataclasses.replace(p, model={**p.model, **TINY},
                                train=dataclasses.replace(p.train, steps=steps, warmup=5, batch_size=16),
                                data={**p.data, **data})
-
-
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ATTN_LAB_THREADS": "1", **(env or {})})
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
 
 
 # ------------------------------------------------------------------ data
