@@ -16,9 +16,9 @@ import plotly.io
 import plotly.tools
 import torch
 
-from models.checkpoint import load_seq2seq
-from models.translate import prepare_source, translate
-from models.vocab import SOS_ID
+from models.checkpoints import load_seq2seq
+from models.inference.translate import prepare_source, translate
+from models.text.vocab import SOS_ID
 from viz_core.seq2seq import attention_heatmap, step_attention_bars, topk_bars
 
 SENTENCE = ("the tall woman reads the old books in the small house and my brother does not eat "

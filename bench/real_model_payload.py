@@ -3,7 +3,7 @@
     python -m bench.real_model_payload [--model DIR] [--tokens 128 512] [--repeat 3] [--threads 1]
 
 For each length it runs what the page runs for a *new* text: the model forward pass with every
-attention weight (:func:`models.hf_adapter.run_hf`), the layers × heads grid as one PNG mosaic
+attention weight (:func:`models.inference.hf_adapter.run_hf`), the layers × heads grid as one PNG mosaic
 (:func:`viz_core.attention_grid.grid_payload` + its plotly figure), one head and the head average
 (:func:`viz_core.attention_grid.head_figure`, binned above 128 tokens) and the lines view
 (:func:`viz_core.bert.lines_figure`, a 40-token window), and prints the best of ``--repeat`` runs.
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from models.hf_adapter import load_hf_model, run_hf
+    from models.inference.hf_adapter import load_hf_model, run_hf
     from viz_core.attention_grid import grid_payload, head_figure
     from viz_core.bert import lines_figure
     from viz_core.labels import safe_label

@@ -12,15 +12,14 @@ import argparse
 import copy
 import random
 import time
-from dataclasses import replace
 
 import torch
 from torch import Tensor, nn
 
-from models.presets import PRESETS
-from models.seq2seq import Seq2Seq
-from models.train import EncodedPair, bucketed_batches, collate, encode_pairs, sequence_loss, build_vocabs
-from models.vocab import SOS_ID
+from models.training.presets import PRESETS
+from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
+from models.training.seq2seq import EncodedPair, build_vocabs, collate, encode_pairs, pair_batches, sequence_loss
+from models.text.vocab import SOS_ID
 
 
 def gru_cell(x: Tensor, h: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor) -> Tensor:
@@ -105,12 +104,13 @@ def main() -> None:
     preset = PRESETS["s2s-bahdanau"]
     pairs = [(p.src, p.tgt) for p in make_splits()["train"][:20000]]
     src_vocab, tgt_vocab = build_vocabs(pairs)
-    cfg = replace(preset.model, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    cfg = Seq2SeqConfig(**preset.model, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     data = encode_pairs(pairs, src_vocab, tgt_vocab, cfg)
     torch.manual_seed(0)
     batched_model = Seq2Seq(cfg).train()
     reference_model = copy.deepcopy(batched_model)
-    batches = list(bucketed_batches(data, args.batch_size, random.Random(0)))
+    stream = pair_batches(data, args.batch_size, random.Random(0))
+    batches = [next(stream) for _ in range(-(-len(data) // args.batch_size))]
     opt_b = torch.optim.Adam(batched_model.parameters(), lr=preset.train.lr)
     fast = rate(lambda b: batched_step(batched_model, opt_b, b), batches, args.seconds)
     opt_r = torch.optim.Adam(reference_model.parameters(), lr=preset.train.lr)

@@ -8,55 +8,11 @@ alignment. Nothing is downloaded: the user gives a path, the text, or an uploade
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from corpora.en_fr import Pair
-from corpora.text import tokenize
+from corpora.text import CorpusFormatError, decode_text, read_user_file, tokenize
 
 __all__ = ["CorpusFormatError", "load_tatoeba"]
-
-
-class CorpusFormatError(ValueError):
-    """A sentence-pair file that cannot be read; the message names the file and the line."""
-
-
-def _read(path_or_text: str | bytes | os.PathLike, name: str | None) -> tuple[bytes | str, str]:
-    """The raw contents and a display name for messages."""
-    if isinstance(path_or_text, (bytes, bytearray, memoryview)):
-        return bytes(path_or_text), name or "<uploaded bytes>"
-    if isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str) and "\t" not in path_or_text
-            and "\n" not in path_or_text):
-        path = Path(path_or_text)
-        try:
-            return path.read_bytes(), name or str(path)
-        except FileNotFoundError:
-            raise CorpusFormatError(f"{name or path}: no such file") from None
-        except IsADirectoryError:
-            raise CorpusFormatError(f"{name or path}: is a directory, not a file") from None
-        except OSError as exc:
-            raise CorpusFormatError(f"{name or path}: cannot be read ({exc.strerror})") from None
-    if isinstance(path_or_text, str):
-        return path_or_text, name or "<text>"
-    raise TypeError(f"expected a path, str or bytes, not {type(path_or_text).__name__}")
-
-
-def _decode(data: bytes, name: str) -> str:
-    """UTF-8 text (BOM dropped); the first NUL byte or invalid sequence is an error."""
-    nul = data.find(b"\x00")
-    try:
-        text = data.decode("utf-8-sig")
-        bad = len(data)
-    except UnicodeDecodeError as exc:
-        text, bad = "", exc.start
-    if 0 <= nul < bad:
-        line = data.count(b"\n", 0, nul) + 1
-        raise CorpusFormatError(f"{name}: line {line}: binary data (NUL byte), not a text file")
-    if bad < len(data):
-        line = data.count(b"\n", 0, bad) + 1
-        raise CorpusFormatError(f"{name}: line {line}: not valid UTF-8")
-    return text
-
 
 def load_tatoeba(path_or_text: str | bytes | os.PathLike, max_pairs: int | None = None, *,
                  name: str | None = None) -> list[Pair]:
@@ -69,8 +25,8 @@ def load_tatoeba(path_or_text: str | bytes | os.PathLike, max_pairs: int | None 
     for a binary, non-UTF-8 or empty file, and for a missing file."""
     if max_pairs is not None and max_pairs < 0:
         raise ValueError(f"max_pairs must be >= 0, not {max_pairs}")
-    raw, label = _read(path_or_text, name)
-    text = _decode(raw, label) if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
+    raw, label = read_user_file(path_or_text, name)
+    text = decode_text(raw, label) if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
     pairs: list[Pair] = []
     if max_pairs == 0:
         return pairs

@@ -8,8 +8,10 @@ token with the apostrophe kept (``"l'homme"`` → ``["l'", "homme"]``, ``"qu'est
 """
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from pathlib import Path
 
 __all__ = ["ELISION_PREFIXES", "tokenize", "detokenize"]
 
@@ -88,3 +90,46 @@ def detokenize(tokens: list[str]) -> str:
         glue = tok in _NO_SPACE_AFTER or (len(tok) > 1 and tok.endswith("'")
                                           and tok[:-1] in ELISION_PREFIXES)
     return "".join(parts)
+
+
+class CorpusFormatError(ValueError):
+    """A user's file that cannot be read; the message names the file (and the line)."""
+
+
+def read_user_file(path_or_text: str | bytes | os.PathLike, name: str | None) -> tuple[bytes | str, str]:
+    """The raw contents of a user's file (a path, the text itself, or uploaded bytes) and a
+    display name for messages; a missing or unreadable file is a :class:`CorpusFormatError`."""
+    if isinstance(path_or_text, (bytes, bytearray, memoryview)):
+        return bytes(path_or_text), name or "<uploaded bytes>"
+    if isinstance(path_or_text, os.PathLike) or (
+            isinstance(path_or_text, str) and "\t" not in path_or_text
+            and "\n" not in path_or_text):
+        path = Path(path_or_text)
+        try:
+            return path.read_bytes(), name or str(path)
+        except FileNotFoundError:
+            raise CorpusFormatError(f"{name or path}: no such file") from None
+        except IsADirectoryError:
+            raise CorpusFormatError(f"{name or path}: is a directory, not a file") from None
+        except OSError as exc:
+            raise CorpusFormatError(f"{name or path}: cannot be read ({exc.strerror})") from None
+    if isinstance(path_or_text, str):
+        return path_or_text, name or "<text>"
+    raise TypeError(f"expected a path, str or bytes, not {type(path_or_text).__name__}")
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text (BOM dropped); the first NUL byte or invalid sequence is an error naming its line."""
+    nul = data.find(b"\x00")
+    try:
+        text = data.decode("utf-8-sig")
+        bad = len(data)
+    except UnicodeDecodeError as exc:
+        text, bad = "", exc.start
+    if 0 <= nul < bad:
+        line = data.count(b"\n", 0, nul) + 1
+        raise CorpusFormatError(f"{name}: line {line}: binary data (NUL byte), not a text file")
+    if bad < len(data):
+        line = data.count(b"\n", 0, bad) + 1
+        raise CorpusFormatError(f"{name}: line {line}: not valid UTF-8")
+    return text

@@ -28,12 +28,14 @@ def describe_device(device: torch.device) -> str:
     return f"CPU ({torch.get_num_threads()} thread{'s' if torch.get_num_threads() != 1 else ''})"
 
 
-def configure_threads(default: int = 1) -> int:
-    """Set torch's intra-op threads from $ATTN_LAB_THREADS (default ``default``).
+#: torch intra-op threads for the app, training and the commands, chosen by measurement: on a
+#: 2-core machine, 2 threads were 3–18× slower per step than 1 under contention (another
+#: process or the Streamlit server busy) and only 1.2× faster when the machine was idle.
+DEFAULT_THREADS = 1
 
-    Measured on 2 cores inside the Streamlit server: one intra-op thread is much faster
-    per small step than two, which fight the server's own threads (DESIGN.md).
-    """
+
+def configure_threads(default: int = DEFAULT_THREADS) -> int:
+    """Set torch's intra-op threads from $ATTN_LAB_THREADS (default :data:`DEFAULT_THREADS`)."""
     n = int(os.environ.get("ATTN_LAB_THREADS", default))
     if torch.get_num_threads() != n:
         torch.set_num_threads(max(1, n))

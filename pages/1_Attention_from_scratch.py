@@ -22,7 +22,7 @@ page_frame(
     ),
 )
 
-from models import complexity, kernel_regression as kr, sandbox  # noqa: E402
+from models.lessons import complexity, kernel_regression as kr, sandbox  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,7 +315,7 @@ def why_attention_section() -> None:
              r"\alpha_{t,i}\, h_i,\quad \alpha_{t,\cdot} = \operatorname{softmax}(e_{t,\cdot})")
     figure, problem = None, None
     try:
-        from models.evaluate import load_results
+        from models.checkpoints import load_results
         from viz_core.seq2seq import bleu_by_length_figure
     except ImportError:
         load_results = None

@@ -26,7 +26,8 @@ page_frame(
 )
 
 from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
-from models.translate import InputError, translation_text  # noqa: E402
+from models.inference.common import InputError  # noqa: E402
+from models.inference.traces import display_text  # noqa: E402
 
 choices = model_choices()
 if not choices:
@@ -115,7 +116,7 @@ def steps_view() -> None:
         for col, tr in zip(cols, (trace, other)):
             with col:
                 st.markdown(f"#### {labels[tr.model]}")
-                st.text(translation_text(tr.tgt_tokens))
+                st.text(display_text(tr.tgt_tokens))
                 if tr.attention is None:
                     st.info("No attention: the encoder's final state is the decoder's only view of the source.")
                 else:
@@ -150,7 +151,7 @@ def steps_view() -> None:
 
 
 st.subheader(f"Translation by {labels[model_name]}")
-token_strip([translation_text(trace.tgt_tokens)])
+token_strip([display_text(trace.tgt_tokens)])
 steps_view()
 
 if trace.search == "beam":
@@ -158,7 +159,7 @@ if trace.search == "beam":
     tabs = st.tabs([f"#{i + 1}  {h.score:.3f}" for i, h in enumerate(trace.hypotheses)])
     for i, (tab, h) in enumerate(zip(tabs, trace.hypotheses)):
         with tab:
-            st.text(translation_text(h.tokens) + ("" if h.finished else "   (not finished: length limit)"))
+            st.text(display_text(h.tokens) + ("" if h.finished else "   (not finished: length limit)"))
             if h.attention is not None:
                 st.columns([3, 2])[0].plotly_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
                                                                      src_unknown=trace.src_unknown), key=f"hyp_{i}")

@@ -21,7 +21,7 @@ page_frame(
     ),
 )
 
-from models import positional as pos_enc  # noqa: E402
+from models.lessons import positional as pos_enc  # noqa: E402
 from viz_core import positional as viz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

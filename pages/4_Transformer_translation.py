@@ -33,7 +33,7 @@ page_frame(
 )
 
 from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
-from models.translate import InputError  # noqa: E402
+from models.inference.common import InputError  # noqa: E402
 
 choices = transformer_choices("encoder-decoder")
 if not choices:
@@ -217,9 +217,9 @@ def s2s_label(tr) -> str:
 
 
 def other_text(tr) -> str:
-    from models.translate import translation_text
+    from models.inference.traces import display_text
 
-    return translation_text(tr.tgt_tokens)
+    return display_text(tr.tgt_tokens)
 
 
 steps_view()

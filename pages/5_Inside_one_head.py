@@ -18,7 +18,7 @@ page_frame(
     "and the weights mix the value vectors.",
 )
 
-from models.translate import InputError  # noqa: E402  (after the frame: the page shows at once)
+from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 choices = transformer_choices("encoder-decoder") + transformer_choices("decoder-only")
 if not choices:
@@ -74,7 +74,7 @@ if st.session_state.get("head_query", 0) >= len(queries):
 query = k3.selectbox("Query token", list(range(len(queries))),
                      format_func=lambda i: f"{i}: {queries[i]}", key="head_query")
 view = run_head_view(model_name, text, kind, layer, head, query) if query else first
-w = view.walk
+w = view
 
 if view.input_tokens_dropped:
     st.warning(f"The input is longer than this model reads: {view.input_tokens_dropped} tokens were cut off.")

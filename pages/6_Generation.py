@@ -29,7 +29,7 @@ page_frame(
     "through the tokens it writes.",
 )
 
-from models.translate import InputError  # noqa: E402  (after the frame: the page shows at once)
+from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 choices = transformer_choices("decoder-only")
 if not choices:
@@ -98,7 +98,7 @@ def steps_view() -> None:
     n = len(result.steps)
     t = step_control(n, key="gen", label="Generation step")
     step = result.steps[t]
-    seen = result.tokens[: step.position + 1]
+    seen = result.tokens[: step.position]
     st.markdown(f"**Step {t + 1} of {n}** — reading {len(seen)} tokens, the model samples:")
     n_prompt = len(result.prompt_tokens)
     token_strip(result.tokens[: n_prompt + t + 1], highlight=n_prompt + t)
@@ -115,7 +115,7 @@ def steps_view() -> None:
         st.plotly_chart(attention_row_bars(row, seen, title=f"What “{safe_label(seen[-1], 30)}” attends to, {head_name(layer, head)}"),
                         key="gen_row")
 
-    size = step.position + 1
+    size = step.position
     weights = np.ascontiguousarray(result.attention[:, :, :size, :size])
     grid_col, big_col = st.columns([1, 1])
     with grid_col:

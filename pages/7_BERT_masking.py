@@ -19,7 +19,7 @@ page_frame(
     "BERT this project pre-trained on the World English Bible.",
 )
 
-from models.masking import KEPT, MASKED, NOT_CHOSEN, OUTCOME_NAMES, RANDOM  # noqa: E402
+from corpora.masking import KEPT, MASKED, NOT_CHOSEN, OUTCOME_NAMES, RANDOM  # noqa: E402
 from ui.bert import (  # noqa: E402
     SMALL_BERT, analyse, example_pairs, legend_chips, load_small_bert, masking_chips, masking_stats, md_escape,
     nsp_examples,
@@ -288,7 +288,7 @@ with f2:
 with f3:
     st.latex(r"\text{start}_i = S \cdot h_i \qquad \text{end}_j = E \cdot h_j \qquad "
              r"\text{answer} = \arg\max_{i \le j} \; S\cdot h_i + E \cdot h_j")
-    from models.bert import best_span  # noqa: E402
+    from models.inference.bert import best_span  # noqa: E402
 
     ok = "span" in trained
     if not ok:

@@ -15,7 +15,7 @@ page_frame(
     "as a package and run here offline — or any Hugging Face model folder on this machine.",
 )
 
-from models.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
+from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
 from ui.bert import load_real_model, md_escape, real_trace  # noqa: E402
 from viz_core.attention_grid import grid_payload, head_figure  # noqa: E402
 from viz_core.bert import lines_figure  # noqa: E402

@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from models.attention import (
+from models.nn.attention import (
     additive_score,
     attend,
     concat_score,

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from models.bert import BertConfig, SmallBert, best_span, load_bert, run_bert, save_bert
-from models.bert_data import Document, Pair, sample_pairs, split_documents, split_sentences
-from models.bert_train import capital_tags, collate, evaluate_bert, encode_documents
-from models.checkpoint import CheckpointError
-from models.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, SPECIAL_TOKENS, WordPiece, train_wordpiece
+from models.checkpoints import load_bert, save_bert
+from models.inference.bert import best_span, run_bert
+from models.nn.bert import BertConfig, SmallBert
+from corpora.bert_data import Document, Pair, sample_pairs, split_documents, split_sentences
+from models.training.bert import capital_tags, collate, evaluate_bert, encode_documents
+from models.checkpoints import CheckpointError
+from models.text.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, SPECIAL_TOKENS, WordPiece, train_wordpiece
 
 TEXT = [
     "In the beginning God created the heavens and the earth.",
@@ -160,7 +162,7 @@ def test_figures_escape_user_text_and_stay_small():
         PredictionRow, attention_share_figure, embedding_sum_figure, lines_figure, masking_stats_figure,
         predictions_figure, special_attention_figure,
     )
-    from models.masking import masking_statistics
+    from corpora.masking import masking_statistics
 
     tokens = ["[CLS]", "<script>", "<b>x</b>", "[MASK]", "[SEP]"]
     rng = np.random.default_rng(0)

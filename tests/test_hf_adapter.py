@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from models.hf_adapter import ModelDirError, check_model_dir, default_model_path, load_hf_model, run_hf  # noqa: E402
+from models.inference.hf_adapter import ModelDirError, check_model_dir, default_model_path, load_hf_model, run_hf  # noqa: E402
 
 WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "##s", "a", ".", ","]
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models import kernel_regression as kr
+from models.lessons import kernel_regression as kr
 
 
 @pytest.fixture(scope="module")

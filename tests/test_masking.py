@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from models.masking import (
+from corpora.masking import (
     IGNORE, KEPT, MASKED, NOT_CHOSEN, RANDOM, mask_array, mask_sequence, masking_statistics,
 )
 

@@ -82,7 +82,7 @@ def checkpoint_folder(tmp_path, monkeypatch):
 
     import streamlit as st
 
-    from models import checkpoint
+    from models import checkpoints as checkpoint
 
     shutil.copytree(ROOT / "checkpoints" / "s2s-bahdanau", tmp_path / "s2s-bahdanau")
     shutil.copytree(ROOT / "checkpoints" / "s2s-luong-dot", tmp_path / "s2s-luong-dot")

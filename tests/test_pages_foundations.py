@@ -102,7 +102,7 @@ def test_why_attention_tab_explains_without_results():
 
 def test_why_attention_tab_draws_the_shipped_results(monkeypatch):
     pytest.importorskip("viz_core.seq2seq")
-    evaluate = pytest.importorskip("models.evaluate")
+    evaluate = pytest.importorskip("models.checkpoints")
     fake = {"models": [
         {"label": label, "kind": kind, "bleu_by_length": [
             {"min_len": 1, "max_len": 10, "bleu": b1, "n": 50},

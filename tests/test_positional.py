@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from models import positional as pe
+from models.lessons import positional as lesson
+from models.nn import positional as pe
 
 
 def _formula(length: int, d: int) -> np.ndarray:
@@ -68,11 +69,11 @@ def test_rotation_needs_even_dimension():
     with pytest.raises(ValueError):
         pe.rotation_matrix(1, 7)
     with pytest.raises(ValueError):
-        pe.rotation_check(10, 7, 1)
+        lesson.rotation_check(10, 7, 1)
 
 
 def test_rotation_check_reports_tiny_errors_for_every_k():
-    check = pe.rotation_check(64, 32, k=9, pos=3)
+    check = lesson.rotation_check(64, 32, k=9, pos=3)
     assert check.max_error < 1e-12
     assert check.max_error_by_k.shape == (64,)
     assert check.max_error_by_k.max() < 1e-12
@@ -80,11 +81,11 @@ def test_rotation_check_reports_tiny_errors_for_every_k():
     np.testing.assert_allclose(check.rotated, check.pe_shifted, atol=1e-12)
     np.testing.assert_allclose(check.matrix, pe.rotation_matrix(9, 32).numpy())
     with pytest.raises(ValueError):
-        pe.rotation_check(10, 8, k=10)
+        lesson.rotation_check(10, 8, k=10)
 
 
 def test_dot_product_depends_only_on_the_offset():
-    trace = pe.sinusoid_trace(80, 32)
+    trace = lesson.sinusoid_trace(80, 32)
     assert trace.offset_spread.max() < 1e-9
     np.testing.assert_allclose(trace.offset_measured, trace.offset_formula, atol=1e-9)
     assert trace.offset_formula[0] == pytest.approx(16)  # ‖PE‖² = d/2
@@ -149,23 +150,23 @@ def test_alibi_slopes_and_bias():
 def test_learned_positions_loader(tmp_path):
     from safetensors.torch import save_file
 
-    assert pe.find_learned_positions(tmp_path / "missing") is None
+    assert lesson.find_learned_positions(tmp_path / "missing") is None
     save_file({"encoder.layer.0.weight": torch.zeros(3, 3)}, str(tmp_path / "a.safetensors"))
-    assert pe.find_learned_positions(tmp_path) is None
+    assert lesson.find_learned_positions(tmp_path) is None
     (tmp_path / "junk.safetensors").write_bytes(b"not a safetensors file")
     table = torch.arange(20, dtype=torch.float32).reshape(5, 4)
     save_file({"bert.embeddings.position_embeddings.weight": table,
                "bert.embeddings.word_embeddings.weight": torch.ones(9, 4)},
               str(tmp_path / "sub_b.safetensors"))
-    found = pe.find_learned_positions(tmp_path)
+    found = lesson.find_learned_positions(tmp_path)
     assert found is not None
     assert found.tensor_name == "bert.embeddings.position_embeddings.weight"
     np.testing.assert_array_equal(found.matrix, table.numpy())
 
 
 def test_compare_schemes():
-    result = pe.compare_schemes(train_len=8, eval_len=24, d_model=16, n_heads=4, alibi_head=1)
-    assert set(result.maps) == set(pe.SCHEMES)
+    result = lesson.compare_schemes(train_len=8, eval_len=24, d_model=16, n_heads=4, alibi_head=1)
+    assert set(result.maps) == set(lesson.SCHEMES)
     assert np.isnan(result.maps["Learned (absolute)"]).all()
     for name in ("Sinusoidal (absolute)", "Transformer-XL (relative)", "RoPE", "ALiBi"):
         m = result.maps[name]
@@ -177,15 +178,15 @@ def test_compare_schemes():
     np.testing.assert_allclose(result.maps["ALiBi"], -np.abs(i - j) / 23)
     assert result.alibi_slope == pytest.approx(2 ** -4)
     assert 0 < result.rope_unseen_pairs <= 8
-    learned = pe.LearnedPositions("x", "pos_embedding", np.random.default_rng(0).normal(size=(12, 6)))
-    with_table = pe.compare_schemes(8, 24, 16, learned=learned).maps["Learned (absolute)"]
+    learned = lesson.LearnedPositions("x", "pos_embedding", np.random.default_rng(0).normal(size=(12, 6)))
+    with_table = lesson.compare_schemes(8, 24, 16, learned=learned).maps["Learned (absolute)"]
     assert np.isfinite(with_table[:12, :12]).all() and np.isnan(with_table[12:, :]).all()
     np.testing.assert_allclose(np.diag(with_table)[:12], 1.0)
 
 
 def test_embedding_mix():
     d = 64
-    result = pe.embedding_mix(d, scale=math.sqrt(d), init="tied")
+    result = lesson.embedding_mix(d, scale=math.sqrt(d), init="tied")
     assert result.pe_norm == pytest.approx(math.sqrt(d / 2))
     np.testing.assert_allclose(result.summed, result.embedded + result.pe)
     assert 4 < result.word_norm < 12  # ≈ √d · 1
@@ -193,14 +194,14 @@ def test_embedding_mix():
     assert result.same_word_cos[-1] > result.same_word_cos[0]
     assert result.same_pos_cos[-1] < result.same_pos_cos[0]
     with pytest.raises(ValueError):
-        pe.embedding_mix(d, 1.0, init="other")
+        lesson.embedding_mix(d, 1.0, init="other")
 
 
 def test_padding_uses_a_zero_row():
-    trace = pe.padded_positions((3, 1, 4), d_model=8)
+    trace = lesson.padded_positions((3, 1, 4), d_model=8)
     np.testing.assert_array_equal(trace.position_ids, [[1, 2, 3, 0], [1, 0, 0, 0], [1, 2, 3, 4]])
     np.testing.assert_array_equal(trace.table[0], 0)
     assert np.all(trace.encoded[1, 1:] == 0)
     np.testing.assert_allclose(trace.encoded[2], pe.sinusoidal_encoding(4, 8).numpy())
     with pytest.raises(ValueError):
-        pe.padded_positions((2, 0), 8)
+        lesson.padded_positions((2, 0), 8)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from models import complexity, sandbox
+from models.lessons import complexity, sandbox
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

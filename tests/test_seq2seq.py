@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 import torch
 
-from models.checkpoint import CheckpointError, load_seq2seq, save_seq2seq
-from models.decode import beam_search, greedy_batch, greedy_decode
-from models.presets import TrainSettings
-from models.seq2seq import AttentionMode, Seq2Seq, Seq2SeqConfig
-from models.train import train_seq2seq
-from models.vocab import EOS_ID, SOS_ID, Vocab
+from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq
+from models.inference.seq2seq import beam_search, greedy_batch, greedy_decode
+from models.training.loop import TrainSettings
+from models.nn.rnn_seq2seq import AttentionMode, Seq2Seq, Seq2SeqConfig
+from models.training.seq2seq import train_seq2seq
+from models.text.vocab import EOS_ID, SOS_ID, Vocab
 
 KINDS = [("none", "dot"), ("bahdanau", "dot"), ("luong", "dot"), ("luong", "general"), ("luong", "concat")]
 
@@ -162,7 +162,7 @@ def reverse_corpus(n: int = 120, seed: int = 0):
 def test_tiny_model_overfits_tiny_corpus(attention):
     pairs = reverse_corpus()
     cfg = Seq2SeqConfig(attention=attention, emb_dim=16, hidden_dim=32, attn_dim=32, dropout=0.0)
-    result = train_seq2seq(cfg, TrainSettings(epochs=25, batch_size=16, lr=5e-3), pairs, torch.device("cpu"))
+    result = train_seq2seq(cfg, TrainSettings(steps=25 * 8, batch_size=16, lr=5e-3, warmup=20), pairs, torch.device("cpu"))
     correct = sum(
         greedy_decode(result.model, result.src_vocab.encode(s) + [EOS_ID], result.tgt_vocab).tokens[:-1] == list(t)
         for s, t in pairs[:40]

@@ -8,17 +8,57 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from models.toy_tasks import (
+from corpora.toy_tasks import (
     BOS_ID, EOS_ID, PAD_ID, ToyTask, batches, lm_sequences, make_batch, random_sequences,
 )
-from models.transformer import (
+from models.inference.transformer import beam_search, generate, greedy_decode
+from models.nn.transformer import (
     Decoder, DecoderOnlyLM, Encoder, MultiHeadAttention, Transformer, TransformerConfig,
-    beam_search, copy_weights_from_torch_mha, copy_weights_to_torch_mha, generate, greedy_decode,
     label_smoothed_cross_entropy, padding_mask, subsequent_mask,
 )
 
 TOL = 1e-5
+
+
+# ------------------------------------------------------------------ weight exchange with torch.nn.MultiheadAttention
+
+@torch.no_grad()
+def copy_weights_to_torch_mha(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> None:
+    """Copy W_q, W_k, W_v (into ``in_proj_weight`` stacked [q; k; v]) and W_o into ``theirs``."""
+    if theirs.embed_dim != ours.d_model or theirs.num_heads != ours.n_heads:
+        raise ValueError("embed_dim / num_heads differ")
+    if not theirs._qkv_same_embed_dim:
+        raise ValueError("torch MHA with kdim/vdim different from embed_dim is not supported")
+    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+    if theirs.in_proj_bias is not None:
+        if ours.w_q.bias is None:
+            theirs.in_proj_bias.zero_()
+        else:
+            theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+    theirs.out_proj.weight.copy_(ours.w_o.weight)
+    if theirs.out_proj.bias is not None:
+        theirs.out_proj.bias.copy_(ours.w_o.bias if ours.w_o.bias is not None else 0.0)
+
+
+@torch.no_grad()
+def copy_weights_from_torch_mha(theirs: nn.MultiheadAttention, ours: MultiHeadAttention) -> None:
+    """The inverse of :func:`copy_weights_to_torch_mha`."""
+    d = ours.d_model
+    w = theirs.in_proj_weight
+    ours.w_q.weight.copy_(w[:d])
+    ours.w_k.weight.copy_(w[d:2 * d])
+    ours.w_v.weight.copy_(w[2 * d:])
+    if ours.w_q.bias is not None and theirs.in_proj_bias is not None:
+        b = theirs.in_proj_bias
+        ours.w_q.bias.copy_(b[:d])
+        ours.w_k.bias.copy_(b[d:2 * d])
+        ours.w_v.bias.copy_(b[2 * d:])
+    ours.w_o.weight.copy_(theirs.out_proj.weight)
+    if ours.w_o.bias is not None and theirs.out_proj.bias is not None:
+        ours.w_o.bias.copy_(theirs.out_proj.bias)
+
 
 
 def _small_config(vocab: int = 13, norm_first: bool = False, **kw: object) -> TransformerConfig:
@@ -311,9 +351,9 @@ def test_greedy_trace_shapes_and_consistency(copy_model: tuple[Transformer, ToyT
     # The step rows are the numbers a teacher-forced pass computes.
     with torch.no_grad():
         ref = model.run(torch.tensor([src]), torch.tensor([trace.decoder_input_ids]))
-    assert np.allclose(trace.decoder_self_attention(), ref.decoder_self_attention[0].numpy(), atol=1e-5)
-    assert np.allclose(trace.cross_attention(), ref.cross_attention[0].numpy(), atol=1e-5)
-    assert trace.decoder_self_attention().shape == (1, 2, T, T)
+    assert np.allclose(trace.decoder_self_attention, ref.decoder_self_attention[0].numpy(), atol=1e-5)
+    assert np.allclose(trace.cross_attention, ref.cross_attention[0].numpy(), atol=1e-5)
+    assert trace.decoder_self_attention.shape == (1, 2, T, T)
     assert math.isclose(trace.score, sum(s.log_prob for s in trace.steps), rel_tol=1e-6)
 
 
@@ -387,7 +427,7 @@ def test_generate_top_k_one_is_deterministic() -> None:
 # ------------------------------------------------------------------ batched greedy, one-head walkthrough
 
 def test_greedy_batch_equals_greedy_decode(copy_model: tuple[Transformer, ToyTask, list[list[int]]]) -> None:
-    from models.transformer import greedy_batch
+    from models.inference.transformer import greedy_batch
 
     model, _, seqs = copy_model
     torch.manual_seed(3)
@@ -399,7 +439,7 @@ def test_greedy_batch_equals_greedy_decode(copy_model: tuple[Transformer, ToyTas
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder", "cross", "lm"])
 def test_head_walkthrough_is_the_formula_and_the_models_own_weights(kind: str) -> None:
-    from models.transformer import head_walkthrough
+    from models.inference.head import head_walkthrough
 
     torch.manual_seed(0)
     cfg = _small_config(vocab=13)
@@ -422,7 +462,7 @@ def test_head_walkthrough_is_the_formula_and_the_models_own_weights(kind: str) -
 
 
 def test_head_walkthrough_sees_the_pre_norm_input() -> None:
-    from models.transformer import head_walkthrough
+    from models.inference.head import head_walkthrough
 
     torch.manual_seed(1)
     model = Transformer(_small_config(vocab=13, norm_first=True)).eval()

@@ -11,17 +11,19 @@ import numpy as np
 import pytest
 import torch
 
-from models import transformer_train as tt
-from models.checkpoint import CheckpointError
-from models.toy_tasks import ToyTask, is_heldout, random_sequences
+from models.training import presets
+from models.training import transformer as tt
+from models.training.loop import lr_factor
+from models.training.run import run_preset
+from models.checkpoints import CheckpointError
+from corpora.toy_tasks import ToyTask, is_heldout, random_sequences
 from tests.cli_helpers import assert_one_line_error, run
-from tests.conftest import ROOT
 
 TINY = dict(d_model=16, n_heads=2, num_encoder_layers=1, num_decoder_layers=1, d_ff=32, dropout=0.0)
 
 
-def tiny(name: str, steps: int = 40, **data: object) -> tt.TFPreset:
-    p = tt.PRESETS[name]
+def tiny(name: str, steps: int = 40, **data: object) -> presets.Preset:
+    p = presets.PRESETS[name]
     return dataclasses.replace(p, model={**p.model, **TINY},
                                train=dataclasses.replace(p.train, steps=steps, warmup=5, batch_size=16),
                                data={**p.data, **data})
@@ -42,7 +44,7 @@ def test_toy_heldout_split_is_disjoint() -> None:
 
 def test_web_bible_read_only_and_split_by_chapter() -> None:
     from corpora.bible import bible_db_path
-    from models import lm_data
+    from corpora import lm_data
 
     path = bible_db_path()
     before = path.stat().st_mtime
@@ -61,10 +63,10 @@ def test_web_bible_read_only_and_split_by_chapter() -> None:
 
 
 def test_lr_factor_warms_up_then_decays() -> None:
-    assert tt.lr_factor(0, 0.0, 10) == pytest.approx(0.1)
-    assert tt.lr_factor(9, 0.0, 10) == pytest.approx(1.0)
-    assert tt.lr_factor(50, 0.5, 10) == pytest.approx(0.5)
-    assert tt.lr_factor(99, 1.0, 10) == 0.0
+    assert lr_factor(0, 0.0, 10) == pytest.approx(0.1)
+    assert lr_factor(9, 0.0, 10) == pytest.approx(1.0)
+    assert lr_factor(50, 0.5, 10) == pytest.approx(0.5)
+    assert lr_factor(99, 1.0, 10) == 0.0
 
 
 # ------------------------------------------------------------------ training smoke tests
@@ -79,9 +81,9 @@ def tiny_checkpoints(tmp_path_factory) -> Path:
                      encoding="utf-8")
     text = root / "text.txt"
     text.write_text("in the beginning god created the heavens and the earth .\n" * 30, encoding="utf-8")
-    tt.run_preset(tiny("tf-copy", steps=60), out=root / "tf-copy", progress=False)
-    tt.run_preset(tiny("tf-en-fr", steps=60), out=root / "tf-en-fr", data=pairs, progress=False)
-    tt.run_preset(tiny("tf-lm", steps=60, context=16, vocab_cap=50), out=root / "tf-lm", data=text, progress=False)
+    run_preset(tiny("tf-copy", steps=60), out=root / "tf-copy", progress=False)
+    run_preset(tiny("tf-en-fr", steps=60), out=root / "tf-en-fr", data=pairs, progress=False)
+    run_preset(tiny("tf-lm", steps=60, context=16, vocab_cap=50), out=root / "tf-lm", data=text, progress=False)
     return root
 
 
@@ -102,14 +104,14 @@ def test_training_writes_a_loadable_checkpoint(tiny_checkpoints: Path) -> None:
 
 
 def test_lm_learns_the_repeated_line(tiny_checkpoints: Path) -> None:
-    from models.generate import generate_text
+    from models.inference.generate import generate_text
 
     lm = tt.load_transformer(tiny_checkpoints / "tf-lm")
     out = generate_text(lm, "in the beginning", max_new=4, temperature=0.0, seed=0)
     assert out.prompt_tokens[0] == "<s>" and len(out.steps) <= 4
     assert out.attention.shape[:2] == (1, 2)
     for s in out.steps:
-        assert s.attention.shape == (1, 2, s.position + 1)
+        assert s.attention.shape == (1, 2, s.position)
         assert np.isclose(s.sampling_probs[0], 1.0) and s.token == s.top_tokens[0]
 
 
@@ -130,8 +132,8 @@ def test_corrupt_checkpoints_are_one_line_errors(tiny_checkpoints: Path, tmp_pat
 def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> None:
     import models.train as train
 
-    assert train.family_trainers()["tf-reverse"] is tt
-    monkeypatch.setitem(tt.PRESETS, "tf-reverse", tiny("tf-reverse", steps=20))
+    assert presets.PRESETS["tf-reverse"].family == "transformer"
+    monkeypatch.setitem(presets.PRESETS, "tf-reverse", tiny("tf-reverse", steps=20))
     assert train.main(["--preset", "tf-reverse", "--out", str(tmp_path / "rev"), "--threads", "1"]) == 0
     config = json.loads((tmp_path / "rev" / "config.json").read_text())
     assert config["training"]["command"].startswith("python -m models.train")
@@ -141,7 +143,7 @@ def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> 
 
 
 def test_evaluate_plugin(monkeypatch, tiny_checkpoints: Path) -> None:
-    import models.checkpoint as ck
+    import models.checkpoints as ck
 
     monkeypatch.setattr(ck, "CHECKPOINT_DIR", tiny_checkpoints)
     monkeypatch.setattr(tt, "toy_exact_match", lambda model, task, n=1000, seed=1234: 0.5)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR
@@ -25,7 +23,7 @@ MAX_CHARS = 10_000
 
 @st.cache_resource(show_spinner="Loading the small BERT …")
 def _load_small(name: str):
-    from models.bert import load_bert
+    from models.checkpoints import load_bert
     from models.device import configure_threads
 
     configure_threads()
@@ -39,28 +37,6 @@ def load_small_bert(name: str = SMALL_BERT):
     return load_or_message(_load_small, name, ". Train it: `python -m models.train --preset bert-small`.")
 
 
-@dataclass
-class MaskedAnalysis:
-    """One input through the masking procedure and the model (numpy only).
-
-    ``plain``: the model on the unmasked input (embeddings, attention, NSP, fine-tuning heads);
-    ``masked``: the model on the corrupted input, with the original ids as targets.
-    """
-
-    tokens: list[str]
-    ids: np.ndarray
-    segment_ids: np.ndarray
-    special: np.ndarray
-    dropped: int
-    n_unknown: int
-    input_ids: np.ndarray
-    input_tokens: list[str]
-    outcome: np.ndarray
-    plain: object
-    masked: object
-    top_tokens: list[list[str]]
-
-
 def clean_text(text: str | None) -> str:
     """Text as typed, cut to MAX_CHARS, with lone surrogates dropped (they break the tokenizer)."""
     text = (text or "")[:MAX_CHARS]
@@ -69,31 +45,16 @@ def clean_text(text: str | None) -> str:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def analyse(name: str, text_a: str, text_b: str, seed: int, draw: bool, clicked: tuple[int, ...],
-            top_k: int = 5) -> MaskedAnalysis:
-    """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` (if
-    ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
-    from models.bert import run_bert
-    from models.masking import mask_sequence
-    from models.wordpiece import MASK_ID
+            top_k: int = 5):
+    """MaskedAnalysis (models.inference.bert.analyse_masked) of the typed pair, cached per input."""
+    from models.inference.bert import analyse_masked
 
-    loaded = _load_small(name)
-    tok, cfg = loaded.tokenizer, loaded.config
-    enc = tok.encode_pair(clean_text(text_a), clean_text(text_b) or None, max_len=cfg.max_len)
-    record = mask_sequence(enc.ids, enc.special, seed, mask_id=MASK_ID, vocab_size=cfg.vocab_size,
-                           force_mask=clicked, rate=0.15 if draw else 0.0)
-    plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
-    masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
-    return MaskedAnalysis(
-        tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),
-        special=np.asarray(enc.special), dropped=enc.dropped, n_unknown=enc.n_unknown,
-        input_ids=record.input_ids, input_tokens=tok.convert_ids(record.input_ids.tolist()), outcome=record.outcome,
-        plain=plain, masked=masked, top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
-    )
+    return analyse_masked(_load_small(name), clean_text(text_a), clean_text(text_b), seed, draw, clicked, top_k)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def masking_stats(special: tuple[bool, ...], n_draws: int, seed: int):
-    from models.masking import masking_statistics
+    from corpora.masking import masking_statistics
 
     return masking_statistics(special, n_draws=n_draws, seed=seed)
 
@@ -101,8 +62,8 @@ def masking_stats(special: tuple[bool, ...], n_draws: int, seed: int):
 @st.cache_data(max_entries=8, show_spinner="Drawing sentence pairs …")
 def nsp_examples(name: str, seed: int, n: int = 8) -> list[tuple[str, str, bool, float]]:
     """``n`` held-out IsNext/NotNext pairs with the model's P(IsNext): (a, b, is_next, p)."""
-    from models.bert import run_bert
-    from models.bert_train import heldout_text_pairs
+    from models.inference.bert import run_bert
+    from corpora.bert_data import heldout_text_pairs
 
     loaded = _load_small(name)
     out = []
@@ -116,7 +77,7 @@ def nsp_examples(name: str, seed: int, n: int = 8) -> list[tuple[str, str, bool,
 def example_pairs() -> list[tuple[str, str]]:
     """A few held-out consecutive sentence pairs for the example picker (never training text)."""
     try:
-        from models.bert_train import heldout_text_pairs
+        from corpora.bert_data import heldout_text_pairs
 
         return [(a, b) for a, b, is_next in heldout_text_pairs(40, seed=7) if is_next][:8]
     except Exception:  # the corpus package may be missing: the page still works on typed text
@@ -130,7 +91,7 @@ def example_pairs() -> list[tuple[str, str]]:
 @st.cache_resource(show_spinner="Loading the model …", max_entries=3)
 def _load_real(path: str):
     from models.device import configure_threads
-    from models.hf_adapter import load_hf_model
+    from models.inference.hf_adapter import load_hf_model
 
     configure_threads()
     return load_hf_model(path or None)
@@ -138,7 +99,7 @@ def _load_real(path: str):
 
 def load_real_model(path: str):
     """The shared HFModel for ``path`` ('' = the installed MiniLM-L6), or a one-line error message."""
-    from models.hf_adapter import ModelDirError
+    from models.inference.hf_adapter import ModelDirError
 
     try:
         return _load_real(path)
@@ -149,7 +110,7 @@ def load_real_model(path: str):
 @st.cache_data(max_entries=3, show_spinner="Running the model …")
 def real_trace(path: str, text: str, text_b: str, max_tokens: int):
     """Every layer's attention of ``text`` (raises ValueError for empty text)."""
-    from models.hf_adapter import run_hf
+    from models.inference.hf_adapter import run_hf
 
     return run_hf(_load_real(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
 

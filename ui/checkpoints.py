@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from models.checkpoint import CheckpointError, read_config
+from models.checkpoints import CheckpointError, read_config
 
 T = TypeVar("T")
 

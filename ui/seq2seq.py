@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.checkpoint import LoadedSeq2Seq, load_seq2seq, shipped
-from models.seq2seq import AttentionMode
-from models.trace import DecodingTrace
+from models.checkpoints import LoadedSeq2Seq, load_seq2seq, shipped
+from models.nn.rnn_seq2seq import AttentionMode
+from models.inference.traces import DecodingTrace
 from ui.checkpoints import labelled, load_or_message
 
 MODES = {
@@ -33,8 +33,8 @@ def load_model(name: str) -> LoadedSeq2Seq | str:
 
 @st.cache_data(max_entries=128, show_spinner="Translating …")
 def run_translation(name: str, text: str, beam: int, mode: str, window: int) -> DecodingTrace:
-    """Decode ``text`` with checkpoint ``name``; raises models.translate.InputError for unusable input."""
-    from models.translate import translate
+    """Decode ``text`` with checkpoint ``name``; raises models.inference.common.InputError for unusable input."""
+    from models.inference.translate import translate
 
     loaded = _load(name)
     return translate(loaded, text, beam, AttentionMode(mode, window))  # read-only use of the shared model
@@ -52,7 +52,7 @@ def gold_alignment(trace: DecodingTrace) -> list[tuple[int, int]] | None:
 
 def bleu_chart() -> None:
     """Test BLEU against source length for the shipped models, from `python -m models.evaluate --write`."""
-    from models.evaluate import load_results
+    from models.checkpoints import load_results
     from viz_core.seq2seq import bleu_by_length_figure
 
     st.subheader("Quality against sentence length")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.transformer_train import LoadedTransformer, load_transformer, shipped_transformers
+from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
 from ui.checkpoints import labelled, load_or_message
 
 KIND_LABELS = {
@@ -40,24 +40,24 @@ def load_model(name: str) -> LoadedTransformer | str:
 
 @st.cache_data(max_entries=64, show_spinner="Translating …")
 def run_translation(name: str, text: str, beam: int):
-    """TransformerTranslation of ``text``; raises models.translate.InputError for unusable input."""
-    from models.translate import translate_transformer
+    """DecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
+    from models.inference.translate import translate_transformer
 
     return translate_transformer(_load(name), text, beam)
 
 
 @st.cache_data(max_entries=64, show_spinner="Generating …")
 def run_generation(name: str, prompt: str, max_new: int, temperature: float, top_k: int | None, seed: int):
-    """GeneratedText for the prompt; raises models.translate.InputError for unusable input."""
-    from models.generate import generate_text
+    """GenerationTrace of the prompt; raises models.inference.common.InputError for unusable input."""
+    from models.inference.generate import generate_text
 
     return generate_text(_load(name), prompt, max_new, temperature, top_k, seed)
 
 
 @st.cache_data(max_entries=128, show_spinner="Computing …")
 def run_head_view(name: str, text: str, kind: str, layer: int, head: int, query: int):
-    """HeadView (walkthrough + token lists) of one head for one query."""
-    from models.translate import head_view
+    """HeadWalkthrough (with its axes' token strings) of one head for one query."""
+    from models.inference.translate import head_view
 
     return head_view(_load(name), text, kind, layer, head, query)
 

@@ -12,13 +12,15 @@ Every decoder shares one ``step`` interface so that training, greedy and beam se
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor, nn
+
+from models.nn.config import JsonConfig
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from models.attention import (
+from models.nn.attention import (
     additive_score_projected,
     attend,
     dot_score,
@@ -26,15 +28,17 @@ from models.attention import (
     local_weights,
     masked_softmax,
 )
-from models.vocab import PAD_ID
+from models.text.vocab import PAD_ID
 
 ATTENTION_KINDS = ("none", "bahdanau", "luong")
 LUONG_SCORES = ("dot", "general", "concat")
 
 
 @dataclass
-class Seq2SeqConfig:
-    """Architecture of an encoder–decoder; stored as JSON beside the weights."""
+class Seq2SeqConfig(JsonConfig):
+    """Architecture of an encoder–decoder; stored as JSON beside the weights (unknown keys are dropped)."""
+
+    IGNORE_UNKNOWN = True
 
     attention: str = "bahdanau"  # none | bahdanau | luong
     score: str = "general"  # Luong score: dot | general | concat (ignored otherwise)
@@ -64,13 +68,6 @@ class Seq2SeqConfig:
         """'none', 'bahdanau' or 'luong-dot' / 'luong-general' / 'luong-concat'."""
         return f"luong-{self.score}" if self.attention == "luong" else self.attention
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Seq2SeqConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)

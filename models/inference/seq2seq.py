@@ -1,4 +1,5 @@
-"""Greedy and beam-search decoding of a seq2seq model, recording every step as a trace."""
+"""Greedy, beam-search and batched greedy decoding of an RNN seq2seq model (:mod:`models.nn.rnn_seq2seq`),
+recording every step as a trace."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -6,9 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from models.seq2seq import SOFT, AttentionMode, Seq2Seq
-from models.trace import BeamCandidate, Hypothesis
-from models.vocab import EOS_ID, SOS_ID, Vocab
+from models.inference.common import cut_at_end, device_of, eval_mode, max_output_len, pad_ids
+from models.inference.traces import BeamCandidate, Hypothesis
+from models.nn.rnn_seq2seq import SOFT, AttentionMode, Seq2Seq
+from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
 
 
 @dataclass
@@ -45,23 +47,22 @@ class _Partial:
         )
 
 
-def max_steps(model: Seq2Seq, src_len: int) -> int:
-    """Decoding stops at </s> or after 2·|x| + 10 steps (capped by the model's target limit)."""
-    return min(model.cfg.max_tgt_len, 2 * src_len + 10)
-
-
 @torch.no_grad()
 def greedy_decode(
     model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode = SOFT, topk: int = 5
 ) -> Hypothesis:
     """y_t = argmax p(y | y_<t, x) until </s>."""
-    model.eval()
-    device = next(model.parameters()).device
+    with eval_mode(model):
+        return _greedy(model, src_ids, tgt_vocab, mode, topk)
+
+
+def _greedy(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode, topk: int) -> Hypothesis:
+    device = device_of(model)
     src = torch.tensor([src_ids], device=device)
     memory = model.encode(src, torch.tensor([len(src_ids)]))
     state = model.decoder.initial_state(memory)
     partial, y_prev = _Partial(), torch.tensor([SOS_ID], device=device)
-    for _ in range(max_steps(model, len(src_ids))):
+    for _ in range(max_output_len(len(src_ids), model.cfg.max_tgt_len)):
         logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
         log_probs = torch.log_softmax(logits[0].float(), dim=-1).cpu()
         token = int(log_probs.argmax())
@@ -89,8 +90,13 @@ def beam_search(
     beam shrinks). Finished hypotheses are ranked by length-normalised log-probability.
     Returns the hypotheses (best first) and, per step, every candidate considered.
     """
-    model.eval()
-    device = next(model.parameters()).device
+    with eval_mode(model):
+        return _beam(model, src_ids, tgt_vocab, width, mode, topk)
+
+
+def _beam(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, width: int, mode: AttentionMode,
+          topk: int) -> tuple[list[Hypothesis], list[list[BeamCandidate]]]:
+    device = device_of(model)
     src = torch.tensor([src_ids], device=device)
     memory1 = model.encode(src, torch.tensor([len(src_ids)]))
     beams = [_Partial()]
@@ -98,7 +104,7 @@ def beam_search(
     y_prev = torch.tensor([SOS_ID], device=device)
     finished: list[Hypothesis] = []
     steps: list[list[BeamCandidate]] = []
-    for _ in range(max_steps(model, len(src_ids))):
+    for _ in range(max_output_len(len(src_ids), model.cfg.max_tgt_len)):
         memory = memory1.index_select(torch.zeros(len(beams), dtype=torch.long, device=device))
         logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
         log_probs = torch.log_softmax(logits.float(), dim=-1).cpu()
@@ -140,18 +146,19 @@ def greedy_batch(
     model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMode = SOFT
 ) -> list[tuple[list[int], np.ndarray | None]]:
     """Greedy decoding of many sentences at once: per sentence, (ids up to and with </s>, α (T, S))."""
-    model.eval()
-    device = next(model.parameters()).device
+    with eval_mode(model):
+        return _greedy_batch(model, src_batch, mode)
+
+
+def _greedy_batch(model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMode) -> list[tuple[list[int], np.ndarray | None]]:
+    device = device_of(model)
     lengths = torch.tensor([len(s) for s in src_batch])
-    src = torch.zeros(len(src_batch), int(lengths.max()), dtype=torch.long)
-    for i, s in enumerate(src_batch):
-        src[i, : len(s)] = torch.tensor(s)
-    memory = model.encode(src.to(device), lengths)
+    memory = model.encode(pad_ids(src_batch, PAD_ID).to(device), lengths)
     state = model.decoder.initial_state(memory)
     y_prev = torch.full((len(src_batch),), SOS_ID, device=device)
     done = torch.zeros(len(src_batch), dtype=torch.bool, device=device)
     ids, alphas = [], []
-    for _ in range(max_steps(model, int(lengths.max()))):
+    for _ in range(max_output_len(int(lengths.max()), model.cfg.max_tgt_len)):
         logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
         y_prev = logits.argmax(-1)
         ids.append(y_prev)
@@ -164,7 +171,6 @@ def greedy_batch(
     alpha_all = torch.stack(alphas, 1).cpu().numpy() if alphas else None
     out = []
     for i, row in enumerate(id_matrix):
-        end = row.index(EOS_ID) + 1 if EOS_ID in row else len(row)
-        attn = None if alpha_all is None else alpha_all[i, :end, : len(src_batch[i])]
-        out.append((row[:end], attn))
+        ids = cut_at_end(row, EOS_ID)
+        out.append((ids, None if alpha_all is None else alpha_all[i, : len(ids), : len(src_batch[i])]))
     return out

@@ -1,4 +1,4 @@
-"""Small worked examples for "Attention from scratch", computed with ``models.attention``.
+"""Small worked examples for "Attention from scratch", computed with ``models.nn.attention``.
 
 * ``parse_matrix`` / ``qkv_steps``: the editable Q/K/V sandbox, every intermediate of
   softmax(QKᵀ/√d_k + mask)·V.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from models.attention import (
+from models.nn.attention import (
     additive_score,
     cosine_score,
     dot_score,
@@ -181,7 +181,7 @@ class ScoreComparison:
 
 
 def compare_scores(query: np.ndarray, keys: np.ndarray, params: ScoreParams) -> ScoreComparison:
-    """e_i for every score function of ``models.attention`` and α = softmax(e)."""
+    """e_i for every score function of ``models.nn.attention`` and α = softmax(e)."""
     q = torch.as_tensor(np.asarray(query, dtype=np.float64)).reshape(1, -1)
     k = torch.as_tensor(np.asarray(keys, dtype=np.float64)).unsqueeze(0)
     if k.shape[-1] != q.shape[-1]:

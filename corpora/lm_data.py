@@ -21,10 +21,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from corpora.bible import WEB, read_verses
-from corpora.text import tokenize
-from models.vocab import EOS, SOS, Vocab
+from corpora.text import decode_text, read_user_file, tokenize
+from models.text.vocab import EOS, SOS, Vocab
 
 HELDOUT_EVERY = 20
 HELDOUT_OFFSET = 7
@@ -60,15 +61,41 @@ def build_vocab(verses: Sequence[Verse], cap: int) -> Vocab:
     return Vocab(full.itos[:cap])
 
 
-def verse_stream(verses: Sequence[Verse], vocab: Vocab) -> list[int]:
-    """``<s> verse </s>`` for every verse, concatenated, as ids."""
+def line_stream(lines: Sequence[Sequence[str]], vocab: Vocab) -> list[int]:
+    """``<s> line </s>`` for every line of tokens, concatenated, as ids (unknown words → <unk>)."""
     sos, eos = vocab.stoi[SOS], vocab.stoi[EOS]
     out: list[int] = []
-    for v in verses:
+    for line in lines:
         out.append(sos)
-        out.extend(vocab.encode(v.tokens))
+        out.extend(vocab.encode(line))
         out.append(eos)
     return out
+
+
+def verse_stream(verses: Sequence[Verse], vocab: Vocab) -> list[int]:
+    """``<s> verse </s>`` for every verse, concatenated, as ids."""
+    return line_stream([v.tokens for v in verses], vocab)
+
+
+def read_text_file(path: Path) -> list[tuple[str, ...]]:
+    """A user's plain UTF-8 text file for the LM: one verse/sentence/paragraph per non-empty line."""
+    data, name = read_user_file(Path(path), None)
+    text = data if isinstance(data, str) else decode_text(data, name)
+    lines = [tuple(tokenize(line)) for line in text.splitlines()]
+    lines = [t for t in lines if t]
+    if len(lines) < 2:
+        raise ValueError(f"{path}: needs at least two non-empty lines of text")
+    return lines
+
+
+def lm_corpus(data_file: Path | None) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], str]:
+    """(train, held-out) token lines and a description: the WEB, or a user's text file (95/5 by line)."""
+    if data_file is None:
+        split = split_verses(load_verses())
+        return [v.tokens for v in split["train"]], [v.tokens for v in split["heldout"]], describe()
+    lines = read_text_file(data_file)
+    n_held = max(1, len(lines) // 20)
+    return lines[n_held:], lines[:n_held], f"user file {Path(data_file).name}, held out: the first 5% of lines"
 
 
 def describe() -> str:

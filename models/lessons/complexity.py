@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from models.attention import scaled_dot_product_attention
+from models.nn.attention import scaled_dot_product_attention
 
 COMPLEXITY_TABLE: tuple[dict[str, str], ...] = (
     {"Layer": "Self-attention", "Complexity per layer": "O(n²·d)",

@@ -12,6 +12,7 @@ Every 20th chapter is held out (never seen in training or by the tokenizer).
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from corpora.bible import WEB, CorpusError, clean_verse, read_verses
 __all__ = [
     "CorpusError", "Document", "load_web_documents", "split_sentences",
     "split_documents", "Pair", "sample_pairs", "read_text_documents", "NEW_TESTAMENT_FIRST_BOOK", "sentences_of",
+    "heldout_text_pairs",
 ]
 
 NEW_TESTAMENT_FIRST_BOOK = 40  # Matthew
@@ -136,3 +138,16 @@ def sample_pairs(docs: Sequence[Sequence[T]], rng: np.random.Generator, limit: i
 def sentences_of(docs: Iterable[Document]) -> Iterable[str]:
     for d in docs:
         yield from d.sentences
+
+
+@functools.lru_cache(maxsize=1)
+def _heldout_web() -> tuple[Document, ...]:
+    return tuple(split_documents(load_web_documents())[1])
+
+
+def heldout_text_pairs(n: int = 8, seed: int = 0) -> list[tuple[str, str, bool]]:
+    """``n`` IsNext/NotNext pairs of held-out sentences as text (a, b, is_next), seeded."""
+    held = _heldout_web()
+    pairs = sample_pairs([list(d.sentences) for d in held], np.random.default_rng(seed))
+    short = [p for p in pairs if len(p.a) + len(p.b) < 220]
+    return [(p.a, p.b, p.is_next) for p in short[:n]]

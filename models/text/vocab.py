@@ -41,3 +41,9 @@ class Vocab:
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         return [self.itos[i] for i in ids]
+
+
+def encode_source(stoi: dict[str, int], tokens: Sequence[str], limit: int) -> list[int]:
+    """Source ids as a translation model reads them: the first ``limit`` tokens (unknown → <unk>) + </s>."""
+    unk = stoi[UNK]
+    return [stoi.get(t, unk) for t in list(tokens)[:limit]] + [stoi[EOS]]

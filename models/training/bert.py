@@ -1,13 +1,14 @@
-"""Pre-train the small BERT: ``python -m models.train --preset bert-small``.
+"""The small BERT's recipe: ``python -m models.train --preset bert-small``.
 
 Steps (Devlin et al. 2019, §3.1 and Appendix A.2):
 
 1. Train a WordPiece vocabulary on the training chapters of the World English Bible
-   (:mod:`models.bert_data`, :mod:`models.wordpiece`).
+   (:mod:`corpora.bert_data`, :mod:`models.text.wordpiece`).
 2. Pre-train on next-sentence pairs ``[CLS] A [SEP] B [SEP]`` (≤ 64 pieces), fresh pairs every
    epoch and fresh masking every batch (dynamic masking, Liu et al. 2019; BERT itself
    duplicated static masks ×10). Loss = masked-LM cross-entropy at the chosen 15% +
-   next-sentence cross-entropy; AdamW with linear warm-up and linear decay.
+   next-sentence cross-entropy; AdamW with linear warm-up and linear decay
+   (:func:`models.training.loop.fit`).
 3. Fit two fine-tuning heads on the *frozen* encoder (the feature-based approach, §5.3):
    sentence classification from the pooled [CLS] (Old vs New Testament) and token tagging
    (was the word Capitalised mid-sentence in the original text — a stand-in for name tagging,
@@ -20,70 +21,32 @@ Steps (Devlin et al. 2019, §3.1 and Appendix A.2):
 """
 from __future__ import annotations
 
-import argparse
-import functools
 import sys
+import threading
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import Tensor
 
-from models.bert import BertConfig, SmallBert, load_bert, save_bert
-from models.bert_data import (
+from models.checkpoints import CheckpointError, load_bert, save_bert, shipped
+from models.nn.bert import BertConfig, SmallBert
+from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.presets import Preset
+from corpora.bert_data import (
     CorpusError, Document, load_web_documents, read_text_documents, sample_pairs, sentences_of, split_documents,
 )
-from models.masking import IGNORE, MASKED, mask_array
-from models.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, WordPiece, train_wordpiece
+from corpora.masking import IGNORE, MASKED, mask_array
+from models.text.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, WordPiece, train_wordpiece
 
-__all__ = ["BertPreset", "PRESETS", "train_preset", "evaluate_shipped", "format_results", "evaluate_bert",
-           "collate", "encode_documents", "heldout_text_pairs"]
 
 EVAL_SEED = 1234
 CLASS_LABELS = ["Old Testament", "New Testament"]
 TAG_LABELS = ["lower-case", "Capitalised"]
-
-
-@dataclass(frozen=True)
-class BertPreset:
-    """A named recipe: architecture, tokenizer size and optimisation.
-
-    Measured on one CPU thread (bench notes in the report): batch 32 beat batch 64 at equal time,
-    and dropout cost about a third of each step; with one or two passes over the text the model
-    underfits rather than overfits, so bert-small trains without dropout (BERT used 0.1).
-    Training stops at ``max_steps`` or ``max_minutes``, whichever comes first.
-    """
-
-    name: str
-    label: str
-    d_model: int = 128
-    n_heads: int = 4
-    n_layers: int = 3
-    d_ff: int = 512
-    max_len: int = 64
-    dropout: float = 0.0
-    norm_first: bool = False
-    vocab_size: int = 6000
-    batch_size: int = 32
-    lr: float = 1e-3
-    warmup: float = 0.06
-    weight_decay: float = 0.01
-    max_steps: int = 2000
-    max_minutes: float = 7.0
-    seed: int = 0
-    order: int = 10
-    probe_sentences: int = 6000
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-PRESETS: dict[str, BertPreset] = {
-    "bert-small": BertPreset("bert-small", "Small BERT (3 layers × 4 heads, d=128)"),
-}
 
 
 # --------------------------------------------------------------------------------------
@@ -150,86 +113,47 @@ def _length_batches(pairs: Sequence, batch_size: int, rng: np.random.Generator, 
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
-def _lr_factor(progress: float, warmup: float) -> float:
-    """Linear warm-up to 1 over the first ``warmup`` of training, then linear decay to 0 at the end
-    (Appendix A.2). ``progress`` ∈ [0, 1] is max(steps done ÷ steps planned, time used ÷ time
-    budget), so a run cut short by its time budget still ends with a decayed learning rate."""
-    if progress < warmup:
-        return max(progress / warmup, 1e-3)
-    return max(0.0, (1.0 - progress) / max(1e-9, 1.0 - warmup))
+def _pair_batches(corpus: EncodedCorpus, batch_size: int, rng: np.random.Generator):
+    """Endless (epoch, batch of pairs): fresh next-sentence pairs every epoch."""
+    epoch = 0
+    while True:
+        epoch += 1
+        for chunk in _length_batches(sample_pairs(corpus.docs, rng), batch_size, rng):
+            yield epoch, chunk
 
 
-# --------------------------------------------------------------------------------------
-# Pre-training
-# --------------------------------------------------------------------------------------
-
-def pretrain(preset: BertPreset, corpus: EncodedCorpus, vocab_size: int, device: torch.device,
-             max_minutes: float | None = None, max_steps: int | None = None, progress: bool = False) -> tuple[SmallBert, dict]:
-    """MLM + NSP pre-training for ``max_steps`` steps or ``max_minutes``, whichever comes first."""
-    torch.manual_seed(preset.seed)
-    rng = np.random.default_rng(preset.seed)
-    cfg = BertConfig(vocab_size=vocab_size, d_model=preset.d_model, n_heads=preset.n_heads,
-                     n_layers=preset.n_layers, d_ff=preset.d_ff, max_len=preset.max_len, dropout=preset.dropout, norm_first=preset.norm_first,
-                     pad_id=PAD_ID, mask_id=MASK_ID)
+def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, vocab_size: int, device: torch.device,
+             callbacks: Sequence[Callback] = (), stop: threading.Event | None = None) -> tuple[SmallBert, dict]:
+    """MLM + NSP pre-training for ``settings.steps`` steps, masking every batch afresh."""
+    torch.manual_seed(settings.seed)
+    rng = np.random.default_rng(settings.seed)
+    cfg = BertConfig(vocab_size=vocab_size, pad_id=PAD_ID, mask_id=MASK_ID, **preset.model)
     model = SmallBert(cfg).to(device)
     decay = [p for n, p in model.named_parameters() if p.dim() > 1 and "embeddings" not in n]
     no_decay = [p for n, p in model.named_parameters() if not (p.dim() > 1 and "embeddings" not in n)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": preset.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=preset.lr, betas=(0.9, 0.999))
-    total = max_steps or preset.max_steps
-    budget = 60 * (max_minutes if max_minutes is not None else preset.max_minutes)
-    start = time.perf_counter()
-    deadline = start + budget
-    step, epoch, tokens = 0, 0, 0
-    mlm_ema = nsp_ema = None
-    model.train()
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    groups = [{"params": decay, "weight_decay": settings.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    stream = _pair_batches(corpus, settings.batch_size, rng)
+    state = {"epoch": 0, "mlm": None, "nsp": None}
 
-        bar = tqdm(total=total, desc=preset.name, file=sys.stderr)
-    done = False
-    while not done:
-        pairs = sample_pairs(corpus.docs, rng)
-        epoch += 1
-        for chunk in _length_batches(pairs, preset.batch_size, rng):
-            ids, segs = collate([(p.a, p.b) for p in chunk], preset.max_len)
-            corrupted, labels, _ = mask_array(ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=vocab_size)
-            x = torch.from_numpy(corrupted).to(device)
-            s = torch.from_numpy(segs).to(device)
-            y = torch.from_numpy(labels).to(device)
-            nsp_y = torch.tensor([p.label for p in chunk], device=device)
-            progress = max(step / total, (time.perf_counter() - start) / budget)
-            for group in opt.param_groups:
-                group["lr"] = preset.lr * _lr_factor(progress, preset.warmup)
-            hidden, _ = model.encode(x, s)
-            chosen = y != IGNORE
-            mlm_loss = F.cross_entropy(model.mlm_logits(hidden[chosen]), y[chosen])
-            nsp_loss = F.cross_entropy(model.nsp(model.pool(hidden)), nsp_y)
-            loss = mlm_loss + nsp_loss
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            step += 1
-            tokens += int((ids != PAD_ID).sum())
-            mlm_ema = mlm_loss.item() if mlm_ema is None else 0.98 * mlm_ema + 0.02 * mlm_loss.item()
-            nsp_ema = nsp_loss.item() if nsp_ema is None else 0.98 * nsp_ema + 0.02 * nsp_loss.item()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(mlm=f"{mlm_ema:.2f}", nsp=f"{nsp_ema:.3f}")
-            if step >= total or time.perf_counter() > deadline:
-                done = True
-                break
-    if bar is not None:
-        bar.close()
-    seconds = time.perf_counter() - start
-    model.eval()
-    return model, {
-        "steps": step, "planned_steps": total, "epochs": epoch, "seconds": round(seconds, 1),
-        "tokens_per_second": round(tokens / max(seconds, 1e-9)), "final_mlm_loss": round(mlm_ema or 0.0, 4),
-        "final_nsp_loss": round(nsp_ema or 0.0, 4), "device": str(device), "torch_threads": torch.get_num_threads(),
-    }
+    def ema(key: str, value: float) -> None:
+        state[key] = value if state[key] is None else 0.98 * state[key] + 0.02 * value
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        state["epoch"], chunk = next(stream)
+        ids, segs = collate([(p.a, p.b) for p in chunk], cfg.max_len)
+        corrupted, labels, _ = mask_array(ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=vocab_size)
+        y = torch.from_numpy(labels).to(device)
+        hidden, _ = model.encode(torch.from_numpy(corrupted).to(device), torch.from_numpy(segs).to(device))
+        chosen = y != IGNORE
+        mlm_loss = F.cross_entropy(model.mlm_logits(hidden[chosen]), y[chosen])
+        nsp_loss = F.cross_entropy(model.nsp(model.pool(hidden)), torch.tensor([p.label for p in chunk], device=device))
+        ema("mlm", mlm_loss.item())
+        ema("nsp", nsp_loss.item())
+        return mlm_loss + nsp_loss, int((ids != PAD_ID).sum())
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop, param_groups=groups)
+    return model, dict(stats, epochs=state["epoch"], final_mlm_loss=round(state["mlm"] or 0.0, 4),
+                       final_nsp_loss=round(state["nsp"] or 0.0, 4))
 
 
 # --------------------------------------------------------------------------------------
@@ -392,7 +316,7 @@ def fit_heads(model: SmallBert, tokenizer: WordPiece, train_docs: Sequence[Docum
 
 
 # --------------------------------------------------------------------------------------
-# Plug-ins for models.train and models.evaluate
+# The recipe and the evaluation of the shipped checkpoints
 # --------------------------------------------------------------------------------------
 
 def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
@@ -405,59 +329,39 @@ def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
     return train, held, f"user file {Path(data).name}"
 
 
-def train_preset(name: str, args: argparse.Namespace) -> str:
-    """Train preset ``name``, write its checkpoint, return a one-line summary (models.train plug-in)."""
-    from models.checkpoint import CHECKPOINT_DIR
-    from models.device import pick_device
-
-    preset = PRESETS[name]
-    device = pick_device(getattr(args, "device", None))
-    train_docs, held_docs, source = _documents(getattr(args, "data", None))
+def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
+                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """WordPiece, pre-training, held-out evaluation and the fine-tuning heads of a BERT preset."""
+    train_docs, held_docs, source = _documents(data)
     t0 = time.perf_counter()
-    tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=preset.vocab_size)
+    tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=int(preset.data["vocab_size"]))
     train_corpus = encode_documents(train_docs, tokenizer)
     held_corpus = encode_documents(held_docs, tokenizer)
     prep = time.perf_counter() - t0
-    steps_per_epoch = sum(max(0, len(d) - 1) for d in train_corpus.docs) // preset.batch_size
-    steps = max(1, steps_per_epoch * args.epochs) if getattr(args, "epochs", None) else None
-    print(f"Pre-training {name} on {sum(len(d) for d in train_corpus.docs)} sentences from the {source}; "
+    if epochs:
+        steps_per_epoch = sum(max(0, len(d) - 1) for d in train_corpus.docs) // settings.batch_size
+        settings = replace(settings, steps=max(1, round(steps_per_epoch * epochs)))
+    print(f"Pre-training {preset.name} on {sum(len(d) for d in train_corpus.docs)} sentences from the {source}; "
           f"WordPiece vocabulary {tokenizer.vocab_size}; device {device}", file=sys.stderr)
-    model, stats = pretrain(preset, train_corpus, tokenizer.vocab_size, device,
-                            max_minutes=getattr(args, "minutes", None), max_steps=steps, progress=True)
+    model, stats = pretrain(preset, settings, train_corpus, tokenizer.vocab_size, device, callbacks, stop)
     model.cpu()
     evaluation = evaluate_bert(model, held_corpus)
-    heads = fit_heads(model, tokenizer, train_docs, held_docs, preset.probe_sentences, preset.seed,
-                      classify=getattr(args, "data", None) is None)
-    command = "python -m models.train " + " ".join(sys.argv[1:])
-    training = dict(stats, command=command, preset=name, label=preset.label, order=preset.order, data=source,
-                    settings=preset.to_dict(), tokenizer_seconds=round(prep, 1),
-                    n_train_sentences=sum(len(d) for d in train_corpus.docs),
-                    n_heldout_sentences=sum(len(d) for d in held_corpus.docs),
-                    heldout=evaluation, heads=heads)
-    out = save_bert(Path(args.out) if getattr(args, "out", None) else CHECKPOINT_DIR / name, model, tokenizer, training)
-    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
-    return (f"{name}: {stats['steps']} steps in {stats['seconds']} s; held-out masked-token top-1 "
-            f"{evaluation['mlm_top1']:.3f}, top-5 {evaluation['mlm_top5']:.3f}, next-sentence "
-            f"{evaluation['nsp_accuracy']:.3f}; checkpoint {size:.1f} MB → {out}")
+    heads = fit_heads(model, tokenizer, train_docs, held_docs, int(preset.data["probe_sentences"]), settings.seed,
+                      classify=data is None)
+    stats.update(data=source, tokenizer_seconds=round(prep, 1),
+                 n_train_sentences=sum(len(d) for d in train_corpus.docs),
+                 n_heldout_sentences=sum(len(d) for d in held_corpus.docs), heldout=evaluation, heads=heads)
 
+    def save(folder: Path, record: dict) -> Path:
+        return save_bert(folder, model, tokenizer, record)
 
-@functools.lru_cache(maxsize=1)
-def _heldout_web() -> tuple[Document, ...]:
-    return tuple(split_documents(load_web_documents())[1])
-
-
-def heldout_text_pairs(n: int = 8, seed: int = 0) -> list[tuple[str, str, bool]]:
-    """``n`` IsNext/NotNext pairs of held-out sentences as text (a, b, is_next), seeded."""
-    held = _heldout_web()
-    pairs = sample_pairs([list(d.sentences) for d in held], np.random.default_rng(seed))
-    short = [p for p in pairs if len(p.a) + len(p.b) < 220]
-    return [(p.a, p.b, p.is_next) for p in short[:n]]
+    summary = (f"held-out masked-token top-1 {evaluation['mlm_top1']:.3f}, top-5 {evaluation['mlm_top5']:.3f}, "
+               f"next-sentence {evaluation['nsp_accuracy']:.3f}")
+    return Trained(model, save, settings, stats, summary)
 
 
 def evaluate_shipped() -> dict:
-    """Held-out figures of every shipped BERT checkpoint (models.evaluate plug-in)."""
-    from models.checkpoint import CheckpointError, shipped
-
+    """Held-out figures of every shipped BERT checkpoint."""
     out: dict = {"command": "python -m models.evaluate", "models": [], "errors": []}
     names = shipped("bert")
     if not names:
@@ -492,7 +396,3 @@ def format_results(results: dict) -> str:
     lines += [f"error: {e}" for e in results.get("errors", [])]
     return "\n".join(lines)
 
-
-if __name__ == "__main__":  # pragma: no cover - use models.train
-    print("use: python -m models.train --preset bert-small", file=sys.stderr)
-    raise SystemExit(2)

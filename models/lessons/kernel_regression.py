@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from models.attention import masked_softmax
+from models.nn.attention import masked_softmax
 
 X_MAX = 5.0
 

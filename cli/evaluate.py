@@ -1,0 +1,46 @@
+"""`python -m models.evaluate [--json] [--write]`: the quality of every shipped checkpoint.
+
+Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split;
+Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
+masked-token and next-sentence accuracy. ``--write`` keeps the results beside the checkpoints
+(the seq2seq page's BLEU-against-length chart reads them).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS, write_json_atomic
+from models.device import configure_threads
+from models.training import bert, seq2seq, transformer
+
+FAMILIES = {"transformer": transformer, "bert": bert}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Evaluate every shipped checkpoint.")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--write", action="store_true", help=f"also write them to checkpoints/{SEQ2SEQ_RESULTS}")
+    args = parser.parse_args(argv)
+    try:
+        configure_threads()
+        results = seq2seq.evaluate_shipped()
+        results["families"] = {name: family.evaluate_shipped() for name, family in FAMILIES.items()}
+    except Exception as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.write:
+        write_json_atomic(CHECKPOINT_DIR / SEQ2SEQ_RESULTS, results)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        print(seq2seq.format_results(results))
+        for name, family in FAMILIES.items():
+            print(family.format_results(results["families"][name]))
+    return 1 if results["errors"] or not results["models"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR]`: train one preset."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from models.device import DEFAULT_THREADS, configure_threads
+from models.training.presets import PRESETS
+from models.training.run import run_preset
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train one preset and write its checkpoint.")
+    parser.add_argument("--preset", required=True, choices=sorted(PRESETS))
+    parser.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/<preset>)")
+    parser.add_argument("--data", type=Path, help="train on your own file instead (Tatoeba TSV pairs, or text for LMs)")
+    parser.add_argument("--steps", type=int, help="override the preset's number of steps")
+    parser.add_argument("--epochs", type=float, help="set the number of steps to this many passes over the data")
+    parser.add_argument("--minutes", type=float, help="override the wall-clock guard against runaway runs")
+    parser.add_argument("--device", help="cpu, cuda or mps (default: best available)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="torch intra-op threads on CPU")
+    args = parser.parse_args(argv)
+    command = "python -m models.train " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        os.environ["ATTN_LAB_THREADS"] = str(args.threads)
+        configure_threads()
+        preset = PRESETS[args.preset]
+        _, _, line = run_preset(preset, out=args.out, data=args.data, epochs=args.epochs, steps=args.steps,
+                                minutes=args.minutes, device=args.device, command=command, progress=True)
+    except Exception as exc:  # one line, no traceback, non-zero exit
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

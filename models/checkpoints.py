@@ -1,0 +1,339 @@
+"""Checkpoints of every family: save and load, one folder each, written atomically.
+
+A folder holds ``model.safetensors`` (weights), ``config.json`` ({"family": ..., "model":
+<architecture>, "training": <how it was made>}) and the family's token tables (``vocab.json``,
+or ``tokenizer.json`` for BERT). Saving writes a complete sibling folder first and then swaps
+it in, so a reader never sees half a checkpoint. Every failure to read one raises
+:class:`CheckpointError` with a one-line message naming the file.
+
+Families: ``seq2seq`` (:class:`LoadedSeq2Seq`), ``transformer`` (:class:`LoadedTransformer`,
+encoder–decoder or decoder-only) and ``bert`` (:class:`LoadedBert`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_model, save_model
+
+from models.nn.bert import BertConfig, SmallBert
+from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
+from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
+from models.text.vocab import UNK, Vocab
+from models.text.wordpiece import TOKENIZER_FILE, WordPiece
+
+ROOT = Path(__file__).resolve().parent.parent
+# Shipped checkpoints; $ATTN_LAB_CHECKPOINTS points the app and the commands at another folder.
+CHECKPOINT_DIR = Path(os.environ.get("ATTN_LAB_CHECKPOINTS", ROOT / "checkpoints"))
+WEIGHTS, CONFIG, VOCAB = "model.safetensors", "config.json", "vocab.json"
+SEQ2SEQ_RESULTS = "seq2seq_evaluation.json"
+ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
+FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BERT"}
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing or unreadable; the message names the file."""
+
+
+def checkpoint_path(name_or_path: str | Path) -> Path:
+    """A shipped checkpoint's name (folder under checkpoints/) or any folder path."""
+    path = Path(name_or_path)
+    return path if path.is_dir() or len(path.parts) > 1 else CHECKPOINT_DIR / str(name_or_path)
+
+
+def read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CheckpointError(f"missing checkpoint file: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"corrupt checkpoint file {path}: {exc.__class__.__name__}") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"corrupt checkpoint file {path}: not a JSON object")
+    return data
+
+
+def read_config(name_or_path: str | Path) -> dict:
+    """The config.json of a checkpoint (family, model, training)."""
+    return read_json(checkpoint_path(name_or_path) / CONFIG)
+
+
+def shipped(family: str) -> list[str]:
+    """Names of the shipped checkpoints of a family, in the order of their ``order`` field."""
+    found = []
+    for config in sorted(CHECKPOINT_DIR.glob(f"*/{CONFIG}")):
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            found.append((99, config.parent.name))  # listed, so that loading it reports the error
+            continue
+        if data.get("family") == family:
+            found.append((data.get("training", {}).get("order", 50), config.parent.name))
+    return [name for _, name in sorted(found)]
+
+
+def load_results() -> dict | None:
+    """The seq2seq evaluation shipped with the checkpoints (``python -m models.evaluate --write``), or None."""
+    try:
+        return json.loads((CHECKPOINT_DIR / SEQ2SEQ_RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------------------
+# Writing and reading, shared by every family
+# --------------------------------------------------------------------------------------
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` through a temporary file in the same folder and os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_folder(folder: Path, model: torch.nn.Module, config: dict, extra: Callable[[Path], None]) -> Path:
+    """Write weights, config.json and the family's ``extra`` files into a fresh sibling folder,
+    then swap it in place of ``folder``: a reader sees the old checkpoint or the new, never half."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        save_model(model.to("cpu"), str(staging / WEIGHTS))  # tied weights are stored once
+        (staging / CONFIG).write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
+        extra(staging)
+        old = folder.with_name(f".{folder.name}.old")
+        if folder.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            folder.rename(old)
+        staging.rename(folder)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder
+
+
+def _vocab_writer(vocab: dict[str, list[str]]) -> Callable[[Path], None]:
+    """Writes the token tables as vocab.json into a checkpoint folder."""
+    return lambda folder: (folder / VOCAB).write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+
+
+def _family_config(folder: Path, family: str) -> dict:
+    config = read_json(folder / CONFIG)
+    if config.get("family") != family:
+        raise CheckpointError(f"{folder / CONFIG} is not a {FAMILY_NAMES[family]} checkpoint")
+    return config
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [exc.__class__.__name__])[0][:200]
+
+
+def _load_weights(model: torch.nn.Module, folder: Path, device: torch.device | str) -> None:
+    """Fill ``model`` from folder/model.safetensors (strict) and put it in eval mode on ``device``."""
+    weights = folder / WEIGHTS
+    if not weights.exists():
+        raise CheckpointError(f"missing checkpoint file: {weights}")
+    try:
+        load_model(model, str(weights), strict=True)
+    except Exception as exc:  # safetensors raises its own error types for corrupt headers
+        raise CheckpointError(f"corrupt checkpoint file {weights}: {_first_line(exc)}") from None
+    model.to(device).eval()
+
+
+# --------------------------------------------------------------------------------------
+# RNN seq2seq
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LoadedSeq2Seq:
+    """A seq2seq model ready for decoding, with its vocabularies and training record."""
+
+    name: str
+    model: Seq2Seq
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    training: dict
+
+    @property
+    def kind(self) -> str:
+        return self.model.cfg.kind
+
+
+def save_seq2seq(folder: Path, model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, training: dict) -> Path:
+    """Write weights, config and vocabularies to ``folder`` (atomically)."""
+    vocab = {"src": src_vocab.itos, "tgt": tgt_vocab.itos}
+    return _write_folder(folder, model, {"family": "seq2seq", "model": model.cfg.to_dict(), "training": training},
+                         _vocab_writer(vocab))
+
+
+def load_seq2seq(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedSeq2Seq:
+    """Load a seq2seq checkpoint for inference; raises CheckpointError naming the bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = _family_config(folder, "seq2seq")
+    vocab = read_json(folder / VOCAB)
+    try:
+        src_vocab, tgt_vocab = Vocab(list(vocab["src"])), Vocab(list(vocab["tgt"]))
+        model = Seq2Seq(Seq2SeqConfig.from_dict(config["model"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {exc}") from None
+    _load_weights(model, folder, device)
+    return LoadedSeq2Seq(folder.name, model, src_vocab, tgt_vocab, config.get("training", {}))
+
+
+# --------------------------------------------------------------------------------------
+# Transformer (encoder–decoder or decoder-only)
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LoadedTransformer:
+    """A Transformer checkpoint ready for inference: the model, its token tables and record."""
+
+    name: str
+    model: Transformer | DecoderOnlyLM
+    kind: str
+    task: str
+    src_itos: list[str]
+    tgt_itos: list[str]
+    training: dict
+    src_stoi: dict[str, int] = field(init=False, repr=False)
+    tgt_stoi: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.src_stoi = {t: i for i, t in enumerate(self.src_itos)}
+        self.tgt_stoi = {t: i for i, t in enumerate(self.tgt_itos)}
+
+    @property
+    def label(self) -> str:
+        return str(self.training.get("label", self.name))
+
+    @property
+    def config(self) -> TransformerConfig:
+        return self.model.config
+
+    @property
+    def unk_id(self) -> int | None:
+        return self.src_stoi.get(UNK)
+
+    @property
+    def max_src_tokens(self) -> int:
+        """Source tokens read (without the appended </s> of the translation model)."""
+        limit = int(self.training.get("max_src_len", self.config.max_len))
+        return min(limit, self.config.max_len) - (1 if self.task == "en-fr" else 0)
+
+    def src_tokens(self, ids: Sequence[int]) -> list[str]:
+        return [self.src_itos[i] for i in ids]
+
+    def tgt_tokens(self, ids: Sequence[int]) -> list[str]:
+        return [self.tgt_itos[i] for i in ids]
+
+
+def save_transformer(folder: Path, model: Transformer | DecoderOnlyLM, task: str, src_itos: Sequence[str],
+                     tgt_itos: Sequence[str], training: dict) -> Path:
+    """Write model.safetensors, config.json and vocab.json to ``folder`` (atomically)."""
+    kind = DECODER_ONLY if isinstance(model, DecoderOnlyLM) else ENCODER_DECODER
+    config = {"family": "transformer", "model": {"kind": kind, "task": task, "config": model.config.to_dict()},
+              "training": training}
+    vocab = {"tokens": list(tgt_itos)} if kind == DECODER_ONLY else {"src": list(src_itos), "tgt": list(tgt_itos)}
+    return _write_folder(folder, model, config, _vocab_writer(vocab))
+
+
+def load_transformer(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedTransformer:
+    """Load a transformer-family checkpoint; raises CheckpointError naming the bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = _family_config(folder, "transformer")
+    vocab = read_json(folder / VOCAB)
+    try:
+        spec = config["model"]
+        kind, task = spec["kind"], spec["task"]
+        cfg = TransformerConfig.from_dict(spec["config"])
+        if kind == DECODER_ONLY:
+            src_itos = tgt_itos = [str(t) for t in vocab["tokens"]]
+            model: Transformer | DecoderOnlyLM = DecoderOnlyLM(cfg)
+        elif kind == ENCODER_DECODER:
+            src_itos, tgt_itos = [str(t) for t in vocab["src"]], [str(t) for t in vocab["tgt"]]
+            model = Transformer(cfg)
+        else:
+            raise ValueError(f"unknown model kind {kind!r}")
+        if len(tgt_itos) != cfg.vocab_size or len(src_itos) != cfg.source_vocab_size:
+            raise ValueError("vocab.json does not match the model's vocabulary sizes")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {str(exc)[:200]}") from None
+    _load_weights(model, folder, device)
+    return LoadedTransformer(folder.name, model, kind, task, src_itos, tgt_itos, config.get("training", {}))
+
+
+def shipped_transformers(kind: str | None = None) -> list[str]:
+    """Names of the shipped transformer checkpoints (optionally of one kind), in preset order."""
+    names = shipped("transformer")
+    if kind is None:
+        return names
+    out = []
+    for name in names:
+        try:
+            spec = read_config(name).get("model", {})
+        except CheckpointError:
+            out.append(name)  # listed, so that loading it reports the error
+            continue
+        if spec.get("kind") == kind:
+            out.append(name)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# BERT
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LoadedBert:
+    """A small BERT ready for inference, its WordPiece tokenizer and its training record."""
+
+    name: str
+    model: SmallBert
+    tokenizer: WordPiece
+    training: dict
+
+    @property
+    def config(self) -> BertConfig:
+        return self.model.config
+
+
+def save_bert(folder: Path, model: SmallBert, tokenizer: WordPiece, training: dict) -> Path:
+    """Write model.safetensors (tied weights stored once), config.json and tokenizer.json (atomically)."""
+    config = {"family": "bert", "model": model.config.to_dict(), "training": training}
+    return _write_folder(folder, model, config, lambda d: tokenizer.save(d / TOKENIZER_FILE))
+
+
+def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedBert:
+    """Load a BERT checkpoint (shipped name or folder); raises CheckpointError naming the bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = _family_config(folder, "bert")
+    try:
+        cfg = BertConfig.from_dict(config["model"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {exc}") from None
+    tok_file = folder / TOKENIZER_FILE
+    if not tok_file.exists():
+        raise CheckpointError(f"missing checkpoint file: {tok_file}")
+    try:
+        tokenizer = WordPiece.from_file(tok_file)
+    except Exception as exc:  # tokenizers raises plain Exception subclasses
+        raise CheckpointError(f"corrupt checkpoint file {tok_file}: {_first_line(exc)}") from None
+    model = SmallBert(cfg)
+    _load_weights(model, folder, device)
+    if tokenizer.vocab_size != cfg.vocab_size:
+        raise CheckpointError(f"{tok_file} has {tokenizer.vocab_size} pieces, the model {cfg.vocab_size}")
+    return LoadedBert(folder.name, model, tokenizer, config.get("training", {}))

@@ -1,0 +1,88 @@
+"""Running the small BERT (:mod:`models.nn.bert`) on one input: every head, embedding part and prediction.
+
+:func:`run_bert` gives a :class:`~models.inference.traces.BertTrace`; :func:`analyse_masked`
+puts an input through the masking procedure (:mod:`corpora.masking`) and runs the model on the
+plain and the corrupted input; :func:`best_span` is the answer-span rule of §4.2.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from corpora.masking import mask_sequence
+from models.checkpoints import LoadedBert
+from models.inference.common import device_of, eval_mode, to_numpy
+from models.inference.traces import BertTrace, MaskedAnalysis
+from models.nn.bert import SmallBert
+from models.text.wordpiece import MASK_ID
+
+
+@torch.inference_mode()
+def run_bert(model: SmallBert, ids: Sequence[int], segment_ids: Sequence[int], top_k: int = 5,
+             targets: Sequence[int] | None = None) -> BertTrace:
+    """One sequence through the model in eval mode; every output of every head as numpy."""
+    with eval_mode(model):
+        device = device_of(model)
+        x = torch.as_tensor(list(ids), dtype=torch.long, device=device).unsqueeze(0)
+        s = torch.as_tensor(list(segment_ids), dtype=torch.long, device=device).unsqueeze(0)
+        tok, seg, pos = model.embeddings.parts(x, s)
+        out = model(x, s)
+        h = out.hidden[0]
+        probs = torch.softmax(model.mlm_logits(h).float(), dim=-1)  # (L, V)
+        k = min(top_k, probs.shape[-1])
+        top_p, top_i = probs.topk(k, dim=-1)
+        n = x.shape[1]
+        target_probs = np.full(n, np.nan, dtype=np.float32)
+        target_rank = np.full(n, -1, dtype=np.int64)
+        if targets is not None:
+            t = torch.as_tensor(list(targets), dtype=torch.long, device=device)
+            p_t = probs.gather(1, t.unsqueeze(1)).squeeze(1)
+            target_probs = to_numpy(p_t)
+            target_rank = (probs > p_t.unsqueeze(1)).sum(1).cpu().numpy().astype(np.int64)
+        span = model.span(h)
+        summed = tok + seg + pos
+        return BertTrace(
+            ids=x[0].cpu().numpy(), segment_ids=s[0].cpu().numpy(), attention=to_numpy(out.attention[0]),
+            token_emb=to_numpy(tok[0]), segment_emb=to_numpy(seg[0]), position_emb=to_numpy(pos[0]),
+            embedding_sum=to_numpy(summed[0]), embedding=to_numpy(model.embeddings.norm(summed)[0]),
+            top_ids=top_i.cpu().numpy().astype(np.int64), top_probs=to_numpy(top_p),
+            target_probs=target_probs, target_rank=target_rank,
+            nsp_probs=to_numpy(torch.softmax(out.nsp_logits[0].float(), -1)),
+            class_probs=to_numpy(torch.softmax(model.classifier(out.pooled[0]).float(), -1)),
+            tag_probs=to_numpy(torch.softmax(model.tagger(h).float(), -1)),
+            span_start=to_numpy(span[:, 0]), span_end=to_numpy(span[:, 1]),
+        )
+
+
+def best_span(start: np.ndarray, end: np.ndarray, allowed: np.ndarray, max_len: int = 30) -> tuple[int, int, float]:
+    """argmax over i ≤ j < i + max_len, both ``allowed``, of start[i] + end[j] (§4.2) → (i, j, score)."""
+    s = np.where(allowed, start, -np.inf)
+    e = np.where(allowed, end, -np.inf)
+    n = len(s)
+    scores = s[:, None] + e[None, :]
+    i, j = np.indices((n, n))
+    scores = np.where((j >= i) & (j < i + max_len), scores, -np.inf)
+    if not np.isfinite(scores).any():
+        return -1, -1, float("-inf")
+    flat = int(np.argmax(scores))
+    return flat // n, flat % n, float(scores.flat[flat])
+
+
+def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw: bool,
+                   clicked: Sequence[int], top_k: int = 5) -> MaskedAnalysis:
+    """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` (if
+    ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
+    tok, cfg = loaded.tokenizer, loaded.config
+    enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
+    record = mask_sequence(enc.ids, enc.special, seed, mask_id=MASK_ID, vocab_size=cfg.vocab_size,
+                           force_mask=tuple(clicked), rate=0.15 if draw else 0.0)
+    plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
+    masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
+    return MaskedAnalysis(
+        tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),
+        special=np.asarray(enc.special), dropped=enc.dropped, n_unknown=enc.n_unknown,
+        input_ids=record.input_ids, input_tokens=tok.convert_ids(record.input_ids.tolist()), outcome=record.outcome,
+        plain=plain, masked=masked, top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
+    )

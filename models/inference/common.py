@@ -1,0 +1,63 @@
+"""Small pieces every decoder shares: numpy out, eval mode, id tensors, padding, the length rule."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+
+class InputError(ValueError):
+    """The input cannot be used (nothing to translate, a symbol the model does not read, a
+    setting out of range); the message says why in plain words."""
+
+
+def to_numpy(t: Tensor) -> np.ndarray:
+    """A tensor as a float32 numpy array on the CPU (what traces hold)."""
+    return t.detach().float().cpu().numpy()
+
+
+@contextmanager
+def eval_mode(module: nn.Module) -> Iterator[None]:
+    """Run ``module`` in eval mode (no dropout) and put it back as it was."""
+    was_training = module.training
+    if was_training:
+        module.eval()
+    try:
+        yield
+    finally:
+        if was_training:
+            module.train()
+
+
+def device_of(module: nn.Module) -> torch.device:
+    return next(module.parameters()).device
+
+
+def as_ids(ids: Sequence[int] | Tensor, device: torch.device) -> Tensor:
+    """Ids as a (1, L) long tensor (a (B, L) tensor stays as it is)."""
+    t = torch.as_tensor(ids, dtype=torch.long, device=device)
+    return t.unsqueeze(0) if t.dim() == 1 else t
+
+
+def pad_ids(rows: Sequence[Sequence[int]], pad_id: int, width: int | None = None) -> Tensor:
+    """Right-pad id lists into a (B, max(len)) long tensor."""
+    width = max([1, *(len(r) for r in rows)]) if width is None else width
+    out = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = torch.as_tensor(list(row), dtype=torch.long)
+    return out
+
+
+def max_output_len(src_len: int, cap: int) -> int:
+    """Decoding stops at the end token or after 2·|x| + 10 output tokens, capped by the model's limit."""
+    return min(cap, 2 * src_len + 10)
+
+
+def cut_at_end(row: Sequence[int], end_id: int, pad_id: int | None = None) -> list[int]:
+    """Ids up to and including the first ``end_id`` (all of them if none), without ``pad_id``."""
+    row = list(row)
+    end = row.index(end_id) + 1 if end_id in row else len(row)
+    return [int(t) for t in row[:end] if t != pad_id]

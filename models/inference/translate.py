@@ -1,0 +1,151 @@
+"""Translate text with a checkpoint and return its family's trace; walk one head for a text.
+
+* An RNN seq2seq checkpoint gives a :class:`~models.inference.traces.DecodingTrace`.
+* A Transformer checkpoint (``tf-en-fr``, or the toy ``tf-copy``/``tf-reverse`` that read digits
+  "3 1 4 1 5") gives a :class:`~models.inference.traces.DecodeTrace`: token strings plus the
+  encoder self-attention, the masked decoder self-attention and the cross-attention of every
+  layer and head, the top-k next tokens per step and, with a beam > 1, the beam per step.
+
+Input that cannot be used raises :class:`InputError` with a plain-words message. The command
+line is ``python -m models.translate`` (:mod:`cli.translate`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from corpora.text import tokenize
+from models.checkpoints import LoadedSeq2Seq, LoadedTransformer
+from models.inference import transformer as tf_decode
+from models.inference.common import InputError, max_output_len
+from models.inference.generate import prepare_prompt
+from models.inference.head import head_walkthrough
+from models.inference.seq2seq import beam_search, greedy_decode
+from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
+from models.nn.rnn_seq2seq import SOFT, AttentionMode
+from models.text.vocab import EOS, encode_source
+
+MAX_BEAM = 8
+
+
+@dataclass
+class SourceInput:
+    tokens: list[str]  # as the model reads them, ending with </s>
+    ids: list[int]
+    unknown: list[bool]
+    dropped: int  # tokens cut off past the model's limit
+
+
+def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
+    """Tokenize, cut to the model's length limit, map to ids; unknown words are flagged."""
+    tokens = tokenize(text)
+    if not tokens:
+        raise InputError("There is nothing to translate: type an English sentence.")
+    limit = loaded.model.cfg.max_src_len - 1
+    kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
+    ids = encode_source(loaded.src_vocab.stoi, kept, limit)
+    unknown = [t not in loaded.src_vocab for t in kept] + [False]
+    return SourceInput(kept + [EOS], ids, unknown, dropped)
+
+
+def translate(
+    loaded: LoadedSeq2Seq, text: str, beam: int = 1, mode: AttentionMode = SOFT, topk: int = 5
+) -> DecodingTrace:
+    """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace."""
+    if not 1 <= beam <= MAX_BEAM:
+        raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.")
+    if mode.kind != "soft" and loaded.model.cfg.attention == "none":
+        raise InputError("Hard and local attention need a model with attention.")
+    source = prepare_source(text, loaded)
+    if beam == 1:
+        hypotheses, steps = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk)], []
+    else:
+        hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk)
+    return DecodingTrace(
+        model=loaded.name, kind=loaded.kind, mode=mode.kind, search="greedy" if beam == 1 else "beam",
+        beam_width=beam, src_tokens=source.tokens, src_unknown=source.unknown,
+        input_tokens_dropped=source.dropped, hypotheses=hypotheses, beam_steps=steps,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Transformer checkpoints
+# --------------------------------------------------------------------------------------
+
+def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceInput:
+    """Tokenize for a Transformer checkpoint, cut to its limit, map to ids.
+
+    English→French: unknown words read as <unk> (flagged), </s> appended. Toy copy/reverse
+    models read digits only: anything else is an InputError naming the token.
+    """
+    tokens = tokenize(text)
+    if not tokens:
+        if loaded.task == "en-fr":
+            raise InputError("There is nothing to translate: type an English sentence.")
+        raise InputError("There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.")
+    limit = loaded.max_src_tokens
+    if loaded.task != "en-fr":
+        symbols = [t for t in loaded.src_itos if not t.startswith("<")]
+        bad = next((t for t in tokens if t not in symbols or t not in loaded.src_stoi), None)
+        if bad is not None:
+            shown = bad if len(bad) <= 20 else bad[:19] + "…"
+            raise InputError(f"The {loaded.task} model reads the symbols {' '.join(symbols)} separated by spaces; "
+                             f"“{shown}” is not one of them.")
+    kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
+    if loaded.task == "en-fr":
+        unknown = [t not in loaded.src_stoi for t in kept] + [False]
+        return SourceInput(kept + [EOS], encode_source(loaded.src_stoi, kept, limit), unknown, dropped)
+    return SourceInput(kept, [loaded.src_stoi[t] for t in kept], [False] * len(kept), dropped)
+
+
+def _decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
+    return max_output_len(len(source.ids), loaded.config.max_len - 1)
+
+
+def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, topk: int = 5) -> DecodeTrace:
+    """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint."""
+    if not 1 <= beam <= MAX_BEAM:
+        raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.")
+    source = prepare_transformer_source(text, loaded)
+    max_len = _decode_len(loaded, source)
+    if beam == 1:
+        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=max_len, top_k=topk, itos=loaded.tgt_itos)
+    else:
+        result = tf_decode.beam_search(loaded.model, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
+                                       itos=loaded.tgt_itos)
+        trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
+                        hypotheses=[(loaded.tgt_tokens(h), float(s)) for h, s in result.finished])
+    return replace(trace, model=loaded.name, label=loaded.label, task=loaded.task, src_tokens=source.tokens,
+                   src_unknown=source.unknown, input_tokens_dropped=source.dropped)
+
+
+def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head: int, query: int) -> HeadWalkthrough:
+    """Walk one head of a Transformer checkpoint through QKᵀ → ÷√d_k → + mask → softmax → ·V.
+
+    Encoder–decoder: ``text`` is translated greedily first; the decoder's inputs are the start
+    token and the output so far. Language model: the prompt (after ``<s>``) is the sequence.
+    ``layer``, ``head`` and ``query`` are clamped to the available ones. The walkthrough comes
+    back with its axes' token strings.
+    """
+    cfg = loaded.config
+    if loaded.kind == "decoder-only":
+        kind = "lm"
+        tokens, ids, _, dropped = prepare_prompt(text, loaded, 0)
+        src_ids, tgt_ids, keys, queries = None, ids, tokens, tokens
+    else:
+        if kind not in ("encoder", "decoder", "cross"):
+            raise InputError(f"unknown attention {kind!r}")
+        source = prepare_transformer_source(text, loaded)
+        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=_decode_len(loaded, source))
+        dec_ids = trace.decoder_input_ids if trace.output_ids else [cfg.bos_id]
+        src_ids, tgt_ids, dropped = source.ids, dec_ids, source.dropped
+        dec_tokens = loaded.tgt_tokens(dec_ids)
+        keys = source.tokens if kind in ("encoder", "cross") else dec_tokens
+        queries = source.tokens if kind == "encoder" else dec_tokens
+    n_layers = cfg.num_decoder_layers if kind in ("decoder", "cross", "lm") else cfg.num_encoder_layers
+    layer = min(max(0, layer), n_layers - 1)
+    head = min(max(0, head), cfg.n_heads - 1)
+    query = min(max(0, query), len(queries) - 1)
+    walk = head_walkthrough(loaded.model, kind, layer, head, query, src_ids=src_ids, tgt_ids=tgt_ids)
+    return replace(walk, model=loaded.name, label=loaded.label, n_layers=n_layers, n_heads=cfg.n_heads,
+                   key_tokens=list(keys), query_tokens=list(queries), input_tokens_dropped=dropped)

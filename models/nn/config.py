@@ -1,0 +1,28 @@
+"""The JSON form of a model's hyper-parameters, shared by every family's config dataclass."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+C = TypeVar("C", bound="JsonConfig")
+
+
+class JsonConfig:
+    """``to_dict`` / ``from_dict`` for a config dataclass stored in a checkpoint's config.json.
+
+    ``from_dict`` refuses unknown keys (a typo must not pass silently) unless the class sets
+    ``IGNORE_UNKNOWN`` (then they are dropped).
+    """
+
+    IGNORE_UNKNOWN = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls: type[C], data: dict[str, Any]) -> C:
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        unknown = set(data) - known
+        if unknown and not cls.IGNORE_UNKNOWN:
+            raise ValueError(f"unknown {cls.__name__} keys: {sorted(unknown)}")
+        return cls(**{k: v for k, v in data.items() if k in known})

@@ -1,0 +1,1 @@
+"""Tokenisers: word vocabularies with the shared special symbols, and WordPiece for BERT."""

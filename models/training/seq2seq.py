@@ -1,0 +1,231 @@
+"""The RNN seq2seq recipe: data, batches, loss, training through :func:`~models.training.loop.fit`,
+and the evaluation of the shipped checkpoints.
+
+Teacher-forced cross-entropy (optionally scheduled sampling), length-bucketed padded batches
+with masks. Evaluation: BLEU, BLEU by source length and AER on the embedded corpus's test split
+(word combinations never seen in training). AER compares the argmax of each model's attention,
+with the reference translation forced, against the gold word alignments (an argmax on </s> is
+no link).
+"""
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from corpora.batching import bucketed_batches
+from corpora.en_fr import make_splits
+from corpora.tatoeba import load_tatoeba
+from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq, shipped
+from models.inference.common import pad_ids
+from models.inference.seq2seq import greedy_batch
+from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
+from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
+from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.metrics import alignment_error_rate, bleu, exact_match
+from models.training.presets import Preset
+
+TokenPair = tuple[Sequence[str], Sequence[str]]
+LENGTH_BUCKETS = ((3, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 60))
+BATCH = 128
+
+
+@dataclass
+class EncodedPair:
+    src: list[int]  # x_1 … x_n </s>
+    tgt: list[int]  # y_1 … y_m </s>
+
+
+def build_vocabs(pairs: Sequence[TokenPair]) -> tuple[Vocab, Vocab]:
+    return Vocab.build(p[0] for p in pairs), Vocab.build(p[1] for p in pairs)
+
+
+def encode_pairs(pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab, cfg: Seq2SeqConfig) -> list[EncodedPair]:
+    """Token pairs → id pairs with </s>, cut to the model's length limits."""
+    return [EncodedPair(encode_source(src_vocab.stoi, s, cfg.max_src_len - 1),
+                        encode_source(tgt_vocab.stoi, t, cfg.max_tgt_len - 1)) for s, t in pairs]
+
+
+@dataclass
+class Batch:
+    src: Tensor  # (B, S) padded
+    lengths: Tensor  # (B,)
+    tgt_in: Tensor  # (B, T) <s> y_1 … y_{T-1}
+    tgt_out: Tensor  # (B, T) y_1 … </s>, padded with PAD
+    n_tokens: int  # real target tokens
+
+
+def collate(items: Sequence[EncodedPair], device: torch.device) -> Batch:
+    """Pad a list of pairs into one batch (PAD = 0)."""
+    src = pad_ids([p.src for p in items], PAD_ID)
+    tgt_out = pad_ids([p.tgt for p in items], PAD_ID)
+    tgt_in = pad_ids([[SOS_ID] + p.tgt[:-1] for p in items], PAD_ID)
+    lengths = torch.tensor([len(p.src) for p in items])
+    return Batch(src.to(device), lengths, tgt_in.to(device), tgt_out.to(device), sum(len(p.tgt) for p in items))
+
+
+def pair_batches(data: Sequence[EncodedPair], batch_size: int, rng: random.Random) -> Iterator[list[EncodedPair]]:
+    """Endless batches of pairs of similar source length (:func:`corpora.batching.bucketed_batches`)."""
+    for chunk in bucketed_batches([len(p.src) for p in data], batch_size, rng):
+        yield [data[i] for i in chunk]
+
+
+def sequence_loss(logits: Tensor, target: Tensor) -> Tensor:
+    """Mean cross-entropy over real (non-PAD) target tokens."""
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=PAD_ID)
+
+
+def steps_for_epochs(n_pairs: int, batch_size: int, epochs: float) -> int:
+    return max(1, round(epochs * math.ceil(n_pairs / batch_size)))
+
+
+@dataclass
+class TrainResult:
+    model: Seq2Seq
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    stats: dict
+
+
+def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[TokenPair], device: torch.device,
+                  callbacks: Sequence[Callback] = (), stop: threading.Event | None = None) -> TrainResult:
+    """Train a fresh model on ``pairs`` for ``settings.steps`` steps; return it with its vocabularies."""
+    torch.manual_seed(settings.seed)
+    rng = random.Random(settings.seed)
+    src_vocab, tgt_vocab = build_vocabs(pairs)
+    cfg = replace(cfg, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    data = encode_pairs(pairs, src_vocab, tgt_vocab, cfg)
+    model = Seq2Seq(cfg).to(device)
+    stream = pair_batches(data, settings.batch_size, rng)
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        batch = collate(next(stream), device)
+        logits, _ = model(batch.src, batch.lengths, batch.tgt_in, settings.teacher_forcing)
+        return sequence_loss(logits, batch.tgt_out), batch.n_tokens
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    stats["n_train"] = len(pairs)
+    return TrainResult(model, src_vocab, tgt_vocab, stats)
+
+
+def training_pairs(preset: Preset, data_file: Path | None) -> tuple[list[TokenPair], list[TokenPair], str]:
+    """(train, valid, description): the embedded corpus, or a user's Tatoeba-format file split 95/5."""
+    if data_file is None:
+        splits = make_splits(seed=preset.train.seed)
+        train = [(p.src, p.tgt) for p in splits["train"][: preset.data.get("n_train", 40000)]]
+        return train, [(p.src, p.tgt) for p in splits["valid"]], "embedded English→French generator"
+    pairs = [(p.src, p.tgt) for p in load_tatoeba(data_file)]
+    random.Random(preset.train.seed).shuffle(pairs)
+    n_valid = max(1, len(pairs) // 20)
+    return pairs[n_valid:], pairs[:n_valid], f"user file {data_file.name}"
+
+
+def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
+                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """Train an RNN seq2seq preset on the embedded corpus (or a Tatoeba-format file) and score it
+    on the validation split."""
+    train, valid, source = training_pairs(preset, data)
+    if epochs:
+        settings = replace(settings, steps=steps_for_epochs(len(train), settings.batch_size, epochs))
+    result = train_seq2seq(Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop)
+    result.model.to("cpu")
+    valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
+    stats = dict(result.stats, data=source, valid_bleu=round(valid_bleu, 2))
+
+    def save(folder: Path, record: dict) -> Path:
+        return save_seq2seq(folder, result.model, result.src_vocab, result.tgt_vocab, record)
+
+    return Trained(result.model, save, settings, stats, f"valid BLEU {valid_bleu:.1f}")
+
+
+# --------------------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------------------
+
+def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, sources: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Greedy translations (tokens, without </s>) of many sentences, in batches."""
+    limit = model.cfg.max_src_len - 1
+    encoded = [encode_source(src_vocab.stoi, s, limit) for s in sources]
+    out: list[list[str]] = []
+    for i in range(0, len(encoded), BATCH):
+        for ids, _ in greedy_batch(model, encoded[i : i + BATCH]):
+            out.append(tgt_vocab.decode([t for t in ids if t != EOS_ID]))
+    return out
+
+
+def corpus_bleu_of(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs: Sequence[TokenPair]) -> float:
+    return bleu(translate_all(model, src_vocab, tgt_vocab, [p[0] for p in pairs]), [p[1] for p in pairs])
+
+
+@torch.no_grad()
+def forced_alignments(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs) -> list[set[tuple[int, int]]]:
+    """Argmax-attention links (src_i, tgt_j) with the reference target forced (teacher forcing)."""
+    model.eval()
+    links = []
+    for i in range(0, len(pairs), BATCH):
+        items = encode_pairs([(p.src, p.tgt) for p in pairs[i : i + BATCH]], src_vocab, tgt_vocab, model.cfg)
+        batch = collate(items, torch.device("cpu"))
+        _, alphas = model(batch.src, batch.lengths, batch.tgt_in)
+        argmax = alphas.argmax(-1).numpy()
+        for item, row in zip(items, argmax):
+            n_src = len(item.src) - 1  # a link to </s> is no link
+            links.append({(int(s), j) for j, s in enumerate(row[: len(item.tgt) - 1]) if s < n_src})
+    return links
+
+
+def evaluate_checkpoint(name: str, test_pairs) -> dict:
+    """BLEU, BLEU by source length and (for attention models) AER of one checkpoint."""
+    loaded = load_seq2seq(name)
+    hyps = translate_all(loaded.model, loaded.src_vocab, loaded.tgt_vocab, [p.src for p in test_pairs])
+    refs = [list(p.tgt) for p in test_pairs]
+    by_length = []
+    for lo, hi in LENGTH_BUCKETS:
+        idx = [i for i, p in enumerate(test_pairs) if lo <= len(p.src) <= hi]
+        by_length.append({"min_len": lo, "max_len": hi, "n": len(idx),
+                          "bleu": round(bleu([hyps[i] for i in idx], [refs[i] for i in idx]), 2) if idx else None})
+    aer = None
+    if loaded.model.cfg.attention != "none":
+        predicted = forced_alignments(loaded.model, loaded.src_vocab, loaded.tgt_vocab, test_pairs)
+        aer = round(alignment_error_rate(predicted, [set(p.alignment) for p in test_pairs]), 4)
+    return {
+        "name": name,
+        "label": loaded.training.get("label", name),
+        "kind": loaded.kind,
+        "bleu": round(bleu(hyps, refs), 2),
+        "aer": aer,
+        "n_test": len(test_pairs),
+        "exact_match": round(exact_match(hyps, refs), 4),
+        "bleu_by_length": by_length,
+        "train_seconds": loaded.training.get("seconds"),
+    }
+
+
+def evaluate_shipped() -> dict[str, Any]:
+    """Every shipped seq2seq checkpoint on the test split."""
+    test_pairs = make_splits()["test"]
+    models, errors = [], []
+    for name in shipped("seq2seq"):
+        try:
+            models.append(evaluate_checkpoint(name, test_pairs))
+        except CheckpointError as exc:
+            errors.append(str(exc))
+    return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split",
+            "models": models, "errors": errors}
+
+
+def format_results(results: dict) -> str:
+    """The seq2seq part of `python -m models.evaluate`'s table."""
+    lines = [f"{'model':24} {'BLEU':>6} {'AER':>6} {'exact':>6}  BLEU by source length"]
+    for m in results["models"]:
+        lengths = "  ".join(f"{b['min_len']}-{b['max_len']}:{b['bleu']}" for b in m["bleu_by_length"])
+        aer = "—" if m["aer"] is None else f"{m['aer']:.3f}"
+        lines.append(f"{m['label']:24} {m['bleu']:6.2f} {aer:>6} {m['exact_match']:6.3f}  {lengths}")
+    lines += [f"error: {err}" for err in results["errors"]]
+    return "\n".join(lines)

@@ -1,0 +1,263 @@
+"""The Transformer recipe (tf-copy, tf-reverse, tf-en-fr, tf-lm) and the evaluation of its checkpoints.
+
+* ``tf-copy`` / ``tf-reverse`` — encoder–decoder on random digit sequences (:mod:`corpora.toy_tasks`),
+  evaluated by exact match on held-out sequences (never drawn in training);
+* ``tf-en-fr`` — encoder–decoder on the embedded English→French corpus, test BLEU;
+* ``tf-lm`` — a word-level decoder-only LM on the World English Bible (:mod:`corpora.lm_data`),
+  held-out perplexity.
+
+Loss: label-smoothed cross-entropy (§5.4); optimisation: :func:`models.training.loop.fit`.
+"""
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from corpora.batching import bucketed_batches
+from corpora.bible import CorpusError
+from corpora.en_fr import make_splits
+from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
+from corpora.toy_tasks import BOS_ID as TOY_BOS
+from corpora.toy_tasks import EOS_ID as TOY_EOS
+from corpora.toy_tasks import TASKS as TOY_TASKS
+from corpora.toy_tasks import ToyTask, batches, random_sequences
+from models.checkpoints import (
+    WEIGHTS, CheckpointError, LoadedTransformer, checkpoint_path, load_transformer, save_transformer,
+    shipped_transformers,
+)
+from models.inference.common import pad_ids
+from models.inference.transformer import greedy_batch
+from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
+from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
+from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.metrics import bleu, exact_match, perplexity
+from models.training.presets import Preset
+from models.training.seq2seq import steps_for_epochs, training_pairs
+
+
+def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
+    return TransformerConfig(vocab_size=vocab_size, src_vocab_size=src_vocab_size, pad_id=PAD_ID, bos_id=bos,
+                             eos_id=eos, **preset.model)
+
+
+def _smoothed_loss(logits: Tensor, target: Tensor, settings: TrainSettings) -> tuple[Tensor, int]:
+    return (label_smoothed_cross_entropy(logits, target, settings.label_smoothing, ignore_index=PAD_ID),
+            int((target != PAD_ID).sum()))
+
+
+def _saver(model: Transformer | DecoderOnlyLM, task: str, src_itos: Sequence[str], tgt_itos: Sequence[str]):
+    def save(folder: Path, record: dict) -> Path:
+        return save_transformer(folder, model, task, src_itos, tgt_itos, record)
+    return save
+
+
+# ---- toy tasks -------------------------------------------------------------------------
+
+def toy_task(preset_or_training: Preset | dict, task: str | None = None) -> ToyTask:
+    data = preset_or_training.data if isinstance(preset_or_training, Preset) else preset_or_training["data_settings"]
+    name = preset_or_training.task if isinstance(preset_or_training, Preset) else task
+    return ToyTask(str(name), int(data["n_symbols"]), int(data["min_len"]), int(data["max_len"]))
+
+
+def toy_exact_match(model: Transformer, task: ToyTask, n: int = 1000, seed: int = 1234) -> float:
+    """Exact match (output == target + EOS) of greedy decoding on ``n`` held-out sequences."""
+    seqs = random_sequences(task, n, torch.Generator().manual_seed(seed), split="heldout")
+    hits = 0
+    for i in range(0, n, 250):
+        chunk = seqs[i: i + 250]
+        for s, out in zip(chunk, greedy_batch(model, chunk, max_len=task.max_len + 2)):
+            hits += out == task.target(s) + [TOY_EOS]
+    return hits / max(1, n)
+
+
+def _train_toy(preset: Preset, settings: TrainSettings, device: torch.device, callbacks: Sequence[Callback],
+               stop: threading.Event | None) -> Trained:
+    task = toy_task(preset)
+    names = task.token_names()
+    model = Transformer(_model_config(preset, task.vocab_size, None, TOY_BOS, TOY_EOS)).to(device)
+    stream = batches(task, settings.batch_size, seed=settings.seed, split="train")
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        b = next(stream).to(device)
+        return _smoothed_loss(model(b.src, b.tgt_in), b.tgt_out, settings)
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    model.to("cpu")
+    held = toy_exact_match(model, task)
+    stats.update(heldout_exact_match=round(held, 4), data=f"random digit sequences, {task.name}",
+                 data_settings=dict(preset.data), max_src_len=task.max_len)
+    return Trained(model, _saver(model, preset.task, names, names), settings, stats, f"held-out exact match {held:.1%}")
+
+
+# ---- English→French --------------------------------------------------------------------
+
+def translate_batch(loaded_or_model: LoadedTransformer | Transformer, sources: Sequence[Sequence[str]],
+                    src_stoi: dict[str, int] | None = None, tgt_itos: Sequence[str] | None = None,
+                    limit: int = 47) -> list[list[str]]:
+    """Greedy translations (tokens without </s>) of many token lists, in batches of similar length."""
+    if isinstance(loaded_or_model, LoadedTransformer):
+        model, src_stoi, tgt_itos = loaded_or_model.model, loaded_or_model.src_stoi, loaded_or_model.tgt_itos
+        limit = loaded_or_model.max_src_tokens
+    else:
+        model = loaded_or_model
+    assert src_stoi is not None and tgt_itos is not None
+    encoded = [encode_source(src_stoi, s, limit) for s in sources]
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    out: list[list[str]] = [[] for _ in encoded]
+    for i in range(0, len(order), 128):
+        idx = order[i: i + 128]
+        for j, ids in zip(idx, greedy_batch(model, [encoded[j] for j in idx])):
+            out[j] = [tgt_itos[t] for t in ids if t != EOS_ID]
+    return out
+
+
+def _train_en_fr(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
+                 epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    train, valid, source = training_pairs(preset, data_file)
+    src_vocab, tgt_vocab = Vocab.build(p[0] for p in train), Vocab.build(p[1] for p in train)
+    limit = int(preset.data.get("max_src_len", 48)) - 1
+    data = [(encode_source(src_vocab.stoi, s, limit), tgt_vocab.encode(list(t)[: preset.model["max_len"] - 2]))
+            for s, t in train]
+    if epochs:
+        settings = replace(settings, steps=steps_for_epochs(len(data), settings.batch_size, epochs))
+    model = Transformer(_model_config(preset, len(tgt_vocab), len(src_vocab), SOS_ID, EOS_ID)).to(device)
+    chunks = bucketed_batches([len(s) for s, _ in data], settings.batch_size, random.Random(settings.seed))
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        items = [data[i] for i in next(chunks)]
+        src = pad_ids([s for s, _ in items], PAD_ID).to(device)
+        tgt_in = pad_ids([[SOS_ID] + t for _, t in items], PAD_ID).to(device)
+        tgt_out = pad_ids([t + [EOS_ID] for _, t in items], PAD_ID).to(device)
+        return _smoothed_loss(model(src, tgt_in), tgt_out, settings)
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    model.to("cpu")
+    check = valid[:500]
+    hyps = translate_batch(model, [s for s, _ in check], src_vocab.stoi, tgt_vocab.itos, limit)
+    valid_bleu = bleu(hyps, [list(t) for _, t in check])
+    stats.update(valid_bleu=round(valid_bleu, 2), data=source, n_train=len(train), max_src_len=limit + 1,
+                 epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2))
+    return Trained(model, _saver(model, preset.task, src_vocab.itos, tgt_vocab.itos), settings, stats,
+                   f"valid BLEU {valid_bleu:.1f}")
+
+
+# ---- the language model ----------------------------------------------------------------
+
+def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
+              epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    train_lines, held_lines, source = lm_corpus(data_file)
+    full = Vocab.build(train_lines)
+    vocab = Vocab(full.itos[: int(preset.data.get("vocab_cap", 6000))])
+    context = int(preset.data.get("context", 64))
+    stream = torch.as_tensor(line_stream(train_lines, vocab), dtype=torch.long)
+    held = line_stream(held_lines, vocab)
+    if len(stream) < context + 2:
+        raise ValueError(f"the training text is too short: {len(stream)} tokens for a context of {context}")
+    if epochs:
+        settings = replace(settings, steps=max(1, round(epochs * math.ceil(len(stream) / (settings.batch_size * context)))))
+    cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
+    model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
+    gen = torch.Generator().manual_seed(settings.seed)
+    offsets = torch.arange(context + 1)
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        starts = torch.randint(0, len(stream) - context - 1, (settings.batch_size,), generator=gen)
+        x = stream[starts.unsqueeze(1) + offsets].to(device)
+        return _smoothed_loss(model(x[:, :-1]), x[:, 1:], settings)
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    model.to("cpu")
+    ppl, counted = perplexity(model, held, context, skip_id=SOS_ID)
+    unk_rate = float(np.mean([t == vocab.stoi[UNK] for t in held])) if held else float("nan")
+    stats.update(heldout_perplexity=round(ppl, 2), heldout_tokens=counted, heldout_unk_rate=round(unk_rate, 4),
+                 train_tokens=len(stream), data=source, context=context, vocab_cap=len(vocab),
+                 epochs=round(stats["steps"] * settings.batch_size * context / len(stream), 3),
+                 data_settings=dict(preset.data))
+    return Trained(model, _saver(model, preset.task, vocab.itos, vocab.itos), settings, stats,
+                   f"held-out perplexity {ppl:.1f} on {counted} tokens")
+
+
+def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
+                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """Train a Transformer preset by its task."""
+    if preset.task in TOY_TASKS:
+        if data is not None:
+            raise ValueError(f"{preset.name} trains on random sequences; --data is for tf-en-fr and tf-lm")
+        if epochs:  # an epoch of the endless toy stream: 10,000 sequences
+            settings = replace(settings, steps=steps_for_epochs(10_000, settings.batch_size, epochs))
+        return _train_toy(preset, settings, device, callbacks, stop)
+    if preset.task == "en-fr":
+        return _train_en_fr(preset, settings, device, data, epochs, callbacks, stop)
+    if preset.task == "lm":
+        return _train_lm(preset, settings, device, data, epochs, callbacks, stop)
+    raise ValueError(f"unknown task {preset.task!r}")
+
+
+# --------------------------------------------------------------------------------------
+# Evaluation of the shipped checkpoints
+# --------------------------------------------------------------------------------------
+
+def evaluate_checkpoint(name: str) -> dict:
+    """The quality figure of one shipped transformer checkpoint, by its task."""
+    loaded = load_transformer(name)
+    t = loaded.training
+    row: dict[str, Any] = {"name": name, "label": loaded.label, "task": loaded.task,
+                           "train_seconds": t.get("seconds"), "train_cpu_seconds": t.get("budget_seconds"),
+                           "steps": t.get("steps"),
+                           "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
+    if loaded.task in TOY_TASKS:
+        task = toy_task(t, loaded.task)
+        row.update(metric="held-out exact match", exact_match=round(toy_exact_match(loaded.model, task), 4),
+                   n_test=1000)
+    elif loaded.task == "en-fr":
+        test = make_splits()["test"]
+        hyps = translate_batch(loaded, [p.src for p in test])
+        refs = [list(p.tgt) for p in test]
+        row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), n_test=len(test),
+                   exact_match=round(exact_match(hyps, refs), 4))
+    elif loaded.task == "lm":
+        held = [v.tokens for v in split_verses(load_verses())["heldout"]]
+        context = int(t.get("context", loaded.config.max_len))
+        stream = line_stream(held, Vocab(loaded.tgt_itos))
+        ppl, counted = perplexity(loaded.model, stream, context, skip_id=SOS_ID)
+        row.update(metric="held-out perplexity", perplexity=round(ppl, 2), n_tokens=counted)
+    return row
+
+
+def evaluate_shipped() -> dict:
+    """Every shipped transformer checkpoint's figure (JSON-able)."""
+    models, errors = [], []
+    for name in shipped_transformers():
+        try:
+            models.append(evaluate_checkpoint(name))
+        except (CheckpointError, CorpusError) as exc:
+            errors.append(f"{name}: {exc}" if name not in str(exc) else str(exc))
+    return {"command": "python -m models.evaluate", "models": models, "errors": errors}
+
+
+def format_results(results: dict) -> str:
+    """The Transformer part of `python -m models.evaluate`'s table."""
+    lines = ["", f"{'transformer':38} {'figure':>32} {'wall s':>7} {'CPU s':>6} {'MB':>5}"]
+    for m in results.get("models", []):
+        if m["task"] == "en-fr":
+            figure = f"test BLEU {m['bleu']:.2f} (exact {m['exact_match']:.3f})"
+        elif m["task"] == "lm":
+            figure = f"held-out perplexity {m['perplexity']:.1f}"
+        else:
+            figure = f"held-out exact match {m['exact_match']:.1%}"
+        cpu = m.get("train_cpu_seconds")
+        lines.append(f"{m['label']:38} {figure:>32} {m['train_seconds'] or 0:7.1f} "
+                     f"{'—' if cpu is None else f'{cpu:.1f}':>6} {m['size_mb']:5.2f}")
+    if not results.get("models"):
+        lines.append("no shipped transformer checkpoints: python -m models.train --preset tf-copy (…)")
+    lines.extend(f"error: {e}" for e in results.get("errors", []))
+    return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""The layout's rules, read off the code: no import circles, inference never imports training,
+models/viz_core/corpora never import Streamlit, and every module imports on its own."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGES = ("models", "cli", "corpora", "viz_core", "ui")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every project module ``path`` imports, at module level or inside a function."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name.split(".")[0] in PACKAGES:
+                found.add(name)
+    return found
+
+
+GRAPH = {name: _imports(path) - {name} for name, path in MODULES.items()}
+
+
+def _package_parents(name: str) -> set[str]:
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def test_no_import_circle() -> None:
+    """Depth-first search of the import graph (package __init__ modules that a module sits in
+    are not edges: Python runs them first but they import nothing here)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(GRAPH[node] - _package_parents(node)):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                pytest.fail("import circle: " + " → ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(GRAPH):
+        if name not in state:
+            visit(name)
+
+
+def _reachable(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in GRAPH[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_loading_and_inference_never_import_training() -> None:
+    for name in MODULES:
+        if name.startswith(("models.inference", "models.nn", "models.text")) or name == "models.checkpoints":
+            bad = sorted(m for m in _reachable(name) if m.startswith("models.training"))
+            assert not bad, f"{name} reaches {bad}"
+
+
+def test_lower_layers_never_import_streamlit_or_the_ui() -> None:
+    for name, path in MODULES.items():
+        if name.split(".")[0] in ("models", "corpora", "viz_core", "cli"):
+            source = path.read_text(encoding="utf-8")
+            assert "import streamlit" not in source and "from streamlit" not in source, name
+            assert not any(m.startswith(("ui", "pages")) for m in GRAPH[name]), name
+        if name.startswith("viz_core"):
+            assert not any(m.startswith("models") for m in GRAPH[name]), name
+
+
+def test_every_module_imports_alone() -> None:
+    """Each module imported first, on its own, in a fresh interpreter: one subprocess preloads the
+    third-party libraries (torch, transformers …), then forks one child per module, so no project
+    module is loaded when the child imports its module (an import circle fails there)."""
+    names = [n for n in MODULES if not n.startswith("ui")]  # ui needs a running Streamlit script
+    code = """
+import importlib, os, sys
+import numpy, torch, safetensors, sacrebleu, tokenizers, plotly, pandas  # noqa: F401
+failed = []
+for name in sys.argv[1:]:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:
+            print(f"{name}: {exc.__class__.__name__}: {exc}", flush=True)
+            os._exit(1)
+        os._exit(0)
+    if os.waitpid(pid, 0)[1] != 0:
+        failed.append(name)
+sys.exit(1 if failed else 0)
+"""
+    proc = subprocess.run([sys.executable, "-c", code, *names], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
