@@ -1,4 +1,4 @@
-"""`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR]`: train one preset."""
+"""`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR] [--log FILE]`: train one preset."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from models.device import DEFAULT_THREADS, configure_threads
+from models.training.loop import jsonl_log
 from models.training.presets import PRESETS
 from models.training.run import run_preset
 
@@ -22,17 +23,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, help="override the wall-clock guard against runaway runs")
     parser.add_argument("--device", help="cpu, cuda or mps (default: best available)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="torch intra-op threads on CPU")
+    parser.add_argument("--log", type=Path, help="append every step's progress to this file as JSON lines")
     args = parser.parse_args(argv)
     command = "python -m models.train " + " ".join(sys.argv[1:] if argv is None else argv)
+    close_log = None
     try:
         os.environ["ATTN_LAB_THREADS"] = str(args.threads)
         configure_threads()
-        preset = PRESETS[args.preset]
-        _, _, line = run_preset(preset, out=args.out, data=args.data, epochs=args.epochs, steps=args.steps,
-                                minutes=args.minutes, device=args.device, command=command, progress=True)
+        callbacks = []
+        if args.log:
+            log, close_log = jsonl_log(args.log)
+            callbacks.append(log)
+        _, _, line = run_preset(PRESETS[args.preset], out=args.out, data=args.data, epochs=args.epochs,
+                                steps=args.steps, minutes=args.minutes, device=args.device, command=command,
+                                callbacks=callbacks, progress=True)
     except Exception as exc:  # one line, no traceback, non-zero exit
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if close_log is not None:
+            close_log()
     print(line)
     return 0
 

@@ -26,7 +26,7 @@ from safetensors.torch import load_model, save_model
 from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
-from models.text.vocab import UNK, Vocab
+from models.text.vocab import Vocab
 from models.text.wordpiece import TOKENIZER_FILE, WordPiece
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,10 +223,6 @@ class LoadedTransformer:
     @property
     def config(self) -> TransformerConfig:
         return self.model.config
-
-    @property
-    def unk_id(self) -> int | None:
-        return self.src_stoi.get(UNK)
 
     @property
     def max_src_tokens(self) -> int:

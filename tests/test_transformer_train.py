@@ -142,6 +142,20 @@ def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> 
                        str(tmp_path / "r2")]) == 1  # toy tasks take no --data: one-line error
 
 
+def test_train_command_steps_and_progress_log(monkeypatch, tmp_path: Path) -> None:
+    """--steps overrides the preset's steps; --log gets one JSON line per step from the loop's callback."""
+    import models.train as train
+
+    monkeypatch.setitem(presets.PRESETS, "tf-copy", tiny("tf-copy", steps=50))
+    log = tmp_path / "progress.jsonl"
+    assert train.main(["--preset", "tf-copy", "--steps", "12", "--out", str(tmp_path / "c"), "--log", str(log)]) == 0
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 13)) and all(r["steps"] == 12 for r in rows)
+    assert all(r["loss"] > 0 and r["tokens_per_second"] > 0 and r["elapsed"] >= 0 for r in rows)
+    training = json.loads((tmp_path / "c" / "config.json").read_text())["training"]
+    assert training["steps"] == 12 and training["settings"]["steps"] == 12 and training["cut_short"] is None
+
+
 def test_evaluate_plugin(monkeypatch, tiny_checkpoints: Path) -> None:
     import models.checkpoints as ck
 

@@ -358,10 +358,6 @@ class GenerationTrace(Trace):
         """Prompt and continuation as display text (without start and end tokens)."""
         return display_text(self.tokens)
 
-    @property
-    def continuation(self) -> str:
-        return display_text(self.generated_tokens)
-
 
 # --------------------------------------------------------------------------------------
 # Inside one head

@@ -11,7 +11,6 @@ line is ``python -m models.translate`` (:mod:`cli.translate`).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from corpora.text import tokenize

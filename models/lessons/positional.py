@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors import SafetensorError, safe_open
 from torch import Tensor
 
 from models.nn.positional import (
@@ -192,8 +193,6 @@ class LearnedPositions:
 def find_learned_positions(root: str | Path = "checkpoints") -> LearnedPositions | None:
     """The first 2-D tensor named like ``*position_embeddings*`` / ``*pos_embedding*`` in a
     ``*.safetensors`` file under ``root`` (sorted by path), or None when there is none."""
-    from safetensors import SafetensorError, safe_open
-
     root = Path(root)
     if not root.is_dir():
         return None

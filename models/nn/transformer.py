@@ -317,6 +317,22 @@ class _Embedding(nn.Module):
         return self.positions(self.tokens(ids) * self.scale)
 
 
+def _decoder(c: TransformerConfig, cross_attention: bool) -> Decoder:
+    return Decoder(c.num_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.norm_first, c.activation,
+                   cross_attention=cross_attention)
+
+
+def _generator(model: nn.Module, c: TransformerConfig, embedding: _Embedding) -> nn.Linear:
+    """The output layer h W_out + b: Glorot-initialise ``model`` (its other modules already built),
+    then tie W_out to the decoder's token embedding when ``c.tie_embeddings`` (Press & Wolf 2017)."""
+    generator = nn.Linear(c.d_model, c.vocab_size)
+    model.generator = generator
+    _init_xavier(model)
+    if c.tie_embeddings:
+        generator.weight = embedding.tokens.weight
+    return generator
+
+
 @dataclass
 class TransformerOutput:
     """Logits and every attention weight of one forward pass; attention tensors are
@@ -339,12 +355,8 @@ class Transformer(nn.Module):
         self.tgt_embed = _Embedding(c.vocab_size, c.d_model, c.max_len, c.dropout, c.pad_id)
         self.encoder = Encoder(c.num_encoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout,
                                c.norm_first, c.activation)
-        self.decoder = Decoder(c.num_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout,
-                               c.norm_first, c.activation, cross_attention=True)
-        self.generator = nn.Linear(c.d_model, c.vocab_size)
-        _init_xavier(self)
-        if c.tie_embeddings:
-            self.generator.weight = self.tgt_embed.tokens.weight
+        self.decoder = _decoder(c, cross_attention=True)
+        self.generator = _generator(self, c, self.tgt_embed)
 
     def source_mask(self, src: Tensor) -> Tensor:
         """(B, 1, S): True at non-padding source tokens."""
@@ -407,12 +419,8 @@ class DecoderOnlyLM(nn.Module):
         super().__init__()
         c = self.config = config
         self.embed = _Embedding(c.vocab_size, c.d_model, c.max_len, c.dropout, c.pad_id)
-        self.decoder = Decoder(c.num_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout,
-                               c.norm_first, c.activation, cross_attention=False)
-        self.generator = nn.Linear(c.d_model, c.vocab_size)
-        _init_xavier(self)
-        if c.tie_embeddings:
-            self.generator.weight = self.embed.tokens.weight
+        self.decoder = _decoder(c, cross_attention=False)
+        self.generator = _generator(self, c, self.embed)
 
     def causal_mask(self, ids: Tensor) -> Tensor:
         """(B, T, T): padding mask & look-ahead mask."""

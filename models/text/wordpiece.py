@@ -16,6 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
+from tokenizers import models as tokenizer_models
+
 __all__ = [
     "SPECIAL_TOKENS", "PAD", "UNK", "CLS", "SEP", "MASK", "PAD_ID", "UNK_ID", "CLS_ID", "SEP_ID",
     "MASK_ID", "TOKENIZER_FILE", "EncodedPair", "WordPiece", "train_wordpiece",
@@ -52,9 +55,7 @@ class EncodedPair:
         return len(self.ids)
 
 
-def _normalizer():
-    from tokenizers import normalizers
-
+def _normalizer() -> normalizers.Normalizer:
     return normalizers.Sequence([
         normalizers.Replace("`", "'"),
         normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True,
@@ -64,9 +65,7 @@ def _normalizer():
 
 def train_wordpiece(texts: Iterable[str], vocab_size: int = 6000, min_frequency: int = 2) -> WordPiece:
     """Learn a WordPiece vocabulary of at most ``vocab_size`` entries (specials first) from ``texts``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.WordPiece(unk_token=UNK, max_input_chars_per_word=100))
+    tok = Tokenizer(tokenizer_models.WordPiece(unk_token=UNK, max_input_chars_per_word=100))
     tok.normalizer = _normalizer()
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece(prefix="##")
@@ -81,7 +80,7 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int = 6000, min_frequency:
 class WordPiece:
     """A trained ``tokenizers.Tokenizer`` with BERT's pair encoding; specials have ids 0–4."""
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
         for expected, tok in enumerate(SPECIAL_TOKENS):
             if tokenizer.token_to_id(tok) != expected:
@@ -91,8 +90,6 @@ class WordPiece:
     # -- files ---------------------------------------------------------------------------
     @classmethod
     def from_file(cls, path: str | Path) -> WordPiece:
-        from tokenizers import Tokenizer
-
         return cls(Tokenizer.from_file(str(path)))
 
     def save(self, path: str | Path) -> Path:

@@ -11,6 +11,7 @@ short says so on stderr and records it (``cut_short``) in the statistics it retu
 """
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import Tensor
+from tqdm import tqdm
 
 #: loss_of_batch(step) → (mean loss of the batch, number of target tokens it held)
 LossOfBatch = Callable[[int], tuple[Tensor, int]]
@@ -148,11 +150,22 @@ def fit(
             "cut_short": cut_short}
 
 
+def jsonl_log(path: Path) -> tuple[Callback, Callable[[], None]]:
+    """A callback that appends every :class:`Progress` to ``path`` as one JSON line, and the
+    function that closes the file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fh = path.open("a", encoding="utf-8")
+
+    def write(p: Progress) -> None:
+        fh.write(json.dumps(asdict(p)) + "\n")
+        fh.flush()
+
+    return write, fh.close
+
+
 def progress_bar(total: int, desc: str = "") -> tuple[Callback, Callable[[], None]]:
     """A tqdm bar on stderr as a callback (opened at the first step, once the data is ready),
     and the function that closes it."""
-    from tqdm import tqdm
-
     bars: list[Any] = []
 
     def update(p: Progress) -> None:

@@ -71,8 +71,3 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            TrainSettings(steps=2000, batch_size=32, lr=1e-3, warmup=120, weight_decay=0.01),
            dict(vocab_size=6000, probe_sentences=6000)),
 )}
-
-
-def of_family(family: str) -> dict[str, Preset]:
-    """The presets of one family, by name."""
-    return {name: p for name, p in PRESETS.items() if p.family == family}
