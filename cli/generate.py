@@ -29,8 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return print_trace(result, result.text, args.json, result.input_tokens_dropped,
-                       "prompt cut to the model's context, its first tokens")
+    dropped = result.input_tokens_dropped
+    notes = [f"prompt cut to the model's context; its first {dropped} tokens dropped"] if dropped else []
+    return print_trace(result, result.text, args.json, notes)
 
 
 if __name__ == "__main__":

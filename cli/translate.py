@@ -1,4 +1,4 @@
-"""`python -m models.translate --model NAME [--beam K] [--mode soft|hard|local] [--json] "sentence"`."""
+"""`python -m models.translate --model NAME [--beam K] [--length-penalty α] [--mode soft|hard] [--json] "sentence"`."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from cli.output import print_trace
 from models.checkpoints import CheckpointError, load_seq2seq, load_transformer, read_config
 from models.device import configure_threads
-from models.inference.common import InputError
+from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
 from models.inference.translate import MAX_BEAM, translate, translate_transformer
 from models.nn.rnn_seq2seq import AttentionMode
 
@@ -18,8 +18,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("sentence")
     parser.add_argument("--model", default="s2s-bahdanau", help="checkpoint name or folder")
     parser.add_argument("--beam", type=int, default=1, help=f"beam width 1–{MAX_BEAM} (1 = greedy)")
-    parser.add_argument("--mode", choices=["soft", "hard", "local"], default="soft")
-    parser.add_argument("--window", type=int, default=2, help="local attention half-width D")
+    parser.add_argument("--mode", choices=["soft", "hard"], default="soft",
+                        help="soft: as trained; hard: one-hot at the argmax weight (a decoding-time variant)")
+    parser.add_argument("--length-penalty", type=float, default=DEFAULT_LENGTH_PENALTY,
+                        help="α of the beam's ranking rule Σ log p / ((5 + |y|) / 6)^α (0 = raw Σ log p)")
     parser.add_argument("--topk", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the whole decoding trace as JSON")
     args = parser.parse_args(argv)
@@ -29,14 +31,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             loaded = load_transformer(args.model)
             if loaded.kind != "encoder-decoder":
                 raise InputError(f"{args.model} is a language model: use python -m models.generate --model {args.model}")
-            trace = translate_transformer(loaded, args.sentence, args.beam, args.topk)
+            trace = translate_transformer(loaded, args.sentence, args.beam, args.topk, args.length_penalty)
         else:
-            trace = translate(load_seq2seq(args.model), args.sentence, args.beam,
-                              AttentionMode(args.mode, args.window), args.topk)
+            trace = translate(load_seq2seq(args.model), args.sentence, args.beam, AttentionMode(args.mode), args.topk,
+                              args.length_penalty)
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return print_trace(trace, trace.text, args.json, trace.input_tokens_dropped, "input cut to the model's limit")
+    return print_trace(trace, trace.text, args.json, [n.text for n in trace.notices])
 
 
 if __name__ == "__main__":

@@ -87,6 +87,14 @@ def load_results() -> dict | None:
         return None
 
 
+def typical_confidence(name: str) -> dict | None:
+    """{"median", "p05", "p01"} of a shipped translation model's mean log-probability per output
+    token on its test set, from the saved evaluation, or None."""
+    results = load_results() or {}
+    rows = list(results.get("models", [])) + list(results.get("families", {}).get("transformer", {}).get("models", []))
+    return next((row.get("confidence") for row in rows if row.get("name") == name), None)
+
+
 # --------------------------------------------------------------------------------------
 # Writing and reading, shared by every family
 # --------------------------------------------------------------------------------------

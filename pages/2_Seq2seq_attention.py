@@ -10,11 +10,12 @@ from ui.seq2seq import (
     explain,
     gold_alignment,
     load_model,
+    local_caption,
     model_choices,
     run_translation,
 )
 from ui.stepper import step_control
-from ui.tokens import token_strip
+from ui.tokens import show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
 page_frame(
@@ -26,7 +27,7 @@ page_frame(
 )
 
 from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
-from models.inference.common import InputError  # noqa: E402
+from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 from models.inference.traces import display_text  # noqa: E402
 
 choices = model_choices()
@@ -58,8 +59,11 @@ with right:
     c1, c2 = st.columns(2)
     beam = c1.slider("Beam width", 1, 8, 1, key="s2s_beam", help="1 = greedy decoding", bind="query-params")
     mode = c2.selectbox("Attention", list(MODES), format_func=MODES.get, key="s2s_mode", bind="query-params",
-                        help="Hard and local attention are decoding-time variants of the soft-trained Luong models.")
-    window = st.slider("Local window half-width D", 1, 5, 2, key="s2s_window") if mode == "local" else 2
+                        help="Hard attention is a decoding-time variant of the Luong models, not trained as such.")
+    alpha = st.slider("Length penalty α", 0.0, 2.0, DEFAULT_LENGTH_PENALTY, 0.1, key="s2s_alpha",
+                      bind="query-params", disabled=beam == 1,
+                      help="The beam ranks finished translations by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016): "
+                           "0 = raw log-probability, larger α favours longer translations.")
 
 loaded_primary = load_model(model_name)
 if isinstance(loaded_primary, str):
@@ -74,7 +78,7 @@ def translate_or_message(name: str):
     """The cached trace, or None after showing why the input cannot be translated."""
     try:
         return run_translation(name, text, beam, mode if load_model(name).model.cfg.attention == "luong" else "soft",
-                               window)
+                               alpha)
     except InputError as exc:
         st.warning(str(exc))
         return None
@@ -84,9 +88,6 @@ trace = translate_or_message(model_name)
 if trace is None:
     st.stop()
 
-if trace.input_tokens_dropped:
-    st.warning(f"The input is longer than this model reads ({len(trace.src_tokens) - 1} tokens): "
-               f"the last {trace.input_tokens_dropped} tokens were cut off.")
 n_unknown = sum(trace.src_unknown)
 token_strip(trace.src_tokens, trace.src_unknown,
             caption="The tokens as the model reads them" + (
@@ -132,11 +133,13 @@ def steps_view() -> None:
                     "state, so there is nothing to show per source word. Switch to Bahdanau or Luong.")
         else:
             st.plotly_chart(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t,
-                                              gold=gold, src_unknown=trace.src_unknown,
+                                              gold=gold, src_unknown=trace.src_unknown, positions=hyp.positions,
                                               title="Attention α (rows: target steps, columns: source)"),
                             key="heatmap", config={"displaylogo": False})
             if gold:
                 st.caption("Red squares: the corpus's gold word alignment for this sentence.")
+            if hyp.positions is not None:
+                st.caption(local_caption(loaded_primary.model.cfg))
     with side_col:
         if hyp.attention is not None:
             st.plotly_chart(step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
@@ -152,10 +155,12 @@ def steps_view() -> None:
 
 st.subheader(f"Translation by {labels[model_name]}")
 token_strip([display_text(trace.tgt_tokens)])
+show_notices(trace.notices)
 steps_view()
 
 if trace.search == "beam":
-    st.markdown("**Every hypothesis the beam finished**, best first (score = log-probability ÷ length):")
+    st.markdown(f"**Every hypothesis the beam finished**, best first (score = Σ log p / ((5 + |y|) / 6)^α, "
+                f"α = {trace.length_penalty:g}):")
     tabs = st.tabs([f"#{i + 1}  {h.score:.3f}" for i, h in enumerate(trace.hypotheses)])
     for i, (tab, h) in enumerate(zip(tabs, trace.hypotheses)):
         with tab:

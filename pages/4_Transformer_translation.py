@@ -5,24 +5,23 @@ import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
+from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.stepper import step_control
-from ui.tokens import token_strip
+from ui.tokens import show_notices, token_strip
 from ui.transformer import (
-    AVERAGE,
     KIND_LABELS,
     SHORT_LABELS,
+    attention_of,
+    compare_with_rnn,
     explain_translation,
     grid_for,
-    head_name,
-    head_picker,
     load_model,
-    on_grid_select,
-    pick,
+    masks_section,
     run_translation,
     transformer_choices,
 )
-from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
-from viz_core.transformer import attention_matrix_figure, grid_figure, mask_figure
+from viz_core.seq2seq import beam_tree_figure, step_attention_bars, topk_bars
+from viz_core.transformer import attention_matrix_figure, grid_figure
 
 page_frame(
     "Transformer translation",
@@ -33,7 +32,7 @@ page_frame(
 )
 
 from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
-from models.inference.common import InputError  # noqa: E402
+from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 
 choices = transformer_choices("encoder-decoder")
 if not choices:
@@ -69,6 +68,9 @@ with right:
     model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="tf_model",
                               on_change=_model_changed)
     beam = st.slider("Beam width (1 = greedy)", 1, 8, 1, key="tf_beam")
+    alpha = st.slider("Length penalty α", 0.0, 2.0, DEFAULT_LENGTH_PENALTY, 0.1, key="tf_alpha", disabled=beam == 1,
+                      help="The beam ranks finished outputs by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016), "
+                           "the same rule as on the seq2seq page: 0 = raw log-probability.")
 loaded = load_model(model_name)
 if isinstance(loaded, str):
     st.error(loaded)
@@ -90,20 +92,18 @@ with right:
                                format_func=lambda n: "— nothing —" if n is None else s2s[n], key="tf_compare")
 
 try:
-    trace = run_translation(model_name, text, beam)
+    trace = run_translation(model_name, text, beam, alpha)
 except InputError as exc:
     st.warning(str(exc))
     st.stop()
 
-if trace.input_tokens_dropped:
-    st.warning(f"The input is longer than this model reads ({len(trace.src_tokens) - (1 if is_translation else 0)} "
-               f"tokens): the last {trace.input_tokens_dropped} tokens were cut off.")
 n_unknown = sum(trace.src_unknown)
 token_strip(trace.src_tokens, trace.src_unknown,
             caption="The tokens as the encoder reads them" + (
                 f" — {n_unknown} not in its vocabulary (⚠), read as <unk>" if n_unknown else ""))
 st.subheader(f"Output of {labels[model_name]}")
 token_strip([trace.text or "(empty)"])
+show_notices(trace.notices)
 if not trace.tgt_tokens:
     st.info("The model produced no tokens.")
     st.stop()
@@ -134,17 +134,7 @@ def steps_view() -> None:
 
     kind = st.radio("Attention", list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
                     index=2)
-    if kind == "encoder":
-        weights, keys, queries = trace.encoder_attention, trace.src_tokens, trace.src_tokens
-        step_row, blocked = None, None
-    elif kind == "decoder":
-        weights = trace.decoder_self_attention[:, :, : t + 1, : t + 1]
-        keys = queries = trace.decoder_tokens[: t + 1]
-        step_row = t
-        blocked = ~np.tril(np.ones((t + 1, t + 1), dtype=bool))
-    else:
-        weights, keys, queries = trace.cross_attention[:, :, : t + 1], trace.src_tokens, trace.decoder_tokens[: t + 1]
-        step_row, blocked = t, None
+    weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
 
     grid_col, head_col = st.columns([1, 1])
     with grid_col:
@@ -180,24 +170,7 @@ def steps_view() -> None:
                                   title=f"Top-{len(trace.topk_tokens[t])} next tokens at step {t + 1}"), key="tf_topk")
 
     if other is not None:
-        st.subheader("RNN attention against Transformer cross-attention")
-        st.caption("Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
-                   f"cross-attention, {head_name(layer, head)} (change it above). Rows: output steps.")
-        c1, c2 = st.columns(2)
-        with c1:
-            st.markdown(f"**{safe(s2s_label(other))}** — {other_text(other)}")
-            if other.attention is None:
-                st.info("No attention: the encoder's final state is the decoder's only view of the source.")
-            else:
-                st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
-                                                  step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                                  title="RNN attention α"), key="tf_cmp_rnn")
-        with c2:
-            st.markdown(f"**{labels[model_name]}** — {trace.text}")
-            st.plotly_chart(attention_matrix_figure(
-                pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
-                key_unknown=trace.src_unknown, title="Transformer cross-attention",
-                x_title="source (English)", y_title="target step (French)"), key="tf_cmp_tf")
+        compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[model_name], layer, head, t)
 
     if trace.search == "beam":
         st.subheader("Beam search")
@@ -206,42 +179,8 @@ def steps_view() -> None:
                         key="tf_beam_tree")
 
 
-def safe(text: str) -> str:
-    from viz_core.labels import safe_label
-
-    return safe_label(text, 60)
-
-
-def s2s_label(tr) -> str:
-    return dict(s2s).get(tr.model, tr.model)
-
-
-def other_text(tr) -> str:
-    from models.inference.traces import display_text
-
-    return display_text(tr.tgt_tokens)
-
-
 steps_view()
 
 st.divider()
-st.subheader("The masks")
-st.markdown("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
-            "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
-            "0 where attending is allowed and −∞ where it is not, before the softmax.")
-m1, m2 = st.columns(2)
-with m1:
-    n_pad = 3
-    src_padded = list(trace.src_tokens) + ["<pad>"] * n_pad
-    allowed = np.ones((len(src_padded), len(src_padded)), dtype=bool)
-    allowed[:, len(trace.src_tokens):] = False
-    st.plotly_chart(mask_figure(allowed, src_padded, src_padded,
-                                title=f"Padding mask: {n_pad} pad tokens added",
-                                x_title="key", y_title="query"), key="tf_pad_mask")
-with m2:
-    dec = trace.decoder_tokens
-    st.plotly_chart(mask_figure(np.tril(np.ones((len(dec), len(dec)), dtype=bool)), dec, dec,
-                                title="Look-ahead mask of the decoder", x_title="key: decoder input",
-                                y_title="query: decoder step"), key="tf_causal_mask")
-
+masks_section(trace.src_tokens, trace.decoder_tokens)
 explain_translation()

@@ -5,10 +5,11 @@ import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
+from ui.grid import head_picker
 from ui.tokens import token_strip
 from ui.transformer import KIND_LABELS, load_model, run_head_view, transformer_choices
 from viz_core.labels import safe_label
-from viz_core.transformer import chain_figure, chain_table, entropy, vectors_figure
+from viz_core.transformer import chain_figure, chain_table, entropy, head_output_figure, vectors_figure
 
 page_frame(
     "Inside one head",
@@ -56,12 +57,8 @@ if loaded.kind == "decoder-only":
 else:
     kind = st.radio("Attention", list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind", horizontal=True)
     n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
-for state_key, n in (("head_layer", n_layers), ("head_head", cfg.n_heads)):
-    if st.session_state.get(state_key, 0) not in range(n):  # another model may have fewer layers or heads
-        st.session_state[state_key] = 0
 k1, k2, k3 = st.columns(3)
-layer = k1.selectbox("Layer", list(range(n_layers)), format_func=lambda i: f"layer {i + 1}", key="head_layer")
-head = k2.selectbox("Head", list(range(cfg.n_heads)), format_func=lambda h: f"head {h + 1}", key="head_head")
+layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
 
 try:
     first = run_head_view(model_name, text, kind, layer, head, 0)
@@ -124,13 +121,7 @@ with v1:
     st.plotly_chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
                                    title="q and every kᵢ of this head (red > 0, blue < 0)"), key="head_vectors")
 with v2:
-    import plotly.graph_objects as go
-
-    from viz_core.style import SERIES_COLORS, base_layout
-
-    fig = go.Figure(go.Bar(x=list(range(len(output))), y=output, marker_color=SERIES_COLORS[1]))
-    base_layout(fig, title="This head's output Σ αᵢ vᵢ", height=320, x_title="dimension")
-    st.plotly_chart(fig, key="head_output")
+    st.plotly_chart(head_output_figure(output, title="This head's output Σ αᵢ vᵢ"), key="head_output")
     st.caption("The h head outputs are concatenated and multiplied by W^O to give the sub-layer's output.")
 
 st.markdown("**Why divide by √d_k?** If the entries of q and k have variance 1, q·k has variance d_k: "

@@ -7,19 +7,16 @@ import streamlit as st
 from ui.frame import page_frame
 from ui.stepper import step_control
 from ui.tokens import token_strip
-from ui.transformer import (
-    AVERAGE,
-    grid_for,
-    head_name,
-    head_picker,
-    load_model,
-    on_grid_select,
-    pick,
-    run_generation,
-    transformer_choices,
-)
+from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
+from ui.transformer import grid_for, load_model, run_generation, transformer_choices
 from viz_core.labels import safe_label
-from viz_core.transformer import attention_matrix_figure, attention_row_bars, grid_figure, next_token_figure
+from viz_core.transformer import (
+    attention_matrix_figure,
+    attention_row_bars,
+    causal_mask,
+    grid_figure,
+    next_token_figure,
+)
 
 page_frame(
     "Generation",
@@ -126,8 +123,8 @@ def steps_view() -> None:
                         config={"displaylogo": False, "displayModeBar": False})
         st.caption("Click a thumbnail to enlarge it. Everything above the diagonal is 0: the look-ahead mask.")
     with big_col:
-        blocked = ~np.tril(np.ones((size, size), dtype=bool))
-        st.plotly_chart(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=blocked, step=size - 1,
+        st.plotly_chart(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
+                                                step=size - 1,
                                                 title=f"Causal self-attention, {head_name(layer, head)}",
                                                 x_title="key: earlier token", y_title="query: position"),
                         key="gen_matrix", config={"displaylogo": False})

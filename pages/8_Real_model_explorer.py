@@ -16,10 +16,11 @@ page_frame(
 )
 
 from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
-from ui.bert import load_real_model, md_escape, real_trace  # noqa: E402
-from viz_core.attention_grid import grid_payload, head_figure  # noqa: E402
-from viz_core.bert import lines_figure  # noqa: E402
-from viz_core.labels import safe_label  # noqa: E402
+from ui.bert import load_real_model, real_trace  # noqa: E402
+from ui.grid import head_picker, on_grid_select  # noqa: E402
+from ui.tokens import md_escape  # noqa: E402
+from viz_core.attention_grid import grid_payload  # noqa: E402
+from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 
 PLOT = {"displaylogo": False}
 DEFAULT_TEXT = ("The animal didn't cross the street because it was too tired. "
@@ -84,39 +85,18 @@ scale = st.segmented_control("Shade", ["head", "absolute"], default="head", key=
                                           "absolute": "weight 1 = darkest"}.get) or "head"
 payload = grid_payload(trace.attention, tokens, max_thumb=96, min_thumb=64, scale=scale)
 grid_fig = payload.figure()
-event = st.plotly_chart(grid_fig, key="real_grid", on_select="rerun", selection_mode="points", config=PLOT)
+st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
+                selection_mode="points", config=PLOT)
 st.caption("Each thumbnail is one head: rows are queries, columns keys, in token order"
            + (f" ({payload.row_factor} tokens per pixel, block maximum)" if payload.row_factor > 1 else "")
            + ". Click a thumbnail to open it below.")
 
-points = (event or {}).get("selection", {}).get("points", []) if event else []
-for point in points:  # the invisible markers (trace 1) are numbered layer-major: index = layer · heads + head
-    index = point.get("point_index", point.get("point_number"))
-    if point.get("curve_number", 1) != 1 or index is None or not 0 <= int(index) < n_layers * n_heads:
-        continue
-    picked = divmod(int(index), n_heads)
-    if picked != st.session_state.get("real_last_pick"):
-        st.session_state["real_last_pick"] = picked
-        st.session_state["real_layer"], st.session_state["real_head"] = picked
-    break
-
 # ------------------------------------------------------------------------------------
 # One head, the head average, and the lines view
 # ------------------------------------------------------------------------------------
-# Keep widget state valid when the model or the text changes size.
-for key, size in (("real_layer", n_layers), ("real_head", n_heads), ("real_lines_start", L)):
-    if not isinstance(st.session_state.get(key, 0), int) or not 0 <= st.session_state.get(key, 0) < size:
-        st.session_state[key] = 0
-c1, c2 = st.columns(2)
-layer = c1.selectbox("Layer", range(n_layers), key="real_layer", format_func=lambda i: f"layer {i + 1}")
-head = c2.selectbox("Head", range(n_heads), key="real_head", format_func=lambda i: f"head {i + 1}")
-layer, head = min(layer or 0, n_layers - 1), min(head or 0, n_heads - 1)
-labels = [safe_label(t, 16) for t in tokens]
-one = head_figure(trace.attention[layer, head], labels)
-avg = head_figure(trace.attention[layer].mean(0), labels)
+layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
+one, avg = explorer_head_figures(trace.attention[layer], head, tokens)
 binned = " (binned: see below)" if one.binned else ""
-for fig in (one.figure, avg.figure):
-    fig.update_layout(font=dict(size=15), height=min(900, max(420, 160 + 20 * min(L, 128))))
 st.markdown(f"#### Layer {layer + 1}, head {head + 1}{binned}")
 st.plotly_chart(one.figure, key="real_head_fig", config=PLOT)
 st.markdown(f"#### Layer {layer + 1}: the average of its {n_heads} heads{binned}")
@@ -128,6 +108,8 @@ if one.binned:
 st.markdown("**Lines view** — queries left, keys right; darker, thicker lines carry more attention.")
 w1, w2, w3, w4 = st.columns(4)
 window = 40
+if st.session_state.get("real_lines_start", 0) not in range(L):  # the model or the text changed size
+    st.session_state["real_lines_start"] = 0
 start = w1.number_input("First token", 0, max(0, L - 1), 0, step=10, key="real_lines_start")
 stop = min(L, int(start) + window)
 if st.session_state.get("real_lines_query") is not None and not int(start) <= st.session_state["real_lines_query"] < stop:

@@ -53,9 +53,18 @@ def test_beam_and_attention_modes(app):
     assert not app.exception and not app.error
     assert any("Beam search" in s.value for s in app.subheader)
     assert len(app.tabs) >= 1
-    for mode in ["hard", "local", "soft"]:
+    for mode in ["hard", "soft"]:
         app.selectbox(key="s2s_mode").set_value(mode).run()
         assert not app.exception, mode
+    app.slider(key="s2s_alpha").set_value(1.5).run()
+    assert not app.exception and any("α = 1.5" in m.value for m in app.markdown)
+
+
+@pytest.mark.parametrize("name, words", [("s2s-luong-local-m", "p_t = t"), ("s2s-luong-local-p", "predicted")])
+def test_trained_local_models_show_their_window(app, name, words):
+    app.selectbox(key="s2s_model").set_value(name).run()
+    assert not app.exception and not app.error
+    assert any(words in c.value for c in app.caption)
 
 
 @pytest.mark.parametrize("text", [

@@ -146,3 +146,14 @@ def test_real_bad_input_never_raises(real, text):
     assert not real.error
     if not text.strip():
         assert any("empty" in w.value for w in real.warning)
+
+
+def test_masking_rule_is_offered_and_said():
+    """The reference rule (max(1, round(0.15·n)) per sequence) is the default; the independent one is offered."""
+    at = AppTest.from_file(BERT_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception and at.radio(key="bert_rule").value == "reference"
+    assert any("max(1, round(0.15·n))" in m.value for m in at.markdown)
+    at.radio(key="bert_rule").set_value("independent").run()
+    assert not at.exception
+    assert any("independently with probability 15%" in m.value for m in at.markdown)

@@ -149,6 +149,57 @@ def test_rotation_tab_shows_tiny_errors():
     assert max(metrics.values()) < 1e-4
 
 
+def _captions(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def test_similarity_tab_draws_tf_en_fr_position_only_score():
+    at = _open(POSITIONAL, "Similarity and rotation")
+    assert "What attention scores: the position-only score of tf-en-fr" in _markdown(at)
+    assert "not attention scores" in _markdown(at)
+    assert "Encoder layer 0, head 1 of tf-en-fr" in _captions(at)
+    assert "not an attention weight" in _captions(at)
+    assert "depends on $i - j$ only. The position-only part of the attention score does not" in _markdown(at)
+    assert "Transformer-XL" in _markdown(at) and "R_{i-j}" in _markdown(at)
+    assert not at.warning
+    at.radio(key="rot_tf_layer").set_value(1).run()
+    at.slider(key="rot_tf_head").set_value(4).run()
+    assert not at.exception
+    assert "Encoder layer 1, head 4 of tf-en-fr" in _captions(at)
+    assert "layer 1's weights" in _markdown(at)
+
+
+@pytest.fixture()
+def without_tf_en_fr(tmp_path, monkeypatch):
+    """A checkpoints folder without tf-en-fr (and one where its weights are corrupt)."""
+    import shutil
+
+    import streamlit as st
+
+    from models import checkpoints as checkpoint
+
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_DIR", tmp_path)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield tmp_path, lambda: shutil.copytree(ROOT / "checkpoints" / "tf-en-fr", tmp_path / "tf-en-fr")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_similarity_tab_without_tf_en_fr_shows_a_message(without_tf_en_fr):
+    folder, copy_model = without_tf_en_fr
+    at = _open(POSITIONAL, "Similarity and rotation")
+    assert not at.error
+    assert "Cannot load model “tf-en-fr”" in at.warning[0].value
+    assert "Max error, k = 5, all pos" in [m.label for m in at.metric]  # the rest still works
+    copy_model()
+    (folder / "tf-en-fr" / "model.safetensors").write_bytes(b"\x00 not a safetensors file")
+    at = _open(POSITIONAL, "Similarity and rotation")
+    assert "Cannot load model “tf-en-fr”" in at.warning[0].value
+    assert "model.safetensors" in at.warning[0].value
+    assert len(at.metric) == 3
+
+
 def test_embedding_tab():
     at = _open(POSITIONAL, "Adding to embeddings")
     scaled_norm = at.metric[0].value
@@ -166,10 +217,23 @@ def test_schemes_tab():
     at.slider(key="sch_head").set_value(8).run()
     assert not at.exception
     assert "head 8" in _markdown(at)
+    assert "$-m\\,(i-j)$ on keys $j \\le i$" in _markdown(at)
+    assert "|i-j|" not in _markdown(at) and "|i − j|" not in _markdown(at)
+    assert "not attention scores" in _captions(at)
     assert at.table
+    assert "causal" in at.table[0].value.loc["ALiBi", "Where position enters"]
+    assert "cosine similarity between rows i and j of bert-small's learned position table" in _captions(at)
 
 
 def test_padding_tab():
     at = _open(POSITIONAL, "Padding")
     at.slider(key="pad_len1").set_value(10).run()
     assert not at.exception
+    assert "padded slots too" in at.info[0].value and "padding mask" in at.info[0].value
+
+
+def test_embedding_tab_says_how_our_models_differ():
+    at = _open(POSITIONAL, "Adding to embeddings")
+    note = at.info[0].value
+    assert "How our models differ from the paper" in note
+    assert "`tie_embeddings: false`" in note and "Glorot" in note and "tf-lm ties" in note

@@ -147,6 +147,22 @@ def test_alibi_slopes_and_bias():
         pe.alibi_slopes(0)
 
 
+def test_alibi_is_causal_minus_m_times_i_minus_j():
+    """Press et al.: the bias on key j ≤ i is −m·(i − j), never −m·|i − j|; the future is masked."""
+    n, heads = 9, 8
+    bias = pe.alibi_bias(n, heads).numpy()
+    slopes = pe.alibi_slopes(heads).numpy()
+    for h in range(heads):
+        for i in range(n):
+            for j in range(i + 1):
+                assert bias[h, i, j] == pytest.approx(-slopes[h] * (i - j))
+    maps = lesson.compare_schemes(train_len=4, eval_len=n, d_model=8, n_heads=heads, alibi_head=2)
+    i, j = np.indices((n, n))
+    expected = np.where(j <= i, -(i - j) / (n - 1), np.nan)  # scaled to [−1, 1]; j > i masked
+    np.testing.assert_allclose(maps.maps["ALiBi"], expected)
+    assert maps.alibi_slope == pytest.approx(slopes[2])
+
+
 def test_learned_positions_loader(tmp_path):
     from safetensors.torch import save_file
 
@@ -175,13 +191,79 @@ def test_compare_schemes():
             diag = np.diagonal(m, off)
             np.testing.assert_allclose(diag, diag[0], atol=1e-9)
     i, j = np.indices((24, 24))
-    np.testing.assert_allclose(result.maps["ALiBi"], -np.abs(i - j) / 23)
+    np.testing.assert_allclose(result.maps["ALiBi"], np.where(j <= i, -(i - j) / 23, np.nan))
     assert result.alibi_slope == pytest.approx(2 ** -4)
     assert 0 < result.rope_unseen_pairs <= 8
     learned = lesson.LearnedPositions("x", "pos_embedding", np.random.default_rng(0).normal(size=(12, 6)))
     with_table = lesson.compare_schemes(8, 24, 16, learned=learned).maps["Learned (absolute)"]
     assert np.isfinite(with_table[:12, :12]).all() and np.isnan(with_table[12:, :]).all()
     np.testing.assert_allclose(np.diag(with_table)[:12], 1.0)
+
+
+# ------------------------------------------- the position-only score of the shipped tf-en-fr
+
+@pytest.fixture(scope="module")
+def tf_en_fr():
+    from models.checkpoints import CheckpointError, load_transformer
+
+    try:
+        return load_transformer("tf-en-fr").model
+    except CheckpointError as exc:
+        pytest.skip(f"tf-en-fr is not available: {exc}")
+
+
+def _score_by_formula(model, layer: int, head: int, length: int) -> np.ndarray:
+    """(W_Q PE_i)·(W_K PE_j)/√d_k, biases left out, from the module's weights and the paper's
+    sinusoid written out in numpy (not the model's PE buffer)."""
+    attn = model.encoder.layers[layer].self_attn
+    rows = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    w_q = attn.w_q.weight.detach().double().numpy()[rows]
+    w_k = attn.w_k.weight.detach().double().numpy()[rows]
+    table = _formula(length, attn.d_model)
+    return (table @ w_q.T) @ (table @ w_k.T).T / math.sqrt(attn.d_k)
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_tf_en_fr_position_only_score_is_not_a_function_of_i_minus_j(tf_en_fr, layer):
+    length = 48
+    attn = tf_en_fr.encoder.layers[layer].self_attn
+    assert (attn.d_model, attn.n_heads, attn.d_k) == (128, 4, 32)
+    for head in range(attn.n_heads):
+        result = lesson.model_position_scores(tf_en_fr, layer, head, length)
+        expected = _score_by_formula(tf_en_fr, layer, head, length)
+        np.testing.assert_allclose(result.scores, expected, atol=1e-4 * np.abs(expected).max())
+        peak = np.abs(expected).max()
+        assert result.peak == pytest.approx(peak, rel=1e-4)
+        # two cells on one diagonal (the same i − j) differ by more than 20 % of max |score|
+        (i1, j1), (i2, j2) = result.worst_low, result.worst_high
+        assert i1 - j1 == i2 - j2 == result.worst_offset
+        assert expected[i2, j2] - expected[i1, j1] > 0.2 * peak
+        spread = max(np.ptp(np.diagonal(expected, o)) for o in range(-length + 1, length))
+        assert result.variation == pytest.approx(spread / peak, rel=1e-3)
+        assert result.variation > 0.5
+    # the encodings' own dot product, by contrast, depends on i − j only
+    table = _formula(length, 128)
+    sim = table @ table.T
+    assert max(np.ptp(np.diagonal(sim, o)) for o in range(-length + 1, length)) < 1e-9 * np.abs(sim).max()
+
+
+def test_position_only_score_with_rotation_commuting_weights_depends_on_offset_only():
+    """With W_Q = W_K = I the score is a sum of PE dot products: variation 0 on every diagonal."""
+    from models.nn.transformer import Transformer, TransformerConfig
+
+    model = Transformer(TransformerConfig(vocab_size=6, d_model=8, n_heads=2, num_encoder_layers=1,
+                                          num_decoder_layers=1, d_ff=16, max_len=20))
+    attn = model.encoder.layers[0].self_attn
+    with torch.no_grad():
+        attn.w_q.weight.copy_(torch.eye(8))
+        attn.w_k.weight.copy_(torch.eye(8))
+    result = lesson.model_position_scores(model, 0, 1)
+    assert result.scores.shape == (20, 20)
+    assert result.variation < 1e-6
+    with pytest.raises(ValueError):
+        lesson.model_position_scores(model, 1, 0)
+    with pytest.raises(ValueError):
+        lesson.model_position_scores(model, 0, 2)
 
 
 def test_embedding_mix():

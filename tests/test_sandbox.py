@@ -126,10 +126,13 @@ def test_soft_hard_local():
     assert np.argmax(ex.soft) == 4
     outside = np.abs(np.arange(n) - 4.0) > 2
     np.testing.assert_array_equal(ex.window, ~outside)
-    np.testing.assert_array_equal(ex.local[outside], 0)
+    np.testing.assert_array_equal(ex.local_p[outside], 0)
+    np.testing.assert_array_equal(ex.local_m[outside], 0)
     inside = ~outside
     gauss = np.exp(-((np.arange(n) - 4.0) ** 2) / (2 * 1.0**2))
-    np.testing.assert_allclose(ex.local[inside], _softmax(ex.scores[inside]) * gauss[inside])
+    np.testing.assert_allclose(ex.local_p[inside], _softmax(ex.scores[inside]) * gauss[inside])
+    np.testing.assert_allclose(ex.local_m[inside], _softmax(ex.scores[inside]))
+    assert ex.local_m.sum() == pytest.approx(1.0)
     with pytest.raises(ValueError):
         sandbox.soft_hard_local(focus=n, center=0, half_width=1)
 

@@ -101,7 +101,7 @@ def test_no_attention_links_only_through_final_state():
     assert alpha is None and torch.equal(logits, logits2)
 
 
-def test_hard_and_local_modes():
+def test_hard_mode_is_one_hot():
     model = tiny("luong", "general")
     src, lengths = batch()
     memory = model.encode(src, lengths)
@@ -109,9 +109,35 @@ def test_hard_and_local_modes():
     y = torch.tensor([SOS_ID, SOS_ID])
     _, _, hard = model.decoder.step(y, state, memory, AttentionMode("hard"))
     assert torch.all(hard.sum(-1) == 1) and torch.all((hard == 0) | (hard == 1))
-    state.step = 0
-    _, _, local = model.decoder.step(y, state, memory, AttentionMode("local", half_width=1))
-    assert torch.all(local[:, 2:] == 0)  # window [0, 1] around p_0 = 0
+
+
+def test_local_m_decoder_attends_a_window_around_t():
+    model = tiny("luong", "general", alignment="local-m", window=1)
+    src, lengths = batch()
+    memory = model.encode(src, lengths)
+    state = model.decoder.initial_state(memory)
+    y = torch.tensor([SOS_ID, SOS_ID])
+    for t in range(3):
+        _, state, alpha = model.decoder.step(y, state, memory)
+        assert torch.allclose(alpha.sum(-1), torch.ones(2)) and torch.all(state.position == t)
+        outside = [s for s in range(alpha.shape[1]) if abs(s - t) > 1]
+        assert torch.all(alpha[:, outside] == 0)
+
+
+def test_local_p_decoder_predicts_p_t_from_s_t():
+    """p_t = S · sigmoid(v_pᵀ tanh(W_p s_t)) (Eq. 9), then Eq. 10 around it; p_t gets gradients."""
+    model = tiny("luong", "general", alignment="local-p", window=2)
+    src, lengths = batch()
+    memory = model.encode(src, lengths)
+    state = model.decoder.initial_state(memory)
+    dec = model.decoder
+    _, new_state, alpha = dec.step(torch.tensor([SOS_ID, SOS_ID]), state, memory)
+    s_t = new_state.hidden
+    expected = lengths.float() * torch.sigmoid(torch.tanh(s_t @ dec.w_p.weight.T) @ dec.v_p)
+    assert torch.allclose(new_state.position, expected)
+    assert torch.all(alpha.sum(-1) <= 1 + 1e-6)
+    new_state.position.sum().backward()
+    assert dec.w_p.weight.grad is not None and dec.w_p.weight.grad.abs().sum() > 0
 
 
 def vocab(n: int) -> Vocab:
@@ -200,3 +226,23 @@ def test_throughput_reference_runs_the_same_model():
     assert torch.allclose(memory.states, ref.states, atol=1e-5)
     assert torch.allclose(memory.final, ref.final, atol=1e-5)
     assert torch.allclose(memory.keys, ref.keys, atol=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.5])
+def test_one_beam_ranking_rule_for_both_families(alpha):
+    """Both beams rank finished hypotheses by Σ log p / ((5 + |y|) / 6)^α, with the α given."""
+    from models.inference.common import length_normalised
+    from models.inference.transformer import beam_search as tf_beam
+    from models.nn.transformer import Transformer, TransformerConfig
+
+    model = tiny("bahdanau")
+    hyps, _ = beam_search(model, [4, 5, 6, 7, EOS_ID], vocab(11), width=4, length_penalty=alpha)
+    assert all(h.score == pytest.approx(length_normalised(h.log_prob, len(h.tokens), alpha)) for h in hyps)
+    done = [h.score for h in hyps if h.finished]
+    assert done == sorted(done, reverse=True)
+    torch.manual_seed(0)
+    tf = Transformer(TransformerConfig(vocab_size=11, d_model=8, n_heads=2, num_encoder_layers=1,
+                                       num_decoder_layers=1, d_ff=16, dropout=0.0)).eval()
+    result = tf_beam(tf, [4, 5, 6, 7], beam_width=4, max_len=12, length_penalty=alpha)
+    ranks = [length_normalised(s, len(h), alpha) for h, s in result.finished]
+    assert ranks == sorted(ranks, reverse=True) and result.best.output_ids == (result.finished or [([], 0)])[0][0]

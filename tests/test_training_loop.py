@@ -130,7 +130,7 @@ def test_saving_over_a_checkpoint_replaces_it(tmp_path: Path) -> None:
 
 def test_to_dict_is_one_function_for_every_trace() -> None:
     hyp = Hypothesis(["x", "</s>"], np.array([0.5, 0.25], np.float32), np.eye(2, dtype=np.float32),
-                     [["x", "y"], ["</s>", "x"]], np.array([[0.5, 0.2], [0.25, 0.1]], np.float32), -2.0, True)
+                     [["x", "y"], ["</s>", "x"]], np.array([[0.5, 0.2], [0.25, 0.1]], np.float32), -2.0, True, -1.0)
     step = GenerationStep(3, 7, 0.5, np.array([7, 2]), np.array([0.5, 0.3], np.float32),
                           np.array([0.5, 0.5], np.float32), np.zeros((1, 1, 3), np.float32), "the", ["the", "a"])
     gen = GenerationTrace([1, 5, 6], [7], [step], np.zeros((1, 1, 4, 4), np.float32), 0, 1.0, None,

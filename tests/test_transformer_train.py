@@ -161,7 +161,7 @@ def test_evaluate_plugin(monkeypatch, tiny_checkpoints: Path) -> None:
 
     monkeypatch.setattr(ck, "CHECKPOINT_DIR", tiny_checkpoints)
     monkeypatch.setattr(tt, "toy_exact_match", lambda model, task, n=1000, seed=1234: 0.5)
-    monkeypatch.setattr(tt, "translate_batch", lambda loaded, sources: [["la"] for _ in sources])
+    monkeypatch.setattr(tt, "greedy_outputs", lambda model, encoded: (list(encoded), [[5, 2] for _ in encoded]))
     results = tt.evaluate_shipped()
     by_task = {m["task"]: m for m in results["models"]}
     assert set(by_task) == {"copy", "en-fr", "lm"} and not results["errors"]

@@ -4,14 +4,13 @@ from __future__ import annotations
 import streamlit as st
 
 from models.checkpoints import LoadedSeq2Seq, load_seq2seq, shipped
-from models.nn.rnn_seq2seq import AttentionMode
+from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.traces import DecodingTrace
 from ui.checkpoints import labelled, load_or_message
 
 MODES = {
-    "soft": "Soft (as trained)",
+    "soft": "As trained (global, or local-m / local-p)",
     "hard": "Hard: argmax state only (decoding-time variant)",
-    "local": "Local-m window around p_t = t (decoding-time variant)",
 }
 
 
@@ -32,12 +31,12 @@ def load_model(name: str) -> LoadedSeq2Seq | str:
 
 
 @st.cache_data(max_entries=128, show_spinner="Translating …")
-def run_translation(name: str, text: str, beam: int, mode: str, window: int) -> DecodingTrace:
+def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: float) -> DecodingTrace:
     """Decode ``text`` with checkpoint ``name``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate
 
-    loaded = _load(name)
-    return translate(loaded, text, beam, AttentionMode(mode, window))  # read-only use of the shared model
+    loaded = _load(name)  # read-only use of the shared model
+    return translate(loaded, text, beam, AttentionMode(mode), length_penalty=length_penalty)
 
 
 def gold_alignment(trace: DecodingTrace) -> list[tuple[int, int]] | None:
@@ -89,5 +88,28 @@ def explain() -> None:
              r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])")
     st.markdown("**No attention**: the whole sentence must squeeze through one fixed vector, the encoder's final "
                 "state. Long sentences suffer — see the chart above. **Hard** attention uses the single most "
-                "attended state, $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$. **Local-m** attends only within "
-                "$|i - t| \\le D$ and multiplies by $\\exp(-(i-t)^2 / 2\\sigma^2)$ with $\\sigma = D/2$.")
+                "attended state, $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$; here it is a decoding-time variant "
+                "of a trained model (Xu et al. 2015 train it with REINFORCE).")
+    st.markdown("**Local attention** (Luong et al. 2015, §3.2) looks at a window $[p_t - D, p_t + D]$ only. "
+                "**Local-m** assumes monotonic alignment, $p_t = t$, and takes the softmax inside the window. "
+                "**Local-p** predicts $p_t$ from the state and favours words near it with a Gaussian "
+                "($\\sigma = D/2$), so its weights sum to at most 1. Both are trained as such here, with $D = 3$ "
+                "(the paper uses $D = 10$ for sentences of up to 50 words; ours have 3–32).")
+    st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s} \qquad "
+             r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)),\;\; "
+             r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}")
+    st.markdown("**How our models differ from the papers.** GRUs instead of Luong's stacked LSTMs on a reversed "
+                "source; a bidirectional encoder for both families; $s_0 = \\tanh(W [\\overrightarrow{h}_n; "
+                "\\overleftarrow{h}_1])$ from both directions where Bahdanau uses $\\tanh(W_s \\overleftarrow{h}_1)$; "
+                "Bahdanau's output layer is $\\tanh(W[s_t; c_t; y_{t-1}])$ where the paper uses a maxout layer. "
+                "Beam search ranks finished translations by $\\sum \\log p \\,/\\, ((5 + |y|)/6)^\\alpha$ "
+                "(Wu et al. 2016), the same rule as on the Transformer page.")
+
+
+def local_caption(cfg: Seq2SeqConfig) -> str:
+    """What the diamonds on a local model's heatmap are."""
+    if cfg.alignment == "local-m":
+        return (f"Diamonds: p_t = t, the centre of local-m's window [p_t − {cfg.window}, p_t + {cfg.window}]; "
+                "outside it the weights are exactly 0.")
+    return (f"Diamonds: the position p_t that local-p predicted at each step; it attends within "
+            f"[p_t − {cfg.window}, p_t + {cfg.window}], weighted by a Gaussian around p_t.")

@@ -1,7 +1,9 @@
-"""Token strips: tokens as chips, user text escaped (never interpreted as HTML)."""
+"""Token strips and user text: tokens as chips, user text escaped (never interpreted as HTML or
+Markdown)."""
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import streamlit as st
@@ -28,3 +30,21 @@ def token_strip(
     if caption:
         st.caption(caption)
     st.html(f'<div style="line-height:2.4">{"".join(chips)}</div>')
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def md_escape(text: str) -> str:
+    """Backslash-escape markdown so user text shows as typed in widget labels, markdown and alerts."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def show_notices(notices: Sequence) -> None:
+    """A translation's notices (models.inference.notices) next to its output: warnings as alerts,
+    the rest as captions; their text quotes user words, so it is escaped, never markdown."""
+    for notice in notices:
+        if notice.level == "warning":
+            st.warning(md_escape(notice.text), icon="⚠️")
+        else:
+            st.caption(md_escape(notice.text))

@@ -1,5 +1,5 @@
 """Transformer pieces shared by the pages: cached loading, decoding, generation, one-head
-walkthroughs and grid payloads, the head picker that the grid's clicks drive, explanations.
+walkthroughs and grid payloads, the attention a translation page shows, explanations.
 
 Models are shared read-only in ``st.cache_resource`` (inference never changes them: they are
 loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input results are
@@ -12,6 +12,10 @@ import streamlit as st
 
 from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
 from ui.checkpoints import labelled, load_or_message
+from ui.grid import head_name, pick
+from viz_core.labels import safe_label
+from viz_core.seq2seq import attention_heatmap
+from viz_core.transformer import attention_matrix_figure, causal_mask, mask_figure, padding_mask
 
 KIND_LABELS = {
     "encoder": "Encoder self-attention",
@@ -19,7 +23,6 @@ KIND_LABELS = {
     "cross": "Cross-attention (encoder–decoder)",
 }
 SHORT_LABELS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention", "cross": "Cross-attention"}
-AVERAGE = -1  # the "head" that means the average over heads
 
 
 @st.cache_data(ttl=60)
@@ -39,11 +42,11 @@ def load_model(name: str) -> LoadedTransformer | str:
 
 
 @st.cache_data(max_entries=64, show_spinner="Translating …")
-def run_translation(name: str, text: str, beam: int):
+def run_translation(name: str, text: str, beam: int, length_penalty: float):
     """DecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate_transformer
 
-    return translate_transformer(_load(name), text, beam)
+    return translate_transformer(_load(name), text, beam, length_penalty=length_penalty)
 
 
 @st.cache_data(max_entries=64, show_spinner="Generating …")
@@ -66,55 +69,68 @@ def run_head_view(name: str, text: str, kind: str, layer: int, head: int, query:
 def grid_for(weights: np.ndarray, key_tokens: tuple[str, ...], query_tokens: tuple[str, ...]):
     """The layers × heads PNG mosaic (viz_core.attention_grid) of (layers, heads, L, S) weights."""
     from viz_core.attention_grid import grid_payload
-    from viz_core.labels import safe_label
 
     return grid_payload(weights, [safe_label(t) for t in key_tokens], [safe_label(t) for t in query_tokens],
                         scale="absolute", max_thumb=96, min_thumb=100)
 
 
-def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = True) -> tuple[int, int]:
-    """Layer and head selectboxes (the head list ends with "average over heads"); returns
-    0-based (layer, head) with head = AVERAGE for the average. The grid's click callback
-    (:func:`on_grid_select`) writes the same session keys."""
-    lk, hk = f"{key}_layer", f"{key}_head"
-    heads = list(range(n_heads)) + ([AVERAGE] if allow_average else [])
-    if st.session_state.get(lk) not in range(n_layers):
-        st.session_state[lk] = 0
-    if st.session_state.get(hk) not in heads:
-        st.session_state[hk] = 0
+def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[str], int | None, np.ndarray | None]:
+    """What the translation page draws for attention ``kind`` at decoding step ``t`` of a
+    DecodeTrace: (weights (layers, heads, L, S), key tokens, query tokens, the query row of the
+    step or None, the look-ahead mask's blocked cells or None)."""
+    if kind == "encoder":
+        return trace.encoder_attention, trace.src_tokens, trace.src_tokens, None, None
+    if kind == "decoder":
+        tokens = trace.decoder_tokens[: t + 1]
+        return trace.decoder_self_attention[:, :, : t + 1, : t + 1], tokens, tokens, t, ~causal_mask(t + 1)
+    return trace.cross_attention[:, :, : t + 1], trace.src_tokens, trace.decoder_tokens[: t + 1], t, None
+
+
+def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, head: int, t: int) -> None:
+    """The seq2seq trace ``other``'s attention α beside the Transformer's cross-attention of
+    (layer, head) on the same sentence, with the step ``t`` outlined."""
+    from models.inference.traces import display_text
+
+    st.subheader("RNN attention against Transformer cross-attention")
+    st.caption("Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
+               f"cross-attention, {head_name(layer, head)} (change it above). Rows: output steps.")
     c1, c2 = st.columns(2)
-    c1.selectbox("Layer", list(range(n_layers)), format_func=lambda i: f"layer {i + 1}", key=lk)
-    c2.selectbox("Head", heads, format_func=lambda h: "average over heads" if h == AVERAGE else f"head {h + 1}",
-                 key=hk)
-    return int(st.session_state[lk]), int(st.session_state[hk])
+    with c1:
+        st.markdown(f"**{safe_label(other_label, 60)}** — {display_text(other.tgt_tokens)}")
+        if other.attention is None:
+            st.info("No attention: the encoder's final state is the decoder's only view of the source.")
+        else:
+            st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
+                                              step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
+                                              title="RNN attention α"), key="tf_cmp_rnn")
+    with c2:
+        st.markdown(f"**{label}** — {trace.text}")
+        st.plotly_chart(attention_matrix_figure(
+            pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
+            key_unknown=trace.src_unknown, title="Transformer cross-attention",
+            x_title="source (English)", y_title="target step (French)"), key="tf_cmp_tf")
 
 
-def on_grid_select(chart_key: str, key: str) -> None:
-    """Callback of the grid chart: a clicked thumbnail selects its (layer, head)."""
-    event = st.session_state.get(chart_key)
-    try:
-        points = event["selection"]["points"] if event else []
-    except (KeyError, TypeError):
-        points = []
-    for point in points:
-        data = point.get("customdata")
-        if isinstance(data, dict):  # a numpy row arrives as {"0": layer, "1": head}
-            data = [data[k] for k in sorted(data, key=int)]
-        if data is not None and len(data) == 2:
-            st.session_state[f"{key}_layer"], st.session_state[f"{key}_head"] = int(data[0]), int(data[1])
-            return
-
-
-def pick(weights: np.ndarray, layer: int, head: int) -> np.ndarray:
-    """One head's matrix, or the average over heads when ``head`` is AVERAGE."""
-    return weights[layer].mean(axis=0) if head == AVERAGE else weights[layer, head]
-
-
-def head_name(layer: int, head: int) -> str:
-    return f"layer {layer + 1}, " + ("average over heads" if head == AVERAGE else f"head {head + 1}")
+def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
+    """The padding mask of the source with ``n_pad`` pads and the decoder's look-ahead mask."""
+    st.subheader("The masks")
+    st.markdown("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
+                "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
+                "0 where attending is allowed and −∞ where it is not, before the softmax.")
+    m1, m2 = st.columns(2)
+    with m1:
+        src_padded = list(src_tokens) + ["<pad>"] * n_pad
+        st.plotly_chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
+                                    title=f"Padding mask: {n_pad} pad tokens added",
+                                    x_title="key", y_title="query"), key="tf_pad_mask")
+    with m2:
+        st.plotly_chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
+                                    title="Look-ahead mask of the decoder", x_title="key: decoder input",
+                                    y_title="query: decoder step"), key="tf_causal_mask")
 
 
 def explain_translation() -> None:
+    """How the three attentions of the encoder–decoder attend, and their masks."""
     st.subheader("How the Transformer attends")
     st.markdown(
         "Every attention sub-layer computes, for each head *i*, "

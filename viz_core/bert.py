@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz_core.attention_grid import HeadFigure, head_figure
 from viz_core.labels import safe_label
 from viz_core.style import (
     ATTENTION_COLORSCALE, BASE_FONT_SIZE, SERIES_COLORS, SIGNED_COLORSCALE, base_layout, colorbar,
@@ -22,9 +24,9 @@ from viz_core.style import (
 )
 
 __all__ = [
-    "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "embedding_sum_figure", "masking_stats_figure",
-    "PredictionRow", "predictions_figure", "special_attention_figure", "attention_share_figure",
-    "nsp_figure", "class_figure", "tag_figure", "span_figure", "lines_figure", "head_labels",
+    "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "pieces_table", "embedding_sum_figure", "masking_stats_figure",
+    "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure", "special_attention_figure",
+    "token_groups", "attention_share_figure", "nsp_figure", "nsp_table", "class_figure", "tag_figure", "span_figure", "explorer_head_figures", "lines_figure", "head_labels",
 ]
 
 #: outcome name → colour (chip border / bars / lines).
@@ -49,6 +51,13 @@ def head_labels(n_layers: int, n_heads: int) -> list[str]:
 # --------------------------------------------------------------------------------------
 # Input representation
 # --------------------------------------------------------------------------------------
+
+def pieces_table(tokens: Sequence[str], ids: Sequence[int], segment_ids: Sequence[int]) -> pd.DataFrame:
+    """One row per WordPiece piece: position, piece, id, segment (A/B), whether it continues a word."""
+    return pd.DataFrame({"position": list(range(len(tokens))), "piece": list(tokens), "id": list(ids),
+                         "segment": ["AB"[s] for s in segment_ids],
+                         "continues a word (##)": [t.startswith("##") for t in tokens]})
+
 
 def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, position_emb: np.ndarray,
                          embedding_sum: np.ndarray, normed: np.ndarray | None, token: str, segment: int,
@@ -139,6 +148,27 @@ class PredictionRow:
     original_rank: int
 
 
+def prediction_rows(positions: Sequence[int], tokens: Sequence[str], shown: Sequence[str],
+                    outcomes: Sequence[str], top_tokens: Sequence[Sequence[str]], top_probs: np.ndarray,
+                    target_probs: np.ndarray, target_rank: np.ndarray) -> list[PredictionRow]:
+    """A :class:`PredictionRow` for each chosen position, from the per-position arrays of a
+    masked run (original and shown tokens, outcome names, top-k, the original's probability and rank)."""
+    return [PredictionRow(position=int(i), original=tokens[i], shown=shown[i], outcome=outcomes[i],
+                          top_tokens=list(top_tokens[i]), top_probs=np.asarray(top_probs[i]).tolist(),
+                          original_prob=float(target_probs[i]), original_rank=int(target_rank[i]))
+            for i in positions]
+
+
+def predictions_table(rows: Sequence[PredictionRow]) -> pd.DataFrame:
+    """One row per chosen position: what was there, what the model read, P and rank of the
+    original, and the top-k as "token (p%)"."""
+    return pd.DataFrame([{"position": r.position, "original": r.original, "model read": r.shown,
+                          "outcome": r.outcome, "P(original)": round(r.original_prob, 4),
+                          "rank of original": r.original_rank + 1,
+                          **{f"top {k + 1}": f"{t} ({p:.0%})" for k, (t, p) in enumerate(zip(r.top_tokens, r.top_probs))}}
+                         for r in rows])
+
+
 def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: str | None = None) -> go.Figure:
     """Small multiples: one horizontal bar chart of the top-k per chosen position; the original
     token's bar is green, others blue; the subplot title says what the model read there."""
@@ -216,6 +246,14 @@ def special_attention_figure(attention: np.ndarray, tokens: Sequence[str], index
     return fig
 
 
+def token_groups(tokens: Sequence[str], special: Sequence[str] = ("[CLS]", "[SEP]", "[MASK]")) -> dict[str, np.ndarray]:
+    """Boolean masks over ``tokens``: one per special token that occurs, and "other tokens"."""
+    groups = {name: np.array([t == name for t in tokens]) for name in special}
+    groups = {k: v for k, v in groups.items() if v.any()}
+    groups["other tokens"] = ~np.any(np.stack(list(groups.values())), axis=0)
+    return groups
+
+
 def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray], title: str | None = None) -> go.Figure:
     """Stacked bars per layer and head: the mean share of attention (over all queries) that
     lands on each group of key positions (e.g. [CLS], [SEP], [MASK], other tokens)."""
@@ -257,6 +295,13 @@ def nsp_figure(labels: Sequence[str], p_is_next: Sequence[float], truth: Sequenc
     fig.update_yaxes(tickmode="array", tickvals=y, ticktext=[safe_label(l, 40) for l in labels], autorange="reversed")
     fig.update_xaxes(range=[0, 100])
     return fig
+
+
+def nsp_table(pairs: Sequence[tuple[str, str, bool, float]]) -> pd.DataFrame:
+    """Held-out sentence pairs (A, B, is_next, P(IsNext)) as a table: truth, P, whether the model is right."""
+    return pd.DataFrame([{"pair": k + 1, "A": a, "B": b, "truth": "IsNext" if nxt else "NotNext",
+                          "P(IsNext)": f"{p:.0%}", "model right": "yes" if (p >= 0.5) == nxt else "no"}
+                         for k, (a, b, nxt, p) in enumerate(pairs)])
 
 
 def class_figure(labels: Sequence[str], probs: Sequence[float], trained: bool, title: str | None = None) -> go.Figure:
@@ -301,8 +346,20 @@ def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best:
     return fig
 
 
+def explorer_head_figures(layer_attention: np.ndarray, head: int,
+                          tokens: Sequence[str]) -> tuple[HeadFigure, HeadFigure]:
+    """One head of a layer's (heads, L, L) attention and the layer's average over heads, as
+    :func:`viz_core.attention_grid.head_figure` heatmaps sized and lettered for a projector."""
+    labels = _labels(tokens)
+    figures = (head_figure(layer_attention[head], labels), head_figure(layer_attention.mean(0), labels))
+    height = min(900, max(420, 160 + 20 * min(len(labels), 128)))
+    for one in figures:
+        one.figure.update_layout(font=dict(size=15), height=height)
+    return figures
+
+
 # --------------------------------------------------------------------------------------
-# Token-to-token lines
+# Real model explorer: one head, the layer average, token-to-token lines
 # --------------------------------------------------------------------------------------
 
 def lines_figure(matrix: np.ndarray, tokens: Sequence[str], start: int = 0, stop: int | None = None,

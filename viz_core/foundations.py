@@ -87,6 +87,23 @@ def _auto_height(n_rows: int) -> int:
     return int(min(600, max(280, 150 + 60 * n_rows)))
 
 
+def qkv_step_figures(scores: np.ndarray, scaled: np.ndarray, allowed: np.ndarray, weights: np.ndarray,
+                     v: np.ndarray, output: np.ndarray, d_k: int) -> list[go.Figure]:
+    """Every step of softmax(QKᵀ/√d_k + mask)·V as a matrix, in reading order: QKᵀ, ÷ √d_k,
+    + mask, softmax, V, output (queries q1 …, keys k1 …, value dimensions dim 1 …)."""
+    q_labels = [f"q{i + 1}" for i in range(scores.shape[0])]
+    k_labels = [f"k{j + 1}" for j in range(scores.shape[1])]
+    v_labels = [f"dim {j + 1}" for j in range(v.shape[1])]
+    return [
+        matrix_heatmap(scores, k_labels, q_labels, title="1 · QKᵀ"),
+        matrix_heatmap(scaled, k_labels, q_labels, title=f"2 · ÷ √d_k = ÷ {np.sqrt(d_k):.2f}"),
+        matrix_heatmap(scaled, k_labels, q_labels, masked=~allowed, title="3 · + mask (−∞)"),
+        weights_heatmap(weights, k_labels, q_labels, annotate=True, title="4 · softmax over each row"),
+        matrix_heatmap(v, v_labels, k_labels, title="V"),
+        matrix_heatmap(output, v_labels, q_labels, title="5 · weights · V = output"),
+    ]
+
+
 # --------------------------------------------------------------------- kernel regression
 
 def kernel_fit_figure(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
@@ -213,15 +230,15 @@ def example_weights_figure(dot: np.ndarray, scaled: np.ndarray, d: int) -> go.Fi
 
 # --------------------------------------------------------------------- soft, hard, local
 
-def soft_hard_local_figure(tokens: Sequence[str], soft: np.ndarray, hard: np.ndarray,
-                           local: np.ndarray, window: np.ndarray) -> go.Figure:
-    """Three rows of weights over the same source tokens; the local window outlined."""
-    w = np.vstack([soft, hard, local])
-    fig = weights_heatmap(w, list(tokens), ["soft", "hard", "local"], annotate=True,
-                          height=360, x_title="source token", max_ticks=40)
+def soft_hard_local_figure(tokens: Sequence[str], soft: np.ndarray, hard: np.ndarray, local_m: np.ndarray,
+                           local_p: np.ndarray, window: np.ndarray) -> go.Figure:
+    """Four rows of weights over the same source tokens; the local window outlined on both local rows."""
+    w = np.vstack([soft, hard, local_m, local_p])
+    fig = weights_heatmap(w, list(tokens), ["soft", "hard", "local-m", "local-p"], annotate=True,
+                          height=400, x_title="source token", max_ticks=40)
     inside = np.nonzero(window)[0]
     if inside.size:
-        fig.add_shape(type="rect", x0=inside[0] - 0.5, x1=inside[-1] + 0.5, y0=1.5, y1=2.5,
+        fig.add_shape(type="rect", x0=inside[0] - 0.5, x1=inside[-1] + 0.5, y0=1.5, y1=3.5,
                       line={"color": SERIES_COLORS[3], "width": 4})
     fig.update_xaxes(tickangle=-30)
     return fig

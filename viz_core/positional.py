@@ -1,10 +1,11 @@
-"""Figures for "Positional encoding": arrays in, plotly figures out (no Streamlit, no torch)."""
+"""Figures for "Positional encoding": arrays in, plotly figures and tables out (no Streamlit, no torch)."""
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -194,43 +195,76 @@ def embedding_scale_figure(scales: np.ndarray, same_word: np.ndarray, same_pos: 
 
 # --------------------------------------------------------------------- schemes side by side
 
-def schemes_figure(maps: Mapping[str, np.ndarray], train_len: int) -> go.Figure:
-    """One position-only score map per scheme (query i down, key j across), training length
-    marked by dashed lines; blank cells have no value."""
+def schemes_figure(maps: Mapping[str, np.ndarray], train_len: int,
+                   titles: Mapping[str, str] | None = None) -> go.Figure:
+    """One map per scheme (query i down, key j across), training length marked by dashed lines;
+    blank cells have no value. ``titles`` (name → subplot title, ``<br>`` for line breaks) say
+    what each map is; by default the name, broken before its parenthesis."""
     names = list(maps)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[n.replace(" (", "<br>(") for n in names],
+    shown = [(titles or {}).get(n, n.replace(" (", "<br>(")) for n in names]
+    lines = max(t.count("<br>") + 1 for t in shown)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=shown,
                         horizontal_spacing=0.035, shared_yaxes=True)
     for c, name in enumerate(names, start=1):
         m = maps[name]
         n = m.shape[0]
         fig.add_trace(_signed_heatmap(m, 1.0, showscale=c == len(names), hovertemplate=(
-            f"{name}<br>query %{{y}}, key %{{x}}: %{{z:.2f}}<extra></extra>")), row=1, col=c)
+            f"{shown[c - 1].replace('<br>', ' ')}<br>query %{{y}}, key %{{x}}: %{{z:.2f}}"
+            f"<extra></extra>")), row=1, col=c)
         heatmap_layout(fig, _labels(n), _labels(n) if c == 1 else None, row=1, col=c,
                        max_ticks=4)
         fig.add_shape(type="rect", x0=-0.5, y0=-0.5, x1=train_len - 0.5, y1=train_len - 0.5,
                       line={"color": "black", "dash": "dash", "width": 2}, row=1, col=c)
         fig.update_xaxes(title_text="key j", row=1, col=c)
     fig.update_yaxes(title_text="query i", row=1, col=1)
-    base_layout(fig, height=430)
-    fig.update_layout(margin={"t": 75})  # room for the two-line subplot titles
-    fig.update_annotations(font={"size": BASE_FONT_SIZE + 1})
+    base_layout(fig, height=380 + 25 * lines)
+    fig.update_layout(margin={"t": 25 + 25 * lines})  # room for the subplot titles
+    fig.update_annotations(font={"size": BASE_FONT_SIZE})
     return fig
 
 
 def scheme_profile_figure(maps: Mapping[str, np.ndarray], train_len: int) -> go.Figure:
-    """Row 0 of each map: the score from position 0 to a key at position j (= distance j)."""
+    """Column 0 of each map: query at position i, key at position 0, i.e. the key i places back
+    (defined for a causal scheme such as ALiBi, whose keys after the query are masked)."""
     fig = go.Figure()
     n = max(m.shape[0] for m in maps.values())
     fig.add_vrect(x0=train_len - 0.5, x1=n - 0.5, fillcolor="#f2c14e", opacity=0.18,
                   line_width=0, annotation_text="beyond the training length",
                   annotation_position="top left", annotation_font={"size": BASE_FONT_SIZE})
     for name, m in maps.items():
-        fig.add_trace(go.Scatter(x=np.arange(m.shape[1]), y=m[0], mode="lines", name=name,
+        fig.add_trace(go.Scatter(x=np.arange(m.shape[0]), y=m[:, 0], mode="lines", name=name,
                                  line={"color": SCHEME_COLORS.get(name, SERIES_COLORS[6]),
                                        "width": 3}))
-    base_layout(fig, title="Query at position 0, key at distance j", height=480,
-                x_title="distance j", y_title="score (scaled to [−1, 1])")
+    base_layout(fig, title="Key at position 0, query i places later", height=480,
+                x_title="distance i − j", y_title="value (scaled to [−1, 1])")
     fig.update_yaxes(range=[-1.1, 1.15])
+    return legend_below(fig)
+
+
+def position_score_figure(scores: np.ndarray, title: str | None = None) -> go.Figure:
+    """A matrix of attention scores (query i down, key j across) on the diverging scale centred
+    on 0 and bounded by its own largest |score|: a score is not an attention weight, so it does
+    not use the 0–1 weight scale."""
+    n = scores.shape[0]
+    fig = go.Figure(_signed_heatmap(scores, hovertemplate=(
+        "query i = %{y}, key j = %{x}: score %{z:.3f}<extra></extra>")))
+    fig.update_traces(colorbar=colorbar("score"))
+    return heatmap_layout(fig, _labels(n), _labels(n), title, x_title="key position j",
+                          y_title="query position i", height=460, max_ticks=12)
+
+
+def diagonal_profile_figure(scores: np.ndarray, offsets: Sequence[int],
+                            title: str | None = None) -> go.Figure:
+    """The score along the diagonals i − j = k, one line per k, against the query position i:
+    each line would be flat if the score depended on i − j only."""
+    fig = go.Figure()
+    for n, k in enumerate(offsets):
+        diag = np.diagonal(scores, -k)  # numpy's offset counts j − i
+        fig.add_trace(go.Scatter(x=np.arange(len(diag)) + max(k, 0), y=diag, mode="lines+markers",
+                                 name=f"i − j = {k}", marker={"size": 5},
+                                 line={"color": SERIES_COLORS[n % len(SERIES_COLORS)], "width": 3}))
+    fig.add_hline(y=0, line={"color": "#888", "width": 1})
+    base_layout(fig, title=title, height=460, x_title="query position i", y_title="score")
     return legend_below(fig)
 
 
@@ -275,3 +309,26 @@ def padding_encoded_figure(encoded: np.ndarray, max_dims: int = 32) -> go.Figure
     base_layout(fig, height=360)
     fig.update_annotations(font={"size": BASE_FONT_SIZE + 2})
     return fig
+
+
+def scheme_table() -> pd.DataFrame:
+    """Where each positional scheme puts position, its parameters, and what happens past the
+    training length, one row per scheme."""
+    return pd.DataFrame([
+        {"Scheme": "Learned absolute (BERT, GPT-2)", "Where position enters": "added to the input",
+         "Parameters": "one vector per position", "Beyond the training length":
+             "no row exists: the model cannot run"},
+        {"Scheme": "Sinusoidal absolute", "Where position enters": "added to the input",
+         "Parameters": "none", "Beyond the training length":
+             "defined, but the model never saw these vectors"},
+        {"Scheme": "Transformer-XL relative", "Where position enters":
+             "every score: qᵢᵀW_R R(i−j) + vᵀW_R R(i−j)", "Parameters": "W_R, u, v",
+         "Beyond the training length": "depends only on i − j; long distances unseen"},
+        {"Scheme": "RoPE", "Where position enters": "rotates q and k by angle pos·θᵢ",
+         "Parameters": "none", "Beyond the training length":
+             "slow pairs reach angles never seen; quality drops without tricks"},
+        {"Scheme": "ALiBi", "Where position enters":
+             "score bias −m·(i − j) per head for keys j ≤ i (causal: the future is masked)",
+         "Parameters": "none (fixed slopes m)", "Beyond the training length":
+             "the same linear penalty: extrapolates best"},
+    ]).set_index("Scheme")

@@ -33,10 +33,12 @@ def attention_heatmap(
     src_unknown: Sequence[bool] | None = None,
     title: str | None = None,
     height: int | None = None,
+    positions: Sequence[float] | None = None,
 ) -> go.Figure:
     """Target × source heatmap of α; integer axes keep repeated tokens apart.
 
-    ``step`` outlines that row; ``gold`` links (src_i, tgt_j) are drawn as open squares.
+    ``step`` outlines that row; ``gold`` links (src_i, tgt_j) are drawn as open squares;
+    ``positions`` (one per row) are local attention's aligned positions p_t, drawn as diamonds.
     """
     weights = np.asarray(weights, dtype=float)
     x_labels = token_labels(src_tokens, src_unknown)
@@ -54,6 +56,13 @@ def attention_heatmap(
             x=[s for s, _ in links], y=[t for _, t in links], mode="markers", name="gold alignment",
             marker={"symbol": "square-open", "size": 22, "color": GOLD, "line": {"width": 3}},
             hoverinfo="skip",
+        ))
+    if positions is not None and len(positions):
+        p_t = np.asarray(positions, dtype=float)[: weights.shape[0]]
+        data.append(go.Scatter(
+            x=p_t, y=list(range(len(p_t))), mode="markers", name="aligned position p_t",
+            marker={"symbol": "diamond", "size": 12, "color": HIGHLIGHT, "line": {"width": 2, "color": "#000"}},
+            hovertext=[f"step {t + 1}: p_t = {p:.2f}" for t, p in enumerate(p_t)], hoverinfo="text",
         ))
     rows = weights.shape[0]
     layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)")

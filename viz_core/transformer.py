@@ -77,6 +77,19 @@ def attention_matrix_figure(
     return fig
 
 
+def causal_mask(n: int) -> np.ndarray:
+    """The look-ahead mask as an (n, n) bool matrix: True where query i may attend to key j ≤ i."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def padding_mask(n_tokens: int, n_pad: int) -> np.ndarray:
+    """The padding mask of ``n_tokens`` real tokens followed by ``n_pad`` pads, as an (L, L) bool
+    matrix (L = n_tokens + n_pad): True where a query may attend; no query attends to a pad."""
+    allowed = np.ones((n_tokens + n_pad, n_tokens + n_pad), dtype=bool)
+    allowed[:, n_tokens:] = False
+    return allowed
+
+
 def mask_figure(allowed: np.ndarray, key_tokens: Sequence[str], query_tokens: Sequence[str], *,
                 title: str | None = None, x_title: str = "key", y_title: str = "query",
                 height: int | None = None) -> go.Figure:
@@ -191,6 +204,13 @@ def vectors_figure(q: np.ndarray, keys: np.ndarray, key_tokens: Sequence[str], q
     fig.add_shape(type="line", x0=-0.5, x1=z.shape[1] - 0.5, y0=0.5, y1=0.5, line={"color": "black", "width": 3})
     heatmap_layout(fig, None, labels, title=title, x_title="dimension of the head (d_k)",
                    height=int(min(700, max(300, 130 + 26 * z.shape[0]))), max_ticks=60)
+    return fig
+
+
+def head_output_figure(output: np.ndarray, title: str | None = None) -> go.Figure:
+    """One head's output vector Σ αᵢ vᵢ as bars over its dimensions."""
+    fig = go.Figure(go.Bar(x=list(range(len(output))), y=output, marker_color=SERIES_COLORS[1]))
+    base_layout(fig, title=title, height=320, x_title="dimension")
     return fig
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from corpora.masking import mask_sequence
+from corpora.masking import REFERENCE, mask_sequence
 from models.checkpoints import LoadedBert
 from models.inference.common import device_of, eval_mode, to_numpy
 from models.inference.traces import BertTrace, MaskedAnalysis
@@ -70,14 +70,31 @@ def best_span(start: np.ndarray, end: np.ndarray, allowed: np.ndarray, max_len: 
     return flat // n, flat % n, float(scores.flat[flat])
 
 
+def answer_span(analysis: MaskedAnalysis, pair: bool) -> tuple[int, int]:
+    """The highest-scoring answer span (i, j) of the span head (§4.2): inside segment B for a pair,
+    anywhere but the special pieces otherwise; i = −1 when there is none."""
+    allowed = (analysis.segment_ids == 1) & ~analysis.special if pair else ~analysis.special
+    i, j, _ = best_span(analysis.plain.span_start, analysis.plain.span_end, allowed)
+    return i, j
+
+
+def nsp_on_pairs(loaded: LoadedBert, pairs: Sequence[tuple[str, str, bool]]) -> list[tuple[str, str, bool, float]]:
+    """The model's P(IsNext) for each (a, b, is_next) pair: (a, b, is_next, p)."""
+    out = []
+    for a, b, is_next in pairs:
+        enc = loaded.tokenizer.encode_pair(a, b, max_len=loaded.config.max_len)
+        out.append((a, b, is_next, run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=1).p_is_next))
+    return out
+
+
 def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw: bool,
-                   clicked: Sequence[int], top_k: int = 5) -> MaskedAnalysis:
-    """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` (if
-    ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
+                   clicked: Sequence[int], top_k: int = 5, rule: str = REFERENCE) -> MaskedAnalysis:
+    """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` under
+    ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
     tok, cfg = loaded.tokenizer, loaded.config
     enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
     record = mask_sequence(enc.ids, enc.special, seed, mask_id=MASK_ID, vocab_size=cfg.vocab_size,
-                           force_mask=tuple(clicked), rate=0.15 if draw else 0.0)
+                           force_mask=tuple(clicked), rate=0.15 if draw else 0.0, rule=rule)
     plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
     return MaskedAnalysis(

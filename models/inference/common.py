@@ -56,6 +56,17 @@ def max_output_len(src_len: int, cap: int) -> int:
     return min(cap, 2 * src_len + 10)
 
 
+#: α of the one beam-ranking rule (both families): Wu et al. (2016) tuned α in 0.6–0.7.
+DEFAULT_LENGTH_PENALTY = 0.6
+
+
+def length_normalised(log_prob: float, length: int, alpha: float) -> float:
+    """The beam-ranking score of a hypothesis: Σ log p / lp(y) with GNMT's length penalty
+    lp(y) = ((5 + |y|) / 6)^α (Wu et al. 2016, Eq. 14); α = 0 ranks by the raw Σ log p,
+    larger α favours longer hypotheses."""
+    return log_prob / (((5 + length) / 6) ** alpha) if alpha else log_prob
+
+
 def cut_at_end(row: Sequence[int], end_id: int, pad_id: int | None = None) -> list[int]:
     """Ids up to and including the first ``end_id`` (all of them if none), without ``pad_id``."""
     row = list(row)

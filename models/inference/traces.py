@@ -65,6 +65,18 @@ def topk_dicts(tokens: list[list[str]], probs: np.ndarray) -> list[list[dict[str
     return [[{"token": t, "prob": float(p)} for t, p in zip(toks, row)] for toks, row in zip(tokens, probs)]
 
 
+@dataclass
+class Notice(Trace):
+    """Something a reader must know next to a model's output: ``kind`` is "unknown" (input words
+    the model does not know), "cut" (input longer than the model reads), "length" (output stopped
+    at the length limit), "confidence" (the model's own confidence against its typical value) or
+    "scope" (what the model was trained on); ``level`` is "warning" or "info"."""
+
+    kind: str
+    level: str
+    text: str
+
+
 # --------------------------------------------------------------------------------------
 # RNN seq2seq
 # --------------------------------------------------------------------------------------
@@ -75,23 +87,20 @@ class Hypothesis(Trace):
 
     ``tokens`` ends with </s> when ``finished``. Row t of ``attention`` is α_t over the source
     tokens (None for the model without attention); row t of ``topk_*`` is the model's top-k
-    next-token distribution at step t.
+    next-token distribution at step t; ``positions[t]`` is p_t for local attention.
     """
 
-    DERIVED: ClassVar[tuple[str, ...]] = ("score", "topk")
+    DERIVED: ClassVar[tuple[str, ...]] = ("topk",)
 
     tokens: list[str]
     token_probs: np.ndarray  # (T,) p(y_t | y_<t, x) of the emitted token
     attention: np.ndarray | None  # (T, S)
     topk_tokens: list[list[str]]  # (T, k)
     topk_probs: np.ndarray  # (T, k)
-    log_prob: float
+    log_prob: float  # Σ log p(y_t | y_<t, x)
     finished: bool
-
-    @property
-    def score(self) -> float:
-        """Length-normalised log-probability, used to rank finished hypotheses."""
-        return self.log_prob / max(1, len(self.tokens))
+    score: float  # the beam-ranking score: models.inference.common.length_normalised(log_prob, |y|, α)
+    positions: np.ndarray | None = None  # (T,) the aligned position p_t of local attention, else None
 
     @property
     def topk(self) -> list[list[dict[str, Any]]]:
@@ -126,6 +135,8 @@ class DecodingTrace(Trace):
     input_tokens_dropped: int  # tokens cut off because the input was longer than the model's limit
     hypotheses: list[Hypothesis]  # best first
     beam_steps: list[list[BeamCandidate]] = field(default_factory=list)
+    length_penalty: float = 0.0  # α of the ranking rule Σ log p / ((5 + |y|) / 6)^α
+    notices: list[Notice] = field(default_factory=list)
 
     @property
     def best(self) -> Hypothesis:
@@ -206,7 +217,9 @@ class DecodeTrace(Trace):
     src_unknown: list[bool] = field(default_factory=list)
     input_tokens_dropped: int = 0
     beam_steps: list[list[BeamCandidate]] = field(default_factory=list)
-    hypotheses: list[tuple[list[str], float]] = field(default_factory=list)
+    hypotheses: list[tuple[list[str], float]] = field(default_factory=list)  # (tokens, ranking score)
+    length_penalty: float = 0.0  # α of the ranking rule Σ log p / ((5 + |y|) / 6)^α
+    notices: list[Notice] = field(default_factory=list)
 
     @property
     def decoder_input_ids(self) -> list[int]:
@@ -449,6 +462,11 @@ class BertTrace(Trace):
     @property
     def p_is_next(self) -> float:
         return float(self.nsp_probs[0])
+
+    @property
+    def embedding_sum_error(self) -> float:
+        """max |token + segment + position − embedding_sum|: the drawn sum against the model's own."""
+        return float(np.abs(self.token_emb + self.segment_emb + self.position_emb - self.embedding_sum).max())
 
 
 @dataclass

@@ -11,7 +11,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from models.inference.common import as_ids, cut_at_end, device_of, eval_mode, max_output_len, pad_ids, to_numpy
+from models.inference.common import (
+    DEFAULT_LENGTH_PENALTY, as_ids, cut_at_end, device_of, eval_mode, length_normalised, max_output_len, pad_ids,
+    to_numpy,
+)
 from models.inference.traces import BeamStep, BeamTrace, DecodeTrace, GenerationStep, GenerationTrace
 from models.nn.transformer import DecoderOnlyLM, Transformer
 
@@ -75,21 +78,17 @@ def greedy_decode(
         return _teacher_forced_trace(model, src, memory, enc_w, src_mask, ys[0, 1:].tolist(), top_k, itos)
 
 
-def _normalised(score: float, length: int, alpha: float) -> float:
-    """GNMT length normalisation (Wu et al. 2016): score / ((5 + |y|) / 6)^α; α = 0 → raw sum."""
-    return score / (((5 + length) / 6) ** alpha) if alpha else score
-
-
 @torch.inference_mode()
 def beam_search(
     model: Transformer, src_ids: Sequence[int] | Tensor, beam_width: int = 4, max_len: int = 50,
-    length_penalty: float = 0.0, top_k: int = 5, itos: Sequence[str] | None = None,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY, top_k: int = 5, itos: Sequence[str] | None = None,
 ) -> BeamTrace:
-    """Beam search: keep the ``beam_width`` prefixes with the highest Σ log p(y_t | y_<t, x);
-    a prefix ending in the end token is finished. Stops when ``beam_width`` hypotheses are
-    finished and no live prefix can still beat the worst of them, or after ``max_len`` output
-    tokens; the best by length-normalised score (:func:`_normalised`, α = ``length_penalty``)
-    wins. With ``beam_width=1`` it is exactly greedy decoding.
+    """Beam search, the same procedure as the RNN beam (:func:`models.inference.seq2seq.beam_search`):
+    each step keeps the ``beam_width`` extensions with the highest Σ log p(y_t | y_<t, x); those
+    ending in the end token leave the beam as finished hypotheses. Stops when ``beam_width``
+    hypotheses have finished or none is live, or after ``max_len`` output tokens. Finished
+    hypotheses are ranked by :func:`~models.inference.common.length_normalised` with
+    α = ``length_penalty`` (then unfinished ones). With ``beam_width=1`` it is exactly greedy decoding.
     """
     c = model.config
     max_len = min(max_len, c.max_len - 1)
@@ -102,7 +101,7 @@ def beam_search(
         beams: list[BeamStep] = []
 
         def rank(hyps: list[tuple[list[int], float]]) -> list[tuple[list[int], float]]:
-            return sorted(hyps, key=lambda hs: _normalised(hs[1], len(hs[0]), length_penalty), reverse=True)
+            return sorted(hyps, key=lambda hs: length_normalised(hs[1], len(hs[0]), length_penalty), reverse=True)
 
         for _ in range(max_len):
             n = len(live)
@@ -111,7 +110,9 @@ def beam_search(
             log_p = torch.log_softmax(model.generator(hidden[:, -1]).float(), dim=-1)  # (n, V)
             cand = (live_scores.unsqueeze(1) + log_p).flatten()
             vocab = log_p.shape[-1]
-            cand_scores, cand_ix = cand.topk(min(2 * beam_width, cand.numel()))
+            # The beam_width best extensions of all live prefixes; those ending in the end token
+            # leave the beam finished (it shrinks), the others stay live.
+            cand_scores, cand_ix = cand.topk(min(beam_width, cand.numel()))
             new_live: list[list[int]] = []
             new_scores: list[float] = []
             step_finished: list[tuple[list[int], float]] = []
@@ -122,24 +123,14 @@ def beam_search(
                 else:
                     new_live.append(hyp)
                     new_scores.append(s)
-                    if len(new_live) == beam_width:
-                        break
             finished = rank(finished + step_finished)[:beam_width]
             beams.append(BeamStep(new_live, new_scores, [h for h, _ in step_finished],
                                   [sc for _, sc in step_finished]))
-            if not new_live:
+            live, live_scores = new_live, torch.tensor(new_scores, device=device)
+            if not live or len(finished) >= beam_width:
                 break
-            live = new_live
-            live_scores = torch.tensor(new_scores, device=device)
-            if len(finished) >= beam_width:
-                # Log-probs only add negative terms, so a live beam's normalised score is at
-                # most its current sum normalised at max_len (α ≥ 0): stop if none can win.
-                worst = _normalised(finished[-1][1], len(finished[-1][0]), length_penalty)
-                if worst >= _normalised(max(new_scores), max_len, length_penalty):
-                    break
-        else:
-            finished = rank(finished + list(zip(live, live_scores.tolist())))
-        ranked = rank(finished)
+        unfinished = rank(list(zip(live, live_scores.tolist()))) if len(finished) < beam_width else []
+        ranked = rank(finished) + unfinished  # finished hypotheses first, as the RNN beam ranks them
         best_ids = ranked[0][0] if ranked else []
         best = _teacher_forced_trace(model, src, memory, enc_w, src_mask, best_ids, top_k, itos)
         best.search, best.beam_width = "beam", beam_width
@@ -152,27 +143,30 @@ def greedy_batch(
     model: Transformer, src_batch: Sequence[Sequence[int]], max_len: int | None = None,
 ) -> list[list[int]]:
     """Greedy decoding of many sources at once (right-padded); per source the output ids up
-    to and including the end token (or ``max_len`` ids, default 2·|longest source| + 10)."""
+    to and including the end token, or ``max_len`` ids (default: this source's 2·|x| + 10, the
+    limit :func:`greedy_decode` applies on the page)."""
     c = model.config
     if not src_batch:
         return []
     device = device_of(model)
     src = pad_ids(src_batch, c.pad_id).to(device)
-    limit = min(c.max_len - 1, max_len) if max_len is not None else max_output_len(src.shape[1], c.max_len - 1)
+    caps = [min(c.max_len - 1, max_len) if max_len is not None else max_output_len(len(s), c.max_len - 1)
+            for s in src_batch]  # each source's own limit, as greedy_decode applies it
+    reached = torch.tensor(caps, device=device)
     with eval_mode(model):
         src_mask = model.source_mask(src)
         memory, _ = model.encode(src, src_mask)
         ys = torch.full((len(src_batch), 1), c.bos_id, dtype=torch.long, device=device)
         done = torch.zeros(len(src_batch), dtype=torch.bool, device=device)
-        for _ in range(limit):
+        for t in range(max(caps)):
             hidden, _, _ = model.decode(ys, memory, src_mask)
             nxt = model.generator(hidden[:, -1]).argmax(-1)
             nxt = torch.where(done, torch.full_like(nxt, c.pad_id), nxt)
             ys = torch.cat([ys, nxt.unsqueeze(1)], dim=1)
-            done |= nxt == c.eos_id
+            done |= (nxt == c.eos_id) | (reached <= t + 1)
             if bool(done.all()):
                 break
-    return [cut_at_end(row, c.eos_id, c.pad_id) for row in ys[:, 1:].tolist()]
+    return [cut_at_end(row[:cap], c.eos_id, c.pad_id) for row, cap in zip(ys[:, 1:].tolist(), caps)]
 
 
 @torch.inference_mode()

@@ -14,17 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from corpora.text import tokenize
-from models.checkpoints import LoadedSeq2Seq, LoadedTransformer
+from models.checkpoints import LoadedSeq2Seq, LoadedTransformer, typical_confidence
 from models.inference import transformer as tf_decode
-from models.inference.common import InputError, max_output_len
+from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError, length_normalised, max_output_len
 from models.inference.generate import prepare_prompt
 from models.inference.head import head_walkthrough
+from models.inference.notices import mean_log_prob, translation_notices
 from models.inference.seq2seq import beam_search, greedy_decode
 from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.text.vocab import EOS, encode_source
 
 MAX_BEAM = 8
+MAX_LENGTH_PENALTY = 2.0
 
 
 @dataclass
@@ -47,24 +49,43 @@ def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
     return SourceInput(kept + [EOS], ids, unknown, dropped)
 
 
-def translate(
-    loaded: LoadedSeq2Seq, text: str, beam: int = 1, mode: AttentionMode = SOFT, topk: int = 5
-) -> DecodingTrace:
-    """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace."""
+def _check_search(beam: int, length_penalty: float) -> None:
     if not 1 <= beam <= MAX_BEAM:
         raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.")
+    if not 0 <= length_penalty <= MAX_LENGTH_PENALTY:
+        raise InputError(f"The length penalty α must be between 0 and {MAX_LENGTH_PENALTY:g}.")
+
+
+def translate(
+    loaded: LoadedSeq2Seq, text: str, beam: int = 1, mode: AttentionMode = SOFT, topk: int = 5,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+) -> DecodingTrace:
+    """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace; hypotheses are
+    ranked by Σ log p / ((5 + |y|) / 6)^α with α = ``length_penalty``."""
+    _check_search(beam, length_penalty)
     if mode.kind != "soft" and loaded.model.cfg.attention == "none":
-        raise InputError("Hard and local attention need a model with attention.")
+        raise InputError("Hard attention needs a model with attention.")
     source = prepare_source(text, loaded)
     if beam == 1:
-        hypotheses, steps = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk)], []
+        hypotheses = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk, length_penalty)]
+        steps = []
     else:
-        hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk)
+        hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk, length_penalty)
+    best = hypotheses[0]
+    notices = translation_notices(source.tokens[:-1], source.unknown[:-1], source.dropped, best.finished,
+                                  mean_log_prob(best.log_prob, len(best.tokens)), typical_confidence(loaded.name),
+                                  _scope(loaded.training, len(loaded.src_vocab) - 4))
     return DecodingTrace(
         model=loaded.name, kind=loaded.kind, mode=mode.kind, search="greedy" if beam == 1 else "beam",
         beam_width=beam, src_tokens=source.tokens, src_unknown=source.unknown,
         input_tokens_dropped=source.dropped, hypotheses=hypotheses, beam_steps=steps,
+        length_penalty=length_penalty, notices=notices,
     )
+
+
+def _scope(training: dict, n_words: int) -> str:
+    return (f"This model was trained only on the {training.get('data', 'data in its config.json')} "
+            f"({n_words:,} source words); it has not learned ordinary language.")
 
 
 # --------------------------------------------------------------------------------------
@@ -101,21 +122,28 @@ def _decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
     return max_output_len(len(source.ids), loaded.config.max_len - 1)
 
 
-def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, topk: int = 5) -> DecodeTrace:
-    """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint."""
-    if not 1 <= beam <= MAX_BEAM:
-        raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.")
+def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, topk: int = 5,
+                          length_penalty: float = DEFAULT_LENGTH_PENALTY) -> DecodeTrace:
+    """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint; the same
+    ranking rule as :func:`translate`."""
+    _check_search(beam, length_penalty)
     source = prepare_transformer_source(text, loaded)
     max_len = _decode_len(loaded, source)
     if beam == 1:
         trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=max_len, top_k=topk, itos=loaded.tgt_itos)
     else:
         result = tf_decode.beam_search(loaded.model, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
-                                       itos=loaded.tgt_itos)
+                                       itos=loaded.tgt_itos, length_penalty=length_penalty)
         trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
-                        hypotheses=[(loaded.tgt_tokens(h), float(s)) for h, s in result.finished])
+                        hypotheses=[(loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty))
+                                    for h, s in result.finished])
+    n_read = len(source.tokens) - (1 if loaded.task == "en-fr" else 0)  # without the appended </s>
+    notices = translation_notices(source.tokens[:n_read], source.unknown[:n_read], source.dropped, trace.finished,
+                                  mean_log_prob(trace.score, len(trace.output_ids)), typical_confidence(loaded.name),
+                                  _scope(loaded.training, len([t for t in loaded.src_itos if not t.startswith("<")])))
     return replace(trace, model=loaded.name, label=loaded.label, task=loaded.task, src_tokens=source.tokens,
-                   src_unknown=source.unknown, input_tokens_dropped=source.dropped)
+                   src_unknown=source.unknown, input_tokens_dropped=source.dropped, length_penalty=length_penalty,
+                   notices=notices)
 
 
 def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head: int, query: int) -> HeadWalkthrough:

@@ -2,7 +2,8 @@
 
 The sinusoid table and its similarities, the rotation check PE(pos+k) = M_k PE(pos), how the sum
 with word embeddings depends on the ×√d_model scale, a learned position table read from a
-checkpoint, the schemes side by side, and the PAD row.
+checkpoint, the schemes side by side, the position-only attention score of a trained Transformer
+(tf-en-fr's own W_Q and W_K), and the PAD row.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from safetensors import SafetensorError, safe_open
-from torch import Tensor
+from torch import Tensor, nn
 
 from models.nn.positional import (
     alibi_bias, alibi_slopes, apply_rope, inverse_frequencies, relative_scores, rotation_matrix, sinusoid_at,
@@ -218,12 +219,16 @@ SCHEMES = ("Learned (absolute)", "Sinusoidal (absolute)", "Transformer-XL (relat
 
 @dataclass(frozen=True)
 class SchemeComparison:
-    """The position-only part of the score between query i and key j, for i, j < ``eval_len``.
+    """What each scheme does with positions alone, for query i and key j < ``eval_len``.
 
-    Content is the same at every position, so what varies is due to position alone. NaN where a
-    scheme has no value (a learned table has no row past its length). Each map is divided by its
-    largest absolute value, so all lie in [−1, 1] and share one colour scale; ``alibi_slope`` gives
-    ALiBi's real scale (bias −m·|i − j|).
+    Learned: the cosine similarity between rows i and j of a learned position table (not a score);
+    sinusoidal: the dot product PE_i·PE_j of two encodings (not a score: a model's score goes
+    through W_Q and W_K, see :func:`model_position_scores`); Transformer-XL: its position terms
+    (b) + (d) with one fixed content and random W_R, v; RoPE: the score of one fixed query and key
+    rotated to positions i and j; ALiBi: the bias −m·(i − j) for j ≤ i, causal as in Press et al.
+    (NaN above the diagonal: the future is masked). NaN also where a scheme has no value (a learned
+    table has no row past its length). Each map is divided by its largest absolute value, so all
+    lie in [−1, 1] and share one colour scale; ``alibi_slope`` gives ALiBi's real scale.
     """
 
     train_len: int
@@ -270,7 +275,8 @@ def compare_schemes(train_len: int, eval_len: int, d_model: int = 64, n_heads: i
     k = torch.randn(d_model, generator=gen, dtype=dt) / math.sqrt(d_model)
     rq, rk = apply_rope(same_q), apply_rope(k.expand(eval_len, -1))  # fixed q and k contents
     maps[SCHEMES[3]] = (rq @ rk.T).numpy()
-    maps[SCHEMES[4]] = alibi_bias(eval_len, n_heads, causal=False)[alibi_head].double().numpy()
+    alibi = alibi_bias(eval_len, n_heads, causal=True)[alibi_head].double().numpy()
+    maps[SCHEMES[4]] = np.where(np.tri(eval_len, dtype=bool), alibi, np.nan)  # j > i: masked
     for name, m in maps.items():
         peak = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 0.0
         if peak > 0:
@@ -279,6 +285,72 @@ def compare_schemes(train_len: int, eval_len: int, d_model: int = 64, n_heads: i
     unseen = int((train_len * theta < 2 * math.pi).sum())
     return SchemeComparison(train_len, eval_len, maps, learned_rows,
                             float(alibi_slopes(n_heads)[alibi_head]), unseen, d_model)
+
+
+# ----------------------------------------------- the position-only score of a trained model
+
+@dataclass(frozen=True)
+class ModelPositionScores:
+    """The position-only part of one encoder self-attention head's score in a trained Transformer.
+
+    ``scores[i, j] = (W_Q PE_i) · (W_K PE_j) / √d_k`` with head ``head``'s rows of layer
+    ``layer``'s W_Q and W_K and the model's own (float32) PE table, for positions 0 … L − 1. The
+    biases b_Q, b_K are left out: they only add terms in i alone, in j alone, or a constant. In
+    layer 0 (post-norm) the input is √d·E[word] + PE, so the full score is this plus cross terms
+    with the word embeddings; in a later layer PE reaches W_Q and W_K only through the residual
+    stream and LayerNorm, so there it is what the layer's weights make of the bare encoding.
+
+    ``offsets`` are i − j = −(L−1) … L−1; ``diagonal_spread[n]`` is max − min of ``scores`` along
+    the diagonal i − j = ``offsets[n]``; ``variation`` is the largest spread ÷ max |score|
+    (0 if the score depended on i − j only). ``worst_low``/``worst_high`` are the (i, j) cells of
+    the smallest and largest score on the diagonal with the largest spread.
+    """
+
+    layer: int
+    head: int
+    d_k: int
+    scores: np.ndarray
+    offsets: np.ndarray
+    diagonal_spread: np.ndarray
+    peak: float
+    variation: float
+    worst_offset: int
+    worst_low: tuple[int, int]
+    worst_high: tuple[int, int]
+
+
+def model_position_scores(model: nn.Module, layer: int, head: int,
+                          length: int | None = None) -> ModelPositionScores:
+    """(W_Q PE_i)·(W_K PE_j)/√d_k for encoder self-attention layer ``layer``, head ``head`` (0-based)
+    of an encoder–decoder :class:`~models.nn.transformer.Transformer`, over its first ``length``
+    positions (all it has an encoding for when None). Computed in float64, no biases."""
+    layers = model.encoder.layers
+    if not 0 <= layer < len(layers):
+        raise ValueError(f"layer must be in 0 … {len(layers) - 1}")
+    attn = layers[layer].self_attn
+    if not 0 <= head < attn.n_heads:
+        raise ValueError(f"head must be in 0 … {attn.n_heads - 1}")
+    table = model.src_embed.positions.pe
+    length = table.shape[0] if length is None else length
+    if not 2 <= length <= table.shape[0]:
+        raise ValueError(f"length must be in 2 … {table.shape[0]}")
+    rows = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    with torch.no_grad():
+        pe = table[:length].double()
+        q = pe @ attn.w_q.weight[rows].double().T                                   # (L, d_k)
+        k = pe @ attn.w_k.weight[rows].double().T
+        scores = (q @ k.T / math.sqrt(attn.d_k)).numpy()
+    offsets = np.arange(-(length - 1), length)
+    diagonals = [np.diagonal(scores, -o) for o in offsets]  # i − j = o: numpy's offset is j − i
+    spread = np.array([np.ptp(d) for d in diagonals])
+    peak = float(np.abs(scores).max())
+    n = int(np.argmax(spread))
+    o = int(offsets[n])
+    start_i, start_j = max(o, 0), max(-o, 0)
+    lo, hi = int(np.argmin(diagonals[n])), int(np.argmax(diagonals[n]))
+    return ModelPositionScores(layer, head, attn.d_k, scores, offsets, spread, peak,
+                               float(spread[n] / peak) if peak > 0 else 0.0, o,
+                               (start_i + lo, start_j + lo), (start_i + hi, start_j + hi))
 
 
 # ------------------------------------------------------------------------- padding

@@ -24,7 +24,8 @@ from models.nn.attention import (
     dot_score,
     general_score,
     hard_weights,
-    local_weights,
+    local_m_weights,
+    local_p_weights,
     masked_softmax,
     scaled_dot_product_attention,
     scaled_dot_score,
@@ -256,7 +257,8 @@ class SoftHardLocal:
     scores: np.ndarray
     soft: np.ndarray
     hard: np.ndarray
-    local: np.ndarray
+    local_m: np.ndarray  # Luong's local-m weighting around the given p_t: softmax inside the window
+    local_p: np.ndarray  # local-p's weighting around the same p_t: that softmax times a Gaussian
     window: np.ndarray  # bool: inside [p_t − D, p_t + D]
     center: float
     half_width: int
@@ -267,8 +269,9 @@ def soft_hard_local(focus: int, center: float, half_width: int, sharpness: float
                     tokens: tuple[str, ...] = tuple(EXAMPLE_SOURCE)) -> SoftHardLocal:
     """One decoder query that resembles the key of token ``focus`` (and a little its neighbours).
 
-    soft: α = softmax(qᵀk_i/√d); hard: one-hot at argmax α; local (Luong): softmax inside the
-    window [p_t − D, p_t + D] times exp(−(i − p_t)²/(2(D/2)²)).
+    soft: α = softmax(qᵀk_i/√d); hard: one-hot at argmax α; local-m (Luong, Eq. 7 in a window):
+    softmax inside [p_t − D, p_t + D]; local-p (Eq. 10): that softmax times exp(−(i − p_t)²/(2(D/2)²)).
+    Here p_t is given (``center``): local-m would set it to t, local-p predicts it.
     """
     n = len(tokens)
     if not 0 <= focus < n:
@@ -284,8 +287,8 @@ def soft_hard_local(focus: int, center: float, half_width: int, sharpness: float
     mask = torch.ones(1, n, dtype=torch.bool)
     soft = masked_softmax(scores, mask)
     center_t = torch.tensor([float(center)], dtype=torch.float64)
-    local = local_weights(scores, mask, center_t, half_width)
+    local_m = local_m_weights(scores, mask, center_t, half_width)
+    local_p = local_p_weights(scores, mask, center_t, half_width)
     window = (torch.arange(n) - center).abs() <= half_width
-    return SoftHardLocal(tuple(tokens), scores[0].numpy(), soft[0].numpy(),
-                         hard_weights(soft)[0].numpy(), local[0].numpy(), window.numpy(),
-                         float(center), int(half_width))
+    return SoftHardLocal(tuple(tokens), scores[0].numpy(), soft[0].numpy(), hard_weights(soft)[0].numpy(),
+                         local_m[0].numpy(), local_p[0].numpy(), window.numpy(), float(center), int(half_width))

@@ -71,21 +71,39 @@ def hard_weights(weights: Tensor) -> Tensor:
     return torch.nn.functional.one_hot(weights.argmax(dim=-1), weights.shape[-1]).to(weights.dtype)
 
 
-def local_weights(scores: Tensor, mask: Tensor, center: Tensor, half_width: int) -> Tensor:
-    """Luong local attention around an aligned position p_t.
-
-    α_i = softmax(e)_i · exp(−(i − p_t)² / (2σ²)) with σ = D/2, over the window
-    [p_t − D, p_t + D] only (the softmax is taken inside the window).
-    ``center`` is (B,) float, ``half_width`` is D.
-    """
-    positions = torch.arange(scores.shape[-1], device=scores.device, dtype=scores.dtype)
-    offset = positions.unsqueeze(0) - center.unsqueeze(1)
+def _window(mask: Tensor, offset: Tensor, half_width: int) -> Tensor:
+    """Valid keys with |s − p_t| ≤ D; the nearest valid key is always kept, so no window is empty."""
     window = mask & (offset.abs() <= half_width)
-    # Always keep the nearest valid position so a window past the end is never empty.
     nearest = (offset.abs() + (~mask) * 1e9).argmin(dim=-1, keepdim=True)
-    window = window.scatter(1, nearest, True)
+    return window.scatter(1, nearest, True)
+
+
+def _offsets(scores: Tensor, center: Tensor) -> Tensor:
+    positions = torch.arange(scores.shape[-1], device=scores.device, dtype=scores.dtype)
+    return positions.unsqueeze(0) - center.to(scores.dtype).unsqueeze(1)
+
+
+def local_m_weights(scores: Tensor, mask: Tensor, center: Tensor, half_width: int) -> Tensor:
+    """Luong et al. (2015) §3.2, local-m (monotonic alignment, p_t = t): a_t = softmax(e) over the
+    window [p_t − D, p_t + D] only (Eq. 7 restricted to the window); 0 outside it. Rows sum to 1.
+    ``center`` (B,) is p_t, ``half_width`` is D."""
+    return masked_softmax(scores, _window(mask, _offsets(scores, center), half_width))
+
+
+def predictive_position(hidden: Tensor, w_p: Tensor, v_p: Tensor, src_len: Tensor) -> Tensor:
+    """Luong et al. (2015) Eq. 9, local-p: p_t = S · sigmoid(v_pᵀ tanh(W_p h_t)) ∈ (0, S), with
+    ``hidden`` h_t (B, d), ``w_p`` (d_p, d), ``v_p`` (d_p,) and ``src_len`` S (B,)."""
+    return src_len.to(hidden.dtype) * torch.sigmoid(torch.tanh(hidden @ w_p.T) @ v_p)
+
+
+def local_p_weights(scores: Tensor, mask: Tensor, center: Tensor, half_width: int) -> Tensor:
+    """Luong et al. (2015) Eq. 10, local-p: a_t(s) = align(h_t, h̄_s) · exp(−(s − p_t)² / (2σ²)),
+    σ = D/2, where align is the softmax of the scores inside the window [p_t − D, p_t + D] and the
+    Gaussian favours keys near the predicted p_t. As in the paper, the rows sum to at most 1.
+    ``center`` (B,) is the real-valued p_t, ``half_width`` is D."""
+    offset = _offsets(scores, center)
     sigma = half_width / 2
-    return masked_softmax(scores, window) * torch.exp(-(offset**2) / (2 * sigma**2))
+    return masked_softmax(scores, _window(mask, offset, half_width)) * torch.exp(-(offset**2) / (2 * sigma**2))
 
 
 def scaled_dot_product_attention(

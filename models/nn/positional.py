@@ -149,10 +149,12 @@ def alibi_slopes(n_heads: int) -> Tensor:
 
 
 def alibi_bias(length: int, n_heads: int, causal: bool = True) -> Tensor:
-    """ALiBi bias added to the attention scores: −m_h · (i − j), shape (n_heads, L, L).
+    """ALiBi bias added to the attention scores (Press et al. 2022), shape (n_heads, L, L).
 
-    Causal (j ≤ i): −m_h (i − j), and 0 above the diagonal (masked anyway); otherwise −m_h |i − j|.
-    No position is ever added to the embeddings.
+    ALiBi is causal: −m_h · (i − j) for keys j ≤ i, and 0 above the diagonal, where the causal
+    mask hides the future anyway. ``causal=False`` gives −m_h · |i − j|, a symmetric variant for
+    bidirectional encoders that is not in the ALiBi paper. No position is ever added to the
+    embeddings.
     """
     i = torch.arange(length).reshape(-1, 1)
     j = torch.arange(length).reshape(1, -1)

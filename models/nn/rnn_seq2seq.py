@@ -7,6 +7,12 @@
 - Luong et al. (2015): the GRU first produces s_t; scores come from s_t (dot, general
   s_tᵀ W h_i, or concat vᵀ tanh(W [s_t; h_i])); the attentional state
   h̃_t = tanh(W_c [c_t; s_t]) predicts y_t and is fed to the next step (input feeding).
+  Global attention weighs every source position; local-m weighs a window of half-width D around
+  p_t = t, local-p a window around a predicted p_t with a Gaussian (§3.2, Eqs. 7, 9, 10).
+
+How ours differs from the papers: GRUs instead of Luong's stacked LSTMs on a reversed source;
+a bidirectional encoder for both; s_0 = tanh(W [h→_S; h←_1]) from both directions; Bahdanau's
+readout is tanh(W [s_t; c_t; y_{t-1}]) where the paper uses a maxout layer.
 
 Every decoder shares one ``step`` interface so that training, greedy and beam search reuse it.
 """
@@ -25,13 +31,16 @@ from models.nn.attention import (
     attend,
     dot_score,
     hard_weights,
-    local_weights,
+    local_m_weights,
+    local_p_weights,
     masked_softmax,
+    predictive_position,
 )
 from models.text.vocab import PAD_ID
 
 ATTENTION_KINDS = ("none", "bahdanau", "luong")
 LUONG_SCORES = ("dot", "general", "concat")
+LUONG_ALIGNMENTS = ("global", "local-m", "local-p")
 
 
 @dataclass
@@ -52,12 +61,16 @@ class Seq2SeqConfig(JsonConfig):
     input_feeding: bool = True
     max_src_len: int = 48
     max_tgt_len: int = 64
+    alignment: str = "global"  # Luong: global | local-m | local-p (§3.2)
+    window: int = 3  # D, the half-width of a local window [p_t − D, p_t + D]
 
     def __post_init__(self) -> None:
         if self.attention not in ATTENTION_KINDS:
             raise ValueError(f"attention must be one of {ATTENTION_KINDS}, not {self.attention!r}")
         if self.attention == "luong" and self.score not in LUONG_SCORES:
             raise ValueError(f"Luong score must be one of {LUONG_SCORES}, not {self.score!r}")
+        if self.alignment not in LUONG_ALIGNMENTS or (self.alignment != "global" and self.attention != "luong"):
+            raise ValueError(f"alignment must be one of {LUONG_ALIGNMENTS} (local ones for Luong models only)")
 
     @property
     def enc_dim(self) -> int:
@@ -65,29 +78,24 @@ class Seq2SeqConfig(JsonConfig):
 
     @property
     def kind(self) -> str:
-        """'none', 'bahdanau' or 'luong-dot' / 'luong-general' / 'luong-concat'."""
-        return f"luong-{self.score}" if self.attention == "luong" else self.attention
+        """'none', 'bahdanau', 'luong-dot' / 'luong-general' / 'luong-concat', or with a local
+        alignment 'luong-general-local-m' / 'luong-general-local-p'."""
+        if self.attention != "luong":
+            return self.attention
+        return f"luong-{self.score}" + ("" if self.alignment == "global" else f"-{self.alignment}")
 
 
 
 @dataclass(frozen=True)
 class AttentionMode:
-    """How weights are formed at decoding time from a soft-trained model's scores.
+    """How the weights are used at decoding time: ``soft`` as the model was trained; ``hard``
+    a decoding-time variant (not trained so), one-hot at the argmax of the model's weights, so
+    the context is a single encoder state (Xu et al. 2015 train hard attention with REINFORCE)."""
 
-    soft: α = softmax(e). hard: one-hot at argmax α (context = a single encoder state).
-    local: Luong's local-m, a window of half-width D around p_t = t with a Gaussian σ = D/2.
-    """
+    kind: str = "soft"  # soft | hard
 
-    kind: str = "soft"  # soft | hard | local
-    half_width: int = 2
-
-    def weights(self, scores: Tensor, mask: Tensor, step: int) -> Tensor:
-        if self.kind == "local":
-            last = mask.sum(dim=1).to(scores.dtype) - 1
-            center = torch.clamp(torch.full_like(last, float(step)), max=last)
-            return local_weights(scores, mask, center, self.half_width)
-        soft = masked_softmax(scores, mask)
-        return hard_weights(soft) if self.kind == "hard" else soft
+    def apply(self, weights: Tensor) -> Tensor:
+        return hard_weights(weights) if self.kind == "hard" else weights
 
 
 SOFT = AttentionMode()
@@ -113,10 +121,11 @@ class DecoderState:
     hidden: Tensor  # s_t (B, dec_dim)
     feed: Tensor | None  # Luong input feeding h̃_t (B, dec_dim), else None
     step: int = 0
+    position: Tensor | None = None  # p_t (B,) of the last local-attention step, else None
 
     def index_select(self, index: Tensor) -> "DecoderState":
-        feed = None if self.feed is None else self.feed.index_select(0, index)
-        return DecoderState(self.hidden.index_select(0, index), feed, self.step)
+        pick = lambda t: None if t is None else t.index_select(0, index)  # noqa: E731
+        return DecoderState(self.hidden.index_select(0, index), pick(self.feed), self.step, pick(self.position))
 
 
 class Encoder(nn.Module):
@@ -203,7 +212,7 @@ class BahdanauDecoder(Decoder):
     def step(self, y_prev, state, memory, mode=SOFT):
         emb = self.dropout(self.embedding(y_prev))
         scores = additive_score_projected(self.w_query(state.hidden), memory.keys, self.v)
-        alpha = mode.weights(scores, memory.mask, state.step)
+        alpha = mode.apply(masked_softmax(scores, memory.mask))
         context = attend(alpha, memory.states)
         hidden = self.rnn(torch.cat([emb, context], dim=-1), state.hidden)
         readout = torch.tanh(self.readout(torch.cat([hidden, context, emb], dim=-1)))
@@ -226,6 +235,9 @@ class LuongDecoder(Decoder):
         elif cfg.score == "concat":
             self.w_concat = nn.Linear(2 * d, cfg.attn_dim, bias=False)  # W in vᵀ tanh(W [s_t; h_i])
             self.v = nn.Parameter(torch.empty(cfg.attn_dim).uniform_(-0.1, 0.1))
+        if cfg.alignment == "local-p":
+            self.w_p = nn.Linear(d, cfg.attn_dim, bias=False)  # W_p in p_t = S·sigmoid(v_pᵀ tanh(W_p h_t))
+            self.v_p = nn.Parameter(torch.empty(cfg.attn_dim).uniform_(-0.1, 0.1))
         self.w_c = nn.Linear(2 * d, d, bias=False)
         self.out = nn.Linear(d, cfg.tgt_vocab_size)
 
@@ -248,15 +260,31 @@ class LuongDecoder(Decoder):
         feed = torch.zeros_like(memory.final) if self.cfg.input_feeding else None
         return DecoderState(memory.final, feed)
 
+    def align(self, hidden: Tensor, memory: Memory, step: int) -> tuple[Tensor, Tensor | None]:
+        """a_t over the source and, for local attention, the aligned position p_t (B,).
+
+        global: softmax over every position (Eq. 7). local-m: p_t = t, clamped to the last
+        source position (monotonic alignment). local-p: p_t = S·sigmoid(v_pᵀ tanh(W_p h_t)) (Eq. 9)."""
+        scores = self.score(hidden, memory)
+        if self.cfg.alignment == "global":
+            return masked_softmax(scores, memory.mask), None
+        src_len = memory.mask.sum(dim=1)
+        if self.cfg.alignment == "local-m":
+            position = torch.clamp(torch.full_like(src_len, step), max=src_len - 1).to(scores.dtype)
+            return local_m_weights(scores, memory.mask, position, self.cfg.window), position
+        position = predictive_position(hidden, self.w_p.weight, self.v_p, src_len)
+        return local_p_weights(scores, memory.mask, position, self.cfg.window), position
+
     def step(self, y_prev, state, memory, mode=SOFT):
         emb = self.dropout(self.embedding(y_prev))
         rnn_in = torch.cat([emb, state.feed], dim=-1) if state.feed is not None else emb
         hidden = self.rnn(rnn_in, state.hidden)
-        alpha = mode.weights(self.score(hidden, memory), memory.mask, state.step)
+        weights, position = self.align(hidden, memory, state.step)
+        alpha = mode.apply(weights)
         context = attend(alpha, memory.states)
         attentional = torch.tanh(self.w_c(torch.cat([context, hidden], dim=-1)))
         feed = attentional if self.cfg.input_feeding else None
-        return self.out(self.dropout(attentional)), DecoderState(hidden, feed, state.step + 1), alpha
+        return self.out(self.dropout(attentional)), DecoderState(hidden, feed, state.step + 1, position), alpha
 
 
 DECODERS: dict[str, type[Decoder]] = {"none": PlainDecoder, "bahdanau": BahdanauDecoder, "luong": LuongDecoder}

@@ -33,9 +33,14 @@ class Preset:
 _S2S_TRAIN = TrainSettings(steps=3750, batch_size=64, lr=3e-3, warmup=375, clip=1.0, teacher_forcing=1.0)
 
 
-def _s2s(name: str, label: str, order: int, attention: str, score: str = "general") -> Preset:
-    return Preset(name, label, order, SEQ2SEQ, "en-fr", {"attention": attention, "score": score}, _S2S_TRAIN,
-                  {"n_train": 40000})
+def _s2s(name: str, label: str, order: int, attention: str, score: str = "general", **model: Any) -> Preset:
+    return Preset(name, label, order, SEQ2SEQ, "en-fr", {"attention": attention, "score": score, **model},
+                  _S2S_TRAIN, {"n_train": 40000})
+
+
+# Local attention (Luong et al. 2015, §3.2) trained as such. The paper uses D = 10 for sentences
+# of up to 50 words; ours have 3–32 words (median about 10), so D = 3: a window of 7 source words.
+_LOCAL_D = 3
 
 
 # Transformers: Adam with β = (0.9, 0.98), ε = 1e-9 (§5.3), label smoothing ε = 0.1 (§5.4).
@@ -57,6 +62,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     _s2s("s2s-luong-dot", "Luong dot", 2, "luong", "dot"),
     _s2s("s2s-luong-general", "Luong general", 3, "luong", "general"),
     _s2s("s2s-luong-concat", "Luong concat", 4, "luong", "concat"),
+    _s2s("s2s-luong-local-m", "Luong local-m (D = 3)", 5, "luong", "general", alignment="local-m", window=_LOCAL_D),
+    _s2s("s2s-luong-local-p", "Luong local-p (D = 3)", 6, "luong", "general", alignment="local-p", window=_LOCAL_D),
     Preset("tf-copy", "Transformer · copy", 10, TRANSFORMER, "copy", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),
     Preset("tf-reverse", "Transformer · reverse", 11, TRANSFORMER, "reverse", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),
     Preset("tf-en-fr", "Transformer · English→French", 12, TRANSFORMER, "en-fr",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -25,6 +26,7 @@ from corpora.en_fr import make_splits
 from corpora.tatoeba import load_tatoeba
 from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq, shipped
 from models.inference.common import pad_ids
+from models.inference.notices import mean_log_prob
 from models.inference.seq2seq import greedy_batch
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
@@ -149,15 +151,34 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
 # Evaluation
 # --------------------------------------------------------------------------------------
 
-def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, sources: Sequence[Sequence[str]]) -> list[list[str]]:
-    """Greedy translations (tokens, without </s>) of many sentences, in batches."""
+def greedy_outputs(model: Seq2Seq, src_vocab: Vocab, sources: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[list[int]]]:
+    """(source ids, greedy output ids with </s> when finished) of many sentences, in batches;
+    each sentence decoded exactly as the page decodes it alone."""
     limit = model.cfg.max_src_len - 1
     encoded = [encode_source(src_vocab.stoi, s, limit) for s in sources]
-    out: list[list[str]] = []
+    out: list[list[int]] = []
     for i in range(0, len(encoded), BATCH):
-        for ids, _ in greedy_batch(model, encoded[i : i + BATCH]):
-            out.append(tgt_vocab.decode([t for t in ids if t != EOS_ID]))
-    return out
+        out += [ids for ids, _ in greedy_batch(model, encoded[i : i + BATCH])]
+    return encoded, out
+
+
+def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, sources: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Greedy translations (tokens, without </s>) of many sentences, in batches."""
+    return [tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in greedy_outputs(model, src_vocab, sources)[1]]
+
+
+@torch.no_grad()
+def output_log_probs(model: Seq2Seq, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
+    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+    model.eval()
+    totals = []
+    for i in range(0, len(sources), BATCH):
+        items = [EncodedPair(s, o) for s, o in zip(sources[i : i + BATCH], outputs[i : i + BATCH])]
+        batch = collate(items, torch.device("cpu"))
+        logits, _ = model(batch.src, batch.lengths, batch.tgt_in)
+        picked = torch.log_softmax(logits.float(), -1).gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)
+        totals += (picked * (batch.tgt_out != PAD_ID)).sum(-1).tolist()
+    return totals
 
 
 def corpus_bleu_of(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs: Sequence[TokenPair]) -> float:
@@ -183,7 +204,8 @@ def forced_alignments(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs)
 def evaluate_checkpoint(name: str, test_pairs) -> dict:
     """BLEU, BLEU by source length and (for attention models) AER of one checkpoint."""
     loaded = load_seq2seq(name)
-    hyps = translate_all(loaded.model, loaded.src_vocab, loaded.tgt_vocab, [p.src for p in test_pairs])
+    sources, outputs = greedy_outputs(loaded.model, loaded.src_vocab, [p.src for p in test_pairs])
+    hyps = [loaded.tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
     refs = [list(p.tgt) for p in test_pairs]
     by_length = []
     for lo, hi in LENGTH_BUCKETS:
@@ -203,8 +225,17 @@ def evaluate_checkpoint(name: str, test_pairs) -> dict:
         "n_test": len(test_pairs),
         "exact_match": round(exact_match(hyps, refs), 4),
         "bleu_by_length": by_length,
+        "confidence": confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs),
         "train_seconds": loaded.training.get("seconds"),
     }
+
+
+def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sequence[int]]) -> dict[str, float]:
+    """The test set's mean log-probability per output token: median, 5th and 1st percentiles
+    (what a translation's confidence notice compares with)."""
+    values = np.array([mean_log_prob(lp, len(o)) for lp, o in zip(log_probs, outputs)])
+    return {"median": round(float(np.median(values)), 4), "p05": round(float(np.percentile(values, 5)), 4),
+            "p01": round(float(np.percentile(values, 1)), 4), "n": len(values)}
 
 
 def evaluate_shipped() -> dict[str, Any]:

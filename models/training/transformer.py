@@ -41,7 +41,7 @@ from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
 from models.training.loop import Callback, Trained, TrainSettings, fit
 from models.training.metrics import bleu, exact_match, perplexity
 from models.training.presets import Preset
-from models.training.seq2seq import steps_for_epochs, training_pairs
+from models.training.seq2seq import confidence_summary, steps_for_epochs, training_pairs
 
 
 def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
@@ -110,14 +110,36 @@ def translate_batch(loaded_or_model: LoadedTransformer | Transformer, sources: S
     else:
         model = loaded_or_model
     assert src_stoi is not None and tgt_itos is not None
-    encoded = [encode_source(src_stoi, s, limit) for s in sources]
+    _, outputs = greedy_outputs(model, [encode_source(src_stoi, s, limit) for s in sources])
+    return [[tgt_itos[t] for t in ids if t != EOS_ID] for ids in outputs]
+
+
+def greedy_outputs(model: Transformer, encoded: Sequence[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
+    """(source ids, greedy output ids with the end token when finished), in batches of similar
+    length; each source decoded exactly as the page decodes it alone."""
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-    out: list[list[str]] = [[] for _ in encoded]
+    out: list[list[int]] = [[] for _ in encoded]
     for i in range(0, len(order), 128):
         idx = order[i: i + 128]
         for j, ids in zip(idx, greedy_batch(model, [encoded[j] for j in idx])):
-            out[j] = [tgt_itos[t] for t in ids if t != EOS_ID]
-    return out
+            out[j] = ids
+    return list(encoded), out
+
+
+@torch.inference_mode()
+def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
+    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+    model.eval()
+    c = model.config
+    totals: list[float] = []
+    for i in range(0, len(sources), 128):
+        src = pad_ids(sources[i: i + 128], c.pad_id)
+        outs = outputs[i: i + 128]
+        tgt_in = pad_ids([[c.bos_id] + o[:-1] for o in outs], c.pad_id)
+        target = pad_ids(outs, c.pad_id)
+        picked = torch.log_softmax(model(src, tgt_in).float(), -1).gather(-1, target.unsqueeze(-1)).squeeze(-1)
+        totals += (picked * (target != c.pad_id)).sum(-1).tolist()
+    return totals
 
 
 def _train_en_fr(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
@@ -220,10 +242,13 @@ def evaluate_checkpoint(name: str) -> dict:
                    n_test=1000)
     elif loaded.task == "en-fr":
         test = make_splits()["test"]
-        hyps = translate_batch(loaded, [p.src for p in test])
+        sources, outputs = greedy_outputs(loaded.model, [encode_source(loaded.src_stoi, p.src, loaded.max_src_tokens)
+                                                         for p in test])
+        hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
         refs = [list(p.tgt) for p in test]
         row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), n_test=len(test),
-                   exact_match=round(exact_match(hyps, refs), 4))
+                   exact_match=round(exact_match(hyps, refs), 4),
+                   confidence=confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs))
     elif loaded.task == "lm":
         held = [v.tokens for v in split_verses(load_verses())["heldout"]]
         context = int(t.get("context", loaded.config.max_len))

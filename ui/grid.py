@@ -1,0 +1,56 @@
+"""The layers × heads grid's head choice: Layer/Head selectboxes and the click callback of the
+grid chart, which write the same session keys, so a click on a thumbnail selects its head."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import streamlit as st
+
+AVERAGE = -1  # the "head" that means the average over heads
+
+
+def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = True,
+                columns: Sequence | None = None) -> tuple[int, int]:
+    """Layer and head selectboxes (with ``allow_average`` the head list ends with "average over
+    heads") in ``columns`` (default: two new ones); returns 0-based (layer, head) with head =
+    AVERAGE for the average. The grid's click callback (:func:`on_grid_select`) writes the same
+    session keys ``{key}_layer`` and ``{key}_head``."""
+    lk, hk = f"{key}_layer", f"{key}_head"
+    heads = list(range(n_heads)) + ([AVERAGE] if allow_average else [])
+    if st.session_state.get(lk) not in range(n_layers):  # another model or text may have fewer
+        st.session_state[lk] = 0
+    if st.session_state.get(hk) not in heads:
+        st.session_state[hk] = 0
+    c1, c2 = columns if columns is not None else st.columns(2)
+    c1.selectbox("Layer", list(range(n_layers)), format_func=lambda i: f"layer {i + 1}", key=lk)
+    c2.selectbox("Head", heads, format_func=lambda h: "average over heads" if h == AVERAGE else f"head {h + 1}",
+                 key=hk)
+    return int(st.session_state[lk]), int(st.session_state[hk])
+
+
+def on_grid_select(chart_key: str, key: str) -> None:
+    """Callback of a grid chart (``GridPayload.figure`` / ``grid_figure``): a clicked thumbnail
+    selects its (layer, head) in the keys of :func:`head_picker` with the same ``key``."""
+    event = st.session_state.get(chart_key)
+    try:
+        points = event["selection"]["points"] if event else []
+    except (KeyError, TypeError):
+        points = []
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, dict):  # a numpy row arrives as {"0": layer, "1": head}
+            data = [data[k] for k in sorted(data, key=int)]
+        if data is not None and len(data) == 2:
+            st.session_state[f"{key}_layer"], st.session_state[f"{key}_head"] = int(data[0]), int(data[1])
+            return
+
+
+def pick(weights: np.ndarray, layer: int, head: int) -> np.ndarray:
+    """One head's matrix, or the average over heads when ``head`` is AVERAGE."""
+    return weights[layer].mean(axis=0) if head == AVERAGE else weights[layer, head]
+
+
+def head_name(layer: int, head: int) -> str:
+    """"layer 2, head 3" or "layer 2, average over heads"."""
+    return f"layer {layer + 1}, " + ("average over heads" if head == AVERAGE else f"head {head + 1}")
