@@ -118,6 +118,7 @@ def steps_view() -> None:
             with col:
                 st.markdown(f"#### {labels[tr.model]}")
                 st.text(display_text(tr.tgt_tokens))
+                show_notices([n for n in tr.notices if n.level == "warning"])
                 if tr.attention is None:
                     st.info("No attention: the encoder's final state is the decoder's only view of the source.")
                 else:

@@ -177,6 +177,8 @@ def steps_view() -> None:
         st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
                                          title=f"Beam of width {trace.beam_width}: hypotheses kept up to step {t + 1}"),
                         key="tf_beam_tree")
+        st.caption(f"Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {trace.length_penalty:g} "
+                   "(Wu et al. 2016) — the same rule as the seq2seq page.")
 
 
 steps_view()

@@ -166,6 +166,10 @@ def model_summary(config, training: dict) -> None:
                     "pairs (chance 50%).")
         st.caption(f"Pre-trained for {training.get('seconds', '?')} s ({training.get('steps', '?')} steps) "
                    f"by `{training.get('command', 'python -m models.train --preset bert-small')}`.")
+    st.caption("How ours differs from BERT: segments A and B are single sentences of at most "
+               f"{config.max_len} pieces in all, where BERT packs spans of several sentences into 512 pieces; "
+               f"{config.n_layers} layers of width {config.d_model} instead of 12 × 768; trained without dropout "
+               "on one Bible translation for minutes, not on books and Wikipedia for days.")
 
 
 def click_key(text_a: str, text_b: str) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
+from ui.tokens import show_notices
 from ui.checkpoints import labelled, load_or_message
 from ui.grid import head_name, pick
 from viz_core.labels import safe_label
@@ -97,6 +98,7 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
     c1, c2 = st.columns(2)
     with c1:
         st.markdown(f"**{safe_label(other_label, 60)}** — {display_text(other.tgt_tokens)}")
+        show_notices([n for n in other.notices if n.level == "warning"])
         if other.attention is None:
             st.info("No attention: the encoder's final state is the decoder's only view of the source.")
         else:
