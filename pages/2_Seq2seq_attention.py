@@ -59,7 +59,8 @@ with right:
     c1, c2 = st.columns(2)
     beam = c1.slider("Beam width", 1, 8, 1, key="s2s_beam", help="1 = greedy decoding", bind="query-params")
     mode = c2.selectbox("Attention", list(MODES), format_func=MODES.get, key="s2s_mode", bind="query-params",
-                        help="Hard attention is a decoding-time variant of the Luong models, not trained as such.")
+                        help="As trained: global, local-m or local-p, as the model was trained. Hard: one-hot at the "
+                             "argmax weight, a decoding-time variant of the Luong models, not trained as such.")
     alpha = st.slider("Length penalty α", 0.0, 2.0, DEFAULT_LENGTH_PENALTY, 0.1, key="s2s_alpha",
                       bind="query-params", disabled=beam == 1,
                       help="The beam ranks finished translations by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016): "

@@ -9,8 +9,8 @@ from models.inference.traces import DecodingTrace
 from ui.checkpoints import labelled, load_or_message
 
 MODES = {
-    "soft": "As trained (global, or local-m / local-p)",
-    "hard": "Hard: argmax state only (decoding-time variant)",
+    "soft": "As trained",
+    "hard": "Hard (decoding-time)",
 }
 
 
@@ -95,8 +95,8 @@ def explain() -> None:
                 "**Local-p** predicts $p_t$ from the state and favours words near it with a Gaussian "
                 "($\\sigma = D/2$), so its weights sum to at most 1. Both are trained as such here, with $D = 3$ "
                 "(the paper uses $D = 10$ for sentences of up to 50 words; ours have 3–32).")
-    st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s} \qquad "
-             r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)),\;\; "
+    st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s}")
+    st.latex(r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)), \qquad "
              r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}")
     st.markdown("**How our models differ from the papers.** GRUs instead of Luong's stacked LSTMs on a reversed "
                 "source; a bidirectional encoder for both families; $s_0 = \\tanh(W [\\overrightarrow{h}_n; "
