@@ -1,7 +1,10 @@
 """The shared page frame: page config, projector-friendly styling and the sidebar."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 # Pages in teaching order: (file, label). The landing page links those that exist.
 PAGES: list[tuple[str, str, str]] = [
@@ -41,12 +44,27 @@ def _device_label() -> str:
     return describe_device(pick_device())
 
 
+def page_list() -> None:
+    """The sidebar's list of pages in teaching order, headed by the landing page under its real
+    name (Streamlit's own list would call it "app", after its file; it is switched off in
+    .streamlit/config.toml). Deep links still work: Streamlit discovers pages/ by itself."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        st.page_link("app.py", label="Attention Lab — home", icon=":material/home:")
+        for number, (path, label, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()),
+                                                  start=1):
+            st.page_link(path, label=f"{number}. {label}")
+    except StreamlitPageNotFoundError:
+        pass  # a page script run on its own (AppTest) has no app around it to link to
+
+
 def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None:
     """Start a page: config (with a local ``page_icon``, so no font server is asked), style, sidebar."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
     st.markdown(_CSS, unsafe_allow_html=True)  # constant CSS, never user text
     with st.sidebar:
-        st.markdown("### Attention Lab")
+        page_list()
+        st.divider()
         st.caption(f"Compute device: **{_device_label()}**")
     st.title(title)
     if intro:
