@@ -14,7 +14,7 @@ from ui.seq2seq import (
     model_choices,
     run_translation,
 )
-from ui.stepper import step_control
+from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
@@ -61,10 +61,7 @@ with right:
     mode = c2.selectbox("Attention", list(MODES), format_func=MODES.get, key="s2s_mode", bind="query-params",
                         help="As trained: global, local-m or local-p, as the model was trained. Hard: one-hot at the "
                              "argmax weight, a decoding-time variant of the Luong models, not trained as such.")
-    alpha = st.slider("Length penalty α", 0.0, 2.0, DEFAULT_LENGTH_PENALTY, 0.1, key="s2s_alpha",
-                      bind="query-params", disabled=beam == 1,
-                      help="The beam ranks finished translations by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016): "
-                           "0 = raw log-probability, larger α favours longer translations.")
+    alpha = length_penalty_slider("s2s_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
 
 loaded_primary = load_model(model_name)
 if isinstance(loaded_primary, str):

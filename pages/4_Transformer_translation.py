@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.frame import page_frame
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.stepper import step_control
+from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import show_notices, token_strip
 from ui.transformer import (
     KIND_LABELS,
@@ -68,9 +68,7 @@ with right:
     model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="tf_model",
                               on_change=_model_changed)
     beam = st.slider("Beam width (1 = greedy)", 1, 8, 1, key="tf_beam")
-    alpha = st.slider("Length penalty α", 0.0, 2.0, DEFAULT_LENGTH_PENALTY, 0.1, key="tf_alpha", disabled=beam == 1,
-                      help="The beam ranks finished outputs by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016), "
-                           "the same rule as on the seq2seq page: 0 = raw log-probability.")
+    alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY)
 loaded = load_model(model_name)
 if isinstance(loaded, str):
     st.error(loaded)

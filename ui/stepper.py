@@ -26,3 +26,12 @@ def step_control(n_steps: int, key: str, label: str = "Decoding step") -> int:
     else:
         slider_col.caption(f"{label}: 1 of 1")
     return int(st.session_state[state_key]) - 1
+
+
+def length_penalty_slider(key: str, beam: int, default: float, **widget: object) -> float:
+    """The beam's α, the same control on every decoding page: finished hypotheses are ranked by
+    Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016); disabled for greedy decoding (beam 1)."""
+    return st.slider("Length penalty α", 0.0, 2.0, default, 0.1, key=key, disabled=beam == 1,
+                     help="The beam ranks finished outputs by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016), the same "
+                          "rule on the seq2seq and Transformer pages: 0 = raw log-probability, larger α favours "
+                          "longer outputs.", **widget)
