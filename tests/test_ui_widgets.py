@@ -38,3 +38,20 @@ def test_step_control_moves_and_clamps():
     at.session_state["n"] = 1  # a shorter trace: the step is clamped
     at.run()
     assert at.session_state["shown"] == 0
+
+
+def test_landing_page_first_paint_never_imports_torch():
+    """The landing page runs without torch (the device label waits until a model page loads it)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
+            "at = AppTest.from_file('app.py', default_timeout=60)\nat.run()\n"
+            "assert not at.exception, at.exception\n"
+            "assert 'torch' not in sys.modules, 'torch imported by the landing page'\n"
+            "print([c.value for c in at.sidebar.caption])\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "shown once a model has loaded" in proc.stdout

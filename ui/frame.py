@@ -1,6 +1,7 @@
 """The shared page frame: page config, projector-friendly styling and the sidebar."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import streamlit as st
@@ -44,6 +45,14 @@ def _device_label() -> str:
     return describe_device(pick_device())
 
 
+def device_caption() -> str:
+    """The compute device, once torch is loaded in this server (a model page loads it); before
+    that a placeholder, so that the landing page's first paint never waits for torch."""
+    if "torch" not in sys.modules:
+        return "Compute device: shown once a model has loaded"
+    return f"Compute device: **{_device_label()}**"
+
+
 def page_list() -> None:
     """The sidebar's list of pages in teaching order, headed by the landing page under its real
     name (Streamlit's own list would call it "app", after its file; it is switched off in
@@ -65,7 +74,7 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
     with st.sidebar:
         page_list()
         st.divider()
-        st.caption(f"Compute device: **{_device_label()}**")
+        st.caption(device_caption())
     st.title(title)
     if intro:
         st.markdown(intro)
