@@ -31,6 +31,11 @@ from typing import Any, Literal
 import numpy as np
 import plotly.graph_objects as go
 
+from viz_core.style import (
+    ATTENTION_COLORSCALE, ATTENTION_LEVELS, ATTENTION_RGB, BASE_FONT_SIZE, TICK_FONT_SIZE, attention_scale,
+    layout_dict, plot_width, short_label, text_width, tick_axis, tick_extent,
+)
+
 __all__ = [
     "BLUES_RGB", "GAP_INDEX", "bin_attention", "to_palette_indices", "encode_png_indexed",
     "thumbnail_png", "GridPayload", "grid_payload", "HeadFigure", "head_figure",
@@ -40,46 +45,20 @@ BinHow = Literal["max", "mean"]
 Scale = Literal["head", "global", "absolute"]
 
 # --------------------------------------------------------------------------------------
-# Colour map: ColorBrewer "Blues" anchors, re-spaced so CIE L* falls linearly with value.
+# Colour map: the app's one attention ramp (viz_core.style), as a PNG palette.
 # --------------------------------------------------------------------------------------
-
-_BLUES_ANCHORS = np.array([
-    [247, 251, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
-    [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
-], dtype=np.float64)
 
 #: Palette index used for the gaps between thumbnails (light grey).
 GAP_INDEX = 255
 _GAP_RGB = (200, 200, 200)
-_N_LEVELS = 255  # indices 0 … 254 carry the colour ramp
-
-
-def _lightness(rgb: np.ndarray) -> np.ndarray:
-    """CIE L* of sRGB colours (… , 3) in 0–255."""
-    c = rgb / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    y = lin @ np.array([0.2126, 0.7152, 0.0722])
-    return np.where(y > (6 / 29) ** 3, 116 * np.cbrt(y) - 16, y * (29 / 3) ** 3)
-
-
-def _blues_ramp(n: int) -> np.ndarray:
-    """``n`` uint8 RGB colours from near-white to dark blue with L* linear in the index."""
-    fine = np.linspace(0, len(_BLUES_ANCHORS) - 1, 4096)
-    rgb = np.stack([np.interp(fine, np.arange(len(_BLUES_ANCHORS)), _BLUES_ANCHORS[:, i]) for i in range(3)], 1)
-    lightness = _lightness(rgb)  # strictly decreasing along the ramp
-    targets = np.linspace(lightness[0], lightness[-1], n)
-    pos = np.interp(-targets, -lightness, fine)
-    out = np.stack([np.interp(pos, np.arange(len(_BLUES_ANCHORS)), _BLUES_ANCHORS[:, i]) for i in range(3)], 1)
-    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+_N_LEVELS = ATTENTION_LEVELS  # indices 0 … 254 carry the colour ramp
 
 
 #: (255, 3) uint8: value 0 → BLUES_RGB[0] (near white), value = vmax → BLUES_RGB[-1].
-BLUES_RGB: np.ndarray = _blues_ramp(_N_LEVELS)
+BLUES_RGB: np.ndarray = ATTENTION_RGB
 _PALETTE = np.vstack([BLUES_RGB, np.array([_GAP_RGB], dtype=np.uint8)])  # (256, 3)
 #: The same ramp as a plotly colorscale, so the one-head view matches the thumbnails.
-BLUES_COLORSCALE: list[list[Any]] = [
-    [i / 8, "rgb({},{},{})".format(*BLUES_RGB[round(i * (_N_LEVELS - 1) / 8)])] for i in range(9)
-]
+BLUES_COLORSCALE: list[list[Any]] = ATTENTION_COLORSCALE
 
 
 # --------------------------------------------------------------------------------------
@@ -148,8 +127,9 @@ def _factors(length: int, max_pixels: int) -> int:
     return max(1, math.ceil(length / max_pixels))
 
 
-def thumbnail_png(matrix: np.ndarray, max_size: int = 96, how: BinHow = "max", vmax: float | None = None) -> bytes:
-    """One (L, S) attention matrix as a small palette PNG (≤ ``max_size`` pixels a side)."""
+def thumbnail_png(matrix: np.ndarray, max_size: int = 96, how: BinHow = "max", vmax: float | None = 1.0) -> bytes:
+    """One (L, S) attention matrix as a small palette PNG (≤ ``max_size`` pixels a side);
+    weight ``vmax`` (default 1) is the darkest colour, ``None``: the matrix's own maximum."""
     m = np.asarray(matrix)
     binned = bin_attention(m, _factors(m.shape[0], max_size), _factors(m.shape[1], max_size), how)
     top = float(binned.max()) if vmax is None else vmax
@@ -244,49 +224,70 @@ class GridPayload:
         """One thumbnail as its own PNG (for a UI that lays out heads itself)."""
         return encode_png_indexed(np.ascontiguousarray(self.head_indices(layer, head)))
 
-    def figure(self, height: int | None = None) -> go.Figure:
+    @property
+    def scale_note(self) -> str:
+        """What the darkest colour means, in words (every relative scale says so)."""
+        if self.scale == "absolute":
+            return "shade: weight 0 → 1"
+        if self.scale == "global":
+            return f"shade relative to the largest weight of all heads ({float(self.vmax.max()):.2g})"
+        return "shade relative to each head's own maximum (hover: its value)"
+
+    def figure(self, height: int | None = None, title: str | None = None) -> go.Figure:
         """A plotly figure of the mosaic (a ``go.Image`` from the PNG data URI — no weights
         as JSON), layer/head tick labels, and an invisible marker at each thumbnail centre
         whose hover names the head and its vmax and whose ``customdata`` is [layer, head]
-        (selection events reach Streamlit from scatter points, not from images)."""
+        (selection events reach Streamlit from scatter points, not from images). The title
+        (``title``, then :attr:`scale_note`) says what the shades mean."""
         ys = np.array([self.cell_origin(layer, 0)[0] + self.cell_h / 2 for layer in range(self.n_layers)])
         xs = np.array([self.cell_origin(0, h)[1] + self.cell_w / 2 for h in range(self.n_heads)])
         gx, gy = np.meshgrid(xs, ys)  # (layers, heads)
         layer_ix, head_ix = np.meshgrid(np.arange(self.n_layers), np.arange(self.n_heads), indexing="ij")
-        fig = go.Figure()
-        fig.add_trace(go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid"))
-        fig.add_trace(go.Scatter(
+        image = go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid")
+        markers = go.Scatter(
             x=gx.ravel(), y=gy.ravel(), mode="markers",
             marker=dict(size=max(8, min(self.cell_w, self.cell_h) // 2), opacity=0),
             customdata=np.stack([layer_ix.ravel(), head_ix.ravel()], 1),
             text=[f"{self.layer_labels[l]} · {self.head_labels[h]} · darkest = {self.vmax[l, h]:.3g}"
                   for l in range(self.n_layers) for h in range(self.n_heads)],
             hovertemplate="%{text}<extra></extra>", showlegend=False, name="heads",
-        ))
-        fig.update_xaxes(tickmode="array", tickvals=xs, ticktext=self.head_labels, side="top",
-                         showgrid=False, zeroline=False, range=[0, self.width])
-        fig.update_yaxes(tickmode="array", tickvals=ys, ticktext=self.layer_labels, showgrid=False,
-                         zeroline=False, range=[self.height, 0], scaleanchor="x")
-        fig.update_layout(
-            height=height or min(900, 80 + self.height), margin=dict(l=60, r=10, t=40, b=10),
-            plot_bgcolor="white", dragmode=False,
         )
-        return fig
+        full_title = f"{title}<br>{self.scale_note}" if title else self.scale_note
+        layout = layout_dict(full_title)
+        layout["title"]["font"]["size"] = BASE_FONT_SIZE + 2
+        # Head labels across the top, layer labels down the side, each thinned to fit.
+        width_px = min(plot_width(left_px=70, right_px=20), 4.0 * self.width)
+        x_axis = tick_axis(self.head_labels, width_px * self.n_heads * (self.cell_w + self.gap) / self.width)
+        top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"])
+        fig_height = height or min(900, int(top + 20 + width_px * self.height / max(1, self.width)))
+        y_axis = tick_axis(self.layer_labels, (fig_height - top - 20) * self.n_layers * (self.cell_h + self.gap)
+                           / self.height, vertical_axis=True)
+        x_axis.update(tickvals=xs[x_axis["tickvals"]], side="top", showgrid=False, zeroline=False,
+                      range=[0, self.width])
+        y_axis.update(tickvals=ys[y_axis["tickvals"]], showgrid=False, zeroline=False,
+                      range=[self.height, 0], scaleanchor="x")
+        layout["xaxis"].update(x_axis)
+        layout["yaxis"].update(y_axis)
+        layout.update(height=fig_height, dragmode=False,
+                      margin=dict(l=int(20 + max(text_width(t, TICK_FONT_SIZE) for t in y_axis["ticktext"])),
+                                  r=10, t=int(top), b=10))
+        return go.Figure(data=[image, markers], layout=layout)  # one construction: no relayout
 
 
 def grid_payload(
     weights: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
-    max_thumb: int = 96, min_thumb: int = 48, how: BinHow = "max", scale: Scale = "head",
+    max_thumb: int = 96, min_thumb: int = 48, how: BinHow = "max", scale: Scale = "absolute",
     gap: int = 2, layer_labels: Sequence[str] | None = None, head_labels: Sequence[str] | None = None,
     level: int = 6,
 ) -> GridPayload:
     """Build the grid view of ``weights`` (layers, heads, L, S) as one PNG mosaic.
 
     Each head is binned to ≤ ``max_thumb`` pixels a side (:func:`bin_attention`), and small
-    ones are enlarged by pixel repetition to about ``min_thumb``. ``scale``: "head" maps each
-    thumbnail's own maximum to the darkest colour (diffuse heads stay visible), "global" one
-    maximum for all, "absolute" weight 1. ``src_tokens`` label the S keys, ``tgt_tokens``
-    (default: ``src_tokens``) the L queries.
+    ones are enlarged by pixel repetition to about ``min_thumb``. ``scale``: "absolute" (the
+    default, the app's one 0–1 scale) maps weight 1 to the darkest colour; "head" each
+    thumbnail's own maximum (diffuse heads stay visible), "global" one maximum for all — the
+    figure's title then says the shades are relative (:attr:`GridPayload.scale_note`).
+    ``src_tokens`` label the S keys, ``tgt_tokens`` (default: ``src_tokens``) the L queries.
     """
     start = time.perf_counter()
     w = np.asarray(weights)
@@ -347,23 +348,22 @@ class HeadFigure:
         return self.row_factor > 1 or self.col_factor > 1
 
 
-def _ticks(tokens: Sequence[str], max_ticks: int) -> tuple[list[int], list[str]]:
-    """Integer tick positions (every token, or every n-th when many) and their token text."""
-    step = max(1, math.ceil(len(tokens) / max_ticks))
-    vals = list(range(0, len(tokens), step))
-    return vals, [str(tokens[i]) for i in vals]
-
-
 def head_figure(
     matrix: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
-    max_cells: int = 128, max_ticks: int = 64, title: str | None = None, zmax: float | None = None,
-    how: BinHow = "mean", hover_tokens_up_to: int = 4096,
+    max_cells: int = 128, max_ticks: int = 64, title: str | None = None, zmax: float | None = 1.0,
+    how: BinHow = "mean", hover_tokens_up_to: int = 4096, relative_to: str = "this head's maximum",
+    width: float | None = None,
 ) -> HeadFigure:
     """ONE head's (L, S) weights as a heatmap on integer axes 0 … S−1 (keys, ``src_tokens``)
     and 0 … L−1 (queries, ``tgt_tokens``), tokens as tick text: repeated tokens keep their own
     columns. Above ``max_cells`` per axis the matrix is binned on the server
     (:func:`bin_attention`, default "mean": each binned row still sums to 1) and the cells are
     drawn at their token positions. z is sent as binary float32, not as JSON text.
+
+    Colours run from weight 0 to ``zmax`` = 1, the app's one scale. ``zmax=None`` shades
+    relative to the shown maximum instead, and the colour bar says so ("relative to
+    ``relative_to``"). Tick labels are thinned to fit a figure ``width`` px wide (default
+    :data:`viz_core.style.FIGURE_WIDTH_PX`) and the figure's height.
     """
     m = np.asarray(matrix, dtype=np.float32)
     if m.ndim != 2:
@@ -375,9 +375,12 @@ def head_figure(
         raise ValueError(f"{len(tgt)} query and {len(src)} key tokens for a matrix of shape {m.shape}")
     rf, cf = _factors(q_len, max_cells), _factors(k_len, max_cells)
     z = bin_attention(m, rf, cf, how) if (rf > 1 or cf > 1) else m
-    top = float(z.max()) if zmax is None else zmax
-    trace: dict[str, Any] = dict(z=z, colorscale=BLUES_COLORSCALE, zmin=0.0, zmax=top if top > 0 else 1.0,
-                                 colorbar=dict(thickness=12))
+    if zmax is None:
+        shade = attention_scale(float(z.max()), relative_to)
+    else:
+        shade = attention_scale()
+        shade["zmax"] = zmax
+    trace: dict[str, Any] = dict(z=z, **shade)
     if rf == 1 and cf == 1:
         trace.update(x=np.arange(k_len), y=np.arange(q_len))
         if q_len * k_len <= hover_tokens_up_to:
@@ -391,13 +394,26 @@ def head_figure(
         label = "max weight" if how == "max" else "mean total weight"
         trace["hovertemplate"] = (f"queries ≈ %{{y:.1f}} ({rf} per cell) → keys ≈ %{{x:.1f}} ({cf} per cell)"
                                   f"<br>{label} %{{z:.4f}}<extra></extra>")
-    fig = go.Figure(go.Heatmap(**trace))
-    xv, xt = _ticks(src, max_ticks)
-    yv, yt = _ticks(tgt, max_ticks)
-    fig.update_xaxes(tickmode="array", tickvals=xv, ticktext=xt, range=[-0.5, k_len - 0.5], side="top",
-                     tickangle=-60 if k_len > 8 else 0, title_text="key (attended to)")
-    fig.update_yaxes(tickmode="array", tickvals=yv, ticktext=yt, range=[q_len - 0.5, -0.5],
-                     title_text="query (attending)", scaleanchor="x", constrain="domain")
-    fig.update_layout(title=title, margin=dict(l=80, r=20, t=90 if title else 70, b=20),
-                      height=min(900, max(320, 140 + 14 * min(q_len, max_cells))))
+    layout = layout_dict(title, width=width)
+    # Equal x and y scales (square cells): the plot is as wide as the smaller of the two
+    # lengths allows, so the ticks are planned for that; cells are at least 16 px tall up to
+    # a 900 px figure.
+    x_px = plot_width(width, 50 + max(text_width(short_label(t), TICK_FONT_SIZE) for t in tgt), 110)
+    x_axis = tick_axis(src, x_px, max_ticks=max_ticks)
+    top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"]) + 30
+    height = min(900, max(360, int(top + 30 + 16 * min(q_len, max_cells))))
+    y_px = height - top - 30
+    if y_px * k_len / q_len < x_px:  # the y length limits the square: fewer x ticks fit
+        x_axis = tick_axis(src, y_px * k_len / q_len, max_ticks=max_ticks)
+    side_y = min(y_px, x_px * q_len / k_len)  # the plot's height once the cells are square
+    y_axis = tick_axis(tgt, side_y, vertical_axis=True, max_ticks=max_ticks)
+    height = max(360, int(height - (y_px - side_y)))  # no empty band below the square
+    layout["xaxis"].update(x_axis, range=[-0.5, k_len - 0.5], side="top", title_text="key (attended to)",
+                           constrain="domain")
+    layout["yaxis"].update(y_axis, range=[q_len - 0.5, -0.5], title_text="query (attending)",
+                           scaleanchor="x", constrain="domain")
+    layout.update(height=height)
+    layout["margin"].update(t=int(top), b=20)
+    fig = go.Figure(go.Heatmap(**trace), layout=layout)
     return HeadFigure(figure=fig, nbytes=len(fig.to_json().encode("utf-8")), row_factor=rf, col_factor=cf)
+

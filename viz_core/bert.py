@@ -19,8 +19,8 @@ from plotly.subplots import make_subplots
 from viz_core.attention_grid import HeadFigure, head_figure
 from viz_core.labels import safe_label
 from viz_core.style import (
-    ATTENTION_COLORSCALE, BASE_FONT_SIZE, SERIES_COLORS, SIGNED_COLORSCALE, base_layout, colorbar,
-    heatmap_layout, legend_below,
+    BASE_FONT_SIZE, FIGURE_WIDTH_PX, SERIES_COLORS, SIGNED_COLORSCALE, TEXT_COLOR, attention_scale, base_layout,
+    colorbar, heatmap_layout, legend_below, plot_width, text_width, tick_axis, wrap_text,
 )
 
 __all__ = [
@@ -36,6 +36,9 @@ OUTCOME_COLORS = {"[MASK]": SERIES_COLORS[1], "random": SERIES_COLORS[4], "kept"
 OUTCOME_BG = {"[MASK]": "#fff3e0", "random": "#f3e5f5", "kept": "#e8f5e9", "clicked": "#fff3e0",
               "not chosen": "#f4f6f9"}
 SPECIAL_COLOR = "#37474f"
+#: Outcome colours as text on white (darker where the bar colour is below 4.5 : 1).
+_DARK_OUTCOME = {"[MASK]": "#b35400", "clicked": "#b35400", "random": "#7a4fa3", "kept": "#1e7a1e",
+                 "not chosen": "#4d5666"}
 _TARGET_DASH = dict(dash="dash", width=2)
 
 
@@ -184,29 +187,36 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
             return f"{r.position}: {orig} → {shown} (random)"
         return f"{r.position}: {orig} (kept)"
 
-    titles = [_title(r) for r in rows]
+    # Subplot titles wrapped to their column (about FIGURE_WIDTH_PX / cols wide), never cut.
+    titles = [wrap_text(_title(r), FIGURE_WIDTH_PX / cols - 16, BASE_FONT_SIZE - 1) for r in rows]
+    title_lines = max([t.count("<br>") + 1 for t in titles] + [1])
     # One x range for all small multiples (comparable bars), at least 0–10%.
     x_max = max([10.0] + [100 * max(r.top_probs, default=0) * 1.3 for r in rows])
     x_max = min(100.0, x_max)
     fig = make_subplots(rows=nrows, cols=cols, subplot_titles=titles or ["no position chosen"],
                         horizontal_spacing=0.13, vertical_spacing=min(0.5 / max(nrows, 1), 0.18))
+    # Token tick labels fit the gap between two small multiples; two x ticks fit one.
+    chars = max(4, int(0.13 * FIGURE_WIDTH_PX / text_width("a", BASE_FONT_SIZE)))
+    x_ticks = [0, max(t for t in (10, 20, 25, 50, 100) if t <= x_max)]
     for i, r in enumerate(rows):
         k = len(r.top_tokens)
         colors = [SERIES_COLORS[2] if t == r.original else SERIES_COLORS[0] for t in r.top_tokens]
         fig.add_trace(go.Bar(
             x=[p * 100 for p in r.top_probs][::-1], y=list(range(k)), orientation="h", marker_color=colors[::-1],
-            text=[f"{p:.0%}" for p in r.top_probs][::-1], textposition="outside", textangle=0, cliponaxis=False,
+            text=[f"{p:.0%}" for p in r.top_probs][::-1], textposition="auto", textangle=0, cliponaxis=False,
             showlegend=False,
             hovertemplate="%{customdata}: %{x:.1f}%<extra></extra>",
             customdata=_labels(r.top_tokens, 24)[::-1],
         ), row=i // cols + 1, col=i % cols + 1)
-        fig.update_yaxes(tickmode="array", tickvals=list(range(k)), ticktext=_labels(r.top_tokens, 14)[::-1],
+        fig.update_yaxes(tickmode="array", tickvals=list(range(k)), ticktext=_labels(r.top_tokens, chars)[::-1],
                          row=i // cols + 1, col=i % cols + 1)
-        fig.update_xaxes(range=[0, x_max], ticksuffix="%", row=i // cols + 1, col=i % cols + 1)
+        fig.update_xaxes(range=[0, x_max], tickmode="array", tickvals=x_ticks, ticktext=[f"{v}%" for v in x_ticks],
+                         tickangle=0,
+                         row=i // cols + 1, col=i % cols + 1)
+    base_layout(fig, title=title, height=80 + (210 + 20 * title_lines) * nrows)
     for ann, r in zip(fig.layout.annotations, rows):
-        ann.font = dict(size=BASE_FONT_SIZE - 1, color=OUTCOME_COLORS.get(r.outcome, "#333"))
-    base_layout(fig, title=title, height=80 + 230 * nrows)
-    fig.update_layout(margin=dict(l=10, r=10, t=90 if title else 50, b=10))
+        ann.font = dict(size=BASE_FONT_SIZE - 1, color=_DARK_OUTCOME.get(r.outcome, TEXT_COLOR))
+    fig.update_layout(margin=dict(l=10, r=10, t=(90 if title else 50) + 20 * (title_lines - 1), b=10))
     return fig
 
 
@@ -231,14 +241,13 @@ def special_attention_figure(attention: np.ndarray, tokens: Sequence[str], index
     rows = head_labels(n_layers, n_heads)
     labels = _labels(tokens)
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(L), y=np.arange(len(rows)), colorscale=ATTENTION_COLORSCALE, zmin=0, zmax=1,
-        colorbar=colorbar("weight"), customdata=np.array([[r] * L for r in rows], dtype=object),
+        z=z, x=np.arange(L), y=np.arange(len(rows)), **attention_scale(),
+        customdata=np.array([[r] * L for r in rows], dtype=object),
         text=np.array([labels] * len(rows), dtype=object),
         hovertemplate="%{customdata} · token %{x} “%{text}”: %{z:.3f}<extra></extra>",
     ))
     heatmap_layout(fig, x_labels=labels, y_labels=rows, title=title, x_title=x_title, max_ticks=64,
                    height=200 + 26 * len(rows))
-    fig.update_xaxes(tickangle=-60)
     for l in range(1, n_layers):  # a line between layers
         fig.add_hline(y=l * n_heads - 0.5, line=dict(color="white", width=3))
     fig.add_vline(x=index, line=dict(color=SERIES_COLORS[1], width=2, dash="dot"))
@@ -269,7 +278,7 @@ def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray],
                              hovertemplate=f"%{{customdata}}: {name} %{{y:.1f}}%<extra></extra>", customdata=rows))
     fig.update_layout(barmode="stack")
     base_layout(fig, title=title, height=420, y_title="% of attention")
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(rows))), ticktext=rows, tickangle=-60)
+    fig.update_xaxes(tick_axis(rows, plot_width(left_px=80, right_px=20)))
     fig.update_yaxes(range=[0, 100])
     legend_below(fig)
     fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=150))
@@ -322,8 +331,7 @@ def tag_figure(tokens: Sequence[str], probs: np.ndarray, label: str, trained: bo
     fig = go.Figure(go.Bar(x=x, y=probs * 100, marker_color=color, customdata=_labels(tokens, 24),
                            hovertemplate="%{customdata}: %{y:.1f}%<extra></extra>"))
     base_layout(fig, title=title, height=380, y_title=f"P({safe_label(label)}) %")
-    vals = list(range(0, len(tokens), max(1, math.ceil(len(tokens) / 64))))
-    fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=[_labels(tokens)[i] for i in vals], tickangle=-60)
+    fig.update_xaxes(tick_axis(_labels(tokens), plot_width(left_px=80, right_px=20), max_ticks=64))
     fig.update_yaxes(range=[0, 100])
     fig.add_hline(y=50, line=dict(color="#333", dash="dot"))
     return fig
@@ -339,23 +347,22 @@ def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best:
     if best is not None and best[0] >= 0:
         fig.add_vrect(x0=best[0] - 0.5, x1=best[1] + 0.5, fillcolor=SERIES_COLORS[2], opacity=0.15, line_width=0)
     base_layout(fig, title=title, height=400, y_title="score")
-    vals = list(range(0, len(tokens), max(1, math.ceil(len(tokens) / 64))))
-    fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=[_labels(tokens)[i] for i in vals], tickangle=-60)
+    fig.update_xaxes(tick_axis(_labels(tokens), plot_width(left_px=80, right_px=20), max_ticks=64))
     legend_below(fig)
     fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=150), barmode="group")
     return fig
 
 
-def explorer_head_figures(layer_attention: np.ndarray, head: int,
-                          tokens: Sequence[str]) -> tuple[HeadFigure, HeadFigure]:
+def explorer_head_figures(layer_attention: np.ndarray, head: int, tokens: Sequence[str],
+                          scale: str = "absolute") -> tuple[HeadFigure, HeadFigure]:
     """One head of a layer's (heads, L, L) attention and the layer's average over heads, as
-    :func:`viz_core.attention_grid.head_figure` heatmaps sized and lettered for a projector."""
+    :func:`viz_core.attention_grid.head_figure` heatmaps sized and lettered for a projector.
+    ``scale="absolute"``: the app's 0–1 colour scale; ``"head"``: each figure shaded to its own
+    maximum, and its colour bar says so."""
     labels = _labels(tokens)
-    figures = (head_figure(layer_attention[head], labels), head_figure(layer_attention.mean(0), labels))
-    height = min(900, max(420, 160 + 20 * min(len(labels), 128)))
-    for one in figures:
-        one.figure.update_layout(font=dict(size=15), height=height)
-    return figures
+    zmax = None if scale == "head" else 1.0
+    return (head_figure(layer_attention[head], labels, zmax=zmax, relative_to="this head's maximum"),
+            head_figure(layer_attention.mean(0), labels, zmax=zmax, relative_to="the average's maximum"))
 
 
 # --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz_core.style import (
-    ATTENTION_COLORSCALE,
+    attention_scale,
     BASE_FONT_SIZE,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
@@ -39,10 +39,14 @@ def weights_heatmap(weights: np.ndarray, x_labels: Sequence[str], y_labels: Sequ
                     title: str | None = None, x_title: str | None = None,
                     y_title: str | None = None, zmax: float | None = 1.0, annotate: bool = False,
                     digits: int = 2, height: int | None = None, max_ticks: int = 30) -> go.Figure:
-    """Attention weights (rows: queries, columns: keys) on the app's one weight colour scale."""
+    """Attention weights (rows: queries, columns: keys) on the app's one weight colour scale,
+    0 to 1; ``zmax=None`` shades relative to the largest weight shown, and the colour bar says so."""
     w = np.asarray(weights, dtype=np.float32)
-    trace = go.Heatmap(z=w, zmin=0.0, zmax=zmax if zmax is not None else float(np.nanmax(w)),
-                       colorscale=ATTENTION_COLORSCALE, colorbar=colorbar(),
+    if zmax is None:
+        shade = attention_scale(float(np.nanmax(w)), "the largest weight shown")
+    else:
+        shade = attention_scale(zmax, None if zmax == 1.0 else "the chosen maximum")
+    trace = go.Heatmap(z=w, **shade,
                        hovertemplate="query %{y}, key %{x}: %{z:.3f}<extra></extra>")
     if annotate:
         trace.update(text=_fmt(w, digits), texttemplate="%{text}",
@@ -240,7 +244,6 @@ def soft_hard_local_figure(tokens: Sequence[str], soft: np.ndarray, hard: np.nda
     if inside.size:
         fig.add_shape(type="rect", x0=inside[0] - 0.5, x1=inside[-1] + 0.5, y0=1.5, y1=3.5,
                       line={"color": SERIES_COLORS[3], "width": 4})
-    fig.update_xaxes(tickangle=-30)
     return fig
 
 

@@ -4,6 +4,7 @@ Inputs are numpy arrays and token lists (a DecodingTrace's fields); outputs are 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -11,11 +12,14 @@ import plotly.graph_objects as go
 
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
-    ATTENTION_COLORSCALE,
     SERIES_COLORS,
-    colorbar,
+    TEXT_COLOR,
+    attention_scale,
     heatmap_axes,
     layout_dict,
+    plot_width,
+    text_width,
+    tick_axis,
 )
 
 LEGEND_TOP_RIGHT = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
@@ -47,8 +51,7 @@ def attention_heatmap(
              for t in range(weights.shape[0])]
     data: list = [go.Heatmap(
         z=weights, x=list(range(weights.shape[1])), y=list(range(weights.shape[0])),
-        zmin=0.0, zmax=1.0, colorscale=ATTENTION_COLORSCALE, colorbar=colorbar("α"),
-        text=hover, hoverinfo="text", xgap=1, ygap=1,
+        **attention_scale(title="α"), text=hover, hoverinfo="text", xgap=1, ygap=1,
     )]
     if gold:
         links = [(s, t) for s, t in gold if t < weights.shape[0] and s < weights.shape[1]]
@@ -66,8 +69,9 @@ def attention_heatmap(
         ))
     rows = weights.shape[0]
     layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)")
-    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60)
-    layout["xaxis"].update(x_axis, tickangle=-45)
+    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"],
+                                  top_px=layout["margin"]["t"] + 40)
+    layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
     layout["legend"].update(LEGEND_TOP_RIGHT)
     if step is not None and 0 <= step < rows:
@@ -84,7 +88,7 @@ def step_attention_bars(
     labels = token_labels(src_tokens, src_unknown)
     weights = np.asarray(weights, dtype=float)
     layout = layout_dict(title, 300, y_title="α")
-    layout["xaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-45)
+    layout["xaxis"].update(tick_axis(labels, plot_width(left_px=80, right_px=20)))
     layout["yaxis"].update(range=[0, 1.15])
     fig = go.Figure(go.Bar(
         x=list(range(len(labels))), y=weights, marker_color=SERIES_COLORS[0],
@@ -101,21 +105,31 @@ def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = No
     colors = [HIGHLIGHT if t == emitted else SERIES_COLORS[0] for t in tokens]
     layout = layout_dict(title, 80 + 40 * len(labels))
     layout["yaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
-    layout["xaxis"].update(range=[0, 1.3], tickformat=".0%")
+    # Ticks stop at 100%; the room beyond is for the value text, which goes inside long bars.
+    layout["xaxis"].update(range=[0, 1.3], tickformat=".0%", tickmode="array", tickvals=[0, 0.25, 0.5, 0.75, 1])
     fig = go.Figure(go.Bar(
         x=probs, y=list(range(len(labels))), orientation="h", marker_color=colors,
-        text=[f"{p:.1%}" for p in probs], textposition="outside",
+        text=[f"{p:.1%}" for p in probs], textposition="auto", cliponaxis=False,
         hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, probs)], hoverinfo="text",
     ), layout=layout)
     return fig
 
 
-def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: str | None = None) -> go.Figure:
+_BEAM_FONT = 14  # label size in the beam tree
+_BEAM_PRUNED_GAP = 0.4  # vertical room of a pruned candidate, in units of a labelled one
+
+
+def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: str | None = None,
+                     width: float | None = None) -> go.Figure:
     """Beam search as a tree: column t holds every candidate considered at step t.
 
     ``steps`` are lists of candidates with fields parent, token, token_log_prob, log_prob, kept,
     finished (a trace's ``beam_steps``). Kept candidates are large dots labelled with their token
     and cumulative log-probability; finished ones are stars; pruned ones are small grey dots.
+
+    Labels never overlap: each sits right of its dot, kept candidates get a full row of height
+    and pruned (unlabelled) ones a narrow one (rows keep the rank order), and the x range shows
+    as many of the latest steps as fit a figure ``width`` px wide (pan left for earlier ones).
     """
     upto = len(steps) if upto is None else min(upto, len(steps))
     fig = go.Figure()
@@ -123,41 +137,61 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
     edges_x: list[float | None] = []
     edges_y: list[float | None] = []
     groups = {"kept": ([], [], [], []), "finished": ([], [], [], []), "pruned": ([], [], [], [])}
+    widest, bottom = 0.0, 0.0
     for t, candidates in enumerate(steps[:upto], start=1):
         next_y, next_index = {}, 0
+        y = -1.0
         for rank, c in enumerate(candidates):
             group = "finished" if c.kept and c.finished else "kept" if c.kept else "pruned"
+            y += 1.0 if c.kept or rank == 0 else _BEAM_PRUNED_GAP
             xs, ys, texts, hovers = groups[group]
             xs.append(t)
-            ys.append(rank)
-            texts.append(f"{safe_label(c.token)} {c.log_prob:.2f}" if c.kept else "")
+            ys.append(y)
+            label = f"{safe_label(c.token, 10)} {c.log_prob:.2f}" if c.kept else ""
+            widest = max(widest, text_width(label, _BEAM_FONT))
+            texts.append(label)
             hovers.append(f"step {t}: {safe_label(c.token)}<br>log p = {c.token_log_prob:.3f}"
-                          f"<br>total = {c.log_prob:.3f}<br>{group}")
+                          f"<br>total = {c.log_prob:.3f}<br>{group}<br>rank {rank + 1}")
             if c.parent in beam_y and c.kept:
                 edges_x += [t - 1, t, None]
-                edges_y += [beam_y[c.parent], rank, None]
+                edges_y += [beam_y[c.parent], y, None]
             if c.kept and not c.finished:
-                next_y[next_index] = rank
+                next_y[next_index] = y
                 next_index += 1
         beam_y = next_y
+        bottom = max(bottom, y)
     fig.add_trace(go.Scatter(x=edges_x, y=edges_y, mode="lines", line={"color": "#9aa7b8", "width": 2},
                              hoverinfo="skip", showlegend=False))
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["<s>"], textposition="middle left",
-                             marker={"size": 14, "color": "#444"}, hoverinfo="skip", showlegend=False))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"], textposition="middle left",
+                             marker={"size": 14, "color": "#444"}, hoverinfo="skip", showlegend=False,
+                             textfont={"size": _BEAM_FONT, "color": TEXT_COLOR}))
     styles = {
         "pruned": {"size": 7, "color": "#c5cbd3"},
-        "kept": {"size": 16, "color": SERIES_COLORS[0]},
-        "finished": {"size": 20, "color": HIGHLIGHT, "symbol": "star"},
+        "kept": {"size": 14, "color": SERIES_COLORS[0]},
+        "finished": {"size": 18, "color": HIGHLIGHT, "symbol": "star"},
     }
     for group, (xs, ys, texts, hovers) in groups.items():
         if xs:
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text" if group != "pruned" else "markers",
-                                     text=texts, textposition="top center", hovertext=hovers, hoverinfo="text",
-                                     marker=styles[group], name=group, textfont={"size": 14}))
-    layout = layout_dict(title, 420, "step", "rank among candidates")
-    layout["yaxis"].update(autorange="reversed", showticklabels=False)
-    layout["xaxis"].update(dtick=1, range=[-0.8, max(upto, 1) + 0.8])
-    layout["legend"].update(LEGEND_TOP_RIGHT)
+                                     text=texts, textposition="middle right", hovertext=hovers, hoverinfo="text",
+                                     marker=styles[group], name=group,
+                                     textfont={"size": _BEAM_FONT, "color": TEXT_COLOR}))
+    # One labelled row ≥ 1.6 lines of text; one step column ≥ dot + label + gap.
+    row_px = 2.0 * _BEAM_FONT
+    layout = layout_dict(title, None, "step", "rank among candidates", width=width)
+    height = int(layout["margin"]["t"] + 150 + row_px * (bottom + 1.5))
+    column_px = widest + 24
+    axis_px = plot_width(width, 70, 30)
+    shown = max(2.0, axis_px / column_px)  # steps that fit side by side
+    right = max(upto, 1) + (widest + 16) / column_px
+    # The first visible column starts at its dot: no label is cut at the left edge.
+    left = max(-0.8, math.ceil(right - shown + 0.25) - 0.25)
+    layout.update(height=max(360, height + 40))
+    # The legend goes below the steps, where it cannot run into a long title.
+    layout["legend"].update(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
+    layout["margin"]["b"] = 60
+    layout["yaxis"].update(autorange=False, range=[bottom + 0.6, -0.8], showticklabels=False)
+    layout["xaxis"].update(dtick=1, range=[left, right])
     fig.update_layout(layout)
     return fig
 

@@ -19,14 +19,16 @@ from plotly.subplots import make_subplots
 from viz_core.attention_grid import GridPayload
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
-    ATTENTION_COLORSCALE,
     BASE_FONT_SIZE,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
+    attention_scale,
     base_layout,
     colorbar,
     heatmap_layout,
     legend_below,
+    plot_width,
+    tick_axis,
 )
 
 HIGHLIGHT = "#e8710a"  # current step / selected head / chosen token (as on the seq2seq page)
@@ -48,7 +50,8 @@ def attention_matrix_figure(
     """Query × key heatmap of one head (or an average), rows = queries, integer axes.
 
     ``blocked`` (L, S) bool marks cells a mask sets to −∞ (drawn grey, weight exactly 0);
-    ``step`` outlines that query row in orange.
+    ``step`` outlines that query row in orange. Colours run from 0 to ``zmax`` = 1 (the app's
+    one scale); any other ``zmax`` is named on the colour bar as a relative scale.
     """
     w = np.asarray(weights, dtype=float)
     n_q, n_k = w.shape
@@ -56,8 +59,8 @@ def attention_matrix_figure(
     y_labels = _unique_labels(query_tokens)
     hover = [[f"{y_labels[q]} → {x_labels[k]}<br>weight = {w[q, k]:.4f}" for k in range(n_k)] for q in range(n_q)]
     fig = go.Figure(go.Heatmap(
-        z=w, x=list(range(n_k)), y=list(range(n_q)), zmin=0.0, zmax=zmax, colorscale=ATTENTION_COLORSCALE,
-        colorbar=colorbar("weight"), text=hover, hoverinfo="text", xgap=1, ygap=1,
+        z=w, x=list(range(n_k)), y=list(range(n_q)),
+        **attention_scale(zmax, None if zmax == 1.0 else "the chosen maximum"), text=hover, hoverinfo="text", xgap=1, ygap=1,
     ))
     if blocked is not None and np.asarray(blocked).any():
         b = np.asarray(blocked, dtype=bool)
@@ -72,7 +75,7 @@ def attention_matrix_figure(
                       line={"color": HIGHLIGHT, "width": 4})
     heatmap_layout(fig, x_labels, y_labels, title=title, x_title=x_title, y_title=y_title,
                    height=height or int(min(760, max(340, 150 + 34 * n_q))), max_ticks=max_ticks)
-    fig.update_xaxes(tickangle=-45, range=[-0.5, n_k - 0.5])
+    fig.update_xaxes(range=[-0.5, n_k - 0.5])
     fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False)
     return fig
 
@@ -110,7 +113,7 @@ def mask_figure(allowed: np.ndarray, key_tokens: Sequence[str], query_tokens: Se
                                  textfont={"color": "white", "size": BASE_FONT_SIZE - 2}, showlegend=False))
     heatmap_layout(fig, x_labels, y_labels, title=title, x_title=x_title, y_title=y_title,
                    height=height or int(min(640, max(320, 190 + 30 * n_q))), max_ticks=60)
-    fig.update_xaxes(tickangle=-45, range=[-0.5, n_k - 0.5], automargin=True)
+    fig.update_xaxes(range=[-0.5, n_k - 0.5], automargin=True)
     fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False, automargin=True)
     fig.update_layout(margin={"b": 90})
     return fig
@@ -121,21 +124,16 @@ def grid_figure(payload: GridPayload, selected: tuple[int, int] | None = None, t
     """The layers × heads mosaic (one PNG, see viz_core.attention_grid) with projector fonts
     and the selected head outlined in orange; click a thumbnail to select it. Without
     ``height`` the figure is as tall as the mosaic needs to fill about ``target_width`` pixels."""
-    top = 80 if title else 40
+    top = 100 if title else 60
     if height is None:
         height = int(min(900, max(220, top + 20 + target_width * payload.height / max(1, payload.width))))
-    fig = payload.figure(height=height)
+    fig = payload.figure(height=height, title=title)
     if selected is not None:
         layer, head = selected
         y, x = payload.cell_origin(layer, head)
         fig.add_shape(type="rect", x0=x - 1.5, x1=x + payload.cell_w + 0.5, y0=y - 1.5, y1=y + payload.cell_h + 0.5,
                       line={"color": HIGHLIGHT, "width": 4})
-    fig.update_layout(font={"size": BASE_FONT_SIZE}, clickmode="event+select",
-                      title={"text": title, "font": {"size": BASE_FONT_SIZE + 2}, "x": 0, "xanchor": "left"}
-                      if title else None,
-                      margin={"l": 50, "r": 10, "t": top, "b": 10})
-    fig.update_xaxes(tickfont={"size": BASE_FONT_SIZE})
-    fig.update_yaxes(tickfont={"size": BASE_FONT_SIZE})
+    fig.update_layout(clickmode="event+select")
     return fig
 
 
@@ -185,7 +183,7 @@ def chain_figure(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarr
                   row=3, col=1)
     base_layout(fig, title=title, height=620, legend=False)
     fig.update_yaxes(range=[0, 1.2], row=3, col=1)
-    fig.update_xaxes(tickmode="array", tickvals=x, ticktext=labels, tickangle=-45, row=3, col=1)
+    fig.update_xaxes(tick_axis(labels, plot_width(left_px=60, right_px=20)), row=3, col=1)
     fig.update_annotations(font={"size": BASE_FONT_SIZE})
     return fig
 
@@ -245,14 +243,18 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
         fig.add_trace(go.Bar(
             x=np.where(keep, sampled, np.nan), y=y, orientation="h", name=name, marker_color=color,
             offsetgroup="sampled", text=[f"{p:.1%}" if k else "" for p, k in zip(sampled, keep)],
-            textposition="outside", hovertext=[f"{lab}: sampled with p = {p:.4f}" for lab, p in zip(labels, sampled)],
+            textposition="auto", cliponaxis=False,
+            hovertext=[f"{lab}: sampled with p = {p:.4f}" for lab, p in zip(labels, sampled)],
             hoverinfo="text"))
     base_layout(fig, title=title, height=170 + 42 * len(labels))
     fig.update_layout(barmode="group", bargap=0.25)
     legend_below(fig)
     fig.update_yaxes(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed")
     top = float(max(np.max(model_probs, initial=0), np.max(sampling_probs, initial=0)))
-    fig.update_xaxes(range=[0, min(1.25, top * 1.3 + 0.05)], tickformat=".0%")
+    # Ticks stop at 100%: the room to the right is for the value text (inside long bars).
+    ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)
+    fig.update_xaxes(range=[0, min(1.25, top * 1.3 + 0.05)], tickformat=".0%", tickmode="array",
+                     tickvals=[v for v in ticks if v <= top * 1.3 + 0.05])
     return fig
 
 
@@ -268,6 +270,6 @@ def attention_row_bars(weights: np.ndarray, tokens: Sequence[str], unknown: Sequ
                            text=[f"{v:.2f}" if v >= 0.05 else "" for v in w], textposition="outside",
                            hovertext=[f"{lab}: weight = {v:.4f}" for lab, v in zip(labels, w)], hoverinfo="text"))
     base_layout(fig, title=title, height=320)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-45)
+    fig.update_xaxes(tick_axis(labels, plot_width(left_px=80, right_px=20)))
     fig.update_yaxes(range=[0, 1.15], title={"text": "weight"})
     return fig

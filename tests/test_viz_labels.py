@@ -1,0 +1,226 @@
+"""Readable at any length: thinned tick labels that fit, projector contrast, one 0–1 attention
+scale, titles that are not cut (viz_core.style and the figures built on it)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from viz_core.style import (
+    ATTENTION_COLORSCALE, BACKGROUND, BASE_FONT_SIZE, FIGURE_WIDTH_PX, LINE_EM, TEXT_COLOR, TICK_FONT_SIZE,
+    TITLE_FONT_SIZE, colorbar, fit_ticks, layout_dict, text_width, wrap_text,
+)
+
+LENGTHS = (3, 25, 100, 512)
+
+
+def _relative_luminance(colour: str) -> float:
+    c = colour.lstrip("#")
+    rgb = [int(c[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast_ratio(fg: str, bg: str) -> float:
+    """WCAG 2 contrast ratio (L1 + 0.05) / (L2 + 0.05) of two #rrggbb colours."""
+    a, b = sorted((_relative_luminance(fg), _relative_luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def _tokens(n: int) -> list[str]:
+    words = ["the", "attention", "of", "[CLS]", "##ing", "Bahdanau", "我们", "<b>", "encoder-decoder"]
+    return [words[i % len(words)] for i in range(n)]
+
+
+def _check_fit(vals: list[int], text: list[str], angle: int, n: int, axis_px: float, size: float,
+               vertical_axis: bool) -> None:
+    slot = axis_px / n
+    line = LINE_EM * size
+    assert vals[0] == 0 and vals[-1] == n - 1, "first and last token labelled"
+    assert len(set(vals)) == len(vals) and vals == sorted(vals), "no position twice"
+    assert len(vals) == len(text)
+    if vertical_axis or angle != 0:
+        need = line  # stacked lines, or upright labels side by side
+    else:
+        need = max(text_width(t, size) for t in text)
+    assert angle in (0, -90)
+    for a, b in zip(vals, vals[1:]):
+        assert (b - a) * slot >= need - 1e-6, (a, b, slot, need)
+    assert len(vals) <= axis_px / need + 1, "at most what fits"
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("axis_px", [180, 480, 900])
+@pytest.mark.parametrize("vertical_axis", [False, True])
+def test_ticks_fit_the_axis(n: int, axis_px: float, vertical_axis: bool) -> None:
+    labels = _tokens(n)
+    vals, text, angle = fit_ticks(labels, axis_px, TICK_FONT_SIZE, vertical_axis=vertical_axis)
+    _check_fit(vals, text, angle, n, axis_px, TICK_FONT_SIZE, vertical_axis)
+
+
+def test_few_short_labels_stay_horizontal_and_all_shown() -> None:
+    vals, text, angle = fit_ticks(["a", "cat", "sat"], 480)
+    assert (vals, text, angle) == ([0, 1, 2], ["a", "cat", "sat"], 0)
+    assert fit_ticks([f"tok{i}" for i in range(100)], 480)[2] == -90
+
+
+def test_tick_text_is_cut_without_breaking_entities() -> None:
+    _, text, _ = fit_ticks(["&lt;script&gt;" * 3, "x"], 900)
+    assert text[0].endswith("…") and "&lt;" in text[0] and not text[0].rstrip("…").endswith("&")
+
+
+def test_max_ticks_caps_and_keeps_the_ends() -> None:
+    vals, _, _ = fit_ticks([str(i) for i in range(512)], 5000, vertical_axis=True, max_ticks=30)
+    assert len(vals) <= 31 and vals[0] == 0 and vals[-1] == 511
+
+
+def test_text_colours_have_projector_contrast() -> None:
+    assert contrast_ratio(TEXT_COLOR, BACKGROUND) >= 4.5
+    # The grey Streamlit's chart theme gives axis text when a figure sets no colour.
+    assert contrast_ratio("#808495", "#ffffff") < 4.5
+    layout = layout_dict("A title", 400, "x", "y")
+    for axis in (layout["xaxis"], layout["yaxis"]):
+        assert contrast_ratio(axis["tickfont"]["color"], layout["plot_bgcolor"]) >= 4.5
+        assert contrast_ratio(axis["title"]["font"]["color"], layout["paper_bgcolor"]) >= 4.5
+        assert axis["tickfont"]["size"] >= 16
+    assert contrast_ratio(layout["title"]["font"]["color"], layout["paper_bgcolor"]) >= 4.5
+    assert layout["title"]["font"]["size"] >= TITLE_FONT_SIZE
+    bar = colorbar("weight")
+    assert contrast_ratio(bar["tickfont"]["color"], BACKGROUND) >= 4.5 and bar["tickfont"]["size"] >= 16
+
+
+def test_subplot_title_colours_have_contrast() -> None:
+    from viz_core.bert import _DARK_OUTCOME
+
+    for colour in _DARK_OUTCOME.values():
+        assert contrast_ratio(colour, BACKGROUND) >= 4.5, colour
+
+
+def test_long_titles_wrap_to_the_figure_width() -> None:
+    title = "Layer 3: the average of its 12 heads over every token of the sentence, relative to nothing"
+    wrapped = wrap_text(title, 300, TITLE_FONT_SIZE)
+    assert "<br>" in wrapped
+    assert all(text_width(line, TITLE_FONT_SIZE) <= 300 for line in wrapped.split("<br>"))
+    assert wrapped.replace("<br>", " ") == title
+    layout = layout_dict(title)
+    lines = layout["title"]["text"].split("<br>")
+    assert all(text_width(line, TITLE_FONT_SIZE) <= FIGURE_WIDTH_PX for line in lines)
+    assert layout["margin"]["t"] >= len(lines) * TITLE_FONT_SIZE
+
+
+# --------------------------------------------------------------------------------------
+# One 0–1 attention colour scale
+# --------------------------------------------------------------------------------------
+
+def _softmax(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    x = np.exp(x - x.max(-1, keepdims=True))
+    return x / x.sum(-1, keepdims=True)
+
+
+def _attention_figures(n: int) -> list:
+    from viz_core.attention_grid import head_figure
+    from viz_core.bert import explorer_head_figures, special_attention_figure
+    from viz_core.foundations import weights_heatmap
+    from viz_core.seq2seq import attention_heatmap
+    from viz_core.transformer import attention_matrix_figure
+
+    tokens = _tokens(n)
+    w = _softmax((n, n))
+    att = _softmax((2, 2, n, n))
+    return [
+        head_figure(w, tokens).figure,
+        *(f.figure for f in explorer_head_figures(att[0], 1, tokens)),
+        special_attention_figure(att, tokens, 0, "from"),
+        weights_heatmap(w, tokens, tokens),
+        attention_heatmap(w, tokens, tokens),
+        attention_matrix_figure(w, tokens, tokens),
+    ]
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_attention_figures_use_one_0_to_1_scale_and_fitting_ticks(n: int) -> None:
+    for fig in _attention_figures(n):
+        heat = fig.data[0]
+        assert (heat.zmin, heat.zmax) == (0.0, 1.0), fig.layout.title.text
+        assert [list(c) for c in heat.colorscale] == [list(c) for c in ATTENTION_COLORSCALE]
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            vals = list(axis.tickvals)
+            assert vals[0] == 0 and len(set(vals)) == len(vals)
+            assert axis.tickfont.color == TEXT_COLOR and axis.tickfont.size >= BASE_FONT_SIZE
+
+
+def test_relative_shading_says_so() -> None:
+    from viz_core.attention_grid import grid_payload, head_figure
+    from viz_core.bert import explorer_head_figures
+
+    w = _softmax((30, 30)) * 0.5
+    rel = head_figure(w, _tokens(30), zmax=None).figure.data[0]
+    assert rel.zmax == pytest.approx(float(w.max()))
+    assert "relative to" in rel.colorbar.title.text and "maximum" in rel.colorbar.title.text
+    for one in explorer_head_figures(_softmax((2, 30, 30)), 0, _tokens(30), scale="head"):
+        assert "relative to" in one.figure.data[0].colorbar.title.text
+    att = _softmax((2, 3, 20, 20))
+    default = grid_payload(att, _tokens(20))
+    assert default.scale == "absolute" and np.all(default.vmax == 1)
+    assert "0 → 1" in default.figure().layout.title.text
+    per_head = grid_payload(att, _tokens(20), scale="head")
+    assert "relative to each head" in per_head.figure().layout.title.text
+
+
+def test_thumbnail_default_is_weight_one_darkest() -> None:
+    from viz_core.attention_grid import thumbnail_png
+
+    faint = np.full((10, 10), 0.1, dtype=np.float32)
+    assert thumbnail_png(faint) != thumbnail_png(faint, vmax=None)
+
+
+# --------------------------------------------------------------------------------------
+# Bars, beam tree, titles
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_bar_charts_thin_their_token_axis(n: int) -> None:
+    from viz_core.bert import span_figure, tag_figure
+    from viz_core.seq2seq import step_attention_bars
+    from viz_core.transformer import attention_row_bars
+
+    tokens = _tokens(n)
+    w = _softmax((n,))
+    for fig in (step_attention_bars(w, tokens), attention_row_bars(w, tokens),
+                tag_figure(tokens, w, "X", True), span_figure(tokens, w, w, (0, 1))):
+        vals = list(fig.layout.xaxis.tickvals)
+        assert vals[0] == 0 and vals[-1] == n - 1 and len(set(vals)) == len(vals)
+        assert len(vals) <= FIGURE_WIDTH_PX / (LINE_EM * TICK_FONT_SIZE) + 1
+
+
+def _beam_steps(n_steps: int, width: int = 4) -> list[list[SimpleNamespace]]:
+    steps = []
+    for t in range(n_steps):
+        cands = [SimpleNamespace(parent=r // width, token=f"mot{t}{r}", token_log_prob=-0.1 * r,
+                                 log_prob=-0.5 * t - 0.1 * r, kept=r < width, finished=t == n_steps - 1 and r == 0)
+                 for r in range(width * width)]
+        steps.append(cands)
+    return steps
+
+
+def test_beam_tree_rows_leave_room_for_labels() -> None:
+    from viz_core.seq2seq import beam_tree_figure
+
+    fig = beam_tree_figure(_beam_steps(6), title="Beam of width 4: candidates up to step 6")
+    plot_h = fig.layout.height - fig.layout.margin.t - 150
+    y_range = fig.layout.yaxis.range
+    px_per_unit = plot_h / abs(y_range[0] - y_range[1])
+    assert px_per_unit >= LINE_EM * 14, "one kept row is at least one line of label text high"
+
+
+def test_prediction_titles_wrap_and_value_text_is_not_clipped() -> None:
+    from viz_core.bert import PredictionRow, predictions_figure
+
+    rows = [PredictionRow(i, "##onstration", "[MASK]", "clicked", ["a", "b"], [1.0, 0.0], 1.0, 0) for i in range(4)]
+    fig = predictions_figure(rows)
+    for ann in fig.layout.annotations:
+        for line in ann.text.split("<br>"):
+            assert text_width(line, BASE_FONT_SIZE - 1) <= FIGURE_WIDTH_PX / 4
+    assert all(bar.textposition == "auto" for bar in fig.data)
