@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.export import PLOT
 from ui.frame import page_frame
 
 page_frame(
@@ -24,7 +25,7 @@ from ui.foundations import (  # noqa: E402
     explain_saturation, explain_scores, explain_soft_hard_local, parametric, qkv_steps, saturation, timings,
     toy_data, vector_input,
 )
-from ui.state import increment  # noqa: E402
+from ui.state import increment, url_check  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
 TABS = ("Kernel regression", "Score functions", "Soft, hard, local", "Q/K/V sandbox",
@@ -63,11 +64,11 @@ def kernel_regression_section() -> None:
     left.plotly_chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
                                             fits, highlight=method,
                                             title="Fitted curves (thick: the chosen method)"),
-                      key="kr_fit")
+                      key="kr_fit", config=PLOT)
     right.plotly_chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
         title=f"Attention weights α(x, xᵢ): {chosen.name}", x_title="training input xᵢ (key)",
-        y_title="test input x (query)", zmax=None, height=430, max_ticks=10), key="kr_weights")
+        y_title="test input x (query)", zmax=None, height=430, max_ticks=10), key="kr_weights", config=PLOT)
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
         col.metric(f"Test error: {r.name.split(' (')[0]}", f"{r.mse:.3f}",
@@ -77,7 +78,7 @@ def kernel_regression_section() -> None:
     if steps:
         st.plotly_chart(viz.loss_figure(results["parametric"].loss_history,
                                         results["parametric"].w_history,
-                                        title="Training the width w"), key="kr_loss")
+                                        title="Training the width w"), key="kr_loss", config=PLOT)
 
 
 def score_functions_section() -> None:
@@ -91,9 +92,10 @@ def score_functions_section() -> None:
     labels = [f"k{i + 1}" for i in range(n_keys)]
     params = sandbox.default_score_params()
     comp = sandbox.compare_scores(query, keys, params)
-    plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title="Query and keys"), key="sf_plane")
+    plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title="Query and keys"), key="sf_plane",
+                        config=PLOT)
     bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title="Weights α = softmax(e)"),
-                      key="sf_bars")
+                      key="sf_bars", config=PLOT)
     st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights), key="sf_table")
     explain_scores(params)
     st.divider()
@@ -104,11 +106,11 @@ def score_functions_section() -> None:
     st.plotly_chart(viz.saturation_figure(result.dims, result.max_weight_dot,
                                           result.max_weight_scaled, result.grad_norm_dot,
                                           result.grad_norm_scaled, chosen=d,
-                                          n_keys=result.n_keys), key="sf_saturation")
+                                          n_keys=result.n_keys), key="sf_saturation", config=PLOT)
     i = dims.index(d)
     left, right = st.columns([1, 1], vertical_alignment="center")
     left.plotly_chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d),
-                      key="sf_example")
+                      key="sf_example", config=PLOT)
     explain_saturation(right, d, result, i)
 
 
@@ -124,7 +126,7 @@ def soft_hard_local_section() -> None:
     half_width = c4.slider("Local: half-width D", 1, 4, 2, key="shl_D", persist_state="page")
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
     st.plotly_chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window),
-                    key="shl_fig")
+                    key="shl_fig", config=PLOT)
     explain_soft_hard_local(tokens, ex)
 
 
@@ -153,7 +155,7 @@ def sandbox_section() -> None:
                                    steps.output, steps.d_k)
     keys = ("sb_scores", "sb_scaled", "sb_masked", "sb_weights", "sb_v_fig", "sb_output")
     for col, figure, key in zip(st.columns(3) + st.columns(3), figures, keys):
-        col.plotly_chart(figure, key=key)
+        col.plotly_chart(figure, key=key, config=PLOT)
     explain_sandbox()
 
 
@@ -187,13 +189,14 @@ def complexity_section() -> None:
     st.plotly_chart(viz.timing_figure(result.lengths, result.seconds,
                                       title=f"Forward time on {result.device.upper()} "
                                             f"({result.threads} thread{'s' * (result.threads != 1)}), "
-                                            f"d = {result.d_model}"), key="cx_fig")
+                                            f"d = {result.d_model}"), key="cx_fig", config=PLOT)
     explain_growth(result)
 
 
 SECTIONS = (kernel_regression_section, score_functions_section, soft_hard_local_section,
             sandbox_section, why_attention_section, complexity_section)
 
+url_check("topic", TABS, "topic", f"“{TABS[0]}”")
 tabs = st.tabs(TABS, key="topic", bind="query-params")
 for tab, section in zip(tabs, SECTIONS):
     with tab:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.seq2seq import (
     MODES,
@@ -14,6 +15,7 @@ from ui.seq2seq import (
     model_choices,
     run_translation,
 )
+from ui.state import at_most, labels as url_labels, number_in, url_check
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
@@ -43,6 +45,12 @@ def _use_example() -> None:
     st.session_state["s2s_text"] = st.session_state["s2s_example"]
 
 
+url_check("s2s_text", at_most(10_000), "text", "its first 10,000 characters")
+url_check("s2s_model", url_labels(labels.values()), "model")
+url_check("s2s_compare", url_labels(labels.values()), "comparison model", "no comparison")
+url_check("s2s_beam", number_in(1, 8), "beam width")
+url_check("s2s_mode", url_labels(MODES.values()), "attention mode")
+url_check("s2s_alpha", number_in(0, 2), "length penalty")
 left, right = st.columns([3, 2])
 with left:
     st.selectbox("Pick an example", examples, key="s2s_example", on_change=_use_example, index=None,
@@ -123,7 +131,7 @@ def steps_view() -> None:
                     st.plotly_chart(attention_heatmap(tr.attention, tr.src_tokens, tr.tgt_tokens,
                                                       step=min(t, len(tr.tgt_tokens) - 1),
                                                       src_unknown=tr.src_unknown),
-                                    key=f"cmp_{tr.model}", config={"displaylogo": False})
+                                    key=f"cmp_{tr.model}", config=PLOT)
         return
     heat_col, side_col = st.columns([3, 2])
     with heat_col:
@@ -131,25 +139,32 @@ def steps_view() -> None:
             st.info("This model has no attention: each step sees the source only through the encoder's final "
                     "state, so there is nothing to show per source word. Switch to Bahdanau or Luong.")
         else:
-            st.plotly_chart(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t,
-                                              gold=gold, src_unknown=trace.src_unknown, positions=hyp.positions,
-                                              title="Attention α (rows: target steps, columns: source)"),
-                            key="heatmap", config={"displaylogo": False})
+            st.plotly_chart(heat := attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t,
+                                                      gold=gold, src_unknown=trace.src_unknown,
+                                                      positions=hyp.positions,
+                                                      title="Attention α (rows: target steps, columns: source)"),
+                            key="heatmap", config=PLOT)
             if gold:
                 st.caption("Red squares: the corpus's gold word alignment for this sentence.")
             if hyp.positions is not None:
                 st.caption(local_caption(loaded_primary.model.cfg))
     with side_col:
         if hyp.attention is not None:
-            st.plotly_chart(step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
-                                                title=f"α at step {t + 1}"), key="bars")
-        st.plotly_chart(topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
-                                  title=f"Top-{len(hyp.topk_tokens[t])} next tokens at step {t + 1}"), key="topk")
+            st.plotly_chart(bars := step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
+                                                        title=f"α at step {t + 1}"), key="bars", config=PLOT)
+        st.plotly_chart(topk := topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
+                                          title=f"Top-{len(hyp.topk_tokens[t])} next tokens at step {t + 1}"),
+                        key="topk", config=PLOT)
+    export_menu("seq2seq", title=f"Seq2seq attention: {labels[model_name]}", source=text, trace=trace,
+                figures={"Attention": heat, f"Step {t + 1} attention": bars, f"Step {t + 1} top-k": topk}
+                if hyp.attention is not None else {f"Step {t + 1} top-k": topk},
+                numbers={"Model": labels[model_name], "Translation": display_text(trace.tgt_tokens),
+                         "Search": f"{trace.search}, width {trace.beam_width}", "Score": hyp.score})
     if trace.search == "beam":
         st.subheader("Beam search")
         st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
                                          title=f"Beam of width {trace.beam_width}: candidates up to step {t + 1}"),
-                        key="beam_tree")
+                        key="beam_tree", config=PLOT)
 
 
 st.subheader(f"Translation by {labels[model_name]}")
@@ -166,7 +181,8 @@ if trace.search == "beam":
             st.text(display_text(h.tokens) + ("" if h.finished else "   (not finished: length limit)"))
             if h.attention is not None:
                 st.columns([3, 2])[0].plotly_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
-                                                                     src_unknown=trace.src_unknown), key=f"hyp_{i}")
+                                                                     src_unknown=trace.src_unknown), key=f"hyp_{i}",
+                                                   config=PLOT)
 
 st.divider()
 bleu_chart()

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from ui.export import PLOT
 from ui.frame import page_frame
 
 page_frame(
@@ -20,6 +21,7 @@ page_frame(
 )
 
 from models.lessons import positional as pos_enc  # noqa: E402
+from ui.state import labels as url_labels, number_in, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
     SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding, explain_rotation,
     explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
@@ -49,13 +51,13 @@ def sinusoid_section() -> None:
              r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     left, right = st.columns(2)
     left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title="Chosen dimensions against "
-                                                                 "position"), key="pe_curves")
+                                                                 "position"), key="pe_curves", config=PLOT)
     right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=f"All {length} positions × "
                                                              f"{d_model} dimensions"),
-                       key="pe_heatmap")
+                       key="pe_heatmap", config=PLOT)
     explain_sinusoids()
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model), key="pe_wavelengths")
+    left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model), key="pe_wavelengths", config=PLOT)
     explain_wavelengths(right, trace.wavelengths, d_model)
 
 
@@ -72,10 +74,10 @@ def similarity_rotation_section() -> None:
     left, right = st.columns(2)
     left.plotly_chart(viz.similarity_figure(trace.similarity, title="PE(p)·PE(q): encodings, "
                                                                     "not scores"),
-                      key="rot_similarity")
+                      key="rot_similarity", config=PLOT)
     right.plotly_chart(viz.offset_figure(trace.offsets, trace.offset_formula,
                                          trace.offset_measured, title="Against the offset k"),
-                       key="rot_offset")
+                       key="rot_offset", config=PLOT)
     explain_offsets(trace.offset_spread)
 
     st.divider()
@@ -83,12 +85,12 @@ def similarity_rotation_section() -> None:
     rotation_formulas()
     rotation_metrics(check, k, length)
     left, right = st.columns([2, 3])
-    left.plotly_chart(viz.rotation_matrix_figure(check.matrix, k), key="rot_matrix")
+    left.plotly_chart(viz.rotation_matrix_figure(check.matrix, k), key="rot_matrix", config=PLOT)
     right.plotly_chart(viz.rotation_vectors_figure(check.pe_shifted, check.rotated, pos, k),
-                       key="rot_vectors")
+                       key="rot_vectors", config=PLOT)
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.plotly_chart(viz.rotation_error_figure(check.ks, check.max_error_by_k),
-                      key="rot_errors")
+                      key="rot_errors", config=PLOT)
     explain_rotation(right)
     st.divider()
     model_score_section()
@@ -102,18 +104,20 @@ def model_score_section() -> None:
         return
     c1, c2 = st.columns(2)
     layers = loaded.model.encoder.layers
+    url_check("rot_tf_layer", url_labels(range(len(layers))), "encoder layer", "layer 0")
     layer = c1.radio("Encoder layer", list(range(len(layers))), horizontal=True, key="rot_tf_layer",
-                     persist_state="page")
+                     persist_state="page", bind="query-params")
+    url_check("rot_tf_head", number_in(1, layers[layer].self_attn.n_heads), "head", "head 1")
     head = c2.slider("Head", 1, layers[layer].self_attn.n_heads, 1, key="rot_tf_head",
-                     persist_state="page")
+                     persist_state="page", bind="query-params")
     result = model_scores(SCORE_MODEL, layer, head - 1)
     model_score_formula()
     left, right = st.columns(2)
     left.plotly_chart(viz.position_score_figure(result.scores, title=(
-        f"Position-only score, layer {layer}, head {head}")), key="rot_tf_scores")
+        f"Position-only score, layer {layer}, head {head}")), key="rot_tf_scores", config=PLOT)
     offsets = sorted({0, 3, result.worst_offset})
     right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=(
-        "The same score along diagonals i − j = k")), key="rot_tf_diagonals")
+        "The same score along diagonals i − j = k")), key="rot_tf_diagonals", config=PLOT)
     explain_model_scores(result)
 
 
@@ -131,7 +135,7 @@ def embeddings_section() -> None:
     st.latex(r"x_{pos} = s\cdot E[\text{word}_{pos}] + PE(pos),\qquad s = "
              + (r"\sqrt{d_{model}} = " + f"{scale:.2f}" if scaled else "1"))
     st.plotly_chart(viz.embedding_mix_figure(result.tokens, result.embedded, result.pe,
-                                             result.summed), key="emb_heatmaps")
+                                             result.summed), key="emb_heatmaps", config=PLOT)
     m1, m2, m3 = st.columns(3)
     m1.metric("‖s·e‖ (mean over words)", f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
@@ -139,7 +143,7 @@ def embeddings_section() -> None:
     m3.metric("word's share of ‖x‖²", f"{result.word_share[i]:.0%}")
     st.plotly_chart(viz.embedding_scale_figure(result.scales, result.same_word_cos,
                                                result.same_pos_cos, result.word_share,
-                                               scale, math.sqrt(d_model)), key="emb_curve")
+                                               scale, math.sqrt(d_model)), key="emb_curve", config=PLOT)
     explain_embeddings()
 
 
@@ -158,10 +162,10 @@ def schemes_section() -> None:
     result = schemes(train_len, eval_len, d_model, head - 1, learned is not None)
     maps = {name: m for name, m in result.maps.items()
             if learned is not None or name != "Learned (absolute)"}
-    st.plotly_chart(viz.schemes_figure(maps, train_len, scheme_titles(learned)), key="sch_maps")
+    st.plotly_chart(viz.schemes_figure(maps, train_len, scheme_titles(learned)), key="sch_maps", config=PLOT)
     explain_scheme_maps(learned)
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.scheme_profile_figure(maps, train_len), key="sch_profile")
+    left.plotly_chart(viz.scheme_profile_figure(maps, train_len), key="sch_profile", config=PLOT)
     explain_schemes(right, result, d_model, train_len, head)
     st.table(viz.scheme_table())
     learned_positions_view(learned)
@@ -175,14 +179,15 @@ def padding_section() -> None:
                     for i, (col, n) in enumerate(zip(cols, (5, 3, 7))))
     trace = pos_enc.padded_positions(lengths, d_model=16)
     st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title="Position ids of a padded "
-                                                                     "batch"), key="pad_ids")
-    st.plotly_chart(viz.padding_encoded_figure(trace.encoded), key="pad_encoded")
+                                                                     "batch"), key="pad_ids", config=PLOT)
+    st.plotly_chart(viz.padding_encoded_figure(trace.encoded), key="pad_encoded", config=PLOT)
     explain_padding()
 
 
 SECTIONS = (sinusoid_section, similarity_rotation_section, embeddings_section, schemes_section,
             padding_section)
 
+url_check("topic", TABS, "topic", f"“{TABS[0]}”")
 tabs = st.tabs(TABS, key="topic", bind="query-params")
 for tab, section in zip(tabs, SECTIONS):
     with tab:

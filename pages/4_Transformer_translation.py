@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
+from ui.state import at_most, labels as url_labels, number_in, url_check
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import show_notices, token_strip
 from ui.transformer import (
@@ -58,17 +60,20 @@ def _use_example() -> None:
 
 
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
-if st.session_state.get("tf_model") not in labels:
-    st.session_state["tf_model"] = default_model
+linked = url_check("tf_model", url_labels(labels.values()), "model")  # the URL holds the model's label
+first_model = next((n for n, lab in labels.items() if lab == linked), default_model)  # for the first text
+url_check("tf_text", at_most(10_000), "text", "its first 10,000 characters")
+url_check("tf_beam", number_in(1, 8), "beam width")
+url_check("tf_alpha", number_in(0, 2), "length penalty")
 if "tf_text" not in st.session_state:
-    st.session_state["tf_text"] = _example_for(st.session_state["tf_model"])
+    st.session_state["tf_text"] = _example_for(st.session_state.get("tf_model", first_model))
 
 left, right = st.columns([3, 2])
 with right:
     model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="tf_model",
-                              on_change=_model_changed)
-    beam = st.slider("Beam width (1 = greedy)", 1, 8, 1, key="tf_beam")
-    alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY)
+                              index=list(labels).index(default_model), on_change=_model_changed, bind="query-params")
+    beam = st.slider("Beam width (1 = greedy)", 1, 8, 1, key="tf_beam", bind="query-params")
+    alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
 loaded = load_model(model_name)
 if isinstance(loaded, str):
     st.error(loaded)
@@ -79,15 +84,17 @@ with left:
         st.selectbox("Pick an example", examples, key="tf_example", on_change=_use_example, index=None,
                      placeholder="Examples from the corpus grammar …")
     text = st.text_area("English sentence" if is_translation else "Digits 0–9, separated by spaces", key="tf_text",
-                        height=80, max_chars=10_000)
+                        height=80, max_chars=10_000, bind="query-params")
 with right:
     compare = None
     if is_translation:
         from ui.seq2seq import model_choices as seq2seq_choices
 
         s2s = dict(seq2seq_choices())
+        url_check("tf_compare", url_labels(s2s.values()), "comparison model", "no comparison")
         compare = st.selectbox("Side by side with an RNN (seq2seq) model", [None] + list(s2s),
-                               format_func=lambda n: "— nothing —" if n is None else s2s[n], key="tf_compare")
+                               format_func=lambda n: "— nothing —" if n is None else s2s[n], key="tf_compare",
+                               bind="query-params")
 
 try:
     trace = run_translation(model_name, text, beam, alpha)
@@ -130,8 +137,9 @@ def steps_view() -> None:
                 f"“{trace.decoder_tokens[t]}” and emits:")
     token_strip(trace.tgt_tokens[: t + 1], highlight=t)
 
+    url_check("tf_kind", url_labels(KIND_LABELS.values()), "attention")
     kind = st.radio("Attention", list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
-                    index=2)
+                    index=2, bind="query-params")
     weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
 
     grid_col, head_col = st.columns([1, 1])
@@ -142,30 +150,36 @@ def steps_view() -> None:
             grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
                         title="All layers × heads — click one to enlarge"),
             key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"), selection_mode="points",
-            config={"displaylogo": False, "displayModeBar": False})
+            config=PLOT_NO_BAR)
         st.caption("Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. "
                    "The image is rendered on the server: no weights are sent as JSON.")
     with head_col:
         matrix = pick(weights, layer, head)
         what = SHORT_LABELS[kind]
-        st.plotly_chart(attention_matrix_figure(
+        st.plotly_chart(head_fig := attention_matrix_figure(
             matrix, keys, queries, blocked=blocked, step=step_row, key_unknown=trace.src_unknown
             if kind != "decoder" else None, title=f"{what}: {head_name(layer, head)}",
             x_title="key: source token" if kind != "decoder" else "key: decoder input",
             y_title="query: source token" if kind == "encoder" else "query: decoder step"),
-            key="tf_head_fig", config={"displaylogo": False})
+            key="tf_head_fig", config=PLOT)
         if kind == "decoder":
             st.caption("Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).")
 
     bars_col, topk_col = st.columns(2)
     with bars_col:
         row = pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0]
-        st.plotly_chart(step_attention_bars(row, trace.src_tokens, trace.src_unknown,
-                                            title=f"Cross-attention at step {t + 1}, {head_name(layer, head)}"),
-                        key="tf_cross_bars")
+        st.plotly_chart(bars := step_attention_bars(row, trace.src_tokens, trace.src_unknown,
+                                                    title=f"Cross-attention at step {t + 1}, {head_name(layer, head)}"),
+                        key="tf_cross_bars", config=PLOT)
     with topk_col:
-        st.plotly_chart(topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
-                                  title=f"Top-{len(trace.topk_tokens[t])} next tokens at step {t + 1}"), key="tf_topk")
+        st.plotly_chart(topk := topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
+                                          title=f"Top-{len(trace.topk_tokens[t])} next tokens at step {t + 1}"),
+                        key="tf_topk", config=PLOT)
+    export_menu("transformer", title=f"Transformer translation: {labels[model_name]}", source=text, trace=trace,
+                figures={f"{what}, {head_name(layer, head)}": head_fig, f"Step {t + 1} cross-attention": bars,
+                         f"Step {t + 1} top-k": topk},
+                numbers={"Model": labels[model_name], "Output": trace.text, "Search": f"{trace.search}, width "
+                         f"{trace.beam_width}", "Σ log p": trace.score, "Step": t + 1, "Head": head_name(layer, head)})
 
     if other is not None:
         compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[model_name], layer, head, t)
@@ -174,7 +188,7 @@ def steps_view() -> None:
         st.subheader("Beam search")
         st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
                                          title=f"Beam of width {trace.beam_width}: hypotheses kept up to step {t + 1}"),
-                        key="tf_beam_tree")
+                        key="tf_beam_tree", config=PLOT)
         st.caption(f"Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {trace.length_penalty:g} "
                    "(Wu et al. 2016) — the same rule as the seq2seq page.")
 

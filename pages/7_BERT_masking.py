@@ -24,7 +24,9 @@ from ui.bert import (  # noqa: E402
     input_notes, legend_chips, load_small_bert, masking_chips, masking_stats, masking_stats_caption,
     masking_summary, model_summary, outcome_labels,
 )
-from ui.state import increment  # noqa: E402
+from ui.export import PLOT, export_menu  # noqa: E402
+from ui.state import at_most, boolean, increment, number_in, url_check  # noqa: E402
+from ui.state import labels as url_labels  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
     attention_share_figure, class_figure, embedding_sum_figure, masking_stats_figure, pieces_table,
@@ -32,7 +34,6 @@ from viz_core.bert import (  # noqa: E402
     token_groups,
 )
 
-PLOT = {"displaylogo": False}
 loaded = load_small_bert()
 if isinstance(loaded, str):
     st.error(loaded)
@@ -52,13 +53,19 @@ def _use_example() -> None:
         st.session_state["bert_a"], st.session_state["bert_b"] = examples[pick]
 
 
+url_check("bert_a", at_most(10_000), "sentence A", "its first 10,000 characters")
+url_check("bert_b", at_most(10_000), "sentence B", "its first 10,000 characters")
+linked_seed = url_check("bert_seed", number_in(0, 10**9), "seed")  # read below before its widget is drawn
+linked_draw = url_check("bert_draw", boolean, "random-draw switch")
+linked_rule = url_check("bert_rule", url_labels(RULES.values()), "masking rule")
 left, right = st.columns([3, 2])
 with left:
     st.selectbox("Pick an example (held-out chapters, never seen in training)", range(len(examples)),
                  format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}", index=None,
                  key="bert_example", on_change=_use_example, placeholder="Examples …")
-    text_a = st.text_area("Sentence A", key="bert_a", height=80, max_chars=10_000)
-    text_b = st.text_input("Sentence B (optional: leave empty for one segment)", key="bert_b", max_chars=10_000)
+    text_a = st.text_area("Sentence A", key="bert_a", height=80, max_chars=10_000, bind="query-params")
+    text_b = st.text_input("Sentence B (optional: leave empty for one segment)", key="bert_b", max_chars=10_000,
+                           bind="query-params")
 with right:
     model_summary(cfg, training)
 
@@ -66,9 +73,9 @@ if not (text_a or "").strip():
     st.warning("Sentence A is empty: type a sentence (and optionally a second one) to see how BERT reads it.")
     st.stop()
 
-seed = int(st.session_state.get("bert_seed", 0))
-draw = bool(st.session_state.get("bert_draw", True))
-rule = st.session_state.get("bert_rule", REFERENCE)
+seed = int(st.session_state.get("bert_seed", int(float(linked_seed or 0))))
+draw = bool(st.session_state.get("bert_draw", (linked_draw or "true").lower() == "true"))
+rule = st.session_state.get("bert_rule", next((r for r, lab in RULES.items() if lab == linked_rule), REFERENCE))
 clicked_key = click_key(text_a, text_b)
 clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
 result = analyse(SMALL_BERT, text_a, text_b or "", seed, draw, clicked, rule)
@@ -85,8 +92,9 @@ with st.expander("The same as a table (piece, id, segment, position)"):
     st.dataframe(pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist()), hide_index=True)
 
 explain_embedding()
+url_check("bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), "piece", "piece 1")
 pos = st.selectbox("Piece to decompose", range(n), index=min(1, n - 1), key="bert_embed_pos",
-                   format_func=lambda i: f"{i} · {tokens[i]}")
+                   format_func=lambda i: f"{i} · {tokens[i]}", bind="query-params")
 plain = result.plain
 st.plotly_chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
                                      plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
@@ -98,12 +106,12 @@ embedding_check(plain)
 # ---------- 2. Masking ---------------------------------------------------------
 st.subheader("2 · Masking: 15% chosen, then 80% [MASK], 10% random, 10% kept")
 explain_masking(rule)
-st.radio("Masking rule", list(RULES), format_func=RULES.get, key="bert_rule", horizontal=True)
+st.radio("Masking rule", list(RULES), format_func=RULES.get, key="bert_rule", horizontal=True, bind="query-params")
 c1, c2, c3 = st.columns([1, 1, 2])
-c1.number_input("Seed", min_value=0, max_value=10**9, step=1, key="bert_seed")
+c1.number_input("Seed", min_value=0, max_value=10**9, step=1, key="bert_seed", bind="query-params")
 c2.button("Resample", key="bert_resample", icon=":material/casino:", on_click=increment, args=("bert_seed",),
           help="Draw again with the next seed")
-c3.toggle("Random 15% draw", value=True, key="bert_draw", help="Off: only the pieces you click are masked")
+c3.toggle("Random 15% draw", value=True, key="bert_draw", bind="query-params", help="Off: only the pieces you click are masked")
 legend_chips()
 outcome_names = outcome_labels(result.outcome, clicked)
 masking_chips(tokens, result.input_tokens, outcome_names, result.segment_ids.tolist())
@@ -131,16 +139,21 @@ else:
     st.markdown(f"The model reads the corrupted input and predicts a distribution over all {cfg.vocab_size:,} "
                 f"pieces at each chosen position — **{hits} of {len(rows)}** right at top-1. Green bar: the "
                 "original piece. It must predict it even where it was *kept* or replaced by a *random* piece.")
-    st.plotly_chart(predictions_figure(rows[:16]), key="bert_predictions", config=PLOT)
+    st.plotly_chart(predicted := predictions_figure(rows[:16]), key="bert_predictions", config=PLOT)
     if len(rows) > 16:
         st.caption(f"The first 16 of {len(rows)} chosen positions are drawn; the table has them all.")
     st.dataframe(predictions_table(rows), hide_index=True)
+export_menu("bert-masking", title="BERT masking", source=f"A: {text_a}\nB: {text_b or ''}", trace=result,
+            figures={"Predictions": predicted} if rows else {}, numbers={"Pieces": n, "Seed": seed, "Rule": rule,
+            "Chosen": len(rows), "Top-1 right": sum(r.original_rank == 0 for r in rows)})
 
 # ---------- 4. Attention around special tokens ---------------------------------
 st.subheader("4 · Attention to and from [MASK], [CLS] and [SEP], every layer and head")
 att = masked.attention  # (layers, heads, L, L) on the corrupted input
 specials = [i for i in range(n) if result.input_tokens[i] in ("[CLS]", "[SEP]", "[MASK]")]
-focus = st.segmented_control("Token", specials, default=specials[0], key="bert_focus",
+url_check("bert_focus", url_labels(specials, lambda i: f"{result.input_tokens[i]} · {i}"), "token",
+          result.input_tokens[specials[0]])
+focus = st.segmented_control("Token", specials, default=specials[0], key="bert_focus", bind="query-params",
                              format_func=lambda i: f"{result.input_tokens[i]} · {i}")
 focus = specials[0] if focus is None else focus
 st.plotly_chart(special_attention_figure(att, result.input_tokens, focus, "from",
@@ -158,7 +171,7 @@ explain_special_attention()
 with st.expander("Every head's full attention matrix (layers × heads)"):
     payload = grid_payload(att, result.input_tokens, max_thumb=96, min_thumb=96)
     st.plotly_chart(payload.figure(), key="bert_grid", config=PLOT)
-    st.caption("Each thumbnail: rows are queries, columns keys, in token order; darkest = that head's largest weight.")
+    st.caption("Each thumbnail: rows are queries, columns keys, in token order; the one 0–1 scale (weight 1 = darkest).")
 
 # ---------- 5. Next sentence ---------------------------------------------------
 st.subheader("5 · Next-sentence prediction")

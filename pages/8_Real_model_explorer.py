@@ -17,24 +17,31 @@ page_frame(
 
 from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
 from ui.bert import load_real_model, real_trace  # noqa: E402
+from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
+from ui.state import at_most, number_in, url_check  # noqa: E402
+from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 
-PLOT = {"displaylogo": False}
+MAX_CHOICES = [32, 64, 128, 256, 384, 512]
 DEFAULT_TEXT = ("The animal didn't cross the street because it was too tired. "
                 "The trophy would not fit in the brown suitcase because it was too big.")
 
 # ------------------------------------------------------------------------------------
 # Model and text
 # ------------------------------------------------------------------------------------
+url_check("real_text", at_most(20_000), "text", "its first 20,000 characters")
+url_check("real_text_b", at_most(10_000), "second segment", "its first 10,000 characters")
+url_check("real_max", url_labels(MAX_CHOICES), "token limit")
 left, right = st.columns([3, 2])
 with left:  # the text widgets first: they must be drawn on every run, or Streamlit forgets their value
     if "real_text" not in st.session_state:
         st.session_state["real_text"] = DEFAULT_TEXT
-    text = st.text_area("Text", key="real_text", height=120, max_chars=20_000)
-    text_b = st.text_input("Second segment (optional, read as segment B)", key="real_text_b", max_chars=10_000)
+    text = st.text_area("Text", key="real_text", height=120, max_chars=20_000, bind="query-params")
+    text_b = st.text_input("Second segment (optional, read as segment B)", key="real_text_b", max_chars=10_000,
+                           bind="query-params")
 with right:
     source = st.radio("Model", ["installed", "folder"], key="real_source", horizontal=True,
                       format_func={"installed": "MiniLM-L6 (installed)", "folder": "A local model folder"}.get)
@@ -42,8 +49,8 @@ with right:
     if source == "folder":
         folder = st.text_input("Model folder (config.json + weights + tokenizer; nothing is downloaded)",
                                key="real_dir", placeholder="/path/to/a/bert-base-uncased", max_chars=4096)
-    max_tokens = st.select_slider("Read at most this many tokens", [32, 64, 128, 256, 384, 512], value=MAX_TOKENS,
-                                  key="real_max")
+    max_tokens = st.select_slider("Read at most this many tokens", MAX_CHOICES, value=MAX_TOKENS,
+                                  key="real_max", bind="query-params")
 if source == "folder" and not folder.strip():
     st.info("Type the path of a local Hugging Face model folder, e.g. one saved with `save_pretrained`.")
     st.stop()
@@ -80,9 +87,10 @@ if n_unk:
 # Grid of every layer and head (one PNG mosaic)
 # ------------------------------------------------------------------------------------
 st.subheader(f"All {n_layers * n_heads} heads: {n_layers} layers × {n_heads} heads over {L} tokens")
-scale = st.segmented_control("Shade", ["head", "absolute"], default="head", key="real_scale",
-                             format_func={"head": "each head to its own maximum",
-                                          "absolute": "weight 1 = darkest"}.get) or "head"
+SHADES = {"head": "each head to its own maximum", "absolute": "weight 1 = darkest"}
+url_check("real_scale", url_labels(SHADES.values()), "shading")
+scale = st.segmented_control("Shade", list(SHADES), default="absolute", key="real_scale", bind="query-params",
+                             format_func=SHADES.get) or "absolute"
 payload = grid_payload(trace.attention, tokens, max_thumb=96, min_thumb=64, scale=scale)
 grid_fig = payload.figure()
 st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
@@ -95,12 +103,16 @@ st.caption("Each thumbnail is one head: rows are queries, columns keys, in token
 # One head, the head average, and the lines view
 # ------------------------------------------------------------------------------------
 layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
-one, avg = explorer_head_figures(trace.attention[layer], head, tokens)
+one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
 binned = " (binned: see below)" if one.binned else ""
 st.markdown(f"#### Layer {layer + 1}, head {head + 1}{binned}")
 st.plotly_chart(one.figure, key="real_head_fig", config=PLOT)
 st.markdown(f"#### Layer {layer + 1}: the average of its {n_heads} heads{binned}")
 st.plotly_chart(avg.figure, key="real_avg_fig", config=PLOT)
+export_menu("real-model", title="Real model explorer", source=text + (f"\n{text_b}" if text_b else ""),
+            trace=trace, figures={f"Layer {layer + 1}, head {head + 1}": one.figure,
+                                  f"Layer {layer + 1} average": avg.figure},
+            numbers={"Model": folder.strip() or DEFAULT_MODEL_LABEL, "Tokens": L, "Layers": n_layers, "Heads": n_heads})
 if one.binned:
     st.caption(f"{L} tokens are binned to {one.row_factor} × {one.col_factor} per cell (mean total weight): "
                "hover shows the token ranges. Use the lines view below for single tokens.")
@@ -108,17 +120,23 @@ if one.binned:
 st.markdown("**Lines view** — queries left, keys right; darker, thicker lines carry more attention.")
 w1, w2, w3, w4 = st.columns(4)
 window = 40
+url_check("real_lines_start", number_in(0, max(0, L - 1)), "first token")
 if st.session_state.get("real_lines_start", 0) not in range(L):  # the model or the text changed size
     st.session_state["real_lines_start"] = 0
-start = w1.number_input("First token", 0, max(0, L - 1), 0, step=10, key="real_lines_start")
+start = w1.number_input("First token", 0, max(0, L - 1), 0, step=10, key="real_lines_start", bind="query-params")
 stop = min(L, int(start) + window)
 if st.session_state.get("real_lines_query") is not None and not int(start) <= st.session_state["real_lines_query"] < stop:
     st.session_state["real_lines_query"] = None
-query = w2.selectbox("Only the lines of", [None, *range(int(start), stop)], key="real_lines_query",
+lines_of = [None, *range(int(start), stop)]
+url_check("real_lines_query", url_labels(lines_of, lambda i: "every token" if i is None else f"{i} · {tokens[i]}"),
+          "query token", "every token")
+query = w2.selectbox("Only the lines of", lines_of, key="real_lines_query", bind="query-params",
                      format_func=lambda i: "every token" if i is None else f"{i} · {tokens[i]}")
-which = w3.selectbox("Weights of", ["head", "average"], key="real_lines_which",
-                     format_func={"head": "the head above", "average": "the layer's average"}.get)
-min_w = w4.slider("Hide lines below", 0.01, 0.5, 0.1, key="real_lines_min")
+WHICH = {"head": "the head above", "average": "the layer's average"}
+url_check("real_lines_which", url_labels(WHICH.values()), "lines weights")
+url_check("real_lines_min", number_in(0.01, 0.5), "line threshold")
+which = w3.selectbox("Weights of", list(WHICH), key="real_lines_which", format_func=WHICH.get, bind="query-params")
+min_w = w4.slider("Hide lines below", 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
 matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
 lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
                      title=f"Tokens {int(start)}–{stop - 1} of {L}")

@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from corpora.masking import KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE
+from ui.export import PLOT
 from ui.tokens import md_escape
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
 
@@ -271,7 +272,7 @@ def held_out_pairs(seed: int, training: dict) -> None:
     labels = [f"{k + 1}. {'IsNext' if nxt else 'NotNext'}" for k, (_, _, nxt, _) in enumerate(pairs)]
     st.plotly_chart(nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs],
                                title="Held-out pairs: green = B really follows A, red = B is random"),
-                    key="bert_nsp", config={"displaylogo": False})
+                    key="bert_nsp", config=PLOT)
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
     st.table(nsp_table(pairs), hide_index=True)
     st.caption(f"{correct} of {len(pairs)} right here; on all held-out pairs "

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from models.lessons import complexity, kernel_regression as kr, sandbox
+from ui.export import PLOT
 from ui.tokens import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,7 +210,7 @@ def bleu_by_length() -> None:
         except Exception as err:  # a broken results file must not break this page
             problem = f"{type(err).__name__}"
     if figure is not None:
-        st.plotly_chart(figure, key="why_bleu")
+        st.plotly_chart(figure, key="why_bleu", config=PLOT)
         st.caption("Translation quality against source length for the shipped seq2seq models, "
                    "with and without attention.")
     else:

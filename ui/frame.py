@@ -7,6 +7,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from ui.export import image_buttons
+
 # Pages in teaching order: (file, label). The landing page links those that exist.
 PAGES: list[tuple[str, str, str]] = [
     ("pages/1_Attention_from_scratch.py", "Attention from scratch",
@@ -75,6 +77,7 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
         page_list()
         st.divider()
         st.caption(device_caption())
+        image_buttons()  # the SVG button beside each chart's PNG button
     st.title(title)
     if intro:
         st.markdown(intro)

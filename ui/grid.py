@@ -7,7 +7,17 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
+from ui.state import labels, url_check
+
 AVERAGE = -1  # the "head" that means the average over heads
+
+
+def _layer_label(layer: int) -> str:
+    return f"layer {layer + 1}"
+
+
+def _head_label(head: int) -> str:
+    return "average over heads" if head == AVERAGE else f"head {head + 1}"
 
 
 def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = True,
@@ -16,16 +26,17 @@ def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = Tru
     heads") in ``columns`` (default: two new ones); returns 0-based (layer, head) with head =
     AVERAGE for the average. The grid's click callback (:func:`on_grid_select`) writes the same
     session keys ``{key}_layer`` and ``{key}_head``."""
-    lk, hk = f"{key}_layer", f"{key}_head"
+    lk, hk = f"{key}_layer", f"{key}_head"  # also their names in the URL (bound selectboxes)
     heads = list(range(n_heads)) + ([AVERAGE] if allow_average else [])
+    url_check(lk, labels(range(n_layers), _layer_label), "layer", "layer 1")
+    url_check(hk, labels(heads, _head_label), "head", "head 1")
     if st.session_state.get(lk) not in range(n_layers):  # another model or text may have fewer
         st.session_state[lk] = 0
     if st.session_state.get(hk) not in heads:
         st.session_state[hk] = 0
     c1, c2 = columns if columns is not None else st.columns(2)
-    c1.selectbox("Layer", list(range(n_layers)), format_func=lambda i: f"layer {i + 1}", key=lk)
-    c2.selectbox("Head", heads, format_func=lambda h: "average over heads" if h == AVERAGE else f"head {h + 1}",
-                 key=hk)
+    c1.selectbox("Layer", list(range(n_layers)), format_func=_layer_label, key=lk, bind="query-params")
+    c2.selectbox("Head", heads, format_func=_head_label, key=hk, bind="query-params")
     return int(st.session_state[lk]), int(st.session_state[hk])
 
 

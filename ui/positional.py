@@ -10,6 +10,7 @@ import streamlit as st
 from models.checkpoints import LoadedTransformer, load_transformer
 from models.lessons import positional as pos_enc
 from ui.checkpoints import load_or_message
+from ui.export import PLOT
 from viz_core import positional as viz
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -251,7 +252,7 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
         st.caption(f"From the trained checkpoint `{Path(learned.path).parent.name}`, tensor `{learned.tensor_name}`: "
                    f"{learned.matrix.shape[0]} positions × {learned.matrix.shape[1]} dimensions.")
         st.plotly_chart(viz.learned_figure(learned.matrix, "Learned position embeddings"),
-                        key="sch_learned")
+                        key="sch_learned", config=PLOT)
 
 
 def explain_padding() -> None:

@@ -7,6 +7,7 @@ from models.checkpoints import LoadedSeq2Seq, load_seq2seq, shipped
 from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.traces import DecodingTrace
 from ui.checkpoints import labelled, load_or_message
+from ui.export import PLOT
 
 MODES = {
     "soft": "As trained",
@@ -60,7 +61,7 @@ def bleu_chart() -> None:
         st.info("No evaluation shipped yet: run `python -m models.evaluate --write`.")
         return
     st.plotly_chart(bleu_by_length_figure(results, title="Test BLEU by source length (as in Bahdanau et al. 2014, Fig. 2)"),
-                    key="bleu_by_length")
+                    key="bleu_by_length", config=PLOT)
     rows = [{"model": m["label"], "test BLEU": m["bleu"], "AER": m["aer"], "exact match": m["exact_match"],
              "training (s)": m["train_seconds"]} for m in results["models"]]
     st.dataframe(rows, hide_index=True)

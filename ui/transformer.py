@@ -13,6 +13,7 @@ import streamlit as st
 from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
 from ui.tokens import show_notices
 from ui.checkpoints import labelled, load_or_message
+from ui.export import PLOT
 from ui.grid import head_name, pick
 from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
@@ -104,13 +105,13 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
         else:
             st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
                                               step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                              title="RNN attention α"), key="tf_cmp_rnn")
+                                              title="RNN attention α"), key="tf_cmp_rnn", config=PLOT)
     with c2:
         st.markdown(f"**{label}** — {trace.text}")
         st.plotly_chart(attention_matrix_figure(
             pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
             key_unknown=trace.src_unknown, title="Transformer cross-attention",
-            x_title="source (English)", y_title="target step (French)"), key="tf_cmp_tf")
+            x_title="source (English)", y_title="target step (French)"), key="tf_cmp_tf", config=PLOT)
 
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
@@ -124,11 +125,11 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
         st.plotly_chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
                                     title=f"Padding mask: {n_pad} pad tokens added",
-                                    x_title="key", y_title="query"), key="tf_pad_mask")
+                                    x_title="key", y_title="query"), key="tf_pad_mask", config=PLOT)
     with m2:
         st.plotly_chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
                                     title="Look-ahead mask of the decoder", x_title="key: decoder input",
-                                    y_title="query: decoder step"), key="tf_causal_mask")
+                                    y_title="query: decoder step"), key="tf_causal_mask", config=PLOT)
 
 
 def explain_translation() -> None:

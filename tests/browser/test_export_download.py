@@ -1,0 +1,70 @@
+"""Export in a real browser, on the seq2seq page: the trace JSON and the handout from the Export
+menu, the heatmap as PNG (plotly's camera button) and as SVG (our button beside it) — all made
+without one request leaving 127.0.0.1."""
+from __future__ import annotations
+
+import json
+import re
+import struct
+from urllib.parse import urlparse
+
+from tests.browser.conftest import assert_no_error, wait_for_app
+
+HEATMAP = ".st-key-heatmap .js-plotly-plot"
+
+
+def _download(page, click) -> bytes:
+    with page.expect_download(timeout=60_000) as info:
+        click()
+    return open(info.value.path(), "rb").read()
+
+
+def _menu_download(page, label: str) -> bytes:
+    page.get_by_role("button", name="Export").first.click()
+    button = page.get_by_role("button", name=label)
+    button.wait_for(timeout=30_000)
+    return _download(page, button.click)
+
+
+def _chart_download(page, title: str) -> bytes:
+    page.hover(HEATMAP)  # the mode bar shows on hover
+    button = page.locator(f"{HEATMAP} .modebar-btn[data-title='{title}']")
+    button.wait_for(timeout=30_000)
+    return _download(page, button.click)
+
+
+def test_seq2seq_downloads_offline(app_url, browser_context):
+    requests: list[str] = []
+    page = browser_context.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(f"{app_url}/Seq2seq_attention", wait_until="domcontentloaded")
+        wait_for_app(page)
+        page.wait_for_selector(f"{HEATMAP} .heatmaplayer", timeout=60_000)
+
+        trace = json.loads(_menu_download(page, "Whole trace (JSON)"))
+        assert trace["model"] == "s2s-bahdanau" and trace["src_tokens"][-1] == "</s>"
+        assert len(trace["attention"]) == len(trace["tgt_tokens"])
+        assert all(abs(sum(row) - 1) < 1e-4 for row in trace["attention"])
+        page.keyboard.press("Escape")
+
+        handout = _menu_download(page, "Handout (HTML, offline)").decode("utf-8")
+        assert handout.startswith("<!DOCTYPE html>") and "Seq2seq attention" in handout
+        assert not re.search(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//",
+                             handout, re.I)
+        page.keyboard.press("Escape")
+
+        png = _chart_download(page, "Download plot as a PNG")
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", png[16:24])
+        assert (width, height) == (1920, 1080)
+
+        svg = _chart_download(page, "Download plot as an SVG").decode("utf-8")
+        assert "<svg" in svg and 'width="1280"' in svg and "heatmaplayer" in svg
+        assert_no_error(page)
+    finally:
+        page.close()
+    outside = [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
+               and urlparse(u).hostname != "127.0.0.1"]
+    assert outside == [], outside
+    assert any("127.0.0.1" in u for u in requests)
