@@ -138,12 +138,10 @@ def test_chart_config_downloads_png_at_presentation_resolution():
     assert safe_filename("../../x") == "x" and safe_filename("<>") == "attention-lab"
 
 
-def test_ui_arrays_view_keeps_float32_and_matches_to_dict(trace):
-    from ui.export import arrays_view
-
-    view = arrays_view(trace)
+def test_to_dict_keeping_arrays_matches_to_dict(trace):
+    view = trace.to_dict(keep_arrays=True)
     assert set(view) == set(trace.to_dict())
-    assert isinstance(view["attention"], np.ndarray)
+    assert isinstance(view["attention"], np.ndarray) and view["attention"].dtype == np.float32
     a, b = trace_arrays(view), trace_arrays(trace.to_dict())
     assert set(a) == set(b)
     for k in a:

@@ -6,7 +6,6 @@ Images are drawn by plotly.js in the browser (``Plotly.downloadImage``): no serv
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,24 +24,8 @@ PLOT_NO_BAR: dict[str, Any] = chart_config(modebar=False)
 JSON_LIMIT = 2_000_000
 
 
-def arrays_view(value: Any) -> Any:
-    """A trace as its ``to_dict()`` shape, but numpy arrays kept as they are (dtype and all, no
-    copy into Python lists): what NPZ needs for a real model's (layers, heads, L, L) attention."""
-    if isinstance(value, np.ndarray):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: arrays_view(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        out.update({name: arrays_view(getattr(value, name)) for name in getattr(value, "DERIVED", ())})
-        return out
-    if isinstance(value, Mapping):
-        return {str(k): arrays_view(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [arrays_view(v) for v in value]
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _size(value: Any) -> int:
-    """How many numbers the arrays of :func:`arrays_view` hold."""
+    """How many numbers the arrays of a ``to_dict(keep_arrays=True)`` view hold."""
     if isinstance(value, np.ndarray):
         return int(value.size)
     if isinstance(value, Mapping):
@@ -75,7 +58,7 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
                                file_name=f"{base}-{safe_filename(caption)}.csv", key=f"{key}_csv{i}",
                                on_click="ignore", icon=":material/table:")
         if trace is not None:
-            view = arrays_view(trace)
+            view = trace.to_dict(keep_arrays=True)
             too_big = _size(view) > JSON_LIMIT
             st.download_button("Whole trace (JSON)", data=lambda: trace_json(trace.to_dict()), mime="application/json",
                                file_name=f"{base}-trace.json", key=f"{key}_json", on_click="ignore",

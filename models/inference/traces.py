@@ -25,18 +25,19 @@ import numpy as np
 from corpora.text import detokenize
 
 
-def plain(value: Any) -> Any:
-    """A JSON-able copy of ``value``: arrays → lists, traces → dicts, numpy scalars → Python."""
+def plain(value: Any, keep_arrays: bool = False) -> Any:
+    """A JSON-able copy of ``value``: arrays → lists, traces → dicts, numpy scalars → Python.
+    With ``keep_arrays`` the numpy arrays stay arrays (for NPZ), everything else is converted."""
     if isinstance(value, Trace):
-        return value.to_dict()
+        return value.to_dict(keep_arrays)
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return value if keep_arrays else value.tolist()
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, keep_arrays) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [plain(v, keep_arrays) for v in value]
     return value
 
 
@@ -45,10 +46,10 @@ class Trace:
 
     DERIVED: ClassVar[tuple[str, ...]] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
-        out.update({name: plain(getattr(self, name)) for name in self.DERIVED})
-        return out
+    def to_dict(self, keep_arrays: bool = False) -> dict[str, Any]:
+        """Every field and every ``DERIVED`` property as plain Python (numpy arrays kept with ``keep_arrays``)."""
+        names = [f.name for f in dataclasses.fields(self)] + list(self.DERIVED)  # type: ignore[arg-type]
+        return {name: plain(getattr(self, name), keep_arrays) for name in names}
 
 
 END_TOKENS = frozenset({"</s>", "<eos>"})
