@@ -141,7 +141,7 @@ def steps_view() -> None:
         else:
             st.plotly_chart(heat := attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t,
                                                       gold=gold, src_unknown=trace.src_unknown,
-                                                      positions=hyp.positions,
+                                                      positions=hyp.positions, width=470,
                                                       title="Attention α (rows: target steps, columns: source)"),
                             key="heatmap", config=PLOT)
             if gold:

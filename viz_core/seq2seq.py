@@ -38,8 +38,10 @@ def attention_heatmap(
     title: str | None = None,
     height: int | None = None,
     positions: Sequence[float] | None = None,
+    width: float | None = None,
 ) -> go.Figure:
-    """Target × source heatmap of α; integer axes keep repeated tokens apart.
+    """Target × source heatmap of α; integer axes keep repeated tokens apart; ticks and title are
+    planned for ``width`` px (default: the narrowest column a figure is drawn in).
 
     ``step`` outlines that row; ``gold`` links (src_i, tgt_j) are drawn as open squares;
     ``positions`` (one per row) are local attention's aligned positions p_t, drawn as diamonds.
@@ -68,8 +70,9 @@ def attention_heatmap(
             hovertext=[f"step {t + 1}: p_t = {p:.2f}" for t, p in enumerate(p_t)], hoverinfo="text",
         ))
     rows = weights.shape[0]
-    layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)")
-    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"],
+    layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)",
+                         width=width)
+    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"], width=width,
                                   top_px=layout["margin"]["t"] + 40)
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)

@@ -79,10 +79,10 @@ TITLE_FONT_SIZE = 20
 #: Tick labels (axes and colour bars): the same size as the body text.
 TICK_FONT_SIZE = BASE_FONT_SIZE
 FONT_FAMILY = "sans-serif"
-#: Width the ticks and titles of a full-width figure are planned for: the main column at
-#: 1280 × 720 with the sidebar open is about 800 px; narrower renders only space labels out more
-#: when they are wider.
-FIGURE_WIDTH_PX = 700
+#: Width the ticks and titles of a figure are planned for, unless a builder is given its own:
+#: the narrowest place a figure is drawn — a half-width column at 1280 × 720 with the sidebar open
+#: (measured about 370 px). A wider render only spaces the labels out more.
+FIGURE_WIDTH_PX = 360
 #: A tick label is cut to this many characters (hover shows the whole token).
 TICK_LABEL_CHARS = 12
 #: Height of one line of text, in em, with room between lines.
