@@ -16,16 +16,16 @@ page_frame(
     "BERT this project pre-trained on the World English Bible.",
 )
 
-from corpora.masking import NOT_CHOSEN, REFERENCE, RULES  # noqa: E402
+from corpora.masking import NOT_CHOSEN, RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
     SMALL_BERT, analyse, click_key, embedding_check, example_pairs, explain_embedding, explain_loss,
     explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, held_out_pairs,
-    input_notes, legend_chips, load_small_bert, masking_chips, masking_stats, masking_stats_caption,
+    input_notes, legend_chips, linked_masking_settings, load_small_bert, masking_chips, masking_stats, masking_stats_caption,
     masking_summary, model_summary, outcome_labels,
 )
 from ui.export import PLOT, export_menu  # noqa: E402
-from ui.state import at_most, boolean, increment, number_in, url_check  # noqa: E402
+from ui.state import at_most, increment, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
@@ -55,9 +55,7 @@ def _use_example() -> None:
 
 url_check("bert_a", at_most(10_000), "sentence A", "its first 10,000 characters")
 url_check("bert_b", at_most(10_000), "sentence B", "its first 10,000 characters")
-linked_seed = url_check("bert_seed", number_in(0, 10**9), "seed")  # read below before its widget is drawn
-linked_draw = url_check("bert_draw", boolean, "random-draw switch")
-linked_rule = url_check("bert_rule", url_labels(RULES.values()), "masking rule")
+seed, draw, rule = linked_masking_settings()  # read here, before their widgets are drawn below
 left, right = st.columns([3, 2])
 with left:
     st.selectbox("Pick an example (held-out chapters, never seen in training)", range(len(examples)),
@@ -73,9 +71,6 @@ if not (text_a or "").strip():
     st.warning("Sentence A is empty: type a sentence (and optionally a second one) to see how BERT reads it.")
     st.stop()
 
-seed = int(st.session_state.get("bert_seed", int(float(linked_seed or 0))))
-draw = bool(st.session_state.get("bert_draw", (linked_draw or "true").lower() == "true"))
-rule = st.session_state.get("bert_rule", next((r for r, lab in RULES.items() if lab == linked_rule), REFERENCE))
 clicked_key = click_key(text_a, text_b)
 clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
 result = analyse(SMALL_BERT, text_a, text_b or "", seed, draw, clicked, rule)

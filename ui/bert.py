@@ -13,8 +13,9 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import streamlit as st
 
-from corpora.masking import KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE
+from corpora.masking import KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.export import PLOT
+from ui.state import boolean, labels, number_in, url_check
 from ui.tokens import md_escape
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
 
@@ -171,6 +172,17 @@ def model_summary(config, training: dict) -> None:
                f"{config.max_len} pieces in all, where BERT packs spans of several sentences into 512 pieces; "
                f"{config.n_layers} layers of width {config.d_model} instead of 12 × 768; trained without dropout "
                "on one Bible translation for minutes, not on books and Wikipedia for days.")
+
+
+def linked_masking_settings() -> tuple[int, bool, str]:
+    """This run's masking seed, random-draw switch and rule: the widgets' values, or on a first run
+    the link's (checked by ui.state.url_check, with a notice when refused)."""
+    seed = url_check("bert_seed", number_in(0, 10**9), "seed")
+    draw = url_check("bert_draw", boolean, "random-draw switch")
+    rule = url_check("bert_rule", labels(RULES.values()), "masking rule")
+    return (int(st.session_state.get("bert_seed", int(float(seed or 0)))),
+            bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
+            st.session_state.get("bert_rule", next((r for r, lab in RULES.items() if lab == rule), REFERENCE)))
 
 
 def click_key(text_a: str, text_b: str) -> str:
