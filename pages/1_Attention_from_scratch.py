@@ -25,7 +25,7 @@ from ui.foundations import (  # noqa: E402
     explain_saturation, explain_scores, explain_soft_hard_local, parametric, qkv_steps, saturation, timings,
     toy_data, vector_input,
 )
-from ui.state import increment, url_check  # noqa: E402
+from ui.state import increment, topic_tabs  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
 TABS = ("Kernel regression", "Score functions", "Soft, hard, local", "Q/K/V sandbox",
@@ -196,9 +196,4 @@ def complexity_section() -> None:
 SECTIONS = (kernel_regression_section, score_functions_section, soft_hard_local_section,
             sandbox_section, why_attention_section, complexity_section)
 
-url_check("topic", TABS, "topic", f"“{TABS[0]}”")
-tabs = st.tabs(TABS, key="topic", bind="query-params")
-for tab, section in zip(tabs, SECTIONS):
-    with tab:
-        if tab.open is not False:  # only the selected tab runs
-            section()
+topic_tabs(TABS, SECTIONS)

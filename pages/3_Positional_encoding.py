@@ -21,7 +21,7 @@ page_frame(
 )
 
 from models.lessons import positional as pos_enc  # noqa: E402
-from ui.state import labels as url_labels, number_in, url_check  # noqa: E402
+from ui.state import labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
     SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding, explain_rotation,
     explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
@@ -187,9 +187,4 @@ def padding_section() -> None:
 SECTIONS = (sinusoid_section, similarity_rotation_section, embeddings_section, schemes_section,
             padding_section)
 
-url_check("topic", TABS, "topic", f"“{TABS[0]}”")
-tabs = st.tabs(TABS, key="topic", bind="query-params")
-for tab, section in zip(tabs, SECTIONS):
-    with tab:
-        if tab.open is not False:  # only the selected tab runs
-            section()
+topic_tabs(TABS, SECTIONS)

@@ -12,7 +12,7 @@ before such a widget is first drawn and says in one line when the link's value i
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -93,3 +93,14 @@ def at_most(n_chars: int) -> Callable[[str], bool]:
 def boolean(raw: str) -> bool:
     """Accept a toggle's or checkbox's URL value (true/false in any case)."""
     return raw.lower() in ("true", "false")
+
+
+def topic_tabs(titles: Sequence[str], sections: Sequence[Callable[[], None]]) -> None:
+    """A page's tabs, the open one kept in the URL (``?topic=…``, a refused value falls back with a
+    notice); only the open tab's section runs."""
+    url_check("topic", list(titles), "topic", f"“{titles[0]}”")
+    tabs = st.tabs(list(titles), key="topic", bind="query-params")
+    for tab, section in zip(tabs, sections):
+        with tab:
+            if tab.open is not False:
+                section()
