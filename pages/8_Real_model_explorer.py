@@ -16,13 +16,12 @@ page_frame(
 )
 
 from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
-from ui.bert import load_real_model, real_trace  # noqa: E402
+from ui.bert import load_real_model, real_grid, real_trace  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
 from ui.state import at_most, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
-from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 
 MAX_CHOICES = [32, 64, 128, 256, 384, 512]
@@ -91,7 +90,7 @@ SHADES = {"head": "each head to its own maximum", "absolute": "weight 1 = darkes
 url_check("real_scale", url_labels(SHADES.values()), "shading")
 scale = st.segmented_control("Shade", list(SHADES), default="absolute", key="real_scale", bind="query-params",
                              format_func=SHADES.get) or "absolute"
-payload = grid_payload(trace.attention, tokens, max_thumb=96, min_thumb=64, scale=scale)
+payload = real_grid(folder.strip(), text, text_b or "", int(max_tokens), scale)
 grid_fig = payload.figure()
 st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
                 selection_mode="points", config=PLOT)
@@ -148,7 +147,7 @@ if L > window:
 server_s = time.perf_counter() - t0
 wire = sum(len(f.to_json().encode("utf-8")) for f in (grid_fig, one.figure, avg.figure, lines))
 st.caption(f"Server time for this run: {server_s:.2f} s (model forward {trace.seconds:.2f} s when first computed, "
-           f"grid {payload.build_seconds:.2f} s); figures sent: {wire / 1e6:.2f} MB "
+           f"grid {payload.build_seconds:.2f} s when first built); figures sent: {wire / 1e6:.2f} MB "
            f"(the grid is one {len(payload.png_bytes) / 1e3:.0f} kB PNG, not {n_layers * n_heads * L * L:,} numbers).")
 with st.expander("Tokens as the model's tokenizer split them"):
     st.dataframe({"position": list(range(L)), "token": tokens, "id": trace.ids.tolist(),

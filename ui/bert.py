@@ -117,6 +117,16 @@ def real_trace(path: str, text: str, text_b: str, max_tokens: int):
     return run_hf(_load_real(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
 
 
+@st.cache_data(max_entries=6, show_spinner=False)
+def real_grid(path: str, text: str, text_b: str, max_tokens: int, scale: str):
+    """The layers × heads mosaic of :func:`real_trace`'s attention, built once per input and shade
+    (choosing another head reruns the page without rebuilding it)."""
+    from viz_core.attention_grid import grid_payload
+
+    trace = real_trace(path, text, text_b, max_tokens)
+    return grid_payload(trace.attention, trace.tokens, max_thumb=96, min_thumb=64, scale=scale)
+
+
 # --------------------------------------------------------------------------------------
 # Chips and small helpers
 # --------------------------------------------------------------------------------------
