@@ -56,7 +56,7 @@ if source == "folder" and not folder.strip():
 
 model = load_real_model(folder.strip())
 if isinstance(model, str):
-    st.error(f"Cannot use this model: {model}")
+    st.error(f"Cannot use this model: {md_escape(model)}")  # the message quotes the typed path: never markdown
     st.stop()
 with right:
     st.caption(("**" + DEFAULT_MODEL_LABEL + "** — " if not folder else f"**{md_escape(folder.strip())}** — ")

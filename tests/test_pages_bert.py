@@ -133,7 +133,8 @@ def test_real_local_folder_and_not_a_model(real, tiny_dir, tmp_path):
                          (str(ROOT / "app.py"), "is a file"), ("<script>alert(1)</script>", "does not exist")):
         real.text_input(key="real_dir").set_value(bad).run()
         assert not real.exception, real.exception
-        assert any(message in e.value for e in real.error), (bad, [e.value for e in real.error])
+        # The message is shown as typed: its markdown source escapes every markdown character.
+        assert any(message in e.value.replace("\\", "") for e in real.error), (bad, [e.value for e in real.error])
     real.text_input(key="real_dir").set_value(str(tiny_dir)).run()  # a smaller model after a larger one
     real.selectbox(key="real_layer").set_value(1).run()
     _ok(real)
@@ -157,3 +158,14 @@ def test_masking_rule_is_offered_and_said():
     at.radio(key="bert_rule").set_value("independent").run()
     assert not at.exception
     assert any("independently with probability 15%" in m.value for m in at.markdown)
+
+
+def test_model_folder_error_never_renders_markdown(real, tmp_path):
+    """A typed path that fails to load is quoted as typed: no link, no external image, no HTML."""
+    hostile = str(tmp_path / "[x](http://example.invalid) ![i](http://example.invalid/i.png) <b>b</b>")
+    real.radio(key="real_source").set_value("folder").run()
+    real.text_input(key="real_dir").set_value(hostile).run()
+    assert not real.exception
+    (error,) = real.error
+    assert "\\[x\\]\\(http" in error.value and "\\!\\[i\\]" in error.value and "\\<b\\>" in error.value
+    assert "[x](http" not in error.value and "<b>" not in error.value
