@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import streamlit as st
 
-from corpora.masking import KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
+from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.export import PLOT
 from ui.state import boolean, labels, number_in, url_check
 from ui.tokens import md_escape
@@ -175,7 +175,8 @@ def model_summary(config, training: dict) -> None:
         st.markdown(f"**On held-out chapters:** the original piece is the top prediction at "
                     f"**{held['mlm_top1']:.1%}** of the chosen positions and among the top 5 at "
                     f"**{held['mlm_top5']:.1%}**; next sentence right on **{held['nsp_accuracy']:.1%}** of "
-                    "pairs (chance 50%).")
+                    f"pairs (chance 50%). Masking: {RULES[held.get('masking_rule', INDEPENDENT)]}, as measured when "
+                    "it was trained.")
         st.caption(f"Pre-trained for {training.get('seconds', '?')} s ({training.get('steps', '?')} steps) "
                    f"by `{training.get('command', 'python -m models.train --preset bert-small')}`.")
     st.caption("How ours differs from BERT: segments A and B are single sentences of at most "

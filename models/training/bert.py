@@ -40,7 +40,7 @@ from models.training.presets import Preset
 from corpora.bert_data import (
     CorpusError, Document, load_web_documents, read_text_documents, sample_pairs, sentences_of, split_documents,
 )
-from corpora.masking import IGNORE, MASKED, mask_array
+from corpora.masking import IGNORE, MASKED, REFERENCE, mask_array
 from models.text.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, WordPiece, train_wordpiece
 
 
@@ -196,7 +196,7 @@ def evaluate_bert(model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED
         "mlm_top1": round(top1 / max(n, 1), 4), "mlm_top5": round(top5 / max(n, 1), 4), "mlm_predictions": n,
         "mlm_top1_at_mask": round(m_top1 / max(m_n, 1), 4), "mlm_top5_at_mask": round(m_top5 / max(m_n, 1), 4),
         "mask_predictions": m_n, "nsp_accuracy": round(nsp_ok / max(nsp_n, 1), 4), "nsp_pairs": nsp_n,
-        "seed": seed, "repeats": repeats,
+        "seed": seed, "repeats": repeats, "masking_rule": REFERENCE,
     }
 
 
