@@ -238,9 +238,6 @@ class LoadedTransformer:
         limit = int(self.training.get("max_src_len", self.config.max_len))
         return min(limit, self.config.max_len) - (1 if self.task == "en-fr" else 0)
 
-    def src_tokens(self, ids: Sequence[int]) -> list[str]:
-        return [self.src_itos[i] for i in ids]
-
     def tgt_tokens(self, ids: Sequence[int]) -> list[str]:
         return [self.tgt_itos[i] for i in ids]
 

@@ -42,9 +42,9 @@ def as_ids(ids: Sequence[int] | Tensor, device: torch.device) -> Tensor:
     return t.unsqueeze(0) if t.dim() == 1 else t
 
 
-def pad_ids(rows: Sequence[Sequence[int]], pad_id: int, width: int | None = None) -> Tensor:
+def pad_ids(rows: Sequence[Sequence[int]], pad_id: int) -> Tensor:
     """Right-pad id lists into a (B, max(len)) long tensor."""
-    width = max([1, *(len(r) for r in rows)]) if width is None else width
+    width = max([1, *(len(r) for r in rows)])
     out = torch.full((len(rows), width), pad_id, dtype=torch.long)
     for i, row in enumerate(rows):
         out[i, : len(row)] = torch.as_tensor(list(row), dtype=torch.long)
