@@ -32,7 +32,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz_core.style import (
-    ATTENTION_COLORSCALE, ATTENTION_LEVELS, ATTENTION_RGB, BASE_FONT_SIZE, TICK_FONT_SIZE, attention_scale,
+    ATTENTION_LEVELS, ATTENTION_RGB, BASE_FONT_SIZE, TICK_FONT_SIZE, attention_scale,
     layout_dict, plot_width, short_label, text_width, tick_axis, tick_extent,
 )
 
@@ -57,8 +57,6 @@ _N_LEVELS = ATTENTION_LEVELS  # indices 0 … 254 carry the colour ramp
 #: (255, 3) uint8: value 0 → BLUES_RGB[0] (near white), value = vmax → BLUES_RGB[-1].
 BLUES_RGB: np.ndarray = ATTENTION_RGB
 _PALETTE = np.vstack([BLUES_RGB, np.array([_GAP_RGB], dtype=np.uint8)])  # (256, 3)
-#: The same ramp as a plotly colorscale, so the one-head view matches the thumbnails.
-BLUES_COLORSCALE: list[list[Any]] = ATTENTION_COLORSCALE
 
 
 # --------------------------------------------------------------------------------------

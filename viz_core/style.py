@@ -305,14 +305,6 @@ def legend_below(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def tick_subset(labels: Sequence[str], max_ticks: int = 30, axis_px: float | None = None,
-                vertical_axis: bool = False) -> tuple[list[int], list[str]]:
-    """Integer tick positions and their labels that fit ``axis_px`` (default: a full-width
-    plot), at most about ``max_ticks``: :func:`fit_ticks` without the angle."""
-    vals, text, _ = fit_ticks(labels, axis_px or plot_width(), vertical_axis=vertical_axis, max_ticks=max_ticks)
-    return vals, text
-
-
 def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] | None = None,
                  max_ticks: int = 30, height: int | None = None, width: float | None = None,
                  top_px: float = 80, bottom_px: float = 40) -> tuple[dict, dict]:
