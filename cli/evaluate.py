@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from models.atomic import why_write_failed
 from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS, write_json_atomic
 from models.device import configure_threads
 from models.training import bert, seq2seq, transformer
@@ -32,7 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.write:
-        write_json_atomic(CHECKPOINT_DIR / SEQ2SEQ_RESULTS, results)
+        try:
+            write_json_atomic(CHECKPOINT_DIR / SEQ2SEQ_RESULTS, results)
+        except OSError as exc:  # a full disk: one line, and the previous file is still whole
+            print(f"error: cannot write {CHECKPOINT_DIR / SEQ2SEQ_RESULTS}: {why_write_failed(exc)}; "
+                  "the previous file is unchanged", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(results, indent=1))
     else:

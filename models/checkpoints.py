@@ -2,9 +2,11 @@
 
 A folder holds ``model.safetensors`` (weights), ``config.json`` ({"family": ..., "model":
 <architecture>, "training": <how it was made>}) and the family's token tables (``vocab.json``,
-or ``tokenizer.json`` for BERT). Saving writes a complete sibling folder first and then swaps
-it in, so a reader never sees half a checkpoint. Every failure to read one raises
-:class:`CheckpointError` with a one-line message naming the file.
+or ``tokenizer.json`` for BERT). Saving writes a complete hidden sibling folder, fsyncs it and
+swaps it in (:mod:`models.atomic`), so a reader, or a save killed at any point, leaves the previous
+checkpoint or the complete new one, never a mix. Every failure to read one, and every failure to
+write one (a full disk included), raises :class:`CheckpointError` with a one-line message; a failed
+save leaves the previous checkpoint as it was.
 
 Families: ``seq2seq`` (:class:`LoadedSeq2Seq`), ``transformer`` (:class:`LoadedTransformer`,
 encoder–decoder or decoder-only) and ``bert`` (:class:`LoadedBert`).
@@ -13,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,8 @@ from typing import Any
 import torch
 from safetensors.torch import load_model, save_model
 
+from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
+from models.atomic import write_json_atomic as write_json_atomic  # re-exported: callers import it from here
 from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
@@ -39,13 +41,17 @@ FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BER
 
 
 class CheckpointError(RuntimeError):
-    """A checkpoint is missing or unreadable; the message names the file."""
+    """A checkpoint is missing, unreadable or could not be written; the one-line message names the file."""
 
 
 def checkpoint_path(name_or_path: str | Path) -> Path:
-    """A shipped checkpoint's name (folder under checkpoints/) or any folder path."""
+    """A shipped checkpoint's name (folder under checkpoints/) or any folder path. A folder that a
+    killed save left missing (only possible without an atomic exchange) is restored first."""
     path = Path(name_or_path)
-    return path if path.is_dir() or len(path.parts) > 1 else CHECKPOINT_DIR / str(name_or_path)
+    folder = path if path.is_dir() or len(path.parts) > 1 else CHECKPOINT_DIR / str(name_or_path)
+    if not folder.exists():
+        recover(folder)
+    return folder
 
 
 def read_json(path: Path) -> dict:
@@ -69,6 +75,8 @@ def shipped(family: str) -> list[str]:
     """Names of the shipped checkpoints of a family, in the order of their ``order`` field."""
     found = []
     for config in sorted(CHECKPOINT_DIR.glob(f"*/{CONFIG}")):
+        if config.parent.name.startswith("."):
+            continue  # a save in progress (or a killed one's leftovers), never a checkpoint
         try:
             data = json.loads(config.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -99,44 +107,26 @@ def typical_confidence(name: str) -> dict | None:
 # Writing and reading, shared by every family
 # --------------------------------------------------------------------------------------
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` through a temporary file in the same folder and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_folder(folder: Path, model: torch.nn.Module, config: dict, extra: Callable[[Path], None]) -> Path:
-    """Write weights, config.json and the family's ``extra`` files into a fresh sibling folder,
-    then swap it in place of ``folder``: a reader sees the old checkpoint or the new, never half."""
+    """Write weights, config.json and the family's ``extra`` files into a staging folder and swap it
+    in place of ``folder`` (:func:`models.atomic.atomic_folder`); any failure, a full disk
+    included, raises CheckpointError and leaves the previous checkpoint as it was."""
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    had_one = folder.exists()
     try:
-        save_model(model.to("cpu"), str(staging / WEIGHTS))  # tied weights are stored once
-        (staging / CONFIG).write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
-        extra(staging)
-        old = folder.with_name(f".{folder.name}.old")
-        if folder.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            folder.rename(old)
-        staging.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        with atomic_folder(folder) as staging:
+            save_model(model.to("cpu"), str(staging / WEIGHTS))  # tied weights are stored once
+            write_new(staging / CONFIG, json_bytes(config))
+            extra(staging)
+    except Exception as exc:  # OSError, or the safetensors / tokenizers writers' own errors
+        kept = "the previous checkpoint is unchanged" if had_one else "nothing was saved"
+        raise CheckpointError(f"cannot save checkpoint {folder}: {why_write_failed(exc)}; {kept}") from None
     return folder
 
 
 def _vocab_writer(vocab: dict[str, list[str]]) -> Callable[[Path], None]:
     """Writes the token tables as vocab.json into a checkpoint folder."""
-    return lambda folder: (folder / VOCAB).write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    return lambda folder: write_new(folder / VOCAB, json_bytes(vocab, indent=None))
 
 
 def _family_config(folder: Path, family: str) -> dict:
@@ -144,10 +134,6 @@ def _family_config(folder: Path, family: str) -> dict:
     if config.get("family") != family:
         raise CheckpointError(f"{folder / CONFIG} is not a {FAMILY_NAMES[family]} checkpoint")
     return config
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).splitlines() or [exc.__class__.__name__])[0][:200]
 
 
 def _load_weights(model: torch.nn.Module, folder: Path, device: torch.device | str) -> None:
@@ -158,7 +144,7 @@ def _load_weights(model: torch.nn.Module, folder: Path, device: torch.device | s
     try:
         load_model(model, str(weights), strict=True)
     except Exception as exc:  # safetensors raises its own error types for corrupt headers
-        raise CheckpointError(f"corrupt checkpoint file {weights}: {_first_line(exc)}") from None
+        raise CheckpointError(f"corrupt checkpoint file {weights}: {first_line(exc)}") from None
     model.to(device).eval()
 
 
@@ -332,7 +318,7 @@ def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> L
     try:
         tokenizer = WordPiece.from_file(tok_file)
     except Exception as exc:  # tokenizers raises plain Exception subclasses
-        raise CheckpointError(f"corrupt checkpoint file {tok_file}: {_first_line(exc)}") from None
+        raise CheckpointError(f"corrupt checkpoint file {tok_file}: {first_line(exc)}") from None
     model = SmallBert(cfg)
     _load_weights(model, folder, device)
     if tokenizer.vocab_size != cfg.vocab_size:

@@ -110,7 +110,7 @@ def test_a_failed_save_leaves_the_old_checkpoint_whole(tmp_path: Path, monkeypat
         return write
 
     monkeypatch.setattr(ck, "_vocab_writer", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CheckpointError, match="disk full"):
         save_seq2seq(tmp_path / "m", model, src, tgt, {"label": "second"})
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no half-written folder left behind
