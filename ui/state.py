@@ -8,18 +8,32 @@ default is left out. On the page's first run Streamlit seeds the widget from the
 silently drops a value it cannot use (unknown option, number out of range, not a boolean),
 clamps decimals to the widget's type and cuts text to ``max_chars``. :func:`url_check` runs
 before such a widget is first drawn and says in one line when the link's value is not used.
+
+Widget state is not trusted either: a stale session, code or a test harness can leave any value
+under a widget's key (NaN, a list, a 10,000-character text …), which Streamlit's widgets and the
+pages' arithmetic do not survive. The same :func:`url_check` call, made before every widget (bound
+to the URL or not, ``url=False``), checks the session state's value against the widget's options,
+range and type, and falls back to the default with a notice; :func:`checked` draws a widget
+after that check, reading the options, range and type off the widget's own arguments.
 """
 from __future__ import annotations
 
+import inspect
+import math
+import sys
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, TypeVar
 
 import streamlit as st
 
+from ui.i18n import t
 from ui.tokens import md_escape
 
 _SHOWN = 40  # characters of a rejected URL value quoted in the notice
+T = TypeVar("T")
 
 
 def increment(key: str) -> None:
@@ -45,62 +59,141 @@ def quoted(raw: str) -> str:
     return md_escape(text + ("…" if len(raw) > _SHOWN else ""))
 
 
-def url_notice(what: str, raw: str, instead: str = "the default") -> None:
-    """The one-line notice for a link value that is not used as given."""
-    st.info(f"The link's {what} “{quoted(raw)}” is not available here, so this shows {instead}.",
+def url_notice(what: str, raw: str, instead: str | None = None) -> None:
+    """The one-line notice for a link value that is not used as given (``instead``: what is shown,
+    the default when None), in the reader's language."""
+    st.info(t("state.notice", what=what, raw=quoted(raw), instead=instead or t("state.default")),
             icon=":material/link_off:")
 
 
-Accept = Callable[[str], bool] | Collection[str]
+@dataclass(frozen=True)
+class Accept:
+    """What a setting accepts: ``value(v)`` judges a value found in the session state (left there by
+    a stale session, by code or by a test harness), ``url(raw)`` the link's text."""
+
+    value: Callable[[Any], bool]
+    url: Callable[[str], bool] = lambda raw: False  # a setting the link never holds
 
 
-def url_check(key: str, accept: Accept, what: str, instead: str = "the default") -> str | None:
-    """Before a widget bound to the URL under ``key`` is first drawn: when the link gives it a
-    value that ``accept`` (the allowed URL strings, or a predicate) refuses, show one notice.
-    Returns the accepted raw value (or None). Every value of a multi-valued key must pass."""
-    values = url_value(key)
+def url_check(key: str, accept: Accept | Callable[[str], bool] | Collection[str], what: str,
+              instead: str | None = None, *, url: bool = True) -> str | None:
+    """Before the widget ``key`` is drawn, check its value wherever it comes from; a refused value
+    falls back with one notice (``what`` names the setting):
+
+    - the session state's value, when ``accept.value`` refuses it (NaN, ±inf, a wrong type, an
+      unknown option, a text over the limit, a number out of range), is removed, so that the
+      widget shows its default;
+    - on the widget's first run, a value from the link (``url``: the widget is bound to the URL)
+      that ``accept.url`` refuses is named (Streamlit drops it; ``instead``: what shows instead).
+
+    ``accept`` may also be the allowed URL texts or a predicate on them: then only the link is
+    checked. Returns the accepted raw URL value (or None). Every value of a multi-valued key must
+    pass."""
+    if not isinstance(accept, Accept):
+        accept = Accept(lambda value: True, accept if callable(accept) else accept.__contains__)
+    if key in st.session_state:
+        value = st.session_state[key]
+        if not _passes(accept.value, value):
+            del st.session_state[key]
+            st.info(t("state.session_notice", what=what, raw=quoted(value if isinstance(value, str) else repr(value)),
+                      instead=t("state.default")), icon=":material/settings_backup_restore:")
+        return None
+    values = url_value(key) if url else None
     if values is None:
         return None
     for raw in values:
-        try:
-            ok = accept(raw) if callable(accept) else raw in accept
-        except (ValueError, TypeError, OverflowError):
-            ok = False
-        if not ok:
+        if not _passes(accept.url, raw):
             url_notice(what, raw, instead)
             return None
     return values[-1]
 
 
-def labels(options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> set[str]:
-    """The URL strings of a selectbox/radio/segmented control/pills: its options' labels."""
-    return {str(format_func(o)) for o in options}
+def _passes(check: Callable[[Any], bool], value: Any) -> bool:
+    """``check(value)``, False when the value makes the check itself fail (a hostile type)."""
+    try:
+        return bool(check(value))
+    except (ValueError, TypeError, OverflowError, AttributeError):
+        return False
 
 
-def number_in(low: float, high: float) -> Callable[[str], bool]:
-    """Accept a number from ``low`` to ``high`` (a slider's or number input's range)."""
-    def accept(raw: str) -> bool:
-        value = float(raw)
-        return low <= value <= high
-    return accept
+def _same(value: Any, option: Any) -> bool:
+    """``value`` is ``option``: equal and of the same type (True is not the option 1)."""
+    return type(value) is type(option) and value == option
 
 
-def at_most(n_chars: int) -> Callable[[str], bool]:
-    """Accept a text of at most ``n_chars`` characters (a text widget's ``max_chars``)."""
-    return lambda raw: len(raw) <= n_chars
+def labels(options: Iterable[Any], format_func: Callable[[Any], Any] = str, optional: bool = False) -> Accept:
+    """A selectbox, radio, segmented control, select slider or tabs over ``options``: the link
+    holds an option's label (its ``format_func`` text), the session state the option itself, or
+    None when the widget may be left empty (``optional``: ``index=None``, a segmented control or
+    pills that are not ``required``)."""
+    options = list(options) + ([None] if optional else [])
+    names = {str(format_func(o)) for o in options if o is not None}
+    return Accept(lambda value: any(_same(value, o) for o in options), names.__contains__)
 
 
-def boolean(raw: str) -> bool:
-    """Accept a toggle's or checkbox's URL value (true/false in any case)."""
-    return raw.lower() in ("true", "false")
+def many(options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> Accept:
+    """A multiselect or multi-selection pills over ``options``: a list of distinct options (each
+    of the link's values is one option's label)."""
+    one = labels(options, format_func)
+    return Accept(lambda value: isinstance(value, (list, tuple)) and all(map(one.value, value))
+                  and len({repr(v) for v in value}) == len(value), one.url)
+
+
+def number_in(low: float, high: float) -> Accept:
+    """A slider or number input from ``low`` to ``high``: a finite number in the range, a whole
+    one when both bounds are ints (Streamlit types the widget by its bounds the same way)."""
+    kind = Integral if isinstance(low, int) and isinstance(high, int) else Real
+    return Accept(lambda value: isinstance(value, kind) and not isinstance(value, bool)
+                  and math.isfinite(value) and low <= value <= high,
+                  lambda raw: low <= float(raw) <= high)
+
+
+def at_most(n_chars: int) -> Accept:
+    """A text widget with ``max_chars=n_chars``: a text of at most ``n_chars`` characters."""
+    return Accept(lambda value: isinstance(value, str) and len(value) <= n_chars, lambda raw: len(raw) <= n_chars)
+
+
+# A toggle or checkbox: true/false (any case) in the link, a bool in the session state.
+boolean = Accept(lambda value: isinstance(value, bool), lambda raw: raw.lower() in ("true", "false"))
+
+
+def accepts(kind: str, arguments: Mapping[str, Any]) -> Accept:
+    """What a widget of ``kind`` ("slider", "selectbox" …) accepts, read off its call's
+    ``arguments``: its range, its options (and whether it may be empty), ``max_chars``, or bool."""
+    if kind in ("slider", "number_input"):
+        low, high = arguments.get("min_value"), arguments.get("max_value")
+        return number_in(-math.inf if low is None else low, math.inf if high is None else high)
+    if kind in ("text_area", "text_input"):
+        return at_most(arguments.get("max_chars") or sys.maxsize)
+    if kind in ("toggle", "checkbox"):
+        return boolean
+    format_func = arguments.get("format_func") or str
+    if kind == "multiselect" or arguments.get("selection_mode") == "multi":
+        return many(arguments["options"], format_func)
+    optional = (arguments.get("index", 0) is None if kind in ("selectbox", "radio")
+                else kind in ("segmented_control", "pills") and not arguments.get("required"))
+    return labels(arguments["options"], format_func, optional)
+
+
+def checked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Draw a widget, ``draw(*args, **kwargs)`` (``st.slider``, ``column.selectbox`` …), after
+    :func:`url_check` has checked its value in the session state, and in the link when it is bound
+    to the URL, against what its own arguments allow (:func:`accepts`); the notice names it by its
+    label. ``checked(st.slider, "Points", 10, 100, 50, key="n")`` is ``st.slider("Points", 10, 100,
+    50, key="n")`` with a checked value."""
+    arguments = inspect.signature(draw).bind(*args, **kwargs).arguments
+    url_check(arguments["key"], accepts(draw.__name__, arguments), str(arguments["label"]),
+              url=arguments.get("bind") == "query-params")
+    return draw(*args, **kwargs)
 
 
 def topic_tabs(titles: Sequence[str], sections: Sequence[Callable[[], None]]) -> None:
     """A page's tabs, the open one kept in the URL (``?topic=…``, a refused value falls back with a
-    notice); only the open tab's section runs."""
-    url_check("topic", list(titles), "topic", f"“{titles[0]}”")
+    notice); only the open tab's section runs, as a fragment: its own widgets rerun it alone (a
+    section whose widget changes what the page computed above it calls ``st.rerun()``)."""
+    url_check("topic", labels(titles), t("state.topic"), f"“{titles[0]}”")
     tabs = st.tabs(list(titles), key="topic", bind="query-params")
     for tab, section in zip(tabs, sections):
         with tab:
             if tab.open is not False:
-                section()
+                st.fragment(section)()
