@@ -32,7 +32,7 @@ from models.nn.positional import PositionalEncoding
 __all__ = [
     "subsequent_mask", "padding_mask", "MultiHeadAttention", "PositionwiseFeedForward",
     "EncoderLayer", "DecoderLayer", "Encoder", "Decoder", "TransformerConfig", "Transformer",
-    "TransformerOutput", "DecoderOnlyLM", "LMOutput", "label_smoothed_cross_entropy",
+    "TransformerOutput", "DecoderOnlyLM", "LMOutput", "HeadMask", "label_smoothed_cross_entropy",
 ]
 
 
@@ -72,6 +72,10 @@ class MultiHeadAttention(nn.Module):
     Q, K and V (the rows of head i are ``[i·d_k, (i+1)·d_k)``), and W^O as ``w_o``.
     Dropout (if any) is applied to the attention weights before they multiply V; the
     weights returned are those before dropout.
+
+    ``head_mask`` (h,) gates each head's output before W^O (Michel et al. 2019, "Are Sixteen
+    Heads Really Better than One?"): Concat(ξ₁·head₁, …, ξ_h·head_h) W^O, with ξᵢ = 0 switching
+    head i off; None changes nothing.
     """
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
@@ -93,16 +97,20 @@ class MultiHeadAttention(nn.Module):
         return x.view(b, n, self.n_heads, self.d_k).transpose(1, 2)
 
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
+        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None,
+        head_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """``query`` (B, L, d), ``key``/``value`` (B, S, d); ``mask`` broadcastable to (B, L, S)
-        (or (B, h, L, S)), True = may attend. Returns (output (B, L, d), weights (B, h, L, S))."""
+        (or (B, h, L, S)), True = may attend; ``head_mask`` (h,) the gates ξ. Returns
+        (output (B, L, d), weights (B, h, L, S))."""
         q = self._split(self.w_q(query))
         k = self._split(self.w_k(key))
         v = self._split(self.w_v(value))
         heads, weights = scaled_dot_product_attention(q, k, v, _expand_heads(mask))
         if self.training and self.dropout.p > 0:
             heads = self.dropout(weights) @ v
+        if head_mask is not None:
+            heads = heads * head_mask.to(heads.dtype).view(1, self.n_heads, 1, 1)
         b, _, n, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(b, n, self.d_model)
         return self.w_o(concat), weights
@@ -159,10 +167,13 @@ class EncoderLayer(nn.Module):
         self.sub_attn = _Residual(d_model, dropout, norm_first)
         self.sub_ff = _Residual(d_model, dropout, norm_first)
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """``x`` (B, S, d), ``mask`` broadcastable to (B, S, S). Returns (x, weights (B, h, S, S))."""
+    def forward(
+        self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """``x`` (B, S, d), ``mask`` broadcastable to (B, S, S), ``head_mask`` (h,) the heads' gates.
+        Returns (x, weights (B, h, S, S))."""
         h = self.sub_attn.pre(x)
-        attn_out, weights = self.self_attn(h, h, h, mask)
+        attn_out, weights = self.self_attn(h, h, h, mask, head_mask=head_mask)
         x = self.sub_attn.post(x, attn_out)
         x = self.sub_ff.post(x, self.feed_forward(self.sub_ff.pre(x)))
         return x, weights
@@ -190,23 +201,30 @@ class DecoderLayer(nn.Module):
 
     def forward(
         self, x: Tensor, memory: Tensor | None = None, tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None, self_head_mask: Tensor | None = None,
+        cross_head_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """``x`` (B, T, d); ``memory`` (B, S, d) or None without cross-attention;
         ``tgt_mask`` broadcastable to (B, T, T) (include :func:`subsequent_mask`!),
-        ``memory_mask`` to (B, T, S). Returns (x, self weights (B, h, T, T),
-        cross weights (B, h, T, S) or None)."""
+        ``memory_mask`` to (B, T, S); ``*_head_mask`` (h,) the gates of the two attentions' heads.
+        Returns (x, self weights (B, h, T, T), cross weights (B, h, T, S) or None)."""
         h = self.sub_self.pre(x)
-        attn_out, self_w = self.self_attn(h, h, h, tgt_mask)
+        attn_out, self_w = self.self_attn(h, h, h, tgt_mask, head_mask=self_head_mask)
         x = self.sub_self.post(x, attn_out)
         cross_w = None
         if self.cross_attn is not None and self.sub_cross is not None:
             if memory is None:
                 raise ValueError("this DecoderLayer has cross-attention and needs `memory`")
-            cross_out, cross_w = self.cross_attn(self.sub_cross.pre(x), memory, memory, memory_mask)
+            cross_out, cross_w = self.cross_attn(self.sub_cross.pre(x), memory, memory, memory_mask,
+                                                 head_mask=cross_head_mask)
             x = self.sub_cross.post(x, cross_out)
         x = self.sub_ff.post(x, self.feed_forward(self.sub_ff.pre(x)))
         return x, self_w, cross_w
+
+
+def _row(head_mask: Tensor | None, layer: int) -> Tensor | None:
+    """Layer ``layer``'s gates (h,) of an (N, h) head mask, or None."""
+    return None if head_mask is None else head_mask[layer]
 
 
 class Encoder(nn.Module):
@@ -222,11 +240,14 @@ class Encoder(nn.Module):
         )
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
-        """Returns (memory (B, S, d), per-layer self-attention weights [(B, h, S, S)])."""
+    def forward(
+        self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None
+    ) -> tuple[Tensor, list[Tensor]]:
+        """``head_mask`` (N, h): the gates of every layer's heads. Returns (memory (B, S, d),
+        per-layer self-attention weights [(B, h, S, S)])."""
         weights = []
-        for layer in self.layers:
-            x, w = layer(x, mask)
+        for i, layer in enumerate(self.layers):
+            x, w = layer(x, mask, _row(head_mask, i))
             weights.append(w)
         return self.norm(x), weights
 
@@ -247,13 +268,15 @@ class Decoder(nn.Module):
 
     def forward(
         self, x: Tensor, memory: Tensor | None = None, tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None, self_head_mask: Tensor | None = None,
+        cross_head_mask: Tensor | None = None,
     ) -> tuple[Tensor, list[Tensor], list[Tensor | None]]:
-        """Returns (hidden (B, T, d), self weights [(B, h, T, T)], cross weights [(B, h, T, S) | None])."""
+        """``*_head_mask`` (N, h): the gates of every layer's heads. Returns (hidden (B, T, d),
+        self weights [(B, h, T, T)], cross weights [(B, h, T, S) | None])."""
         self_ws: list[Tensor] = []
         cross_ws: list[Tensor | None] = []
-        for layer in self.layers:
-            x, sw, cw = layer(x, memory, tgt_mask, memory_mask)
+        for i, layer in enumerate(self.layers):
+            x, sw, cw = layer(x, memory, tgt_mask, memory_mask, _row(self_head_mask, i), _row(cross_head_mask, i))
             self_ws.append(sw)
             cross_ws.append(cw)
         return self.norm(x), self_ws, cross_ws
@@ -333,6 +356,28 @@ def _generator(model: nn.Module, c: TransformerConfig, embedding: _Embedding) ->
     return generator
 
 
+@dataclass(frozen=True)
+class HeadMask:
+    """Head gates ξ of an encoder–decoder (Michel et al. 2019), one (N, h) tensor per attention
+    kind — 1 keeps a head, 0 zeroes its output before W^O; None leaves that kind untouched."""
+
+    encoder: Tensor | None = None
+    decoder: Tensor | None = None
+    cross: Tensor | None = None
+
+    @classmethod
+    def one_head_off(cls, config: TransformerConfig, kind: str, layer: int, head: int) -> "HeadMask":
+        """Every head on but ``head`` of ``layer`` in attention ``kind`` (encoder | decoder | cross)."""
+        if kind not in ("encoder", "decoder", "cross"):
+            raise ValueError(f"kind must be 'encoder', 'decoder' or 'cross', not {kind!r}")
+        n_layers = config.num_encoder_layers if kind == "encoder" else config.num_decoder_layers
+        if not (0 <= layer < n_layers and 0 <= head < config.n_heads):
+            raise ValueError(f"no head {head} in layer {layer} of the {kind} attention")
+        gates = torch.ones(n_layers, config.n_heads)
+        gates[layer, head] = 0.0
+        return cls(**{kind: gates})
+
+
 @dataclass
 class TransformerOutput:
     """Logits and every attention weight of one forward pass; attention tensors are
@@ -343,6 +388,12 @@ class TransformerOutput:
     encoder_attention: Tensor
     decoder_self_attention: Tensor
     cross_attention: Tensor
+
+
+def _gates(head_mask: HeadMask | None, kind: str, device: torch.device) -> Tensor | None:
+    """The (N, h) gates of attention ``kind`` on ``device``, or None."""
+    gates = None if head_mask is None else getattr(head_mask, kind)
+    return None if gates is None else gates.to(device)
 
 
 class Transformer(nn.Module):
@@ -366,29 +417,36 @@ class Transformer(nn.Module):
         """(B, T, T): padding mask & look-ahead mask."""
         return padding_mask(tgt, self.config.pad_id) & subsequent_mask(tgt.shape[1], tgt.device)
 
-    def encode(self, src: Tensor, src_mask: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
-        """(memory (B, S, d), encoder self-attention per layer). ``src_mask`` defaults to padding."""
+    def encode(
+        self, src: Tensor, src_mask: Tensor | None = None, head_mask: HeadMask | None = None
+    ) -> tuple[Tensor, list[Tensor]]:
+        """(memory (B, S, d), encoder self-attention per layer). ``src_mask`` defaults to padding;
+        ``head_mask`` switches heads off (its ``encoder`` gates)."""
         if src_mask is None:
             src_mask = self.source_mask(src)
-        return self.encoder(self.src_embed(src), src_mask)
+        return self.encoder(self.src_embed(src), src_mask, _gates(head_mask, "encoder", src.device))
 
     def decode(
-        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+        head_mask: HeadMask | None = None,
     ) -> tuple[Tensor, list[Tensor], list[Tensor | None]]:
         """Decoder hidden states (B, T, d) and its attention; ``tgt_mask`` defaults to
-        :meth:`target_mask`, ``src_mask`` (B, 1, S) to attending every memory position."""
+        :meth:`target_mask`, ``src_mask`` (B, 1, S) to attending every memory position;
+        ``head_mask`` switches heads off (its ``decoder`` and ``cross`` gates)."""
         if tgt_mask is None:
             tgt_mask = self.target_mask(tgt)
-        return self.decoder(self.tgt_embed(tgt), memory, tgt_mask, src_mask)
+        return self.decoder(self.tgt_embed(tgt), memory, tgt_mask, src_mask,
+                            _gates(head_mask, "decoder", tgt.device), _gates(head_mask, "cross", tgt.device))
 
     def run(
-        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+        head_mask: HeadMask | None = None,
     ) -> TransformerOutput:
-        """Teacher-forced pass keeping every attention weight."""
+        """Teacher-forced pass keeping every attention weight (``head_mask``: heads switched off)."""
         if src_mask is None:
             src_mask = self.source_mask(src)
-        memory, enc_w = self.encode(src, src_mask)
-        hidden, self_w, cross_w = self.decode(tgt, memory, src_mask, tgt_mask)
+        memory, enc_w = self.encode(src, src_mask, head_mask)
+        hidden, self_w, cross_w = self.decode(tgt, memory, src_mask, tgt_mask, head_mask)
         return TransformerOutput(
             logits=self.generator(hidden),
             encoder_attention=torch.stack(enc_w, 1),
