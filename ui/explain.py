@@ -1,0 +1,295 @@
+"""Click-to-explain on every attention heatmap: :func:`explained_chart` draws a heatmap whose
+cells can be clicked (viz_core.explain's invisible cell layer) and, under it, the derivation of
+the clicked weight — score, scaling, mask, softmax over its row — as a small table and a
+sentence. The numbers come from ``models.inference.explain``: the model that drew the heatmap,
+re-run on the same input; the table's last line checks them against the drawn weight.
+
+Pages call one ``*_chart`` function per figure (seq2seq, Transformer head, small-BERT heads,
+real-model head, a whole head of the one-head page); the ``*_cell`` functions cache one
+derivation per model family.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from models.inference.traces import CellExplanation, HeadWalkthrough
+from ui.export import PLOT
+from ui.grid import AVERAGE
+from ui.i18n import figure_texts, t
+from ui.tokens import md_escape
+from viz_core.explain import add_cell_layer, cell_of_point, outline_cell
+
+Explainer = Callable[[int, int], "CellExplanation | list[CellExplanation]"]
+#: Drawn weight and derivation must agree to this (float32 rounding of the same computation).
+TOLERANCE = 1e-5
+
+
+# --------------------------------------------------------------------------------------
+# Cached derivations, one per model family
+# --------------------------------------------------------------------------------------
+
+def _loaded(result):
+    """A ``load_model``-style result (model or one-line message) as the model, or ValueError."""
+    if isinstance(result, str):
+        raise ValueError(result)
+    return result
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def seq2seq_cell(name: str, text: str, output_tokens: tuple[str, ...], step: int, key: int,
+                 mode: str) -> CellExplanation:
+    """α[step, key] of an RNN checkpoint's decoding of ``text`` that emitted ``output_tokens``."""
+    from models.inference.explain import explain_seq2seq_cell
+    from models.nn.rnn_seq2seq import AttentionMode
+    from ui.seq2seq import load_model
+
+    return explain_seq2seq_cell(_loaded(load_model(name)), text, output_tokens, step, key, AttentionMode(mode))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def head_cell(name: str, kind: str, layer: int, head: int, query: int, key: int, src_ids: tuple[int, ...] | None,
+              tgt_ids: tuple[int, ...]) -> CellExplanation:
+    """α[query, key] of one head of a Transformer checkpoint (kind encoder/decoder/cross/lm)."""
+    from models.inference.explain import explain_head_cell
+    from ui.transformer import load_model
+
+    return explain_head_cell(_loaded(load_model(name)).model, kind, layer, head, query, key, src_ids, tgt_ids)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def bert_cell(name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, head: int, query: int,
+              key: int) -> CellExplanation:
+    """α[query, key] of one head of the small BERT on these pieces."""
+    from models.inference.explain import explain_bert_cell
+    from ui.bert import load_small_bert
+
+    return explain_bert_cell(_loaded(load_small_bert(name)).model, ids, segment_ids, layer, head, query, key)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def real_cells(path: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, heads: tuple[int, ...],
+               query: int, key: int) -> list[CellExplanation]:
+    """α[query, key] of ``heads`` of one layer of a real encoder (``path``: a ui.bert.RealModel's
+    key, '' = the installed MiniLM-L6) on these ids, from one forward pass."""
+    from models.inference.explain import explain_hf_heads
+    from ui.bert import load_real_model
+
+    return explain_hf_heads(_loaded(load_real_model(path)).model, ids, segment_ids, layer, heads, query, key)
+
+
+def each_head(explain: Callable[[int, int, int], CellExplanation], n_heads: int) -> Explainer:
+    """The explainer of an average over heads: one derivation per head (``explain(head, q, k)``)."""
+    return lambda q, k: [explain(h, q, k) for h in range(n_heads)]
+
+
+# --------------------------------------------------------------------------------------
+# The chart and the derivation
+# --------------------------------------------------------------------------------------
+
+def _num(x: float) -> str:
+    return "−∞" if np.isneginf(x) else f"{x:.4f}"
+
+
+def _steps(e: CellExplanation, drawn: float) -> pd.DataFrame:
+    """The clicked cell's derivation, one line per step (the formulas' numbers, as computed)."""
+    k = e.key_index
+    d = len(next(iter(e.terms.values())))
+    rows = [(t("explain.step.score"), t("explain.how.dims", formula=e.score_formula, d=d), _num(e.score))]
+    scaled = e.score / e.scale
+    rows.append((t("explain.step.scale"), t("explain.how.scale", scale=f"{e.scale:.3f}") if e.scale != 1
+                 else t("explain.how.noscale"), _num(scaled)))
+    if e.allowed[k]:
+        mask = t("explain.how.allowed")
+    elif e.position is not None:
+        mask = t("explain.how.window", p=f"{e.position:.2f}")
+    else:
+        mask = t("explain.how.blocked")
+    rows.append((t("explain.step.mask"), mask, _num(e.masked[k])))
+    finite = e.masked[np.isfinite(e.masked)]
+    top = float(finite.max())
+    den = float(np.exp(finite - top).sum())
+    num = float(np.exp(e.masked[k] - top)) if e.allowed[k] else 0.0
+    rows.append((t("explain.step.softmax"), t("explain.how.softmax", x=_num(e.masked[k]), m=f"{top:.4f}",
+                                              num=f"{num:.4f}", den=f"{den:.4f}", n=len(finite)),
+                 _num(e.softmax[k])))
+    if e.factor is not None:
+        rows.append((t("explain.step.gaussian"), t("explain.how.gaussian", factor=f"{e.factor[k]:.4f}",
+                                                   p=f"{e.position:.2f}"), _num(e.softmax[k] * e.factor[k])))
+    if e.after_softmax == "hard one-hot":
+        rows.append((t("explain.step.hard"), t("explain.how.hard"), _num(e.weights[k])))
+    rows.append((t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn)))
+    rows.append((t("explain.step.check"), t("explain.how.check", err=f"{e.error:.1e}"), _num(e.model_weights[k])))
+    # st.table renders its cells as markdown: "+ 0" would become a bullet, so every cell is escaped.
+    return pd.DataFrame([[md_escape(c) for c in r] for r in rows],
+                        columns=[t("explain.col.step"), t("explain.col.how"), t("explain.col.value")])
+
+
+def _row_table(e: CellExplanation, key_labels: Sequence[str]) -> pd.DataFrame:
+    """Every drawn key of the row: score, scaled, mask, softmax (and the final weight); ▶ marks the
+    clicked key. (A decoder's row may run past the drawn keys: those are masked, weight 0.)"""
+    n = min(len(key_labels), len(e.scores))
+    keys = [("▶ " if i == e.key_index else "") + f"{i} · {lab}" for i, lab in enumerate(key_labels[:n])]
+    frame = {t("explain.col.key"): keys, t("explain.col.score"): e.scores[:n],
+             t("explain.col.scaled"): e.scores[:n] / e.scale,
+             t("explain.col.mask"): ["+0" if a else "−∞" for a in e.allowed[:n]],
+             t("explain.col.softmax"): e.softmax[:n]}
+    if e.after_softmax:
+        frame[t("explain.col.weight")] = e.weights[:n]
+    return pd.DataFrame(frame)
+
+
+def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Sequence[str]) -> None:
+    """The derivation of a single head's (or RNN's) weight."""
+    st.table(_steps(e, drawn), hide_index=True, border="horizontal")
+    st.caption(md_escape(t("explain.sentence", key_token=key, query=query, score=f"{e.score:.4f}",
+                           n=int(e.allowed.sum()), weight=f"{e.weight:.4f}", drawn=f"{drawn:.4f}")))
+    if abs(e.weight - drawn) > TOLERANCE:
+        st.warning(t("explain.mismatch", err=f"{abs(e.weight - drawn):.1e}"))
+    with st.expander(t("explain.row")):
+        st.dataframe(_row_table(e, key_labels), hide_index=True, width="stretch")
+    with st.expander(t("explain.vectors")):
+        st.dataframe(pd.DataFrame(list(e.terms.values()), index=list(e.terms)), width="stretch")
+        st.caption(t("explain.vectors.sum", score=f"{e.score:.4f}"))
+
+
+def _average(heads: list[CellExplanation], drawn: float) -> None:
+    """The derivation of an average over heads: each head's weight of the cell, then the mean."""
+    st.caption(t("explain.average"))
+    mean = float(np.mean([e.weight for e in heads]))
+    frame = pd.DataFrame({t("explain.col.head"): [f"{e.head + 1}" for e in heads] + [t("explain.mean")],
+                          t("explain.col.score"): [_num(e.score) for e in heads] + [""],
+                          t("explain.col.scaled"): [_num(e.score / e.scale) for e in heads] + [""],
+                          t("explain.col.weight"): [_num(e.weight) for e in heads] + [_num(mean)]})
+    st.table(frame.map(md_escape), hide_index=True, border="horizontal")
+    if abs(mean - drawn) > TOLERANCE:
+        st.warning(t("explain.mismatch", err=f"{abs(mean - drawn):.1e}"))
+
+
+def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, query_tokens: Sequence[str],
+                    key_tokens: Sequence[str], context: Hashable) -> None:
+    """``st.plotly_chart(fig)`` with clickable cells and, below it, the derivation of the clicked
+    cell of the drawn matrix ``weights``.
+
+    ``explain(row, col)`` returns the cell's :class:`CellExplanation` (or one per head for an
+    average over heads); its query and key index ``query_tokens`` and ``key_tokens``. ``context``
+    identifies what the chart shows (model, input, layer, head …): a click is forgotten when it
+    changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col)."""
+    cell_key, ctx_key = f"{key}_cell", f"{key}_context"
+    if st.session_state.get(ctx_key) != context:
+        st.session_state[ctx_key] = context
+        st.session_state.pop(cell_key, None)
+    layer = add_cell_layer(fig)
+    w = np.asarray(weights)
+    if layer is None:
+        st.plotly_chart(fig, key=key, config=PLOT)
+        st.caption(t("explain.binned"))
+        return
+
+    def remember() -> None:
+        event = st.session_state.get(key) or {}
+        points = (event.get("selection") or {}).get("points") or []
+        st.session_state[cell_key] = cell_of_point(points, layer, w.shape[1])
+
+    cell = st.session_state.get(cell_key)
+    valid = cell is not None and 0 <= cell[0] < w.shape[0] and 0 <= cell[1] < w.shape[1]
+    if valid:
+        outline_cell(fig, *cell)
+    st.plotly_chart(fig, key=key, config=PLOT, on_select=remember, selection_mode="points")
+    if not valid:
+        st.caption(t("explain.hint"))
+        return
+    drawn = float(w[cell[0], cell[1]])
+    try:
+        result = explain(int(cell[0]), int(cell[1]))
+    except ValueError as exc:  # no model, a model without this kind of attention, a stale cell
+        st.warning(t("explain.failed", reason=str(exc)))
+        return
+    first = result[0] if isinstance(result, list) else result
+    query, key_token = query_tokens[first.query_index], key_tokens[first.key_index]
+    where = "" if first.layer < 0 else t("explain.where.layer", layer=first.layer + 1) if isinstance(result, list) \
+        else t("explain.where.head", layer=first.layer + 1, head=first.head + 1)
+    st.markdown("**" + md_escape(t("explain.title", weight=f"{drawn:.4f}", query=query, row=first.query_index,
+                                   key_token=key_token, col=first.key_index) + where) + "**")
+    if isinstance(result, list):
+        _average(result, drawn)
+    else:
+        _one(result, drawn, query, key_token, key_tokens)
+
+
+# --------------------------------------------------------------------------------------
+# One call per page figure
+# --------------------------------------------------------------------------------------
+
+def seq2seq_chart(fig, key: str, trace, hyp, text: str) -> None:
+    """An RNN attention heatmap of hypothesis ``hyp`` of DecodingTrace ``trace`` (decoded from ``text``)."""
+    tokens = tuple(hyp.tokens)
+    explained_chart(fig, key, hyp.attention,
+                    lambda q, k: seq2seq_cell(trace.model, text, tokens, q, k, trace.mode),
+                    query_tokens=tokens, key_tokens=trace.src_tokens, context=(trace.model, text, trace.mode, tokens))
+
+
+def head_chart(fig, key: str, matrix: np.ndarray, name: str, kind: str, layer: int, head: int, n_heads: int, *,
+               query_tokens: Sequence[str], key_tokens: Sequence[str], src_ids: Sequence[int] | None,
+               tgt_ids: Sequence[int]) -> None:
+    """One head's heatmap (or the average over heads, ``head`` = ui.grid.AVERAGE) of a Transformer
+    checkpoint ``name``: attention ``kind`` (encoder/decoder/cross/lm) on these ids."""
+    src, tgt = (tuple(src_ids) if src_ids is not None else None), tuple(tgt_ids)
+
+    def one(h: int, q: int, k: int) -> CellExplanation:
+        return head_cell(name, kind, layer, h, q, k, src, tgt)
+
+    explain = each_head(one, n_heads) if head == AVERAGE else (lambda q, k: one(head, q, k))
+    explained_chart(fig, key, matrix, explain, query_tokens=query_tokens, key_tokens=key_tokens,
+                    context=(name, kind, layer, head, src, tgt))
+
+
+def bert_heads_chart(fig, key: str, attention: np.ndarray, name: str, ids: Sequence[int],
+                     segment_ids: Sequence[int], tokens: Sequence[str], focus: int, direction: str) -> None:
+    """viz_core.bert.special_attention_figure of the small BERT ``name`` (rows: every layer and
+    head; columns: tokens): ``direction`` "from" explains α[focus, column], "to" α[column, focus]."""
+    n_layers, n_heads, n, _ = attention.shape
+    drawn = (attention[:, :, focus, :] if direction == "from" else attention[:, :, :, focus]).reshape(-1, n)
+    ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
+
+    def explain(row: int, col: int) -> CellExplanation:
+        layer, head = divmod(row, n_heads)
+        query, key_index = (focus, col) if direction == "from" else (col, focus)
+        return bert_cell(name, ids_t, seg_t, layer, head, query, key_index)
+
+    explained_chart(fig, key, drawn, explain, query_tokens=tokens, key_tokens=tokens,
+                    context=(name, ids_t, seg_t, focus, direction))
+
+
+def real_head_chart(fig, key: str, matrix: np.ndarray, path: str, ids: Sequence[int], segment_ids: Sequence[int],
+                    tokens: Sequence[str], layer: int, head: int | None, n_heads: int) -> None:
+    """One head (or, with ``head`` None, the layer's average over heads) of a real encoder
+    (``path`` '' = the installed MiniLM-L6) on the trace's ``ids``."""
+    ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
+    heads = tuple(range(n_heads)) if head is None else (head,)
+
+    def explain(q: int, k: int) -> CellExplanation | list[CellExplanation]:
+        cells = real_cells(path, ids_t, seg_t, layer, heads, q, k)
+        return cells if head is None else cells[0]
+
+    explained_chart(fig, key, matrix, explain, query_tokens=tokens, key_tokens=tokens,
+                    context=(path, ids_t, seg_t, layer, head))
+
+
+def whole_head(walk: Callable[[int], HeadWalkthrough], n_queries: int, key: str, context: Hashable,
+               title: str) -> None:
+    """Every query's row of one head, from its walkthroughs ``walk(query)`` (the model's own rows),
+    as a clickable heatmap: a click explains that cell from the same walkthrough."""
+    from models.inference.explain import from_walkthrough
+    from viz_core.transformer import attention_matrix_figure
+
+    walks = [walk(q) for q in range(n_queries)]
+    matrix = np.stack([w.model_weights for w in walks])
+    blocked = ~np.stack([w.allowed for w in walks])
+    keys, queries = walks[0].key_tokens, walks[0].query_tokens
+    fig = attention_matrix_figure(matrix, keys, queries, blocked=blocked, title=title, texts=figure_texts())
+    explained_chart(fig, key, matrix, lambda q, k: from_walkthrough(walks[q], k), query_tokens=queries,
+                    key_tokens=keys, context=context)
