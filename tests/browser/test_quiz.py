@@ -1,0 +1,43 @@
+"""The quiz flow in a real browser: on the seq2seq page, turn on "Quiz: predict, then reveal" in the
+Options, see step 1's α bars hidden, click the source word the model attends to most, see the
+reveal and the score, and step on: the next step is hidden again."""
+from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.test_quiz import EN, _reference_trace
+
+GUESSES = "[class*='st-key-s2s_quiz_']:not(.st-key-s2s_quiz_kind):not(.st-key-s2s_quiz_reset) button"
+
+
+def test_guess_a_source_word_on_the_seq2seq_page(open_page):
+    trace = _reference_trace()  # the model's α, computed here without the page
+    alpha, best = trace.best.attention, int(trace.best.attention[0].argmax())
+    page = open_page("Seq2seq_attention")
+    page.wait_for_selector(".st-key-bars .main-svg", timeout=60_000)
+
+    page.get_by_role("button", name=EN["p2.options"]).click()
+    page.get_by_text(EN["quiz.toggle"]).click()
+    wait_for_app(page)
+    page.keyboard.press("Escape")  # close the popover
+    page.get_by_text(EN["quiz.ask.look"].format(step=1).replace("**", "")).wait_for(timeout=60_000)
+    assert page.locator(".st-key-bars").count() == 0  # the step's α is hidden …
+    assert page.locator(".st-key-topk").count() == 0  # … and its top-k
+    assert page.locator(".st-key-heatmap .main-svg").count() > 0  # the main figure stays (its rows blank)
+    page.get_by_text(EN["quiz.score"].format(right=0, total=0)).wait_for()
+
+    page.locator(GUESSES).nth(best).click()  # the right source word
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-bars .main-svg", timeout=60_000)  # revealed
+    revealed = page.locator("[data-testid='stAlertContentSuccess']").first.inner_text()
+    assert EN["quiz.right"] in revealed
+    assert f"“{trace.src_tokens[best]}” (α = {alpha[0, best]:.2f})" in revealed  # the model's answer, its α
+    page.get_by_text(EN["quiz.score"].format(right=1, total=1)).wait_for()
+    save_screenshot(page, "quiz_seq2seq")
+
+    page.get_by_role("button", name="Next").click()  # on to step 2: hidden again
+    page.get_by_text(EN["quiz.ask.look"].format(step=2).replace("**", "")).wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert page.locator(".st-key-bars").count() == 0
+    page.locator(GUESSES).nth(int(alpha[1].argmin())).click()  # a wrong one
+    wait_for_app(page)
+    page.get_by_text(EN["quiz.score"].format(right=1, total=2)).wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stAlertContentWarning']").filter(has_text=EN["quiz.wrong"]).count() == 1
+    assert_no_error(page)
