@@ -1,0 +1,108 @@
+"""Present: a deck of views from any page as slides, one at a time and full screen; ←/→ and
+PageUp/PageDown walk through the decoding steps and on to the next slide; offline."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.deck import Deck, DeckError, deck_json, parse_deck, ready_decks, session_slides
+from ui.frame import page_frame, page_text
+from ui.i18n import current, t
+from ui.slides import RENDERERS, SlideProblem, SlideView, prepare, slide_controls, slide_frame, slide_step, start
+from ui.state import checked, url_check
+from ui.tokens import md_escape
+from viz_core.export import safe_filename
+
+READY = ready_decks(pages=RENDERERS)
+SESSION, UPLOAD = "session", "upload"
+UPLOADED = "deck_uploaded"  # session key of the last good uploaded Deck
+DECKS = [*READY, SESSION, UPLOAD]
+
+
+def deck_label(deck_id: str) -> str:
+    return READY[deck_id].title if deck_id in READY else t(f"p9.deck.{deck_id}")
+
+
+def chosen_deck(deck_id: str) -> Deck | None:
+    """The deck ``deck_id`` names (None: the session's or the uploaded deck is still empty)."""
+    if deck_id == SESSION:
+        slides = session_slides()
+        return Deck(t("p9.my_deck"), tuple(slides)) if slides else None
+    if deck_id == UPLOAD:
+        return st.session_state.get(UPLOADED)
+    return READY[deck_id]
+
+
+def page_label(stem: str) -> str:
+    return page_text(f"pages/{stem}.py")[0]
+
+
+def default_deck() -> str:
+    """The session's deck once it has slides, else the ready-made deck in the reader's language
+    (a file named …_zh.json is the 中文 one), else the first."""
+    if session_slides():
+        return SESSION
+    return next((d for d in READY if d.endswith(f"_{current()}")), DECKS[0])
+
+
+deck_id = url_check("deck", DECKS, t("p9.url.deck")) or default_deck()
+deck = chosen_deck(deck_id)
+
+# ------------------------------------------------------------------------------------------------
+# Presenting: one slide, full screen, the keys move through its steps and on (?slide=N&step=M)
+# ------------------------------------------------------------------------------------------------
+if "slide" in st.query_params and deck is not None:
+    slide_frame(deck.title)
+    n = len(deck.slides)
+    raw = url_check("slide", lambda v: v.isdigit() and 1 <= int(v) <= n, t("p9.url.slide"), t("p9.url.slide_first"))
+    number = int(raw) if raw is not None else 1
+    st.query_params["slide"] = str(number)
+    slide = deck.slides[number - 1]
+    try:
+        view = prepare(slide.page, slide.params)
+    except SlideProblem as exc:  # drawn as a one-step slide that says why, so the keys still move on
+        view = SlideView(1, 0, lambda _, message=str(exc): st.warning(message))
+    step = slide_step(number, view)
+    slide_controls(slide.title or page_label(slide.page), n, number, step, view.n_steps)
+    for note in view.notes:
+        st.caption(note)
+    view.draw(step)
+    st.stop()
+
+# ------------------------------------------------------------------------------------------------
+# The deck: choose, upload, look through, download, start
+# ------------------------------------------------------------------------------------------------
+page_frame(t("nav.12"), icon="📽️", intro=t("p9.intro"))
+if "slide" in st.query_params:  # a link to present a deck this session does not have
+    st.info(t("p9.nothing_linked"), icon=":material/link_off:")
+    del st.query_params["slide"]
+
+
+def _picked() -> None:
+    st.query_params["deck"] = st.session_state["present_pick"]
+
+
+checked(st.radio, t("p9.deck"), DECKS, index=DECKS.index(deck_id), format_func=deck_label, key="present_pick",
+         on_change=_picked, horizontal=True)
+if deck_id == UPLOAD:
+    upload = st.file_uploader(t("p9.upload"), type=["json"], key="present_upload")
+    if upload is not None:
+        try:
+            st.session_state[UPLOADED] = deck = parse_deck(upload.getvalue(), RENDERERS)
+        except DeckError as exc:
+            st.warning(t("p9.bad_file", reason=md_escape(str(exc))))
+if deck is None:
+    st.info(t("p9.no_slides" if deck_id == SESSION else "p9.choose_file"))
+    st.stop()
+
+st.subheader(deck.title or t("p9.untitled"))
+c1, c2, c3 = st.columns([1, 1, 2])
+c1.button(t("p9.present"), key="present_start", type="primary", icon=":material/slideshow:", on_click=start,
+          args=(deck_id,), width="stretch")
+c2.download_button(t("p9.download"), data=deck_json(deck), file_name=f"{safe_filename(deck.title)}.json",
+                   mime="application/json", key="present_download", icon=":material/download:", on_click="ignore",
+                   width="stretch")
+if deck_id == SESSION:
+    c3.button(t("p9.remove_last"), key="present_pop", on_click=lambda: session_slides().pop(), icon=":material/undo:")
+st.dataframe([{t("p9.col.slide"): i, t("p9.col.page"): page_label(s.page), t("p9.col.title"): s.title,
+               t("p9.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
+              for i, s in enumerate(deck.slides, start=1)], hide_index=True, width="stretch")

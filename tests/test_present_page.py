@@ -1,0 +1,150 @@
+"""The Present page (AppTest): a ready-made deck presented and walked with the step control (steps,
+then the next slide, the slide and step in the URL), a bad slide number falls back to slide 1
+with a notice, a bad upload is refused with the format's message and a good one is presented,
+and a slide's refused value is noted, never an error."""
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import APPTEST_TIMEOUT, ROOT
+from ui.deck import FORMAT, Deck, Slide, deck_json
+
+PAGE = str(ROOT / "pages" / "12_Present.py")
+TEACHING = "1_teaching_order"
+
+
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [i.value for i in at.info] + [c.value for c in at.caption])
+
+
+def test_ready_made_deck_presented_and_walked():
+    at = _app()
+    assert not at.exception
+    at.button(key="present_start").click().run()
+    assert not at.exception
+    assert at.query_params["deck"] == TEACHING and at.query_params["slide"] == "1"
+    assert at.query_params["step"] == "1"
+    assert "1 / 10" in _texts(at) and "step 1 / 9" in _texts(at)
+    assert at.button(key="slide_prev").disabled  # the first step of the first slide
+    for step in range(2, 10):  # slide 1's nine decoding steps, then on to slide 2
+        at.button(key="slide_next").click().run()
+        assert at.query_params["slide"] == "1" and at.query_params["step"] == str(step)
+    at.button(key="slide_pgdn").click().run()  # the clicker's PageDown: past the last step
+    assert not at.exception
+    assert at.query_params["slide"] == "2" and at.query_params["step"] == "1"
+    assert "2 / 10" in _texts(at)
+    at.button(key="slide_pgup").click().run()  # back: slide 1 at its last step
+    assert at.query_params["slide"] == "1" and at.query_params["step"] == "9"
+    at.button(key="slide_end").click().run()  # Esc: back to the deck's overview
+    assert "slide" not in at.query_params
+    assert at.button(key="present_start")
+
+
+def test_link_to_a_slide_and_step():
+    at = _app(deck=TEACHING, slide="9", step="4")
+    assert not at.exception
+    assert "9 / 10" in _texts(at) and "step 4 / 6" in _texts(at)
+    for _ in range(3):
+        at.button(key="slide_next").click().run()
+    assert at.query_params["slide"] == "10" and "step" not in at.query_params  # slide 10 has no steps
+    assert at.button(key="slide_next").disabled
+
+
+def test_bad_slide_numbers_fall_back_to_slide_one():
+    for bad in ("99", "0", "-1", "abc", "1.5", "<b>x</b>"):
+        at = _app(deck=TEACHING, slide=bad)
+        assert not at.exception, bad
+        assert any("slide number" in i.value and "slide 1" in i.value for i in at.info), bad
+        assert at.query_params["slide"] == "1" and "1 / 10" in _texts(at)
+    at = _app(deck=TEACHING, slide="2", step="999")  # a stale step: the slide's own step
+    assert at.query_params["step"] == "1"
+
+
+def test_unknown_deck_falls_back_with_a_notice():
+    at = _app(deck="no-such-deck")
+    assert not at.exception
+    assert any("deck" in i.value and "no\\-such\\-deck" in i.value for i in at.info)
+    assert at.radio(key="present_pick").value == TEACHING
+
+
+def test_bad_upload_is_refused_and_a_good_one_presented():
+    at = _app(deck="upload")
+    for content, words in ((b"{oops", "not valid JSON"), (b'{"format": "pptx"}', FORMAT),
+                           (json.dumps({"format": FORMAT, "version": 1, "slides": [{"page": "nope"}]}).encode(),
+                            "not a page a slide can show")):
+        at.file_uploader(key="present_upload").set_value(("deck.json", content, "application/json")).run()
+        assert not at.exception
+        assert any(words.replace(".", "\\.").replace("-", "\\-") in w.value for w in at.warning), words
+        assert len(at.button) == 0  # nothing to present
+    good = Deck("Mine", (Slide("2_Seq2seq_attention", {"s2s_model": "Luong dot", "s2s_step": "2"}, "One"),))
+    at.file_uploader(key="present_upload").set_value(("mine.json", deck_json(good).encode(), "application/json"))
+    at.run()
+    assert not at.warning
+    at.button(key="present_start").click().run()
+    assert not at.exception
+    assert "step 2 /" in _texts(at) and "Luong dot" in _texts(at)
+
+
+def test_refused_slide_value_is_noted_not_an_error():
+    bad = Deck("Bad values", (
+        Slide("2_Seq2seq_attention", {"s2s_model": "<i>gone</i>", "s2s_step": "999"}),
+        Slide("4_Transformer_translation", {"tf_text": ""}),  # unusable input: the slide says why
+    ))
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.session_state["deck_uploaded"] = bad
+    at.query_params.update(deck="upload", slide="1")
+    at.run()
+    assert not at.exception and not at.error
+    notes = _texts(at)
+    assert "This slide's model" in notes and "gone" in notes
+    assert "step “999”" in notes and "Bahdanau" in notes  # the page's default model
+    at.query_params["slide"] = "2"
+    at.run()
+    assert not at.exception and not at.error and len(at.warning) == 1
+    assert not at.button(key="slide_prev").disabled  # the keys still move on from a problem slide
+
+
+def test_english_deck_presented_in_chinese():
+    """The ready-made deck's values are English labels; read in 中文 they still name the same
+    models, attentions, layers and heads (no slide falls back), and the controls speak 中文."""
+    for slide in ("4", "5"):
+        at = _app(deck=TEACHING, slide=slide, lang="zh")
+        assert not at.exception
+        assert not at.caption, [c.value for c in at.caption]  # no refused value
+        assert "第 1 / 9 步" in _texts(at)
+    at = _app(deck=TEACHING, slide="1", lang="zh")
+    assert not at.caption and "Bahdanau" not in _texts(at)  # the deck's model, not the page's default
+
+
+def test_chinese_reader_gets_the_chinese_deck_by_default():
+    at = _app(lang="zh")
+    assert not at.exception
+    assert at.radio(key="present_pick").value == "2_teaching_order_zh"
+    assert at.title[0].value == "演示"
+
+
+def test_add_this_view_records_the_page_and_every_url_setting():
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(s2s_model="Luong dot", s2s_text="the red car is small .", s2s_step="3")
+    at.run()
+    assert not at.exception
+    at.button(key="deck_add").click().run()
+    slides = at.session_state["deck_slides"]
+    assert len(slides) == 1 and slides[0].page == "2_Seq2seq_attention"
+    assert {"s2s_model": "Luong dot", "s2s_text": "the red car is small .", "s2s_step": "3"}.items() \
+        <= slides[0].params.items()
+    present = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    present.session_state["deck_slides"] = slides  # the same session's deck on the Present page
+    present.run()
+    assert present.radio(key="present_pick").value == "session"
+    present.button(key="present_start").click().run()
+    assert "step 3 /" in _texts(present) and "Luong dot" in _texts(present)

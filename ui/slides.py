@@ -1,0 +1,568 @@
+"""Slide renderers: one per page, each turns a slide's URL values (ui.deck.Slide.params) into that
+page's main figure, full width and lettered for a projector, with the same cached runs and
+viz_core builders the page uses.
+
+A renderer reads the values as the page reads its link (the URL string of a choice is its label;
+a value the page would refuse falls back to the page's default, with a one-line note) and returns
+a :class:`SlideView`: how many steps the slide has, the step it starts at, and ``draw(t)``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+import streamlit as st
+
+from ui.export import PLOT_NO_BAR
+from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
+from ui.i18n import LANGUAGES, current, reading, text
+from ui.i18n import t as tr  # t is the step in the slides' draw(t)
+from ui.state import quoted
+from ui.tokens import md_escape
+from viz_core.labels import safe_label
+from viz_core.style import LINE_EM, TITLE_FONT_SIZE, title_dict
+
+T = TypeVar("T")
+SLIDE_HEIGHT = 540  # px of a slide's figure on a 720 px screen (CSS lets it fill a taller one); ticks plan for it
+PLAN_WIDTH = 1200  # px a slide's ticks and titles are planned for (the figure spans the screen)
+FONT, TITLE_FONT, TICK_FONT = 20, 26, 18  # larger than a page's 16/20/16: read from the back row
+
+
+class SlideProblem(Exception):
+    """A slide that cannot be drawn (a missing model, unusable input): the message says why."""
+
+
+@dataclass
+class SlideView:
+    """A prepared slide: ``n_steps`` (1 when the page has no steps), the slide's own step
+    ``start`` (0-based), ``draw(t)`` and the notes on refused values."""
+
+    n_steps: int
+    start: int
+    draw: Callable[[int], None]
+    notes: list[str] = field(default_factory=list)
+
+
+class SlideParams:
+    """A slide's URL values, read the way each page reads its link."""
+
+    def __init__(self, params: Mapping[str, str | list[str]]) -> None:
+        self._params = params
+        self.notes: list[str] = []
+
+    def raw(self, key: str) -> str | None:
+        value = self._params.get(key)
+        if isinstance(value, list):
+            return value[-1] if value else None
+        return value
+
+    def refuse(self, what: str, raw: str, instead: str | None = None) -> None:
+        """Note a refused value; ``what`` is the string id of what it sets (the page's own URL notice's)."""
+        self.notes.append(tr("slide.refused", what=tr(what), raw=quoted(raw), instead=instead or tr("slide.default")))
+
+    def option(self, key: str, options: Iterable[T], default: T, what: str,
+               format_func: Callable[[T], Any] = str) -> T:
+        """The option whose label (the URL string of a selectbox, radio, pills …) is the value, in
+        the reader's language or the one the view was saved in."""
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        options = list(options)
+        for lang in sorted(LANGUAGES, key=lambda lang: lang != current()):  # the reader's first
+            with reading(lang):
+                match = next((o for o in options if str(format_func(o)) == raw), None)
+            if match is not None:
+                return match
+        self.refuse(what, raw)
+        return default
+
+    def number(self, key: str, low: float, high: float, default: float, what: str) -> float:
+        """A slider's or number input's value in [low, high]."""
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = float("nan")
+        if not low <= value <= high:
+            self.refuse(what, raw)
+            return default
+        return value
+
+    def text(self, key: str, default: str, limit: int = 10_000) -> str:
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        if len(raw) > limit:
+            self.refuse("p2.url.text", raw, tr("slide.first_chars", n=limit))
+        return raw[:limit]
+
+    def flag(self, key: str, default: bool, what: str) -> bool:
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        if raw.lower() not in ("true", "false"):
+            self.refuse(what, raw)
+            return default
+        return raw.lower() == "true"
+
+    def step(self, key: str, n_steps: int) -> int:
+        """The slide's own step (``{key}_step``, 1-based in the URL) as a 0-based index."""
+        raw = self.raw(f"{key}_step")
+        if raw is None:
+            return 0
+        if not raw.isdigit() or not 1 <= int(raw) <= n_steps:
+            self.refuse("slide.what.step", raw, tr("step.first"))
+            return 0
+        return int(raw) - 1
+
+    def topic(self, default: str, drawn: Iterable[str]) -> str:
+        """The string id of the page's tab (``?topic=`` is its title, in either language) if a slide
+        of the page draws it, else ``default`` with a note."""
+        raw = self.raw("topic")
+        if raw is None:
+            return default
+        tab = next((i for i in drawn if raw in (text(i, lang) for lang in LANGUAGES)), None)
+        if tab is None:
+            self.notes.append(tr("slide.other_topic", shown=tr(default), raw=quoted(raw)))
+        return tab or default
+
+    def layer_head(self, key: str, n_layers: int, n_heads: int, average: bool = True) -> tuple[int, int]:
+        """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3")."""
+        heads = list(range(n_heads)) + ([AVERAGE] if average else [])
+        return (self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", _layer_label),
+                self.option(f"{key}_head", heads, 0, "grid.head_what", _head_label))
+
+    def view(self, n_steps: int, start: int, draw: Callable[[int], None]) -> SlideView:
+        return SlideView(n_steps, start, draw, self.notes)
+
+
+def show_figure(fig: Any) -> None:
+    """Draw ``fig`` across the slide at the slide's height, with larger text, its title re-wrapped
+    for the slide's width and square heatmap cells let go (the screen is wider than tall); no mode bar."""
+    text = fig.layout.title.text
+    if text:  # wrapping for font f at width W is wrapping for the style's font at W · size / f
+        _, before = title_dict(text, float("inf"))  # the room the builder left for the title as it was wrapped
+        title, top = title_dict(text.replace("<br>", " "), PLAN_WIDTH * TITLE_FONT_SIZE / TITLE_FONT)
+        title["font"]["size"] = TITLE_FONT
+        margin = fig.layout.margin.t if fig.layout.margin.t is not None else before
+        above = [a.text.count("<br>") + 1 for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 1]
+        room = max(margin - before, max(above, default=0) * LINE_EM * TICK_FONT)  # subplot titles over the plots
+        fig.update_layout(title=title, margin_t=int(room + top * TITLE_FONT / TITLE_FONT_SIZE))
+    fig.update_layout(width=None, height=None, autosize=True, font_size=FONT, hoverlabel_font_size=FONT)
+    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=FONT)
+    fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=FONT, scaleanchor=None)
+    fig.update_annotations(font_size=TICK_FONT)  # subplot titles
+    st.plotly_chart(fig, key="slide_figure", config=PLOT_NO_BAR, width="stretch", height="stretch")
+
+
+def _line(*parts: str) -> None:
+    """One line of user text above the figure, escaped (never markdown), cut with … where too long."""
+    st.container(key="slide_line").markdown(" · ".join(md_escape(p) for p in parts if p))
+
+
+def _model(choices: Callable[[], list[tuple[str, str]]], p: SlideParams, key: str, default: str | None,
+           loader: Callable):
+    """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
+    in the language being read, the label is the URL value; ``default`` None: the first."""
+    names = [name for name, _ in choices()]
+    if not names:
+        raise SlideProblem(tr("slide.no_models"))
+    name = p.option(key, names, default if default in names else names[0], "p2.url.model",
+                    lambda n: dict(choices())[n])
+    loaded = loader(name)
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    return name, dict(choices())[name], loaded
+
+
+def _input_error() -> type[Exception]:
+    from models.inference.common import InputError
+
+    return InputError
+
+
+# ---------------------------------------------------------------------------------------------
+# One renderer per page
+# ---------------------------------------------------------------------------------------------
+
+def seq2seq_slide(p: SlideParams) -> SlideView:
+    """Seq2seq attention: the α heatmap up to the step (a model without attention: its top-k)."""
+    from corpora.en_fr import example_sentences
+    from models.inference.common import DEFAULT_LENGTH_PENALTY
+    from models.inference.traces import display_text
+    from ui.seq2seq import MODES, gold_alignment, load_model, model_choices, run_translation
+    from viz_core.seq2seq import attention_heatmap, topk_bars
+
+    name, label, loaded = _model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
+    text = p.text("s2s_text", example_sentences()[0])
+    beam = int(p.number("s2s_beam", 1, 8, 1, "p2.url.beam"))
+    mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
+    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
+    if loaded.model.cfg.attention != "luong":
+        mode = "soft"
+    try:
+        trace = run_translation(name, text, beam, mode, alpha)
+    except _input_error() as exc:
+        raise SlideProblem(str(exc)) from None
+    hyp = trace.best
+    gold = gold_alignment(trace)
+
+    def draw(t: int) -> None:
+        _line(label, f"{text} → {display_text(hyp.tokens[: t + 1])}")
+        if hyp.attention is None:
+            show_figure(topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
+                                  title=tr("slide.s2s.none", k=len(hyp.topk_tokens[t]), step=t + 1)))
+        else:
+            show_figure(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t, gold=gold,
+                                          src_unknown=trace.src_unknown, positions=hyp.positions,
+                                          width=PLAN_WIDTH, height=SLIDE_HEIGHT,
+                                          title=tr("slide.s2s.title", model=label)))
+
+    return p.view(len(hyp.tokens), p.step("s2s", len(hyp.tokens)), draw)
+
+
+def transformer_slide(p: SlideParams) -> SlideView:
+    """Transformer translation: one head (or the average) of the chosen attention at the step."""
+    from corpora.en_fr import example_sentences
+    from models.inference.common import DEFAULT_LENGTH_PENALTY
+    from ui.transformer import (KIND_LABELS, SHORT_LABELS, TOY_EXAMPLE, attention_of, load_model, run_translation,
+                                transformer_choices)
+    from viz_core.transformer import attention_matrix_figure
+
+    name, label, loaded = _model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr",
+                                 load_model)
+    text = p.text("tf_text", example_sentences()[0] if loaded.task == "en-fr" else TOY_EXAMPLE)
+    beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
+    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
+    kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
+    try:
+        trace = run_translation(name, text, beam, alpha)
+    except _input_error() as exc:
+        raise SlideProblem(str(exc)) from None
+    if not trace.tgt_tokens:
+        raise SlideProblem(tr("p4.no_tokens"))
+    layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
+
+    def draw(t: int) -> None:
+        weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
+        _line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
+        show_figure(attention_matrix_figure(
+            pick(weights, layer, head), keys, queries, blocked=blocked, step=step_row,
+            key_unknown=trace.src_unknown if kind != "decoder" else None, height=SLIDE_HEIGHT,
+            title=f"{SHORT_LABELS[kind]}: {head_name(layer, head)}",
+            x_title=tr("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
+            y_title=tr("p4.y.source" if kind == "encoder" else "p4.y.decoder")))
+
+    return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
+
+
+def head_slide(p: SlideParams) -> SlideView:
+    """Inside one head: q·kᵢ, ÷√d_k, the mask and the softmax for one query, as bars."""
+    from ui.transformer import HEAD_TEXT, KIND_LABELS, load_model, run_head_view, transformer_choices
+    from viz_core.transformer import chain_figure
+
+    name, label, loaded = _model(lambda: transformer_choices("encoder-decoder") + transformer_choices("decoder-only"),
+                                 p, "head_model", "tf-en-fr", load_model)
+    text = p.text("head_text", HEAD_TEXT.get(loaded.task, ""))
+    cfg = loaded.config
+    if loaded.kind == "decoder-only":
+        kind, n_layers = "lm", cfg.num_decoder_layers
+    else:
+        kind = p.option("head_kind", KIND_LABELS, "encoder", "p5.url.kind", KIND_LABELS.get)
+        n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
+    layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
+    scaled = p.flag("head_scale", True, "p5.url.scale")
+    try:
+        first = run_head_view(name, text, kind, layer, head, 0)
+    except _input_error() as exc:
+        raise SlideProblem(str(exc)) from None
+    queries = first.query_tokens
+    query = p.option("head_query", range(len(queries)), 0, "p5.url.query", lambda i: f"{i}: {queries[i]}")
+    view = run_head_view(name, text, kind, layer, head, query) if query else first
+
+    def draw(t: int) -> None:
+        _line(label, text)
+        weights = view.weights if scaled else view.unscaled_weights
+        show_figure(chain_figure(view.key_tokens, view.scores, view.scaled, view.allowed, weights, view.scale,
+                                 scaled, title=tr("slide.head.title", query=safe_label(queries[query], 30),
+                                                  layer=layer + 1, head=head + 1)))
+
+    return p.view(1, 0, draw)
+
+
+def generation_slide(p: SlideParams) -> SlideView:
+    """Generation: the causal self-attention of one head up to the step, the sampled token above it."""
+    from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, load_model, run_generation, transformer_choices
+    from viz_core.transformer import attention_matrix_figure, causal_mask
+
+    name, label, loaded = _model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
+    prompt = p.text("gen_text", GEN_EXAMPLES[0])
+    temperature = p.number("gen_temperature", 0, 2, 0.8, "p6.url.temperature")
+    top_k = p.option("gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: tr("p6.no_limit") if k == 0 else str(k))
+    max_new = int(p.number("gen_max_new", 1, 40, 20, "p6.url.max_new"))
+    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "p6.url.seed"))
+    try:
+        result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
+    except _input_error() as exc:
+        raise SlideProblem(str(exc)) from None
+    if not result.steps:
+        raise SlideProblem(tr("p6.nothing"))
+    layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
+
+    def draw(t: int) -> None:
+        step = result.steps[t]
+        seen = result.tokens[: step.position]
+        size = step.position
+        _line(label, " ".join(result.tokens[: len(result.prompt_tokens) + t]),
+              tr("slide.gen.samples", token=step.token, p=step.prob))
+        weights = result.attention[:, :, :size, :size]
+        show_figure(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
+                                            step=size - 1, height=SLIDE_HEIGHT,
+                                            title=tr("slide.gen.title", head=head_name(layer, head), step=t + 1),
+                                            x_title=tr("p6.x_key"), y_title=tr("p6.y_query")))
+
+    return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)
+
+
+def bert_slide(p: SlideParams) -> SlideView:
+    """BERT masking: the small BERT's predictions at every chosen position."""
+    from corpora.masking import NOT_CHOSEN, REFERENCE
+    from ui.bert import BERT_PAIR, RULE_LABELS, SMALL_BERT, analyse, load_small_bert, outcome_labels
+    from viz_core.bert import prediction_rows, predictions_figure
+
+    loaded = load_small_bert()
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    text_a = p.text("bert_a", BERT_PAIR[0])
+    text_b = p.text("bert_b", BERT_PAIR[1])
+    seed = int(p.number("bert_seed", 0, 10**9, 0, "p7.url.seed"))
+    draw_random = p.flag("bert_draw", True, "p7.url.draw")
+    rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "p7.url.rule", RULE_LABELS.get)
+    if not text_a.strip():
+        raise SlideProblem(tr("p7.empty"))
+    result = analyse(SMALL_BERT, text_a, text_b, seed, draw_random, (), rule)
+    masked = result.masked
+    rows = prediction_rows(np.flatnonzero(result.outcome != NOT_CHOSEN), result.tokens, result.input_tokens,
+                           outcome_labels(result.outcome, ()), result.top_tokens, masked.top_probs,
+                           masked.target_probs, masked.target_rank)
+    if not rows:
+        raise SlideProblem(tr("slide.bert.none"))
+
+    def draw(t: int) -> None:
+        _line("A: " + text_a, "B: " + text_b if text_b else "", tr("slide.bert.seed", seed=seed))
+        hits = sum(r.original_rank == 0 for r in rows)
+        show_figure(predictions_figure(rows[:8], title=tr("slide.bert.title", hits=hits, n=len(rows))))
+
+    return p.view(1, 0, draw)
+
+
+def real_model_slide(p: SlideParams) -> SlideView:
+    """Real model explorer: one head of MiniLM-L6 (the installed model) on the slide's text."""
+    from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS
+    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_TEXT, load_real_model, real_trace
+    from ui.work_queue import heavy_slot
+    from viz_core.bert import explorer_head_figures
+
+    model = load_real_model("")
+    if isinstance(model, str):
+        raise SlideProblem(model)
+    text = p.text("real_text", REAL_TEXT, 20_000)
+    text_b = p.text("real_text_b", "")
+    max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "p8.url.max")
+    scale = p.option("real_scale", REAL_SHADES, "absolute", "p8.url.shade", REAL_SHADES.get)
+    if not text.strip():
+        raise SlideProblem(tr("p8.empty"))
+    try:
+        with heavy_slot("The model run"):  # one heavy request at a time server-wide, as on the page
+            trace = real_trace(model.key, text, text_b, int(max_tokens))
+    except ValueError as exc:
+        raise SlideProblem(str(exc)) from None
+    n_layers, n_heads = trace.attention.shape[:2]
+    layer, head = p.layer_head("real", n_layers, n_heads, average=False)
+
+    def draw(t: int) -> None:
+        _line(DEFAULT_MODEL_LABEL, tr("slide.real.tokens", n=len(trace.tokens)),
+              text[:120] + ("…" if len(text) > 120 else ""))
+        one, _ = explorer_head_figures(trace.attention[layer], head, trace.tokens, scale=scale)
+        one.figure.update_layout(title_text=tr("slide.real.title", layer=layer + 1, head=head + 1))
+        show_figure(one.figure)
+
+    return p.view(1, 0, draw)
+
+
+def positional_slide(p: SlideParams) -> SlideView:
+    """Positional encoding: the sinusoid table, or (topic "Similarity and rotation") tf-en-fr's
+    position-only attention score."""
+    from ui.positional import SCORE_MODEL, model_scores, score_model, sinusoids
+    from viz_core.positional import pe_heatmap_figure, position_score_figure
+
+    topic = p.topic("p3.tab.sinusoids", ("p3.tab.sinusoids", "p3.tab.rotation"))
+    if topic == "p3.tab.rotation":
+        loaded = score_model()
+        if isinstance(loaded, str):
+            raise SlideProblem(loaded)
+        layers = loaded.model.encoder.layers
+        layer = p.option("rot_tf_layer", range(len(layers)), 0, "slide.what.layer")
+        head = int(p.number("rot_tf_head", 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
+        scores = model_scores(SCORE_MODEL, layer, head - 1).scores
+
+        def draw(t: int) -> None:
+            show_figure(position_score_figure(scores, title=tr("slide.pe.scores", model=SCORE_MODEL, layer=layer,
+                                                               head=head)))
+
+        return p.view(1, 0, draw)
+    d_model = int(p.number("pe_d", 8, 512, 64, "slide.what.d_model"))
+    length = int(p.number("pe_len", 10, 400, 100, "slide.what.length"))
+    pe = sinusoids(length, d_model).pe
+
+    def draw(t: int) -> None:
+        show_figure(pe_heatmap_figure(pe, title=tr("slide.pe.title", length=length, d=d_model)))
+
+    return p.view(1, 0, draw)
+
+
+def foundations_slide(p: SlideParams) -> SlideView:
+    """Attention from scratch: Nadaraya–Watson kernel regression, the fitted curves."""
+    from models.lessons import kernel_regression as kr
+    from ui.foundations import parametric, toy_data
+    from viz_core.foundations import kernel_fit_figure
+
+    p.topic("p1.tab.kr", ("p1.tab.kr",))
+    n_train = int(p.number("kr_n", 10, 100, 50, "slide.what.n_train"))
+    noise = p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise")
+    bandwidth = p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth")
+    steps = int(p.number("kr_steps", 0, 500, 200, "slide.what.steps"))
+    lr = p.number("kr_lr", 0.05, 2.0, 0.5, "slide.what.lr")
+    seed = int(p.number("kr_seed", 0, 1_000_000, 0, "p6.url.seed"))
+    data = toy_data(n_train, noise, seed)
+    fits = {"average": kr.average_pooling(data), "gaussian": kr.gaussian_pooling(data, bandwidth),
+            "parametric": parametric(n_train, noise, seed, steps, lr)}
+
+    def draw(t: int) -> None:
+        show_figure(kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
+                                      {k: (r.name, r.y_hat) for k, r in fits.items()}, highlight="gaussian",
+                                      title=tr("slide.kr.title")))
+
+    return p.view(1, 0, draw)
+
+
+# Page file stem → its renderer: every page of the lab can be a slide.
+RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
+    "1_Attention_from_scratch": foundations_slide,
+    "2_Seq2seq_attention": seq2seq_slide,
+    "3_Positional_encoding": positional_slide,
+    "4_Transformer_translation": transformer_slide,
+    "5_Inside_one_head": head_slide,
+    "6_Generation": generation_slide,
+    "7_BERT_masking": bert_slide,
+    "8_Real_model_explorer": real_model_slide,
+}
+
+
+def prepare(page: str, params: Mapping[str, str | list[str]]) -> SlideView:
+    """The slide of ``page`` for ``params``; raises SlideProblem when it cannot be drawn."""
+    if page not in RENDERERS:
+        raise SlideProblem(tr("slide.no_renderer", page=page))
+    return RENDERERS[page](SlideParams(params))
+
+
+# ---------------------------------------------------------------------------------------------
+# Presenting: the full-screen frame, the position in the deck and the clicker's keys
+# ---------------------------------------------------------------------------------------------
+
+START, END = "start", "end"  # a slide entered forwards starts at its own step, backwards at its last
+_AT = "present_at"  # session key: (slide number, step index or START/END)
+
+_SLIDE_CSS = """
+<style>
+/* Presenting: no sidebar, header or toolbar; the slide spans the screen; large text. */
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
+[data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
+.block-container { padding: 0.5rem 1rem 0 1rem !important; max-width: 100% !important; }
+[data-testid="stMarkdownContainer"] p { font-size: 1.3rem; }
+.st-key-slide_pgup, .st-key-slide_pgdn { display: none !important; }
+/* The slide is one screen: the figure takes the height that the title, the controls and the
+   line of text above it leave. */
+[data-testid="stMainBlockContainer"] { height: 100vh; }
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] { height: 100%; }
+.st-key-slide_figure { flex: 1 1 0 !important; min-height: 300px; }
+.st-key-slide_title h3, .st-key-slide_line p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+</style>
+"""
+
+
+def slide_frame(title: str) -> None:
+    """The frame of a presented slide: page config (local icon: no font server), no sidebar, no
+    header, no toolbar, full width (constant CSS, never user text)."""
+    st.set_page_config(page_title=f"{title} · {tr('app.title')}", page_icon="📽️", layout="wide",
+                       initial_sidebar_state="collapsed")
+    st.markdown(_SLIDE_CSS, unsafe_allow_html=True)
+
+
+def _move(n_slides: int, slide: int, t: int, n_steps: int, delta: int) -> None:
+    """Button callback: the next (delta = 1) or previous step, past the slide's ends to the next
+    or previous slide."""
+    if 0 <= t + delta < n_steps:
+        at = (slide, t + delta)
+    elif 1 <= slide + delta <= n_slides:
+        at = (slide + delta, START if delta > 0 else END)
+    else:
+        return
+    st.session_state[_AT] = at
+    st.query_params["slide"] = str(at[0])
+
+
+def slide_step(slide: int, view: SlideView) -> int:
+    """This run's 0-based step of ``slide``: where the keys left it, else the link's ``?step=``
+    (1-based), else the slide's own step; kept in the URL."""
+    at = st.session_state.get(_AT)
+    step: int | str = START
+    if at is not None and at[0] == slide:
+        step = at[1]
+    elif (raw := st.query_params.get("step")) is not None:
+        step = int(raw) - 1 if raw.isdigit() and 1 <= int(raw) <= view.n_steps else START
+    t = view.start if step == START else view.n_steps - 1 if step == END else min(int(step), view.n_steps - 1)
+    st.session_state[_AT] = (slide, t)
+    if view.n_steps > 1:
+        st.query_params["step"] = str(t + 1)
+    elif "step" in st.query_params:
+        del st.query_params["step"]
+    return t
+
+
+def start(deck_id: str) -> None:
+    """Button callback: present the deck ``deck_id`` from its first slide."""
+    st.session_state.pop(_AT, None)
+    st.query_params["deck"] = deck_id
+    st.query_params["slide"] = "1"
+
+
+def _end() -> None:
+    """Button callback: stop presenting (back to the deck's overview)."""
+    st.session_state.pop(_AT, None)
+    for key in ("slide", "step"):
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def slide_controls(title: str, n_slides: int, slide: int, t: int, n_steps: int) -> None:
+    """The slide's title and its step control: ◀/▶ (the ← and → keys) and, hidden, PageUp/PageDown
+    (what a presenter's clicker sends), each one step, past the slide's ends to the next or
+    previous slide; ✕ (Esc) ends the presentation."""
+    first, last = slide == 1 and t == 0, slide == n_slides and t == n_steps - 1
+    args = (n_slides, slide, t, n_steps)
+    head, prev, nxt, where, end = st.columns([7, 0.8, 0.8, 1.8, 0.5], vertical_alignment="center")
+    head.container(key="slide_title").markdown(f"### {md_escape(title)}")
+    prev.button("◀", key="slide_prev", shortcut="Left", on_click=_move, args=(*args, -1), disabled=first,
+                width="stretch", help=tr("slide.prev_help"))
+    nxt.button("▶", key="slide_next", shortcut="Right", on_click=_move, args=(*args, 1), disabled=last,
+               width="stretch", help=tr("slide.next_help"))
+    where.markdown(f"**{slide} / {n_slides}**" + (" · " + tr("slide.step", t=t + 1, n=n_steps) if n_steps > 1 else ""))
+    end.button("✕", key="slide_end", shortcut="Esc", on_click=_end, help=tr("slide.end_help"),
+               type="tertiary")
+    st.button("PageUp", key="slide_pgup", shortcut="PageUp", on_click=_move, args=(*args, -1), disabled=first)
+    st.button("PageDown", key="slide_pgdn", shortcut="PageDown", on_click=_move, args=(*args, 1), disabled=last)
