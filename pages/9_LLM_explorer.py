@@ -1,0 +1,158 @@
+"""Real LLM: SmolLM2-135M-Instruct run offline: generation with every head's attention, grouped-query
+attention, RoPE on its own head dimension, and head types found by measurement."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ui.frame import page_frame
+from ui.i18n import t
+
+page_frame(t("nav.9"), icon="🦙", intro=t("p10.intro"))
+
+from models.inference.llm import gqa_groups, kv_cache_bytes, rope_demo  # noqa: E402
+from ui.export import PLOT  # noqa: E402
+from ui.llm import DEFAULT_PROMPT, HEADS_TEXT, generation, head_scores, heavy_once, ready_model, visible  # noqa: E402
+from ui.state import checked, topic_tabs  # noqa: E402
+from ui.stepper import step_control  # noqa: E402
+from ui.tokens import token_strip  # noqa: E402
+from viz_core.llm import gqa_figure, rope_pair_figure, score_grid_figure, step_attention_figure  # noqa: E402
+from viz_core.llm import wavelength_figure  # noqa: E402
+from viz_core.positional import position_score_figure  # noqa: E402
+from viz_core.transformer import next_token_figure  # noqa: E402
+
+llm = ready_model()  # a message, the conversion button and its progress instead, until the model is converted
+
+
+def generation_tab() -> None:
+    prompt_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
+    prompt = checked(prompt_col.text_input, t("p10.prompt"), DEFAULT_PROMPT, max_chars=2000, key="llm_prompt",
+                     bind="query-params")
+    with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
+        chat = checked(st.toggle, t("p10.chat"), True, key="llm_chat", help=t("p10.chat_help"), bind="query-params")
+        temperature = checked(st.slider, t("p10.temperature"), 0.0, 2.0, 0.7, 0.05, key="llm_temperature",
+                              help=t("p10.temperature_help"), bind="query-params")
+        top_k = checked(st.slider, t("p10.top_k"), 0, 200, 50, key="llm_top_k", help=t("p10.top_k_help"),
+                        bind="query-params")
+        top_p = checked(st.slider, t("p10.top_p"), 0.05, 1.0, 0.9, 0.05, key="llm_top_p", help=t("p10.top_p_help"),
+                        bind="query-params")
+        max_new = checked(st.slider, t("p10.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
+        seed = checked(st.number_input, t("p10.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
+        use_cache = checked(st.toggle, t("p10.kv_cache"), True, key="llm_cache", help=t("p10.kv_cache_help"),
+                            bind="query-params")
+        rows = checked(st.segmented_control, t("p10.heads_shown"), ["layers", "heads"], default="layers",
+                       required=True, key="llm_rows", format_func=lambda r: t(f"p10.rows.{r}"), bind="query-params")
+        layer = checked(st.slider, t("p10.layer"), 1, llm.n_layers, llm.n_layers // 2, key="llm_layer",
+                        disabled=rows != "heads", bind="query-params")
+    if not prompt.strip():
+        st.warning(t("p10.empty_prompt"))
+        return
+    trace = heavy_once(generation, prompt, bool(chat), int(max_new), float(temperature), int(top_k), float(top_p),
+                       int(seed), bool(use_cache), what=t("p10.tab.generation"))
+    if trace.dropped:
+        st.info(t("p10.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
+                  dropped=trace.dropped))
+    step = step_control(len(trace.steps), key="llm", label=t("p10.step"))
+    shown = trace.steps[step]
+    tokens = visible(trace.tokens[: shown.position])
+    if rows == "layers":
+        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(llm.n_layers)], \
+            t("p10.axis.layer")
+    else:
+        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(llm.n_heads)], \
+            t("p10.axis.head")
+    main, side = st.columns([3, 1.2])
+    main.plotly_chart(step_attention_figure(
+        matrix, tokens, labels, title=t("p10.fig.step", token=visible([shown.token])[0], n=step + 1),
+        x_title=t("p10.axis.key"), y_title=y_title, height=420 if rows == "layers" else 340), config=PLOT)
+    with side:
+        token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
+    side.plotly_chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
+                                        shown.sampling_probs[:8], visible([shown.token])[0],
+                                        title=t("p10.fig.candidates", n=step + 1)), config=PLOT)
+    total = sum(trace.step_seconds)
+    st.caption(t("p10.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
+                 cache=t("p10.with_cache" if trace.use_cache else "p10.without_cache"), prompt=len(trace.prompt_ids)))
+    st.markdown(t("p10.explain.generation"))
+
+
+def gqa_tab() -> None:
+    groups = gqa_groups(llm.n_heads, llm.n_kv_heads)
+    left, right = st.columns([1, 1.3])
+    left.plotly_chart(gqa_figure(groups, title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"), y_title=t("p10.gqa.y")),
+                      config=PLOT)
+    with right:
+        st.markdown(t("p10.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
+        size = checked(st.segmented_control, t("p10.gqa.bytes"), [4, 2], default=4, required=True, key="llm_bytes",
+                       format_func=lambda b: {4: "float32 (4)", 2: "bfloat16 (2)"}[b], bind="query-params")
+        context = checked(st.slider, t("p10.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
+                          bind="query-params")
+        gqa = kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size)
+        mha = kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size)
+        a, b = st.columns(2)
+        a.metric(t("p10.gqa.per_token"), f"{gqa / 1024:.1f} KiB",
+                 help=t("p10.gqa.vs_mha", mha=f"{mha / 1024:.1f} KiB"))
+        b.metric(t("p10.gqa.at_context", n=context), f"{gqa * context / 2**20:.1f} MiB",
+                 help=t("p10.gqa.vs_mha", mha=f"{mha * context / 2**20:.1f} MiB"))
+        st.caption(t("p10.gqa.formula", layers=llm.n_layers, kv=llm.n_kv_heads, dim=llm.head_dim, bytes=size,
+                     gqa=gqa, heads=llm.n_heads, mha=mha, share=gqa / mha))
+
+
+def rope_tab() -> None:
+    half = llm.head_dim // 2
+    c1, c2 = st.columns(2)
+    pair = checked(c1.slider, t("p10.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
+    n = checked(c2.slider, t("p10.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
+    demo = rope_demo(llm.head_dim, llm.rope_theta, int(n))
+    left, right = st.columns(2)
+    left.plotly_chart(rope_pair_figure(
+        demo.pair("q", pair), demo.pair("k", pair)[0], list(range(int(n))),
+        title=t("p10.rope.fig.pair", i=pair, last=int(n) - 1), q_label=t("p10.rope.q"), k_label=t("p10.rope.k")),
+        config=PLOT)
+    left.caption(t("p10.rope.theta", i=pair, theta=demo.theta[pair], wave=2 * np.pi / demo.theta[pair]))
+    right.plotly_chart(wavelength_figure(
+        demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
+        y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)), config=PLOT)
+    st.markdown(t("p10.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
+    st.plotly_chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores")), config=PLOT)
+    err = max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-int(n) + 1, int(n)))
+    st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=err))
+
+
+def heads_tab() -> None:
+    kinds = ["induction", "previous", "sink"]
+    kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
+    kind = checked(kind_col.segmented_control, t("p10.heads.kind"), kinds, default="induction", required=True,
+                   key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"), bind="query-params")
+    with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
+        text = checked(st.text_area, t("p10.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text")
+        period = checked(st.slider, t("p10.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
+        seed = checked(st.number_input, t("p10.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params")
+    if len(text.split()) < 2:
+        st.warning(t("p10.empty_prompt"))
+        return
+    scores = heavy_once(head_scores, text, int(period), int(seed), what=t("p10.tab.heads"))
+    best = scores.best(kind, 5)
+    main, side = st.columns([3, 1.2])
+    main.plotly_chart(score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
+                                        x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=best,
+                                        height=560), config=PLOT)
+    with side:
+        st.caption(t("p10.heads.best"))
+        st.dataframe({t("p10.col.layer"): [b[0] + 1 for b in best], t("p10.col.head"): [b[1] + 1 for b in best],
+                      t("p10.col.score"): [round(b[2], 3) for b in best]}, hide_index=True)
+        st.markdown(t(f"p10.explain.{kind}", n=int(period)))
+    if kind == "sink":
+        st.caption(t("p10.heads.per_layer"))
+        st.bar_chart({t("p10.col.layer"): list(range(1, llm.n_layers + 1)),
+                      t("p10.col.score"): scores.sink.mean(axis=1).round(3)}, x=t("p10.col.layer"),
+                     y=t("p10.col.score"), height=220)
+    with st.expander(t("p10.heads.tokens")):
+        st.text(" ".join(visible(scores.text_tokens)))
+        st.text(" ".join(visible(scores.induction_tokens)))
+
+
+topic_tabs([t("p10.tab.generation"), t("p10.tab.gqa"), t("p10.tab.rope"), t("p10.tab.heads")],
+           [generation_tab, gqa_tab, rope_tab, heads_tab])
+st.caption(t("p10.summary", layers=llm.n_layers, heads=llm.n_heads, kv=llm.n_kv_heads, dim=llm.head_dim,
+             hidden=llm.hidden, theta=llm.rope_theta, load=llm.load_seconds))

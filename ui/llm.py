@@ -1,0 +1,148 @@
+"""The real LLM on the page: its state (package missing, not converted, ready), the one-time
+conversion in a background thread with progress, the shared loaded model, and cached runs.
+
+The conversion takes minutes, so it never runs inside a script run (the next click anywhere
+would abort it): a thread kept in a ``st.cache_resource`` registry does it, and a fragment
+polls its progress every second (DESIGN.md, "Training from the app"). No ``st.*`` call runs in
+the thread.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from ui.i18n import t
+from ui.tokens import md_escape
+from ui.work_queue import heavy_slot
+
+DEFAULT_PROMPT = "What is attention in a neural network?"
+HEADS_TEXT = ("The students opened their books. The teacher wrote a short sentence on the board, and the students "
+              "copied the sentence into their notebooks before the bell rang. Then the teacher asked a question.")
+STAGES = ("start", "tokenizer", "weights", "saving", "done")
+
+
+@dataclass
+class Conversion:
+    """The server's one conversion job: stage, when it started, and its error (plain threading)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread: threading.Thread | None = None
+    stage: str = "start"
+    started: float = 0.0
+    error: str = ""
+
+    @property
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def start(self) -> None:
+        """Start the conversion unless it is already running."""
+        with self.lock:
+            if self.running:
+                return
+            self.stage, self.error, self.started = "start", "", time.monotonic()
+            self.thread = threading.Thread(target=self._run, name="llm-conversion", daemon=True)
+            self.thread.start()
+
+    def _progress(self, stage: str, done: float) -> None:
+        self.stage = stage
+
+    def _run(self) -> None:
+        from models.inference.llm import ensure_converted
+
+        try:
+            ensure_converted(self._progress)
+        except Exception as exc:  # shown on the page as one line; the cache stays unbuilt
+            self.error = " ".join(str(exc).split())[:300] or exc.__class__.__name__
+
+
+@st.cache_resource(show_spinner=False)
+def conversion() -> Conversion:
+    return Conversion()
+
+
+@st.cache_resource(show_spinner=False)
+def _model():
+    from models.inference.llm import load_llm
+
+    return load_llm()
+
+
+def _progress_panel() -> None:
+    """Polled every second while the conversion runs; reruns the page when it is over."""
+    job = conversion()
+    if job.running:
+        stage = t(f"p10.stage.{job.stage}") if job.stage in STAGES else job.stage
+        st.progress(STAGES.index(job.stage) / (len(STAGES) - 1) if job.stage in STAGES else 0.0,
+                    text=t("p10.converting", stage=stage, elapsed=time.monotonic() - job.started))
+    elif job.thread is not None:
+        st.rerun(scope="app")
+
+
+def ready_model():
+    """The loaded model, or (package missing / not converted / failed) a clear message, the
+    conversion button and its progress, and the end of this run."""
+    from models.inference.llm import PREPARE_COMMAND, LLMError, gguf_path, is_converted
+
+    try:
+        gguf_path()
+    except LLMError as exc:
+        st.error(t("p10.no_package", error=md_escape(str(exc))))
+        st.stop()
+    job = conversion()
+    if not is_converted():
+        if job.error:
+            st.error(t("p10.convert_failed", error=md_escape(job.error)))
+        st.warning(t("p10.not_converted", command=PREPARE_COMMAND))
+        st.button(t("p10.convert"), key="llm_convert", on_click=job.start, disabled=job.running,
+                  help=t("p10.convert_help"), type="primary")
+        if job.running:
+            st.fragment(_progress_panel, run_every=1.0)()
+        st.stop()
+    try:
+        with st.spinner(t("p10.loading")):
+            return _model()
+    except (LLMError, OSError, ValueError) as exc:
+        st.error(t("p10.load_failed", error=md_escape(str(exc))))
+        st.stop()
+
+
+def heavy_once(run, *args, what: str):
+    """``run(*args)`` (a cached function) in the server's heavy queue the first time this session
+    asks for these arguments; afterwards straight from the cache, so that stepping through a
+    result never waits behind another student's model run."""
+    done = st.session_state.get("_llm_done")
+    if not isinstance(done, set):  # unset, or anything else a stale session or code left there
+        done = st.session_state["_llm_done"] = set()
+    if (run.__name__, args) in done:
+        return run(*args)
+    with heavy_slot(what):
+        result = run(*args)
+    done.add((run.__name__, args))
+    return result
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def generation(prompt: str, chat: bool, max_new: int, temperature: float, top_k: int, top_p: float, seed: int,
+               use_cache: bool):
+    """The :class:`~models.inference.llm.LLMTrace` of one prompt and setting (top_k 0 = no limit)."""
+    from models.inference.llm import generate_text
+
+    return generate_text(_model(), prompt, chat, max_new=max_new, temperature=temperature, top_k=top_k or None,
+                         top_p=top_p, seed=seed, use_cache=use_cache)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def head_scores(text: str, period: int, seed: int):
+    """Sink, previous-token and induction scores of every head (:func:`models.inference.llm.measure_heads`)."""
+    from models.inference.llm import measure_heads
+
+    return measure_heads(_model(), text, period, seed)
+
+
+def visible(tokens: list[str]) -> list[str]:
+    """Tokens with their spaces and line breaks made visible (␣, ↵), for labels and chips."""
+    return [tok.replace(" ", "␣").replace("\n", "↵") or "∅" for tok in tokens]
