@@ -9,7 +9,7 @@ write one (a full disk included), raises :class:`CheckpointError` with a one-lin
 save leaves the previous checkpoint as it was.
 
 Families: ``seq2seq`` (:class:`LoadedSeq2Seq`), ``transformer`` (:class:`LoadedTransformer`,
-encoder–decoder or decoder-only) and ``bert`` (:class:`LoadedBert`).
+encoder–decoder or decoder-only), ``bert`` (:class:`LoadedBert`) and ``transformer-xl`` (:class:`LoadedTXL`).
 """
 from __future__ import annotations
 
@@ -18,16 +18,15 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import torch
 from safetensors.torch import load_model, save_model
 
 from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
-from models.atomic import write_json_atomic as write_json_atomic  # re-exported: callers import it from here
 from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
+from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.text.vocab import Vocab
 from models.text.wordpiece import TOKENIZER_FILE, WordPiece
 
@@ -37,7 +36,8 @@ CHECKPOINT_DIR = Path(os.environ.get("ATTN_LAB_CHECKPOINTS", ROOT / "checkpoints
 WEIGHTS, CONFIG, VOCAB = "model.safetensors", "config.json", "vocab.json"
 SEQ2SEQ_RESULTS = "seq2seq_evaluation.json"
 ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
-FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BERT"}
+FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BERT",
+                "transformer-xl": "Transformer-XL"}
 
 
 class CheckpointError(RuntimeError):
@@ -324,3 +324,52 @@ def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> L
     if tokenizer.vocab_size != cfg.vocab_size:
         raise CheckpointError(f"{tok_file} has {tokenizer.vocab_size} pieces, the model {cfg.vocab_size}")
     return LoadedBert(folder.name, model, tokenizer, config.get("training", {}))
+
+
+# --------------------------------------------------------------------------------------
+# Transformer-XL
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class LoadedTXL:
+    """A Transformer-XL language model ready for inference, its token table and training record."""
+
+    name: str
+    model: TransformerXL
+    itos: list[str]
+    training: dict
+    stoi: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.stoi = {t: i for i, t in enumerate(self.itos)}
+
+    @property
+    def label(self) -> str:
+        return str(self.training.get("label", self.name))
+
+    @property
+    def config(self) -> TXLConfig:
+        return self.model.config
+
+
+def save_txl(folder: Path, model: TransformerXL, itos: Sequence[str], training: dict) -> Path:
+    """Write model.safetensors, config.json and vocab.json to ``folder`` (atomically)."""
+    config = {"family": "transformer-xl", "model": model.config.to_dict(), "training": training}
+    return _write_folder(folder, model, config, _vocab_writer({"tokens": list(itos)}))
+
+
+def load_txl(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedTXL:
+    """Load a Transformer-XL checkpoint; raises CheckpointError naming the bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = _family_config(folder, "transformer-xl")
+    vocab = read_json(folder / VOCAB)
+    try:
+        cfg = TXLConfig.from_dict(config["model"])
+        itos = [str(t) for t in vocab["tokens"]]
+        if len(itos) != cfg.vocab_size:
+            raise ValueError("vocab.json does not match the model's vocabulary size")
+        model = TransformerXL(cfg)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {str(exc)[:200]}") from None
+    _load_weights(model, folder, device)
+    return LoadedTXL(folder.name, model, itos, config.get("training", {}))

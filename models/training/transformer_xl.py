@@ -1,0 +1,99 @@
+"""The Transformer-XL recipe (``txl-lm``): a word-level LM on the World English Bible with segment-level
+recurrence (Dai et al. 2019, §3.2), and its evaluation with and without memory.
+
+Training follows the paper's setting: the token stream is cut into B contiguous streams
+(``batchify``); step t reads segment t of every stream, of L tokens, with the memory left by
+segment t − 1 (stop-gradient), so the memory always holds the text just before the segment.
+Same data, split, vocabulary cap and held-out chapters as ``tf-lm``, so the perplexities compare.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from corpora.lm_data import line_stream, lm_corpus
+from models.checkpoints import save_txl
+from models.nn.transformer_xl import TransformerXL, TXLConfig
+from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
+from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.presets import Preset
+
+#: memory lengths of the recorded evaluation (0 = each segment alone, a vanilla fixed-context model)
+EVAL_MEMORIES = (0, 16, 32, 64, 128, 256)
+
+
+def batchify(stream: Sequence[int], batch: int) -> Tensor:
+    """(B, n): the stream cut into ``batch`` contiguous rows (the tail that does not fit is dropped)."""
+    n = len(stream) // batch
+    return torch.as_tensor(list(stream[: n * batch]), dtype=torch.long).view(batch, n)
+
+
+@torch.inference_mode()
+def segment_perplexity(model: TransformerXL, stream: Sequence[int], seg_len: int, mem_len: int,
+                       skip_id: int | None = SOS_ID) -> tuple[float, int]:
+    """exp(mean −log p) over one stream read in order in segments of ``seg_len`` tokens, each with
+    the memory of the previous ``mem_len`` positions (0: every segment alone). Targets equal to
+    ``skip_id`` (the <s> that always follows </s>) are not counted. Returns (perplexity, tokens)."""
+    ids = torch.as_tensor(list(stream), dtype=torch.long).unsqueeze(0)
+    model.eval()
+    memory = None
+    total, count = 0.0, 0
+    for start in range(0, ids.shape[1] - 1, seg_len):
+        x = ids[:, start: start + seg_len + 1]
+        out = model.run(x[:, :-1], memory, mem_len=mem_len)
+        memory = out.memory
+        nll = torch.nn.functional.cross_entropy(out.logits[0].float(), x[0, 1:], reduction="none")
+        keep = x[0, 1:] != (-1 if skip_id is None else skip_id)
+        total += float(nll[keep].sum())
+        count += int(keep.sum())
+    return (math.exp(total / count) if count else float("nan")), count
+
+
+def memory_evaluation(model: TransformerXL, stream: Sequence[int], seg_len: int,
+                      memories: Sequence[int] = EVAL_MEMORIES) -> dict:
+    """{"seg_len", "tokens", "perplexity_by_memory": {"M": held-out perplexity with memory M}}."""
+    results = {m: segment_perplexity(model, stream, seg_len, m) for m in memories}
+    return {"seg_len": seg_len, "tokens": next(iter(results.values()))[1],
+            "perplexity_by_memory": {str(m): round(ppl, 2) for m, (ppl, _) in results.items()}}
+
+
+def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
+                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """Train ``txl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
+    train_lines, held_lines, source = lm_corpus(data)
+    vocab = Vocab(Vocab.build(train_lines).itos[: int(preset.data.get("vocab_cap", 6000))])
+    cfg = TXLConfig(vocab_size=len(vocab), pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, **preset.model)
+    seg, mem = cfg.seg_len, cfg.mem_len
+    rows = batchify(line_stream(train_lines, vocab), settings.batch_size)
+    n_segments = (rows.shape[1] - 1) // seg
+    if n_segments < 1:
+        raise ValueError(f"the training text is too short for {settings.batch_size} streams of {seg + 1} tokens")
+    if epochs:
+        settings = replace(settings, steps=max(1, round(epochs * n_segments)))
+    model = TransformerXL(cfg).to(device)
+    state: dict[str, list[Tensor] | None] = {"memory": None}
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        start = (step % n_segments) * seg
+        if start == 0:
+            state["memory"] = None  # a new pass over the streams starts without memory
+        x = rows[:, start: start + seg + 1].to(device)
+        logits, state["memory"] = model(x[:, :-1], state["memory"])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+        return loss, x[:, 1:].numel()
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    model.to("cpu")
+    evaluation = memory_evaluation(model, line_stream(held_lines, vocab), seg, sorted({*EVAL_MEMORIES, mem}))
+    with_mem, without = evaluation["perplexity_by_memory"][str(mem)], evaluation["perplexity_by_memory"]["0"]
+    stats.update(heldout_perplexity=with_mem, heldout_perplexity_no_memory=without, memory_evaluation=evaluation,
+                 train_tokens=int(rows.numel()), data=source, vocab_cap=len(vocab),
+                 epochs=round(stats["steps"] / n_segments, 3), data_settings=dict(preset.data))
+    return Trained(model, lambda folder, record: save_txl(folder, model, vocab.itos, record), settings, stats,
+                   f"held-out perplexity {with_mem:.1f} with memory {mem}, {without:.1f} without (segments of {seg})")

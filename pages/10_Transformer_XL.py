@@ -1,0 +1,96 @@
+"""Transformer-XL (Dai et al. 2019): segment-level recurrence with a memory, relative positional attention."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.export import PLOT
+from ui.frame import page_frame
+from ui.grid import head_name, head_picker, pick
+from ui.i18n import figure_texts, t
+from ui.state import at_most, checked, number_in, topic_tabs, url_check
+from ui.stepper import step_control
+from ui.tokens import token_strip
+from ui.transformer_xl import (
+    EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, run_read, terms_section,
+)
+from viz_core.transformer_xl import xl_attention_figure
+
+page_frame(t("nav.10"), icon="🧠", intro=t("txl.intro"))
+
+from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
+
+loaded = load_model()
+if isinstance(loaded, str):
+    st.error(loaded)
+    st.stop()
+cfg = loaded.config
+
+
+def _use_example() -> None:
+    if st.session_state.get("txl_example"):
+        st.session_state["txl_text"] = st.session_state["txl_example"]
+
+
+url_check("txl_text", at_most(10_000), t("txl.url.text"), t("txl.url.text_cut"))
+if "txl_text" not in st.session_state:
+    st.session_state["txl_text"] = EXAMPLES[0]
+url_check("txl_seg", number_in(2, 32), t("txl.seg"))
+url_check("txl_mem", number_in(0, 64), t("txl.mem"))
+text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns([3, 1.4, 1.4, 1.5, 1.5, 0.8],
+                                                                         vertical_alignment="bottom")
+text = text_col.text_input(t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params",
+                           help=t("txl.text_help"))
+seg_len = seg_col.slider(t("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=t("txl.seg_help"))
+mem_len = mem_col.slider(t("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=t("txl.mem_help"))
+layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
+with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretch"):
+    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", on_change=_use_example, index=None,
+            placeholder=t("txl.example_placeholder"))
+
+try:
+    trace = run_read(text, seg_len, mem_len)
+except InputError as exc:
+    st.warning(str(exc))
+    st.stop()
+if trace.dropped:
+    st.warning(t("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
+if any(trace.unknown):
+    st.warning(t("txl.unknown", n=sum(trace.unknown)))
+
+
+@st.fragment
+def segments_view() -> None:
+    n = len(trace.segments)
+    s = step_control(n, key="txl", label=t("txl.segment"))
+    seg = trace.segments[s]
+    m, l_ = len(seg.memory_tokens), len(seg.tokens)
+    st.plotly_chart(xl_attention_figure(
+        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
+        memory_label=t("txl.memory", n=m), segment_label=t("txl.current", n=l_),
+        title=t("txl.fig.attention", s=s + 1, n=n, head=head_name(layer, head)),
+        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts()), key="txl_attention", config=PLOT)
+    st.caption(t("txl.strip", s=s + 1, n=n, m=m, l=l_))
+    memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
+    if memory_col is not None:
+        with memory_col:
+            token_strip(seg.memory_tokens, caption=t("txl.memory", n=m))
+    with segment_col:
+        token_strip(seg.tokens, caption=t("txl.current", n=l_))
+    st.session_state["txl_segment"] = s  # the terms tab explains a query of this segment
+
+
+segments_view()
+
+
+def _dependency() -> None:
+    dependency_section(len(trace.tokens), seg_len, mem_len, cfg.n_layers, trace.tokens)
+
+
+def _terms() -> None:
+    s = min(st.session_state.get("txl_segment", 0), len(trace.segments) - 1)
+    terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head)
+
+
+topic_tabs([t("txl.tab.dependency"), t("txl.tab.terms"), t("txl.tab.eval"), t("txl.tab.generate")],
+           [_dependency, _terms, lambda: evaluation_section(loaded),
+            lambda: generation_section(seg_len, mem_len, layer, head)])
