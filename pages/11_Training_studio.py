@@ -1,0 +1,24 @@
+"""Training studio: train a small RNN encoder–decoder from the browser, in the background, and watch
+its attention emerge snapshot by snapshot; saved runs appear in the Seq2seq page's model picker."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.frame import page_frame
+from ui.i18n import t
+
+page_frame(t("nav.11"), icon="🏋️", intro=t("studio.intro"))
+
+from models.training.runs import ACTIVE_STATES, Run  # noqa: E402
+from ui.studio import live_panel, result_view, runs_manager, settings_popover, shown_run  # noqa: E402
+
+settings_popover()
+run = shown_run()
+if run is None:
+    st.info(t("studio.nothing"))
+elif isinstance(run, Run) and run.status in ACTIVE_STATES:
+    st.fragment(live_panel, run_every=1.0)()
+else:
+    st.fragment(result_view)(run)
+runs_manager()
+st.markdown(t("studio.explain"))

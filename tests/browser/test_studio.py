@@ -1,0 +1,50 @@
+"""The Training studio in a real browser: the tiny preset trains to the end in the background
+while the page polls it, the loss curve and the probe's attention map are on the first screen at
+1280×720, and the scrubber replays the snapshots."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.server import streamlit_server
+
+FIGURES = "[data-testid='stMain'] .js-plotly-plot"
+
+
+@pytest.fixture()
+def studio(browser_context, tmp_path):
+    """A server of its own whose runs folder is a fresh temporary one, and a 1280×720 tab on the studio."""
+    with streamlit_server("app.py", env=dict(os.environ, ATTENTION_LAB_RUNS=str(tmp_path))) as url:
+        page = browser_context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(f"{url}/Training_studio", wait_until="domcontentloaded")
+        wait_for_app(page)
+        yield page
+        page.close()
+
+
+def test_tiny_run_trains_and_its_snapshots_replay(studio):
+    page = studio
+    assert page.get_by_text("No run yet").count() == 1
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name=re.compile("^Tiny · a few seconds")).click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text(re.compile(r"Finished: 40 steps")).wait_for(timeout=180_000)
+    page.keyboard.press("Escape")  # close the settings popover
+    wait_for_app(page)
+    assert_no_error(page)
+    page.locator(FIGURES).nth(1).wait_for(timeout=60_000)  # the curves and the probe's attention map
+    top = page.evaluate(f"""() => Math.max(...Array.from(document.querySelectorAll("{FIGURES}")).slice(0, 2)
+                              .map(e => e.getBoundingClientRect().top))""")
+    assert top <= 720 - 144, f"the main figures start at {top:.0f} px"
+    assert page.locator(".js-plotly-plot .main-svg").count() >= 2
+    assert page.get_by_text(re.compile(r"^Step 0: validation BLEU")).count() == 1
+    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_text(re.compile(r"^Step 10: validation BLEU")).wait_for(timeout=30_000)
+    assert_no_error(page)
+    save_screenshot(page, "training_studio")

@@ -1,0 +1,290 @@
+"""The Training studio's engine (models.training.runs), the uploaded-TSV validator and run zips."""
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from corpora.text import CorpusFormatError
+from corpora.user_tsv import MAX_BYTES, MIN_PAIRS, check_tsv
+from models.checkpoints import load_seq2seq, load_transformer
+from models.inference.translate import translate, translate_transformer
+from models.training import runs
+from models.training.runs import (
+    FAILED, FINISHED, PRESETS, STOPPED, WAITING, Registry, RunError, RunSettings, export_zip, import_zip, list_runs,
+    read_losses, read_snapshots, snapshot_steps,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = replace(PRESETS["tiny"], steps=12, snapshots=3, name="tiny test run", probe="the small cat is not red .")
+
+
+def wait(registry: Registry, run_id: str, until=lambda run: not run.active, timeout: float = 120) -> runs.Run:
+    run = registry.get(run_id)
+    deadline = time.monotonic() + timeout
+    while not until(run):
+        assert time.monotonic() < deadline, f"run still {run.status} at step {run.step}"
+        time.sleep(0.05)
+    return run
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """One tiny run trained to the end: (registry, run)."""
+    registry = Registry(tmp_path_factory.mktemp("runs"), max_active=1)
+    run = wait(registry, registry.start(TINY))
+    assert run.status == FINISHED, run.message
+    return registry, run
+
+
+def test_run_reports_every_step_and_takes_snapshots(finished):
+    _, run = finished
+    assert run.step == TINY.steps and len(run.losses) == TINY.steps
+    assert [s.step for s in run.snapshots] == sorted(snapshot_steps(TINY.steps, TINY.snapshots)) == [0, 4, 8, 12]
+    assert read_losses(run.folder) == pytest.approx(run.losses)  # the JSONL log holds every step
+    assert [s.step for s in read_snapshots(run.folder)] == [0, 4, 8, 12]
+    shot = run.snapshots[-1]
+    assert shot.weights.shape == (len(shot.tgt_tokens), len(shot.src_tokens))  # one row per output token
+    assert shot.aer is not None and 0 <= shot.aer <= 1  # the grammar has gold alignments
+    assert shot.src_tokens == ["the", "small", "cat", "is", "not", "red", ".", "</s>"] and shot.gold is None
+
+
+def test_checkpoint_is_loadable_and_is_the_trained_model(finished):
+    registry, run = finished
+    loaded = load_seq2seq(run.checkpoint)
+    assert loaded.training["user_run"] and loaded.training["label"] == "tiny test run"
+    assert loaded.training["steps"] == TINY.steps and loaded.model.cfg.attention == "bahdanau"
+    trace = translate(loaded, TINY.probe)
+    assert trace.tgt_tokens == run.snapshots[-1].tgt_tokens  # the saved weights decode as the last snapshot
+    assert not [p for p in run.folder.iterdir() if p.name.startswith(".")]  # no staging folder left behind
+    assert [r.id for r in list_runs(registry.root)] == [run.id]
+    assert runs.user_checkpoints("seq2seq", registry.root) == [(str(run.checkpoint), "tiny test run")]
+    assert runs.user_checkpoints("transformer", registry.root) == []
+
+
+def test_stop_ends_the_run_and_keeps_its_model(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    run_id = registry.start(replace(TINY, steps=runs.MAX_STEPS))
+    wait(registry, run_id, lambda run: run.step >= 3)
+    registry.stop(run_id)
+    run = wait(registry, run_id)
+    assert run.status == STOPPED and 3 <= run.step < runs.MAX_STEPS
+    assert "stopped by request" in run.message
+    assert run.snapshots[-1].step == run.step  # the kept model's snapshot
+    assert load_seq2seq(run.checkpoint).training["cut_short"]
+
+
+def test_queue_runs_one_at_a_time_in_order(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    first = registry.start(replace(TINY, steps=runs.MAX_STEPS))
+    second, third = registry.start(TINY), registry.start(TINY)
+    wait(registry, first, lambda run: run.step >= 1)
+    assert registry.get(second).status == WAITING and registry.get(third).status == WAITING
+    assert (registry.position(second), registry.position(third), registry.position(first)) == (0, 1, -1)
+    registry.stop(second)  # leaving the queue
+    assert wait(registry, second).status == STOPPED and registry.get(second).step == 0
+    assert registry.position(third) == 0
+    registry.stop(first)
+    assert wait(registry, third).status == FINISHED
+    assert {r.id for r in list_runs(tmp_path)} == {first, third}
+
+
+def test_without_a_probe_the_first_validation_sentence_is_shown_with_its_gold_alignment(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    run = wait(registry, registry.start(replace(TINY, probe="", steps=2, snapshots=1)))
+    first = runs.load_data(run.settings).gold[0]
+    shot = run.snapshots[-1]
+    assert shot.src_tokens == [*first.src, "</s>"]
+    assert shot.gold == ([tuple(link) for link in first.alignment] if shot.tgt_tokens == [*first.tgt, "</s>"] else None)
+
+
+def test_gold_links_are_kept_only_for_the_reference_output():
+    reference, links = ["le", "chat", "."], [(0, 0), (1, 1), (2, 2)]
+
+    def trainee(output: list[str]) -> runs.Trainee:
+        return runs.Trainee(torch.nn.Linear(1, 1), None, lambda m, probe: (["the", "cat", ".", "</s>"], output,
+                                                                            np.full((len(output), 4), 0.25)),
+                            lambda m: 12.5, None, None)
+
+    shot = runs.take_snapshot(7, trainee([*reference, "</s>"]), "the cat .", (reference, links))
+    assert (shot.step, shot.gold, shot.bleu, shot.aer) == (7, links, 12.5, None)
+    assert runs.take_snapshot(7, trainee(["le", "chien", ".", "</s>"]), "the cat .", (reference, links)).gold is None
+
+
+def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    settings = replace(PRESETS["tiny-transformer"], steps=6, snapshots=2, layers=2, heads=2, probe=TINY.probe)
+    run = wait(registry, registry.start(settings))
+    assert run.status == FINISHED, run.message
+    shot = run.snapshots[-1]
+    assert shot.weights.shape == (2, 2, len(shot.tgt_tokens), len(shot.src_tokens))  # layers × heads × T × S
+    assert np.allclose(shot.weights.sum(-1), 1, atol=1e-3) and shot.aer is None
+    loaded = load_transformer(run.checkpoint)
+    assert loaded.kind == "encoder-decoder" and loaded.training["user_run"]
+    assert translate_transformer(loaded, TINY.probe).tgt_tokens == shot.tgt_tokens
+    assert runs.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name)]
+    copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")
+    assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").kind == "encoder-decoder"
+
+
+def test_a_failing_run_says_why_and_the_next_one_trains(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    bad = wait(registry, registry.start(replace(TINY, data="upload"), pairs=[]))
+    assert bad.status == FAILED and "no sentence pairs" in bad.message
+    assert not bad.folder.exists()  # nothing of a failed run is kept on disk
+    assert wait(registry, registry.start(TINY)).status == FINISHED
+
+
+def test_the_registry_forgets_old_ended_runs_but_not_their_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "MAX_KEPT", 1)
+    registry = Registry(tmp_path, max_active=1)
+    first = wait(registry, registry.start(replace(TINY, steps=2, snapshots=1)))
+    second = registry.start(replace(TINY, steps=2, snapshots=1))
+    assert registry.get(first.id) is None and registry.get(second) is not None
+    wait(registry, second)
+    assert {r.id for r in list_runs(tmp_path)} == {first.id, second}
+    assert [s.step for s in read_snapshots(first.folder)] == [0, 2]
+
+
+def test_uploaded_pairs_train(tmp_path):
+    pairs = [(("a", str(i)), ("b", str(i))) for i in range(60)]
+    run = wait(registry := Registry(tmp_path, max_active=1), registry.start(replace(TINY, data="upload"), pairs))
+    assert run.status == FINISHED and run.snapshots[-1].aer is None  # no gold alignment
+    assert len(load_seq2seq(run.checkpoint).src_vocab) == 4 + 1 + 57  # specials, "a", the 57 training numbers
+
+
+@pytest.mark.parametrize("bad", [dict(steps=0), dict(steps=runs.MAX_STEPS + 1), dict(data="web"),
+                                 dict(attention="sparse"), dict(lr=0.0), dict(probe="x" * 501), dict(hidden=1),
+                                 dict(family="lstm"), dict(family="transformer", hidden=48, heads=5),
+                                 dict(family="transformer", layers=0)])
+def test_settings_out_of_range_are_refused(bad):
+    with pytest.raises(RunError):
+        RunSettings(**bad)
+
+
+def test_runs_folder_is_outside_the_repository(monkeypatch, tmp_path):
+    monkeypatch.delenv(runs.RUNS_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert runs.runs_dir() == tmp_path / "attention-lab" / "runs"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert runs.runs_dir() == Path.home() / ".local" / "share" / "attention-lab" / "runs"
+    assert ROOT not in runs.runs_dir().parents
+    monkeypatch.setenv(runs.RUNS_ENV, str(tmp_path / "mine"))
+    assert runs.runs_dir() == tmp_path / "mine"
+
+
+# ---- uploaded sentence pairs ---------------------------------------------------------------
+
+GOOD = "".join(f"I see {i} cats.\tJe vois {i} chats.\tCC-BY 2.0 (France)\n" for i in range(MIN_PAIRS)).encode()
+
+
+def test_tsv_keeps_good_rows_and_lists_bad_ones():
+    data = GOOD + b"no tab here\n\tempty source\nempty target\t \n" + "caf\xe9\tcaf\xe9\n".encode("latin-1")
+    found = check_tsv(data, "pairs.tsv")
+    assert len(found.pairs) == MIN_PAIRS and found.pairs[0] == (("i", "see", "0", "cats", "."),
+                                                                ("je", "vois", "0", "chats", "."))
+    n = MIN_PAIRS
+    assert found.problems == [f"line {n + 1}: no tab between the two sentences",
+                              f"line {n + 2}: the first sentence is empty",
+                              f"line {n + 3}: the second sentence is empty",
+                              f"line {n + 4}: not valid UTF-8 (save the file as UTF-8)"]
+    assert found.n_bad == 4
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "empty"), (b"  \n\n", "empty"),
+    (b"one column only\n" * 50, "0 usable sentence pairs"),
+    (GOOD + b"\x89PNG\x00\x00\x01", "binary data"),
+    (GOOD[: len(GOOD) // 2], "at least 20"),
+])
+def test_tsv_refuses_unusable_files(data, message):
+    with pytest.raises(CorpusFormatError, match=message):
+        check_tsv(data, "pairs.tsv")
+
+
+def test_tsv_refuses_a_file_over_the_limit():
+    with pytest.raises(CorpusFormatError, match="over the limit"):
+        check_tsv(GOOD * (MAX_BYTES // len(GOOD) + 1), "big.tsv")
+
+
+# ---- zips of runs ----------------------------------------------------------------------------
+
+def test_zip_round_trip(finished, tmp_path):
+    registry, run = finished
+    new_id = import_zip(export_zip(run.id, registry.root), tmp_path)
+    (copy,) = list_runs(tmp_path)
+    assert copy.id == new_id and copy.name == "tiny test run" and copy.meta["imported"]
+    assert translate(load_seq2seq(copy.checkpoint), TINY.probe).tgt_tokens == run.snapshots[-1].tgt_tokens
+    assert [s.step for s in read_snapshots(copy.folder)] == [0, 4, 8, 12]
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in entries.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+def _entries(registry: Registry, run_id: str) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(export_zip(run_id, registry.root))) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: {**e, "../escape.txt": b"x"}, "does not have"),
+    (lambda e: {**e, "/etc/passwd": b"x"}, "does not have"),
+    (lambda e: {**e, "checkpoint/../../escape.txt": b"x"}, "does not have"),
+    (lambda e: {k: v for k, v in e.items() if not k.endswith("model.safetensors")}, "no checkpoint"),
+    (lambda e: {**e, "checkpoint/config.json": b"{not json"}, "does not load"),
+    (lambda e: {**e, "checkpoint/model.safetensors": b"\x00" * 64}, "does not load"),
+])
+def test_malicious_or_broken_zips_are_refused(finished, tmp_path, change, message):
+    registry, run = finished
+    with pytest.raises(RunError, match=message):
+        import_zip(_zip(change(_entries(registry, run.id))), tmp_path)
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing left
+    assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_a_zip_that_unpacks_too_large_is_refused(finished, tmp_path):
+    registry, run = finished
+    bomb = _zip({**_entries(registry, run.id), "log.jsonl": b"\n" * 5_000_000})  # ~5 MB of newlines, ~5 kB zipped
+    with pytest.raises(RunError, match="more than"):
+        import_zip(bomb, tmp_path, max_bytes=1_000_000)
+    with pytest.raises(RunError, match="not a zip"):
+        import_zip(b"PK\x03\x04 not really", tmp_path)
+    assert not list_runs(tmp_path)
+
+
+def test_rename_and_delete(finished, tmp_path):
+    registry, run = finished
+    new_id = import_zip(export_zip(run.id, registry.root), tmp_path)
+    runs.rename_run(new_id, "  a   better name ", tmp_path)
+    assert list_runs(tmp_path)[0].name == "a better name"
+    assert json.loads((tmp_path / new_id / runs.RUN_FILE).read_text())["name"] == "a better name"
+    with pytest.raises(RunError):
+        runs.rename_run(new_id, "   ", tmp_path)
+    runs.delete_run(new_id, tmp_path)
+    assert not list_runs(tmp_path) and not (tmp_path / new_id).exists()
+    with pytest.raises(RunError, match="no saved run"):
+        runs.delete_run("../" + run.id, tmp_path)
+
+
+def test_real_corpora_give_pairs():
+    hsk = runs.load_data(replace(TINY, data="hsk"))
+    assert len(hsk.train) == TINY.n_train and len(hsk.valid) == runs.N_VALID and hsk.gold is None
+    assert "CC-BY-SA-4.0" in hsk.description
+    chinese = [w for src, _ in hsk.train for w in src]
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in w) for w in chinese[:50])  # segmented Chinese words
+    bible = runs.load_data(replace(TINY, data="bible"))
+    assert len(bible.train) == TINY.n_train and "Louis Segond" in bible.description
+    assert all(0 < len(src) <= 20 and 0 < len(tgt) <= 20 for src, tgt in bible.train)
+    assert not {src for src, _ in bible.valid} & {src for src, _ in bible.train}  # the Bible repeats verses

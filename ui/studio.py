@@ -1,0 +1,307 @@
+"""The Training studio's pieces: the server's run registry, the settings popover, the live panel
+polled while a run trains, the snapshot scrubber, and the saved-runs manager.
+
+Training runs in background threads of :class:`models.training.runs.Registry`, kept in one
+``st.cache_resource`` (DESIGN.md, "Training from the app"); the live panel is an
+``st.fragment(run_every=…)`` that redraws only the progress and the curves. No ``st.*`` call
+runs in a training thread.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from corpora.text import CorpusFormatError
+from corpora.user_tsv import MAX_BYTES, check_tsv
+from models.training.runs import (
+    ACTIVE_STATES, DATA_SOURCES, FAILED, FINISHED, PRESETS, STATES, TRAINEES, WAITING, Registry, Run, RunError,
+    SavedRun, Snapshot, delete_run, export_zip, import_zip, list_runs, read_losses, read_snapshots, rename_run,
+    user_checkpoints,
+)
+from ui.export import PLOT
+from ui.i18n import Labels, figure_texts, t
+from ui.state import checked, labels, url_check
+from ui.grid import AVERAGE, head_name, head_picker, pick
+from ui.stepper import step_control
+from ui.tokens import md_escape
+from viz_core.seq2seq import attention_heatmap
+from viz_core.studio import aer_figure, curves_figure
+
+RUN_KEY = "studio_run"  # the run this session shows: an id of the registry or of a saved run
+ATTENTION_OPTIONS = ("bahdanau", "luong-general", "luong-dot", "luong-concat", "none")
+ATTENTION_LABELS = Labels({a: f"studio.attn.{a}" for a in ATTENTION_OPTIONS})
+DATA_LABELS = Labels({d: f"studio.data.{d}" for d in DATA_SOURCES})
+PRESET_LABELS = Labels({p: f"studio.preset.{p}" for p in PRESETS})
+FAMILY_LABELS = Labels({f: f"studio.family.{f}" for f in TRAINEES})
+STATUS_LABELS = Labels({s: f"studio.status.{s}" for s in STATES})
+HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
+RATES = (3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2)
+HEATMAP_PX = 320  # the probe's map is planned for the narrowest its column gets (1280 px wide, sidebar open)
+# the settings' widget keys and how a preset's value is written into each
+_FIELDS = {"studio_family": lambda s: s.family, "studio_layers": lambda s: s.layers, "studio_heads": lambda s: s.heads,
+           "studio_smoothing": lambda s: s.label_smoothing,
+           "studio_attention": lambda s: s.attention if s.attention != "luong" else f"luong-{s.score}",
+           "studio_bidirectional": lambda s: s.bidirectional, "studio_hidden": lambda s: s.hidden,
+           "studio_dropout": lambda s: s.dropout, "studio_teacher": lambda s: s.teacher_forcing,
+           "studio_batch": lambda s: s.batch_size, "studio_lr": lambda s: s.lr, "studio_steps": lambda s: s.steps,
+           "studio_n_train": lambda s: s.n_train}
+
+
+@st.cache_resource(show_spinner=False)
+def registry() -> Registry:
+    """The server's one run registry (its threads outlive every script run)."""
+    return Registry()
+
+
+def user_choices(family: str) -> list[tuple[str, str]]:
+    """(checkpoint folder, "Your run: name") of the saved runs of ``family``, for the model pickers."""
+    return [(path, t("studio.your_run", name=name)) for path, name in user_checkpoints(family)]
+
+
+def _apply_preset() -> None:
+    preset = PRESETS[st.session_state["studio_preset"]]
+    for key, value_of in _FIELDS.items():
+        st.session_state[key] = value_of(preset)
+
+
+def settings_popover() -> None:
+    """The settings (a preset fills them in) and the Train button; a started run becomes this session's run."""
+    url_check("studio_preset", labels(PRESETS), t("studio.preset"), url=False)  # read by _apply_preset below
+    if "studio_attention" not in st.session_state:
+        st.session_state.setdefault("studio_preset", "bahdanau")
+        _apply_preset()
+    with st.popover(t("studio.settings"), icon=":material/tune:"):
+        checked(st.selectbox, t("studio.preset"), list(PRESETS), key="studio_preset", format_func=PRESET_LABELS.get,
+                on_change=_apply_preset, help=t("studio.preset_help"))
+        with st.form("studio_form", border=False):
+            family = checked(st.segmented_control, t("studio.family"), list(TRAINEES), key="studio_family",
+                             format_func=FAMILY_LABELS.get, required=True)
+            data = checked(st.selectbox, t("studio.data"), list(DATA_SOURCES), key="studio_data",
+                           format_func=DATA_LABELS.get)
+            upload = st.file_uploader(t("studio.upload"), type=["tsv", "txt"], key="studio_upload",
+                                      max_upload_size=MAX_BYTES // 1_000_000)
+            left, right = st.columns(2)
+            layers = checked(left.slider, t("studio.layers"), 1, 4, key="studio_layers", help=t("studio.layers_help"))
+            heads = checked(right.select_slider, t("studio.heads"), list(HEADS), key="studio_heads",
+                            help=t("studio.heads_help"))
+            attention = checked(left.selectbox, t("studio.attention"), list(ATTENTION_OPTIONS), key="studio_attention",
+                                format_func=ATTENTION_LABELS.get, help=t("studio.attention_help"))
+            bidirectional = checked(right.toggle, t("studio.bidirectional"), key="studio_bidirectional",
+                                    help=t("studio.bidirectional_help"))
+            hidden = checked(left.select_slider, t("studio.hidden"), list(HIDDEN), key="studio_hidden",
+                             help=t("studio.hidden_help"))
+            batch = checked(right.select_slider, t("studio.batch"), list(BATCHES), key="studio_batch",
+                            help=t("studio.batch_help"))
+            lr = checked(left.select_slider, t("studio.lr"), list(RATES), key="studio_lr", help=t("studio.lr_help"))
+            steps = checked(right.slider, t("studio.steps"), 10, 3000, step=10, key="studio_steps",
+                            help=t("studio.steps_help"))
+            dropout = checked(left.slider, t("studio.dropout"), 0.0, 0.5, step=0.05, key="studio_dropout",
+                              help=t("studio.dropout_help"))
+            teacher = checked(right.slider, t("studio.teacher"), 0.0, 1.0, step=0.05, key="studio_teacher",
+                              help=t("studio.teacher_help"))
+            n_train = checked(left.slider, t("studio.n_train"), 100, 40000, step=100, key="studio_n_train",
+                              help=t("studio.n_train_help"))
+            smoothing = checked(left.slider, t("studio.smoothing"), 0.0, 0.3, step=0.05, key="studio_smoothing",
+                                help=t("studio.smoothing_help"))
+            name = checked(right.text_input, t("studio.name"), "", max_chars=60, key="studio_name")
+            probe = checked(st.text_input, t("studio.probe"), "", max_chars=200, key="studio_probe",
+                            placeholder=t("studio.probe_placeholder"), help=t("studio.probe_help"))
+            if st.form_submit_button(t("studio.train"), type="primary", icon=":material/play_arrow:",
+                                     key="studio_train"):
+                kind, _, score = str(attention).partition("-")
+                _start(dict(name=name, family=family, layers=int(layers), heads=int(heads),
+                            label_smoothing=float(smoothing), data=data, attention=kind, score=score or "general",
+                            bidirectional=bool(bidirectional), hidden=int(hidden), dropout=float(dropout),
+                            teacher_forcing=float(teacher), batch_size=int(batch), lr=float(lr), steps=int(steps),
+                            n_train=int(n_train), probe=probe), upload)
+
+
+def _start(values: dict, upload) -> None:
+    """Check the settings (over the chosen preset's) and the uploaded file, and queue the run; every
+    problem is one message."""
+    pairs = None
+    if values["data"] == "upload":
+        if upload is None:
+            st.error(t("studio.no_file"))
+            return
+        try:
+            found = check_tsv(upload.getvalue(), upload.name)
+        except CorpusFormatError as exc:
+            st.error(t("studio.bad_file", error=md_escape(str(exc))))
+            return
+        if found.problems:
+            st.warning(t("studio.bad_rows", n=found.n_bad))
+            st.code("\n".join(found.problems), language=None)
+        pairs = found.pairs
+    try:
+        settings = replace(PRESETS[st.session_state.get("studio_preset", "bahdanau")], **values)
+        st.session_state[RUN_KEY] = registry().start(settings, pairs)
+    except RunError as exc:
+        st.error(t("studio.cannot_start", error=md_escape(str(exc))))
+
+
+def shown_run() -> Run | SavedRun | None:
+    """This session's run: a live one of the registry, else a saved one, else the newest saved run."""
+    reg = registry()
+    run_id = st.session_state.get(RUN_KEY)
+    live = reg.get(run_id if isinstance(run_id, str) else None)
+    if live is not None:
+        return live
+    saved = list_runs(reg.root)
+    return next((r for r in saved if r.id == run_id), saved[0] if saved else None)
+
+
+def _snapshots(run: Run | SavedRun) -> list[Snapshot]:
+    return list(run.snapshots) if isinstance(run, Run) else read_snapshots(run.folder)
+
+
+def _losses(run: Run | SavedRun) -> list[float]:
+    return list(run.losses) if isinstance(run, Run) else read_losses(run.folder)
+
+
+def _probe_map(shot: Snapshot, layer: int | None, head: int) -> tuple:
+    """The probe's map to draw and its title: α of the RNN, or the Transformer's cross-attention of
+    one layer (default: the last) and head (or the average over heads, :data:`ui.grid.AVERAGE`)."""
+    weights = shot.weights
+    if weights.ndim == 2:
+        return weights, t("studio.fig.attention", step=shot.step)
+    layer = weights.shape[0] - 1 if layer is None else layer
+    return pick(weights, layer, head), t("studio.fig.cross", step=shot.step, head=head_name(layer, head))
+
+
+def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None = None,
+                 head: int = AVERAGE) -> None:
+    """The loss and BLEU curves with the snapshot's step marked, beside the probe's attention map
+    (with its gold links where it has them)."""
+    shots = _snapshots(run)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(curves_figure(
+        _losses(run), [s.step for s in shots], [s.bleu for s in shots], marker=None if shot is None else shot.step,
+        title=t("studio.fig.curves"), x_title=t("studio.axis.step"), loss_name=t("studio.axis.loss"),
+        score_name=t("studio.axis.bleu")), config=PLOT)
+    if shot is None:
+        return
+    if shot.weights is None:
+        right.info(t("studio.no_attention"))
+        right.text(" ".join(shot.tgt_tokens))
+        return
+    weights, title = _probe_map(shot, layer, head)
+    # any language pair: the axes say source and output, not English and French
+    texts = {**figure_texts(), "s2s.x": t("studio.axis.source"), "s2s.y": t("studio.axis.output")}
+    right.plotly_chart(attention_heatmap(weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title,
+                                         width=HEATMAP_PX, texts=texts), config=PLOT)
+
+
+def live_panel() -> None:
+    """Polled every second while this session's run waits or trains: queue place or progress with
+    ETA, speed, Stop, and the curves with the latest snapshot; reruns the page when the run ends."""
+    run = shown_run()
+    if not isinstance(run, Run) or run.status not in ACTIVE_STATES:
+        st.rerun(scope="app")
+        return
+    reg = registry()
+    status, stop = st.columns([6, 1], vertical_alignment="center")
+    if run.status == WAITING:
+        ahead = reg.position(run.id)
+        status.info(t("studio.waiting", n=ahead) if ahead > 0 else t("studio.waiting_next"), icon=":material/schedule:")
+    elif not run.step:
+        status.progress(0.0, text=t("studio.starting"))
+    else:
+        status.progress(run.step / run.settings.steps,
+                        text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0))
+        status.caption(t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device,
+                         data=run.data))
+    stop.button(t("studio.stop"), key="studio_stop", on_click=reg.stop, args=(run.id,), icon=":material/stop:",
+                help=t("studio.stop_help"))
+    main_figures(run, run.snapshots[-1] if run.snapshots else None)
+
+
+def result_view(run: Run | SavedRun) -> None:
+    """A finished, stopped or failed run: its outcome, the scrubber over its snapshots beside the
+    loss curve, and the AER of the snapshots where the data has gold alignments."""
+    status = run.status if isinstance(run, Run) else str(run.meta.get("status", FINISHED))
+    name = run.settings.name if isinstance(run, Run) else run.name
+    message = run.message if isinstance(run, Run) else str(run.meta.get("message", ""))
+    if status == FAILED:
+        st.error(t("studio.failed", error=md_escape(message)))
+        return
+    meta = run.meta if isinstance(run, SavedRun) else {"steps": run.step, "seconds": run.elapsed}
+    key = "studio.finished" if status == FINISHED else "studio.stopped"
+    st.success(t(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
+    shots = _snapshots(run)
+    if not shots:
+        return
+    index = step_control(len(shots), key="studio_snap", label=t("studio.snapshot"))
+    shot = shots[index]
+    layer, head = None, AVERAGE
+    if shot.weights is not None and shot.weights.ndim == 4:
+        layer, head = head_picker(*shot.weights.shape[:2], key="studio", columns=st.columns(4)[:2])
+    main_figures(run, shot, layer, head)
+    aer = "" if shot.aer is None else t("studio.aer_part", aer=shot.aer)
+    st.caption(t("studio.snapshot_caption", step=shot.step, bleu=shot.bleu, aer=aer))
+    scored = [s for s in shots if s.aer is not None]
+    if scored:
+        st.plotly_chart(aer_figure([s.step for s in scored], [s.aer for s in scored], marker=shot.step,
+                                   title=t("studio.fig.aer"), x_title=t("studio.axis.step"),
+                                   y_title=t("studio.axis.aer")), config=PLOT)
+
+
+def _run_action(action, *args) -> None:
+    """Button callback: a saved-run action, its failure kept for one message."""
+    try:
+        action(*args)
+    except (RunError, OSError) as exc:
+        st.session_state["studio_error"] = str(exc)
+
+
+def _rename(run_id: str, root) -> None:
+    """Button callback: rename a run to what its name box holds now (read at the click, not at the drawing)."""
+    _run_action(rename_run, run_id, str(st.session_state.get(f"studio_name_{run_id}", "")), root)
+
+
+def _delete(run_id: str, root) -> None:
+    """Button callback: delete a saved run's folder and forget it here (it was perhaps the one shown)."""
+    _run_action(delete_run, run_id, root)
+    registry().forget(run_id)
+    if st.session_state.get(RUN_KEY) == run_id:
+        del st.session_state[RUN_KEY]
+
+
+def _import(upload) -> None:
+    try:
+        st.session_state[RUN_KEY] = import_zip(upload.getvalue(), registry().root)
+    except RunError as exc:
+        st.session_state["studio_error"] = str(exc)
+
+
+def runs_manager() -> None:
+    """The saved runs: show, rename, download as a zip, delete; add a run from a zip."""
+    root = registry().root
+    saved = list_runs(root)
+    error = st.session_state.pop("studio_error", None)
+    if error:
+        st.error(t("studio.run_error", error=md_escape(error)))
+    with st.expander(t("studio.runs", n=len(saved)), icon=":material/folder_open:"):
+        st.caption(t("studio.runs_where", folder=md_escape(str(root))))
+        for run in saved:
+            status = STATUS_LABELS.get(str(run.meta.get("status", FINISHED)), "?")
+            with st.container(border=True):
+                st.text(run.name)
+                st.caption(md_escape(t("studio.run_row", status=status, bleu=run.meta.get("bleu", "—"),
+                                       data=run.meta.get("data", ""))))
+                with st.container(horizontal=True, vertical_alignment="bottom"):
+                    st.button(t("studio.show"), key=f"studio_show_{run.id}", on_click=st.session_state.__setitem__,
+                              args=(RUN_KEY, run.id))
+                    checked(st.text_input, t("studio.rename"), run.name, max_chars=60, key=f"studio_name_{run.id}")
+                    st.button(t("studio.rename_button"), key=f"studio_rename_{run.id}", on_click=_rename,
+                              args=(run.id, root))
+                    st.download_button(t("studio.download"), lambda rid=run.id: export_zip(rid, root),
+                                       file_name=f"attention-lab-run-{run.id}.zip", mime="application/zip",
+                                       key=f"studio_zip_{run.id}", on_click="ignore")
+                    st.button(t("studio.delete"), key=f"studio_delete_{run.id}", on_click=_delete,
+                              args=(run.id, root), icon=":material/delete:")
+        upload = st.file_uploader(t("studio.import"), type=["zip"], key="studio_import")
+        if upload is not None:
+            st.button(t("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))
+
