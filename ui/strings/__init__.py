@@ -1,0 +1,25 @@
+"""The one table of interface strings: id → (English, 中文), merged from one module per area so
+that a page's strings sit together. Terms follow the glossary in :mod:`ui.i18n`."""
+from __future__ import annotations
+
+from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation
+from ui.strings import explain, p7_bert, p8_real_model, p9_present, p10_llm, quiz
+from ui.strings import figures, messages, studio, transformer_xl, what_if
+
+_PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
+          p8_real_model, p9_present, p10_llm, explain, quiz, studio, transformer_xl, what_if, figures, messages)
+
+
+def _merge() -> dict[str, tuple[str, str]]:
+    table: dict[str, tuple[str, str]] = {}
+    for part in _PARTS:
+        clash = table.keys() & part.STRINGS.keys()
+        if clash:
+            raise ValueError(f"string ids defined twice: {sorted(clash)}")
+        table.update(part.STRINGS)
+    return table
+
+
+STRINGS: dict[str, tuple[str, str]] = _merge()
+# ids whose English and 中文 are rightly the same text (names, symbols, bilingual labels)
+SAME: frozenset[str] = frozenset().union(*(getattr(part, "SAME", ()) for part in _PARTS))

@@ -1,0 +1,148 @@
+"""Strings of the frame, the landing page and the shared widgets: id → (English, 中文)."""
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    # language switch and its notice
+    "lang.switch": ("Language · 语言", "语言 · Language"),
+    "lang.bad": ("The link's language “{raw}” is not available, so this shows {language}.",
+                 "链接中的语言“{raw}”不可用，因此显示{language}。"),
+    # page list (ui/frame.py): label and one-line blurb per page file number
+    "nav.home": ("Attention Lab — home", "注意力实验室 — 首页"),
+    "nav.1": ("Attention from scratch", "从零理解注意力"),
+    "nav.1.blurb": ("Kernel regression, score functions, soft/hard/local attention, a Q/K/V sandbox.",
+                    "核回归、评分函数、软/硬/局部注意力，以及查询/键/值（Q/K/V）沙盒。"),
+    "nav.2": ("Seq2seq attention", "序列到序列注意力"),
+    "nav.2.blurb": ("Translate with an RNN encoder–decoder: no attention, Bahdanau, Luong; step by step.",
+                    "用 RNN 编码器–解码器翻译：无注意力、Bahdanau、Luong，逐步查看。"),
+    "nav.3": ("Positional encoding", "位置编码"),
+    "nav.3.blurb": ("Sinusoids, their rotation property, learned, relative, RoPE and ALiBi.",
+                    "正弦位置编码及其旋转性质，可学习、相对、RoPE 与 ALiBi 位置编码。"),
+    "nav.4": ("Transformer translation", "Transformer 翻译"),
+    "nav.4.blurb": ("Multi-head encoder self-, masked decoder self- and cross-attention.",
+                    "多头注意力：编码器自注意力、带掩码的解码器自注意力与交叉注意力。"),
+    "nav.5": ("Inside one head", "单个头的内部"),
+    "nav.5.blurb": ("QKᵀ → ÷√d_k → mask → softmax → ·V for one query, as numbers.",
+                    "对一个查询逐步计算 QKᵀ → ÷√d_k → 掩码 → softmax → ·V，全部给出数值。"),
+    "nav.6": ("Generation", "文本生成"),
+    "nav.6.blurb": ("A decoder-only language model, token by token.", "仅解码器的语言模型，逐个词元生成。"),
+    "nav.7": ("BERT masking", "BERT 掩码"),
+    "nav.7.blurb": ("WordPiece, 15% masking (80/10/10), next-sentence pairs, predictions.",
+                    "WordPiece 分词、15% 掩码（80/10/10）、下一句预测句对与预测结果。"),
+    "nav.8": ("Real model explorer", "真实模型探索"),
+    "nav.8.blurb": ("Every layer and head of a real pretrained encoder.", "真实预训练编码器的每一层、每一个头。"),
+    "frame.device_pending": ("Compute device: shown once a model has loaded", "计算设备：模型加载后显示"),
+    "frame.device": ("Compute device: **{device}**", "计算设备：**{device}**"),
+    "common.options": ("Options", "选项"),
+    # landing page (app.py)
+    "app.title": ("Attention Lab", "注意力实验室"),
+    "app.intro": ("See how attention works by looking inside small models that run right here, offline. "
+                  "Type a sentence, step through its translation, and watch where each step looks. "
+                  "Every number on screen is the number the model computed.",
+                  "在本机离线运行的小模型内部，看注意力如何工作。输入一句话，逐步查看它的翻译，"
+                  "观察每一步关注哪里。屏幕上的每个数字都是模型实际算出的数字。"),
+    "app.pages": ("Pages, in teaching order", "按教学顺序排列的页面"),
+    "app.lecture": ("In a lecture", "课堂上使用"),
+    "app.lecture_tips": (
+        "- Step through a decoding with **←** and **→** (or the Prev/Next buttons).\n"
+        "- Everything runs on this machine: no internet is needed in the room.\n"
+        "- The model picker and other settings are kept in the address bar, so a link reopens the same view.",
+        "- 用 **←** 和 **→**（或“上一步/下一步”按钮）逐步查看解码过程。\n"
+        "- 一切都在本机运行：教室里不需要联网。\n"
+        "- 模型选择和其他设置保存在地址栏中，打开同一个链接即可回到同一视图。"),
+    # ui/state.py
+    "state.notice": ("The link's {what} “{raw}” is not available here, so this shows {instead}.",
+                     "链接中的{what}“{raw}”在此不可用，因此显示{instead}。"),
+    "state.session_notice": ("This session's {what} “{raw}” is not available here, so this shows {instead}.",
+                             "本次会话中的{what}“{raw}”在此不可用，因此显示{instead}。"),
+    "state.default": ("the default", "默认值"),
+    "state.topic": ("topic", "主题"),
+    # ui/stepper.py
+    "step.label": ("Decoding step", "解码步"),
+    "step.prev": ("◀ Prev", "◀ 上一步"),
+    "step.next": ("Next ▶", "下一步 ▶"),
+    "step.prev_help": ("Previous step (← key)", "上一步（← 键）"),
+    "step.next_help": ("Next step (→ key)", "下一步（→ 键）"),
+    "step.one": ("{label}: 1 of 1", "{label}：第 1 步，共 1 步"),
+    "step.last": ("the last step, {n}", "最后一步（第 {n} 步）"),
+    "step.first": ("step 1", "第 1 步"),
+    "step.penalty": ("Length penalty α", "长度惩罚 α"),
+    "step.penalty_help": (
+        "The beam ranks finished outputs by Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016), the same rule on the "
+        "seq2seq and Transformer pages: 0 = raw log-probability, larger α favours longer outputs.",
+        "束搜索按 Σ log p / ((5 + |y|) / 6)^α（Wu et al. 2016）为已完成的输出排序，序列到序列页与 Transformer "
+        "页使用同一规则：0 表示直接用对数概率，α 越大越偏向较长的输出。"),
+    # ui/export.py
+    "export.button": ("Export", "导出"),
+    "export.help": ("Download this view: numbers, trace, handout. Images: the camera (PNG, 1920×1080) and SVG "
+                    "buttons in each chart's toolbar.",
+                    "下载当前视图：数值、轨迹、讲义。图片：用每个图表工具栏中的相机按钮（PNG，1920×1080）和 SVG 按钮。"),
+    "export.csv": ("{caption} (CSV)", "{caption}（CSV）"),
+    "export.json": ("Whole trace (JSON)", "完整轨迹（JSON）"),
+    "export.json_big": ("Over {limit:,} numbers: take the NPZ", "超过 {limit:,} 个数值：请下载 NPZ"),
+    "export.npz": ("Trace arrays (NPZ)", "轨迹数组（NPZ）"),
+    "export.html": ("Handout (HTML, offline)", "讲义（HTML，离线）"),
+    # ui/grid.py
+    "grid.layer": ("Layer", "层"),
+    "grid.head": ("Head", "头"),
+    "grid.layer_n": ("layer {n}", "第 {n} 层"),
+    "grid.head_n": ("head {n}", "头 {n}"),
+    "grid.average": ("average over heads", "各头平均"),
+    "grid.layer_what": ("layer", "层"),
+    "grid.head_what": ("head", "头"),
+    "grid.name": ("{layer}, {head}", "{layer}，{head}"),
+    # ui/transformer.py: the kinds of attention of an encoder–decoder Transformer
+    "kind.encoder": ("Encoder self-attention", "编码器自注意力"),
+    "kind.decoder": ("Decoder self-attention (masked)", "解码器自注意力（带掩码）"),
+    "kind.cross": ("Cross-attention (encoder–decoder)", "交叉注意力（编码器–解码器）"),
+    "kind.short.encoder": ("Encoder self-attention", "编码器自注意力"),
+    "kind.short.decoder": ("Decoder self-attention", "解码器自注意力"),
+    "kind.short.cross": ("Cross-attention", "交叉注意力"),
+    # ui/checkpoints.py, ui/tokens.py
+    "ckpt.unreadable": ("{name} (unreadable)", "{name}（无法读取）"),
+    "ckpt.cannot_load": ("Cannot load model “{name}”: {error}", "无法加载模型“{name}”：{error}"),
+    "tokens.unknown_title": ("not in the model's vocabulary: read as <unk>", "不在模型词表中：读作 <unk>"),
+    # the notices next to a translation (models/inference/notices.py: Notice.key and Notice.args)
+    "notice.unknown": ("{n} of {total} input words are unknown to this model and read as <unk>: {shown}. Its output "
+                       "for them is a guess.",
+                       "输入的 {total} 个词中有 {n} 个不在该模型的词表中，被读作 <unk>：{shown}。模型对它们的输出只是猜测。"),
+    "notice.cut": ("The input is longer than this model reads: the last {dropped} tokens were cut off.",
+                   "输入超过了该模型能读入的长度：最后 {dropped} 个词元被截掉了。"),
+    "notice.length": ("The output stopped at the length limit (2·|input| + 10 tokens) without an end token: it is "
+                      "unfinished.",
+                      "输出在达到长度上限（2·|输入| + 10 个词元）时停止，没有结束词元：译文未完成。"),
+    "notice.confidence.none": ("Confidence: mean log-probability per output token {confidence:.3f} (no test-set figure "
+                               "to compare with: run python -m models.evaluate --write).",
+                               "置信度：每个输出词元的平均对数概率 {confidence:.3f}（没有测试集数据可比较：运行 "
+                               "python -m models.evaluate --write）。"),
+    "notice.confidence.far": ("Confidence: mean log-probability per output token {confidence:.3f} — far below the test "
+                              "set (on its test set the median is {median:.3f}, and 99% of sentences score above "
+                              "{p01:.3f}): the input is probably outside what this model learned, however fluent the "
+                              "output.",
+                              "置信度：每个输出词元的平均对数概率 {confidence:.3f} — 远低于测试集（其测试集中位数为 "
+                              "{median:.3f}，99% 的句子高于 {p01:.3f}）：输入很可能超出了该模型学到的范围，无论输出看起来多通顺。"),
+    "notice.confidence.low": ("Confidence: mean log-probability per output token {confidence:.3f} — lower than 95% of "
+                              "the test set (on its test set the median is {median:.3f}, and 99% of sentences score "
+                              "above {p01:.3f}).",
+                              "置信度：每个输出词元的平均对数概率 {confidence:.3f} — 低于测试集 95% 的句子（其测试集中位数为 "
+                              "{median:.3f}，99% 的句子高于 {p01:.3f}）。"),
+    "notice.confidence.typical": ("Confidence: mean log-probability per output token {confidence:.3f} — typical of the "
+                                  "test set (on its test set the median is {median:.3f}, and 99% of sentences score "
+                                  "above {p01:.3f}).",
+                                  "置信度：每个输出词元的平均对数概率 {confidence:.3f} — 与测试集相当（其测试集中位数为 "
+                                  "{median:.3f}，99% 的句子高于 {p01:.3f}）。"),
+    # shipped checkpoints' display labels (config.json "label"), by checkpoint name
+    "ckpt.label.bert-small": ("Small BERT (3 layers × 4 heads, d=128)", "小型 BERT（3 层 × 4 个头，d=128）"),
+    "ckpt.label.s2s-bahdanau": ("Bahdanau (additive)", "Bahdanau（加性）"),
+    "ckpt.label.s2s-luong-concat": ("Luong concat", "Luong concat（拼接）"),
+    "ckpt.label.s2s-luong-dot": ("Luong dot", "Luong dot（点积）"),
+    "ckpt.label.s2s-luong-general": ("Luong general", "Luong general（双线性）"),
+    "ckpt.label.s2s-luong-local-m": ("Luong local-m (D = 3)", "Luong 局部 local-m（D = 3）"),
+    "ckpt.label.s2s-luong-local-p": ("Luong local-p (D = 3)", "Luong 局部 local-p（D = 3）"),
+    "ckpt.label.s2s-none": ("No attention", "无注意力"),
+    "ckpt.label.tf-copy": ("Transformer · copy", "Transformer · 复制"),
+    "ckpt.label.tf-en-fr": ("Transformer · English→French", "Transformer · 英语→法语"),
+    "ckpt.label.tf-lm": ("Transformer LM · World English Bible", "Transformer 语言模型 · World English Bible"),
+    "ckpt.label.tf-reverse": ("Transformer · reverse", "Transformer · 倒序"),
+}
+
+SAME: frozenset[str] = frozenset()

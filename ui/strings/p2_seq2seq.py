@@ -1,0 +1,126 @@
+"""Strings of page 2, Seq2seq attention (pages/2_Seq2seq_attention.py, ui/seq2seq.py): id → (English, 中文)."""
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "p2.intro": ("A decoder writes French one word at a time; with attention, each step looks back at every English "
+                 "word.",
+                 "解码器每次写出一个法语词；有了注意力，每一步都会回看每一个英语词。"),
+    "p2.no_model": ("No seq2seq checkpoints found in checkpoints/. Train one: "
+                    "`python -m models.train --preset s2s-bahdanau`.",
+                    "checkpoints/ 中没有找到序列到序列检查点。请先训练一个：`python -m models.train --preset s2s-bahdanau`。"),
+    "p2.mode.soft": ("As trained", "按训练方式"),
+    "p2.mode.hard": ("Hard (decoding-time)", "硬注意力（解码时）"),
+    "p2.url.text": ("text", "文本"),
+    "p2.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
+    "p2.url.model": ("model", "模型"),
+    "p2.url.compare": ("comparison model", "对比模型"),
+    "p2.url.no_compare": ("no comparison", "不对比"),
+    "p2.url.beam": ("beam width", "束宽"),
+    "p2.url.mode": ("attention mode", "注意力模式"),
+    "p2.url.alpha": ("length penalty", "长度惩罚"),
+    "p2.sentence": ("English sentence", "英语句子"),
+    "p2.model": ("Model", "模型"),
+    "p2.options": ("Options", "选项"),
+    "p2.example": ("Pick an example", "选择示例"),
+    "p2.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
+    "p2.compare": ("Compare side by side with", "并排对比"),
+    "p2.nothing": ("— nothing —", "— 无 —"),
+    "p2.beam": ("Beam width", "束宽"),
+    "p2.beam_help": ("1 = greedy decoding", "1 = 贪心解码"),
+    "p2.mode": ("Attention", "注意力"),
+    "p2.mode_help": ("As trained: global, local-m or local-p, as the model was trained. Hard: one-hot at the argmax "
+                     "weight, a decoding-time variant of the Luong models, not trained as such.",
+                     "按训练方式：全局、local-m 或 local-p，与模型训练时一致。硬注意力：在权重最大处取 one-hot，"
+                     "是 Luong 模型在解码时的变体，并未按此方式训练。"),
+    "p2.mode_luong_only": ("{mode} is offered for the Luong models; {model} decodes with soft attention.",
+                           "{mode}只适用于 Luong 模型；{model} 使用软注意力解码。"),
+    "p2.translation_by": ("Translation by {model}", "{model} 的译文"),
+    "p2.no_attention_cmp": ("No attention: the encoder's final state is the decoder's only view of the source.",
+                            "无注意力：编码器的最终状态是解码器看到源句的唯一途径。"),
+    "p2.step": ("Step {step} of {n}: the tokens emitted so far", "第 {step} 步，共 {n} 步：到目前为止输出的词元"),
+    "p2.fig.alpha": ("α at step {step}", "第 {step} 步的 α"),
+    "p2.fig.topk": ("Top-{k} next tokens at step {step}", "第 {step} 步概率最高的 {k} 个下一个词元"),
+    "p2.no_attention": ("This model has no attention: each step sees the source only through the encoder's final "
+                        "state, so there is nothing to show per source word. Switch to Bahdanau or Luong.",
+                        "这个模型没有注意力：每一步只能通过编码器的最终状态看到源句，因此没有针对每个源词可显示的内容。"
+                        "请切换到 Bahdanau 或 Luong。"),
+    "p2.fig.heatmap": ("Attention α over the English words", "英语词上的注意力 α"),
+    "p2.gold": ("Red squares: the corpus's gold word alignment for this sentence.", "红色方框：语料中这句话的标准词对齐。"),
+    "p2.export.title": ("Seq2seq attention: {model}", "序列到序列注意力：{model}"),
+    "p2.export.attention": ("Attention", "注意力"),
+    "p2.export.step": ("Step {step} attention", "第 {step} 步注意力"),
+    "p2.export.topk": ("Step {step} top-k", "第 {step} 步 top-k"),
+    "p2.beam_header": ("Beam search", "束搜索"),
+    "p2.fig.beam": ("Beam of width {width}: candidates up to step {step}", "束宽 {width}：截至第 {step} 步的候选"),
+    "p2.src": ("The English tokens as the model reads them", "模型读到的英语词元"),
+    "p2.src_unknown": (" — {n} not in its vocabulary (⚠), read as <unk>", " — 其中 {n} 个不在词表中（⚠），读作 <unk>"),
+    "p2.hypotheses": ("**Every hypothesis the beam finished**, best first (score = Σ log p / ((5 + |y|) / 6)^α, "
+                      "α = {alpha:g}):",
+                      "**束搜索完成的每个假设**，最好的在前（分数 = Σ log p / ((5 + |y|) / 6)^α，α = {alpha:g}）："),
+    "p2.unfinished": ("   (not finished: length limit)", "   （未完成：达到长度上限）"),
+    # ui/seq2seq.py
+    "p2.bleu.header": ("Quality against sentence length", "质量随句长的变化"),
+    "p2.bleu.col.model": ("model", "模型"),
+    "p2.bleu.col.bleu": ("test BLEU", "测试集 BLEU"),
+    "p2.bleu.col.aer": ("AER", "AER（对齐错误率）"),
+    "p2.bleu.col.exact": ("exact match", "完全匹配"),
+    "p2.bleu.col.seconds": ("training (s)", "训练时间（秒）"),
+    "p2.bleu.none": ("No evaluation shipped yet: run `python -m models.evaluate --write`.",
+                     "还没有随附评估结果：运行 `python -m models.evaluate --write`。"),
+    "p2.bleu.fig": ("Test BLEU by source length (as in Bahdanau et al. 2014, Fig. 2)",
+                    "按源句长度分组的测试集 BLEU（同 Bahdanau et al. 2014 图 2）"),
+    "p2.bleu.caption": ("Test split of the embedded corpus: word combinations never seen in training. Measured by "
+                        "`{command}`.",
+                        "内置语料的测试集：训练中从未见过的词组合。由 `{command}` 测得。"),
+    "p2.explain.header": ("How attention works here", "这里的注意力如何工作"),
+    "p2.explain.intro": ("The encoder turns the source words into states $h_1 … h_n$. At each target step $t$ the "
+                         "decoder scores every source state, turns the scores into weights that sum to 1, and mixes "
+                         "the states into a context vector:",
+                         "编码器把源词变成状态 $h_1 … h_n$。在每个目标步 $t$，解码器给每个源状态打分，把分数变成和为 1 "
+                         "的权重，再把这些状态混合成上下文向量："),
+    "p2.explain.bahdanau": ("**Bahdanau (additive)** scores first, then takes the RNN step. The score uses the "
+                            "*previous* decoder state $s_{t-1}$, and the context is an input of the GRU:",
+                            "**Bahdanau（加性）** 先打分，再走一步 RNN。分数使用*上一个*解码器状态 $s_{t-1}$，"
+                            "上下文向量作为 GRU 的输入："),
+    "p2.explain.luong": ("**Luong** takes the RNN step first, then scores with the *current* state $s_t$ (dot, general "
+                         "or concat); context and state make the attentional state $\\tilde h_t$ that predicts the "
+                         "word and is fed to the next step:",
+                         "**Luong** 先走一步 RNN，再用*当前*状态 $s_t$ 打分（dot、general 或 concat）；上下文向量与状态"
+                         "组成注意力状态 $\\tilde h_t$，用它预测词，并输入到下一步："),
+    "p2.explain.none_hard": ("**No attention**: the whole sentence must squeeze through one fixed vector, the encoder's "
+                             "final state. Long sentences suffer — see the chart above. **Hard** attention uses the "
+                             "single most attended state, $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$; here it is a "
+                             "decoding-time variant of a trained model (Xu et al. 2015 train it with REINFORCE).",
+                             "**无注意力**：整个句子必须挤过一个固定向量，即编码器的最终状态。长句因此受损 — 见上图。"
+                             "**硬注意力**只用最受关注的那个状态 $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$；这里它是已训练"
+                             "模型在解码时的变体（Xu et al. 2015 用 REINFORCE 训练它）。"),
+    "p2.explain.local": ("**Local attention** (Luong et al. 2015, §3.2) looks at a window $[p_t - D, p_t + D]$ only. "
+                         "**Local-m** assumes monotonic alignment, $p_t = t$, and takes the softmax inside the window. "
+                         "**Local-p** predicts $p_t$ from the state and favours words near it with a Gaussian "
+                         "($\\sigma = D/2$), so its weights sum to at most 1. Both are trained as such here, with "
+                         "$D = 3$ (the paper uses $D = 10$ for sentences of up to 50 words; ours have 3–32).",
+                         "**局部注意力**（Luong et al. 2015，§3.2）只看窗口 $[p_t - D, p_t + D]$。**Local-m** 假设单调"
+                         "对齐 $p_t = t$，在窗口内取 softmax。**Local-p** 从状态预测 $p_t$，并用高斯（$\\sigma = D/2$）"
+                         "偏向它附近的词，因此权重之和至多为 1。这里两者都按此方式训练，$D = 3$（论文对最长 50 词的句子"
+                         "用 $D = 10$；我们的句子有 3–32 个词）。"),
+    "p2.explain.differ": ("**How our models differ from the papers.** GRUs instead of Luong's stacked LSTMs on a "
+                          "reversed source; a bidirectional encoder for both families; $s_0 = \\tanh(W "
+                          "[\\overrightarrow{h}_n; \\overleftarrow{h}_1])$ from both directions where Bahdanau uses "
+                          "$\\tanh(W_s \\overleftarrow{h}_1)$; Bahdanau's output layer is $\\tanh(W[s_t; c_t; "
+                          "y_{t-1}])$ where the paper uses a maxout layer. Beam search ranks finished translations by "
+                          "$\\sum \\log p \\,/\\, ((5 + |y|)/6)^\\alpha$ (Wu et al. 2016), the same rule as on the "
+                          "Transformer page.",
+                          "**我们的模型与论文的区别。** 用 GRU 代替 Luong 在反转源句上堆叠的 LSTM；两类模型都用双向编码器；"
+                          "$s_0 = \\tanh(W [\\overrightarrow{h}_n; \\overleftarrow{h}_1])$ 取自两个方向，而 Bahdanau 用 "
+                          "$\\tanh(W_s \\overleftarrow{h}_1)$；Bahdanau 的输出层是 $\\tanh(W[s_t; c_t; y_{t-1}])$，"
+                          "而论文用 maxout 层。束搜索按 $\\sum \\log p \\,/\\, ((5 + |y|)/6)^\\alpha$（Wu et al. 2016）"
+                          "为已完成的译文排序，与 Transformer 页相同。"),
+    "p2.local_m": ("Diamonds: p_t = t, the centre of local-m's window [p_t − {w}, p_t + {w}]; outside it the weights "
+                   "are exactly 0.",
+                   "菱形：p_t = t，即 local-m 窗口 [p_t − {w}, p_t + {w}] 的中心；窗口外权重恰为 0。"),
+    "p2.local_p": ("Diamonds: the position p_t that local-p predicted at each step; it attends within [p_t − {w}, "
+                   "p_t + {w}], weighted by a Gaussian around p_t.",
+                   "菱形：local-p 在每一步预测的位置 p_t；它在 [p_t − {w}, p_t + {w}] 内分配注意力，并按以 p_t 为中心的高斯加权。"),
+}
+
+SAME: frozenset[str] = frozenset()

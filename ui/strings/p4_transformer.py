@@ -1,0 +1,104 @@
+"""Strings of page 4, Transformer translation (pages/4_Transformer_translation.py): id → (English, 中文)."""
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "p4.intro": ("Self-attention in the encoder, masked self-attention and cross-attention in the decoder: every layer, "
+                 "every head.",
+                 "编码器中的自注意力，解码器中带掩码的自注意力和交叉注意力：每一层、每一个头。"),
+    "p4.no_model": ("No Transformer checkpoints found in checkpoints/. Train one: "
+                    "`python -m models.train --preset tf-en-fr`.",
+                    "checkpoints/ 中没有找到 Transformer 检查点。请先训练一个：`python -m models.train --preset tf-en-fr`。"),
+    "p4.url.model": ("model", "模型"),
+    "p4.url.text": ("text", "文本"),
+    "p4.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
+    "p4.url.beam": ("beam width", "束宽"),
+    "p4.url.alpha": ("length penalty", "长度惩罚"),
+    "p4.model": ("Model", "模型"),
+    "p4.sentence": ("English sentence", "英语句子"),
+    "p4.digits": ("Digits 0–9, separated by spaces", "数字 0–9，用空格分隔"),
+    "p4.options": ("Options", "选项"),
+    "p4.example": ("Pick an example", "选择示例"),
+    "p4.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
+    "p4.beam": ("Beam width (1 = greedy)", "束宽（1 = 贪心）"),
+    "p4.url.compare": ("comparison model", "对比模型"),
+    "p4.url.no_compare": ("no comparison", "不对比"),
+    "p4.compare": ("Side by side with an RNN (seq2seq) model", "与一个 RNN（序列到序列）模型并排对比"),
+    "p4.nothing": ("— nothing —", "— 无 —"),
+    "p4.empty": ("(empty)", "（空）"),
+    "p4.output_of": ("Output of {model}", "{model} 的输出"),
+    "p4.no_tokens": ("The model produced no tokens.", "模型没有输出任何词元。"),
+    "p4.url.kind": ("attention", "注意力"),
+    "p4.kind": ("Attention", "注意力"),
+    "p4.fig.grid": ("All layers × heads — click one to enlarge", "所有层 × 头 — 点击一个可放大"),
+    "p4.grid_caption": ("Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. The image "
+                        "is rendered on the server: no weights are sent as JSON.",
+                        "每个缩略图是一个头（行：查询，列：键），白 = 0，深蓝 = 1。图像在服务器上渲染：不会把权重以 JSON 发送。"),
+    "p4.fig.head": ("{what}: {head}", "{what}：{head}"),
+    "p4.x.source": ("key: source token", "键：源词元"),
+    "p4.x.decoder": ("key: decoder input", "键：解码器输入"),
+    "p4.y.source": ("query: source token", "查询：源词元"),
+    "p4.y.decoder": ("query: decoder step", "查询：解码器的步"),
+    "p4.lookahead": ("Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).",
+                     "灰色格子：前瞻掩码（softmax 之前为 −∞，权重恰为 0）。"),
+    "p4.step": ("**Step {step} of {n}** — the decoder reads the tokens up to “{token}” and emits:",
+                "**第 {step} 步，共 {n} 步** — 解码器读入直到“{token}”的词元，并输出："),
+    "p4.fig.cross": ("Cross-attention at step {step}, {head}", "第 {step} 步的交叉注意力，{head}"),
+    "p4.fig.topk": ("Top-{k} next tokens at step {step}", "第 {step} 步概率最高的 {k} 个下一个词元"),
+    "p4.export.title": ("Transformer translation: {model}", "Transformer 翻译：{model}"),
+    "p4.export.head": ("{what}, {head}", "{what}，{head}"),
+    "p4.export.cross": ("Step {step} cross-attention", "第 {step} 步交叉注意力"),
+    "p4.export.topk": ("Step {step} top-k", "第 {step} 步 top-k"),
+    "p4.beam_header": ("Beam search", "束搜索"),
+    "p4.fig.beam": ("Beam of width {width}: hypotheses kept up to step {step}", "束宽 {width}：截至第 {step} 步保留的假设"),
+    "p4.beam_caption": ("Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {alpha:g} (Wu et al. "
+                        "2016) — the same rule as the seq2seq page.",
+                        "已完成的输出按 Σ log p / ((5 + |y|) / 6)^α 排序，α = {alpha:g}（Wu et al. 2016）— 与序列到序列页相同的规则。"),
+    "p4.src": ("The tokens as the encoder reads them", "编码器读到的词元"),
+    "p4.src_unknown": (" — {n} not in its vocabulary (⚠), read as <unk>", " — 其中 {n} 个不在词表中（⚠），读作 <unk>"),
+    # ui/transformer.py
+    "p4.cmp.header": ("RNN attention against Transformer cross-attention", "RNN 注意力与 Transformer 交叉注意力的对比"),
+    "p4.cmp.caption": ("Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
+                       "cross-attention, {head} (change it above). Rows: output steps.",
+                       "同一个句子。左：序列到序列模型每一步唯一的注意力 α。右：Transformer 的交叉注意力，{head}"
+                       "（可在上方更改）。行：输出步。"),
+    "p4.cmp.none": ("No attention: the encoder's final state is the decoder's only view of the source.",
+                    "无注意力：编码器的最终状态是解码器看到源句的唯一途径。"),
+    "p4.cmp.rnn": ("RNN attention α", "RNN 注意力 α"),
+    "p4.cmp.tf": ("Transformer cross-attention", "Transformer 交叉注意力"),
+    "p4.cmp.x": ("source (English)", "源句（英语）"),
+    "p4.cmp.y": ("target step (French)", "目标步（法语）"),
+    "p4.masks.header": ("The masks", "掩码"),
+    "p4.masks.explain": ("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
+                         "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
+                         "0 where attending is allowed and −∞ where it is not, before the softmax.",
+                         "句子成批处理：较短的句子用 `<pad>` 填充，任何查询都不能关注它（**填充掩码**）。解码器不能看到"
+                         "未来（**前瞻掩码**）。掩码在 softmax 之前*加上*一个值：允许关注处加 0，不允许处加 −∞。"),
+    "p4.masks.pad": ("Padding mask: {n} pad tokens added", "填充掩码：加了 {n} 个填充词元"),
+    "p4.masks.key": ("key", "键"),
+    "p4.masks.query": ("query", "查询"),
+    "p4.masks.causal": ("Look-ahead mask of the decoder", "解码器的前瞻掩码"),
+    "p4.explain.header": ("How the Transformer attends", "Transformer 如何分配注意力"),
+    "p4.explain.multihead": ("Every attention sub-layer computes, for each head *i*, "
+                             "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
+                             "\\, V W_i^V$ and concatenates the heads: $\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; "
+                             "…; \\mathrm{head}_h]\\, W^O$.",
+                             "每个注意力子层对每个头 *i* 计算 "
+                             "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
+                             "\\, V W_i^V$，再把各头拼接起来：$\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; …; "
+                             "\\mathrm{head}_h]\\, W^O$。"),
+    "p4.explain.kinds": ("- **Encoder self-attention**: every source token attends to every source token; the *padding "
+                         "mask* blocks the `<pad>` positions a batch adds.\n"
+                         "- **Decoder self-attention**: each target position attends to itself and earlier positions "
+                         "only; the *look-ahead mask* puts −∞ above the diagonal, so the softmax gives the future "
+                         "exactly 0.\n"
+                         "- **Cross-attention**: queries come from the decoder, keys and values from the encoder's "
+                         "output — the Transformer's counterpart of the RNN attention α of the seq2seq page, once per "
+                         "layer and head.",
+                         "- **编码器自注意力**：每个源词元关注每个源词元；*填充掩码*遮住批处理时加入的 `<pad>` 位置。\n"
+                         "- **解码器自注意力**：每个目标位置只关注它自己和更早的位置；*前瞻掩码*在对角线以上放 −∞，"
+                         "所以 softmax 给未来的权重恰为 0。\n"
+                         "- **交叉注意力**：查询来自解码器，键和值来自编码器的输出 — 这是 Transformer 中与序列到序列页"
+                         "的 RNN 注意力 α 相对应的部分，每层每个头各一个。"),
+}
+
+SAME: frozenset[str] = frozenset()

@@ -1,0 +1,95 @@
+"""Strings of the Present page (pages/12_Present.py), its slides (ui/slides.py) and the sidebar's deck
+button (ui/deck.py): id → (English, 中文)."""
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "nav.12": ("Present", "演示"),
+    "nav.12.blurb": ("A deck of views from any page as slides, walked with ←/→ or a presenter's clicker.",
+                    "把任意页面的视图组成幻灯片，用 ←/→ 或翻页笔逐页演示。"),
+    # the sidebar's deck button (ui/deck.py)
+    "deck.add": ("Add this view to the deck", "将此视图加入幻灯片"),
+    "deck.add.help": ("Keeps this page, its input and every setting (the step included) as a slide; present the "
+                      "deck on the Present page.",
+                      "把本页面、它的输入和所有设置（包括当前步骤）保存为一张幻灯片；在“演示”页面播放。"),
+    "deck.count": ("Your deck: {n} slide(s).", "你的幻灯片：{n} 张。"),
+    "deck.added": ("Added as slide {n} of the deck.", "已加入为第 {n} 张幻灯片。"),
+    # the Present page
+    "p9.intro": ("Show views of any page as slides, one at a time and full screen. **←/→** or **PageUp/PageDown** "
+                 "(a presenter's clicker) walk through each slide's decoding steps and on to the next slide; "
+                 "**Esc** ends. Everything runs offline.",
+                 "把任意页面的视图作为幻灯片逐张全屏显示。**←/→** 或 **PageUp/PageDown**（翻页笔）逐步走过每张"
+                 "幻灯片的解码步骤，再进入下一张；**Esc** 结束。全部离线运行。"),
+    "p9.deck": ("Deck", "幻灯片组"),
+    "p9.deck.session": ("Your deck (views added with “Add this view to the deck”)",
+                        "你的幻灯片（用“将此视图加入幻灯片”添加的视图）"),
+    "p9.deck.upload": ("Upload a deck file", "上传幻灯片文件"),
+    "p9.my_deck": ("My deck", "我的幻灯片"),
+    "p9.untitled": ("Untitled deck", "未命名的幻灯片组"),
+    "p9.url.deck": ("deck", "幻灯片组"),
+    "p9.url.slide": ("slide number", "幻灯片编号"),
+    "p9.url.slide_first": ("slide 1", "第 1 张幻灯片"),
+    "p9.upload": ("Deck file (JSON, saved here with “Download deck”)", "幻灯片文件（JSON，由“下载幻灯片”保存）"),
+    "p9.bad_file": ("This file cannot be used as a deck: {reason}", "此文件不能用作幻灯片组：{reason}"),
+    "p9.nothing_linked": ("This deck is empty in this session, so there is nothing to present yet.",
+                          "本次会话中这组幻灯片是空的，因此还没有可演示的内容。"),
+    "p9.no_slides": ("No slides yet. Open any page, set it up as you want to show it, and press **Add this view to "
+                     "the deck** in the sidebar: the page, its input and every setting, the step included, become "
+                     "a slide.",
+                     "还没有幻灯片。打开任意页面，按你想展示的样子设置好，然后在侧边栏点击**将此视图加入幻灯片**："
+                     "该页面、它的输入和所有设置（包括当前步骤）就成为一张幻灯片。"),
+    "p9.choose_file": ("Choose a deck file to upload.", "请选择要上传的幻灯片文件。"),
+    "p9.present": ("Present", "开始演示"),
+    "p9.download": ("Download deck", "下载幻灯片"),
+    "p9.remove_last": ("Remove the last slide", "删除最后一张"),
+    "p9.col.slide": ("slide", "幻灯片"),
+    "p9.col.page": ("page", "页面"),
+    "p9.col.title": ("title", "标题"),
+    "p9.col.settings": ("settings", "设置"),
+    # presenting (ui/slides.py)
+    "slide.prev_help": ("Previous step or slide (←, PageUp)", "上一步或上一张（←、PageUp）"),
+    "slide.next_help": ("Next step or slide (→, PageDown)", "下一步或下一张（→、PageDown）"),
+    "slide.end_help": ("End the presentation (Esc)", "结束演示（Esc）"),
+    "slide.step": ("step {t} / {n}", "第 {t} / {n} 步"),
+    "slide.refused": ("This slide's {what} “{raw}” is not available here, so it shows {instead}.",
+                      "这张幻灯片的{what}“{raw}”在此不可用，因此显示{instead}。"),
+    "slide.default": ("the page's default", "页面的默认值"),
+    "slide.first_chars": ("its first {n:,} characters", "其前 {n:,} 个字符"),
+    "slide.other_topic": ("A slide of this page shows “{shown}”; the topic “{raw}” is on the page itself.",
+                          "本页面的幻灯片显示“{shown}”；主题“{raw}”请在页面中查看。"),
+    "slide.no_renderer": ("The page “{page}” cannot be shown as a slide yet.", "页面“{page}”暂时还不能作为幻灯片显示。"),
+    "slide.no_models": ("No checkpoints of this kind are installed in checkpoints/.",
+                        "checkpoints/ 中没有安装这类模型检查点。"),
+    "slide.s2s.none": ("No attention: only the encoder's final state. Top-{k} next tokens at step {step}",
+                       "无注意力：只有编码器的最终状态。第 {step} 步的前 {k} 个候选词元"),
+    "slide.s2s.title": ("Attention α of {model} (rows: target steps, columns: source)",
+                        "{model} 的注意力权重 α（行：目标步，列：源词元）"),
+    "slide.head.title": ("Query “{query}”, layer {layer}, head {head}: q·kᵢ → ÷√d_k → + mask → softmax",
+                         "查询“{query}”，第 {layer} 层，头 {head}：q·kᵢ → ÷√d_k → + 掩码 → softmax"),
+    "slide.gen.samples": ("samples “{token}” (p = {p:.1%})", "采样得到“{token}”（p = {p:.1%}）"),
+    "slide.gen.title": ("Causal self-attention, {head}, step {step}", "因果自注意力，{head}，第 {step} 步"),
+    "slide.bert.none": ("No piece was chosen in this draw: pick another seed for this slide.",
+                        "这次抽取没有选中任何子词：请为这张幻灯片换一个随机种子。"),
+    "slide.bert.seed": ("seed {seed}", "随机种子 {seed}"),
+    "slide.bert.title": ("What BERT predicts where pieces were masked: {hits} of {n} right at top-1 (green: the "
+                         "original)", "BERT 在掩码位置的预测：{n} 个中 {hits} 个 top-1 正确（绿色：原来的子词）"),
+    "slide.real.tokens": ("{n} tokens", "{n} 个词元"),
+    "slide.real.title": ("Layer {layer}, head {head} of a real pretrained encoder",
+                         "真实预训练编码器的第 {layer} 层、头 {head}"),
+    "slide.pe.title": ("Sinusoidal positional encoding: {length} positions × {d} dimensions (Vaswani et al. 2017)",
+                       "正弦位置编码：{length} 个位置 × {d} 维（Vaswani 等，2017）"),
+    "slide.pe.scores": ("What attention scores by position alone: {model}, encoder layer {layer}, head {head}",
+                        "仅由位置决定的注意力分数：{model}，编码器第 {layer} 层，头 {head}"),
+    "slide.kr.title": ("Nadaraya–Watson kernel regression: attention pooling in one dimension",
+                       "Nadaraya–Watson 核回归：一维的注意力汇聚"),
+    "slide.what.d_model": ("d_model", "d_model"),
+    "slide.what.length": ("sequence length", "序列长度"),
+    "slide.what.n_train": ("number of training points", "训练点数"),
+    "slide.what.noise": ("noise", "噪声"),
+    "slide.what.bandwidth": ("bandwidth", "带宽"),
+    "slide.what.steps": ("number of SGD steps", "SGD 步数"),
+    "slide.what.lr": ("learning rate", "学习率"),
+    "slide.what.step": ("step", "步"),
+    "slide.what.layer": ("encoder layer", "编码器层"),
+    "slide.what.top_k": ("top-k", "top-k"),
+}
+SAME = frozenset({"slide.what.d_model", "slide.what.top_k"})
