@@ -12,8 +12,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from models.atomic import why_write_failed
-from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS, write_json_atomic
+from models.atomic import why_write_failed, write_json_atomic
+from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS
 from models.device import configure_threads
 from models.training import bert, seq2seq, transformer
 

@@ -2,21 +2,16 @@
 a Q/K/V sandbox, why attention, and self-attention against recurrent and convolutional layers."""
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
+from ui.i18n import t
 
-page_frame(
-    "Attention from scratch",
-    icon="🧮",
-    intro=(
-        "Attention is a weighted average: a **query** compares itself with every **key**, the "
-        "scores go through a softmax, and the weights mix the **values**. Every figure below is "
-        "computed live from the formulas; every control changes it at once."
-    ),
-)
+page_frame(t("nav.1"), icon="🧮", intro=t("p1.intro"))
 
 from models.lessons import complexity, kernel_regression as kr, sandbox  # noqa: E402
 from ui.foundations import (  # noqa: E402
@@ -25,84 +20,89 @@ from ui.foundations import (  # noqa: E402
     explain_saturation, explain_scores, explain_soft_hard_local, parametric, qkv_steps, saturation, timings,
     toy_data, vector_input,
 )
-from ui.state import increment, topic_tabs  # noqa: E402
+from ui.state import Accept, checked, increment, number_in, topic_tabs, url_check  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
-TABS = ("Kernel regression", "Score functions", "Soft, hard, local", "Q/K/V sandbox",
-        "Why attention", "Attention vs RNN vs CNN")
+TABS = tuple(t(f"p1.tab.{name}") for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
 
 
 def kernel_regression_section() -> None:
-    st.subheader("Nadaraya–Watson kernel regression: attention pooling in one dimension")
-    explain_kernel_regression_setup()
+    st.subheader(t("p1.kr.header"))
+    url_check("kr_seed", number_in(0, 2**32 - 1), t("p1.kr.resample"), url=False)
     st.session_state.setdefault("kr_seed", 0)
     c1, c2, c3, c4 = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
-    n_train = c1.slider("Training points n", 10, 100, 50, step=5, key="kr_n", persist_state="page")
-    noise = c2.slider("Noise σ", 0.0, 1.5, 0.5, step=0.1, key="kr_noise", persist_state="page")
-    bandwidth = c3.slider("Gaussian bandwidth h", 0.05, 2.0, 1.0, step=0.05, key="kr_h", persist_state="page")
-    c4.button("Resample", key="kr_resample", width="stretch",
-              help="Draw a new random training set with the same size and noise.",
+    n_train = checked(c1.slider, t("p1.kr.n"), 10, 100, 50, step=5, key="kr_n",
+                      persist_state="page", bind="query-params")
+    noise = checked(c2.slider, t("p1.kr.noise"), 0.0, 1.5, 0.5, step=0.1, key="kr_noise",
+                    persist_state="page", bind="query-params")
+    bandwidth = checked(c3.slider, t("p1.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h",
+                        persist_state="page", bind="query-params")
+    c4.button(t("p1.kr.resample"), key="kr_resample", width="stretch", help=t("p1.kr.resample_help"),
               on_click=increment, args=("kr_seed",))
     seed = int(st.session_state["kr_seed"])
-    c5, c6, c7 = st.columns([3, 3, 5], vertical_alignment="bottom")
-    steps = c5.slider("SGD steps for w", 0, 500, 200, step=10, key="kr_steps", persist_state="page")
-    lr = c6.select_slider("Learning rate", [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.5,
-                          key="kr_lr", persist_state="page")
-    method = c7.radio("Weights to show", ["average", "gaussian", "parametric"], index=1,
-                      horizontal=True, key="kr_method", persist_state="page",
-                      format_func=lambda m: {"average": "Average pooling", "gaussian": "Gaussian kernel",
-                                             "parametric": "Parametric (learned w)"}[m])
+    c7, c5 = st.columns([3, 1], vertical_alignment="bottom")
+    c6 = c5.popover(t("p1.kr.sgd"), icon=":material/tune:", width="stretch")
+    steps = checked(c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps",
+                    persist_state="page", bind="query-params")
+    lr = checked(c6.select_slider, t("p1.kr.lr"), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.5,
+                 key="kr_lr", persist_state="page", bind="query-params")
+    method = checked(c7.radio, t("p1.kr.method"), ["average", "gaussian", "parametric"], index=1,
+                      horizontal=True, key="kr_method",
+                          persist_state="page", bind="query-params", format_func=lambda m: t(f"p1.kr.{m}"))
 
     data = toy_data(n_train, noise, seed)
+    with st.spinner(t("p1.sgd_spinner")):
+        trained = parametric(n_train, noise, seed, steps, lr)
     results = {"average": kr.average_pooling(data),
                "gaussian": kr.gaussian_pooling(data, bandwidth),
-               "parametric": parametric(n_train, noise, seed, steps, lr)}
+               "parametric": trained}
     fits = {key: (r.name, r.y_hat) for key, r in results.items()}
     chosen = results[method]
 
     left, right = st.columns(2)
     left.plotly_chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
                                             fits, highlight=method,
-                                            title="Fitted curves (thick: the chosen method)"),
+                                            title=t("p1.kr.fig_fit")),
                       key="kr_fit", config=PLOT)
     right.plotly_chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
-        title=f"Attention weights α(x, xᵢ): {chosen.name}", x_title="training input xᵢ (key)",
-        y_title="test input x (query)", zmax=None, height=430, max_ticks=10), key="kr_weights", config=PLOT)
+        title=t("p1.kr.fig_weights", name=chosen.name), x_title=t("p1.kr.x_key"),
+        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10), key="kr_weights", config=PLOT)
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
-        col.metric(f"Test error: {r.name.split(' (')[0]}", f"{r.mse:.3f}",
-                   help="Mean squared error against the noise-free f on the test grid.")
+        col.metric(t("p1.kr.test_error", name=r.name.split(' (')[0]), f"{r.mse:.3f}",
+                   help=t("p1.kr.test_error_help"))
 
+    explain_kernel_regression_setup()
     explain_kernel_regression(steps, results["parametric"].w)
     if steps:
         st.plotly_chart(viz.loss_figure(results["parametric"].loss_history,
                                         results["parametric"].w_history,
-                                        title="Training the width w"), key="kr_loss", config=PLOT)
+                                        title=t("p1.kr.fig_loss")), key="kr_loss", config=PLOT)
 
 
 def score_functions_section() -> None:
-    st.subheader("Score functions side by side")
-    st.markdown("One query $q$ and a few keys $k_i$ in the plane. Type their coordinates; every "
-                "score and weight below follows at once.")
+    st.subheader(t("p1.sf.header"))
+    st.markdown(t("p1.sf.intro"))
     controls, plane, bars = st.columns([2, 3, 3])
-    n_keys = controls.slider("Number of keys", 2, 5, 4, key="sf_n", persist_state="page")
+    n_keys = checked(controls.slider, t("p1.sf.n_keys"), 2, 5, 4, key="sf_n", persist_state="page", bind="query-params")
     query = vector_input(controls, "q", (1.0, 0.5), "sf_q")
     keys = np.array([vector_input(controls, f"k{i + 1}", KEY_DEFAULTS[i], f"sf_k{i}") for i in range(n_keys)])
     labels = [f"k{i + 1}" for i in range(n_keys)]
     params = sandbox.default_score_params()
     comp = sandbox.compare_scores(query, keys, params)
-    plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title="Query and keys"), key="sf_plane",
+    plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")), key="sf_plane",
                         config=PLOT)
-    bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title="Weights α = softmax(e)"),
+    bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars")),
                       key="sf_bars", config=PLOT)
     st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights), key="sf_table")
     explain_scores(params)
     st.divider()
-    st.subheader("Why divide by √d? Unscaled dot products saturate the softmax")
-    result = saturation()
+    st.subheader(t("p1.sat.header"))
+    with st.spinner(t("p1.sat.spinner")):
+        result = saturation()
     dims = [int(d) for d in result.dims]
-    d = st.select_slider("Dimension d of queries and keys", dims, value=64, key="sf_d", persist_state="page")
+    d = checked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page", bind="query-params")
     st.plotly_chart(viz.saturation_figure(result.dims, result.max_weight_dot,
                                           result.max_weight_scaled, result.grad_norm_dot,
                                           result.grad_norm_scaled, chosen=d,
@@ -115,15 +115,16 @@ def score_functions_section() -> None:
 
 
 def soft_hard_local_section() -> None:
-    st.subheader("Soft, hard and local attention on one example")
+    st.subheader(t("p1.shl.header"))
     tokens = sandbox.EXAMPLE_SOURCE
     c1, c2, c3, c4 = st.columns(4)
-    focus = c1.selectbox("The query resembles", range(len(tokens)), index=10, key="shl_focus",
-                         format_func=lambda i: f"{i}: {tokens[i]}", persist_state="page")
-    sharpness = c2.slider("Query length (sharpness)", 0.2, 3.0, 1.0, 0.1, key="shl_sharp", persist_state="page")
-    center = c3.slider("Local: aligned position pₜ", 0.0, float(len(tokens) - 1), 10.0, 0.5,
-                       key="shl_center", persist_state="page")
-    half_width = c4.slider("Local: half-width D", 1, 4, 2, key="shl_D", persist_state="page")
+    focus = checked(c1.selectbox, t("p1.shl.focus"), range(len(tokens)), index=10, key="shl_focus",
+                         format_func=lambda i: f"{i}: {tokens[i]}", persist_state="page", bind="query-params")
+    sharpness = checked(c2.slider, t("p1.shl.sharp"), 0.2, 3.0, 1.0, 0.1, key="shl_sharp",
+                        persist_state="page", bind="query-params")
+    center = checked(c3.slider, t("p1.shl.center"), 0.0, float(len(tokens) - 1), 10.0, 0.5,
+                       key="shl_center", persist_state="page", bind="query-params")
+    half_width = checked(c4.slider, t("p1.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params")
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
     st.plotly_chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window),
                     key="shl_fig", config=PLOT)
@@ -136,17 +137,20 @@ DEFAULT_V = "1 0\n0 1\n1 1\n2 -1"
 
 
 def sandbox_section() -> None:
-    st.subheader("Q/K/V sandbox: every step of softmax(QKᵀ/√d + mask)·V")
+    st.subheader(t("p1.sb.header"))
     explain_sandbox_input()
     cq, ck, cv, cm = st.columns([3, 3, 3, 3])
-    texts = {"Q": cq.text_area("Q (queries)", DEFAULT_Q, height=170, key="sb_q", persist_state="page"),
-             "K": ck.text_area("K (keys)", DEFAULT_K, height=170, key="sb_k", persist_state="page"),
-             "V": cv.text_area("V (values)", DEFAULT_V, height=170, key="sb_v", persist_state="page")}
-    mask = cm.radio("Mask", sandbox.MASKS, index=1, key="sb_mask", persist_state="page",
-                    format_func=lambda m: {"none": "none", "causal": "causal (key j ≤ query i)",
-                                           "padding": "padding (hide the last keys)"}[m])
-    n_padding = cm.number_input("Padded keys", 0, sandbox.MAX_ROWS - 1, 1, key="sb_pad",
-                                persist_state="page", disabled=mask != "padding")
+    texts = {"Q": checked(cq.text_area, t("p1.sb.q"), DEFAULT_Q, height=170, key="sb_q",
+                          persist_state="page", bind="query-params"),
+             "K": checked(ck.text_area, t("p1.sb.k"), DEFAULT_K, height=170, key="sb_k",
+                          persist_state="page", bind="query-params"),
+             "V": checked(cv.text_area, t("p1.sb.v"), DEFAULT_V, height=170, key="sb_v",
+                          persist_state="page", bind="query-params")}
+    mask = checked(cm.radio, t("p1.sb.mask"), sandbox.MASKS, index=1, key="sb_mask",
+                   persist_state="page", bind="query-params",
+                    format_func=lambda m: t(f"p1.sb.mask.{m}"))
+    n_padding = checked(cm.number_input, t("p1.sb.padded"), 0, sandbox.MAX_ROWS - 1, 1, key="sb_pad",
+                                persist_state="page", bind="query-params", disabled=mask != "padding")
     steps = qkv_steps(texts, mask, int(n_padding))
     if steps is None:
         return
@@ -160,36 +164,41 @@ def sandbox_section() -> None:
 
 
 def why_attention_section() -> None:
-    st.subheader("Why attention: the fixed-size bottleneck")
+    st.subheader(t("p1.why.header"))
     explain_bottleneck()
     bleu_by_length()
 
 
+CX_WIDTHS, CX_REPEATS = [16, 32, 64, 128, 256], [1, 3, 5]
+
+
 def complexity_section() -> None:
-    st.subheader("Self-attention against recurrent and convolutional layers")
+    st.subheader(t("p1.cx.header"))
     st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE))
     explain_complexity()
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-    d_model = c1.selectbox("Width d", [16, 32, 64, 128, 256], index=2, key="cx_d", persist_state="page")
-    max_len = c2.select_slider("Longest sequence", list(complexity.DEFAULT_LENGTHS), value=2048,
-                               key="cx_max", persist_state="page")
-    repeats = c3.selectbox("Repeats", [1, 3, 5], index=1, key="cx_repeats", persist_state="page")
+    d_model = checked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d",
+                      persist_state="page", bind="query-params")
+    max_len = checked(c2.select_slider, t("p1.cx.longest"), list(complexity.DEFAULT_LENGTHS), value=2048,
+                               key="cx_max", persist_state="page", bind="query-params")
+    repeats = checked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats",
+                      persist_state="page", bind="query-params")
     lengths = tuple(n for n in complexity.DEFAULT_LENGTHS if n <= max_len)
     device = device_name()
-    if c4.button("Measure", key="cx_run", type="primary", width="stretch",
-                 help="Time one forward pass of each layer at every length on this device."):
+    if c4.button(t("p1.cx.measure"), key="cx_run", type="primary", width="stretch", help=t("p1.cx.measure_help")):
         st.session_state["cx_params"] = (lengths, int(d_model), int(repeats), device)
+    measurable = {(tuple(n for n in complexity.DEFAULT_LENGTHS if n <= m), d, r, device)
+                  for m, d, r in product(complexity.DEFAULT_LENGTHS, CX_WIDTHS, CX_REPEATS)}
+    url_check("cx_params", Accept(measurable.__contains__), t("p1.cx.measure"), url=False)
     params = st.session_state.get("cx_params")
     if params is None:
-        st.info(f"Press **Measure** to time one forward pass of each layer on {device.upper()} "
-                "(batch 1, lengths 16 … the longest). It takes a few seconds.", icon=":material/timer:")
+        st.info(t("p1.cx.press", device=device.upper()), icon=":material/timer:")
         return
-    with st.spinner("Timing forward passes …"):
+    with st.spinner(t("p1.cx.spinner")):
         result = timings(*params)
     st.plotly_chart(viz.timing_figure(result.lengths, result.seconds,
-                                      title=f"Forward time on {result.device.upper()} "
-                                            f"({result.threads} thread{'s' * (result.threads != 1)}), "
-                                            f"d = {result.d_model}"), key="cx_fig", config=PLOT)
+                                      title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads,
+                                              d=result.d_model)), key="cx_fig", config=PLOT)
     explain_growth(result)
 
 

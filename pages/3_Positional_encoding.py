@@ -9,19 +9,12 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
+from ui.i18n import t
 
-page_frame(
-    "Positional encoding",
-    icon="〰️",
-    intro=(
-        "Attention by itself is blind to order: shuffle the words and every weight stays the "
-        "same. A **positional encoding** tells the model where each word sits. Every figure "
-        "below is computed live from the formulas."
-    ),
-)
+page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
 
 from models.lessons import positional as pos_enc  # noqa: E402
-from ui.state import labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
+from ui.state import checked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
     SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding, explain_rotation,
     explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
@@ -30,31 +23,30 @@ from ui.positional import (  # noqa: E402
 )
 from viz_core import positional as viz  # noqa: E402
 
-TABS = ("Sinusoids", "Similarity and rotation", "Adding to embeddings",
-        "Learned, relative, RoPE, ALiBi", "Padding")
+TABS = tuple(t(f"p3.tab.{name}") for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
 D_CHOICES = [8, 16, 32, 64, 128, 256, 512]
 
 
 def sinusoid_section() -> None:
-    st.subheader("The sinusoidal encoding (Vaswani et al. 2017)")
-    c1, c2 = st.columns(2)
-    d_model = c1.select_slider("d_model", D_CHOICES, value=64, key="pe_d", persist_state="page")
-    length = c2.slider("Sequence length", 10, 400, 100, step=10, key="pe_len",
-                       persist_state="page")
+    st.subheader(t("p3.sin.header"))
+    c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
+    d_model = checked(c1.select_slider, "d_model", D_CHOICES, value=64, key="pe_d",
+                      persist_state="page", bind="query-params")
+    length = checked(c2.slider, t("p3.seq_len"), 10, 400, 100, step=10, key="pe_len",
+                       persist_state="page", bind="query-params")
     trace = sinusoids(length, d_model)
     # a fast, a medium and a slow frequency, and the cosine partner of the first
     default = sorted({2 * (d_model // 16), 2 * (d_model // 16) + 1, 2 * (d_model // 8),
                       2 * (d_model // 4)})
-    dims = st.multiselect("Dimensions to draw", list(range(d_model)), default=default,
-                          key=f"pe_dims_{d_model}", persist_state="page")
+    dims_box = c3.popover(t("p3.dims"), icon=":material/tune:", width="stretch")
+    dims = checked(dims_box.multiselect, t("p3.dims"), list(range(d_model)), default=default,
+                   key=f"pe_dims_{d_model}", persist_state="page", bind="query-params")
+    left, right = st.columns(2)
+    left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves")), key="pe_curves", config=PLOT)
+    right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model)),
+                       key="pe_heatmap", config=PLOT)
     st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\qquad "
              r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
-    left, right = st.columns(2)
-    left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title="Chosen dimensions against "
-                                                                 "position"), key="pe_curves", config=PLOT)
-    right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=f"All {length} positions × "
-                                                             f"{d_model} dimensions"),
-                       key="pe_heatmap", config=PLOT)
     explain_sinusoids()
     left, right = st.columns([3, 2])
     left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model), key="pe_wavelengths", config=PLOT)
@@ -62,26 +54,28 @@ def sinusoid_section() -> None:
 
 
 def similarity_rotation_section() -> None:
-    st.subheader("Similarity between positions, and the rotation property")
+    st.subheader(t("p3.rot.header"))
     c1, c2, c3, c4 = st.columns(4)
-    d_model = c1.select_slider("d_model", D_CHOICES[:-1], value=64, key="rot_d",
-                               persist_state="page")
-    length = c2.slider("Positions", 16, 256, 100, step=4, key="rot_len", persist_state="page")
-    k = c3.slider("Shift k", 0, length - 1, min(5, length - 1), key="rot_k", persist_state="page")
-    pos = c4.slider("Example position pos", 0, length - 1, min(10, length - 1), key="rot_pos",
-                    persist_state="page")
+    d_model = checked(c1.select_slider, "d_model", D_CHOICES[:-1], value=64, key="rot_d",
+                               persist_state="page", bind="query-params")
+    length = checked(c2.slider, t("p3.positions"), 16, 256, 100, step=4, key="rot_len",
+                     persist_state="page", bind="query-params")
+    k = checked(c3.slider, t("p3.shift"), 0, length - 1, min(5, length - 1), key="rot_k",
+                persist_state="page", bind="query-params")
+    pos = checked(c4.slider, t("p3.example_pos"), 0, length - 1, min(10, length - 1), key="rot_pos",
+                    persist_state="page", bind="query-params")
     trace = sinusoids(length, d_model)
     left, right = st.columns(2)
-    left.plotly_chart(viz.similarity_figure(trace.similarity, title="PE(p)·PE(q): encodings, "
-                                                                    "not scores"),
+    left.plotly_chart(viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity")),
                       key="rot_similarity", config=PLOT)
     right.plotly_chart(viz.offset_figure(trace.offsets, trace.offset_formula,
-                                         trace.offset_measured, title="Against the offset k"),
+                                         trace.offset_measured, title=t("p3.fig.offset")),
                        key="rot_offset", config=PLOT)
     explain_offsets(trace.offset_spread)
 
     st.divider()
-    check = rotation(length, d_model, k, pos)
+    with st.spinner(t("p3.rotation_spinner")):
+        check = rotation(length, d_model, k, pos)
     rotation_formulas()
     rotation_metrics(check, k, length)
     left, right = st.columns([2, 3])
@@ -97,39 +91,40 @@ def similarity_rotation_section() -> None:
 
 
 def model_score_section() -> None:
-    st.markdown("##### What attention scores: the position-only score of tf-en-fr")
+    st.markdown(t("p3.score.header"))
     loaded = score_model()
     if isinstance(loaded, str):
         st.warning(loaded)
         return
     c1, c2 = st.columns(2)
     layers = loaded.model.encoder.layers
-    url_check("rot_tf_layer", url_labels(range(len(layers))), "encoder layer", "layer 0")
-    layer = c1.radio("Encoder layer", list(range(len(layers))), horizontal=True, key="rot_tf_layer",
+    url_check("rot_tf_layer", url_labels(range(len(layers))), t("p3.score.layer_what"), t("p3.score.layer0"))
+    layer = c1.radio(t("p3.score.layer"), list(range(len(layers))), horizontal=True, key="rot_tf_layer",
                      persist_state="page", bind="query-params")
-    url_check("rot_tf_head", number_in(1, layers[layer].self_attn.n_heads), "head", "head 1")
-    head = c2.slider("Head", 1, layers[layer].self_attn.n_heads, 1, key="rot_tf_head",
+    url_check("rot_tf_head", number_in(1, layers[layer].self_attn.n_heads), t("p3.score.head_what"),
+              t("p3.score.head1"))
+    head = c2.slider(t("p3.score.head"), 1, layers[layer].self_attn.n_heads, 1, key="rot_tf_head",
                      persist_state="page", bind="query-params")
     result = model_scores(SCORE_MODEL, layer, head - 1)
     model_score_formula()
     left, right = st.columns(2)
-    left.plotly_chart(viz.position_score_figure(result.scores, title=(
-        f"Position-only score, layer {layer}, head {head}")), key="rot_tf_scores", config=PLOT)
+    left.plotly_chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer,
+                                                                        head=head)), key="rot_tf_scores", config=PLOT)
     offsets = sorted({0, 3, result.worst_offset})
-    right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=(
-        "The same score along diagonals i − j = k")), key="rot_tf_diagonals", config=PLOT)
+    right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals")),
+                       key="rot_tf_diagonals", config=PLOT)
     explain_model_scores(result)
 
 
 def embeddings_section() -> None:
-    st.subheader("Adding the encoding to word embeddings")
+    st.subheader(t("p3.emb.header"))
     c1, c2, c3 = st.columns([2, 3, 3])
-    d_model = c1.select_slider("d_model", D_CHOICES[1:], value=64, key="emb_d",
-                               persist_state="page")
-    init_label = c2.radio("Embedding initial std σ", list(pos_enc.EMBEDDING_INITS), index=0,
-                          key="emb_init", persist_state="page")
-    scaled = c3.toggle("Scale embeddings by √d_model", value=True, key="emb_scaled",
-                       persist_state="page")
+    d_model = checked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d",
+                               persist_state="page", bind="query-params")
+    init_label = checked(c2.radio, t("p3.emb.init"), list(pos_enc.EMBEDDING_INITS), index=0,
+                          key="emb_init", persist_state="page", bind="query-params")
+    scaled = checked(c3.toggle, t("p3.emb.scaled"), value=True, key="emb_scaled",
+                       persist_state="page", bind="query-params")
     scale = math.sqrt(d_model) if scaled else 1.0
     result = mix(d_model, scale, pos_enc.EMBEDDING_INITS[init_label])
     st.latex(r"x_{pos} = s\cdot E[\text{word}_{pos}] + PE(pos),\qquad s = "
@@ -137,10 +132,10 @@ def embeddings_section() -> None:
     st.plotly_chart(viz.embedding_mix_figure(result.tokens, result.embedded, result.pe,
                                              result.summed), key="emb_heatmaps", config=PLOT)
     m1, m2, m3 = st.columns(3)
-    m1.metric("‖s·e‖ (mean over words)", f"{result.word_norm:.2f}")
+    m1.metric(t("p3.emb.word_norm"), f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
     i = int(np.argmin(np.abs(result.scales - scale)))
-    m3.metric("word's share of ‖x‖²", f"{result.word_share[i]:.0%}")
+    m3.metric(t("p3.emb.word_share"), f"{result.word_share[i]:.0%}")
     st.plotly_chart(viz.embedding_scale_figure(result.scales, result.same_word_cos,
                                                result.same_pos_cos, result.word_share,
                                                scale, math.sqrt(d_model)), key="emb_curve", config=PLOT)
@@ -148,15 +143,16 @@ def embeddings_section() -> None:
 
 
 def schemes_section() -> None:
-    st.subheader("Learned, relative, rotary and ALiBi side by side")
+    st.subheader(t("p3.sch.header"))
     c1, c2, c3, c4 = st.columns(4)
-    train_len = c1.slider("Training length", 8, 128, 32, step=8, key="sch_train",
-                          persist_state="page")
-    eval_len = c2.slider("Shown length", 16, 256, 96, step=8, key="sch_eval",
-                         persist_state="page")
-    d_model = c3.select_slider("d_model", [16, 32, 64, 128], value=64, key="sch_d",
-                               persist_state="page")
-    head = c4.slider("ALiBi head", 1, 8, 1, key="sch_head", persist_state="page")
+    train_len = checked(c1.slider, t("p3.sch.train_len"), 8, 128, 32, step=8, key="sch_train",
+                          persist_state="page", bind="query-params")
+    eval_len = checked(c2.slider, t("p3.sch.eval_len"), 16, 256, 96, step=8, key="sch_eval",
+                         persist_state="page", bind="query-params")
+    d_model = checked(c3.select_slider, "d_model", [16, 32, 64, 128], value=64, key="sch_d",
+                               persist_state="page", bind="query-params")
+    head = checked(c4.slider, t("p3.sch.alibi_head"), 1, 8, 1, key="sch_head",
+                   persist_state="page", bind="query-params")
     eval_len = max(eval_len, train_len)
     learned = learned_positions()
     result = schemes(train_len, eval_len, d_model, head - 1, learned is not None)
@@ -172,14 +168,14 @@ def schemes_section() -> None:
 
 
 def padding_section() -> None:
-    st.subheader("Padding: a zero row for the PAD position, and what ours do")
+    st.subheader(t("p3.pad.header"))
     cols = st.columns(3)
-    lengths = tuple(int(col.slider(f"Sentence {i + 1} length", 1, 10, n, key=f"pad_len{i}",
-                                   persist_state="page"))
+    lengths = tuple(int(checked(col.slider, t("p3.pad.length", i=i + 1), 1, 10, n, key=f"pad_len{i}",
+                                   persist_state="page", bind="query-params"))
                     for i, (col, n) in enumerate(zip(cols, (5, 3, 7))))
     trace = pos_enc.padded_positions(lengths, d_model=16)
-    st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title="Position ids of a padded "
-                                                                     "batch"), key="pad_ids", config=PLOT)
+    st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids")), key="pad_ids",
+                    config=PLOT)
     st.plotly_chart(viz.padding_encoded_figure(trace.encoded), key="pad_encoded", config=PLOT)
     explain_padding()
 

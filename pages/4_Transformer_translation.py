@@ -4,15 +4,20 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
+from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
+from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.state import at_most, labels as url_labels, number_in, url_check
+from ui.state import at_most, checked, labels as url_labels, number_in, url_check
 from ui.stepper import length_penalty_slider, step_control
-from ui.tokens import show_notices, token_strip
+from ui.tokens import md_escape, show_notices, token_strip
 from ui.transformer import (
     KIND_LABELS,
     SHORT_LABELS,
+    TOY_EXAMPLE,
+    ablation_view,
     attention_of,
     compare_with_rnn,
     explain_translation,
@@ -21,27 +26,21 @@ from ui.transformer import (
     masks_section,
     run_translation,
     transformer_choices,
+    what_if_view,
 )
 from viz_core.seq2seq import beam_tree_figure, step_attention_bars, topk_bars
 from viz_core.transformer import attention_matrix_figure, grid_figure
 
-page_frame(
-    "Transformer translation",
-    icon="🤖",
-    intro="No recurrence: the encoder's tokens attend to each other, the decoder attends to its own past "
-    "(masked) and to the encoder's output (cross-attention) — in every layer, with several heads at once. "
-    "Decode a sentence step by step and open any layer and head.",
-)
+page_frame(tr("nav.4"), icon="🤖", intro=tr("p4.intro"))
 
 from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 
 choices = transformer_choices("encoder-decoder")
 if not choices:
-    st.error("No Transformer checkpoints found in checkpoints/. Train one: `python -m models.train --preset tf-en-fr`.")
+    st.error(tr("p4.no_model"))
     st.stop()
 labels = dict(choices)
-TOY_EXAMPLE = "3 1 4 1 5 9 2 6"
 examples = example_sentences()
 
 
@@ -60,40 +59,41 @@ def _use_example() -> None:
 
 
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
-linked = url_check("tf_model", url_labels(labels.values()), "model")  # the URL holds the model's label
+linked = url_check("tf_model", url_labels(labels, labels.get), tr("p4.url.model"))  # the URL holds the model's label
 first_model = next((n for n, lab in labels.items() if lab == linked), default_model)  # for the first text
-url_check("tf_text", at_most(10_000), "text", "its first 10,000 characters")
-url_check("tf_beam", number_in(1, 8), "beam width")
-url_check("tf_alpha", number_in(0, 2), "length penalty")
+url_check("tf_text", at_most(10_000), tr("p4.url.text"), tr("p4.url.text_cut"))
+url_check("tf_beam", number_in(1, 8), tr("p4.url.beam"))
+url_check("tf_alpha", number_in(0.0, 2.0), tr("p4.url.alpha"))
 if "tf_text" not in st.session_state:
     st.session_state["tf_text"] = _example_for(st.session_state.get("tf_model", first_model))
 
-left, right = st.columns([3, 2])
-with right:
-    model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="tf_model",
+text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
+with model_col:
+    model_name = st.selectbox(tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
                               index=list(labels).index(default_model), on_change=_model_changed, bind="query-params")
-    beam = st.slider("Beam width (1 = greedy)", 1, 8, 1, key="tf_beam", bind="query-params")
-    alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
 loaded = load_model(model_name)
 if isinstance(loaded, str):
     st.error(loaded)
     st.stop()
 is_translation = loaded.task == "en-fr"
-with left:
+with text_col:
+    text = st.text_input(tr("p4.sentence") if is_translation else tr("p4.digits"), key="tf_text",
+                         max_chars=10_000, bind="query-params")
+with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretch"):
     if is_translation:
-        st.selectbox("Pick an example", examples, key="tf_example", on_change=_use_example, index=None,
-                     placeholder="Examples from the corpus grammar …")
-    text = st.text_area("English sentence" if is_translation else "Digits 0–9, separated by spaces", key="tf_text",
-                        height=80, max_chars=10_000, bind="query-params")
-with right:
+        checked(st.selectbox, tr("p4.example"), examples, key="tf_example", on_change=_use_example, index=None,
+                     placeholder=tr("p4.example_placeholder"))
+    beam = st.slider(tr("p4.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
+    alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
+    quiz = quiz_toggle("tf")
     compare = None
     if is_translation:
         from ui.seq2seq import model_choices as seq2seq_choices
 
         s2s = dict(seq2seq_choices())
-        url_check("tf_compare", url_labels(s2s.values()), "comparison model", "no comparison")
-        compare = st.selectbox("Side by side with an RNN (seq2seq) model", [None] + list(s2s),
-                               format_func=lambda n: "— nothing —" if n is None else s2s[n], key="tf_compare",
+        url_check("tf_compare", url_labels(s2s, s2s.get, optional=True), tr("p4.url.compare"), tr("p4.url.no_compare"))
+        compare = st.selectbox(tr("p4.compare"), [None] + list(s2s),
+                               format_func=lambda n: tr("p4.nothing") if n is None else s2s[n], key="tf_compare",
                                bind="query-params")
 
 try:
@@ -102,15 +102,10 @@ except InputError as exc:
     st.warning(str(exc))
     st.stop()
 
-n_unknown = sum(trace.src_unknown)
-token_strip(trace.src_tokens, trace.src_unknown,
-            caption="The tokens as the encoder reads them" + (
-                f" — {n_unknown} not in its vocabulary (⚠), read as <unk>" if n_unknown else ""))
-st.subheader(f"Output of {labels[model_name]}")
-token_strip([trace.text or "(empty)"])
-show_notices(trace.notices)
 if not trace.tgt_tokens:
-    st.info("The model produced no tokens.")
+    token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=labels[model_name]))
+    show_notices(trace.notices)
+    st.info(tr("p4.no_tokens"))
     st.stop()
 
 other = None
@@ -132,68 +127,89 @@ if compare:
 def steps_view() -> None:
     """Everything that changes with the step or the chosen head: re-run alone."""
     n = len(trace.tgt_tokens)
-    t = step_control(n, key="tf")
-    st.markdown(f"**Step {t + 1} of {n}** — the decoder reads the tokens up to "
-                f"“{trace.decoder_tokens[t]}” and emits:")
-    token_strip(trace.tgt_tokens[: t + 1], highlight=t)
-
-    url_check("tf_kind", url_labels(KIND_LABELS.values()), "attention")
-    kind = st.radio("Attention", list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
-                    index=2, bind="query-params")
+    step_col, kind_col = st.columns([1, 1], vertical_alignment="bottom")
+    with step_col:
+        t = step_control(n, key="tf")
+    with kind_col:
+        url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("p4.url.kind"))
+        kind = st.radio(tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
+                        index=2, bind="query-params")
     weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
+    quiz_box = st.container()  # the quiz's question, above the figures whose step row it hides
 
     grid_col, head_col = st.columns([1, 1])
     with grid_col:
         layer, head = head_picker(trace.n_layers, trace.n_heads, key="tf")
-        payload = grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries))
+        with quiz_box:  # "where it looks": the chosen head's cross-attention at step t (ui.quiz)
+            shown = not quiz or step_quiz("tf", (model_name, text, beam, alpha, layer, head), t,
+                                          emitted=trace.tgt_tokens[t], candidates=trace.topk_tokens[t],
+                                          probs=trace.topk_probs[t], src_tokens=trace.src_tokens,
+                                          alpha=pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0])
+        if not shown and kind != "encoder":  # step t's query row is the answer: blank until guessed
+            weights = hide_rows(weights, queries, t)[0]
+        payload = grid_for(np.ascontiguousarray(weights if shown else np.nan_to_num(weights)), tuple(keys),
+                           tuple(queries))
         st.plotly_chart(
             grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                        title="All layers × heads — click one to enlarge"),
+                        title=tr("p4.fig.grid")),
             key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"), selection_mode="points",
             config=PLOT_NO_BAR)
-        st.caption("Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. "
-                   "The image is rendered on the server: no weights are sent as JSON.")
+        st.caption(tr("p4.grid_caption"))
     with head_col:
         matrix = pick(weights, layer, head)
         what = SHORT_LABELS[kind]
-        st.plotly_chart(head_fig := attention_matrix_figure(
+        head_chart(head_fig := attention_matrix_figure(
             matrix, keys, queries, blocked=blocked, step=step_row, key_unknown=trace.src_unknown
-            if kind != "decoder" else None, title=f"{what}: {head_name(layer, head)}",
-            x_title="key: source token" if kind != "decoder" else "key: decoder input",
-            y_title="query: source token" if kind == "encoder" else "query: decoder step"),
-            key="tf_head_fig", config=PLOT)
+            if kind != "decoder" else None, title=tr("p4.fig.head", what=what, head=head_name(layer, head)),
+            x_title=tr("p4.x.source") if kind != "decoder" else tr("p4.x.decoder"),
+            y_title=tr("p4.y.source") if kind == "encoder" else tr("p4.y.decoder"), texts=figure_texts()),
+            "tf_head_fig", matrix, model_name, kind, layer, head, trace.n_heads, query_tokens=queries,
+            key_tokens=keys, src_ids=trace.src_ids, tgt_ids=trace.decoder_input_ids)
         if kind == "decoder":
-            st.caption("Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).")
+            st.caption(tr("p4.lookahead"))
 
+    if not quiz:  # in the quiz the output shows step by step, once guessed
+        token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=labels[model_name]))
+    show_notices(trace.notices)
+    st.markdown(tr("p4.step", step=t + 1, n=n, token=md_escape(trace.decoder_tokens[t])))
+    token_strip([*trace.tgt_tokens[:t], trace.tgt_tokens[t] if shown else HIDDEN], highlight=t)
+    if not shown:  # the bars, top-k, export, what-if, ablation and beam would give step t away
+        return
     bars_col, topk_col = st.columns(2)
     with bars_col:
         row = pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0]
         st.plotly_chart(bars := step_attention_bars(row, trace.src_tokens, trace.src_unknown,
-                                                    title=f"Cross-attention at step {t + 1}, {head_name(layer, head)}"),
+                                                    title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head))),
                         key="tf_cross_bars", config=PLOT)
     with topk_col:
         st.plotly_chart(topk := topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
-                                          title=f"Top-{len(trace.topk_tokens[t])} next tokens at step {t + 1}"),
+                                          title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1)),
                         key="tf_topk", config=PLOT)
-    export_menu("transformer", title=f"Transformer translation: {labels[model_name]}", source=text, trace=trace,
-                figures={f"{what}, {head_name(layer, head)}": head_fig, f"Step {t + 1} cross-attention": bars,
-                         f"Step {t + 1} top-k": topk},
+    export_menu("transformer", title=tr("p4.export.title", model=labels[model_name]), source=text, trace=trace,
+                figures={tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
+                         tr("p4.export.cross", step=t + 1): bars, tr("p4.export.topk", step=t + 1): topk},
                 numbers={"Model": labels[model_name], "Output": trace.text, "Search": f"{trace.search}, width "
                          f"{trace.beam_width}", "Σ log p": trace.score, "Step": t + 1, "Head": head_name(layer, head)})
+    what_if_view(trace, text, t, layer, head)
+    ablation_view(trace, text, beam, alpha, kind, layer, head, t)
 
-    if other is not None:
+    if other is not None and quiz:
+        st.caption(tr("quiz.no_compare"))
+    elif other is not None:
         compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[model_name], layer, head, t)
 
     if trace.search == "beam":
-        st.subheader("Beam search")
+        st.subheader(tr("p4.beam_header"))
         st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                                         title=f"Beam of width {trace.beam_width}: hypotheses kept up to step {t + 1}"),
+                                         title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1), texts=figure_texts()),
                         key="tf_beam_tree", config=PLOT)
-        st.caption(f"Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {trace.length_penalty:g} "
-                   "(Wu et al. 2016) — the same rule as the seq2seq page.")
+        st.caption(tr("p4.beam_caption", alpha=trace.length_penalty))
 
 
 steps_view()
+n_unknown = sum(trace.src_unknown)
+token_strip(trace.src_tokens, trace.src_unknown,
+            caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else ""))
 
 st.divider()
 masks_section(trace.src_tokens, trace.decoder_tokens)

@@ -4,13 +4,16 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
-from ui.state import at_most, labels as url_labels, number_in, url_check
+from ui.quiz import HIDDEN, quiz_toggle, step_quiz
+from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
+from ui.state import at_most, checked, labels as url_labels, number_in, url_check
 from ui.stepper import step_control
-from ui.tokens import token_strip
+from ui.tokens import md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.transformer import grid_for, load_model, run_generation, transformer_choices
+from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, run_generation, transformer_choices
 from viz_core.labels import safe_label
 from viz_core.transformer import (
     attention_matrix_figure,
@@ -20,29 +23,19 @@ from viz_core.transformer import (
     next_token_figure,
 )
 
-page_frame(
-    "Generation",
-    icon="✍️",
-    intro="A small decoder-only Transformer trained on the World English Bible predicts the next word from "
-    "the words so far — it can attend only to the past. Type a prompt, choose how to sample, and step "
-    "through the tokens it writes.",
-)
+page_frame(tr("nav.6"), icon="✍️", intro=tr("p6.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 choices = transformer_choices("decoder-only")
 if not choices:
-    st.error("No language model found in checkpoints/. Train it: `python -m models.train --preset tf-lm`.")
+    st.error(tr("p6.no_model"))
     st.stop()
 labels = dict(choices)
-EXAMPLES = ["In the beginning God created", "The king said to his servants,", "Blessed are", "And it happened that"]
-
-if "gen_text" not in st.session_state:
-    st.session_state["gen_text"] = EXAMPLES[0]
 
 
 def _top_k_label(k: int) -> str:
-    return "no limit" if k == 0 else str(k)
+    return tr("p6.no_limit") if k == 0 else str(k)
 
 
 def _use_example() -> None:
@@ -50,30 +43,29 @@ def _use_example() -> None:
         st.session_state["gen_text"] = st.session_state["gen_example"]
 
 
-TOP_K = [1, 2, 3, 5, 10, 20, 50, 100, 0]
-url_check("gen_text", at_most(10_000), "prompt", "its first 10,000 characters")
-url_check("gen_model", url_labels(labels.values()), "model")
-url_check("gen_temperature", number_in(0, 2), "temperature")
-url_check("gen_top_k", url_labels(TOP_K, _top_k_label), "top-k")
-url_check("gen_max_new", number_in(1, 40), "number of new tokens")
-url_check("gen_seed", number_in(0, 1_000_000), "random seed")
-left, right = st.columns([3, 2])
-with left:
-    st.selectbox("Pick an example", EXAMPLES, key="gen_example", on_change=_use_example, index=None,
-                 placeholder="Example prompts …")
-    prompt = st.text_area("Prompt", key="gen_text", height=80, max_chars=10_000, bind="query-params",
-                          help="Empty: the model starts a new verse.")
-with right:
-    model_name = st.selectbox("Model", list(labels), format_func=labels.get, key="gen_model", bind="query-params")
-    c1, c2 = st.columns(2)
-    temperature = c1.slider("Temperature T", 0.0, 2.0, 0.8, 0.1, key="gen_temperature", bind="query-params",
-                            help="Logits are divided by T before the softmax. T → 0: always the most probable token.")
-    top_k = c2.select_slider("Top-k", options=TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,
+url_check("gen_text", at_most(10_000), tr("p6.url.prompt"), tr("p6.url.prompt_cut"))
+if "gen_text" not in st.session_state:
+    st.session_state["gen_text"] = GEN_EXAMPLES[0]
+url_check("gen_model", url_labels(labels, labels.get), tr("p6.url.model"))
+url_check("gen_temperature", number_in(0.0, 2.0), tr("p6.url.temperature"))
+url_check("gen_top_k", url_labels(GEN_TOP_K, _top_k_label), "top-k")
+url_check("gen_max_new", number_in(1, 40), tr("p6.url.max_new"))
+url_check("gen_seed", number_in(0, 1_000_000), tr("p6.url.seed"))
+text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
+prompt = text_col.text_input(tr("p6.prompt"), key="gen_text", max_chars=10_000, bind="query-params",
+                             help=tr("p6.prompt_help"))
+model_name = model_col.selectbox(tr("p6.model"), list(labels), format_func=labels.get, key="gen_model", bind="query-params")
+with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stretch"):
+    checked(st.selectbox, tr("p6.example"), GEN_EXAMPLES, key="gen_example", on_change=_use_example, index=None,
+                 placeholder=tr("p6.example_placeholder"))
+    temperature = st.slider(tr("p6.temperature"), 0.0, 2.0, 0.8, 0.1, key="gen_temperature", bind="query-params",
+                            help=tr("p6.temperature_help"))
+    top_k = st.select_slider("Top-k", options=GEN_TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,
                              bind="query-params",
-                             help="Sample only among the k most probable tokens (1 = greedy).")
-    c3, c4 = st.columns(2)
-    max_new = c3.slider("New tokens", 1, 40, 20, key="gen_max_new", bind="query-params")
-    seed = int(c4.number_input("Random seed", 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
+                             help=tr("p6.top_k_help"))
+    max_new = st.slider(tr("p6.max_new"), 1, 40, 20, key="gen_max_new", bind="query-params")
+    seed = int(st.number_input(tr("p6.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
+    quiz = quiz_toggle("gen")
 
 loaded = load_model(model_name)
 if isinstance(loaded, str):
@@ -87,43 +79,46 @@ except InputError as exc:
     st.stop()
 
 if result.input_tokens_dropped:
-    st.warning(f"The prompt is longer than the model's context of {loaded.config.max_len} tokens: its first "
-               f"{result.input_tokens_dropped} tokens were cut off.")
+    st.warning(tr("p6.cut", max_len=loaded.config.max_len, dropped=result.input_tokens_dropped))
 n_unknown = sum(result.prompt_unknown)
-token_strip(result.prompt_tokens, result.prompt_unknown,
-            caption="The prompt as the model reads it (<s> starts a verse)" + (
-                f" — {n_unknown} words not in its vocabulary (⚠), read as <unk>" if n_unknown else ""))
-st.subheader("Generated text")
-token_strip([result.text or "(empty)"])
+if n_unknown:
+    st.warning(tr("p6.unknown", n=n_unknown))
 if not result.steps:
-    st.info("Nothing was generated.")
+    token_strip([result.text or tr("p6.empty")], caption=tr("p6.generated"))
+    st.info(tr("p6.nothing"))
     st.stop()
-st.caption(f"Trained in {loaded.training.get('seconds', '?')} s; held-out perplexity "
-           f"{loaded.training.get('heldout_perplexity', '?')} — a small model: expect Bible-flavoured phrases, "
-           "not sense.")
 
 
 @st.fragment
 def steps_view() -> None:
     n = len(result.steps)
-    t = step_control(n, key="gen", label="Generation step")
+    step_col, text_col = st.columns([2, 3], vertical_alignment="bottom")
+    with step_col:
+        t = step_control(n, key="gen", label=tr("p6.step_label"))
     step = result.steps[t]
     seen = result.tokens[: step.position]
-    st.markdown(f"**Step {t + 1} of {n}** — reading {len(seen)} tokens, the model samples:")
     n_prompt = len(result.prompt_tokens)
-    token_strip(result.tokens[: n_prompt + t + 1], highlight=n_prompt + t)
 
     dist_col, attn_col = st.columns([2, 3])
     with dist_col:
-        st.plotly_chart(dist := next_token_figure(step.top_tokens, step.top_probs, step.sampling_probs,
-                                                  chosen=step.token,
-                                                  title=f"Next-token distribution at step {t + 1}"),
-                        key="gen_dist", config=PLOT)
-        st.caption(f"Chosen: “{step.token}” with probability {step.prob:.1%} under the sampled distribution.")
+        # Quiz: the sampled token and its distribution stay hidden until guessed (ui.quiz); p is
+        # the sampled distribution's (after temperature and top-k), the one the token came from.
+        shown = not quiz or step_quiz("gen", (model_name, prompt, max_new, temperature, top_k, seed), t,
+                                      emitted=step.token, candidates=step.top_tokens, probs=step.sampling_probs,
+                                      emitted_prob=step.prob)
+        if shown:
+            st.plotly_chart(dist := next_token_figure(step.top_tokens, step.top_probs, step.sampling_probs,
+                                                      chosen=step.token,
+                                                      title=tr("p6.fig.dist", step=t + 1), texts=figure_texts()),
+                            key="gen_dist", config=PLOT)
+            st.caption(tr("p6.chosen", token=md_escape(step.token), prob=step.prob))
+    with text_col:
+        token_strip([*result.tokens[: n_prompt + t], result.tokens[n_prompt + t] if shown else HIDDEN],
+                    highlight=n_prompt + t, caption=tr("p6.step_caption", step=t + 1, n=n, seen=len(seen)))
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
         row = pick(np.asarray(step.attention)[:, :, None, :], layer, head)[0]
-        st.plotly_chart(bars := attention_row_bars(row, seen, title=f"What “{safe_label(seen[-1], 30)}” attends to, {head_name(layer, head)}"),
+        st.plotly_chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)), texts=figure_texts()),
                         key="gen_row", config=PLOT)
 
     size = step.position
@@ -132,28 +127,35 @@ def steps_view() -> None:
     with grid_col:
         payload = grid_for(weights, tuple(seen), tuple(seen))
         st.plotly_chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                                    title="Causal attention, every layer × head"),
+                                    title=tr("p6.fig.grid")),
                         key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"), selection_mode="points",
                         config=PLOT_NO_BAR)
-        st.caption("Click a thumbnail to enlarge it. Everything above the diagonal is 0: the look-ahead mask.")
+        st.caption(tr("p6.grid_caption"))
     with big_col:
-        st.plotly_chart(matrix := attention_matrix_figure(pick(weights, layer, head), seen, seen,
-                                                          blocked=~causal_mask(size), step=size - 1,
-                                                          title=f"Causal self-attention, {head_name(layer, head)}",
-                                                          x_title="key: earlier token", y_title="query: position"),
-                        key="gen_matrix", config=PLOT)
-    export_menu("generation", title=f"Generation: {labels[model_name]}", source=prompt, trace=result,
-                figures={f"Step {t + 1} next token": dist, f"Step {t + 1} attention": bars,
-                         f"Causal self-attention, {head_name(layer, head)}": matrix},
+        head_chart(matrix := attention_matrix_figure(pick(weights, layer, head), seen, seen,
+                                                     blocked=~causal_mask(size), step=size - 1,
+                                                     title=tr("p6.fig.matrix", head=head_name(layer, head)),
+                                                     x_title=tr("p6.x_key"), y_title=tr("p6.y_query"), texts=figure_texts()),
+                   "gen_matrix", pick(weights, layer, head), model_name, "lm", layer, head, weights.shape[1],
+                   query_tokens=seen, key_tokens=seen, src_ids=None, tgt_ids=result.ids)
+    if not shown:  # the export would give the hidden token away
+        return
+    export_menu("generation", title=tr("p6.export.title", model=labels[model_name]), source=prompt, trace=result,
+                figures={tr("p6.export.dist", step=t + 1): dist, tr("p6.export.bars", step=t + 1): bars,
+                         tr("p6.fig.matrix", head=head_name(layer, head)): matrix},
                 numbers={"Model": labels[model_name], "Generated": result.text, "Temperature": temperature,
                          "Top-k": top_k, "Seed": seed, f"p(step {t + 1})": step.prob})
 
 
 steps_view()
+if not quiz:  # the whole output would give the quiz away
+    token_strip([result.text or tr("p6.empty")], caption=tr("p6.generated"))
+token_strip(result.prompt_tokens, result.prompt_unknown,
+            caption=tr("p6.prompt_read") + (tr("p6.prompt_unknown", n=n_unknown) if n_unknown else ""))
+st.caption(tr("p6.trained", seconds=loaded.training.get('seconds', '?'),
+              ppl=loaded.training.get('heldout_perplexity', '?')))
 
 st.divider()
-st.subheader("Sampling")
+st.subheader(tr("p6.sampling_header"))
 st.latex(r"p_T(x) = \frac{\exp(z_x / T)}{\sum_{y \in \text{top-}k} \exp(z_y / T)} \quad (x \in \text{top-}k)")
-st.markdown("Grey bars: the model's own probabilities $\\mathrm{softmax}(z)$. Blue bars: the distribution the token "
-            "is drawn from after dividing the logits by the temperature $T$ and keeping the $k$ most probable tokens. "
-            "Low $T$ sharpens it (T → 0 is greedy), high $T$ flattens it. The same seed gives the same text.")
+st.markdown(tr("p6.sampling_explain"))

@@ -6,149 +6,141 @@ import time
 import streamlit as st
 
 from ui.frame import page_frame
+from ui.i18n import t
 
-page_frame(
-    "Real model explorer",
-    icon="🔬",
-    intro="The same attention, inside a real pretrained encoder: MiniLM-L6 (6 layers × 12 heads, BERT "
-    "architecture, distilled from a large model and trained on over a billion sentence pairs), installed "
-    "as a package and run here offline — or any Hugging Face model folder on this machine.",
-)
+page_frame(t("nav.8"), icon="🔬", intro=t("p8.intro"))
 
-from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS  # noqa: E402
-from ui.bert import load_real_model, real_grid, real_trace  # noqa: E402
+from models.inference.hf_adapter import MAX_TOKENS  # noqa: E402
+from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_TEXT, load_real_model, real_grid, real_trace  # noqa: E402
+from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
-from ui.state import at_most, number_in, url_check  # noqa: E402
+from ui.state import at_most, checked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
+from ui.work_queue import heavy_slot  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 
-MAX_CHOICES = [32, 64, 128, 256, 384, 512]
-DEFAULT_TEXT = ("The animal didn't cross the street because it was too tired. "
-                "The trophy would not fit in the brown suitcase because it was too big.")
 
 # ------------------------------------------------------------------------------------
 # Model and text
 # ------------------------------------------------------------------------------------
-url_check("real_text", at_most(20_000), "text", "its first 20,000 characters")
-url_check("real_text_b", at_most(10_000), "second segment", "its first 10,000 characters")
-url_check("real_max", url_labels(MAX_CHOICES), "token limit")
-left, right = st.columns([3, 2])
+url_check("real_text", at_most(20_000), t("p8.url.text"), t("p8.url.text_cut"))
+url_check("real_text_b", at_most(10_000), t("p8.url.text_b"), t("p8.url.text_b_cut"))
+url_check("real_max", url_labels(REAL_MAX_CHOICES), t("p8.url.max"))
+left, right, options = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with left:  # the text widgets first: they must be drawn on every run, or Streamlit forgets their value
     if "real_text" not in st.session_state:
-        st.session_state["real_text"] = DEFAULT_TEXT
-    text = st.text_area("Text", key="real_text", height=120, max_chars=20_000, bind="query-params")
-    text_b = st.text_input("Second segment (optional, read as segment B)", key="real_text_b", max_chars=10_000,
+        st.session_state["real_text"] = REAL_TEXT
+    text = st.text_area(t("p8.text"), key="real_text", height=68, max_chars=20_000, bind="query-params")
+with options.popover(t("common.options"), icon=":material/tune:", width="stretch"):
+    text_b = st.text_input(t("p8.text_b"), key="real_text_b", max_chars=10_000,
                            bind="query-params")
+    max_tokens = st.select_slider(t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
+                                  key="real_max", bind="query-params")
+    url_check("real_scale", url_labels(REAL_SHADES, REAL_SHADES.get, optional=True), t("p8.url.shade"))
+    scale = st.segmented_control(t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale",
+                                 bind="query-params", format_func=REAL_SHADES.get) or "absolute"
 with right:
-    source = st.radio("Model", ["installed", "folder"], key="real_source", horizontal=True,
-                      format_func={"installed": "MiniLM-L6 (installed)", "folder": "A local model folder"}.get)
+    source = checked(st.radio, t("p8.model"), ["installed", "folder"], key="real_source", horizontal=True,
+                      format_func={"installed": t("p8.installed"), "folder": t("p8.folder_choice")}.get)
     folder = ""
     if source == "folder":
-        folder = st.text_input("Model folder (config.json + weights + tokenizer; nothing is downloaded)",
-                               key="real_dir", placeholder="/path/to/a/bert-base-uncased", max_chars=4096)
-    max_tokens = st.select_slider("Read at most this many tokens", MAX_CHOICES, value=MAX_TOKENS,
-                                  key="real_max", bind="query-params")
+        folder = checked(st.text_input, t("p8.folder"),
+                               key="real_dir", placeholder="bert-base-uncased", max_chars=4096)
 if source == "folder" and not folder.strip():
-    st.info("Type the path of a local Hugging Face model folder, e.g. one saved with `save_pretrained`.")
+    st.info(t("p8.type_folder"))
     st.stop()
 
-model = load_real_model(folder.strip())
-if isinstance(model, str):
-    st.error(f"Cannot use this model: {md_escape(model)}")  # the message quotes the typed path: never markdown
+real = load_real_model(folder.strip())  # resolved and checked against the server's model_folders setting
+if isinstance(real, str):
+    st.error(t("p8.cannot_use", error=md_escape(real)))  # user text is never markdown
     st.stop()
-with right:
-    st.caption(("**" + DEFAULT_MODEL_LABEL + "** — " if not folder else f"**{md_escape(folder.strip())}** — ")
-               + model.summary)
+model = real.model
+with left:
+    summary = t("p8.summary", type=model.model_type, layers=model.n_layers, heads=model.n_heads, hidden=model.hidden,
+                max=model.max_positions, mlm=t("p8.summary_mlm") if model.has_mlm_head else "")
+    st.caption(f"**{md_escape(real.label)}** — {md_escape(summary)}")
 
 if not (text or "").strip():
-    st.warning("The text is empty: type something for the model to read.")
+    st.warning(t("p8.empty"))
     st.stop()
 
 t0 = time.perf_counter()
 try:
-    trace = real_trace(folder.strip(), text, text_b or "", int(max_tokens))
-except ValueError as exc:
-    st.warning(str(exc))
+    with heavy_slot("The model run"):  # one heavy request at a time server-wide, so stepping elsewhere never stalls
+        trace = real_trace(real.key, text, text_b or "", int(max_tokens))
+except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
+    st.warning(md_escape(str(exc)))
     st.stop()
 tokens = trace.tokens
 n_layers, n_heads, L, _ = trace.attention.shape
 if trace.truncated:
-    st.warning(f"The text has {trace.n_tokens_in} tokens; the model reads the first {L} "
-               f"({trace.truncated} cut off). Raise the limit (up to {min(MAX_TOKENS, model.max_positions)}) or "
-               "shorten the text.")
-n_unk = sum(t == getattr(model.tokenizer, "unk_token", "[UNK]") for t in tokens)
+    st.warning(t("p8.truncated", n_in=trace.n_tokens_in, L=L, cut=trace.truncated,
+                 limit=min(MAX_TOKENS, model.max_positions)))
+n_unk = sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
 if n_unk:
-    st.info(f"{n_unk} token(s) are unknown to this model's vocabulary ({getattr(model.tokenizer, 'unk_token', '[UNK]')}).")
+    st.info(t("p8.unknown", n=n_unk, unk=md_escape(getattr(model.tokenizer, 'unk_token', '[UNK]'))))
 
 # ------------------------------------------------------------------------------------
 # Grid of every layer and head (one PNG mosaic)
 # ------------------------------------------------------------------------------------
-st.subheader(f"All {n_layers * n_heads} heads: {n_layers} layers × {n_heads} heads over {L} tokens")
-SHADES = {"head": "each head to its own maximum", "absolute": "weight 1 = darkest"}
-url_check("real_scale", url_labels(SHADES.values()), "shading")
-scale = st.segmented_control("Shade", list(SHADES), default="absolute", key="real_scale", bind="query-params",
-                             format_func=SHADES.get) or "absolute"
-payload = real_grid(folder.strip(), text, text_b or "", int(max_tokens), scale)
+st.markdown("##### " + t("p8.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
+payload = real_grid(real.key, text, text_b or "", int(max_tokens), scale)
 grid_fig = payload.figure()
 st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
                 selection_mode="points", config=PLOT)
-st.caption("Each thumbnail is one head: rows are queries, columns keys, in token order"
-           + (f" ({payload.row_factor} tokens per pixel, block maximum)" if payload.row_factor > 1 else "")
-           + ". Click a thumbnail to open it below.")
+st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else ""))
 
 # ------------------------------------------------------------------------------------
 # One head, the head average, and the lines view
 # ------------------------------------------------------------------------------------
-layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
-one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
-binned = " (binned: see below)" if one.binned else ""
-st.markdown(f"#### Layer {layer + 1}, head {head + 1}{binned}")
-st.plotly_chart(one.figure, key="real_head_fig", config=PLOT)
-st.markdown(f"#### Layer {layer + 1}: the average of its {n_heads} heads{binned}")
-st.plotly_chart(avg.figure, key="real_avg_fig", config=PLOT)
-export_menu("real-model", title="Real model explorer", source=text + (f"\n{text_b}" if text_b else ""),
-            trace=trace, figures={f"Layer {layer + 1}, head {head + 1}": one.figure,
-                                  f"Layer {layer + 1} average": avg.figure},
-            numbers={"Model": folder.strip() or DEFAULT_MODEL_LABEL, "Tokens": L, "Layers": n_layers, "Heads": n_heads})
-if one.binned:
-    st.caption(f"{L} tokens are binned to {one.row_factor} × {one.col_factor} per cell (mean total weight): "
-               "hover shows the token ranges. Use the lines view below for single tokens.")
+@st.fragment
+def head_view() -> None:
+    """One head, the head average and the lines view: choosing a head reruns only this part."""
+    layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
+    one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
+    binned = t("p8.binned") if one.binned else ""
+    st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
+    real_head_chart(one.figure, "real_head_fig", trace.attention[layer, head], real.key, trace.ids, trace.segment_ids,
+                    tokens, layer, head, n_heads)
+    st.markdown(t("p8.avg_header", layer=layer + 1, n=n_heads, binned=binned))
+    real_head_chart(avg.figure, "real_avg_fig", trace.attention[layer].mean(0), real.key, trace.ids,
+                    trace.segment_ids, tokens, layer, None, n_heads)
+    export_menu("real-model", title=t("nav.8"), source=text + (f"\n{text_b}" if text_b else ""),
+                trace=trace, figures={t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
+                                      t("p8.export.avg", layer=layer + 1): avg.figure},
+                numbers={"Model": real.label, "Tokens": L, "Layers": n_layers, "Heads": n_heads})
+    if one.binned:
+        st.caption(t("p8.binned_caption", L=L, rows=one.row_factor, cols=one.col_factor))
 
-st.markdown("**Lines view** — queries left, keys right; darker, thicker lines carry more attention.")
-w1, w2, w3, w4 = st.columns(4)
-window = 40
-url_check("real_lines_start", number_in(0, max(0, L - 1)), "first token")
-if st.session_state.get("real_lines_start", 0) not in range(L):  # the model or the text changed size
-    st.session_state["real_lines_start"] = 0
-start = w1.number_input("First token", 0, max(0, L - 1), 0, step=10, key="real_lines_start", bind="query-params")
-stop = min(L, int(start) + window)
-if st.session_state.get("real_lines_query") is not None and not int(start) <= st.session_state["real_lines_query"] < stop:
-    st.session_state["real_lines_query"] = None
-lines_of = [None, *range(int(start), stop)]
-url_check("real_lines_query", url_labels(lines_of, lambda i: "every token" if i is None else f"{i} · {tokens[i]}"),
-          "query token", "every token")
-query = w2.selectbox("Only the lines of", lines_of, key="real_lines_query", bind="query-params",
-                     format_func=lambda i: "every token" if i is None else f"{i} · {tokens[i]}")
-WHICH = {"head": "the head above", "average": "the layer's average"}
-url_check("real_lines_which", url_labels(WHICH.values()), "lines weights")
-url_check("real_lines_min", number_in(0.01, 0.5), "line threshold")
-which = w3.selectbox("Weights of", list(WHICH), key="real_lines_which", format_func=WHICH.get, bind="query-params")
-min_w = w4.slider("Hide lines below", 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
-matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
-lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
-                     title=f"Tokens {int(start)}–{stop - 1} of {L}")
-st.plotly_chart(lines, key="real_lines", config=PLOT)
-if L > window:
-    st.caption(f"The lines view draws {window} tokens at a time (lines to keys outside the window are not drawn); "
-               "move “First token” to slide along the text.")
+    st.markdown(t("p8.lines"))
+    w1, w2, w3, w4 = st.columns(4)
+    window = 40
+    url_check("real_lines_start", number_in(0, max(0, L - 1)), t("p8.url.first"))  # (the text may have shrunk)
+    start = w1.number_input(t("p8.first"), 0, max(0, L - 1), 0, step=10, key="real_lines_start", bind="query-params")
+    stop = min(L, int(start) + window)
+    lines_of = [None, *range(int(start), stop)]
+    url_check("real_lines_query", url_labels(lines_of, lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}"),
+              t("p8.url.query"), t("p8.every"))
+    query = w2.selectbox(t("p8.only"), lines_of, key="real_lines_query", bind="query-params",
+                         format_func=lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}")
+    WHICH = {"head": t("p8.which.head"), "average": t("p8.which.average")}
+    url_check("real_lines_which", url_labels(WHICH, WHICH.get), t("p8.url.which"))
+    url_check("real_lines_min", number_in(0.01, 0.5), t("p8.url.min"))
+    which = w3.selectbox(t("p8.weights_of"), list(WHICH), key="real_lines_which", format_func=WHICH.get, bind="query-params")
+    min_w = w4.slider(t("p8.hide_below"), 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
+    matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
+    lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
+                         title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L))
+    st.plotly_chart(lines, key="real_lines", config=PLOT)
+    if L > window:
+        st.caption(t("p8.window", window=window))
 
-server_s = time.perf_counter() - t0
-wire = sum(len(f.to_json().encode("utf-8")) for f in (grid_fig, one.figure, avg.figure, lines))
-st.caption(f"Server time for this run: {server_s:.2f} s (model forward {trace.seconds:.2f} s when first computed, "
-           f"grid {payload.build_seconds:.2f} s when first built); figures sent: {wire / 1e6:.2f} MB "
-           f"(the grid is one {len(payload.png_bytes) / 1e3:.0f} kB PNG, not {n_layers * n_heads * L * L:,} numbers).")
-with st.expander("Tokens as the model's tokenizer split them"):
+
+head_view()
+st.caption(t("p8.server", server=time.perf_counter() - t0, forward=trace.seconds, grid=payload.build_seconds,
+             kb=len(payload.png_bytes) / 1e3, numbers=n_layers * n_heads * L * L))
+with st.expander(t("p8.tokens")):
     st.dataframe({"position": list(range(L)), "token": tokens, "id": trace.ids.tolist(),
                   "segment": trace.segment_ids.tolist(), "special": trace.special.tolist()}, hide_index=True)

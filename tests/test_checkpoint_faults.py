@@ -30,7 +30,8 @@ import torch
 import models.atomic as atomic
 import models.checkpoints as ck
 from models import cache
-from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq, write_json_atomic
+from models.atomic import write_json_atomic
+from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import Vocab
 

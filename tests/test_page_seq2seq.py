@@ -22,11 +22,11 @@ def step_value(at: AppTest) -> int:
 def test_default_page_shows_translation_and_heatmap(app):
     assert not app.error
     assert app.button(key="s2s_next") is not None
-    assert "Translation by" in " ".join(s.value for s in app.subheader)
+    assert "Translation by" in " ".join(s.value for s in app.caption)
 
 
 def test_type_and_step(app):
-    app.text_area(key="s2s_text").set_value("the red car is not small .").run()
+    app.text_input(key="s2s_text").set_value("the red car is not small .").run()
     assert not app.exception
     assert step_value(app) == 1
     app.button(key="s2s_next").click().run()
@@ -72,14 +72,14 @@ def test_trained_local_models_show_their_window(app, name, words):
     "the \x00\x07 red\u200b car", "the red car " * 800,
 ])
 def test_bad_input_never_raises(app, text):
-    app.text_area(key="s2s_text").set_value(text).run()
+    app.text_input(key="s2s_text").set_value(text).run()
     assert not app.exception, app.exception
     if not text.strip():
         assert any("nothing to translate" in w.value for w in app.warning)
 
 
 def test_long_input_is_truncated_with_notice(app):
-    app.text_area(key="s2s_text").set_value("the red car " * 100).run()
+    app.text_input(key="s2s_text").set_value("the red car " * 100).run()
     assert not app.exception
     assert any("cut off" in w.value for w in app.warning)
 

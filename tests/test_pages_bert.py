@@ -29,12 +29,23 @@ def bert() -> AppTest:
     return at
 
 
+def _topic(at: AppTest, topic: str) -> AppTest:
+    """Open one of the page's topic tabs (only the open tab's section runs)."""
+    at.session_state["topic"] = topic
+    at.run()
+    _ok(at)
+    return at
+
+
 def test_bert_page_default(bert):
-    heads = " ".join(s.value for s in bert.subheader)
-    for part in ("WordPiece", "Masking", "predicts", "[MASK], [CLS] and [SEP]", "Next-sentence", "fine-tuned"):
-        assert part in heads, part
+    assert any("right at top-1" in m.value for m in bert.markdown)  # the predictions open first
     assert bert.number_input(key="bert_seed").value == 0
-    assert len(bert.tabs) == 3
+    for topic, part in (("Pieces and embeddings", "WordPiece"), ("Masking", "Masking"),
+                        ("Attention", "[MASK], [CLS] and [SEP]"), ("Next sentence", "Next-sentence"),
+                        ("Fine-tuning", "fine-tuned")):
+        heads = " ".join(s.value for s in _topic(bert, topic).subheader)
+        assert part in heads, (topic, part)
+    assert len(bert.tabs) == 6 + 3  # the page's topics, and the fine-tuning heads
 
 
 def test_resample_and_click_to_mask(bert):
@@ -51,16 +62,16 @@ def test_resample_and_click_to_mask(bert):
     assert any("2 of" in m.value and "(2 clicked)" in m.value for m in bert.markdown)
     assert not any("No piece was chosen" in i.value for i in bert.info)
     # the attention focus now offers the [MASK] positions
-    focus = bert.segmented_control(key="bert_focus")
+    focus = _topic(bert, "Attention").segmented_control(key="bert_focus")
     assert any("[MASK]" in o for o in focus.options)
     focus.set_value(int(first.split()[0])).run()
     _ok(bert)
 
 
 def test_embedding_picker_and_nsp_draw(bert):
-    bert.selectbox(key="bert_embed_pos").set_value(2).run()
+    _topic(bert, "Pieces and embeddings").selectbox(key="bert_embed_pos").set_value(2).run()
     _ok(bert)
-    bert.button(key="bert_nsp_draw").click().run()
+    _topic(bert, "Next sentence").button(key="bert_nsp_draw").click().run()
     _ok(bert)
     assert bert.table, "held-out pairs table"
 
@@ -68,6 +79,7 @@ def test_embedding_picker_and_nsp_draw(bert):
 def test_single_segment_and_example(bert):
     bert.text_input(key="bert_b").set_value("").run()
     _ok(bert)
+    _topic(bert, "Next sentence")
     assert any("Type a sentence B" in c.value for c in bert.caption)
     if bert.selectbox(key="bert_example").options:
         bert.selectbox(key="bert_example").set_value(1).run()
@@ -76,7 +88,7 @@ def test_single_segment_and_example(bert):
 
 @pytest.mark.parametrize("text", BAD_TEXT)
 def test_bert_bad_input_never_raises(bert, text):
-    bert.text_area(key="bert_a").set_value(text).run()
+    bert.text_input(key="bert_a").set_value(text).run()
     assert not bert.exception, bert.exception
     if not text.strip():
         assert any("empty" in w.value for w in bert.warning)
@@ -104,7 +116,7 @@ def tiny_dir(tmp_path_factory):
 
 
 def test_real_default_minilm(real):
-    assert any("72 heads" in s.value and "6 layers × 12 heads" in s.value for s in real.subheader)
+    assert any("72 heads" in s.value and "6 layers × 12 heads" in s.value for s in real.markdown)
     real.selectbox(key="real_layer").set_value(5).run()
     real.selectbox(key="real_head").set_value(11).run()
     _ok(real)
@@ -118,19 +130,21 @@ def test_real_512_tokens_truncated(real):
     real.text_area(key="real_text").set_value("The trophy would not fit in the suitcase. " * 200).run()
     _ok(real)
     assert any("cut off" in w.value for w in real.warning)
-    assert any("over 512 tokens" in s.value for s in real.subheader)
+    assert any("over 512 tokens" in s.value for s in real.markdown)
     real.number_input(key="real_lines_start").set_value(480).run()
     _ok(real)
 
 
-def test_real_local_folder_and_not_a_model(real, tiny_dir, tmp_path):
+def test_real_local_folder_and_not_a_model(real, tiny_dir, tmp_path, tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_MODEL_ROOTS", str(tmp_path_factory.getbasetemp()))  # the confined mode's root
     real.radio(key="real_source").set_value("folder").run()
     _ok(real)
     real.text_input(key="real_dir").set_value(str(tiny_dir)).run()
     _ok(real)
-    assert any("2 layers × 4 heads" in s.value for s in real.subheader)
-    for bad, message in ((str(tmp_path), "no config.json"), ("/no/such/dir", "does not exist"),
-                         (str(ROOT / "app.py"), "is a file"), ("<script>alert(1)</script>", "does not exist")):
+    assert any("2 layers × 4 heads" in s.value for s in real.markdown)
+    refused = "no model folder at this path"  # models.inference.model_access.REFUSED: says nothing about the path
+    for bad, message in ((str(tmp_path), "no config.json"), ("/no/such/dir", refused),
+                         (str(ROOT / "app.py"), refused), ("<script>alert(1)</script>", refused)):
         real.text_input(key="real_dir").set_value(bad).run()
         assert not real.exception, real.exception
         # The message is shown as typed: its markdown source escapes every markdown character.
@@ -152,11 +166,11 @@ def test_real_bad_input_never_raises(real, text):
 def test_masking_rule_is_offered_and_said():
     """The reference rule (max(1, round(0.15·n)) per sequence) is the default; the independent one is offered."""
     at = AppTest.from_file(BERT_PAGE, default_timeout=APPTEST_TIMEOUT)
-    at.run()
-    assert not at.exception and at.radio(key="bert_rule").value == "reference"
+    _topic(at, "Masking")
+    assert at.radio(key="bert_rule").value == "reference"
     assert any("max(1, round(0.15·n))" in m.value for m in at.markdown)
-    at.radio(key="bert_rule").set_value("independent").run()
-    assert not at.exception
+    at.radio(key="bert_rule").set_value("independent")
+    _topic(at, "Masking")
     assert any("independently with probability 15%" in m.value for m in at.markdown)
 
 
@@ -167,5 +181,5 @@ def test_model_folder_error_never_renders_markdown(real, tmp_path):
     real.text_input(key="real_dir").set_value(hostile).run()
     assert not real.exception
     (error,) = real.error
-    assert "\\[x\\]\\(http" in error.value and "\\!\\[i\\]" in error.value and "\\<b\\>" in error.value
+    assert "no model folder at this path" in error.value.replace("\\", "")  # one message, the path not quoted
     assert "[x](http" not in error.value and "<b>" not in error.value

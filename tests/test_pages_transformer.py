@@ -45,8 +45,8 @@ def _ok(at: AppTest) -> None:
 
 def test_translation_steps_kinds_heads_and_compare(translation: AppTest) -> None:
     at = translation
-    assert "Output of" in " ".join(s.value for s in at.subheader)
-    at.text_area(key="tf_text").set_value("the red car is not small .").run()
+    assert "Output of" in " ".join(s.value for s in at.caption)
+    at.text_input(key="tf_text").set_value("the red car is not small .").run()
     _ok(at)
     at.button(key="tf_next").click().run()
     at.button(key="tf_next").click().run()
@@ -70,8 +70,8 @@ def test_translation_toy_model(translation: AppTest) -> None:
     at = translation
     at.selectbox(key="tf_model").set_value("tf-reverse").run()
     _ok(at)
-    assert at.text_area(key="tf_text").value == "3 1 4 1 5 9 2 6"
-    at.text_area(key="tf_text").set_value("1 2 x").run()
+    assert at.text_input(key="tf_text").value == "3 1 4 1 5 9 2 6"
+    at.text_input(key="tf_text").set_value("1 2 x").run()
     assert not at.exception and any("not one of them" in w.value for w in at.warning)
     at.selectbox(key="tf_model").set_value("tf-en-fr").run()
     _ok(at)
@@ -79,7 +79,7 @@ def test_translation_toy_model(translation: AppTest) -> None:
 
 @pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
 def test_translation_bad_input(translation: AppTest, text: str) -> None:
-    translation.text_area(key="tf_text").set_value(text).run()
+    translation.text_input(key="tf_text").set_value(text).run()
     assert not translation.exception, translation.exception
     warnings = " ".join(w.value for w in translation.warning)
     if not text.strip():
@@ -99,7 +99,7 @@ def test_one_head_chain_and_scaling_switch(one_head: AppTest) -> None:
     assert float(at.metric[0].value) >= scaled_max - 1e-6  # without ÷√d_k the softmax is sharper
     at.toggle(key="head_scale").set_value(True).run()
     for kind in ("decoder", "cross"):
-        at.radio(key="head_kind").set_value(kind).run()
+        at.selectbox(key="head_kind").set_value(kind).run()
         _ok(at)
     at.selectbox(key="head_model").set_value("tf-lm").run()
     _ok(at)
@@ -117,7 +117,7 @@ def test_one_head_bad_input(one_head: AppTest, text: str) -> None:
 
 def test_generation_steps_and_sampling(generation: AppTest) -> None:
     at = generation
-    assert "Generated text" in [s.value for s in at.subheader]
+    assert "Generated text" in [c.value for c in at.caption]
     at.button(key="gen_next").click().run()
     _ok(at)
     assert at.slider(key="gen_step").value == 2
@@ -131,7 +131,7 @@ def test_generation_steps_and_sampling(generation: AppTest) -> None:
 
 @pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
 def test_generation_bad_input(generation: AppTest, text: str) -> None:
-    generation.text_area(key="gen_text").set_value(text).run()
+    generation.text_input(key="gen_text").set_value(text).run()
     assert not generation.exception, generation.exception
     if len(text) > 1000:
         assert any("cut off" in w.value for w in generation.warning)

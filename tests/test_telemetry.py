@@ -10,18 +10,15 @@ would not do: it runs after the first session's NewSession message has gone out.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
-from tests.browser.conftest import _free_port
 from tests.conftest import ROOT
+from tests.server import streamlit_server
 
 
 def _first_session_config(port: int) -> ForwardMsg:
@@ -48,26 +45,7 @@ def test_usage_stats_are_off_when_started_from_another_folder(tmp_path: Path) ->
     (home / ".streamlit" / "config.toml").write_text("[browser]\ngatherUsageStats = true\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
     env.update(HOME=str(home), ATTN_LAB_THREADS="1")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert time.time() < deadline and proc.poll() is None, "the server did not start"
-                time.sleep(0.5)
+    with streamlit_server(ROOT / "app.py", cwd=cwd, env=env, args=()) as url:
+        port = int(url.rsplit(":", 1)[1])
         for _ in range(2):  # the first session of a fresh server, and a later one
             assert _first_session_config(port).new_session.config.gather_usage_stats is False
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()

@@ -19,12 +19,14 @@ PAGES = {
 
 # Each page's link: the URL values, then the widget values (by key) they must show.
 LINKS = {
+    1: ({"kr_n": "30", "kr_noise": "1.0", "kr_h": "0.5", "kr_method": "Average pooling"},
+        {"kr_n": 30, "kr_noise": 1.0, "kr_h": 0.5, "kr_method": "average"}),
     2: ({"s2s_model": "Luong dot", "s2s_text": "the red car is small .", "s2s_beam": "3",
          "s2s_mode": "Hard (decoding-time)", "s2s_step": "2"},
         {"s2s_model": "s2s-luong-dot", "s2s_text": "the red car is small .", "s2s_beam": 3, "s2s_mode": "hard",
          "s2s_step": 2}),
-    3: ({"topic": "Similarity and rotation", "rot_tf_layer": "1", "rot_tf_head": "3"},
-        {"rot_tf_layer": 1, "rot_tf_head": 3}),
+    3: ({"topic": "Similarity and rotation", "rot_tf_layer": "1", "rot_tf_head": "3", "rot_len": "64", "rot_k": "7"},
+        {"rot_tf_layer": 1, "rot_tf_head": 3, "rot_len": 64, "rot_k": 7}),
     4: ({"tf_model": "Transformer · English→French", "tf_text": "the red car is small .", "tf_layer": "layer 2",
          "tf_head": "head 3", "tf_step": "3", "tf_kind": "Encoder self-attention", "tf_beam": "2"},
         {"tf_model": "tf-en-fr", "tf_text": "the red car is small .", "tf_layer": 1, "tf_head": 2, "tf_step": 3,
@@ -52,7 +54,7 @@ DEFAULTS = {"tf_model"}  # a link may name the default model; the URL then leave
 EVIL_TEXT = "<script>alert(1)</script> **bold** [x](http://e) \u202e\u0000 é中 " + "x" * 100_000
 # Each page's bad link: unknown names, layer 99, head -1, a step beyond the end, huge hostile text.
 BAD = {
-    1: {"topic": "<b>nope</b>"},
+    1: {"topic": "<b>nope</b>", "kr_n": "nan", "kr_h": "99", "kr_method": "<i>x</i>"},
     2: {"s2s_model": "<i>gone</i>", "s2s_text": EVIL_TEXT, "s2s_beam": "99", "s2s_step": "999",
         "s2s_mode": "x", "s2s_compare": "nope"},
     3: {"topic": "Similarity and rotation", "rot_tf_layer": "99", "rot_tf_head": "-1"},
@@ -131,5 +133,5 @@ def test_step_beyond_the_end_is_clamped_to_the_last_step():
 
 def test_a_long_text_is_cut_to_the_widget_limit():
     at = _run(2, {"s2s_text": "the red car . " * 2_000})
-    assert len(at.text_area(key="s2s_text").value) == 10_000
+    assert len(at.text_input(key="s2s_text").value) == 10_000
     assert any("first 10,000 characters" in n for n in _notices(at))

@@ -9,17 +9,29 @@ from __future__ import annotations
 import html
 import zlib
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import streamlit as st
 
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.export import PLOT
+from ui.i18n import Labels, spinning, t
 from ui.state import boolean, labels, number_in, url_check
 from ui.tokens import md_escape
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
 
+if TYPE_CHECKING:
+    from models.inference.hf_adapter import HFModel
+    from models.inference.model_access import ModelRegistry
+
 SMALL_BERT = "bert-small"
+BERT_PAIR = ("The man went to the store.", "He bought a gallon of milk.")  # the BERT page's first input (§3.1)
+REAL_TEXT = ("The animal didn't cross the street because it was too tired. "
+             "The trophy would not fit in the brown suitcase because it was too big.")  # the explorer's first text
+REAL_MAX_CHOICES = [32, 64, 128, 256, 384, 512]  # the explorer's token limits
+REAL_SHADES = Labels({"head": "p8.shade.head", "absolute": "p8.shade.absolute"})  # the explorer's shadings
+RULE_LABELS = Labels({rule: f"p7.rule.{rule}" for rule in RULES})  # corpora.masking.RULES, in the reader's language
 MAX_CHARS = 10_000
 
 
@@ -27,7 +39,8 @@ MAX_CHARS = 10_000
 # The small BERT
 # --------------------------------------------------------------------------------------
 
-@st.cache_resource(show_spinner="Loading the small BERT …")
+@spinning("spin.bert")
+@st.cache_resource(show_spinner=False)
 def _load_small(name: str):
     from models.checkpoints import load_bert
     from models.device import configure_threads
@@ -40,7 +53,7 @@ def load_small_bert(name: str = SMALL_BERT):
     """The shared read-only LoadedBert, or a one-line error message."""
     from ui.checkpoints import load_or_message
 
-    return load_or_message(_load_small, name, ". Train it: `python -m models.train --preset bert-small`.")
+    return load_or_message(_load_small, name, t("p7.train_hint"))
 
 
 def clean_text(text: str | None) -> str:
@@ -66,7 +79,8 @@ def masking_stats(special: tuple[bool, ...], n_draws: int, seed: int, rule: str)
     return masking_statistics(special, n_draws=n_draws, seed=seed, rule=rule)
 
 
-@st.cache_data(max_entries=8, show_spinner="Drawing sentence pairs …")
+@spinning("spin.pairs")
+@st.cache_data(max_entries=8, show_spinner=False)
 def nsp_examples(name: str, seed: int, n: int = 8) -> list[tuple[str, str, bool, float]]:
     """``n`` held-out IsNext/NotNext pairs with the model's P(IsNext): (a, b, is_next, p)."""
     from corpora.bert_data import heldout_text_pairs
@@ -90,31 +104,60 @@ def example_pairs() -> list[tuple[str, str]]:
 # Real models
 # --------------------------------------------------------------------------------------
 
-@st.cache_resource(show_spinner="Loading the model …", max_entries=3)
-def _load_real(path: str):
+def _load_real(key: str) -> HFModel:
+    """Load one real model: '' = the installed MiniLM-L6, else a folder that resolve_folder allowed."""
     from models.device import configure_threads
     from models.inference.hf_adapter import load_hf_model
 
     configure_threads()
-    return load_hf_model(path or None)
+    return load_hf_model(key or None)
 
 
-def load_real_model(path: str):
-    """The shared HFModel for ``path`` ('' = the installed MiniLM-L6), or a one-line error message."""
-    from models.inference.hf_adapter import ModelDirError
+@st.cache_resource(show_spinner=False)
+def _real_models() -> ModelRegistry[HFModel]:
+    """The server's one registry of loaded real models: at most ``max_loaded`` held (least recently
+    used evicted and released), one load at a time (models.inference.model_access.ModelRegistry)."""
+    from models.inference.model_access import ModelRegistry, load_settings
+
+    return ModelRegistry(_load_real, load_settings().max_loaded)
+
+
+class RealModel(NamedTuple):
+    """A loaded real model, its cache key and the name the page shows."""
+
+    key: str    # '' = the installed MiniLM-L6, else the resolved folder: aliases of one folder share it
+    label: str  # never an absolute server path
+    model: HFModel
+
+
+def load_real_model(typed: str) -> RealModel | str:
+    """The shared model for a typed folder ('' = the installed MiniLM-L6) if the server's
+    model_folders setting allows it, or a one-line message that is safe to show (escape it)."""
+    from models.inference.hf_adapter import DEFAULT_MODEL_LABEL
+    from models.inference.model_access import ModelAccessError, folder_label, load_settings, resolve_folder
 
     try:
-        return _load_real(path)
-    except ModelDirError as exc:
+        key, label = "", DEFAULT_MODEL_LABEL
+        if typed.strip():
+            settings = load_settings()
+            folder = resolve_folder(typed, settings)
+            key, label = str(folder), folder_label(folder, settings)
+        registry = _real_models()
+        if registry.holds(key):
+            return RealModel(key, label, registry.get(key))
+        with st.spinner(t("p7.loading_real")):
+            return RealModel(key, label, registry.get(key))
+    except ModelAccessError as exc:
         return str(exc)
 
 
-@st.cache_data(max_entries=3, show_spinner="Running the model …")
+@spinning("spin.run")
+@st.cache_data(max_entries=3, show_spinner=False)
 def real_trace(path: str, text: str, text_b: str, max_tokens: int):
-    """Every layer's attention of ``text`` (raises ValueError for empty text)."""
+    """Every layer's attention of ``text`` (raises ValueError for empty text); ``path`` is a RealModel's key."""
     from models.inference.hf_adapter import run_hf
 
-    return run_hf(_load_real(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
+    return run_hf(_real_models().get(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
 
 
 @st.cache_data(max_entries=6, show_spinner=False)
@@ -154,11 +197,12 @@ def masking_chips(original: Sequence[str], shown: Sequence[str], outcomes: Seque
 
 def legend_chips() -> None:
     """The colour key of the masking outcomes."""
-    items = [("[MASK]", "chosen → [MASK] (80%)"), ("random", "chosen → random token (10%)"),
-             ("kept", "chosen → kept as is (10%)"), ("not chosen", "not chosen (85%)")]
-    chips = [f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">{html.escape(t)}</span>'
-             for k, t in items]
-    chips.append(f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">[CLS] [SEP]: never chosen</span>')
+    items = [("[MASK]", t("p7.legend.mask")), ("random", t("p7.legend.random")),
+             ("kept", t("p7.legend.kept")), ("not chosen", t("p7.legend.not"))]
+    chips = [f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">{html.escape(text)}</span>'
+             for k, text in items]
+    chips.append(f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">'
+                 f'{html.escape(t("p7.legend.special"))}</span>')
     st.html(f'<div>{"".join(chips)}</div>')
 
 
@@ -168,32 +212,26 @@ def legend_chips() -> None:
 
 def model_summary(config, training: dict) -> None:
     """The small BERT's vocabulary, input length, held-out scores and how it was trained."""
-    st.markdown(f"**Model:** {training.get('label', SMALL_BERT)} — WordPiece vocabulary of {config.vocab_size:,} "
-                f"pieces, at most {config.max_len} pieces per input.")
+    st.markdown(t("p7.summary.model", label=training.get('label', SMALL_BERT), vocab=config.vocab_size,
+                  max_len=config.max_len))
     held = training.get("heldout", {})
     if held:
-        st.markdown(f"**On held-out chapters:** the original piece is the top prediction at "
-                    f"**{held['mlm_top1']:.1%}** of the chosen positions and among the top 5 at "
-                    f"**{held['mlm_top5']:.1%}**; next sentence right on **{held['nsp_accuracy']:.1%}** of "
-                    f"pairs (chance 50%). Masking: {RULES[held.get('masking_rule', INDEPENDENT)]}, as measured when "
-                    "it was trained.")
-        st.caption(f"Pre-trained for {training.get('seconds', '?')} s ({training.get('steps', '?')} steps) "
-                   f"by `{training.get('command', 'python -m models.train --preset bert-small')}`.")
-    st.caption("How ours differs from BERT: segments A and B are single sentences of at most "
-               f"{config.max_len} pieces in all, where BERT packs spans of several sentences into 512 pieces; "
-               f"{config.n_layers} layers of width {config.d_model} instead of 12 × 768; trained without dropout "
-               "on one Bible translation for minutes, not on books and Wikipedia for days.")
+        st.markdown(t("p7.summary.held", top1=held['mlm_top1'], top5=held['mlm_top5'], nsp=held['nsp_accuracy'],
+                      rule=RULE_LABELS[held.get('masking_rule', INDEPENDENT)]))
+        st.caption(t("p7.summary.trained", seconds=training.get('seconds', '?'), steps=training.get('steps', '?'),
+                     command=training.get('command', 'python -m models.train --preset bert-small')))
+    st.caption(t("p7.summary.differs", max_len=config.max_len, layers=config.n_layers, d=config.d_model))
 
 
 def linked_masking_settings() -> tuple[int, bool, str]:
     """This run's masking seed, random-draw switch and rule: the widgets' values, or on a first run
     the link's (checked by ui.state.url_check, with a notice when refused)."""
-    seed = url_check("bert_seed", number_in(0, 10**9), "seed")
-    draw = url_check("bert_draw", boolean, "random-draw switch")
-    rule = url_check("bert_rule", labels(RULES.values()), "masking rule")
+    seed = url_check("bert_seed", number_in(0, 10**9), t("p7.url.seed"))
+    draw = url_check("bert_draw", boolean, t("p7.url.draw"))
+    rule = url_check("bert_rule", labels(RULES, RULE_LABELS.get), t("p7.url.rule"))
     return (int(st.session_state.get("bert_seed", int(float(seed or 0)))),
             bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
-            st.session_state.get("bert_rule", next((r for r, lab in RULES.items() if lab == rule), REFERENCE)))
+            st.session_state.get("bert_rule", next((r for r, lab in RULE_LABELS.items() if lab == rule), REFERENCE)))
 
 
 def click_key(text_a: str, text_b: str) -> str:
@@ -204,45 +242,32 @@ def click_key(text_a: str, text_b: str) -> str:
 def input_notes(result, max_len: int) -> None:
     """Warn when a MaskedAnalysis's input was cut to ``max_len`` pieces or has [UNK] pieces."""
     if result.dropped:
-        st.warning(f"The input is longer than the {max_len} pieces this model reads: {result.dropped} pieces were "
-                   "cut, longest segment first (as BERT truncates pairs).")
+        st.warning(t("p7.cut", max_len=max_len, dropped=result.dropped))
     if result.n_unknown:
-        st.info(f"{result.n_unknown} piece(s) are [UNK]: characters the WordPiece vocabulary never saw "
-                "(emoji, Chinese, most symbols). The model reads them all as the same unknown piece.")
+        st.info(t("p7.unk", n=result.n_unknown))
 
 
 def explain_pieces() -> None:
     """How WordPiece splits the text, and what [CLS], [SEP] and ## mean."""
-    st.markdown("The text is lower-cased and split into words, then each word into the longest pieces of the "
-                "vocabulary; a piece that continues a word starts with **##**. `[CLS]` opens the input, `[SEP]` "
-                "closes each segment. Under each piece: its **position** and its **segment** (A or B).")
+    st.markdown(t("p7.explain.pieces"))
 
 
 def explain_embedding() -> None:
     """The input embedding as the sum of token, segment and position vectors."""
-    st.markdown("**The input embedding** of each piece is the sum of three learned vectors — its token, its "
-                "segment and its position — followed by LayerNorm:")
+    st.markdown(t("p7.explain.embedding"))
     st.latex(r"E_i \;=\; \mathrm{LayerNorm}\big(E_{\text{token}}[x_i] + E_{\text{segment}}[s_i] + "
              r"E_{\text{position}}[i]\big)")
 
 
 def embedding_check(plain) -> None:
     """Caption: how far the drawn sum token + segment + position is from the model's own sum."""
-    st.caption(f"Largest difference between the drawn sum and the model's own sum over all pieces: "
-               f"{plain.embedding_sum_error:.1e} "
-               "(blue negative, red positive).")
+    st.caption(t("p7.embedding_check", err=plain.embedding_sum_error))
 
 
 def explain_masking(rule: str) -> None:
     """The 15% / 80-10-10 masking rule in use and why it is not all [MASK]."""
-    chosen = ("Each sequence of n pieces gets exactly max(1, round(0.15·n)) **chosen** pieces, drawn among all "
-              "but `[CLS]`/`[SEP]` — as BERT's released code does; a random replacement comes from the whole "
-              "vocabulary." if rule == REFERENCE else
-              "Each piece except `[CLS]`/`[SEP]` is **chosen** independently with probability 15%, so a short "
-              "sequence may get no prediction at all; a random replacement is never a special piece.")
-    st.markdown(f"{chosen} A chosen piece becomes `[MASK]` (80%), a random piece (10%) or stays as it is (10%) — "
-                "so the model cannot rely on seeing `[MASK]`, and must keep a good representation of every piece. "
-                "It is asked for the original piece at every chosen position.")
+    chosen = t("p7.explain.reference" if rule == REFERENCE else "p7.explain.independent")
+    st.markdown(t("p7.explain.masking", chosen=chosen))
 
 
 def outcome_labels(outcome: np.ndarray, clicked: Collection[int]) -> list[str]:
@@ -253,32 +278,28 @@ def outcome_labels(outcome: np.ndarray, clicked: Collection[int]) -> list[str]:
 def masking_summary(outcome: np.ndarray, n_eligible: int, seed: int, n_clicked: int) -> None:
     """This draw's counts: chosen pieces and how many became [MASK], random or stayed."""
     counts = {name: int((outcome == k).sum()) for k, name in ((MASKED, "[MASK]"), (RANDOM, "random"), (KEPT, "kept"))}
-    st.markdown(f"**This draw (seed {seed}):** {sum(counts.values())} of {n_eligible} eligible pieces chosen — "
-                f"{counts['[MASK]']} → [MASK], {counts['random']} → random, {counts['kept']} kept"
-                + (f" ({n_clicked} clicked)" if n_clicked else "") + ".")
+    st.markdown(t("p7.draw_summary", seed=seed, chosen=sum(counts.values()), eligible=n_eligible,
+                  mask=counts['[MASK]'], random=counts['random'], kept=counts['kept'],
+                  clicked=t("p7.draw_clicked", n=n_clicked) if n_clicked else ""))
 
 
 def masking_stats_caption(stats, rule: str) -> None:
     """The rates after all draws of a MaskingStats against their targets (15% or the fixed count, 80/10/10)."""
     final = stats.final()
     se = np.sqrt(0.15 * 0.85 / max(stats.totals["eligible"], 1))
-    target = ("the same count every draw: round(0.15·n) of this input's pieces" if rule == REFERENCE else
-              f"target 15%, standard error {se:.2%}")
-    st.caption(f"After 10,000 draws: chosen {final['chosen']:.2%} ({target}); of the chosen, [MASK] "
-               f"{final['[MASK]']:.2%}, random {final['random']:.2%}, kept {final['kept']:.2%} (targets 80/10/10).")
+    target = t("p7.stats.reference") if rule == REFERENCE else t("p7.stats.independent", se=se)
+    st.caption(t("p7.stats.caption", chosen=final['chosen'], target=target, mask=final['[MASK]'],
+                 random=final['random'], kept=final['kept']))
 
 
 def explain_special_attention() -> None:
     """Caption of the attention to and from the special tokens."""
-    st.caption("Rows of each heatmap are layer·head; a white line separates layers. Clark et al. (2019) found "
-               "that many heads of the full-size BERT park their attention on [SEP] and on punctuation when they "
-               "have nothing better to do.")
+    st.caption(t("p7.explain.special"))
 
 
 def explain_nsp() -> None:
     """Next-sentence prediction from the [CLS] vector."""
-    st.markdown("From the `[CLS]` vector the model predicts whether B is the sentence that really followed A "
-                "(**IsNext**, half of the training pairs) or a random sentence from another chapter (**NotNext**):")
+    st.markdown(t("p7.explain.nsp"))
     st.latex(r"P(\text{IsNext}) = \mathrm{softmax}\big(W_{\text{nsp}} \tanh(W_p\, h_{\texttt{[CLS]}} + b_p)\big)_0")
 
 
@@ -288,18 +309,18 @@ def held_out_pairs(seed: int, training: dict) -> None:
     try:
         pairs = nsp_examples(SMALL_BERT, seed)
     except Exception as exc:  # the corpus package may be missing
-        st.info(f"No held-out pairs available: {exc}")
+        st.info(t("p7.nsp.none", error=md_escape(exc)))
         return
     if not pairs:
         return
     labels = [f"{k + 1}. {'IsNext' if nxt else 'NotNext'}" for k, (_, _, nxt, _) in enumerate(pairs)]
     st.plotly_chart(nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs],
-                               title="Held-out pairs: green = B really follows A, red = B is random"),
+                               title=t("p7.fig.nsp")),
                     key="bert_nsp", config=PLOT)
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
     st.table(nsp_table(pairs), hide_index=True)
-    st.caption(f"{correct} of {len(pairs)} right here; on all held-out pairs "
-               f"{training.get('heldout', {}).get('nsp_accuracy', float('nan')):.1%} (chance 50%).")
+    st.caption(t("p7.nsp.right", correct=correct, n=len(pairs),
+                 acc=training.get('heldout', {}).get('nsp_accuracy', float('nan'))))
 
 
 _HEAD_FORMULAS = {
@@ -317,31 +338,21 @@ def fine_tuning_note(head: str, config, scores: dict) -> bool:
     trained = head in set(config.trained_heads)
     st.latex(_HEAD_FORMULAS[head])
     if head == "span" and not trained:
-        st.warning("This head is **not trained** (random initial weights): on SQuAD the question is segment "
-                   "A, the passage segment B, and S and E are learned from answer spans. The scores below show "
-                   "the computation, not an answer.")
+        st.warning(t("p7.ft.span_untrained"))
     elif not trained:
-        st.warning("This head is **not trained** (random initial weights): its output means nothing yet.")
+        st.warning(t("p7.ft.untrained"))
     elif head == "classifier":
-        st.success(f"Trained: {md_escape(config.class_task)} — on held-out sentences it finds the right "
-                   f"testament for {scores.get('classifier_balanced_accuracy', nan):.1%} of each class on "
-                   f"average (balanced accuracy; chance 50%; plain accuracy "
-                   f"{scores.get('classifier_accuracy', nan):.1%}).")
+        st.success(t("p7.ft.classifier", task=md_escape(config.class_task),
+                     bal=scores.get('classifier_balanced_accuracy', nan), acc=scores.get('classifier_accuracy', nan)))
     elif head == "tagger":
-        st.success(f"Trained: {md_escape(config.tag_task)} — on held-out pieces it finds "
-                   f"{scores.get('tagger_recall', nan):.0%} of the Capitalised ones and is right "
-                   f"{scores.get('tagger_precision', nan):.0%} of the times it says so "
-                   f"(F1 {scores.get('tagger_f1', nan):.2f}; accuracy "
-                   f"{scores.get('tagger_accuracy', nan):.1%} against "
-                   f"{scores.get('tagger_majority_baseline', nan):.1%} for always answering “lower-case”). "
-                   "The model reads lower-cased text, so it must recognise names from the pieces and their "
-                   "context.")
+        st.success(t("p7.ft.tagger", task=md_escape(config.tag_task), recall=scores.get('tagger_recall', nan),
+                     precision=scores.get('tagger_precision', nan), f1=scores.get('tagger_f1', nan),
+                     acc=scores.get('tagger_accuracy', nan), base=scores.get('tagger_majority_baseline', nan)))
     return trained
 
 
 def explain_loss() -> None:
     """The pre-training loss: masked-LM cross-entropy plus next-sentence cross-entropy."""
-    st.markdown("**Pre-training loss** (§3.1): at the chosen positions M, cross-entropy against the original "
-                "pieces, plus the next-sentence cross-entropy:")
+    st.markdown(t("p7.explain.loss"))
     st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{i\in M}\log P(x_i \mid \tilde{x}) \;-\; "
              r"\log P(\text{IsNext}_{\text{true}} \mid \tilde{x})")

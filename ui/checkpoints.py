@@ -5,18 +5,28 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from models.checkpoints import CheckpointError, read_config
+from ui.i18n import t
+from ui.strings import STRINGS
 
 T = TypeVar("T")
 
 
+def label_of(name: str, label: str) -> str:
+    """A checkpoint's config label in the reader's language: the table's (id ``ckpt.label.<name>``)
+    when its English is this very label, else the label as the config gives it."""
+    key = f"ckpt.label.{name}"
+    return t(key) if key in STRINGS and STRINGS[key][0] == label else label
+
+
 def labelled(names: Iterable[str]) -> list[tuple[str, str]]:
-    """(checkpoint name, display label from its config.json); unreadable ones stay listed and marked."""
+    """(checkpoint name, display label from its config.json, in the reader's language); unreadable
+    ones stay listed and marked. A cached caller keys its cache on the language."""
     out = []
     for name in names:
         try:
-            out.append((name, read_config(name).get("training", {}).get("label", name)))
+            out.append((name, label_of(name, read_config(name).get("training", {}).get("label", name))))
         except CheckpointError:
-            out.append((name, f"{name} (unreadable)"))
+            out.append((name, t("ckpt.unreadable", name=name)))
     return out
 
 
@@ -25,4 +35,4 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
     try:
         return load(name)
     except CheckpointError as exc:
-        return f"Cannot load model “{name}”: {exc}{hint}"
+        return t("ckpt.cannot_load", name=name, error=exc) + hint

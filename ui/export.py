@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from ui.i18n import current, figure_texts, t
 from viz_core.export import SVG_BUTTON_JS, chart_config, figure_csv, handout_html, safe_filename, trace_json, trace_npz
 
 __all__ = ["PLOT", "PLOT_NO_BAR", "chart_config", "export_menu", "image_buttons"]
@@ -51,22 +52,23 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
     figures = dict(figures or {})
     key = key or f"export_{safe_filename(name)}"
     base = safe_filename(name)
-    with st.popover("Export", icon=":material/download:", help="Download this view: numbers, trace, handout. "
-                    "Images: the camera (PNG, 1920×1080) and SVG buttons in each chart's toolbar."):
+    words, lang = figure_texts(), current()  # read in this run: the file is built later, on click
+    with st.popover(t("export.button"), icon=":material/download:", help=t("export.help")):
         for i, (caption, fig) in enumerate(figures.items()):
-            st.download_button(f"{caption} (CSV)", data=lambda fig=fig: figure_csv(fig), mime="text/csv",
+            st.download_button(t("export.csv", caption=caption), data=lambda fig=fig: figure_csv(fig), mime="text/csv",
                                file_name=f"{base}-{safe_filename(caption)}.csv", key=f"{key}_csv{i}",
                                on_click="ignore", icon=":material/table:")
         if trace is not None:
             view = trace.to_dict(keep_arrays=True)
             too_big = _size(view) > JSON_LIMIT
-            st.download_button("Whole trace (JSON)", data=lambda: trace_json(trace.to_dict()), mime="application/json",
+            st.download_button(t("export.json"), data=lambda: trace_json(trace.to_dict()), mime="application/json",
                                file_name=f"{base}-trace.json", key=f"{key}_json", on_click="ignore",
                                icon=":material/data_object:", disabled=too_big,
-                               help=f"Over {JSON_LIMIT:,} numbers: take the NPZ" if too_big else None)
-            st.download_button("Trace arrays (NPZ)", data=lambda: trace_npz(view),
+                               help=t("export.json_big", limit=JSON_LIMIT) if too_big else None)
+            st.download_button(t("export.npz"), data=lambda: trace_npz(view),
                                mime="application/octet-stream", file_name=f"{base}-trace.npz", key=f"{key}_npz",
                                on_click="ignore", icon=":material/grid_on:")
-        st.download_button("Handout (HTML, offline)", mime="text/html", file_name=f"{base}-handout.html",
-                           data=lambda: handout_html(title, source, list(figures.items()), numbers or {}, note),
+        st.download_button(t("export.html"), mime="text/html", file_name=f"{base}-handout.html",
+                           data=lambda: handout_html(title, source, list(figures.items()), numbers or {}, note,
+                                                      texts=words, lang=lang),
                            key=f"{key}_html", on_click="ignore", icon=":material/description:")

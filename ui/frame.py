@@ -7,34 +7,39 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from ui.deck import add_view_button
 from ui.export import image_buttons
+from ui.i18n import LANGUAGES, current, language_switch, resolve, t, text
+from ui.state import quoted
 
-# Pages in teaching order: (file, label). The landing page links those that exist.
-PAGES: list[tuple[str, str, str]] = [
-    ("pages/1_Attention_from_scratch.py", "Attention from scratch",
-     "Kernel regression, score functions, soft/hard/local attention, a Q/K/V sandbox."),
-    ("pages/2_Seq2seq_attention.py", "Seq2seq attention",
-     "Translate with an RNN encoder–decoder: no attention, Bahdanau, Luong; step by step."),
-    ("pages/3_Positional_encoding.py", "Positional encoding",
-     "Sinusoids, their rotation property, learned, relative, RoPE and ALiBi."),
-    ("pages/4_Transformer_translation.py", "Transformer translation",
-     "Multi-head encoder self-, masked decoder self- and cross-attention."),
-    ("pages/5_Inside_one_head.py", "Inside one head",
-     "QKᵀ → ÷√d_k → mask → softmax → ·V for one query, as numbers."),
-    ("pages/6_Generation.py", "Generation",
-     "A decoder-only language model, token by token."),
-    ("pages/7_BERT_masking.py", "BERT masking",
-     "WordPiece, 15% masking (80/10/10), next-sentence pairs, predictions."),
-    ("pages/8_Real_model_explorer.py", "Real model explorer",
-     "Every layer and head of a real pretrained encoder."),
-]
+_PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.py", "pages/3_Positional_encoding.py",
+               "pages/4_Transformer_translation.py", "pages/5_Inside_one_head.py", "pages/6_Generation.py",
+               "pages/7_BERT_masking.py", "pages/8_Real_model_explorer.py",
+               "pages/9_LLM_explorer.py", "pages/10_Transformer_XL.py", "pages/11_Training_studio.py",
+               "pages/12_Present.py")
+# Pages in teaching order: (file, English label, English blurb), from the string table (ids nav.N and
+# nav.N.blurb, N the file's number); page_text gives them in the reader's language. The landing
+# page links those that exist.
+PAGES: list[tuple[str, str, str]] = [(path, text(f"nav.{n}", "en"), text(f"nav.{n}.blurb", "en"))
+                                     for n, path in enumerate(_PAGE_FILES, start=1)]
+
+
+def page_text(path: str) -> tuple[str, str]:
+    """A page's (label, blurb) in the current language."""
+    n = Path(path).name.split("_", 1)[0]
+    return t(f"nav.{n}"), t(f"nav.{n}.blurb")
 
 _CSS = """
 <style>
 /* Projector-friendly: larger text, clear contrast, room around content. */
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.05rem; }
 [data-testid="stMetricValue"] p { font-size: inherit; }
-.block-container { padding-top: 2.2rem; max-width: 1400px; }
+.block-container { padding-top: 1.2rem; max-width: 1400px; }
+/* Lecture-first: a one-line title and intro, so that the main figure is on the first screen. */
+h1 { font-size: 2rem !important; padding: 0 0 0.2rem 0 !important; }
+[data-testid="stHeader"] { height: 2.5rem; background: transparent; }
+/* Chinese in the figures: the served CJK font (.streamlit/config.toml), for CJK code points only. */
+.js-plotly-plot .main-svg text { font-family: "Lab CJK", sans-serif !important; }
 </style>
 """
 
@@ -51,8 +56,8 @@ def device_caption() -> str:
     """The compute device, once torch is loaded in this server (a model page loads it); before
     that a placeholder, so that the landing page's first paint never waits for torch."""
     if "torch" not in sys.modules:
-        return "Compute device: shown once a model has loaded"
-    return f"Compute device: **{_device_label()}**"
+        return t("frame.device_pending")
+    return t("frame.device", device=_device_label())
 
 
 def page_list() -> None:
@@ -61,23 +66,28 @@ def page_list() -> None:
     .streamlit/config.toml). Deep links still work: Streamlit discovers pages/ by itself."""
     root = Path(__file__).resolve().parent.parent
     try:
-        st.page_link("app.py", label="Attention Lab — home", icon=":material/home:")
-        for number, (path, label, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()),
-                                                  start=1):
-            st.page_link(path, label=f"{number}. {label}")
+        st.page_link("app.py", label=t("nav.home"), icon=":material/home:")
+        for number, (path, _, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()),
+                                              start=1):
+            st.page_link(path, label=f"{number}. {page_text(path)[0]}")
     except StreamlitPageNotFoundError:
         pass  # a page script run on its own (AppTest) has no app around it to link to
 
 
 def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None:
     """Start a page: config (with a local ``page_icon``, so no font server is asked), style, sidebar."""
-    st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
+    bad_lang = resolve()  # this run's language (?lang=, the session's choice, the browser's locale)
+    st.set_page_config(page_title=f"{title} · {t('app.title')}", page_icon=icon, layout="wide")
     st.markdown(_CSS, unsafe_allow_html=True)  # constant CSS, never user text
     with st.sidebar:
+        language_switch()
         page_list()
         st.divider()
+        add_view_button()  # records this page and its URL settings as a slide (the Present page shows it)
         st.caption(device_caption())
         image_buttons()  # the SVG button beside each chart's PNG button
     st.title(title)
+    if bad_lang is not None:
+        st.info(t("lang.bad", raw=quoted(bad_lang), language=LANGUAGES[current()]), icon=":material/link_off:")
     if intro:
         st.markdown(intro)

@@ -7,17 +7,18 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
+from ui.i18n import t
 from ui.state import labels, url_check
 
 AVERAGE = -1  # the "head" that means the average over heads
 
 
 def _layer_label(layer: int) -> str:
-    return f"layer {layer + 1}"
+    return t("grid.layer_n", n=layer + 1)
 
 
 def _head_label(head: int) -> str:
-    return "average over heads" if head == AVERAGE else f"head {head + 1}"
+    return t("grid.average") if head == AVERAGE else t("grid.head_n", n=head + 1)
 
 
 def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = True,
@@ -28,15 +29,12 @@ def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = Tru
     session keys ``{key}_layer`` and ``{key}_head``."""
     lk, hk = f"{key}_layer", f"{key}_head"  # also their names in the URL (bound selectboxes)
     heads = list(range(n_heads)) + ([AVERAGE] if allow_average else [])
-    url_check(lk, labels(range(n_layers), _layer_label), "layer", "layer 1")
-    url_check(hk, labels(heads, _head_label), "head", "head 1")
-    if st.session_state.get(lk) not in range(n_layers):  # another model or text may have fewer
-        st.session_state[lk] = 0
-    if st.session_state.get(hk) not in heads:
-        st.session_state[hk] = 0
+    # a layer or head that another model or text had, but this one has not, falls back too
+    url_check(lk, labels(range(n_layers), _layer_label), t("grid.layer_what"), _layer_label(0))
+    url_check(hk, labels(heads, _head_label), t("grid.head_what"), _head_label(0))
     c1, c2 = columns if columns is not None else st.columns(2)
-    c1.selectbox("Layer", list(range(n_layers)), format_func=_layer_label, key=lk, bind="query-params")
-    c2.selectbox("Head", heads, format_func=_head_label, key=hk, bind="query-params")
+    c1.selectbox(t("grid.layer"), list(range(n_layers)), format_func=_layer_label, key=lk, bind="query-params")
+    c2.selectbox(t("grid.head"), heads, format_func=_head_label, key=hk, bind="query-params")
     return int(st.session_state[lk]), int(st.session_state[hk])
 
 
@@ -64,4 +62,4 @@ def pick(weights: np.ndarray, layer: int, head: int) -> np.ndarray:
 
 def head_name(layer: int, head: int) -> str:
     """"layer 2, head 3" or "layer 2, average over heads"."""
-    return f"layer {layer + 1}, " + ("average over heads" if head == AVERAGE else f"head {head + 1}")
+    return t("grid.name", layer=_layer_label(layer), head=_head_label(head))

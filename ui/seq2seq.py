@@ -1,27 +1,41 @@
 """Seq2seq pieces shared by pages: cached model loading and translation, the BLEU chart, the explanation."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from models.checkpoints import LoadedSeq2Seq, load_seq2seq, shipped
 from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
-from models.inference.traces import DecodingTrace
-from ui.checkpoints import labelled, load_or_message
+from models.inference.common import InputError
+from models.inference.traces import DecodingTrace, display_text
+from models.inference.what_if import percent, typed_token, what_if_translation
+from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT
+from ui.i18n import Labels, current, figure_texts, spinning, t
+from ui.state import checked
+from ui.tokens import md_escape, show_notices
+from viz_core.seq2seq import attention_heatmap
 
-MODES = {
-    "soft": "As trained",
-    "hard": "Hard (decoding-time)",
-}
+MODES = Labels({mode: f"p2.mode.{mode}" for mode in ("soft", "hard")})
+
+
+def model_choices() -> list[tuple[str, str]]:
+    """(checkpoint name, display label) of every shipped seq2seq checkpoint, in teaching order, then
+    the Training studio's saved runs (checkpoint folder, "Your run: …"), listed afresh on each call."""
+    from ui.studio import user_choices  # the studio's training code loads only when runs are listed
+
+    return _model_choices(current()) + user_choices("seq2seq")
 
 
 @st.cache_data(ttl=60)
-def model_choices() -> list[tuple[str, str]]:
-    """(checkpoint name, display label) of every shipped seq2seq checkpoint, in teaching order."""
+def _model_choices(lang: str) -> list[tuple[str, str]]:
+    """:func:`model_choices`, cached per language (``lang``: the labels' language, a cache key)."""
     return labelled(shipped("seq2seq"))
 
 
-@st.cache_resource(show_spinner="Loading model …")
+@spinning("spin.model")
+@st.cache_resource(show_spinner=False)
 def _load(name: str) -> LoadedSeq2Seq:
     return load_seq2seq(name)
 
@@ -31,13 +45,98 @@ def load_model(name: str) -> LoadedSeq2Seq | str:
     return load_or_message(_load, name)
 
 
-@st.cache_data(max_entries=128, show_spinner="Translating …")
+@spinning("spin.translate")
+@st.cache_data(max_entries=128, show_spinner=False)
 def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: float) -> DecodingTrace:
     """Decode ``text`` with checkpoint ``name``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate
 
     loaded = _load(name)  # read-only use of the shared model
     return translate(loaded, text, beam, AttentionMode(mode), length_penalty=length_penalty)
+
+
+@spinning("spin.what_if")
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str, mode: str,
+                length_penalty: float) -> DecodingTrace:
+    """The what-if trace: ``original``[:step], ``token`` forced at ``step``, then greedy
+    (models.inference.what_if); raises InputError for a token the model cannot emit."""
+    return what_if_translation(_load(name), text, original, step, token, AttentionMode(mode),
+                               length_penalty=length_penalty)
+
+
+def forced_token_picker(key: str, tokens: Sequence[str], candidates: Sequence[str], probs: Sequence[float],
+                        step: int, origin: object) -> tuple[int, str] | None:
+    """Pick one of step ``step``'s top-k ``candidates`` (the emitted token left out) or type a token;
+    returns the chosen (step, token) while ``origin`` (what identifies the shown output) stays the
+    same, else None. The choice is kept in session state under ``key`` so stepping keeps it. A
+    typed token is read as the corpus tokenizer reads it (``typed_token``: it raises InputError
+    for anything but one token)."""
+    state = st.session_state.get(key)
+    if state is not None and state["origin"] != origin:
+        state = st.session_state[key] = None
+
+    def chosen(widget: str) -> None:
+        value = st.session_state.get(widget)
+        typed = widget.startswith(f"{key}_typed")
+        st.session_state[key] = {"origin": origin, "step": step, "token": value, "typed": typed} if value else None
+
+    def forget() -> None:
+        st.session_state[key] = None
+
+    others = {c: float(p) for c, p in zip(candidates, probs) if c != tokens[step]}
+    st.caption(t("wi.emitted", step=step + 1, token=md_escape(tokens[step])))
+    pick_key, type_key = f"{key}_pick_{step}", f"{key}_typed_{step}"
+    checked(st.pills, t("wi.pick", k=len(candidates), step=step + 1), list(others),
+             format_func=lambda c: f"{md_escape(c)}  {percent(others[c])}", key=pick_key, on_change=chosen,
+             args=(pick_key,))
+    state = st.session_state.get(key)
+    type_col, reset_col = st.columns([2, 3], vertical_alignment="bottom")
+    checked(type_col.text_input, t("wi.type"), key=type_key, on_change=chosen, args=(type_key,),
+            placeholder=t("wi.type_placeholder"), max_chars=60)
+    if state is None:
+        return None
+    reset_col.button(t("wi.reset"), key=f"{key}_reset", on_click=forget)
+    return state["step"], typed_token(state["token"]) if state["typed"] else state["token"]
+
+
+def show_what_if_notices(notices: Sequence) -> None:
+    """A what-if's forced-step notice (first, models.inference.what_if) and its warnings."""
+    show_notices(notices[:1] + [n for n in notices[1:] if n.level == "warning"])
+
+
+def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: float, label: str) -> None:
+    """What if? Force the token at the shown step ``shown`` and show the what-if translation and its attention
+    beside the original (the shown hypothesis; the what-if continues greedily)."""
+    hyp = trace.best
+    origin = (trace.model, trace.mode, text, tuple(hyp.tokens))
+    with st.expander(t("wi.expander"), icon=":material/alt_route:"):
+        try:
+            choice = forced_token_picker("s2s_what_if", hyp.tokens, hyp.topk_tokens[shown], hyp.topk_probs[shown],
+                                         shown, origin)
+            if choice is None:
+                return
+            step, token = choice
+            what_if = run_what_if(trace.model, text, tuple(hyp.tokens), step, token, trace.mode, length_penalty)
+        except InputError as exc:
+            st.warning(md_escape(str(exc)), icon="⚠️")
+            return
+        columns = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
+        runs = [(t("wi.original"), hyp), (t("wi.forced", step=step + 1, token=token), what_if.best)]
+        for col, (name, h) in zip(columns, runs):
+            with col:
+                st.markdown(f"**{md_escape(name)}** — {md_escape(label)}")
+                st.text(display_text(h.tokens))
+                if h.attention is None:
+                    st.info(t("wi.no_attention"))
+                    continue
+                rows = [f"{tok} ✎" if i == h.forced_step else tok for i, tok in enumerate(h.tokens)]
+                st.plotly_chart(attention_heatmap(
+                    h.attention, trace.src_tokens, rows, step=min(shown, len(h.tokens) - 1),
+                    src_unknown=trace.src_unknown, positions=h.positions,
+                    title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1), texts=figure_texts()),
+                    key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap", config=PLOT)
+        show_what_if_notices(what_if.notices)
 
 
 def gold_alignment(trace: DecodingTrace) -> list[tuple[int, int]] | None:
@@ -55,62 +154,39 @@ def bleu_chart() -> None:
     from models.checkpoints import load_results
     from viz_core.seq2seq import bleu_by_length_figure
 
-    st.subheader("Quality against sentence length")
+    st.subheader(t("p2.bleu.header"))
     results = load_results()
     if not results or not results.get("models"):
-        st.info("No evaluation shipped yet: run `python -m models.evaluate --write`.")
+        st.info(t("p2.bleu.none"))
         return
-    st.plotly_chart(bleu_by_length_figure(results, title="Test BLEU by source length (as in Bahdanau et al. 2014, Fig. 2)"),
+    models = [{**m, "label": label_of(m.get("name", ""), m["label"])} for m in results["models"]]
+    st.plotly_chart(bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
                     key="bleu_by_length", config=PLOT)
-    rows = [{"model": m["label"], "test BLEU": m["bleu"], "AER": m["aer"], "exact match": m["exact_match"],
-             "training (s)": m["train_seconds"]} for m in results["models"]]
+    rows = [{t("p2.bleu.col.model"): m["label"], t("p2.bleu.col.bleu"): m["bleu"], t("p2.bleu.col.aer"): m["aer"],
+             t("p2.bleu.col.exact"): m["exact_match"], t("p2.bleu.col.seconds"): m["train_seconds"]} for m in models]
     st.dataframe(rows, hide_index=True)
-    st.caption(f"Test split of the embedded corpus: word combinations never seen in training. "
-               f"Measured by `{results.get('command', 'python -m models.evaluate')}`.")
+    st.caption(t("p2.bleu.caption", command=results.get('command', 'python -m models.evaluate')))
 
 
 def explain() -> None:
     """The formulas, in the order each model applies them."""
-    st.subheader("How attention works here")
-    st.markdown(
-        "The encoder turns the source words into states $h_1 … h_n$. At each target step $t$ the decoder "
-        "scores every source state, turns the scores into weights that sum to 1, and mixes the states "
-        "into a context vector:"
-    )
+    st.subheader(t("p2.explain.header"))
+    st.markdown(t("p2.explain.intro"))
     st.latex(r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
              r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i")
-    st.markdown("**Bahdanau (additive)** scores first, then takes the RNN step. The score uses the *previous* "
-                "decoder state $s_{t-1}$, and the context is an input of the GRU:")
+    st.markdown(t("p2.explain.bahdanau"))
     st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i) \qquad s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
-    st.markdown("**Luong** takes the RNN step first, then scores with the *current* state $s_t$ (dot, general "
-                "or concat); context and state make the attentional state $\\tilde h_t$ that predicts the word "
-                "and is fed to the next step:")
+    st.markdown(t("p2.explain.luong"))
     st.latex(r"\mathrm{score}(s_t,h_i) \in \{\; s_t^\top h_i,\;\; s_t^\top W h_i,\;\; "
              r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])")
-    st.markdown("**No attention**: the whole sentence must squeeze through one fixed vector, the encoder's final "
-                "state. Long sentences suffer — see the chart above. **Hard** attention uses the single most "
-                "attended state, $c_t = h_{\\arg\\max_i \\alpha_{t,i}}$; here it is a decoding-time variant "
-                "of a trained model (Xu et al. 2015 train it with REINFORCE).")
-    st.markdown("**Local attention** (Luong et al. 2015, §3.2) looks at a window $[p_t - D, p_t + D]$ only. "
-                "**Local-m** assumes monotonic alignment, $p_t = t$, and takes the softmax inside the window. "
-                "**Local-p** predicts $p_t$ from the state and favours words near it with a Gaussian "
-                "($\\sigma = D/2$), so its weights sum to at most 1. Both are trained as such here, with $D = 3$ "
-                "(the paper uses $D = 10$ for sentences of up to 50 words; ours have 3–32).")
+    st.markdown(t("p2.explain.none_hard"))
+    st.markdown(t("p2.explain.local"))
     st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s}")
     st.latex(r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)), \qquad "
              r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}")
-    st.markdown("**How our models differ from the papers.** GRUs instead of Luong's stacked LSTMs on a reversed "
-                "source; a bidirectional encoder for both families; $s_0 = \\tanh(W [\\overrightarrow{h}_n; "
-                "\\overleftarrow{h}_1])$ from both directions where Bahdanau uses $\\tanh(W_s \\overleftarrow{h}_1)$; "
-                "Bahdanau's output layer is $\\tanh(W[s_t; c_t; y_{t-1}])$ where the paper uses a maxout layer. "
-                "Beam search ranks finished translations by $\\sum \\log p \\,/\\, ((5 + |y|)/6)^\\alpha$ "
-                "(Wu et al. 2016), the same rule as on the Transformer page.")
+    st.markdown(t("p2.explain.differ"))
 
 
 def local_caption(cfg: Seq2SeqConfig) -> str:
     """What the diamonds on a local model's heatmap are."""
-    if cfg.alignment == "local-m":
-        return (f"Diamonds: p_t = t, the centre of local-m's window [p_t − {cfg.window}, p_t + {cfg.window}]; "
-                "outside it the weights are exactly 0.")
-    return (f"Diamonds: the position p_t that local-p predicted at each step; it attends within "
-            f"[p_t − {cfg.window}, p_t + {cfg.window}], weighted by a Gaussian around p_t.")
+    return t("p2.local_m" if cfg.alignment == "local-m" else "p2.local_p", w=cfg.window)

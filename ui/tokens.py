@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from ui.i18n import t
+
 _CHIP = ("display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
          "font-family:ui-monospace,monospace;border:2px solid {border};background:{bg};color:#111")
 
@@ -25,7 +27,7 @@ def token_strip(
         border = "#e8710a" if i == highlight else "#c62828" if unk else "#9aa7b8"
         bg = "#ffebee" if unk else "#fff3e0" if i == highlight else "#f4f6f9"
         text = html.escape(tok) + (" ⚠" if unk else "")
-        title = ' title="not in the model&#39;s vocabulary: read as &lt;unk&gt;"' if unk else ""
+        title = f' title="{html.escape(t("tokens.unknown_title"))}"' if unk else ""
         chips.append(f'<span style="{_CHIP.format(border=border, bg=bg)}"{title}>{text}</span>')
     if caption:
         st.caption(caption)
@@ -42,9 +44,11 @@ def md_escape(text: str) -> str:
 
 def show_notices(notices: Sequence) -> None:
     """A translation's notices (models.inference.notices) next to its output: warnings as alerts,
-    the rest as captions; their text quotes user words, so it is escaped, never markdown."""
+    the rest as captions, in the reader's language where the notice carries a string id; their
+    text quotes user words, so it is escaped, never markdown."""
     for notice in notices:
+        text = t(notice.key, **notice.args) if notice.key else notice.text
         if notice.level == "warning":
-            st.warning(md_escape(notice.text), icon="⚠️")
+            st.warning(md_escape(text), icon="⚠️")
         else:
-            st.caption(md_escape(notice.text))
+            st.caption(md_escape(text))

@@ -10,30 +10,46 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
-from ui.tokens import show_notices
+from models.checkpoints import ENCODER_DECODER, LoadedTransformer, load_transformer, shipped_transformers
 from ui.checkpoints import labelled, load_or_message
-from ui.export import PLOT
+from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
+from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
+from ui.state import checked
+from ui.tokens import md_escape, show_notices
 from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
-from viz_core.transformer import attention_matrix_figure, causal_mask, mask_figure, padding_mask
+from viz_core.transformer import attention_matrix_figure, causal_mask, grid_figure, mask_figure, padding_mask
 
-KIND_LABELS = {
-    "encoder": "Encoder self-attention",
-    "decoder": "Decoder self-attention (masked)",
-    "cross": "Cross-attention (encoder–decoder)",
-}
-SHORT_LABELS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention", "cross": "Cross-attention"}
+KIND_LABELS = Labels({kind: f"kind.{kind}" for kind in ("encoder", "decoder", "cross")})
+SHORT_LABELS = Labels({kind: f"kind.short.{kind}" for kind in ("encoder", "decoder", "cross")})
+# First inputs of the pages (and of their slides, ui/slides.py): the translation page's toy-task digits, the
+# one-head page's text per model task, the generation page's example prompts and top-k choices (0 = no limit).
+TOY_EXAMPLE = "3 1 4 1 5 9 2 6"
+HEAD_TEXT = {"en-fr": "The red car is in the small house.", "lm": "In the beginning God created",
+             "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
+GEN_EXAMPLES = ["In the beginning God created", "The king said to his servants,", "Blessed are", "And it happened that"]
+GEN_TOP_K = [1, 2, 3, 5, 10, 20, 50, 100, 0]
+
+
+def transformer_choices(kind: str) -> list[tuple[str, str]]:
+    """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``, then for the
+    encoder–decoder the Training studio's saved runs (checkpoint folder, "Your run: …"), listed afresh."""
+    if kind != ENCODER_DECODER:
+        return _transformer_choices(kind, current())
+    from ui.studio import user_choices  # the studio's training code loads only when runs are listed
+
+    return _transformer_choices(kind, current()) + user_choices("transformer")
 
 
 @st.cache_data(ttl=60)
-def transformer_choices(kind: str) -> list[tuple[str, str]]:
-    """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``."""
+def _transformer_choices(kind: str, lang: str) -> list[tuple[str, str]]:
+    """:func:`transformer_choices`, cached per language (``lang``: the labels' language, a cache key)."""
     return labelled(shipped_transformers(kind))
 
 
-@st.cache_resource(show_spinner="Loading model …")
+@spinning("spin.model")
+@st.cache_resource(show_spinner=False)
 def _load(name: str) -> LoadedTransformer:
     return load_transformer(name)
 
@@ -43,7 +59,8 @@ def load_model(name: str) -> LoadedTransformer | str:
     return load_or_message(_load, name)
 
 
-@st.cache_data(max_entries=64, show_spinner="Translating …")
+@spinning("spin.translate")
+@st.cache_data(max_entries=64, show_spinner=False)
 def run_translation(name: str, text: str, beam: int, length_penalty: float):
     """DecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate_transformer
@@ -51,7 +68,8 @@ def run_translation(name: str, text: str, beam: int, length_penalty: float):
     return translate_transformer(_load(name), text, beam, length_penalty=length_penalty)
 
 
-@st.cache_data(max_entries=64, show_spinner="Generating …")
+@spinning("spin.generate")
+@st.cache_data(max_entries=64, show_spinner=False)
 def run_generation(name: str, prompt: str, max_new: int, temperature: float, top_k: int | None, seed: int):
     """GenerationTrace of the prompt; raises models.inference.common.InputError for unusable input."""
     from models.inference.generate import generate_text
@@ -59,7 +77,8 @@ def run_generation(name: str, prompt: str, max_new: int, temperature: float, top
     return generate_text(_load(name), prompt, max_new, temperature, top_k, seed)
 
 
-@st.cache_data(max_entries=128, show_spinner="Computing …")
+@spinning("spin.compute")
+@st.cache_data(max_entries=128, show_spinner=False)
 def run_head_view(name: str, text: str, kind: str, layer: int, head: int, query: int):
     """HeadWalkthrough (with its axes' token strings) of one head for one query."""
     from models.inference.translate import head_view
@@ -88,61 +107,177 @@ def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[
     return trace.cross_attention[:, :, : t + 1], trace.src_tokens, trace.decoder_tokens[: t + 1], t, None
 
 
+@spinning("spin.ablation")
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_ablation(name: str, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int):
+    """DecodeTrace of ``text`` with one head switched off (models.inference.what_if.ablated_translation)."""
+    from models.inference.what_if import ablated_translation
+
+    return ablated_translation(_load(name), text, kind, layer, head, beam, length_penalty=length_penalty)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_ablated_scoring(name: str, text: str, output: tuple[str, ...], kind: str, layer: int, head: int):
+    """The original ``output`` teacher-forced with one head switched off (same queries and keys)."""
+    from models.inference.what_if import ablated_scoring
+
+    return ablated_scoring(_load(name), text, output, kind, layer, head)
+
+
+@spinning("spin.what_if")
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str):
+    """DecodeTrace: ``original``[:step], ``token`` forced at ``step``, then greedy (models.inference.what_if)."""
+    from models.inference.what_if import what_if_transformer
+
+    return what_if_transformer(_load(name), text, original, step, token)
+
+
+def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
+    """What if? Force the token at step ``t``; the what-if output and the cross-attention of
+    (``layer``, ``head``) beside the original's."""
+    from models.inference.common import InputError
+    from ui.seq2seq import forced_token_picker, show_what_if_notices
+
+    with st.expander(tr("wi.expander"), icon=":material/alt_route:"):
+        try:
+            choice = forced_token_picker("tf_what_if", trace.tgt_tokens, trace.topk_tokens[t], trace.topk_probs[t],
+                                         t, (trace.model, text, tuple(trace.tgt_tokens)))
+            if choice is None:
+                return
+            step, token = choice
+            what_if = run_what_if(trace.model, text, tuple(trace.tgt_tokens), step, token)
+        except InputError as exc:
+            st.warning(md_escape(str(exc)), icon="⚠️")
+            return
+        for col, (name, run) in zip(st.columns(2), [(tr("wi.original"), trace),
+                                                    (tr("wi.forced", step=step + 1, token=token), what_if)]):
+            with col:
+                st.markdown(f"**{md_escape(name)}**")
+                st.text(run.text or tr("wi.empty"))
+                rows = [f"{tok} ✎" if i == run.forced_step else tok for i, tok in enumerate(run.tgt_tokens)]
+                st.plotly_chart(attention_matrix_figure(
+                    pick(run.cross_attention, layer, head), run.src_tokens, rows,
+                    step=min(t, len(rows) - 1), key_unknown=run.src_unknown,
+                    title=tr("wi.fig.cross_forced" if run is what_if else "wi.fig.cross", head=head_name(layer, head)),
+                    x_title=tr("wi.x.source"), y_title=tr("wi.y.output"), texts=figure_texts()),
+                    key="tf_what_if_forced" if run is what_if else "tf_what_if_original", config=PLOT)
+        show_what_if_notices(what_if.notices)
+
+
+#: The DecodeTrace field of each attention kind: (layers, heads, queries, keys) over the whole output.
+_ATTENTION_FIELDS = {"encoder": "encoder_attention", "decoder": "decoder_self_attention", "cross": "cross_attention"}
+
+
+def _n_layers(trace, kind: str) -> int:
+    return int(getattr(trace, _ATTENTION_FIELDS[kind]).shape[0])
+
+
+def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int,
+                  t: int) -> None:
+    """What if one head is switched off? Pick a head (default: the one shown above); the output
+    decoded without it and every head's attention to the same tokens, beside the original."""
+    from models.inference.common import InputError
+
+    with st.expander(tr("ab.expander"), icon=":material/block:"):
+        st.caption(tr("ab.explain"))
+        kinds = list(KIND_LABELS)
+        c_kind, c_layer, c_head, c_on = st.columns([3, 1.2, 1.2, 2], vertical_alignment="bottom")
+        off_kind = checked(c_kind.selectbox, tr("ab.attention"), kinds, format_func=SHORT_LABELS.get, key="tf_ab_kind",
+                                    index=kinds.index(kind))
+        n_layers = _n_layers(trace, off_kind)
+        off_layer = checked(c_layer.selectbox, tr("ab.layer"), range(n_layers), format_func=lambda i: str(i + 1), key="tf_ab_layer",
+                                      index=min(layer, n_layers - 1))
+        off_head = checked(c_head.selectbox, tr("ab.head"), range(trace.n_heads), format_func=lambda i: str(i + 1),
+                                    key="tf_ab_head", index=max(0, head))
+        if not checked(c_on.toggle, tr("ab.switch"), key="tf_ab_on"):
+            return
+        try:
+            ablated = run_ablation(trace.model, text, beam, length_penalty, off_kind, off_layer, off_head)
+            scored = run_ablated_scoring(trace.model, text, tuple(trace.tgt_tokens), off_kind, off_layer, off_head)
+        except InputError as exc:
+            st.warning(md_escape(str(exc)), icon="⚠️")
+            return
+        off_name = f"{SHORT_LABELS[off_kind]}, {head_name(off_layer, off_head)}"
+        left, right = st.columns(2)
+        left.markdown(tr("ab.all_on", score=trace.score))
+        left.text(trace.text or tr("wi.empty"))
+        right.markdown(tr("ab.off", head=off_name, score=ablated.score))
+        right.text(ablated.text or tr("wi.empty"))
+        if ablated.output_ids == trace.output_ids:
+            st.caption(tr("ab.same"))
+        weights, keys, queries, _, _ = attention_of(trace, kind, t)
+        off_weights = attention_of(scored, kind, t)[0]
+        outline = (off_layer, off_head) if off_kind == kind else None
+        st.markdown(tr("ab.grids", kind=SHORT_LABELS[kind], step=t + 1, head=md_escape(off_name)))
+        g_on, g_off = st.columns(2)
+        g_on.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
+                                      selected=outline, title=tr("ab.fig.on")), key="tf_ab_grid_on",
+                          config=PLOT_NO_BAR)
+        g_off.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
+                                       selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head))),
+                           key="tf_ab_grid_off", config=PLOT_NO_BAR)
+        field = _ATTENTION_FIELDS[kind]
+        change = np.abs(getattr(scored, field) - getattr(trace, field)).max(axis=(2, 3))
+        top_layer, top_head = np.unravel_index(int(change.argmax()), change.shape)
+        change_col, p_col = st.columns(2)
+        change_col.plotly_chart(attention_matrix_figure(
+            change, [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
+            [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])], zmax=max(float(change.max()), 1e-6),
+            title=tr("ab.fig.change"), x_title=tr("ab.x.head"), y_title=tr("ab.y.layer"), height=480, texts=figure_texts()),
+            key="tf_ab_change", config=PLOT)
+        change_col.caption(tr("ab.change", kind=SHORT_LABELS[kind], head=head_name(int(top_layer), int(top_head)),
+                              change=change.max()))
+        p_col.dataframe({tr("ab.col.step"): list(range(1, len(trace.tgt_tokens) + 1)),
+                         tr("ab.col.token"): trace.tgt_tokens, tr("ab.col.p_on"): trace.token_probs,
+                         tr("ab.col.p_off", head=head_name(off_layer, off_head)): scored.token_probs}, hide_index=True)
+        p_col.caption(tr("ab.probs"))
+
+
 def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, head: int, t: int) -> None:
     """The seq2seq trace ``other``'s attention α beside the Transformer's cross-attention of
     (layer, head) on the same sentence, with the step ``t`` outlined."""
     from models.inference.traces import display_text
 
-    st.subheader("RNN attention against Transformer cross-attention")
-    st.caption("Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
-               f"cross-attention, {head_name(layer, head)} (change it above). Rows: output steps.")
+    st.subheader(tr("p4.cmp.header"))
+    st.caption(tr("p4.cmp.caption", head=head_name(layer, head)))
     c1, c2 = st.columns(2)
     with c1:
         st.markdown(f"**{safe_label(other_label, 60)}** — {display_text(other.tgt_tokens)}")
         show_notices([n for n in other.notices if n.level == "warning"])
         if other.attention is None:
-            st.info("No attention: the encoder's final state is the decoder's only view of the source.")
+            st.info(tr("p4.cmp.none"))
         else:
             st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
                                               step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                              title="RNN attention α"), key="tf_cmp_rnn", config=PLOT)
+                                              title=tr("p4.cmp.rnn"), texts=figure_texts()), key="tf_cmp_rnn", config=PLOT)
     with c2:
         st.markdown(f"**{label}** — {trace.text}")
         st.plotly_chart(attention_matrix_figure(
             pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
-            key_unknown=trace.src_unknown, title="Transformer cross-attention",
-            x_title="source (English)", y_title="target step (French)"), key="tf_cmp_tf", config=PLOT)
+            key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),
+            x_title=tr("p4.cmp.x"), y_title=tr("p4.cmp.y"), texts=figure_texts()), key="tf_cmp_tf", config=PLOT)
 
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
     """The padding mask of the source with ``n_pad`` pads and the decoder's look-ahead mask."""
-    st.subheader("The masks")
-    st.markdown("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
-                "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
-                "0 where attending is allowed and −∞ where it is not, before the softmax.")
+    st.subheader(tr("p4.masks.header"))
+    st.markdown(tr("p4.masks.explain"))
     m1, m2 = st.columns(2)
     with m1:
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
         st.plotly_chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
-                                    title=f"Padding mask: {n_pad} pad tokens added",
-                                    x_title="key", y_title="query"), key="tf_pad_mask", config=PLOT)
+                                    title=tr("p4.masks.pad", n=n_pad),
+                                    x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()), key="tf_pad_mask",
+                        config=PLOT)
     with m2:
         st.plotly_chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
-                                    title="Look-ahead mask of the decoder", x_title="key: decoder input",
-                                    y_title="query: decoder step"), key="tf_causal_mask", config=PLOT)
+                                    title=tr("p4.masks.causal"), x_title=tr("p4.x.decoder"),
+                                    y_title=tr("p4.y.decoder"), texts=figure_texts()), key="tf_causal_mask", config=PLOT)
 
 
 def explain_translation() -> None:
     """How the three attentions of the encoder–decoder attend, and their masks."""
-    st.subheader("How the Transformer attends")
-    st.markdown(
-        "Every attention sub-layer computes, for each head *i*, "
-        "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)\\, V W_i^V$ "
-        "and concatenates the heads: $\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; …; \\mathrm{head}_h]\\, W^O$.")
-    st.markdown(
-        "- **Encoder self-attention**: every source token attends to every source token; the *padding mask* "
-        "blocks the `<pad>` positions a batch adds.\n"
-        "- **Decoder self-attention**: each target position attends to itself and earlier positions only; the "
-        "*look-ahead mask* puts −∞ above the diagonal, so the softmax gives the future exactly 0.\n"
-        "- **Cross-attention**: queries come from the decoder, keys and values from the encoder's output — the "
-        "Transformer's counterpart of the RNN attention α of the seq2seq page, once per layer and head.")
+    st.subheader(tr("p4.explain.header"))
+    st.markdown(tr("p4.explain.multihead"))
+    st.markdown(tr("p4.explain.kinds"))

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from viz_core.texts import Texts, word
+
 # Presentation resolution: a 16:9 slide drawn at 1280×720 CSS pixels, PNG at scale 1.5 = 1920×1080
 # pixels (text stays as large, relative to the slide, as on a 1280×720 screen); SVG is vector.
 IMAGE_OPTIONS: dict[str, Any] = {"format": "png", "width": 1280, "height": 720, "scale": 1.5}
@@ -312,21 +314,23 @@ th { background: #f3f4f6; } .note { color: #4b5563; font-size: .9rem; } figure {
 
 def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]] = (),
                  numbers: Mapping[str, Any] | Sequence[tuple[str, Any]] = (), note: str = "",
-                 subtitle: str = "Attention Lab handout") -> str:
+                 subtitle: str | None = None, texts: Texts | None = None, lang: str = "en") -> str:
     """One standalone HTML page: ``title``, the input, the figures (interactive plotly, the plotly.js
     bundle inlined once: the page opens offline and loads nothing), the key numbers as a table and
-    a note. Every user-supplied string is HTML-escaped; figure text is escaped by plotly.js."""
+    a note; its headings from ``texts`` (viz_core.texts) in language ``lang`` (the html lang tag).
+    Every user-supplied string is HTML-escaped; figure text is escaped by plotly.js."""
     import plotly.io as pio  # plotly is only needed for the handout
 
     esc = html.escape
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    subtitle = word(texts, "handout.subtitle") if subtitle is None else subtitle
+    parts = [f"<!DOCTYPE html>\n<html lang=\"{esc(lang)}\"><head><meta charset=\"utf-8\">"
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{esc(title)} · {esc(subtitle)}</title><style>{_HANDOUT_CSS}</style></head><body>",
              f"<p class=\"note\">{esc(subtitle)}</p><h1>{esc(title)}</h1>",
-             f"<h2>Input</h2><div class=\"input\">{esc(input_text)}</div>"]
+             f"<h2>{esc(word(texts, 'handout.input'))}</h2><div class=\"input\">{esc(input_text)}</div>"]
     pairs = list(numbers.items()) if isinstance(numbers, Mapping) else list(numbers)
     if pairs:
-        parts.append("<h2>Key numbers</h2><table>")
+        parts.append(f"<h2>{esc(word(texts, 'handout.numbers'))}</h2><table>")
         parts.extend(f"<tr><th>{esc(str(k))}</th><td>{esc(_number_text(v))}</td></tr>" for k, v in pairs)
         parts.append("</table>")
     for i, (caption, fig) in enumerate(figures):
@@ -336,8 +340,7 @@ def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]]
         parts.append(f"<figure><figcaption><h2>{esc(caption)}</h2></figcaption>{body}</figure>")
     if note:
         parts.append(f"<p class=\"note\">{esc(note)}</p>")
-    parts.append("<p class=\"note\">Every figure: camera button = PNG (1920×1080), SVG button = vector image; "
-                 "both are drawn by this page itself, offline.</p>")
+    parts.append(f"<p class=\"note\">{esc(word(texts, 'handout.images'))}</p>")
     if figures:
         parts.append(f"<script>{SVG_BUTTON_JS}</script>")
     parts.append("</body></html>\n")

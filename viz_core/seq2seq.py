@@ -21,6 +21,7 @@ from viz_core.style import (
     text_width,
     tick_axis,
 )
+from viz_core.texts import Texts, word
 
 LEGEND_TOP_RIGHT = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
 
@@ -39,9 +40,11 @@ def attention_heatmap(
     height: int | None = None,
     positions: Sequence[float] | None = None,
     width: float | None = None,
+    texts: Texts | None = None,
 ) -> go.Figure:
     """Target × source heatmap of α; integer axes keep repeated tokens apart; ticks and title are
-    planned for ``width`` px (default: the narrowest column a figure is drawn in).
+    planned for ``width`` px (default: the narrowest column a figure is drawn in); axis and legend
+    words from ``texts`` (viz_core.texts).
 
     ``step`` outlines that row; ``gold`` links (src_i, tgt_j) are drawn as open squares;
     ``positions`` (one per row) are local attention's aligned positions p_t, drawn as diamonds.
@@ -58,19 +61,19 @@ def attention_heatmap(
     if gold:
         links = [(s, t) for s, t in gold if t < weights.shape[0] and s < weights.shape[1]]
         data.append(go.Scatter(
-            x=[s for s, _ in links], y=[t for _, t in links], mode="markers", name="gold alignment",
+            x=[s for s, _ in links], y=[t for _, t in links], mode="markers", name=word(texts, "s2s.gold"),
             marker={"symbol": "square-open", "size": 22, "color": GOLD, "line": {"width": 3}},
             hoverinfo="skip",
         ))
     if positions is not None and len(positions):
         p_t = np.asarray(positions, dtype=float)[: weights.shape[0]]
         data.append(go.Scatter(
-            x=p_t, y=list(range(len(p_t))), mode="markers", name="aligned position p_t",
+            x=p_t, y=list(range(len(p_t))), mode="markers", name=word(texts, "s2s.aligned"),
             marker={"symbol": "diamond", "size": 12, "color": HIGHLIGHT, "line": {"width": 2, "color": "#000"}},
-            hovertext=[f"step {t + 1}: p_t = {p:.2f}" for t, p in enumerate(p_t)], hoverinfo="text",
+            hovertext=[word(texts, "s2s.aligned_hover", step=t + 1, p=p) for t, p in enumerate(p_t)], hoverinfo="text",
         ))
     rows = weights.shape[0]
-    layout = layout_dict(title, height or max(360, 120 + 40 * rows), "source (English)", "target step (French)",
+    layout = layout_dict(title, height or max(360, 120 + 40 * rows), word(texts, "s2s.x"), word(texts, "s2s.y"),
                          width=width)
     x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"], width=width,
                                   top_px=layout["margin"]["t"] + 40)
@@ -123,7 +126,7 @@ _BEAM_PRUNED_GAP = 0.4  # vertical room of a pruned candidate, in units of a lab
 
 
 def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: str | None = None,
-                     width: float | None = None) -> go.Figure:
+                     width: float | None = None, texts: Texts | None = None) -> go.Figure:
     """Beam search as a tree: column t holds every candidate considered at step t.
 
     ``steps`` are lists of candidates with fields parent, token, token_log_prob, log_prob, kept,
@@ -147,14 +150,14 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
         for rank, c in enumerate(candidates):
             group = "finished" if c.kept and c.finished else "kept" if c.kept else "pruned"
             y += 1.0 if c.kept or rank == 0 else _BEAM_PRUNED_GAP
-            xs, ys, texts, hovers = groups[group]
+            xs, ys, marks, hovers = groups[group]
             xs.append(t)
             ys.append(y)
             label = f"{safe_label(c.token, 10)} {c.log_prob:.2f}" if c.kept else ""
             widest = max(widest, text_width(label, _BEAM_FONT))
-            texts.append(label)
-            hovers.append(f"step {t}: {safe_label(c.token)}<br>log p = {c.token_log_prob:.3f}"
-                          f"<br>total = {c.log_prob:.3f}<br>{group}<br>rank {rank + 1}")
+            marks.append(label)
+            hovers.append(word(texts, "beam.hover", step=t, token=safe_label(c.token), log_p=c.token_log_prob,
+                               total=c.log_prob, group=word(texts, f"beam.{group}"), rank=rank + 1))
             if c.parent in beam_y and c.kept:
                 edges_x += [t - 1, t, None]
                 edges_y += [beam_y[c.parent], y, None]
@@ -173,15 +176,15 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
         "kept": {"size": 14, "color": SERIES_COLORS[0]},
         "finished": {"size": 18, "color": HIGHLIGHT, "symbol": "star"},
     }
-    for group, (xs, ys, texts, hovers) in groups.items():
+    for group, (xs, ys, marks, hovers) in groups.items():
         if xs:
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text" if group != "pruned" else "markers",
-                                     text=texts, textposition="middle right", hovertext=hovers, hoverinfo="text",
-                                     marker=styles[group], name=group,
+                                     text=marks, textposition="middle right", hovertext=hovers, hoverinfo="text",
+                                     marker=styles[group], name=word(texts, f"beam.{group}"),
                                      textfont={"size": _BEAM_FONT, "color": TEXT_COLOR}))
     # One labelled row ≥ 1.6 lines of text; one step column ≥ dot + label + gap.
     row_px = 2.0 * _BEAM_FONT
-    layout = layout_dict(title, None, "step", "rank among candidates", width=width)
+    layout = layout_dict(title, None, word(texts, "beam.x"), word(texts, "beam.y"), width=width)
     height = int(layout["margin"]["t"] + 150 + row_px * (bottom + 1.5))
     column_px = widest + 24
     axis_px = plot_width(width, 70, 30)
@@ -199,7 +202,7 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
     return fig
 
 
-def bleu_by_length_figure(results: dict, title: str | None = None) -> go.Figure:
+def bleu_by_length_figure(results: dict, title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """Test BLEU against source length for every evaluated model (Bahdanau et al. 2014, Fig. 2)."""
     fig = go.Figure()
     for i, model in enumerate(results.get("models", [])):
@@ -209,11 +212,11 @@ def bleu_by_length_figure(results: dict, title: str | None = None) -> go.Figure:
             mode="lines+markers", name=safe_label(model["label"]),
             line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3, "dash": "dot" if model["kind"] == "none" else "solid"},
             marker={"size": 10},
-            hovertext=[f"{safe_label(model['label'])}, {b['min_len']}–{b['max_len']} words: BLEU {b['bleu']:.1f} ({b['n']} sentences)"
-                       for b in buckets],
+            hovertext=[word(texts, "bleu.hover", model=safe_label(model["label"]), lo=b["min_len"], hi=b["max_len"],
+                            bleu=b["bleu"], n=b["n"]) for b in buckets],
             hoverinfo="text",
         ))
-    layout = layout_dict(title, 420, "source sentence length (words)", "test BLEU")
+    layout = layout_dict(title, 420, word(texts, "bleu.x"), word(texts, "bleu.y"))
     layout["yaxis"].update(range=[0, 102])
     fig.update_layout(layout)
     return fig

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from viz_core.texts import Texts, word
+
 # --------------------------------------------------------------------------------------
 # Colours
 # --------------------------------------------------------------------------------------
@@ -78,7 +80,10 @@ BASE_FONT_SIZE = 16
 TITLE_FONT_SIZE = 20
 #: Tick labels (axes and colour bars): the same size as the body text.
 TICK_FONT_SIZE = BASE_FONT_SIZE
-FONT_FAMILY = "sans-serif"
+#: The served CJK face first (static/fonts/lab-cjk.woff, an @font-face limited to CJK code points by
+#: ui/frame.py), so figures and their PNG/SVG exports draw 中文 on a machine without Chinese fonts;
+#: every other character falls through to the browser's sans-serif.
+FONT_FAMILY = '"Lab CJK", sans-serif'
 #: Width the ticks and titles of a figure are planned for, unless a builder is given its own:
 #: the narrowest place a figure is drawn — a half-width column at 1280 × 720 with the sidebar open
 #: (measured about 370 px). A wider render only spaces the labels out more.
@@ -130,14 +135,14 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
     lines: list[str] = []
     for para in str(text).split("<br>"):
         line = ""
-        for word in para.split(" "):
-            if text_width(word, font_size) > width_px:  # one over-long word: cut it
+        for piece in para.split(" "):
+            if text_width(piece, font_size) > width_px:  # one over-long word: cut it
                 keep = max(1, int(width_px / (0.72 * font_size)) - 1)
-                word = short_label(word, keep) if "&" in word else word[:keep] + "…"
-            trial = f"{line} {word}" if line else word
+                piece = short_label(piece, keep) if "&" in piece else piece[:keep] + "…"
+            trial = f"{line} {piece}" if line else piece
             if line and text_width(trial, font_size) > width_px:
                 lines.append(line)
-                line = word
+                line = piece
             else:
                 line = trial
         lines.append(line)
@@ -364,12 +369,15 @@ def colorbar(title: str | None = None, side: str | None = None) -> dict:
 
 
 def attention_scale(top: float | None = None, relative_to: str | None = None,
-                    title: str = "weight") -> dict:
+                    title: str | None = None, texts: Texts | None = None) -> dict:
     """Heatmap settings of attention weights: :data:`ATTENTION_COLORSCALE` from 0 to 1, or,
     with ``relative_to`` (e.g. "this head's maximum"), from 0 to ``top`` with a colour-bar title
-    that says the scale is relative and what its darkest colour is."""
+    that says the scale is relative and what its darkest colour is (``title`` default: "weight",
+    words from ``texts``, see viz_core.texts)."""
+    title = word(texts, "weight") if title is None else title
     if relative_to is None or top is None:
         return {"colorscale": ATTENTION_COLORSCALE, "zmin": 0.0, "zmax": 1.0, "colorbar": colorbar(title)}
     top = float(top) if top > 0 else 1.0
     return {"colorscale": ATTENTION_COLORSCALE, "zmin": 0.0, "zmax": top,
-            "colorbar": colorbar(f"{title} relative to {relative_to}: darkest = {top:.2g}", side="right")}
+            "colorbar": colorbar(word(texts, "relative_scale", title=title, relative_to=relative_to, top=top),
+                                 side="right")}

@@ -30,6 +30,7 @@ from viz_core.style import (
     plot_width,
     tick_axis,
 )
+from viz_core.texts import Texts, word
 
 HIGHLIGHT = "#e8710a"  # current step / selected head / chosen token (as on the seq2seq page)
 MASKED = "#8c8c8c"  # cells a mask blocks
@@ -43,37 +44,43 @@ def _unique_labels(tokens: Sequence[str], unknown: Sequence[bool] | None = None)
 def attention_matrix_figure(
     weights: np.ndarray, key_tokens: Sequence[str], query_tokens: Sequence[str], *,
     blocked: np.ndarray | None = None, step: int | None = None, title: str | None = None,
-    x_title: str = "key (attended to)", y_title: str = "query (attending)",
+    x_title: str | None = None, y_title: str | None = None,
     key_unknown: Sequence[bool] | None = None, zmax: float = 1.0, height: int | None = None,
-    max_ticks: int = 60,
+    max_ticks: int = 60, texts: Texts | None = None,
 ) -> go.Figure:
     """Query × key heatmap of one head (or an average), rows = queries, integer axes.
 
     ``blocked`` (L, S) bool marks cells a mask sets to −∞ (drawn grey, weight exactly 0);
     ``step`` outlines that query row in orange. Colours run from 0 to ``zmax`` = 1 (the app's
-    one scale); any other ``zmax`` is named on the colour bar as a relative scale.
+    one scale); any other ``zmax`` is named on the colour bar as a relative scale. Axis titles
+    default to "key (attended to)" and "query (attending)"; hover and colour-bar words come from
+    ``texts`` (viz_core.texts).
     """
     w = np.asarray(weights, dtype=float)
     n_q, n_k = w.shape
     x_labels = _unique_labels(key_tokens, key_unknown)
     y_labels = _unique_labels(query_tokens)
-    hover = [[f"{y_labels[q]} → {x_labels[k]}<br>weight = {w[q, k]:.4f}" for k in range(n_k)] for q in range(n_q)]
+    hover = [[word(texts, "weight_hover", query=y_labels[q], key=x_labels[k], weight=w[q, k]) for k in range(n_k)]
+             for q in range(n_q)]
+    relative = None if zmax == 1.0 else word(texts, "chosen_max")
     fig = go.Figure(go.Heatmap(
         z=w, x=list(range(n_k)), y=list(range(n_q)),
-        **attention_scale(zmax, None if zmax == 1.0 else "the chosen maximum"), text=hover, hoverinfo="text", xgap=1, ygap=1,
+        **attention_scale(zmax, relative, texts=texts), text=hover, hoverinfo="text", xgap=1, ygap=1,
     ))
     if blocked is not None and np.asarray(blocked).any():
         b = np.asarray(blocked, dtype=bool)
         fig.add_trace(go.Heatmap(
             z=np.where(b, 1.0, np.nan), x=list(range(n_k)), y=list(range(n_q)), zmin=0, zmax=1,
             colorscale=[[0, MASKED], [1, MASKED]], showscale=False, xgap=1, ygap=1,
-            text=[[f"{y_labels[q]} → {x_labels[k]}<br>masked: −∞ before softmax, weight 0" for k in range(n_k)]
-                  for q in range(n_q)], hoverinfo="text", name="masked",
+            text=[[word(texts, "masked_hover", query=y_labels[q], key=x_labels[k]) for k in range(n_k)]
+                  for q in range(n_q)], hoverinfo="text", name=word(texts, "masked"),
         ))
     if step is not None and 0 <= step < n_q:
         fig.add_shape(type="rect", x0=-0.5, x1=n_k - 0.5, y0=step - 0.5, y1=step + 0.5,
                       line={"color": HIGHLIGHT, "width": 4})
-    heatmap_layout(fig, x_labels, y_labels, title=title, x_title=x_title, y_title=y_title,
+    heatmap_layout(fig, x_labels, y_labels, title=title,
+                   x_title=word(texts, "key_attended") if x_title is None else x_title,
+                   y_title=word(texts, "query_attending") if y_title is None else y_title,
                    height=height or int(min(760, max(340, 150 + 34 * n_q))), max_ticks=max_ticks)
     fig.update_xaxes(range=[-0.5, n_k - 0.5])
     fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False)
@@ -94,24 +101,26 @@ def padding_mask(n_tokens: int, n_pad: int) -> np.ndarray:
 
 
 def mask_figure(allowed: np.ndarray, key_tokens: Sequence[str], query_tokens: Sequence[str], *,
-                title: str | None = None, x_title: str = "key", y_title: str = "query",
-                height: int | None = None) -> go.Figure:
+                title: str | None = None, x_title: str | None = None, y_title: str | None = None,
+                height: int | None = None, texts: Texts | None = None) -> go.Figure:
     """A mask as a matrix: light cells may be attended (+0 to the score), grey cells are
-    blocked (+(−∞): softmax gives them exactly 0)."""
+    blocked (+(−∞): softmax gives them exactly 0). Axis titles default to "key" and "query";
+    hover words from ``texts`` (viz_core.texts)."""
     a = np.asarray(allowed, dtype=bool)
     n_q, n_k = a.shape
     x_labels, y_labels = _unique_labels(key_tokens), _unique_labels(query_tokens)
     fig = go.Figure(go.Heatmap(
         z=np.where(a, 0.0, 1.0), x=list(range(n_k)), y=list(range(n_q)), zmin=0, zmax=1,
         colorscale=[[0, ALLOWED], [0.5, ALLOWED], [0.5, MASKED], [1, MASKED]], showscale=False, xgap=2, ygap=2,
-        text=[[f"{y_labels[q]} → {x_labels[k]}: {'+0, may attend' if a[q, k] else '−∞, blocked'}"
+        text=[[word(texts, "may_attend" if a[q, k] else "blocked", query=y_labels[q], key=x_labels[k])
                for k in range(n_k)] for q in range(n_q)], hoverinfo="text",
     ))
     if n_q * n_k <= 400:  # "−∞" written in every blocked cell while it stays readable
         qs, ks = np.nonzero(~a)
         fig.add_trace(go.Scatter(x=ks, y=qs, mode="text", text=["−∞"] * len(qs), hoverinfo="skip",
                                  textfont={"color": "white", "size": BASE_FONT_SIZE - 2}, showlegend=False))
-    heatmap_layout(fig, x_labels, y_labels, title=title, x_title=x_title, y_title=y_title,
+    heatmap_layout(fig, x_labels, y_labels, title=title, x_title=word(texts, "key") if x_title is None else x_title,
+                   y_title=word(texts, "query") if y_title is None else y_title,
                    height=height or int(min(640, max(320, 190 + 30 * n_q))), max_ticks=60)
     fig.update_xaxes(range=[-0.5, n_k - 0.5], automargin=True)
     fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False, automargin=True)
@@ -146,40 +155,45 @@ def _fmt(x: float) -> str:
 
 
 def chain_table(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarray, allowed: np.ndarray,
-                masked: np.ndarray, weights: np.ndarray, scale: float, use_scale: bool = True) -> pd.DataFrame:
-    """One row per key: q·kᵢ, ÷√d_k (or not), the mask's addend, + mask, softmax."""
+                masked: np.ndarray, weights: np.ndarray, scale: float, use_scale: bool = True,
+                texts: Texts | None = None) -> pd.DataFrame:
+    """One row per key: q·kᵢ, ÷√d_k (or not), the mask's addend, + mask, softmax (column words
+    from ``texts``, viz_core.texts)."""
     shown = scaled if use_scale else scores
-    step_name = f"÷√d_k (÷{scale:.2f})" if use_scale else "no scaling"
+    step_name = f"÷√d_k (÷{scale:.2f})" if use_scale else word(texts, "chain.no_scaling")
+    mask = word(texts, "mask")
     return pd.DataFrame({
-        "key": [str(t) for t in key_tokens],
+        word(texts, "key"): [str(t) for t in key_tokens],
         "q·k": [f"{s:.3f}" for s in scores],
         step_name: [f"{s:.3f}" for s in shown],
-        "mask": ["+0" if a else "−∞" for a in allowed],
-        "+ mask": [_fmt(m) for m in masked],
+        mask: ["+0" if a else "−∞" for a in allowed],
+        f"+ {mask}": [_fmt(m) for m in masked],
         "softmax": [f"{w:.4f}" for w in weights],
     })
 
 
 def chain_figure(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarray, allowed: np.ndarray,
-                 weights: np.ndarray, scale: float, use_scale: bool = True, title: str | None = None) -> go.Figure:
+                 weights: np.ndarray, scale: float, use_scale: bool = True, title: str | None = None,
+                 texts: Texts | None = None) -> go.Figure:
     """Three bar rows over the keys: raw q·kᵢ, after ÷√d_k (or unscaled) with masked keys
-    marked −∞, and the softmax weights (0 … 1)."""
+    marked −∞, and the softmax weights (0 … 1); words from ``texts`` (viz_core.texts)."""
     labels = _unique_labels(key_tokens)
     x = list(range(len(labels)))
     a = np.asarray(allowed, dtype=bool)
     shown = np.asarray(scaled if use_scale else scores, dtype=float)
-    second = f"② ÷ √d_k = ÷ {scale:.2f}, + mask" if use_scale else "② no scaling, + mask"
+    second = word(texts, "chain.scaled", scale=scale) if use_scale else word(texts, "chain.unscaled")
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=("① q · kᵢ", second, "③ softmax → weights"))
+                        subplot_titles=("① q · kᵢ", second, word(texts, "chain.softmax")))
     fig.add_trace(go.Bar(x=x, y=scores, marker_color=SERIES_COLORS[7], hovertext=[
         f"{lab}: q·k = {s:.3f}" for lab, s in zip(labels, scores)], hoverinfo="text"), row=1, col=1)
     fig.add_trace(go.Bar(x=x, y=np.where(a, shown, 0.0), marker_color=[SERIES_COLORS[0] if ok else MASKED for ok in a],
                          text=["" if ok else "−∞" for ok in a], textposition="outside",
-                         hovertext=[f"{lab}: {s:.3f}" if ok else f"{lab}: −∞ (masked)"
+                         hovertext=[f"{lab}: {s:.3f}" if ok else word(texts, "chain.masked_hover", token=lab)
                                     for lab, s, ok in zip(labels, shown, a)], hoverinfo="text"), row=2, col=1)
     fig.add_trace(go.Bar(x=x, y=weights, marker_color=HIGHLIGHT,
                          text=[f"{w:.2f}" if w >= 0.01 else "" for w in weights], textposition="outside",
-                         hovertext=[f"{lab}: weight = {w:.4f}" for lab, w in zip(labels, weights)], hoverinfo="text"),
+                         hovertext=[word(texts, "chain.weight_hover", token=lab, weight=w)
+                                    for lab, w in zip(labels, weights)], hoverinfo="text"),
                   row=3, col=1)
     base_layout(fig, title=title, height=620, legend=False)
     fig.update_yaxes(range=[0, 1.2], row=3, col=1)
@@ -189,26 +203,26 @@ def chain_figure(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarr
 
 
 def vectors_figure(q: np.ndarray, keys: np.ndarray, key_tokens: Sequence[str], query_token: str,
-                   title: str | None = None) -> go.Figure:
+                   title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """q (top row) and every key kᵢ (rows below) of one head as a signed heatmap over the d_k
-    dimensions: q·kᵢ is large where their signs agree."""
+    dimensions: q·kᵢ is large where their signs agree; words from ``texts`` (viz_core.texts)."""
     k = np.asarray(keys, dtype=float)
     z = np.vstack([np.asarray(q, dtype=float)[None, :], k])
     labels = [f"q: {safe_label(query_token)}"] + [f"k: {lab}" for lab in _unique_labels(key_tokens)]
     top = float(np.abs(z).max()) or 1.0
     fig = go.Figure(go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])), zmid=0, zmin=-top, zmax=top,
-                               colorscale=SIGNED_COLORSCALE, colorbar=colorbar("value"), ygap=1,
-                               hovertemplate="%{y}: dim %{x} = %{z:.3f}<extra></extra>"))
+                               colorscale=SIGNED_COLORSCALE, colorbar=colorbar(word(texts, "value")), ygap=1,
+                               hovertemplate=word(texts, "dim_hover")))
     fig.add_shape(type="line", x0=-0.5, x1=z.shape[1] - 0.5, y0=0.5, y1=0.5, line={"color": "black", "width": 3})
-    heatmap_layout(fig, None, labels, title=title, x_title="dimension of the head (d_k)",
+    heatmap_layout(fig, None, labels, title=title, x_title=word(texts, "head_dims"),
                    height=int(min(700, max(300, 130 + 26 * z.shape[0]))), max_ticks=60)
     return fig
 
 
-def head_output_figure(output: np.ndarray, title: str | None = None) -> go.Figure:
-    """One head's output vector Σ αᵢ vᵢ as bars over its dimensions."""
+def head_output_figure(output: np.ndarray, title: str | None = None, texts: Texts | None = None) -> go.Figure:
+    """One head's output vector Σ αᵢ vᵢ as bars over its dimensions (axis word from ``texts``)."""
     fig = go.Figure(go.Bar(x=list(range(len(output))), y=output, marker_color=SERIES_COLORS[1]))
-    base_layout(fig, title=title, height=320, x_title="dimension")
+    base_layout(fig, title=title, height=320, x_title=word(texts, "dimension"))
     return fig
 
 
@@ -224,27 +238,28 @@ def entropy(weights: np.ndarray) -> float:
 # --------------------------------------------------------------------------------------
 
 def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_probs: np.ndarray,
-                      chosen: str | None = None, title: str | None = None) -> go.Figure:
+                      chosen: str | None = None, title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """The model's most probable next tokens (grey) and the distribution actually sampled after
-    temperature and top-k (blue; the chosen token orange), most likely on top."""
+    temperature and top-k (blue; the chosen token orange), most likely on top; legend and hover
+    words from ``texts`` (viz_core.texts)."""
     labels = [safe_label(t) for t in tokens]
     y = list(range(len(labels)))
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=model_probs, y=y, orientation="h", name="model p (T = 1, no top-k)", offsetgroup="model",
+    fig.add_trace(go.Bar(x=model_probs, y=y, orientation="h", name=word(texts, "gen.model"), offsetgroup="model",
                          marker_color="#c5cbd3", hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, model_probs)],
                          hoverinfo="text"))
     sampled = np.asarray(sampling_probs, dtype=float)
     is_chosen = np.array([t == chosen for t in tokens], dtype=bool)
     # The chosen token is its own (orange) trace in the same bar slot, so the legend shows both colours.
-    for name, keep, color in (("sampled from (after T and top-k)", ~is_chosen, SERIES_COLORS[0]),
-                              ("chosen token", is_chosen, HIGHLIGHT)):
+    for name, keep, color in ((word(texts, "gen.sampled"), ~is_chosen, SERIES_COLORS[0]),
+                              (word(texts, "gen.chosen"), is_chosen, HIGHLIGHT)):
         if not keep.any():
             continue
         fig.add_trace(go.Bar(
             x=np.where(keep, sampled, np.nan), y=y, orientation="h", name=name, marker_color=color,
             offsetgroup="sampled", text=[f"{p:.1%}" if k else "" for p, k in zip(sampled, keep)],
             textposition="auto", cliponaxis=False,
-            hovertext=[f"{lab}: sampled with p = {p:.4f}" for lab, p in zip(labels, sampled)],
+            hovertext=[word(texts, "gen.sampled_hover", token=lab, p=p) for lab, p in zip(labels, sampled)],
             hoverinfo="text"))
     base_layout(fig, title=title, height=170 + 42 * len(labels))
     fig.update_layout(barmode="group", bargap=0.25)
@@ -259,8 +274,9 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
 
 
 def attention_row_bars(weights: np.ndarray, tokens: Sequence[str], unknown: Sequence[bool] | None = None,
-                       title: str | None = None, highlight_last: bool = True) -> go.Figure:
-    """One query's attention over the tokens so far, as bars (the query = the last token)."""
+                       title: str | None = None, highlight_last: bool = True, texts: Texts | None = None) -> go.Figure:
+    """One query's attention over the tokens so far, as bars (the query = the last token); hover
+    and axis words from ``texts`` (viz_core.texts)."""
     labels = _unique_labels(tokens, unknown)
     w = np.asarray(weights, dtype=float)
     colors = [SERIES_COLORS[0]] * len(w)
@@ -268,8 +284,9 @@ def attention_row_bars(weights: np.ndarray, tokens: Sequence[str], unknown: Sequ
         colors[-1] = HIGHLIGHT
     fig = go.Figure(go.Bar(x=list(range(len(w))), y=w, marker_color=colors,
                            text=[f"{v:.2f}" if v >= 0.05 else "" for v in w], textposition="outside",
-                           hovertext=[f"{lab}: weight = {v:.4f}" for lab, v in zip(labels, w)], hoverinfo="text"))
+                           hovertext=[word(texts, "chain.weight_hover", token=lab, weight=v) for lab, v in zip(labels, w)],
+                           hoverinfo="text"))
     base_layout(fig, title=title, height=320)
     fig.update_xaxes(tick_axis(labels, plot_width(left_px=80, right_px=20)))
-    fig.update_yaxes(range=[0, 1.15], title={"text": "weight"})
+    fig.update_yaxes(range=[0, 1.15], title={"text": word(texts, "weight")})
     return fig

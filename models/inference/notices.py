@@ -38,13 +38,14 @@ def translation_notices(
         shown = shown if len(shown) <= 160 else shown[:157] + "…"
         notices.append(Notice("unknown", "warning",
                               f"{len(unknown)} of {len(src_words)} input words are unknown to this model and read "
-                              f"as <unk>: {shown}. Its output for them is a guess."))
+                              f"as <unk>: {shown}. Its output for them is a guess.",
+                              "notice.unknown", {"n": len(unknown), "total": len(src_words), "shown": shown}))
     if dropped:
         notices.append(Notice("cut", "warning", f"The input is longer than this model reads: the last {dropped} "
-                                                "tokens were cut off."))
+                                                "tokens were cut off.", "notice.cut", {"dropped": dropped}))
     if not finished:
         notices.append(Notice("length", "warning", "The output stopped at the length limit (2·|input| + 10 tokens) "
-                                                   "without an end token: it is unfinished."))
+                                                   "without an end token: it is unfinished.", "notice.length"))
     notices.append(_confidence_notice(confidence, typical))
     notices.append(Notice("scope", "info", scope))
     return notices
@@ -54,12 +55,17 @@ def _confidence_notice(confidence: float, typical: dict | None) -> Notice:
     figure = f"Confidence: mean log-probability per output token {confidence:.3f}"
     if not typical:
         return Notice("confidence", "info", f"{figure} (no test-set figure to compare with: run "
-                                            "python -m models.evaluate --write).")
+                                            "python -m models.evaluate --write).", "notice.confidence.none",
+                      {"confidence": confidence})
     context = (f"on its test set the median is {typical['median']:.3f}, and 99% of sentences score above "
                f"{typical['p01']:.3f}")
+    args = {"confidence": confidence, "median": typical["median"], "p01": typical["p01"]}
     if confidence < typical["p01"]:
         return Notice("confidence", "warning", f"{figure} — far below the test set ({context}): the input is "
-                                               "probably outside what this model learned, however fluent the output.")
+                                               "probably outside what this model learned, however fluent the output.",
+                      "notice.confidence.far", args)
     if confidence < typical["p05"]:
-        return Notice("confidence", "warning", f"{figure} — lower than 95% of the test set ({context}).")
-    return Notice("confidence", "info", f"{figure} — typical of the test set ({context}).")
+        return Notice("confidence", "warning", f"{figure} — lower than 95% of the test set ({context}).",
+                      "notice.confidence.low", args)
+    return Notice("confidence", "info", f"{figure} — typical of the test set ({context}).",
+                  "notice.confidence.typical", args)

@@ -2,7 +2,8 @@
 recording every step as a trace."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -61,24 +62,33 @@ def _position(state: DecoderState, row: int) -> float | None:
 @torch.no_grad()
 def greedy_decode(
     model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode = SOFT, topk: int = 5,
-    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
 ) -> Hypothesis:
-    """y_t = argmax p(y | y_<t, x) until </s> (its ``score`` uses the beam's ranking rule)."""
+    """y_t = argmax p(y | y_<t, x) until </s> (its ``score`` uses the beam's ranking rule).
+
+    What-if: with ``forced`` ids, y_t = forced[t] for the first len(forced) steps (each step's
+    top-k, α and p(y_t) are still the model's own, computed from the forced prefix), then greedy
+    again; the hypothesis marks the last forced step as ``forced_step``.
+    """
+    limit = max_output_len(len(src_ids), model.cfg.max_tgt_len)
+    if len(forced) > limit:
+        raise ValueError(f"{len(forced)} forced tokens exceed the output limit of {limit}")
     with eval_mode(model):
-        return _greedy(model, src_ids, tgt_vocab, mode, topk, length_penalty)
+        hyp = _greedy(model, src_ids, tgt_vocab, mode, topk, length_penalty, list(forced))
+    return replace(hyp, forced_step=len(forced) - 1) if forced else hyp
 
 
 def _greedy(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode, topk: int,
-            length_penalty: float) -> Hypothesis:
+            length_penalty: float, forced: list[int]) -> Hypothesis:
     device = device_of(model)
     src = torch.tensor([src_ids], device=device)
     memory = model.encode(src, torch.tensor([len(src_ids)]))
     state = model.decoder.initial_state(memory)
     partial, y_prev = _Partial(), torch.tensor([SOS_ID], device=device)
-    for _ in range(max_output_len(len(src_ids), model.cfg.max_tgt_len)):
+    for t in range(max_output_len(len(src_ids), model.cfg.max_tgt_len)):
         logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
         log_probs = torch.log_softmax(logits[0].float(), dim=-1).cpu()
-        token = int(log_probs.argmax())
+        token = forced[t] if t < len(forced) else int(log_probs.argmax())
         partial = partial.extend(token, float(log_probs[token]), log_probs.exp(),
                                  None if alpha is None else alpha[0].cpu().numpy(), topk, _position(state, 0))
         if token == EOS_ID:

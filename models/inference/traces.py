@@ -71,11 +71,15 @@ class Notice(Trace):
     """Something a reader must know next to a model's output: ``kind`` is "unknown" (input words
     the model does not know), "cut" (input longer than the model reads), "length" (output stopped
     at the length limit), "confidence" (the model's own confidence against its typical value) or
-    "scope" (what the model was trained on); ``level`` is "warning" or "info"."""
+    "scope" (what the model was trained on); ``level`` is "warning" or "info". ``key`` and
+    ``args``: the id of the same text in the interface's string table (ui/strings) and its fields,
+    so a page can show it in the reader's language ("" when the text has no translation)."""
 
     kind: str
     level: str
     text: str
+    key: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------
@@ -89,6 +93,8 @@ class Hypothesis(Trace):
     ``tokens`` ends with </s> when ``finished``. Row t of ``attention`` is α_t over the source
     tokens (None for the model without attention); row t of ``topk_*`` is the model's top-k
     next-token distribution at step t; ``positions[t]`` is p_t for local attention.
+    ``forced_step``: in a what-if decoding, the step whose token was forced (the steps before it
+    repeat the original output, the steps after it are greedy again); None otherwise.
     """
 
     DERIVED: ClassVar[tuple[str, ...]] = ("topk",)
@@ -102,6 +108,7 @@ class Hypothesis(Trace):
     finished: bool
     score: float  # the beam-ranking score: models.inference.common.length_normalised(log_prob, |y|, α)
     positions: np.ndarray | None = None  # (T,) the aligned position p_t of local attention, else None
+    forced_step: int | None = None  # the step of a what-if's forced token, else None
 
     @property
     def topk(self) -> list[list[dict[str, Any]]]:
@@ -191,6 +198,9 @@ class DecodeTrace(Trace):
     output, ``decoder_tokens`` = start + tgt_tokens[:-1], the decoder's query positions);
     ``models.inference.translate`` adds which checkpoint and input it came from and, after a
     beam search, the beam tree (``beam_steps``) and the finished ``hypotheses``.
+
+    What-if runs: ``forced_step`` is the step whose token was forced (None: none was);
+    ``ablated_head`` = (kind, layer, head) of the head switched off for the whole run (None: none).
     """
 
     DERIVED: ClassVar[tuple[str, ...]] = ("text", "token_probs", "topk")
@@ -221,6 +231,8 @@ class DecodeTrace(Trace):
     hypotheses: list[tuple[list[str], float]] = field(default_factory=list)  # (tokens, ranking score)
     length_penalty: float = 0.0  # α of the ranking rule Σ log p / ((5 + |y|) / 6)^α
     notices: list[Notice] = field(default_factory=list)
+    forced_step: int | None = None
+    ablated_head: tuple[str, int, int] | None = None
 
     @property
     def decoder_input_ids(self) -> list[int]:
@@ -510,3 +522,58 @@ class HFTrace(Trace):
     top_ids: np.ndarray | None = None
     top_probs: np.ndarray | None = None
     top_tokens: list[list[str]] | None = None
+
+
+# --------------------------------------------------------------------------------------
+# Click-to-explain: one drawn attention weight
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class CellExplanation(Trace):
+    """How one drawn attention weight α[query, key] came about, recomputed by the model's own
+    modules on the same input (``models.inference.explain``).
+
+    ``family``: "bahdanau", "luong-dot", "luong-general", "luong-concat" (RNN decoders) or
+    "transformer", "bert", "hf" (dot-product heads). ``score_formula`` names the score function;
+    ``terms`` are its named vectors for this query and key, in formula order (e.g. q and k, or
+    W s, U h, tanh(·) and v), and ``score`` = ``scores[key_index]`` is their result.
+    The row: ``scores`` (S,) e_j; ``scale`` the divisor before the softmax (√d_k; 1 = none);
+    ``allowed`` (S,) the mask row (False: −∞ before the softmax); ``masked`` = scores / scale
+    with −∞ where not allowed; ``softmax`` = softmax(masked). ``weights`` (S,) is the row after
+    every step (= ``softmax`` unless ``after_softmax`` names one: local-p's Gaussian
+    ``factor``, or hard attention's one-hot at the argmax); ``model_weights`` (S,) is the row the
+    model itself returned in the same run. ``position``: local attention's p_t, else None.
+    """
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("score", "weight", "error")
+
+    family: str
+    score_formula: str
+    query_index: int
+    key_index: int
+    terms: dict[str, np.ndarray]
+    scores: np.ndarray
+    scale: float
+    allowed: np.ndarray
+    masked: np.ndarray
+    softmax: np.ndarray
+    weights: np.ndarray
+    model_weights: np.ndarray
+    layer: int = -1  # −1: a model with one attention (the RNN decoders)
+    head: int = -1
+    after_softmax: str = ""  # "" | "local-p Gaussian" | "hard one-hot"
+    factor: np.ndarray | None = None  # (S,) local-p's exp(−(s − p_t)² / 2σ²), else None
+    position: float | None = None  # p_t of local attention, else None
+
+    @property
+    def score(self) -> float:
+        return float(self.scores[self.key_index])
+
+    @property
+    def weight(self) -> float:
+        return float(self.weights[self.key_index])
+
+    @property
+    def error(self) -> float:
+        """max |weights − model_weights| over the row: this derivation against the model's own row."""
+        return float(np.abs(self.weights - self.model_weights).max())

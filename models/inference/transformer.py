@@ -13,29 +13,31 @@ from torch import Tensor
 
 from models.inference.common import (
     DEFAULT_LENGTH_PENALTY, as_ids, cut_at_end, device_of, eval_mode, length_normalised, max_output_len, pad_ids,
-    to_numpy,
+    sampling_distribution, to_numpy,
 )
 from models.inference.traces import BeamStep, BeamTrace, DecodeTrace, GenerationStep, GenerationTrace
-from models.nn.transformer import DecoderOnlyLM, Transformer
+from models.nn.transformer import DecoderOnlyLM, HeadMask, Transformer
 
 
-def _encoded(model: Transformer, src_ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor, Tensor, list[Tensor]]:
+def _encoded(
+    model: Transformer, src_ids: Sequence[int] | Tensor, head_mask: HeadMask | None = None,
+) -> tuple[Tensor, Tensor, Tensor, list[Tensor]]:
     """The prelude of every decoder: (src (1, S), src_mask, memory, encoder attention per layer)."""
     src = as_ids(src_ids, device_of(model))
     src_mask = model.source_mask(src)
-    memory, enc_w = model.encode(src, src_mask)
+    memory, enc_w = model.encode(src, src_mask, head_mask)
     return src, src_mask, memory, enc_w
 
 
 def _teacher_forced_trace(
     model: Transformer, src: Tensor, memory: Tensor, enc_w: list[Tensor], src_mask: Tensor,
-    output_ids: list[int], top_k: int, itos: Sequence[str] | None,
+    output_ids: list[int], top_k: int, itos: Sequence[str] | None, head_mask: HeadMask | None = None,
 ) -> DecodeTrace:
     """Teacher-force start + output_ids[:-1] once: row t of each causal matrix is step t, the
     same numbers step-by-step decoding computed (tested)."""
     c = model.config
     dec_in = torch.tensor([[c.bos_id] + output_ids[:-1]], dtype=torch.long, device=src.device)
-    hidden, self_w, cross_w = model.decode(dec_in, memory, src_mask)
+    hidden, self_w, cross_w = model.decode(dec_in, memory, src_mask, head_mask=head_mask)
     log_p = torch.log_softmax(model.generator(hidden)[0].float(), dim=-1)  # (T, V)
     top_lp, top_ix = log_p.topk(min(top_k, log_p.shape[-1]), dim=-1)
     n = len(output_ids)
@@ -59,29 +61,40 @@ def _teacher_forced_trace(
 @torch.inference_mode()
 def greedy_decode(
     model: Transformer, src_ids: Sequence[int] | Tensor, max_len: int = 50, top_k: int = 5,
-    itos: Sequence[str] | None = None,
+    itos: Sequence[str] | None = None, forced: Sequence[int] = (), head_mask: HeadMask | None = None,
 ) -> DecodeTrace:
     """y_t = argmax_y p(y | y_<t, x), from the start token until the end token or ``max_len``
     output tokens. Records every step's top-k distribution and the new position's self- and
-    cross-attention in every layer and head; ``itos`` names the output tokens."""
+    cross-attention in every layer and head; ``itos`` names the output tokens.
+
+    What-if: ``forced`` ids are the first outputs whatever the model prefers (the trace marks
+    the last of them as ``forced_step``; every step's numbers are computed from the forced
+    prefix), then greedy again. ``head_mask`` switches heads off for the whole run (Michel et
+    al. 2019)."""
     c = model.config
     max_len = min(max_len, c.max_len - 1)
+    if len(forced) > max_len:
+        raise ValueError(f"{len(forced)} forced tokens exceed the output limit of {max_len}")
     with eval_mode(model):
-        src, src_mask, memory, enc_w = _encoded(model, src_ids)
-        ys = torch.tensor([[c.bos_id]], dtype=torch.long, device=src.device)
-        for _ in range(max_len):
-            hidden, _, _ = model.decode(ys, memory, src_mask)
+        src, src_mask, memory, enc_w = _encoded(model, src_ids, head_mask)
+        ys = torch.tensor([[c.bos_id, *forced]], dtype=torch.long, device=src.device)
+        for _ in range(max_len - len(forced)):
+            if ys.shape[1] > 1 and int(ys[0, -1]) == c.eos_id:
+                break
+            hidden, _, _ = model.decode(ys, memory, src_mask, head_mask=head_mask)
             tok = int(model.generator(hidden[0, -1]).argmax())
             ys = torch.cat([ys, torch.tensor([[tok]], device=src.device)], dim=1)
-            if tok == c.eos_id:
-                break
-        return _teacher_forced_trace(model, src, memory, enc_w, src_mask, ys[0, 1:].tolist(), top_k, itos)
+        trace = _teacher_forced_trace(model, src, memory, enc_w, src_mask, ys[0, 1:].tolist(), top_k, itos,
+                                      head_mask)
+        trace.forced_step = len(forced) - 1 if forced else None
+        return trace
 
 
 @torch.inference_mode()
 def beam_search(
     model: Transformer, src_ids: Sequence[int] | Tensor, beam_width: int = 4, max_len: int = 50,
     length_penalty: float = DEFAULT_LENGTH_PENALTY, top_k: int = 5, itos: Sequence[str] | None = None,
+    head_mask: HeadMask | None = None,
 ) -> BeamTrace:
     """Beam search, the same procedure as the RNN beam (:func:`models.inference.seq2seq.beam_search`):
     each step keeps the ``beam_width`` extensions with the highest Σ log p(y_t | y_<t, x); those
@@ -89,11 +102,12 @@ def beam_search(
     hypotheses have finished or none is live, or after ``max_len`` output tokens. Finished
     hypotheses are ranked by :func:`~models.inference.common.length_normalised` with
     α = ``length_penalty`` (then unfinished ones). With ``beam_width=1`` it is exactly greedy decoding.
+    ``head_mask`` switches heads off for the whole search.
     """
     c = model.config
     max_len = min(max_len, c.max_len - 1)
     with eval_mode(model):
-        src, src_mask, memory, enc_w = _encoded(model, src_ids)
+        src, src_mask, memory, enc_w = _encoded(model, src_ids, head_mask)
         device = src.device
         live: list[list[int]] = [[]]
         live_scores = torch.zeros(1, device=device)
@@ -106,7 +120,8 @@ def beam_search(
         for _ in range(max_len):
             n = len(live)
             ys = torch.tensor([[c.bos_id] + h for h in live], dtype=torch.long, device=device)
-            hidden, _, _ = model.decode(ys, memory.expand(n, -1, -1), src_mask.expand(n, -1, -1))
+            hidden, _, _ = model.decode(ys, memory.expand(n, -1, -1), src_mask.expand(n, -1, -1),
+                                        head_mask=head_mask)
             log_p = torch.log_softmax(model.generator(hidden[:, -1]).float(), dim=-1)  # (n, V)
             cand = (live_scores.unsqueeze(1) + log_p).flatten()
             vocab = log_p.shape[-1]
@@ -132,7 +147,7 @@ def beam_search(
         unfinished = rank(list(zip(live, live_scores.tolist()))) if len(finished) < beam_width else []
         ranked = rank(finished) + unfinished  # finished hypotheses first, as the RNN beam ranks them
         best_ids = ranked[0][0] if ranked else []
-        best = _teacher_forced_trace(model, src, memory, enc_w, src_mask, best_ids, top_k, itos)
+        best = _teacher_forced_trace(model, src, memory, enc_w, src_mask, best_ids, top_k, itos, head_mask)
         best.search, best.beam_width = "beam", beam_width
         return BeamTrace(best=best, beams=beams, finished=ranked, beam_width=beam_width,
                          length_penalty=length_penalty)
@@ -202,17 +217,8 @@ def generate(
             out = lm.run(ids)
             logits = out.logits[0, -1].float()
             model_probs = torch.softmax(logits, dim=-1)
-            if temperature <= 0 or top_k == 1:  # greedy: all mass on the argmax
-                tok = int(logits.argmax())
-                probs = torch.zeros_like(logits)
-                probs[tok] = 1.0
-            else:
-                scaled = logits / temperature
-                if top_k is not None and top_k < scaled.numel():
-                    kth = scaled.topk(top_k).values[-1]
-                    scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-                probs = torch.softmax(scaled, dim=-1)
-                tok = int(torch.multinomial(probs, 1, generator=gen))
+            probs = sampling_distribution(logits, temperature, top_k)
+            tok = int(torch.multinomial(probs, 1, generator=gen))  # greedy: probs is one-hot on the argmax
             top_p, top_ix = model_probs.topk(min(n_candidates, model_probs.numel()))
             steps.append(GenerationStep(
                 position=ids.shape[1], token_id=tok, prob=float(probs[tok]),

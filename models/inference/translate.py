@@ -11,6 +11,7 @@ line is ``python -m models.translate`` (:mod:`cli.translate`).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from corpora.text import tokenize
@@ -23,6 +24,7 @@ from models.inference.notices import mean_log_prob, translation_notices
 from models.inference.seq2seq import beam_search, greedy_decode
 from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
+from models.nn.transformer import HeadMask
 from models.text.vocab import EOS, encode_source
 
 MAX_BEAM = 8
@@ -58,16 +60,19 @@ def _check_search(beam: int, length_penalty: float) -> None:
 
 def translate(
     loaded: LoadedSeq2Seq, text: str, beam: int = 1, mode: AttentionMode = SOFT, topk: int = 5,
-    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
 ) -> DecodingTrace:
     """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace; hypotheses are
-    ranked by Σ log p / ((5 + |y|) / 6)^α with α = ``length_penalty``."""
+    ranked by Σ log p / ((5 + |y|) / 6)^α with α = ``length_penalty``. ``forced`` output ids
+    (greedy only) start the output whatever the model prefers (:mod:`models.inference.what_if`)."""
     _check_search(beam, length_penalty)
+    if forced and beam != 1:
+        raise ValueError("forced tokens continue greedily: beam must be 1")
     if mode.kind != "soft" and loaded.model.cfg.attention == "none":
         raise InputError("Hard attention needs a model with attention.")
     source = prepare_source(text, loaded)
     if beam == 1:
-        hypotheses = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk, length_penalty)]
+        hypotheses = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk, length_penalty, forced)]
         steps = []
     else:
         hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk, length_penalty)
@@ -123,17 +128,22 @@ def _decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
 
 
 def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, topk: int = 5,
-                          length_penalty: float = DEFAULT_LENGTH_PENALTY) -> DecodeTrace:
+                          length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
+                          head_mask: HeadMask | None = None) -> DecodeTrace:
     """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint; the same
-    ranking rule as :func:`translate`."""
+    ranking rule as :func:`translate`. What-if runs (:mod:`models.inference.what_if`): ``forced``
+    output ids (greedy only) start the output; ``head_mask`` switches heads off."""
     _check_search(beam, length_penalty)
+    if forced and beam != 1:
+        raise ValueError("forced tokens continue greedily: beam must be 1")
     source = prepare_transformer_source(text, loaded)
     max_len = _decode_len(loaded, source)
     if beam == 1:
-        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=max_len, top_k=topk, itos=loaded.tgt_itos)
+        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=max_len, top_k=topk, itos=loaded.tgt_itos,
+                                        forced=forced, head_mask=head_mask)
     else:
         result = tf_decode.beam_search(loaded.model, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
-                                       itos=loaded.tgt_itos, length_penalty=length_penalty)
+                                       itos=loaded.tgt_itos, length_penalty=length_penalty, head_mask=head_mask)
         trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
                         hypotheses=[(loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty))
                                     for h, s in result.finished])

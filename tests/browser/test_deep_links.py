@@ -26,7 +26,7 @@ def test_seq2seq_deep_link(open_page):
     page = open_page("Seq2seq_attention?" + urlencode(link))
     page.wait_for_selector(".main-svg", timeout=60_000)
     _wait_for_step(page, 3)
-    assert page.locator(".st-key-s2s_text textarea").input_value() == link["s2s_text"]
+    assert page.locator(".st-key-s2s_text input").input_value() == link["s2s_text"]
     assert _selected(page, "s2s_model") == "Luong dot"
     assert page.get_by_text("Step 3 of").count() == 1
     assert page.get_by_text("Translation by Luong dot").count() == 1
@@ -44,7 +44,7 @@ def test_transformer_deep_link(open_page):
     page = open_page("Transformer_translation?" + urlencode(link))
     page.wait_for_selector(".main-svg", timeout=60_000)
     _wait_for_step(page, 3)
-    assert page.locator(".st-key-tf_text textarea").input_value() == link["tf_text"]
+    assert page.locator(".st-key-tf_text input").input_value() == link["tf_text"]
     assert _selected(page, "tf_layer") == "layer 2"
     assert _selected(page, "tf_head") == "head 3"
     assert page.locator(".st-key-tf_kind input[type=radio]:checked").count() == 1

@@ -1,0 +1,123 @@
+"""Click → drawn in a real browser, for the main interaction of every page, next to a minimal
+Streamlit app (bench/floor_app.py) measured in the same run.
+
+A MutationObserver on the page records the time of the last change to the document; after a click
+the page is "drawn" when the script has finished and nothing has changed for ``QUIET_MS``. The
+figure reported is that last change's time minus the click's, the median over ``--repeat`` clicks.
+
+    python -m bench.browser_bench [--repeat 7] [--pages seq2seq real512 ...]
+
+Bars (issue 10): every page's median within 1.5× of the floor's; the Real model explorer's head
+change at 512 tokens within 1 s on a quiet machine.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, wait_for_app
+from tests.server import streamlit_server
+
+ROOT = Path(__file__).resolve().parents[1]
+QUIET_MS = 400
+LONG_TEXT = " ".join(["The trophy would not fit in the brown suitcase because it was too big."] * 40)
+
+WATCH_JS = """() => { window.__lastChange = performance.now();
+  new MutationObserver(() => { window.__lastChange = performance.now(); })
+    .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+SETTLED_JS = f"""() => {{ const app = document.querySelector("[data-testid='stApp']");
+  return app && app.getAttribute('data-test-script-state') === 'notRunning'
+         && performance.now() - window.__lastChange > {QUIET_MS}; }}"""
+
+
+def _key_button(key: str) -> Callable:
+    return lambda page, i: page.locator(f".st-key-{key} button").first.click()
+
+
+def _arrow(page, i) -> None:
+    """The ← / → keys step (the lab's step control binds them): forward, then back, alternately."""
+    page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+
+
+def _select_head(key: str, n: int) -> Callable:
+    """Choose another head in a selectbox (head 2, head 3, … in turn)."""
+    def act(page, i):
+        page.locator(f".st-key-{key}").first.click()
+        page.get_by_role("option").nth(1 + i % (n - 1)).click()
+    return act
+
+
+def _toggle(key: str) -> Callable:
+    return lambda page, i: page.locator(f".st-key-{key} label").first.click()
+
+
+# (name, URL path and query, what one interaction does)
+CASES: dict[str, tuple[str, Callable]] = {
+    "floor": ("", _key_button("floor_next")),
+    "scratch": ("Attention_from_scratch", _key_button("kr_resample")),
+    "seq2seq": ("Seq2seq_attention", _arrow),
+    "positional": ("Positional_encoding", _toggle("pe_show_sum")),
+    "transformer": ("Transformer_translation", _arrow),
+    "one-head": ("Inside_one_head", _toggle("head_scale")),
+    "generation": ("Generation", _arrow),
+    "bert": ("BERT_masking", lambda page, i: page.locator(".st-key-bert_click_pills button, "
+                                                          "[class*='st-key-bert_click'] button").nth(i % 4).click()),
+    "real512": ("Real_model_explorer?real_text=" + LONG_TEXT.replace(" ", "+"), _select_head("real_head", 12)),
+    "present": ("Present?deck=1_teaching_order&slide=2", _arrow),  # a step within a presented slide
+}
+
+
+def measure(page, act: Callable, repeat: int) -> list[float]:
+    """Seconds from each interaction to its last change on the page."""
+    page.evaluate(WATCH_JS)
+    times = []
+    for i in range(repeat + 1):
+        page.wait_for_function(SETTLED_JS, timeout=120_000)
+        start = page.evaluate("performance.now()")
+        act(page, i)
+        page.wait_for_function(f"() => window.__lastChange > {start}", timeout=120_000)
+        page.wait_for_function(SETTLED_JS, timeout=120_000)
+        if i:  # the first interaction warms the caches
+            times.append((page.evaluate("window.__lastChange") - start) / 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--pages", nargs="*", default=list(CASES))
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    results: dict[str, float] = {}
+    with streamlit_server("app.py") as lab, streamlit_server("bench/floor_app.py") as floor, sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(tempfile.mkdtemp(prefix="attn-bench-"), executable_path=CHROMIUM,
+                                                    headless=True, args=CHROMIUM_ARGS,
+                                                    viewport={"width": 1280, "height": 720})
+        for name in ["floor"] + [p for p in args.pages if p != "floor"]:
+            path, act = CASES[name]
+            page = ctx.new_page()
+            page.goto(f"{floor if name == 'floor' else lab}/{path}", wait_until="domcontentloaded")
+            wait_for_app(page)
+            page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+            started = time.perf_counter()
+            times = measure(page, act, args.repeat)
+            results[name] = statistics.median(times)
+            ratio = results[name] / results["floor"]
+            print(f"{name:12s} median {results[name]:.3f} s  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.3f} s"
+                  f"  {ratio:4.2f}× floor  ({len(times)} clicks, {time.perf_counter() - started:.0f} s)", flush=True)
+            page.close()
+        ctx.close()
+    worst = max((n for n in results if n not in ("floor", "real512")), key=lambda n: results[n], default=None)
+    if worst:
+        print(f"slowest page: {worst}, {results[worst] / results['floor']:.2f}× the floor (bar: 1.5×)")
+    if "real512" in results:
+        print(f"Real model explorer, head change at 512 tokens: {results['real512']:.2f} s (bar: 1 s)")
+
+
+if __name__ == "__main__":
+    main()
