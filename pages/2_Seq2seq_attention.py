@@ -166,7 +166,7 @@ def steps_view() -> None:
                                                     positions=None if hyp.positions is None else hyp.positions[:rows],
                                                     width=470,
                                                     title=i18n.t("p2.fig.heatmap"), texts=i18n.figure_texts()),
-                          "heatmap", trace, hyp, text)
+                          "heatmap", trace, hyp, text, drawn=weights)
             if gold:
                 st.caption(i18n.t("p2.gold"))
             if hyp.positions is not None:

@@ -163,6 +163,23 @@ def test_a_link_opens_the_seq2seq_page_in_quiz_mode() -> None:
     assert any(m.value == EN["quiz.ask.write"].format(step=1) for m in at.markdown)
 
 
+def test_a_hidden_step_cannot_be_clicked_open() -> None:
+    """Click-to-explain on a step the student has not guessed yet would give the answer away."""
+    from ui.strings.explain import STRINGS as EXPLAIN
+
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params["s2s_quiz"] = "true"
+    at.run()
+    at.session_state["heatmap_cell"] = (2, 1)  # a click on a later step's row: hidden (NaN) in the quiz
+    at.run()
+    assert not at.exception
+    assert any(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)  # no derivation, only the hint
+    at.toggle(key="s2s_quiz").set_value(False)
+    at.session_state["heatmap_cell"] = (2, 1)
+    at.run()  # outside the quiz the same click is explained
+    assert not any(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)
+
+
 def test_a_bad_quiz_link_falls_back_with_a_notice() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["s2s_quiz"] = "<b>maybe</b>"

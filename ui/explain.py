@@ -195,7 +195,8 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
         st.session_state[cell_key] = cell_of_point(points, layer, w.shape[1])
 
     cell = st.session_state.get(cell_key)
-    valid = cell is not None and 0 <= cell[0] < w.shape[0] and 0 <= cell[1] < w.shape[1]
+    valid = cell is not None and 0 <= cell[0] < w.shape[0] and 0 <= cell[1] < w.shape[1] \
+        and bool(np.isfinite(w[cell[0], cell[1]]))  # a hidden (NaN) cell explains nothing
     if valid:
         outline_cell(fig, *cell)
     st.plotly_chart(fig, key=key, config=PLOT, on_select=remember, selection_mode="points")
@@ -224,10 +225,11 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
 # One call per page figure
 # --------------------------------------------------------------------------------------
 
-def seq2seq_chart(fig, key: str, trace, hyp, text: str) -> None:
-    """An RNN attention heatmap of hypothesis ``hyp`` of DecodingTrace ``trace`` (decoded from ``text``)."""
+def seq2seq_chart(fig, key: str, trace, hyp, text: str, drawn: np.ndarray | None = None) -> None:
+    """An RNN attention heatmap of hypothesis ``hyp`` of DecodingTrace ``trace`` (decoded from ``text``);
+    ``drawn``: the weights as the figure shows them, when some are hidden (NaN, the quiz's unguessed steps)."""
     tokens = tuple(hyp.tokens)
-    explained_chart(fig, key, hyp.attention,
+    explained_chart(fig, key, hyp.attention if drawn is None else drawn,
                     lambda q, k: seq2seq_cell(trace.model, text, tokens, q, k, trace.mode),
                     query_tokens=tokens, key_tokens=trace.src_tokens, context=(trace.model, text, trace.mode, tokens))
 
