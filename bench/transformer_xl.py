@@ -1,8 +1,8 @@
-"""Transformer-XL (txl-lm): held-out perplexity with and without memory, against the vanilla LM, and
+"""Transformer-XL (xl-lm): held-out perplexity with and without memory, against the vanilla LM, and
 the speed of generating with cached memory against recomputing the context.
 
 `python -m bench.transformer_xl [--context 512] [--tokens 50]` prints:
-- held-out perplexity of txl-lm at its training segment length L with memory M = 0 (every segment
+- held-out perplexity of xl-lm at its training segment length L with memory M = 0 (every segment
   alone) … 256, on the same held-out chapters as tf-lm (one stream, read in order);
 - the vanilla decoder-only tf-lm at context windows 16, 32, 64 (non-overlapping, as it is evaluated);
 - ms per generated token at ``--context`` tokens of context: one-token segments after a cached
@@ -24,7 +24,7 @@ from models.training.transformer_xl import EVAL_MEMORIES, memory_evaluation
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="txl-lm")
+    parser.add_argument("--model", default="xl-lm")
     parser.add_argument("--vanilla", default="tf-lm")
     parser.add_argument("--context", type=int, default=512)
     parser.add_argument("--tokens", type=int, default=50)

@@ -129,6 +129,11 @@ def _vocab_writer(vocab: dict[str, list[str]]) -> Callable[[Path], None]:
     return lambda folder: write_new(folder / VOCAB, json_bytes(vocab, indent=None))
 
 
+def family_of(name_or_path: str | Path) -> str:
+    """The family a checkpoint's config.json declares ("seq2seq", "transformer", "bert", "transformer-xl")."""
+    return str(read_json(checkpoint_path(name_or_path) / CONFIG).get("family", ""))
+
+
 def _family_config(folder: Path, family: str) -> dict:
     config = read_json(folder / CONFIG)
     if config.get("family") != family:

@@ -2,6 +2,7 @@
 the checkpoint family, the traces, and an AppTest of the page."""
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -22,6 +23,7 @@ from models.nn.positional import relative_scores
 from models.nn.transformer_xl import TransformerXL, TXLConfig, rel_shift, score_terms, xl_mask
 from models.text.vocab import SPECIALS
 from models.training.transformer_xl import batchify, segment_perplexity
+from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.strings import STRINGS
 from ui.transformer_xl import EXAMPLES
@@ -235,7 +237,7 @@ def test_generation_with_memory(loaded) -> None:
     assert all(s.token in s.top_tokens[:2] for s in sampled.steps)
 
 
-# ---- the page (AppTest on the shipped txl-lm) ---------------------------------------------
+# ---- the page (AppTest on the shipped xl-lm) ---------------------------------------------
 
 PAGE = str(ROOT / "pages" / "10_Transformer_XL.py")
 
@@ -316,3 +318,14 @@ def test_page_refuses_hostile_links_with_notices() -> None:
     assert all(f"“{v}”" in notices for v in ("abc", "999", "99", "x", "nope")), notices
     assert (at.slider(key="txl_seg").value, at.slider(key="txl_mem").value) == (8, 8)
     assert at.slider(key="txl_step").value == at.slider(key="txl_step").max
+
+
+def test_generate_command_carries_the_memory() -> None:
+    """`python -m models.generate --model xl-lm --mem-len M "prompt"` (issue 13's command)."""
+    proc = run("models.generate", "--model", "xl-lm", "--mem-len", "16", "--max-new", "5", "--temperature", "0",
+               "--json", "In the beginning God created")
+    assert proc.returncode == 0, proc.stderr
+    trace = json.loads(proc.stdout)
+    assert trace["mem_len"] == 16 and len(trace["steps"]) == 5
+    assert all(step["memory_len"] <= 16 for step in trace["steps"])
+    assert_one_line_error(run("models.generate", "--model", "xl-lm", "--mem-len", "9999", "x"), "memory length")

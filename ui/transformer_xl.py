@@ -20,7 +20,7 @@ from viz_core.transformer_xl import (
     WORDS, dependency_figure, memory_growth_figure, memory_perplexity_figure, score_terms_figure, shift_figure,
 )
 
-MODEL = "txl-lm"
+MODEL = "xl-lm"
 SPEED_CONTEXT, SPEED_TOKENS = 512, 20  # the issue's length; the paper's 1,800× is at 3,800 tokens
 EXAMPLES = [
     "In the beginning , God created the heavens and the earth . The earth was without form and empty . Darkness "
@@ -43,7 +43,7 @@ def _load(name: str) -> LoadedTXL:
 
 
 def load_model() -> LoadedTXL | str:
-    """The shared read-only txl-lm, or a one-line message naming the bad file and the command."""
+    """The shared read-only xl-lm, or a one-line message naming the bad file and the command."""
     return load_or_message(_load, MODEL, " " + t("txl.train_hint"))
 
 

@@ -83,7 +83,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     # Transformer-XL (Dai et al. 2019): tf-lm's size (2 layers, d=128, 4 heads, d_ff=512, tied embeddings)
     # and vocabulary, segments of L = 32 with memory M = 32; 16 contiguous streams, one segment each
     # per step. The shipped run: 1,200 steps in 377 s on one CPU thread of a busy 2-core machine.
-    Preset("txl-lm", "Transformer-XL LM · World English Bible", 14, TRANSFORMER_XL, "lm",
+    Preset("xl-lm", "Transformer-XL LM · World English Bible", 14, TRANSFORMER_XL, "lm",
            dict(d_model=128, n_heads=4, n_layers=2, d_ff=512, dropout=0.1, seg_len=32, mem_len=32,
                 tie_embeddings=True),
            TrainSettings(steps=1200, batch_size=16, lr=1.5e-3, warmup=100, max_minutes=9.0, **_TF_ADAM),

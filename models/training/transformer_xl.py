@@ -1,4 +1,4 @@
-"""The Transformer-XL recipe (``txl-lm``): a word-level LM on the World English Bible with segment-level
+"""The Transformer-XL recipe (``xl-lm``): a word-level LM on the World English Bible with segment-level
 recurrence (Dai et al. 2019, §3.2), and its evaluation with and without memory.
 
 Training follows the paper's setting: the token stream is cut into B contiguous streams
@@ -65,7 +65,7 @@ def memory_evaluation(model: TransformerXL, stream: Sequence[int], seg_len: int,
 
 def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
                  device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
-    """Train ``txl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
+    """Train ``xl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = Vocab(Vocab.build(train_lines).itos[: int(preset.data.get("vocab_cap", 6000))])
     cfg = TXLConfig(vocab_size=len(vocab), pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, **preset.model)

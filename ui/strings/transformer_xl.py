@@ -10,22 +10,22 @@ STRINGS: dict[str, tuple[str, str]] = {
                   "the cached states of the M tokens before it. Positions are relative.",
                   "Transformer-XL（Dai 等，2019）按每段 L 个词元读取文本；每一段还关注记忆，即它之前 M 个词元缓存的状态。"
                   "位置是相对的。"),
-    "txl.train_hint": ("Train it: python -m models.train --preset txl-lm",
-                       "请先训练：python -m models.train --preset txl-lm"),
+    "txl.train_hint": ("Train it: python -m models.train --preset xl-lm",
+                       "请先训练：python -m models.train --preset xl-lm"),
     "txl.text": ("Passage", "段落"),
     "txl.text_help": ("Any English text; it is read as lowercase words and punctuation, after <s>.",
                       "任意英文文本；按小写单词和标点读取，前面加 <s>。"),
     "txl.url.text": ("passage", "段落"),
     "txl.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
     "txl.seg": ("Segment L", "片段 L"),
-    "txl.seg_help": ("Segment length: the tokens read together (the queries). txl-lm was trained with L = 32.",
-                     "片段长度：一起读入的词元（即查询）。txl-lm 训练时 L = 32。"),
+    "txl.seg_help": ("Segment length: the tokens read together (the queries). xl-lm was trained with L = 32.",
+                     "片段长度：一起读入的词元（即查询）。xl-lm 训练时 L = 32。"),
     "txl.mem": ("Memory M", "记忆 M"),
     "txl.mem_help": ("Memory length: cached states of the tokens before the segment, no gradient through them. "
                      "0 = no memory: every segment is read alone, like a vanilla Transformer on fixed segments. "
-                     "txl-lm was trained with M = 32.",
+                     "xl-lm was trained with M = 32.",
                      "记忆长度：本段之前词元的缓存状态，梯度不经过它们。0 = 没有记忆：每一段单独读取，"
-                     "就像固定分段的普通 Transformer。txl-lm 训练时 M = 32。"),
+                     "就像固定分段的普通 Transformer。xl-lm 训练时 M = 32。"),
     "txl.options": ("Options", "选项"),
     "txl.example": ("Pick an example", "选择示例"),
     "txl.example_placeholder": ("Example passages …", "示例段落 …"),
