@@ -30,6 +30,10 @@ def projector_page(app_url, browser_context):
         return page
 
     yield _open
+    # The browser remembers a collapsed sidebar: open it again for the tests that use it.
+    if page.locator("[data-testid='stSidebar'][data-collapsed='true']").count():
+        page.locator("[data-testid='stExpandSidebarButton']").first.click(force=True)
+        page.wait_for_selector("[data-testid='stSidebar'][data-collapsed='false']", timeout=10_000)
     page.close()
 
 
