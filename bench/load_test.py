@@ -32,7 +32,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -49,7 +48,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from deploy.serve import ROOT, classroom_env, streamlit_command
+from deploy.serve import ROOT, classroom_env, streamlit_command, wait_ready
+from tests.server import free_port
 
 MAX_SESSIONS, MAX_DURATION_S = 100, 600
 RUN_TIMEOUT_S = 120.0  # one run that takes longer counts as an error
@@ -318,12 +318,6 @@ def cpu_s(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(port: int, cpu: int | None) -> subprocess.Popen:
     """The app under test with the classroom settings, pinned to ``cpu`` (None: not pinned), healthy."""
     env = classroom_env("confined")
@@ -331,18 +325,12 @@ def start_server(port: int, cpu: int | None) -> subprocess.Popen:
     pin = [] if cpu is None else ["taskset", "-c", str(cpu)]
     proc = subprocess.Popen([*pin, *streamlit_command("127.0.0.1", port)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.5)
-        if proc.poll() is not None:
-            break
-    proc.kill()
-    raise RuntimeError("the Streamlit server did not become healthy in 120 s")
+    try:
+        wait_ready([f"http://127.0.0.1:{port}/_stcore/health"], [proc], timeout_s=120)
+    except RuntimeError:
+        proc.kill()
+        raise
+    return proc
 
 
 async def sample_rss(pid: int, samples: list[tuple[float, float]], stop: asyncio.Event) -> None:

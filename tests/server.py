@@ -2,17 +2,21 @@
 fixtures, the telemetry test and the benchmarks share."""
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
+
+from deploy.serve import wait_ready
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -20,21 +24,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout_s: float = 90) -> None:
-    """Poll ``url``/_stcore/health until it answers 200 (raise when the server died or time ran out)."""
-    deadline = time.time() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.time() > deadline or (proc is not None and proc.poll() is not None):
-            raise RuntimeError(f"the Streamlit server at {url} did not become healthy")
-        time.sleep(0.5)
 
 
 @contextmanager
@@ -52,7 +41,7 @@ def streamlit_server(script: str | Path = "app.py", *, cwd: Path = ROOT, env: Ma
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
+        wait_ready([f"{url}/_stcore/health"], [proc], timeout_s=90)
         yield url
     finally:
         proc.terminate()
@@ -60,3 +49,22 @@ def streamlit_server(script: str | Path = "app.py", *, cwd: Path = ROOT, env: Ma
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` in a thread of its own: the browser tests' Playwright (sync API)
+    keeps an event loop running in the main thread for the whole session, where asyncio.run refuses."""
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)
+            result["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]

@@ -4,7 +4,6 @@ dir). Sessions opened through the proxy must stay on their replica: the page, it
 health check and its websocket; and a reconnecting tab must find its session again."""
 from __future__ import annotations
 
-import asyncio
 import queue
 import random
 import re
@@ -23,6 +22,7 @@ import pytest
 from bench.load_test import StreamlitSession
 from deploy.serve import find_nginx
 from tests.conftest import ROOT
+from tests.server import run_coroutine
 
 COOKIE = "attention_lab_replica"
 REPLICA_HEADER = "x-attention-lab-replica"
@@ -119,7 +119,7 @@ def _open_session(url: str, cookie: str, resume: str = "") -> tuple[str, str, li
             return session.response_headers.get(REPLICA_HEADER, ""), session.session_id, errors
         finally:
             await session.close()
-    return asyncio.run(go())
+    return run_coroutine(go())
 
 
 def test_replicas_run_with_classroom_settings(lab: Lab) -> None:

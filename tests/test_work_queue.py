@@ -9,6 +9,7 @@ import time
 import pytest
 
 from bench.load_test import REAL, StreamlitSession, free_port, long_text, start_server
+from tests.server import run_coroutine
 from ui.work_queue import QueueFull, WorkQueue
 
 
@@ -163,7 +164,7 @@ def test_the_explorer_page_queues_heavy_runs_and_says_so() -> None:
         return list(errors), notices
 
     try:
-        errors, notices = asyncio.run(go())
+        errors, notices = run_coroutine(go())
     finally:
         server.terminate()
         server.wait(timeout=30)
