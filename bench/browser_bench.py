@@ -46,8 +46,17 @@ def _arrow(page, i) -> None:
 def _select_head(key: str, n: int) -> Callable:
     """Choose another head in a selectbox (head 2, head 3, … in turn)."""
     def act(page, i):
-        page.locator(f".st-key-{key}").first.click()
+        page.locator(f".st-key-{key} [data-baseweb='select']").first.click(timeout=120_000)
         page.get_by_role("option").nth(1 + i % (n - 1)).click()
+    return act
+
+
+def _slider(key: str) -> Callable:
+    """Move a slider one notch with the keyboard, right then left."""
+    def act(page, i):
+        thumb = page.locator(f".st-key-{key} [tabindex='0']").first
+        thumb.focus()
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
     return act
 
 
@@ -60,13 +69,14 @@ CASES: dict[str, tuple[str, Callable]] = {
     "floor": ("", _key_button("floor_next")),
     "scratch": ("Attention_from_scratch", _key_button("kr_resample")),
     "seq2seq": ("Seq2seq_attention", _arrow),
-    "positional": ("Positional_encoding", _toggle("pe_show_sum")),
+    "positional": ("Positional_encoding", _slider("pe_len")),
     "transformer": ("Transformer_translation", _arrow),
     "one-head": ("Inside_one_head", _toggle("head_scale")),
     "generation": ("Generation", _arrow),
     "bert": ("BERT_masking", lambda page, i: page.locator(".st-key-bert_click_pills button, "
                                                           "[class*='st-key-bert_click'] button").nth(i % 4).click()),
-    "real512": ("Real_model_explorer?real_text=" + LONG_TEXT.replace(" ", "+"), _select_head("real_head", 12)),
+    "real512": ("Real_model_explorer?real_max=512&real_text=" + LONG_TEXT.replace(" ", "+"),
+                _select_head("real_head", 12)),
     "present": ("Present?deck=1_teaching_order&slide=2", _arrow),  # a step within a presented slide
 }
 
