@@ -44,10 +44,12 @@ def _arrow(page, i) -> None:
 
 
 def _select_head(key: str, n: int) -> Callable:
-    """Choose another head in a selectbox (head 2, head 3, … in turn)."""
+    """Choose another head in a selectbox by typing its label (head 2, head 3, … in turn)."""
     def act(page, i):
-        page.locator(f".st-key-{key} [data-baseweb='select']").first.click(timeout=120_000)
-        page.get_by_role("option").nth(1 + i % (n - 1)).click()
+        box = page.locator(f".st-key-{key} input").first
+        box.click(timeout=120_000)
+        box.fill(f"head {2 + i % (n - 1)}")
+        page.keyboard.press("Enter")
     return act
 
 
