@@ -49,7 +49,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
 from deploy.serve import ROOT, classroom_env, streamlit_command, wait_ready
-from tests.server import free_port
+from tests.server import free_port, stop_process
 
 MAX_SESSIONS, MAX_DURATION_S = 100, 600
 RUN_TIMEOUT_S = 120.0  # one run that takes longer counts as an error
@@ -447,11 +447,7 @@ async def main_async(args: argparse.Namespace) -> dict:
         report["error_examples"] = sorted({e for r in runs for e in r.errors})[:10]
         return report
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_process(server, 15)
 
 
 def print_report(report: dict) -> None:

@@ -44,11 +44,16 @@ def streamlit_server(script: str | Path = "app.py", *, cwd: Path = ROOT, env: Ma
         wait_ready([f"{url}/_stcore/health"], [proc], timeout_s=90)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, timeout_s: float = 10) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``timeout_s``."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -96,3 +96,12 @@ def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k:
         probs[drop] = 0.0
         probs = probs / probs.sum()
     return probs
+
+
+def softmax_row(x: np.ndarray) -> np.ndarray:
+    """softmax over one row's finite entries; −∞ (masked) entries get weight 0 (all −∞: all 0)."""
+    finite = np.isfinite(x)
+    if not finite.any():
+        return np.zeros_like(x)
+    e = np.where(finite, np.exp(np.where(finite, x, 0.0) - x[finite].max()), 0.0)
+    return (e / e.sum()).astype(np.float32)

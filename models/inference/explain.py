@@ -26,7 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from models.checkpoints import LoadedSeq2Seq
-from models.inference.common import device_of, eval_mode, to_numpy
+from models.inference.common import device_of, eval_mode, softmax_row, to_numpy
 from models.inference.head import head_walkthrough
 from models.inference.traces import CellExplanation, HeadWalkthrough
 from models.inference.translate import prepare_source
@@ -52,11 +52,6 @@ FORMULAS = {
 def _check(index: int, size: int, what: str) -> None:
     if not 0 <= index < size:
         raise ValueError(f"{what} {index} out of range (0 … {size - 1})")
-
-
-def _softmax(masked: np.ndarray) -> np.ndarray:
-    """softmax over the row; −∞ entries get exactly 0."""
-    return to_numpy(torch.softmax(torch.from_numpy(np.asarray(masked, dtype=np.float32)), dim=-1))
 
 
 # --------------------------------------------------------------------------------------
@@ -119,7 +114,7 @@ def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequen
     if position is not None:
         allowed &= _local_window(len(row), position, cfg.window)
     masked = np.where(allowed, row, -np.inf).astype(np.float32)
-    soft = _softmax(masked)
+    soft = softmax_row(masked)
     weights = soft
     if cfg.alignment == "local-p":
         sigma = cfg.window / 2
@@ -187,7 +182,7 @@ def _dot_product_cell(family: str, q: Tensor, keys: Tensor, scale: float, addend
     scores = to_numpy(keys @ q)
     allowed = np.isfinite(addend)
     masked = np.where(allowed, scores / np.float32(scale) + np.where(allowed, addend, 0), -np.inf).astype(np.float32)
-    soft = _softmax(masked)
+    soft = softmax_row(masked)
     return CellExplanation(
         family=family, score_formula=FORMULAS["dot-product"], query_index=query, key_index=key,
         terms={"q": to_numpy(q), "k": to_numpy(keys[key])}, scores=scores, scale=scale, allowed=allowed,

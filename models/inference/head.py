@@ -14,18 +14,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from models.inference.common import as_ids, device_of, eval_mode, to_numpy
+from models.inference.common import as_ids, device_of, eval_mode, softmax_row, to_numpy
 from models.inference.traces import ATTENTION_KINDS, HeadWalkthrough
 from models.nn.transformer import DecoderOnlyLM, Transformer
-
-
-def _softmax_np(x: np.ndarray) -> np.ndarray:
-    """softmax over the finite entries; −∞ entries get weight 0 (all −∞: all 0)."""
-    finite = np.isfinite(x)
-    if not finite.any():
-        return np.zeros_like(x)
-    e = np.where(finite, np.exp(np.where(finite, x, 0.0) - x[finite].max()), 0.0)
-    return (e / e.sum()).astype(np.float32)
 
 
 @torch.inference_mode()
@@ -100,8 +91,8 @@ def head_walkthrough(
     scaled = scores_np / np.float32(math.sqrt(d_k))
     allowed_np = allowed.cpu().numpy().astype(bool)
     masked = np.where(allowed_np, scaled, -np.inf).astype(np.float32)
-    weights = _softmax_np(masked)
-    unscaled = _softmax_np(np.where(allowed_np, scores_np, -np.inf).astype(np.float32))
+    weights = softmax_row(masked)
+    unscaled = softmax_row(np.where(allowed_np, scores_np, -np.inf).astype(np.float32))
     v_np = to_numpy(v)
     return HeadWalkthrough(
         kind=kind, layer=layer, head=head, query_index=query_index, d_k=d_k, q=to_numpy(q), keys=to_numpy(k),
