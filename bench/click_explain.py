@@ -3,10 +3,11 @@
 `python -m bench.click_explain` prints, on CPU:
 - server milliseconds of one derivation (uncached, mean after a warm-up) per family: an RNN cell
   (the decoding replayed up to the step), a Transformer head cell (one teacher-forced pass), a
-  small-BERT cell, and a real MiniLM-L6 cell at 32 and 128 tokens (one forward pass; all 12 heads
+  small-BERT cell, and a real MiniLM-L6 cell at 32, 128 and 512 tokens (one forward pass; all 12 heads
   of the layer's average in the same pass);
 - the JSON bytes of a figure before and after :func:`viz_core.explain.add_cell_layer`, for the
-  seq2seq heatmap of a 20-word sentence and a real-model head figure at 128 tokens.
+  seq2seq heatmap of a 20-word sentence and a real-model head figure at 128 tokens, and at 512
+  tokens (binned to 128 × 128 blocks: the click layer has one point per block).
 """
 from __future__ import annotations
 
@@ -66,8 +67,8 @@ def main() -> None:
     from models.inference.hf_adapter import load_hf_model, run_hf
 
     m = load_hf_model()
-    for words in (25, 100):
-        real = run_hf(m, " ".join([SENTENCE] * (words // 20 + 1)), max_tokens=32 if words == 25 else 128)
+    for limit in (32, 128, 512):
+        real = run_hf(m, " ".join([SENTENCE] * (limit // 20 + 1)), max_tokens=limit)
         ids, segs = real.ids.tolist(), real.segment_ids.tolist()
         print(f"MiniLM-L6 cell at {len(ids)} tokens: one head "
               f"{timed(lambda: explain_hf_heads(m, ids, segs, 3, [5], 4, 2), r):.1f} ms, all 12 heads "
@@ -82,6 +83,11 @@ def main() -> None:
     before = nbytes(fig)
     add_cell_layer(fig)
     print(f"head figure 128 × 128: {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB with the click layer")
+    w = np.random.default_rng(0).dirichlet(np.ones(512), size=512).astype(np.float32)
+    fig = head_figure(w, [f"t{i}" for i in range(512)]).figure
+    before = nbytes(fig)
+    add_cell_layer(fig)
+    print(f"head figure 512 × 512 (binned 4 × 4): {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB with the click layer")
 
 
 if __name__ == "__main__":

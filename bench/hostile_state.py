@@ -86,7 +86,8 @@ VIEWS: tuple[View, ...] = (
     View(P7, "bert_stats", {"topic": "Masking"}),
     View(P7, "bert_embedding", {"topic": "Pieces and embeddings"}),
     View(P7, "bert_from", {"topic": "Attention"}),
-    View(P7, "bert_nsp_draw", {"topic": "Next sentence"}, ("bert_nsp_seed",)),
+    # minilm-mlm (the default) has no trained next-sentence head: the tab's draw is bert-small's
+    View(P7, "bert_nsp_draw", {"topic": "Next sentence", "bert_model": "bert-small"}, ("bert_nsp_seed",)),
     View(P7, "bert_class", {"topic": "Fine-tuning"}),
     View("pages/8_Real_model_explorer.py", "real_grid"),
     View("pages/8_Real_model_explorer.py", "real_dir", {"real_source": "folder"}),

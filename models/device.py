@@ -19,13 +19,26 @@ def pick_device(prefer: str | None = None) -> torch.device:
     return torch.device("cpu")
 
 
+#: The English of each device name by string id (the app shows them in the reader's language:
+#: ui/strings/common.py holds the same ids).
+DEVICE_NAMES = {"device.cuda": "CUDA: {name}", "device.mps": "Apple MPS", "device.cpu_one": "CPU (1 thread)",
+                "device.cpu_many": "CPU ({n} threads)"}
+
+
+def device_name(device: torch.device) -> tuple[str, dict[str, object]]:
+    """The device's name as a string id of :data:`DEVICE_NAMES` and its fields."""
+    if device.type == "cuda":
+        return "device.cuda", {"name": torch.cuda.get_device_name(device)}
+    if device.type == "mps":
+        return "device.mps", {}
+    n = torch.get_num_threads()
+    return ("device.cpu_one", {}) if n == 1 else ("device.cpu_many", {"n": n})
+
+
 def describe_device(device: torch.device) -> str:
     """A short human-readable name of the device, e.g. 'CUDA: NVIDIA H100' or 'CPU (2 threads)'."""
-    if device.type == "cuda":
-        return f"CUDA: {torch.cuda.get_device_name(device)}"
-    if device.type == "mps":
-        return "Apple MPS"
-    return f"CPU ({torch.get_num_threads()} thread{'s' if torch.get_num_threads() != 1 else ''})"
+    key, fields = device_name(device)
+    return DEVICE_NAMES[key].format(**fields)
 
 
 #: torch intra-op threads for the app, training and the commands, chosen by measurement: on a

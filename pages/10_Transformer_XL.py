@@ -5,15 +5,15 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.grid import head_name, head_picker, pick
-from ui.i18n import figure_texts, t
+from ui.grid import head_picker
+from ui.i18n import t
 from ui.state import at_most, checked, number_in, topic_tabs, url_check
 from ui.stepper import step_control
-from ui.tokens import token_strip
+from ui.tokens import input_error, token_strip
 from ui.transformer_xl import (
     EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, run_read, terms_section,
 )
-from viz_core.transformer_xl import xl_attention_figure
+from ui.transformer_xl import segment_figure
 
 page_frame(t("nav.10"), icon="🧠", intro=t("txl.intro"))
 
@@ -50,7 +50,7 @@ with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretc
 try:
     trace = run_read(text, seg_len, mem_len)
 except InputError as exc:
-    st.warning(str(exc))
+    st.warning(input_error(exc))
     st.stop()
 if trace.dropped:
     st.warning(t("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
@@ -64,11 +64,7 @@ def segments_view() -> None:
     s = step_control(n, key="txl", label=t("txl.segment"))
     seg = trace.segments[s]
     m, l_ = len(seg.memory_tokens), len(seg.tokens)
-    st.plotly_chart(xl_attention_figure(
-        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
-        memory_label=t("txl.memory", n=m), segment_label=t("txl.current", n=l_),
-        title=t("txl.fig.attention", s=s + 1, n=n, head=head_name(layer, head)),
-        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts()), key="txl_attention", config=PLOT)
+    st.plotly_chart(segment_figure(trace, s, layer, head), key="txl_attention", config=PLOT)
     st.caption(t("txl.strip", s=s + 1, n=n, m=m, l=l_))
     memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
     if memory_col is not None:

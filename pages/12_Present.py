@@ -89,7 +89,7 @@ if deck_id == UPLOAD:
         try:
             st.session_state[UPLOADED] = deck = parse_deck(upload.getvalue(), RENDERERS)
         except DeckError as exc:
-            st.warning(t("p9.bad_file", reason=md_escape(str(exc))))
+            st.warning(t("p9.bad_file", reason=md_escape(exc.say(current()))))
 if deck is None:
     st.info(t("p9.no_slides" if deck_id == SESSION else "p9.choose_file"))
     st.stop()

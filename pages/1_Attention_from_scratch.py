@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 
 page_frame(t("nav.1"), icon="🧮", intro=t("p1.intro"))
 
@@ -56,21 +56,25 @@ def kernel_regression_section() -> None:
     results = {"average": kr.average_pooling(data),
                "gaussian": kr.gaussian_pooling(data, bandwidth),
                "parametric": trained}
-    fits = {key: (r.name, r.y_hat) for key, r in results.items()}
+    names = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
+             "parametric": t("p1.kr.parametric_w", w=trained.w)}
+    short = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian"), "parametric": t("p1.kr.parametric_short")}
+    fits = {key: (names[key], r.y_hat) for key, r in results.items()}
     chosen = results[method]
+    words = figure_texts()
 
     left, right = st.columns(2)
     left.plotly_chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
                                             fits, highlight=method,
-                                            title=t("p1.kr.fig_fit")),
+                                            title=t("p1.kr.fig_fit"), texts=words),
                       key="kr_fit", config=PLOT)
     right.plotly_chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
-        title=t("p1.kr.fig_weights", name=chosen.name), x_title=t("p1.kr.x_key"),
-        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10), key="kr_weights", config=PLOT)
+        title=t("p1.kr.fig_weights", name=names[method]), x_title=t("p1.kr.x_key"),
+        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT)
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
-        col.metric(t("p1.kr.test_error", name=r.name.split(' (')[0]), f"{r.mse:.3f}",
+        col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}",
                    help=t("p1.kr.test_error_help"))
 
     explain_kernel_regression_setup()
@@ -78,7 +82,7 @@ def kernel_regression_section() -> None:
     if steps:
         st.plotly_chart(viz.loss_figure(results["parametric"].loss_history,
                                         results["parametric"].w_history,
-                                        title=t("p1.kr.fig_loss")), key="kr_loss", config=PLOT)
+                                        title=t("p1.kr.fig_loss"), texts=words), key="kr_loss", config=PLOT)
 
 
 def score_functions_section() -> None:
@@ -91,11 +95,12 @@ def score_functions_section() -> None:
     labels = [f"k{i + 1}" for i in range(n_keys)]
     params = sandbox.default_score_params()
     comp = sandbox.compare_scores(query, keys, params)
+    words = figure_texts()
     plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")), key="sf_plane",
                         config=PLOT)
-    bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars")),
+    bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
                       key="sf_bars", config=PLOT)
-    st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights), key="sf_table")
+    st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights, texts=words), key="sf_table")
     explain_scores(params)
     st.divider()
     st.subheader(t("p1.sat.header"))
@@ -106,10 +111,10 @@ def score_functions_section() -> None:
     st.plotly_chart(viz.saturation_figure(result.dims, result.max_weight_dot,
                                           result.max_weight_scaled, result.grad_norm_dot,
                                           result.grad_norm_scaled, chosen=d,
-                                          n_keys=result.n_keys), key="sf_saturation", config=PLOT)
+                                          n_keys=result.n_keys, texts=words), key="sf_saturation", config=PLOT)
     i = dims.index(d)
     left, right = st.columns([1, 1], vertical_alignment="center")
-    left.plotly_chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d),
+    left.plotly_chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d, texts=words),
                       key="sf_example", config=PLOT)
     explain_saturation(right, d, result, i)
 
@@ -126,8 +131,8 @@ def soft_hard_local_section() -> None:
                        key="shl_center", persist_state="page", bind="query-params")
     half_width = checked(c4.slider, t("p1.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params")
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
-    st.plotly_chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window),
-                    key="shl_fig", config=PLOT)
+    st.plotly_chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window,
+                                               texts=figure_texts()), key="shl_fig", config=PLOT)
     explain_soft_hard_local(tokens, ex)
 
 
@@ -156,7 +161,7 @@ def sandbox_section() -> None:
         return
 
     figures = viz.qkv_step_figures(steps.scores, steps.scaled, steps.allowed, steps.weights, steps.v,
-                                   steps.output, steps.d_k)
+                                   steps.output, steps.d_k, texts=figure_texts())
     keys = ("sb_scores", "sb_scaled", "sb_masked", "sb_weights", "sb_v_fig", "sb_output")
     for col, figure, key in zip(st.columns(3) + st.columns(3), figures, keys):
         col.plotly_chart(figure, key=key, config=PLOT)
@@ -174,7 +179,7 @@ CX_WIDTHS, CX_REPEATS = [16, 32, 64, 128, 256], [1, 3, 5]
 
 def complexity_section() -> None:
     st.subheader(t("p1.cx.header"))
-    st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE))
+    st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE, texts=figure_texts()))
     explain_complexity()
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
     d_model = checked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d",
@@ -198,7 +203,7 @@ def complexity_section() -> None:
         result = timings(*params)
     st.plotly_chart(viz.timing_figure(result.lengths, result.seconds,
                                       title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads,
-                                              d=result.d_model)), key="cx_fig", config=PLOT)
+                                              d=result.d_model), texts=figure_texts()), key="cx_fig", config=PLOT)
     explain_growth(result)
 
 

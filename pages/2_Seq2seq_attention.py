@@ -21,7 +21,7 @@ from ui.seq2seq import (
 )
 from ui.state import at_most, checked, labels as url_labels, number_in, url_check
 from ui.stepper import length_penalty_slider, step_control
-from ui.tokens import md_escape, show_notices, token_strip
+from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
 page_frame(i18n.t("nav.2"), icon="🔁", intro=i18n.t("p2.intro"))
@@ -85,7 +85,7 @@ def translate_or_message(name: str):
         return run_translation(name, text, beam, mode if load_model(name).model.cfg.attention == "luong" else "soft",
                                alpha)
     except InputError as exc:
-        st.warning(str(exc))
+        st.warning(input_error(exc))
         return None
 
 
@@ -177,8 +177,10 @@ def steps_view() -> None:
                 figures={i18n.t("p2.export.attention"): heat, i18n.t("p2.export.step", step=t + 1): bars,
                          i18n.t("p2.export.topk", step=t + 1): topk}
                 if hyp.attention is not None else {i18n.t("p2.export.topk", step=t + 1): topk},
-                numbers={"Model": labels[model_name], "Translation": display_text(trace.tgt_tokens),
-                         "Search": f"{trace.search}, width {trace.beam_width}", "Score": hyp.score})
+                numbers={i18n.t("num.model"): labels[model_name],
+                         i18n.t("num.translation"): display_text(trace.tgt_tokens),
+                         i18n.t("num.search"): i18n.t("num.search_value", search=trace.search, width=trace.beam_width),
+                         i18n.t("num.score"): hyp.score})
     what_if_view(trace, text, t, alpha, labels[model_name])
     if trace.search == "beam":
         st.subheader(i18n.t("p2.beam_header"))

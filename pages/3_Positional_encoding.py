@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 
 page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
 
@@ -42,14 +42,18 @@ def sinusoid_section() -> None:
     dims = checked(dims_box.multiselect, t("p3.dims"), list(range(d_model)), default=default,
                    key=f"pe_dims_{d_model}", persist_state="page", bind="query-params")
     left, right = st.columns(2)
-    left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves")), key="pe_curves", config=PLOT)
-    right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model)),
+    words = figure_texts()
+    left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words), key="pe_curves",
+                      config=PLOT)
+    right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
+                                             y_title=words["pe.position"], texts=words),
                        key="pe_heatmap", config=PLOT)
     st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\qquad "
              r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     explain_sinusoids()
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model), key="pe_wavelengths", config=PLOT)
+    left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model, texts=words), key="pe_wavelengths",
+                      config=PLOT)
     explain_wavelengths(right, trace.wavelengths, d_model)
 
 
@@ -65,11 +69,12 @@ def similarity_rotation_section() -> None:
     pos = checked(c4.slider, t("p3.example_pos"), 0, length - 1, min(10, length - 1), key="rot_pos",
                     persist_state="page", bind="query-params")
     trace = sinusoids(length, d_model)
+    words = figure_texts()
     left, right = st.columns(2)
-    left.plotly_chart(viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity")),
+    left.plotly_chart(viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity"), texts=words),
                       key="rot_similarity", config=PLOT)
     right.plotly_chart(viz.offset_figure(trace.offsets, trace.offset_formula,
-                                         trace.offset_measured, title=t("p3.fig.offset")),
+                                         trace.offset_measured, title=t("p3.fig.offset"), texts=words),
                        key="rot_offset", config=PLOT)
     explain_offsets(trace.offset_spread)
 
@@ -79,11 +84,11 @@ def similarity_rotation_section() -> None:
     rotation_formulas()
     rotation_metrics(check, k, length)
     left, right = st.columns([2, 3])
-    left.plotly_chart(viz.rotation_matrix_figure(check.matrix, k), key="rot_matrix", config=PLOT)
-    right.plotly_chart(viz.rotation_vectors_figure(check.pe_shifted, check.rotated, pos, k),
+    left.plotly_chart(viz.rotation_matrix_figure(check.matrix, k, texts=words), key="rot_matrix", config=PLOT)
+    right.plotly_chart(viz.rotation_vectors_figure(check.pe_shifted, check.rotated, pos, k, texts=words),
                        key="rot_vectors", config=PLOT)
     left, right = st.columns([3, 2], vertical_alignment="center")
-    left.plotly_chart(viz.rotation_error_figure(check.ks, check.max_error_by_k),
+    left.plotly_chart(viz.rotation_error_figure(check.ks, check.max_error_by_k, texts=words),
                       key="rot_errors", config=PLOT)
     explain_rotation(right)
     st.divider()
@@ -108,10 +113,11 @@ def model_score_section() -> None:
     result = model_scores(SCORE_MODEL, layer, head - 1)
     model_score_formula()
     left, right = st.columns(2)
-    left.plotly_chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer,
-                                                                        head=head)), key="rot_tf_scores", config=PLOT)
+    words = figure_texts()
+    left.plotly_chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer, head=head),
+                                                texts=words), key="rot_tf_scores", config=PLOT)
     offsets = sorted({0, 3, result.worst_offset})
-    right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals")),
+    right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals"), texts=words),
                        key="rot_tf_diagonals", config=PLOT)
     explain_model_scores(result)
 
@@ -122,7 +128,8 @@ def embeddings_section() -> None:
     d_model = checked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d",
                                persist_state="page", bind="query-params")
     init_label = checked(c2.radio, t("p3.emb.init"), list(pos_enc.EMBEDDING_INITS), index=0,
-                          key="emb_init", persist_state="page", bind="query-params")
+                          key="emb_init", persist_state="page", bind="query-params",
+                          format_func=lambda label: t(f"p3.emb.init.{pos_enc.EMBEDDING_INITS[label]}"))
     scaled = checked(c3.toggle, t("p3.emb.scaled"), value=True, key="emb_scaled",
                        persist_state="page", bind="query-params")
     scale = math.sqrt(d_model) if scaled else 1.0
@@ -130,7 +137,7 @@ def embeddings_section() -> None:
     st.latex(r"x_{pos} = s\cdot E[\text{word}_{pos}] + PE(pos),\qquad s = "
              + (r"\sqrt{d_{model}} = " + f"{scale:.2f}" if scaled else "1"))
     st.plotly_chart(viz.embedding_mix_figure(result.tokens, result.embedded, result.pe,
-                                             result.summed), key="emb_heatmaps", config=PLOT)
+                                             result.summed, texts=figure_texts()), key="emb_heatmaps", config=PLOT)
     m1, m2, m3 = st.columns(3)
     m1.metric(t("p3.emb.word_norm"), f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
@@ -138,7 +145,8 @@ def embeddings_section() -> None:
     m3.metric(t("p3.emb.word_share"), f"{result.word_share[i]:.0%}")
     st.plotly_chart(viz.embedding_scale_figure(result.scales, result.same_word_cos,
                                                result.same_pos_cos, result.word_share,
-                                               scale, math.sqrt(d_model)), key="emb_curve", config=PLOT)
+                                               scale, math.sqrt(d_model), texts=figure_texts()), key="emb_curve",
+                    config=PLOT)
     explain_embeddings()
 
 
@@ -158,12 +166,14 @@ def schemes_section() -> None:
     result = schemes(train_len, eval_len, d_model, head - 1, learned is not None)
     maps = {name: m for name, m in result.maps.items()
             if learned is not None or name != "Learned (absolute)"}
-    st.plotly_chart(viz.schemes_figure(maps, train_len, scheme_titles(learned)), key="sch_maps", config=PLOT)
+    words = figure_texts()
+    st.plotly_chart(viz.schemes_figure(maps, train_len, scheme_titles(learned), texts=words), key="sch_maps",
+                    config=PLOT)
     explain_scheme_maps(learned)
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.scheme_profile_figure(maps, train_len), key="sch_profile", config=PLOT)
+    left.plotly_chart(viz.scheme_profile_figure(maps, train_len, texts=words), key="sch_profile", config=PLOT)
     explain_schemes(right, result, d_model, train_len, head)
-    st.table(viz.scheme_table())
+    st.table(viz.scheme_table(texts=words))
     learned_positions_view(learned)
 
 
@@ -174,9 +184,10 @@ def padding_section() -> None:
                                    persist_state="page", bind="query-params"))
                     for i, (col, n) in enumerate(zip(cols, (5, 3, 7))))
     trace = pos_enc.padded_positions(lengths, d_model=16)
-    st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids")), key="pad_ids",
+    words = figure_texts()
+    st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids"), texts=words), key="pad_ids",
                     config=PLOT)
-    st.plotly_chart(viz.padding_encoded_figure(trace.encoded), key="pad_encoded", config=PLOT)
+    st.plotly_chart(viz.padding_encoded_figure(trace.encoded, texts=words), key="pad_encoded", config=PLOT)
     explain_padding()
 
 

@@ -12,7 +12,7 @@ from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the 
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, labels as url_labels, number_in, url_check
 from ui.stepper import length_penalty_slider, step_control
-from ui.tokens import md_escape, show_notices, token_strip
+from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
     KIND_LABELS,
     SHORT_LABELS,
@@ -99,7 +99,7 @@ with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretc
 try:
     trace = run_translation(model_name, text, beam, alpha)
 except InputError as exc:
-    st.warning(str(exc))
+    st.warning(input_error(exc))
     st.stop()
 
 if not trace.tgt_tokens:
@@ -120,7 +120,7 @@ if compare:
         try:
             other = run_seq2seq(compare, text, 1, "soft", 2)
         except InputError as exc:
-            st.warning(str(exc))
+            st.warning(input_error(exc))
 
 
 @st.fragment
@@ -151,7 +151,7 @@ def steps_view() -> None:
                            tuple(queries))
         st.plotly_chart(
             grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                        title=tr("p4.fig.grid")),
+                        title=tr("p4.fig.grid"), texts=figure_texts()),
             key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"), selection_mode="points",
             config=PLOT_NO_BAR)
         st.caption(tr("p4.grid_caption"))
@@ -188,8 +188,9 @@ def steps_view() -> None:
     export_menu("transformer", title=tr("p4.export.title", model=labels[model_name]), source=text, trace=trace,
                 figures={tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
                          tr("p4.export.cross", step=t + 1): bars, tr("p4.export.topk", step=t + 1): topk},
-                numbers={"Model": labels[model_name], "Output": trace.text, "Search": f"{trace.search}, width "
-                         f"{trace.beam_width}", "Σ log p": trace.score, "Step": t + 1, "Head": head_name(layer, head)})
+                numbers={tr("num.model"): labels[model_name], tr("num.output"): trace.text,
+                         tr("num.search"): tr("num.search_value", search=trace.search, width=trace.beam_width),
+                         "Σ log p": trace.score, tr("num.step"): t + 1, tr("grid.head"): head_name(layer, head)})
     what_if_view(trace, text, t, layer, head)
     ablation_view(trace, text, beam, alpha, kind, layer, head, t)
 

@@ -10,7 +10,7 @@ from ui.frame import page_frame
 from ui.i18n import figure_texts, t
 from ui.grid import head_picker
 from ui.state import at_most, boolean, checked, labels as url_labels, url_check
-from ui.tokens import token_strip
+from ui.tokens import input_error, token_strip
 from ui.transformer import HEAD_TEXT, KIND_LABELS, load_model, run_head_view, transformer_choices
 from viz_core.labels import safe_label
 from viz_core.transformer import chain_figure, chain_table, entropy, head_output_figure, vectors_figure
@@ -66,7 +66,7 @@ layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False
 try:
     first = run_head_view(model_name, text, kind, layer, head, 0)
 except InputError as exc:
-    st.warning(str(exc))
+    st.warning(input_error(exc))
     st.stop()
 queries = first.query_tokens
 url_check("head_query", url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"), t("p5.url.query"),
@@ -87,9 +87,9 @@ with left:
                                  title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1), texts=figure_texts()),
                     key="head_chain", config=PLOT)
     export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
-                figures={t("p5.export.chain"): chain}, numbers={"Layer": layer + 1, "Head": head + 1, "d_k": w.d_k,
-                "Query": view.query_tokens[query], "Largest weight": float(weights.max()),
-                "Entropy (bits)": entropy(weights)})
+                figures={t("p5.export.chain"): chain}, numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1,
+                "d_k": w.d_k, t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
+                t("num.entropy"): entropy(weights)})
 with right:
     st.dataframe(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
                              np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),

@@ -11,7 +11,7 @@ from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.state import at_most, checked, labels as url_labels, number_in, url_check
 from ui.stepper import step_control
-from ui.tokens import md_escape, token_strip
+from ui.tokens import input_error, md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, run_generation, transformer_choices
 from viz_core.labels import safe_label
@@ -75,7 +75,7 @@ if isinstance(loaded, str):
 try:
     result = run_generation(model_name, prompt, max_new, float(temperature), int(top_k) or None, seed)
 except InputError as exc:
-    st.warning(str(exc))
+    st.warning(input_error(exc))
     st.stop()
 
 if result.input_tokens_dropped:
@@ -127,7 +127,7 @@ def steps_view() -> None:
     with grid_col:
         payload = grid_for(weights, tuple(seen), tuple(seen))
         st.plotly_chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                                    title=tr("p6.fig.grid")),
+                                    title=tr("p6.fig.grid"), texts=figure_texts()),
                         key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"), selection_mode="points",
                         config=PLOT_NO_BAR)
         st.caption(tr("p6.grid_caption"))
@@ -143,8 +143,9 @@ def steps_view() -> None:
     export_menu("generation", title=tr("p6.export.title", model=labels[model_name]), source=prompt, trace=result,
                 figures={tr("p6.export.dist", step=t + 1): dist, tr("p6.export.bars", step=t + 1): bars,
                          tr("p6.fig.matrix", head=head_name(layer, head)): matrix},
-                numbers={"Model": labels[model_name], "Generated": result.text, "Temperature": temperature,
-                         "Top-k": top_k, "Seed": seed, f"p(step {t + 1})": step.prob})
+                numbers={tr("num.model"): labels[model_name], tr("num.generated"): result.text,
+                         tr("num.temperature"): temperature, "Top-k": top_k, tr("num.seed"): seed,
+                         tr("num.p_step", step=t + 1): step.prob})
 
 
 steps_view()

@@ -6,17 +6,19 @@ import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 
 page_frame(t("nav.7"), icon="🎭", intro=t("p7.intro"))
 
 from corpora.masking import NOT_CHOSEN, RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
-    BERT_PAIR, RULE_LABELS, SMALL_BERT, analyse, click_key, embedding_check, example_pairs, explain_embedding,
+    BERT_PAIR, RULE_LABELS, analyse, click_key, embedding_check, example_pairs, explain_embedding,
     explain_loss,
-    explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, held_out_pairs,
-    input_notes, legend_chips, linked_masking_settings, load_small_bert, masking_chips, masking_stats, masking_stats_caption,
+    explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, head_label,
+    held_out_pairs,
+    input_notes, legend_chips, linked_masking_settings, linked_model, load_small_bert, masked_lm_choices,
+    masking_chips, masking_stats, masking_stats_caption,
     masking_summary, model_summary, outcome_labels,
 )
 from ui.explain import bert_heads_chart  # noqa: E402
@@ -24,6 +26,7 @@ from ui.export import PLOT, export_menu  # noqa: E402
 from ui.quiz import HIDDEN, masked_quiz, quiz_toggle  # noqa: E402
 from ui.state import at_most, checked, increment, many, number_in, topic_tabs, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
+from ui.tokens import md_escape  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
     attention_share_figure, class_figure, embedding_sum_figure, masking_stats_figure, pieces_table,
@@ -31,7 +34,10 @@ from viz_core.bert import (  # noqa: E402
     token_groups,
 )
 
-loaded = load_small_bert()
+model_labels = masked_lm_choices()  # shipped checkpoints, then this session's studio runs ("Your run: …")
+model_names = list(model_labels)
+model_name = linked_model(model_names, model_labels.get)  # read here, before its selectbox is drawn below
+loaded = load_small_bert(model_name)
 if isinstance(loaded, str):
     st.error(loaded)
     st.stop()
@@ -57,6 +63,8 @@ text_a = text_col.text_input(t("p7.a"), key="bert_a", max_chars=10_000, bind="qu
 text_b = b_col.text_input(t("p7.b"), key="bert_b", max_chars=10_000,
                           bind="query-params")
 with options_col.popover(t("p7.masking"), icon=":material/tune:", width="stretch"):
+    st.selectbox(t("p7.model"), model_names, format_func=model_labels.get, key="bert_model", bind="query-params",
+                 help=t("p7.model_help"))
     checked(st.selectbox, t("p7.example"), range(len(examples)),
                  format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}", index=None,
                  key="bert_example", on_change=_use_example, placeholder=t("p7.example_placeholder"))
@@ -71,10 +79,10 @@ if not (text_a or "").strip():
     st.warning(t("p7.empty"))
     st.stop()
 
-clicked_key = click_key(text_a, text_b)
+clicked_key = click_key(text_a, text_b, model_name)
 url_check(clicked_key, many(range(cfg.max_len)), t("p7.pills"), url=False)  # read before its pills are drawn
 clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
-result = analyse(SMALL_BERT, text_a, text_b or "", seed, draw, clicked, rule)
+result = analyse(model_name, text_a, text_b or "", seed, draw, clicked, rule)
 tokens = result.tokens
 n = len(tokens)
 
@@ -98,7 +106,8 @@ def predictions_section() -> None:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
         hits = sum(r.original_rank == 0 for r in rows)
-        st.plotly_chart(predicted := predictions_figure(rows[:16]), key="bert_predictions", config=PLOT)
+        st.plotly_chart(predicted := predictions_figure(rows[:16], texts=figure_texts()), key="bert_predictions",
+                        config=PLOT)
         st.markdown(t("p7.predicted", vocab=cfg.vocab_size, hits=hits, rows=len(rows)))
         if len(rows) > 16:
             st.caption(t("p7.first16", rows=len(rows)))
@@ -110,11 +119,11 @@ def predictions_section() -> None:
     masking_summary(result.outcome, len(eligible), seed, len(clicked))
     if rows and not hidden:
         with st.expander(t("p7.table")):
-            st.dataframe(predictions_table(rows), hide_index=True)
+            st.dataframe(predictions_table(rows, texts=figure_texts()), hide_index=True)
     export_menu("bert-masking", title=t("p7.export.title"), source=f"A: {text_a}\nB: {text_b or ''}", trace=result,
                 figures={t("p7.export.predictions"): predicted} if rows and not hidden else {},
-                numbers={"Pieces": n, "Seed": seed, "Rule": rule,
-                "Chosen": len(rows), "Top-1 right": sum(r.original_rank == 0 for r in rows)})
+                numbers={t("num.pieces"): n, t("num.seed"): seed, t("num.rule"): rule,
+                         t("num.chosen"): len(rows), t("num.top1"): sum(r.original_rank == 0 for r in rows)})
     with st.expander(t("p7.about")):
         model_summary(cfg, training)
 
@@ -125,7 +134,7 @@ def masking_section() -> None:
     explain_masking(rule)
     stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, seed, rule)
     st.plotly_chart(masking_stats_figure(stats.chosen_rate, stats.mask_share, stats.random_share, stats.kept_share,
-                                         title=t("p7.fig.stats", n=stats.totals['eligible'])),
+                                         title=t("p7.fig.stats", n=stats.totals['eligible']), texts=figure_texts()),
                     key="bert_stats", config=PLOT)
     masking_stats_caption(stats, rule)
 
@@ -136,7 +145,8 @@ def pieces_section() -> None:
     explain_pieces()
     masking_chips(tokens, tokens, ["not chosen"] * n, result.segment_ids.tolist())
     with st.expander(t("p7.pieces.table")):
-        st.dataframe(pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist()), hide_index=True)
+        st.dataframe(pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist(), texts=figure_texts()),
+                     hide_index=True)
 
     explain_embedding()
     url_check("bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), t("p7.url.piece"),
@@ -146,7 +156,7 @@ def pieces_section() -> None:
     st.plotly_chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
                                          plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
                                          int(result.segment_ids[pos]), pos,
-                                         title=t("p7.fig.embedding", pos=pos, d=cfg.d_model)),
+                                         title=t("p7.fig.embedding", pos=pos, d=cfg.d_model), texts=figure_texts()),
                     key="bert_embedding", config=PLOT)
     embedding_check(plain)
 
@@ -161,19 +171,22 @@ def attention_section() -> None:
     focus = st.segmented_control(t("p7.token"), specials, default=specials[0], key="bert_focus", bind="query-params",
                                  format_func=lambda i: f"{result.input_tokens[i]} · {i}")
     focus = specials[0] if focus is None else focus
+    words = figure_texts()
     bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "from",
-                                              title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus)),
-                     "bert_from", att, SMALL_BERT, result.input_ids, result.segment_ids, result.input_tokens, focus, "from")
+                                              title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus),
+                                              texts=words),
+                     "bert_from", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus, "from")
     bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "to",
-                                              title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus)),
-                     "bert_to", att, SMALL_BERT, result.input_ids, result.segment_ids, result.input_tokens, focus, "to")
+                                              title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
+                                              texts=words),
+                     "bert_to", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus, "to")
     st.plotly_chart(attention_share_figure(att, token_groups(result.input_tokens),
-                                           title=t("p7.fig.share")),
+                                           title=t("p7.fig.share"), texts=words),
                     key="bert_share", config=PLOT)
     explain_special_attention()
     with st.expander(t("p7.grid")):
         payload = grid_payload(att, result.input_tokens, max_thumb=96, min_thumb=96)
-        st.plotly_chart(payload.figure(), key="bert_grid", config=PLOT)
+        st.plotly_chart(payload.figure(texts=words), key="bert_grid", config=PLOT)
         st.caption(t("p7.grid_caption"))
 
 
@@ -181,6 +194,9 @@ def next_sentence_section() -> None:
     """Next-sentence prediction on the user's pair and on held-out pairs."""
     st.subheader(t("p7.nsp.header"))
     explain_nsp()
+    if "nsp" not in cfg.trained_heads:  # e.g. minilm-mlm: only its masked-LM head was trained
+        st.warning(t("p7.nsp.untrained", model=md_escape(model_name)))
+        return
     if (text_b or "").strip():
         st.metric(t("p7.nsp.yours"), f"{plain.p_is_next:.1%}")
     else:
@@ -188,7 +204,7 @@ def next_sentence_section() -> None:
     st.button(t("p7.nsp.draw"), key="bert_nsp_draw", on_click=increment, args=("bert_nsp_seed",),
               icon=":material/casino:")
     url_check("bert_nsp_seed", number_in(0, 2**32 - 1), t("p7.nsp.draw"), url=False)
-    held_out_pairs(int(st.session_state.get("bert_nsp_seed", 0)), training)
+    held_out_pairs(int(st.session_state.get("bert_nsp_seed", 0)), training, model_name)
 
 
 def fine_tuning_section() -> None:
@@ -196,20 +212,22 @@ def fine_tuning_section() -> None:
     st.subheader(t("p7.ft.header"))
     st.markdown(t("p7.ft.intro"))
     heads = training.get("heads", {})
+    words = figure_texts()
     f1, f2, f3 = st.tabs([t("p7.ft.class"), t("p7.ft.tag"), t("p7.ft.span")])
     with f1:
         ok = fine_tuning_note("classifier", cfg, heads)
-        st.plotly_chart(class_figure(cfg.class_labels, plain.class_probs.tolist(), ok,
-                                     title=t("p7.fig.class")), key="bert_class", config=PLOT)
+        st.plotly_chart(class_figure([head_label(c) for c in cfg.class_labels], plain.class_probs.tolist(), ok,
+                                     title=t("p7.fig.class"), texts=words), key="bert_class", config=PLOT)
     with f2:
         ok = fine_tuning_note("tagger", cfg, heads)
-        st.plotly_chart(tag_figure(tokens, plain.tag_probs[:, -1], cfg.tag_labels[-1], ok,
-                                   title=t("p7.fig.tag", tag=cfg.tag_labels[-1])), key="bert_tags", config=PLOT)
+        tag = head_label(cfg.tag_labels[-1])
+        st.plotly_chart(tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
+                        key="bert_tags", config=PLOT)
     with f3:
         fine_tuning_note("span", cfg, heads)
         i, j = answer_span(result, bool((text_b or "").strip()))
         st.plotly_chart(span_figure(tokens, plain.span_start, plain.span_end, (i, j),
-                                    title=t("p7.fig.span")),
+                                    title=t("p7.fig.span"), texts=words),
                         key="bert_span", config=PLOT)
         if i >= 0:
             st.caption(t("p7.span", i=i, j=j))

@@ -6,7 +6,7 @@ import time
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 
 page_frame(t("nav.8"), icon="🔬", intro=t("p8.intro"))
 
@@ -17,7 +17,7 @@ from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
 from ui.state import at_most, checked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
-from ui.tokens import md_escape  # noqa: E402
+from ui.tokens import input_error, md_escape  # noqa: E402
 from ui.work_queue import heavy_slot  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 
@@ -68,10 +68,10 @@ if not (text or "").strip():
 
 t0 = time.perf_counter()
 try:
-    with heavy_slot("The model run"):  # one heavy request at a time server-wide, so stepping elsewhere never stalls
+    with heavy_slot(t("p8.run_what")):  # one heavy request at a time server-wide, so stepping elsewhere never stalls
         trace = real_trace(real.key, text, text_b or "", int(max_tokens))
 except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
-    st.warning(md_escape(str(exc)))
+    st.warning(input_error(exc))
     st.stop()
 tokens = trace.tokens
 n_layers, n_heads, L, _ = trace.attention.shape
@@ -87,7 +87,7 @@ if n_unk:
 # ------------------------------------------------------------------------------------
 st.markdown("##### " + t("p8.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
 payload = real_grid(real.key, text, text_b or "", int(max_tokens), scale)
-grid_fig = payload.figure()
+grid_fig = payload.figure(texts=figure_texts())
 st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
                 selection_mode="points", config=PLOT)
 st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else ""))
@@ -99,7 +99,7 @@ st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor)
 def head_view() -> None:
     """One head, the head average and the lines view: choosing a head reruns only this part."""
     layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
-    one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
+    one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, texts=figure_texts())
     binned = t("p8.binned") if one.binned else ""
     st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
     real_head_chart(one.figure, "real_head_fig", trace.attention[layer, head], real.key, trace.ids, trace.segment_ids,
@@ -110,7 +110,8 @@ def head_view() -> None:
     export_menu("real-model", title=t("nav.8"), source=text + (f"\n{text_b}" if text_b else ""),
                 trace=trace, figures={t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
                                       t("p8.export.avg", layer=layer + 1): avg.figure},
-                numbers={"Model": real.label, "Tokens": L, "Layers": n_layers, "Heads": n_heads})
+                numbers={t("num.model"): real.label, t("num.tokens"): L, t("num.layers"): n_layers,
+                         t("num.heads"): n_heads})
     if one.binned:
         st.caption(t("p8.binned_caption", L=L, rows=one.row_factor, cols=one.col_factor))
 
@@ -132,7 +133,7 @@ def head_view() -> None:
     min_w = w4.slider(t("p8.hide_below"), 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
     matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
     lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
-                         title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L))
+                         title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L), texts=figure_texts())
     st.plotly_chart(lines, key="real_lines", config=PLOT)
     if L > window:
         st.caption(t("p8.window", window=window))
@@ -142,5 +143,6 @@ head_view()
 st.caption(t("p8.server", server=time.perf_counter() - t0, forward=trace.seconds, grid=payload.build_seconds,
              kb=len(payload.png_bytes) / 1e3, numbers=n_layers * n_heads * L * L))
 with st.expander(t("p8.tokens")):
-    st.dataframe({"position": list(range(L)), "token": tokens, "id": trace.ids.tolist(),
-                  "segment": trace.segment_ids.tolist(), "special": trace.special.tolist()}, hide_index=True)
+    st.dataframe({t("p8.col.position"): list(range(L)), t("p8.col.token"): tokens, "id": trace.ids.tolist(),
+                  t("p8.col.segment"): trace.segment_ids.tolist(), t("p8.col.special"): trace.special.tolist()},
+                 hide_index=True)

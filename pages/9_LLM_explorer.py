@@ -6,17 +6,18 @@ import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 
 page_frame(t("nav.9"), icon="🦙", intro=t("p10.intro"))
 
 from models.inference.llm import gqa_groups, kv_cache_bytes, rope_demo  # noqa: E402
 from ui.export import PLOT  # noqa: E402
 from ui.llm import DEFAULT_PROMPT, HEADS_TEXT, generation, head_scores, heavy_once, ready_model, visible  # noqa: E402
+from ui.llm import step_figure  # noqa: E402
 from ui.state import checked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
-from viz_core.llm import gqa_figure, rope_pair_figure, score_grid_figure, step_attention_figure  # noqa: E402
+from viz_core.llm import gqa_figure, rope_pair_figure, score_grid_figure  # noqa: E402
 from viz_core.llm import wavelength_figure  # noqa: E402
 from viz_core.positional import position_score_figure  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
@@ -54,22 +55,13 @@ def generation_tab() -> None:
                   dropped=trace.dropped))
     step = step_control(len(trace.steps), key="llm", label=t("p10.step"))
     shown = trace.steps[step]
-    tokens = visible(trace.tokens[: shown.position])
-    if rows == "layers":
-        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(llm.n_layers)], \
-            t("p10.axis.layer")
-    else:
-        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(llm.n_heads)], \
-            t("p10.axis.head")
     main, side = st.columns([3, 1.2])
-    main.plotly_chart(step_attention_figure(
-        matrix, tokens, labels, title=t("p10.fig.step", token=visible([shown.token])[0], n=step + 1),
-        x_title=t("p10.axis.key"), y_title=y_title, height=420 if rows == "layers" else 340), config=PLOT)
+    main.plotly_chart(step_figure(trace, step, rows, layer), config=PLOT)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
     side.plotly_chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
                                         shown.sampling_probs[:8], visible([shown.token])[0],
-                                        title=t("p10.fig.candidates", n=step + 1)), config=PLOT)
+                                        title=t("p10.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT)
     total = sum(trace.step_seconds)
     st.caption(t("p10.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
                  cache=t("p10.with_cache" if trace.use_cache else "p10.without_cache"), prompt=len(trace.prompt_ids)))
@@ -114,7 +106,8 @@ def rope_tab() -> None:
         demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
         y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)), config=PLOT)
     st.markdown(t("p10.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
-    st.plotly_chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores")), config=PLOT)
+    st.plotly_chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
+                    config=PLOT)
     err = max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-int(n) + 1, int(n)))
     st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=err))
 
@@ -136,7 +129,7 @@ def heads_tab() -> None:
     main, side = st.columns([3, 1.2])
     main.plotly_chart(score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
                                         x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=best,
-                                        height=560), config=PLOT)
+                                        height=560, texts=figure_texts()), config=PLOT)
     with side:
         st.caption(t("p10.heads.best"))
         st.dataframe({t("p10.col.layer"): [b[0] + 1 for b in best], t("p10.col.head"): [b[1] + 1 for b in best],

@@ -4,6 +4,7 @@ ready-made decks parse and every page of the lab has a slide renderer."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -89,6 +90,9 @@ def test_bad_files_are_refused_with_a_clear_message(data, words):
         parse_deck(data, PAGES)
     assert words in str(caught.value)
     assert str(caught.value).endswith(".")  # one sentence, never a traceback's repr
+    assert caught.value.say("en") == str(caught.value)
+    zh = caught.value.say("zh")  # the same sentence in 中文, its place in the file said in 中文 too
+    assert re.search(r"[\u4e00-\u9fff]", zh) and zh.endswith("。") and not re.search(r"Slide|The deck|'s ", zh), zh
 
 
 def test_text_values_keep_newlines_tabs_and_joiners():
@@ -109,12 +113,12 @@ def test_shipped_decks_parse_and_follow_the_teaching_order():
         assert parse_deck(deck_json(deck)) == deck
 
 
-def test_every_teaching_page_has_a_slide_renderer():
+def test_every_page_has_a_slide_renderer():
     from ui.slides import RENDERERS, SlideProblem, prepare
 
-    teaching = {"1_Attention_from_scratch", "2_Seq2seq_attention", "3_Positional_encoding",
-                "4_Transformer_translation", "5_Inside_one_head", "6_Generation", "7_BERT_masking",
-                "8_Real_model_explorer"}
-    assert teaching <= set(RENDERERS) <= set(slide_pages())
+    pages = {"1_Attention_from_scratch", "2_Seq2seq_attention", "3_Positional_encoding",
+             "4_Transformer_translation", "5_Inside_one_head", "6_Generation", "7_BERT_masking",
+             "8_Real_model_explorer", "9_LLM_explorer", "10_Transformer_XL", "11_Training_studio"}
+    assert pages == set(RENDERERS) == set(slide_pages())  # a new page needs its slide too
     with pytest.raises(SlideProblem, match="cannot be shown as a slide"):  # a page without one: a message
         prepare("no_such_page", {})

@@ -1,7 +1,8 @@
 """Click-to-explain: the derivation of a drawn attention weight reproduces it (to 1e-5) for every
 model family — RNN (Bahdanau, Luong dot/general/concat, local-m, local-p, hard, beam), Transformer
 (encoder, masked decoder, cross), decoder-only LM, small BERT, real MiniLM — and its terms give its
-score; the clickable layer maps clicks to cells; the pages show the derivation of a clicked cell."""
+score; the clickable layer maps clicks to cells, and on a binned heatmap to blocks whose drawn value
+is bin_attention's over the model's weights; the pages show the derivation of a clicked cell."""
 from __future__ import annotations
 
 import math
@@ -19,14 +20,18 @@ from models.inference.transformer import generate
 from models.inference.translate import translate, translate_transformer
 from models.nn.rnn_seq2seq import AttentionMode
 from tests.conftest import APPTEST_TIMEOUT, ROOT
-from viz_core.attention_grid import head_figure
-from viz_core.explain import LAYER_NAME, add_cell_layer, cell_of_point
+from viz_core.attention_grid import bin_attention, head_figure
+from viz_core.bert import explorer_head_figures
+from viz_core.explain import (
+    LAYER_NAME, add_cell_layer, binning_of, block_cells, block_value, cell_of_point, drawn_values,
+)
 from viz_core.export import figure_rows
 from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer import attention_matrix_figure, causal_mask
 
 TOL = 1e-5
 SENTENCE = "the red car is not small ."
+LONG_TEXT = " ".join(["The trophy would not fit in the brown suitcase because it was too big."] * 40)  # > 512 tokens
 
 
 def _score_from_terms(e) -> float:
@@ -182,6 +187,44 @@ def test_real_encoder_cells_reproduce_the_drawn_weights(minilm):
     assert float(np.mean([e.weight for e in cells])) == pytest.approx(trace.attention[3, :, 5, 2].mean(), abs=TOL)
 
 
+@pytest.fixture(scope="module")
+def minilm_512(minilm):
+    from models.inference.hf_adapter import run_hf
+
+    m, _ = minilm
+    return m, run_hf(m, LONG_TEXT, max_tokens=512)
+
+
+def test_real_encoder_binned_block_and_its_cells_at_512_tokens(minilm_512):
+    """The explorer's own figures at 512 tokens (4 × 4 weights per drawn cell): a click on drawn
+    cell (37, 40) is the block of queries 148–151 and keys 160–163, drawn as the mean over its
+    queries of their weight to its keys; its largest cell's derivation reproduces the model's weight,
+    for one head and for the average over heads."""
+    m, trace = minilm_512
+    ids, segs = trace.ids.tolist(), trace.segment_ids.tolist()
+    layer, head = 2, 7
+    assert trace.attention.shape[-1] == 512
+    one, avg = explorer_head_figures(trace.attention[layer], head, trace.tokens)
+    for fig, matrix, heads in ((one.figure, trace.attention[layer, head], [head]),
+                               (avg.figure, trace.attention[layer].mean(0), list(range(m.n_heads)))):
+        index = add_cell_layer(fig)
+        bins = binning_of(fig)
+        assert (bins.row_factor, bins.col_factor, bins.how) == (4, 4, "mean")
+        cell = cell_of_point([{"curve_number": index, "point_index": 37 * 128 + 40}], index, 128)
+        rows, cols = bins.block(*cell)
+        assert cell == (37, 40) and rows == range(148, 152) and cols == range(160, 164)
+        drawn = drawn_values(fig)[cell]
+        block = matrix[148:152, 160:164].astype(np.float64)
+        assert drawn == pytest.approx(block.sum(axis=1).mean(), abs=TOL)
+        assert drawn == pytest.approx(bin_attention(matrix, 4, 4, "mean")[cell], abs=1e-7)
+        q, k, top = block_cells(matrix, rows, cols)[0]
+        assert top == block.max() and q in rows and k in cols
+        cells = explain_hf_heads(m, ids, segs, layer, heads, q, k)
+        assert float(np.mean([e.weight for e in cells])) == pytest.approx(matrix[q, k], abs=TOL)
+        for e in cells:
+            _check_row(e, trace.attention[layer, e.head, q])
+
+
 # ----------------------------------------------------------------------------------------------
 # The clickable layer
 # ----------------------------------------------------------------------------------------------
@@ -200,7 +243,7 @@ def test_cell_layer_covers_every_cell_and_maps_clicks_back():
     assert all(row[2] != "scatter" or row[1] != LAYER_NAME for row in figure_rows(fig))  # not in the CSV
 
 
-def test_cell_layer_takes_over_templates_and_mask_text_and_skips_binned_heatmaps():
+def test_cell_layer_takes_over_templates_and_mask_text():
     w = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     fig = attention_matrix_figure(w, list("abcd"), list("abcd"), blocked=~causal_mask(4))
     layer = add_cell_layer(fig)
@@ -210,7 +253,38 @@ def test_cell_layer_takes_over_templates_and_mask_text_and_skips_binned_heatmaps
     layer = add_cell_layer(small)
     tr = small.data[layer]
     assert "%{marker.color:.4f}" in tr.hovertemplate and len(tr.customdata) == 36
-    assert add_cell_layer(head_figure(np.eye(300), [str(i) for i in range(300)]).figure) is None
+    assert binning_of(small) is None
+
+
+@pytest.mark.parametrize("how", ["mean", "max"])
+def test_binned_clicks_map_to_blocks_and_their_drawn_values(how):
+    """301 tokens, 3 per drawn cell: 101 × 101 cells, the last block one query or key wide."""
+    n = 301
+    w = np.random.default_rng(1).dirichlet(np.ones(n), size=n).astype(np.float32)
+    fig = head_figure(w, [f"t{i}" for i in range(n)], how=how).figure
+    layer = add_cell_layer(fig)
+    bins, drawn = binning_of(fig), drawn_values(fig)
+    assert (bins.row_factor, bins.col_factor, bins.how, bins.shape) == (3, 3, how, (n, n))
+    assert drawn.shape == (101, 101)
+    assert len(fig.data[layer].x) == 101 * 101
+    expected = bin_attention(w, 3, 3, how)
+    for row, col in ((0, 0), (40, 77), (100, 3), (100, 100)):
+        index = row * 101 + col
+        assert cell_of_point([{"curve_number": layer, "point_index": index}], layer, 101) == (row, col)
+        rows, cols = bins.block(row, col)
+        assert rows == range(3 * row, min(3 * row + 3, n)) and cols == range(3 * col, min(3 * col + 3, n))
+        # the click point sits at the block's centre in token positions (the last block: token 300)
+        assert fig.data[layer].x[index] == (cols.start + cols.stop - 1) / 2
+        assert fig.data[layer].y[index] == (rows.start + rows.stop - 1) / 2
+        block = w[rows.start:rows.stop, cols.start:cols.stop].astype(np.float64)
+        by_formula = block.sum(axis=1).mean() if how == "mean" else block.max()
+        assert drawn[row, col] == pytest.approx(expected[row, col], abs=1e-7)
+        assert block_value(w, rows, cols, how) == pytest.approx(by_formula, abs=1e-7)
+        assert block_value(w, rows, cols, how) == pytest.approx(drawn[row, col], abs=TOL)
+        cells = block_cells(w, rows, cols)
+        assert len(cells) == block.size and [c[2] for c in cells] == sorted(block.ravel().tolist(), reverse=True)
+        q, k, top = cells[0]
+        assert w[q, k] == top == block.max()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -267,7 +341,7 @@ def test_bert_page_explains_a_layer_and_head_cell():
     at = AppTest.from_file(str(ROOT / "pages" / "7_BERT_masking.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["topic"] = "Attention"  # the page's attention tab
     at.run()
-    at.session_state["bert_from_cell"] = (5, 2)  # row 5 = layer 2, head 2 (4 heads per layer)
+    at.session_state["bert_from_cell"] = (13, 2)  # row 13 = layer 2, head 2 (minilm-mlm: 12 heads per layer)
     at.run()
     assert not at.exception, at.exception
     title = _derivation(at)
@@ -285,6 +359,49 @@ def test_real_model_page_explains_a_cell():
     assert "row 3" in _derivation(at) and "column 1" in _derivation(at)
     how = " ".join(at.table[0].value.iloc[:, 1].tolist()).replace("\\", "")
     assert "÷ √d_k = ÷ 5.657" in how  # MiniLM: d_k = 384 / 12 = 32
+
+
+def _values(at: AppTest, table: int = 0) -> list[float]:
+    return [float(v.replace("\\", "")) for v in at.table[table].value.iloc[:, -1]]
+
+
+def test_real_model_page_explains_a_binned_block_at_512_tokens(minilm_512):
+    """Page 8 at 512 tokens draws binned heads; a click on a drawn cell names its block, checks its
+    value, offers its cells (the largest first) and explains the picked one with the model's numbers."""
+    _, trace = minilm_512
+    at = AppTest.from_file(str(ROOT / "pages" / "8_Real_model_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+    at.session_state["real_text"] = LONG_TEXT
+    at.run()
+    assert not at.exception, at.exception
+    layer, head = at.session_state["real_layer"], at.session_state["real_head"]
+    matrix = trace.attention[layer, head]
+    at.session_state["real_head_fig_cell"] = (37, 40)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Block: queries 148–151 → keys 160–163" in m.value for m in at.markdown)
+    drawn = matrix[148:152, 160:164].astype(np.float64).sum(axis=1).mean()
+    assert any(f"= {drawn:.4f} from the model's weights" in c.value for c in at.caption)
+    pick = at.selectbox(key="real_head_fig_pick")
+    assert len(pick.options) == 16 and pick.value == tuple(int(i) for i in np.unravel_index(
+        matrix[148:152, 160:164].argmax(), (4, 4)) + np.array([148, 160]))
+    for q, k in (pick.value, (150, 161)):
+        at.selectbox(key="real_head_fig_pick").set_value((q, k)).run()
+        assert not at.exception, at.exception
+        title = _derivation(at).replace("\\", "")
+        assert f"Why {matrix[q, k]:.4f}?" in title and f"row {q}" in title and f"column {k}" in title
+        values = _values(at)
+        assert values[-2] == values[-1] == pytest.approx(matrix[q, k], abs=1e-4)  # the model's, re-run
+    at.session_state["real_avg_fig_cell"] = (37, 40)
+    at.run()
+    assert not at.exception, at.exception
+    assert "average over heads" in _derivation(at)
+    mean = trace.attention[layer].mean(0)
+    q, k = at.selectbox(key="real_avg_fig_pick").value
+    assert mean[q, k] == mean[148:152, 160:164].max()
+    assert _values(at, 1)[-1] == pytest.approx(mean[q, k], abs=1e-4)  # the heads' mean (table 0: one head's steps)
+    at.selectbox(key="real_layer").set_value((layer + 1) % 6).run()  # another layer: both clicks forgotten
+    assert not at.exception and _derivation(at) == ""
+    assert not any("Block:" in m.value for m in at.markdown)
 
 
 def test_inside_one_head_page_explains_a_cell_of_the_whole_head():

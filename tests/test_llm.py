@@ -329,3 +329,52 @@ def test_no_english_literal_reaches_streamlit_on_the_page() -> None:
 
     for name in ("pages/9_LLM_explorer.py", "ui/llm.py"):
         assert english_literals(ROOT / name) == [], name
+
+
+@pytest.fixture
+def page_model(monkeypatch) -> L.LLM:
+    """The page's model replaced by a tiny random Llama (3 layers, 6 query heads, 2 key/value heads),
+    as if converted; the page's caches are emptied before and after, so no other test sees it."""
+    from ui import llm as page_llm
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
+                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
+                         rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    tiny = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
+    monkeypatch.setattr(L, "gguf_path", lambda: ROOT)
+    monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
+    monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": tiny)
+    caches = (page_llm._model, page_llm.generation, page_llm.head_scores)
+    for cached in caches:
+        cached.clear()
+    yield tiny
+    for cached in caches:
+        cached.clear()
+
+
+@pytest.mark.parametrize("topic, kind", [("p10.tab.generation", None), ("p10.tab.gqa", None),
+                                         ("p10.tab.rope", None), ("p10.tab.heads", "induction"),
+                                         ("p10.tab.heads", "sink"), ("p10.tab.heads", "previous")])
+def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str | None) -> None:
+    """Every tab (and head type) of the page in 中文 with a model loaded: labels, headings, table
+    columns and every figure word (titles, axes, colour bars, legends, hover templates) are Chinese."""
+    from tests.test_i18n import CJK, _texts, english_words
+    from tests.test_transformer_xl import _english_figure_words
+    from ui.strings import STRINGS
+
+    at = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(lang="zh", topic=STRINGS[topic][1], llm_max_new="3")
+    if kind:
+        at.query_params["llm_kind"] = STRINGS[f"p10.kind.{kind}"][1]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.info, [i.value for i in at.info]  # the link's values were all accepted
+    assert [s for s in _texts(at) if english_words(s) and not CJK.search(s)] == []
+    assert at.get("plotly_chart") and _english_figure_words(at) == []
+    for table in at.dataframe:
+        assert all(CJK.search(str(column)) for column in table.value.columns)
+    assert any(f"{page_model.n_layers} 层" in c.value for c in at.caption)  # the tiny model was the one run
+    if kind:  # the head type from the link is the one drawn
+        title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+        assert title.startswith(STRINGS[f"p10.kind.{kind}"][1])

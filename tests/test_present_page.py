@@ -5,11 +5,19 @@ and a slide's refused value is noted, never an error."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from models.inference import llm as L
+from models.training.runs import FINISHED, RUNS_ENV, Registry, list_runs, read_snapshots
 from tests.conftest import APPTEST_TIMEOUT, ROOT
+from tests.test_llm import tiny  # noqa: F401  (the fixture: a tiny random Llama)
+from tests.test_runs import TINY, wait
 from ui.deck import FORMAT, Deck, Slide, deck_json
+from viz_core.export import _decode
 
 PAGE = str(ROOT / "pages" / "12_Present.py")
 TEACHING = "1_teaching_order"
@@ -148,3 +156,124 @@ def test_add_this_view_records_the_page_and_every_url_setting():
     assert present.radio(key="present_pick").value == "session"
     present.button(key="present_start").click().run()
     assert "step 3 /" in _texts(present) and "Luong dot" in _texts(present)
+
+
+# ------------------------------------------------------------------------------------------------
+# The slides of the Real LLM, Transformer-XL and Training studio pages: each figure is the run's
+# own numbers at the slide's step, ▶ draws the next step, a refused value is noted.
+# ------------------------------------------------------------------------------------------------
+
+def _present(*slides: Slide, number: int = 1, lang: str = "en") -> AppTest:
+    """Present a deck of ``slides`` (as an uploaded deck) at slide ``number``."""
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.session_state["deck_uploaded"] = Deck("New slides", slides)
+    at.query_params.update(deck="upload", slide=str(number), lang=lang)
+    at.run()
+    assert not at.exception and not at.error and not at.warning, [w.value for w in at.warning]
+    return at
+
+
+def _drawn(at: AppTest) -> np.ndarray:
+    """The weights of the slide's one figure: its (first) heatmap's z."""
+    (chart,) = at.get("plotly_chart")
+    heatmap = next(d for d in json.loads(chart.proto.spec)["data"] if d["type"] == "heatmap")
+    return np.asarray(_decode(heatmap["z"]), dtype=float)
+
+
+def _next(at: AppTest) -> AppTest:
+    at.button(key="slide_next").click().run()
+    assert not at.exception
+    return at
+
+
+@pytest.fixture
+def tiny_llm(tiny, monkeypatch):
+    """The Real LLM page's model replaced by test_llm's tiny random Llama (3 layers, 6 heads)."""
+    from ui import llm as page_llm
+
+    monkeypatch.setattr(L, "gguf_path", lambda: ROOT / "tiny.gguf")
+    monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
+    page_llm._model.clear()
+    page_llm.generation.clear()
+    yield tiny
+    page_llm._model.clear()
+    page_llm.generation.clear()
+
+
+def test_llm_slide_draws_each_generated_tokens_attention(tiny_llm):
+    params = {"llm_prompt": "w3 w9 w4 w7", "llm_chat": "false", "llm_temperature": "0", "llm_max_new": "4",
+              "llm_rows": "the 9 heads of one layer", "llm_layer": "2", "llm_step": "2"}
+    trace = L.generate_text(tiny_llm, "w3 w9 w4 w7", False, max_new=4, temperature=0.0, top_k=50, top_p=0.9,
+                            seed=0, use_cache=True)
+    at = _present(Slide("9_LLM_explorer", params))
+    assert not at.caption  # every value taken
+    assert f"step 2 / {len(trace.steps)}" in _texts(at)
+    np.testing.assert_allclose(_drawn(at), trace.steps[1].attention[1], atol=1e-6)  # layer 2's heads, step 2
+    np.testing.assert_allclose(_drawn(_next(at)), trace.steps[2].attention[1], atol=1e-6)
+    assert at.query_params["step"] == "3"
+    at = _present(Slide("9_LLM_explorer", {**params, "llm_layer": "99"}))
+    assert "Layer “99”" in _texts(at) and "default" in _texts(at)
+    middle = tiny_llm.n_layers // 2  # the page's default layer (1-based)
+    np.testing.assert_allclose(_drawn(at), trace.steps[1].attention[middle - 1], atol=1e-6)
+    at = _present(Slide("9_LLM_explorer", {**params, "llm_rows": "layers (mean of the 9 heads)"}))
+    np.testing.assert_allclose(_drawn(at), trace.steps[1].attention.mean(axis=1), atol=1e-6)  # one row per layer
+
+
+def test_transformer_xl_slide_steps_through_the_segments():
+    from models.checkpoints import load_txl
+    from models.inference.transformer_xl import read_passage
+    from ui.transformer_xl import EXAMPLES
+
+    trace = read_passage(load_txl("xl-lm"), EXAMPLES[1], 6, 4)
+    params = {"txl_text": EXAMPLES[1], "txl_seg": "6", "txl_mem": "4", "txl_layer": "layer 2", "txl_head": "head 3",
+              "txl_step": "2"}
+    at = _present(Slide("10_Transformer_XL", params))
+    assert not at.caption and f"step 2 / {len(trace.segments)}" in _texts(at)
+    np.testing.assert_allclose(_drawn(at), trace.segments[1].attention[1, 2], atol=1e-6)  # [memory | segment]
+    assert _drawn(at).shape == (6, 4 + 6)
+    np.testing.assert_allclose(_drawn(_next(at)), trace.segments[2].attention[1, 2], atol=1e-6)
+    at = _present(Slide("10_Transformer_XL", {**params, "txl_seg": "99", "txl_head": "average over heads"}))
+    assert "Segment L “99”" in _texts(at)  # the page's default segment length, 8
+    default = read_passage(load_txl("xl-lm"), EXAMPLES[1], 8, 4)
+    np.testing.assert_allclose(_drawn(at), default.segments[1].attention[1].mean(axis=0), atol=1e-6)
+
+
+@pytest.fixture
+def two_runs(tmp_path, monkeypatch):
+    """Two tiny runs with different probes trained in an empty runs folder: (the one listed second,
+    the one listed first: the page's default) SavedRun."""
+    monkeypatch.setenv(RUNS_ENV, str(tmp_path))
+    registry = Registry(tmp_path, max_active=1)
+    for probe in ("the small cat is not red .", "the car is red ."):
+        assert wait(registry, registry.start(replace(TINY, probe=probe))).status == FINISHED
+    first, second = list_runs(tmp_path)
+    return second, first
+
+
+def test_studio_slide_shows_the_runs_attention_emerging(two_runs):
+    older, newer = two_runs  # "newer": listed first, the newest as the page orders them
+    shots = read_snapshots(older.folder)
+    at = _present(Slide("11_Training_studio", {"studio_run": older.id, "studio_snap_step": "2"}))
+    assert not at.caption and f"step 2 / {len(shots)}" in _texts(at)
+    np.testing.assert_allclose(_drawn(at), shots[1].weights, atol=1e-6)  # the older run's map, not the newer's
+    np.testing.assert_allclose(_drawn(_next(at)), shots[2].weights, atol=1e-6)
+    assert f"Step {shots[2].step}\\:" in _texts(at) and at.query_params["step"] == "3"  # the next snapshot
+    at = _present(Slide("11_Training_studio", {"studio_run": "<b>gone</b>"}))
+    assert "training run “<b>gone</b>”" in _texts(at).replace("\\", "")
+    np.testing.assert_allclose(_drawn(at), read_snapshots(newer.folder)[0].weights, atol=1e-6)  # the newest run
+
+
+def test_add_this_view_keeps_the_studio_run(two_runs):
+    older, newer = two_runs
+    at = AppTest.from_file(str(ROOT / "pages" / "11_Training_studio.py"), default_timeout=APPTEST_TIMEOUT)
+    at.session_state["studio_run"] = older.id  # the run shown with its Show button
+    at.run()
+    assert not at.exception and at.query_params["studio_run"] == older.id
+    at.button(key="deck_add").click().run()
+    (slide,) = at.session_state["deck_slides"]
+    assert slide.page == "11_Training_studio" and slide.params["studio_run"] == older.id
+    linked = AppTest.from_file(str(ROOT / "pages" / "11_Training_studio.py"), default_timeout=APPTEST_TIMEOUT)
+    linked.query_params["studio_run"] = older.id  # the link opens the same run
+    linked.run()
+    assert older.name in linked.success[0].value

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import zipfile
 from dataclasses import replace
@@ -14,7 +15,9 @@ import torch
 
 from corpora.text import CorpusFormatError
 from corpora.user_tsv import MAX_BYTES, MIN_PAIRS, check_tsv
-from models.checkpoints import load_seq2seq, load_transformer
+from models.checkpoints import load_bert, load_seq2seq, load_transformer
+from models.inference.bert import fill_mask
+from models.inference.generate import generate_text
 from models.inference.translate import translate, translate_transformer
 from models.training import runs
 from models.training.runs import (
@@ -24,10 +27,14 @@ from models.training.runs import (
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = replace(PRESETS["tiny"], steps=12, snapshots=3, name="tiny test run", probe="the small cat is not red .")
+# a plain text for the LM (a line each) and BERT (paragraphs of sentences): 40 paragraphs of 5 sentences
+ANIMALS = ("cat", "dog", "bird", "horse", "sheep")
+TEXT = "\n\n".join(" ".join(f"The {ANIMALS[(i + j) % 5]} number {i} saw {j} small {ANIMALS[j]}s." for j in range(5))
+                     for i in range(40))
 
 
 def wait(registry: Registry, run_id: str, until=lambda run: not run.active, timeout: float = 120) -> runs.Run:
-    run = registry.get(run_id)
+    run = registry.runs[run_id]
     deadline = time.monotonic() + timeout
     while not until(run):
         assert time.monotonic() < deadline, f"run still {run.status} at step {run.step}"
@@ -65,7 +72,7 @@ def test_checkpoint_is_loadable_and_is_the_trained_model(finished):
     assert trace.tgt_tokens == run.snapshots[-1].tgt_tokens  # the saved weights decode as the last snapshot
     assert not [p for p in run.folder.iterdir() if p.name.startswith(".")]  # no staging folder left behind
     assert [r.id for r in list_runs(registry.root)] == [run.id]
-    assert runs.user_checkpoints("seq2seq", registry.root) == [(str(run.checkpoint), "tiny test run")]
+    assert runs.user_checkpoints("seq2seq", registry.root) == [(str(run.checkpoint), "tiny test run", True)]
     assert runs.user_checkpoints("transformer", registry.root) == []
 
 
@@ -114,7 +121,7 @@ def test_gold_links_are_kept_only_for_the_reference_output():
                             lambda m: 12.5, None, None)
 
     shot = runs.take_snapshot(7, trainee([*reference, "</s>"]), "the cat .", (reference, links))
-    assert (shot.step, shot.gold, shot.bleu, shot.aer) == (7, links, 12.5, None)
+    assert (shot.step, shot.gold, shot.score, shot.aer) == (7, links, 12.5, None)
     assert runs.take_snapshot(7, trainee(["le", "chien", ".", "</s>"]), "the cat .", (reference, links)).gold is None
 
 
@@ -129,7 +136,7 @@ def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
     loaded = load_transformer(run.checkpoint)
     assert loaded.kind == "encoder-decoder" and loaded.training["user_run"]
     assert translate_transformer(loaded, TINY.probe).tgt_tokens == shot.tgt_tokens
-    assert runs.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name)]
+    assert runs.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
     copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")
     assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").kind == "encoder-decoder"
 
@@ -288,3 +295,160 @@ def test_real_corpora_give_pairs():
     assert len(bible.train) == TINY.n_train and "Louis Segond" in bible.description
     assert all(0 < len(src) <= 20 and 0 < len(tgt) <= 20 for src, tgt in bible.train)
     assert not {src for src, _ in bible.valid} & {src for src, _ in bible.train}  # the Bible repeats verses
+
+
+# ---- stop and resume ------------------------------------------------------------------------
+
+
+class StopAtStep(threading.Event):
+    """A stop request that is set once ``run`` has trained ``step`` steps (an exact place to stop)."""
+
+    def __init__(self, run: runs.Run, step: int) -> None:
+        super().__init__()
+        self.run, self.step = run, step
+
+    def is_set(self) -> bool:
+        return self.run.step >= self.step
+
+
+@pytest.mark.parametrize("preset, loader, text", [("tiny", load_seq2seq, None),
+                                                  ("tiny-transformer", load_transformer, None),
+                                                  ("tiny-lm", load_transformer, TEXT), ("tiny-bert", load_bert, TEXT)],
+                         ids=["rnn", "transformer", "lm", "bert"])
+def test_stop_and_resume_give_the_weights_of_an_uninterrupted_run(tmp_path, preset, loader, text):
+    # dropout and scheduled sampling draw random numbers: the resumed run must draw the same ones
+    settings = replace(PRESETS[preset], steps=10, snapshots=1, dropout=0.3, teacher_forcing=0.5,
+                       probe="" if text else TINY.probe, data="text" if text else PRESETS[preset].data)
+    whole = runs.Run("whole", settings, tmp_path / "whole")
+    runs.train_run(whole, text)
+    cut = runs.Run("cut", settings, tmp_path / "cut")
+    cut.stop = StopAtStep(cut, 4)
+    runs.train_run(cut, text)
+    assert cut.status == STOPPED and cut.step == 4 and (cut.folder / runs.RESUME / runs.STATE).is_file()
+    assert loader(cut.checkpoint).training["steps"] == 4
+    resumed = runs.Run("cut", settings, tmp_path / "cut")
+    runs.train_run(resumed, resume=True)
+    assert resumed.status == FINISHED and resumed.step == 10 and not (cut.folder / runs.RESUME).exists()
+    assert resumed.losses == whole.losses and read_losses(cut.folder) == pytest.approx(whole.losses)
+    assert [s.step for s in read_snapshots(cut.folder)] == [0, 4, 10]  # the stop's snapshot stays
+    a, b = loader(whole.checkpoint).model.state_dict(), loader(resumed.checkpoint).model.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    differs = runs.Run("other", replace(settings, seed=1), tmp_path / "other")
+    runs.train_run(differs, text)  # the check can fail: another seed gives other weights
+    c = loader(differs.checkpoint).model.state_dict()
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_the_registry_resumes_a_stopped_upload_run_and_refuses_a_finished_one(tmp_path):
+    pairs = [(("a", str(i)), ("b", str(i))) for i in range(60)]
+    registry = Registry(tmp_path, max_active=1)
+    run_id = registry.start(replace(TINY, data="upload", steps=runs.MAX_STEPS), pairs)
+    wait(registry, run_id, lambda run: run.step >= 2)
+    registry.stop(run_id)
+    stopped = wait(registry, run_id)
+    assert stopped.status == STOPPED and list_runs(tmp_path)[0].meta["status"] == STOPPED
+    with pytest.raises(RunError, match="no saved run"):
+        registry.resume("nope")
+    assert registry.resume(run_id) == run_id  # the uploaded pairs come back from the kept state
+    run = wait(registry, run_id, lambda r: r.step > stopped.step)
+    assert run is not stopped and run.status in (runs.RUNNING, FINISHED)
+    assert run.losses[: stopped.step] == stopped.losses
+    registry.stop(run_id)
+    assert wait(registry, run_id).status == STOPPED
+    finished = wait(registry, registry.start(replace(TINY, steps=2, snapshots=1)))
+    with pytest.raises(RunError, match="cannot be resumed"):
+        registry.resume(finished.id)
+
+
+# ---- private runs per browser session -------------------------------------------------------
+
+
+def test_each_session_sees_its_own_runs_until_one_is_published(finished, tmp_path):
+    registry, cli_run = finished
+    mine = wait(registry, registry.start(replace(TINY, name="ann's", steps=2, snapshots=1), owner="ann"))
+    theirs = wait(registry, registry.start(replace(TINY, name="bob's", steps=2, snapshots=1), owner="bob"))
+    root = registry.root
+    assert {r.name for r in list_runs(root, "ann")} == {"ann's", "tiny test run"}  # the command line's is everyone's
+    assert {r.name for r in list_runs(root, "bob")} == {"bob's", "tiny test run"}
+    assert {r.name for r in list_runs(root)} == {"tiny test run"}  # a session without runs
+    assert [n for _, n, _ in runs.user_checkpoints("seq2seq", root, "ann")] == ["ann's", "tiny test run"]
+    assert registry.get(theirs.id, "ann") is None and registry.get(theirs.id, "bob") is theirs
+    for change in (lambda: runs.rename_run(theirs.id, "mine now", root, "ann"),
+                   lambda: runs.delete_run(theirs.id, root, "ann"), lambda: export_zip(theirs.id, root, "ann"),
+                   lambda: runs.publish_run(theirs.id, True, root, "ann")):
+        with pytest.raises(RunError, match="no saved run"):
+            change()
+    runs.publish_run(theirs.id, True, root, "bob")
+    assert {r.name for r in list_runs(root, "ann")} == {"ann's", "bob's", "tiny test run"}
+    assert ("bob's", False) in [(n, own) for _, n, own in runs.user_checkpoints("seq2seq", root, "ann")]
+    with pytest.raises(RunError, match="only the session"):  # seen, used, downloaded, but not changed
+        runs.delete_run(theirs.id, root, "ann")
+    assert export_zip(theirs.id, root, "ann")
+    copy_id = import_zip(export_zip(theirs.id, root, "ann"), root, owner="ann")  # an upload is the uploader's
+    assert {r.id for r in list_runs(root, "cid")} == {theirs.id, cli_run.id}
+    assert copy_id in {r.id for r in list_runs(root, "ann")}
+    runs.publish_run(theirs.id, False, root, "bob")
+    assert theirs.id not in {r.id for r in list_runs(root, "ann")}
+    runs.delete_run(mine.id, root, "ann")
+    runs.delete_run(theirs.id, root, "bob")
+    runs.delete_run(copy_id, root, "ann")
+    assert [r.id for r in list_runs(root)] == [cli_run.id]
+
+
+# ---- the decoder-only LM and the small BERT ---------------------------------------------------
+
+
+def test_an_lm_run_saves_a_decoder_only_checkpoint_the_generation_page_can_use(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    settings = replace(PRESETS["tiny-lm"], data="text", steps=6, snapshots=2, probe="The cat number")
+    run = wait(registry, registry.start(settings, text=TEXT, owner="ann"))
+    assert run.status == FINISHED, run.message
+    shot = run.snapshots[-1]
+    assert shot.metric == runs.PERPLEXITY and shot.score > 1 and [s.step for s in run.snapshots] == [0, 3, 6]
+    assert shot.src_tokens[:4] == ["<s>", "the", "cat", "number"] and shot.src_tokens[4:] == shot.tgt_tokens
+    n = len(shot.src_tokens) - 1  # the attention of every layer × head over the tokens read (the last is read by none)
+    assert shot.weights.shape[:2] == (1, 2) and shot.weights.shape[2] == shot.weights.shape[3] >= n
+    assert np.allclose(np.triu(shot.weights[0, 0], 1), 0)  # causal: no token reads a later one
+    loaded = load_transformer(run.checkpoint)
+    assert loaded.kind == "decoder-only" and loaded.task == "lm" and loaded.training["user_run"]
+    again = generate_text(loaded, settings.probe, max_new=runs.LM_PROBE_NEW, temperature=0.0)
+    assert again.generated_tokens == shot.tgt_tokens  # the saved weights continue as the last snapshot
+    assert runs.user_checkpoints("transformer", tmp_path, "ann", kind="decoder-only") == [
+        (str(run.checkpoint), run.settings.name, True)]
+    assert runs.user_checkpoints("transformer", tmp_path, "ann", kind="encoder-decoder") == []
+    assert list_runs(tmp_path, "ann")[0].meta["metric"] == "perplexity"
+
+
+def test_a_bert_run_saves_a_checkpoint_whose_masked_lm_fills_as_its_snapshot(tmp_path):
+    registry = Registry(tmp_path, max_active=1)
+    settings = replace(PRESETS["tiny-bert"], data="text", steps=6, snapshots=1,
+                       probe="The cat number 3 saw [MASK] small dogs.")
+    run = wait(registry, registry.start(settings, text=TEXT))
+    assert run.status == FINISHED, run.message
+    shot = run.snapshots[-1]
+    assert shot.metric == runs.MLM_ACCURACY and 0 <= shot.score <= 1 and len(shot.tgt_tokens) == 1
+    assert shot.src_tokens[0] == "[CLS]" and "[MASK]" in shot.src_tokens and shot.src_tokens[-1] == "[SEP]"
+    assert shot.weights.shape == (1, 2, len(shot.src_tokens), len(shot.src_tokens))
+    loaded = load_bert(run.checkpoint)
+    assert loaded.training["user_run"] and "mlm" in loaded.config.trained_heads
+    filled = fill_mask(loaded, settings.probe, top_k=1)
+    assert [m["predictions"][0]["token"] for m in filled.masks] == shot.tgt_tokens
+    assert runs.user_checkpoints("bert", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
+    copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")  # a BERT zip travels too
+    assert load_bert(tmp_path / "elsewhere" / copy_id / "checkpoint").config.vocab_size == loaded.config.vocab_size
+
+
+@pytest.mark.parametrize("family, data", [("lm", "grammar"), ("bert", "upload"), ("rnn", "text"),
+                                          ("transformer", "bible-text")])
+def test_each_family_trains_only_on_its_kind_of_data(family, data):
+    with pytest.raises(RunError, match="trains on"):
+        RunSettings(family=family, data=data)
+
+
+@pytest.mark.parametrize("preset, text, message", [("tiny-lm", "", "no text"),
+                                                   ("tiny-lm", "one line only", "too short"),
+                                                   ("tiny-bert", "Just one. Short text.", "too short")])
+def test_a_text_too_short_says_so(tmp_path, preset, text, message):
+    registry = Registry(tmp_path, max_active=1)
+    run = wait(registry, registry.start(replace(PRESETS[preset], data="text"), text=text))
+    assert run.status == FAILED and message in run.message and not run.folder.exists()

@@ -3,15 +3,20 @@ background to the end, its curve and snapshot scrubber appear, it is saved and l
 Seq2seq page's model picker; Stop ends a long run; data choices that cannot train say why."""
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import replace
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.training.runs import RUNS_ENV, list_runs
+from models.training.runs import PRESETS, RUNS_ENV, Registry, list_runs
+from ui.studio import OWNER_KEY
 from tests.conftest import APPTEST_TIMEOUT, ROOT
+from tests.test_runs import TEXT
 
 PAGE = str(ROOT / "pages" / "11_Training_studio.py")
+OWNER = "this session"
 
 
 @pytest.fixture
@@ -20,10 +25,17 @@ def runs_root(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _studio() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT).run()
+def _page(path: str = PAGE, owner: str = OWNER) -> AppTest:
+    """A page run in a browser session whose id (the owner of its runs) is ``owner``."""
+    at = AppTest.from_file(path, default_timeout=APPTEST_TIMEOUT)
+    at.session_state[OWNER_KEY] = owner
+    at.run()
     assert not at.exception
     return at
+
+
+def _studio() -> AppTest:
+    return _page()
 
 
 def _until(at: AppTest, done, timeout: float = 120) -> AppTest:
@@ -50,22 +62,28 @@ def test_a_tiny_run_trains_and_appears_in_the_seq2seq_picker(runs_root):
     assert at.slider(key="studio_snap_step").max == 5  # snapshots at steps 0, 10, 20, 30, 40
     at.button(key="studio_snap_next").click().run()
     assert any(c.value.startswith("Step 10: validation BLEU") for c in at.caption)
-    (saved,) = list_runs(runs_root)
+    (saved,) = list_runs(runs_root, OWNER)
     assert saved.name == "my first run" and (saved.checkpoint / "model.safetensors").is_file()
-    other = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT).run()
+    other = _page(str(ROOT / "pages" / "2_Seq2seq_attention.py"))  # another page of the same session
     picker = other.selectbox(key="s2s_model")
     assert "Your run: my first run" in picker.options
     picker.select(str(saved.checkpoint)).run()
     assert not other.exception and not other.error  # the user's run decodes on the seq2seq page
     at.text_input(key=f"studio_name_{saved.id}").input("renamed run")
     at.button(key=f"studio_rename_{saved.id}").click().run()
-    assert list_runs(runs_root)[0].name == "renamed run"
+    assert list_runs(runs_root, OWNER)[0].name == "renamed run"
     at.button(key=f"studio_delete_{saved.id}").click().run()
-    assert not at.exception and not list_runs(runs_root)
+    assert not at.exception and not list_runs(runs_root, OWNER)
     assert "No run yet" in at.info[0].value
 
 
-def test_stop_ends_a_long_run(runs_root):
+def _progress_step(at: AppTest) -> int:
+    """The step the progress bar shows ("Step 12 of 3000 · …"), 0 when there is none."""
+    found = [re.match(r"Step (\d+) of", p.proto.text) for p in at.get("progress")]
+    return max((int(m.group(1)) for m in found if m), default=0)
+
+
+def test_stop_ends_a_long_run_and_resume_goes_on(runs_root):
     at = _studio()
     at.selectbox(key="studio_preset").select("tiny").run()
     at.slider(key="studio_steps").set_value(3000)
@@ -74,7 +92,15 @@ def test_stop_ends_a_long_run(runs_root):
     at.button(key="studio_stop").click().run()
     _until(at, lambda a: len(a.success) > 0)
     assert "Stopped at step" in at.success[0].value
-    assert list_runs(runs_root)[0].meta["status"] == "stopped"
+    (saved,) = list_runs(runs_root, OWNER)
+    assert saved.meta["status"] == "stopped"
+    at.button(key="studio_resume").click().run()  # goes on from the step it stopped at
+    assert not at.exception and not at.error
+    _until(at, lambda a: _progress_step(a) > saved.meta["steps"])
+    at.button(key="studio_stop").click().run()
+    _until(at, lambda a: len(a.success) > 0)
+    (again,) = list_runs(runs_root, OWNER)
+    assert again.id == saved.id and again.meta["status"] == "stopped" and again.meta["steps"] > saved.meta["steps"]
 
 
 def test_an_upload_choice_without_a_file_says_so(runs_root):
@@ -82,7 +108,7 @@ def test_an_upload_choice_without_a_file_says_so(runs_root):
     at.selectbox(key="studio_data").select("upload")
     at.button(key="studio_train").click().run()
     assert "Choose a file of sentence pairs" in at.error[0].value
-    assert not list_runs(runs_root) and "No run yet" in at.info[0].value
+    assert not list_runs(runs_root, OWNER) and "No run yet" in at.info[0].value
 
 
 def test_a_transformer_run_shows_its_heads_and_appears_in_the_transformer_picker(runs_root):
@@ -96,10 +122,74 @@ def test_a_transformer_run_shows_its_heads_and_appears_in_the_transformer_picker
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
     at.selectbox(key="studio_head").select(1).run()
     assert not at.exception
-    (saved,) = list_runs(runs_root)
-    other = AppTest.from_file(str(ROOT / "pages" / "4_Transformer_translation.py"),
-                              default_timeout=APPTEST_TIMEOUT).run()
+    (saved,) = list_runs(runs_root, OWNER)
+    other = _page(str(ROOT / "pages" / "4_Transformer_translation.py"))
     picker = other.selectbox(key="tf_model")
     assert f"Your run: {saved.name}" in picker.options
     picker.select(str(saved.checkpoint)).run()
     assert not other.exception
+
+
+def test_the_pickers_show_a_session_its_own_runs_and_published_ones(runs_root):
+    registry = Registry(runs_root, max_active=1)
+    names = {}
+    for owner in ("ann", "bob"):
+        run_id = registry.start(replace(PRESETS["tiny"], steps=2, snapshots=1, name=f"{owner}'s run"), owner=owner)
+        names[owner] = run_id
+    for run_id in names.values():
+        while registry.runs[run_id].active:
+            time.sleep(0.1)
+        assert registry.runs[run_id].status == "finished"
+
+    def picker_options(owner: str) -> list[str]:
+        return list(_page(str(ROOT / "pages" / "2_Seq2seq_attention.py"), owner).selectbox(key="s2s_model").options)
+
+    assert "Your run: ann's run" in picker_options("ann") and "Your run: bob's run" not in picker_options("ann")
+    assert not [o for o in picker_options("cid") if o.startswith(("Your run", "Class run"))]
+    at = _page(owner="bob")
+    at.toggle(key=f"studio_publish_{names['bob']}").set_value(True).run()  # bob publishes his run
+    assert not at.exception and list_runs(runs_root, "ann")[0].meta["published"]
+    assert "Class run: bob's run" in picker_options("ann") and "Class run: bob's run" in picker_options("cid")
+    ann = _page(owner="ann")
+    keys = {w.key for w in ann.button} | {w.key for w in ann.toggle}
+    assert f"studio_show_{names['bob']}" in keys and f"studio_delete_{names['bob']}" not in keys
+    assert f"studio_publish_{names['ann']}" in keys and f"studio_delete_{names['ann']}" in keys
+
+
+def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_generation_picker(runs_root):
+    registry = Registry(runs_root, max_active=1)
+    run = registry.runs[registry.start(replace(PRESETS["tiny-lm"], data="text", steps=4, snapshots=1,
+                                               name="my LM", probe="The cat number"), owner=OWNER, text=TEXT)]
+    while run.active:
+        time.sleep(0.1)
+    assert run.status == "finished", run.message
+    at = _page()
+    at.button(key=f"studio_show_{run.id}").click().run()
+    assert not at.exception and "Finished: 4 steps" in at.success[0].value
+    assert any(c.value.startswith("Step 0: validation perplexity") for c in at.caption)
+    assert at.selectbox(key="studio_layer").options == ["layer 1"]  # every layer × head of the causal attention
+    assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
+    assert " ".join(run.snapshots[0].tgt_tokens) in [x.value for x in at.text]  # the probe's next tokens
+    generation = _page(str(ROOT / "pages" / "6_Generation.py"))
+    picker = generation.selectbox(key="gen_model")
+    assert "Your run: my LM" in picker.options
+    picker.select(str(run.checkpoint)).run()
+    assert not generation.exception and not generation.error
+    assert "Your run: my LM" not in _page(str(ROOT / "pages" / "6_Generation.py"), "another session") \
+        .selectbox(key="gen_model").options
+
+
+def test_a_bert_run_appears_in_the_bert_page_picker_of_its_session(runs_root):
+    registry = Registry(runs_root, max_active=1)
+    run = registry.runs[registry.start(replace(PRESETS["tiny-bert"], data="text", steps=4, snapshots=1,
+                                               name="my BERT"), owner=OWNER, text=TEXT)]
+    while run.active:
+        time.sleep(0.1)
+    assert run.status == "finished", run.message
+    page = _page(str(ROOT / "pages" / "7_BERT_masking.py"))
+    picker = page.selectbox(key="bert_model")
+    assert "Your run: my BERT" in picker.options
+    picker.select(str(run.checkpoint)).run()
+    assert not page.exception and not page.error  # the page reads the user's BERT
+    assert "Your run: my BERT" not in _page(str(ROOT / "pages" / "7_BERT_masking.py"), "another session") \
+        .selectbox(key="bert_model").options

@@ -15,7 +15,7 @@ from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq
 from models.inference.traces import BeamCandidate, GenerationStep, GenerationTrace, Hypothesis, Trace
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import Vocab
-from models.training.loop import Progress, TrainSettings, fit, lr_factor
+from models.training.loop import Progress, TrainSettings, batch_at_step, fit, lr_factor, make_optimizer
 
 
 def _regression(seed: int = 0):
@@ -150,3 +150,58 @@ def test_presets_are_defined_by_steps() -> None:
     for preset in PRESETS.values():
         assert preset.train.steps > 0 and 0 < preset.train.warmup < preset.train.steps
         assert replace(preset.train, steps=10).steps == 10
+
+
+def _noisy_regression(seed: int = 0):
+    """A model with dropout whose batches come from a seeded stream: random numbers everywhere."""
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Dropout(0.3), torch.nn.Linear(8, 1))
+
+    def stream():
+        gen = torch.Generator().manual_seed(seed)
+        while True:
+            x = torch.randn(16, 3, generator=gen)
+            yield x, x.sum(-1, keepdim=True)
+
+    batch_at = batch_at_step(stream())
+
+    def loss_of_batch(step: int):
+        x, y = batch_at(step)
+        return torch.nn.functional.mse_loss(model(x), y), len(x)
+
+    return model, loss_of_batch
+
+
+def test_fit_from_a_kept_optimizer_and_step_ends_as_an_uninterrupted_run() -> None:
+    settings = TrainSettings(steps=20, lr=0.05, warmup=4)
+    whole, loss_of_batch = _noisy_regression()
+    fit(whole, loss_of_batch, settings)
+    first, loss_of_batch = _noisy_regression()
+    optimizer, stop = make_optimizer(first, settings), threading.Event()
+    stats = fit(first, loss_of_batch, settings, callbacks=[lambda p: p.step == 7 and stop.set()], stop=stop,
+                optimizer=optimizer)
+    assert stats["steps"] == 7
+    kept = {"model": first.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}
+    second, loss_of_batch = _noisy_regression()  # as in a fresh process: new model, new batch stream
+    optimizer = make_optimizer(second, settings)
+    second.load_state_dict(kept["model"])
+    optimizer.load_state_dict(kept["optimizer"])
+    torch.set_rng_state(kept["rng"])
+    seen: list[Progress] = []
+    stats = fit(second, loss_of_batch, settings, callbacks=[seen.append], start_step=7, optimizer=optimizer)
+    assert stats["steps"] == 20 and [p.step for p in seen] == list(range(8, 21))
+    a, b = whole.state_dict(), second.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    fresh, loss_of_batch = _noisy_regression()  # without the kept optimizer state the weights differ
+    fresh.load_state_dict(kept["model"])
+    torch.set_rng_state(kept["rng"])
+    fit(fresh, loss_of_batch, settings, start_step=7)
+    assert not all(torch.equal(a[k], fresh.state_dict()[k]) for k in a)
+
+
+def test_batch_at_step_skips_to_the_step_and_never_goes_back() -> None:
+    batch_at = batch_at_step(iter(range(100)))
+    assert [batch_at(0), batch_at(1), batch_at(5), batch_at(6)] == [0, 1, 5, 6]
+    assert batch_at_step(iter(range(100)))(42) == 42  # a resumed run's first batch
+    with pytest.raises(ValueError, match="step 3"):
+        batch_at(3)

@@ -221,6 +221,25 @@ def test_explain_score_matches_the_model(loaded) -> None:
         explain_score(loaded, text, 4, 3, segment=5, layer=0, head=0, query=0)
 
 
+@pytest.mark.parametrize("bad", [
+    lambda m: read_passage(m, "", 4, 3), lambda m: read_passage(m, "w1 w2", 0, 3),
+    lambda m: read_passage(m, "w1 w2", 4, 999), lambda m: dependency(12, 4, 4, 2, 12),
+    lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=0, layer=9, head=0, query=0),
+    lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=5, layer=0, head=0, query=0),
+    lambda m: generate_with_memory(m, "w1", max_new=0), lambda m: generate_with_memory(m, "w1", temperature=-1),
+    lambda m: generate_with_memory(m, "w1", top_k=0),
+])
+def test_input_errors_carry_their_translation(loaded, bad) -> None:
+    """Each InputError names a table entry whose English is its own text, so the page can say it in 中文."""
+    from tests.test_i18n import CJK
+
+    with pytest.raises(InputError) as err:
+        bad(loaded)
+    en, zh = STRINGS[err.value.key]
+    assert en.format(**err.value.params) == str(err.value)
+    assert CJK.search(zh.format(**err.value.params))
+
+
 def test_generation_with_memory(loaded) -> None:
     trace = generate_with_memory(loaded, "w1 w2 w3", max_new=6, mem_len=4, seg_len=4, temperature=0.0, top_k=None)
     assert [s.memory_len for s in trace.steps] == [0, 4, 4, 4, 4, 4]
@@ -285,6 +304,18 @@ def test_page_segments_tabs_and_bad_input() -> None:
         assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
 
 
+def _english_figure_words(at: AppTest) -> list[str]:
+    """Figure words (titles, axes, colour bars, legends, annotations) and hover templates drawn in
+    English only."""
+    from tests.test_i18n import CJK, _figure_words, english_words
+
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    words = [w for spec in specs for w in _figure_words(spec)]
+    words += [tr["hovertemplate"] for spec in specs for tr in spec["data"] if "hovertemplate" in tr]
+    plain = [re.sub(r"<[^>]+>|%\{[^}]*\}", "", w) for w in words]
+    return [w for w, p in zip(words, plain) if english_words(p) and not CJK.search(w)]
+
+
 def test_page_in_chinese_and_no_english_literals() -> None:
     from tests.test_i18n import CJK, english_literals, english_words
 
@@ -299,12 +330,20 @@ def test_page_in_chinese_and_no_english_literals() -> None:
              if isinstance(e.value, str) and not e.value.startswith("<style>")]
     texts += [w.label for kind in ("slider", "selectbox", "text_input", "button") for w in getattr(at, kind)]
     assert [x for x in texts if english_words(x) and not CJK.search(x)] == []
+    assert len(at.get("plotly_chart")) == 2 and _english_figure_words(at) == []  # segment and dependency figures
     for tab in ("txl.tab.terms", "txl.tab.eval", "txl.tab.generate"):  # every tab runs in 中文 too, from a link
         at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
         at.query_params.update(lang="zh", topic=STRINGS[tab][1])
         at.run()
         _ok(at)
         assert not [i.value for i in at.info if "不可用" in i.value], tab
+        assert len(at.get("plotly_chart")) > 1 and _english_figure_words(at) == [], tab
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.query_params["lang"] = "zh"
+    at.session_state["txl_text"] = ""
+    at.run()  # the model's message, in 中文
+    _ok(at)
+    assert [w.value for w in at.warning] == [STRINGS["txl.err.word"][1].format(n=1)]
 
 
 def test_page_refuses_hostile_links_with_notices() -> None:
@@ -329,3 +368,28 @@ def test_generate_command_carries_the_memory() -> None:
     assert trace["mem_len"] == 16 and len(trace["steps"]) == 5
     assert all(step["memory_len"] <= 16 for step in trace["steps"])
     assert_one_line_error(run("models.generate", "--model", "xl-lm", "--mem-len", "9999", "x"), "memory length")
+
+
+def test_evaluate_command_reports_memory_and_the_vanilla_lm(tmp_path) -> None:
+    """`python -m models.evaluate --json` evaluates a Transformer-XL checkpoint against memory length
+    and the decoder-only LM of the same vocabulary against its window (issue 13 §4)."""
+    from models.checkpoints import save_transformer
+    from models.nn.transformer import DecoderOnlyLM, TransformerConfig
+
+    torch.manual_seed(0)
+    itos = list(SPECIALS) + ["the", "and", "of", "to", "he", "a"]
+    xl = TransformerXL(TXLConfig(vocab_size=len(itos), d_model=8, n_heads=2, n_layers=1, d_ff=16, dropout=0.0,
+                                 seg_len=128, mem_len=16))
+    save_txl(tmp_path / "tiny-xl", xl, itos, {"label": "tiny XL"})
+    lm = DecoderOnlyLM(TransformerConfig(vocab_size=len(itos), d_model=8, n_heads=2, num_decoder_layers=1, d_ff=16,
+                                         dropout=0.0, max_len=32))
+    save_transformer(tmp_path / "tiny-lm", lm, "lm", itos, itos, {"label": "tiny LM"})
+    proc = run("models.evaluate", "--json", env={"ATTN_LAB_CHECKPOINTS": str(tmp_path)})
+    results = json.loads(proc.stdout)["families"]["transformer-xl"]
+    assert results["errors"] == [], results
+    (row,) = results["models"]
+    by_memory = row["perplexity_by_memory"]
+    assert list(by_memory) == ["0", "16", "32", "64", "128", "256"] and row["seg_len"] == 128
+    assert all(1 < p < 10 * len(itos) for p in by_memory.values()) and len(set(by_memory.values())) > 1
+    assert row["memory_gain"] == pytest.approx(1 - by_memory["16"] / by_memory["0"], abs=1e-4)
+    assert row["vanilla"]["name"] == "tiny-lm" and list(row["vanilla"]["perplexity_by_window"]) == ["8", "16", "32"]

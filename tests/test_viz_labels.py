@@ -109,6 +109,18 @@ def test_long_titles_wrap_to_the_figure_width() -> None:
     assert layout["margin"]["t"] >= len(lines) * TITLE_FONT_SIZE
 
 
+def test_chinese_titles_wrap_between_characters_not_cut() -> None:
+    """Chinese has no spaces: a long 中文 title breaks between characters (never before closing
+    punctuation) and loses nothing, where breaking at spaces only would cut it with "…"."""
+    title = "留出集困惑度与查询最多能看到的上下文长度：第 1 步的前 5 个候选词元，注意力权重"
+    wrapped = wrap_text(title, 300, TITLE_FONT_SIZE)
+    lines = wrapped.split("<br>")
+    assert len(lines) >= 2 and "…" not in wrapped
+    assert all(text_width(line, TITLE_FONT_SIZE) <= 300 for line in lines)
+    assert wrapped.replace("<br>", "") == title  # nothing lost (no break fell on a space here)
+    assert not any(line.startswith(("，", "：")) for line in lines)
+
+
 # --------------------------------------------------------------------------------------
 # One 0–1 attention colour scale
 # --------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ Models live in ``st.cache_resource`` (shared, read-only); per-input results in
 from __future__ import annotations
 
 import html
+import re
 import zlib
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -16,7 +17,7 @@ import streamlit as st
 
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.export import PLOT
-from ui.i18n import Labels, spinning, t
+from ui.i18n import Labels, figure_texts, spinning, t
 from ui.state import boolean, labels, number_in, url_check
 from ui.tokens import md_escape
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
@@ -54,6 +55,28 @@ def load_small_bert(name: str = SMALL_BERT):
     from ui.checkpoints import load_or_message
 
     return load_or_message(_load_small, name, t("p7.train_hint"))
+
+
+def masked_lm_names() -> list[str]:
+    """The shipped BERT checkpoints, the default masked LM (minilm-mlm) first."""
+    from models.checkpoints import DEFAULT_MASKED_LM, shipped
+
+    return sorted(shipped("bert"), key=lambda name: name != DEFAULT_MASKED_LM) or [DEFAULT_MASKED_LM]
+
+
+def masked_lm_choices() -> dict[str, str]:
+    """{checkpoint: label}: the shipped BERT checkpoints (:func:`masked_lm_names`, by name), then the
+    Training studio's BERT runs that this session sees (checkpoint folder: "Your run: …")."""
+    from ui.studio import user_choices  # the studio's training code loads only when runs are listed
+
+    return {**{name: name for name in masked_lm_names()}, **dict(user_choices("bert"))}
+
+
+def linked_model(names: Sequence[str], format_func: Callable[[str], str] = str) -> str:
+    """This run's masked LM: the widget's value, or on a first run the link's (checked by
+    ui.state.url_check, with a notice when refused), else the first of ``names``."""
+    raw = url_check("bert_model", labels(names, format_func), t("p7.url.model"), names[0])
+    return st.session_state.get("bert_model", raw if raw in names else names[0])
 
 
 def clean_text(text: str | None) -> str:
@@ -211,9 +234,17 @@ def legend_chips() -> None:
 # --------------------------------------------------------------------------------------
 
 def model_summary(config, training: dict) -> None:
-    """The small BERT's vocabulary, input length, held-out scores and how it was trained."""
+    """The model's vocabulary, input length, held-out scores and how it was made (a head trained here
+    on an installed pretrained encoder, or a small BERT trained here from scratch)."""
     st.markdown(t("p7.summary.model", label=training.get('label', SMALL_BERT), vocab=config.vocab_size,
                   max_len=config.max_len))
+    if "base" in training:
+        everyday = training.get("everyday", {})
+        st.markdown(t("p7.summary.base", how=md_escape(training.get("how", "")),
+                      seconds=training.get("seconds_total", training.get("seconds", "?")),
+                      steps=training.get("steps", "?"), command=training.get("command", ""),
+                      top1=everyday.get("top1", float("nan")), top5=everyday.get("top5", float("nan"))))
+        return
     held = training.get("heldout", {})
     if held:
         st.markdown(t("p7.summary.held", top1=held['mlm_top1'], top5=held['mlm_top5'], nsp=held['nsp_accuracy'],
@@ -234,9 +265,10 @@ def linked_masking_settings() -> tuple[int, bool, str]:
             st.session_state.get("bert_rule", next((r for r, lab in RULE_LABELS.items() if lab == rule), REFERENCE)))
 
 
-def click_key(text_a: str, text_b: str) -> str:
-    """Session key of the clicked pieces of this input pair (new text, no stale clicks)."""
-    return f"bert_click_{zlib.crc32(repr((text_a, text_b)).encode('utf-8', 'replace'))}"
+def click_key(text_a: str, text_b: str, model: str = SMALL_BERT) -> str:
+    """Session key of the clicked pieces of this input pair and model (new text or another
+    tokenizer: no stale clicks)."""
+    return f"bert_click_{zlib.crc32(repr((text_a, text_b, model)).encode('utf-8', 'replace'))}"
 
 
 def input_notes(result, max_len: int) -> None:
@@ -303,11 +335,26 @@ def explain_nsp() -> None:
     st.latex(r"P(\text{IsNext}) = \mathrm{softmax}\big(W_{\text{nsp}} \tanh(W_p\, h_{\texttt{[CLS]}} + b_p)\big)_0")
 
 
-def held_out_pairs(seed: int, training: dict) -> None:
-    """The model's P(IsNext) on held-out pairs drawn with ``seed``: chart, table, and how many it
+#: The small BERT's fine-tuning labels (its config.json class_labels and tag_labels) → their string ids.
+_HEAD_LABELS = {"Old Testament": "p7.label.old", "New Testament": "p7.label.new", "lower-case": "p7.label.lower",
+                "Capitalised": "p7.label.capitalised"}
+
+
+def head_label(label: str) -> str:
+    """A fine-tuning head's output label in the reader's language: the small BERT's, and the
+    placeholders "class N" / "tag N" of an untrained head (models.nn.bert.BertConfig); a label of
+    another model as it is."""
+    if label in _HEAD_LABELS:
+        return t(_HEAD_LABELS[label])
+    untrained = re.fullmatch(r"(class|tag) (\d+)", label)
+    return t(f"p7.label.{untrained[1]}_n", n=untrained[2]) if untrained else label
+
+
+def held_out_pairs(seed: int, training: dict, name: str = SMALL_BERT) -> None:
+    """Model ``name``'s P(IsNext) on held-out pairs drawn with ``seed``: chart, table, and how many it
     got right against the held-out accuracy in ``training``."""
     try:
-        pairs = nsp_examples(SMALL_BERT, seed)
+        pairs = nsp_examples(name, seed)
     except Exception as exc:  # the corpus package may be missing
         st.info(t("p7.nsp.none", error=md_escape(exc)))
         return
@@ -318,7 +365,7 @@ def held_out_pairs(seed: int, training: dict) -> None:
                                title=t("p7.fig.nsp")),
                     key="bert_nsp", config=PLOT)
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
-    st.table(nsp_table(pairs), hide_index=True)
+    st.table(nsp_table(pairs, texts=figure_texts()), hide_index=True)
     st.caption(t("p7.nsp.right", correct=correct, n=len(pairs),
                  acc=training.get('heldout', {}).get('nsp_accuracy', float('nan'))))
 

@@ -10,7 +10,7 @@ A deck file is small JSON::
 ``page`` is a page file's stem (its URL name, ``Seq2seq_attention``, is accepted too); ``params``
 are the page's URL values (widget key → the string, or list of strings, that the page's bound
 widget writes to the address bar), the step included. :func:`parse_deck` checks everything and
-raises :class:`DeckError` with one clear sentence; it never raises anything else.
+raises :class:`DeckError` with one clear sentence (in English and 中文); it never raises anything else.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import t, text
 
 FORMAT = "attention-lab-deck"
 VERSION = 1
@@ -44,10 +44,24 @@ _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}  # em
 _TEXT_CONTROLS = {"\t", "\n", "\r"}  # a text area's own characters
 
 Params = dict[str, "str | list[str]"]
+Phrase = tuple[str, dict[str, Any]]  # a string id and its format values: words said in any language
+
+
+def _say(lang: str, key: str, params: dict[str, Any]) -> str:
+    """The string ``key`` in ``lang`` filled with ``params``; a value that is a :data:`Phrase` is said too."""
+    return text(key, lang).format(**{k: _say(lang, *v) if isinstance(v, tuple) else v for k, v in params.items()})
 
 
 class DeckError(ValueError):
-    """A deck file that cannot be used; the message says why, in one sentence."""
+    """A deck file that cannot be used; the message says why, in one sentence: ``key`` names it in the
+    string table, ``params`` fill it (:meth:`say` gives any language; ``str()`` is the English)."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.key, self.params = key, params
+        super().__init__(self.say("en"))
+
+    def say(self, lang: str) -> str:
+        return _say(lang, self.key, self.params)
 
 
 @dataclass(frozen=True)
@@ -91,58 +105,57 @@ def _odd_char(text: str, in_value: bool = False) -> str | None:
     return None
 
 
-def _text(value: Any, where: str, limit: int, in_value: bool = False) -> str:
+def _text(value: Any, where: Phrase, limit: int, in_value: bool = False) -> str:
     """``value`` as a checked string: a string of at most ``limit`` characters, no odd character."""
     if not isinstance(value, str):
-        raise DeckError(f"{where} must be text, not {type(value).__name__}.")
+        raise DeckError("deck.err.not_text", where=where, kind=type(value).__name__)
     if len(value) > limit:
-        raise DeckError(f"{where} has {len(value):,} characters; at most {limit:,} are allowed.")
+        raise DeckError("deck.err.too_long", where=where, n=len(value), most=limit)
     odd = _odd_char(value, in_value)
     if odd:
-        raise DeckError(f"{where} contains the invisible or control character {odd}.")
+        raise DeckError("deck.err.odd_char", where=where, char=odd)
     return value
 
 
-def _param_value(value: Any, where: str) -> str | list[str]:
+def _param_value(value: Any, where: Phrase) -> str | list[str]:
     if isinstance(value, list):
         if len(value) > MAX_LIST:
-            raise DeckError(f"{where} has {len(value)} values; at most {MAX_LIST} are allowed.")
+            raise DeckError("deck.err.too_many_values", where=where, n=len(value), most=MAX_LIST)
         return [_text(v, where, MAX_VALUE, in_value=True) for v in value]
     return _text(value, where, MAX_VALUE, in_value=True)
 
 
-def _page(value: Any, where: str, pages: Collection[str]) -> str:
+def _page(value: Any, where: Phrase, pages: Collection[str]) -> str:
     name = _text(value, where, 100)
     by_url = {url_name(p): p for p in pages}
     if name in pages:
         return name
     if name in by_url:
         return by_url[name]
-    raise DeckError(f"{where} “{name}” is not a page a slide can show (one of: {', '.join(sorted(pages))}).")
+    raise DeckError("deck.err.no_page", where=where, name=name, pages=", ".join(sorted(pages)))
 
 
 def _slide(raw: Any, number: int, pages: Collection[str]) -> Slide:
-    where = f"Slide {number}"
+    where: Phrase = ("deck.where.slide", {"number": number})
     if not isinstance(raw, dict):
-        raise DeckError(f"{where} must be an object with a page and its params.")
+        raise DeckError("deck.err.slide_object", where=where)
     unknown = set(raw) - {"page", "params", "title"}
     if unknown:
-        raise DeckError(f"{where} has an unknown field “{sorted(unknown)[0][:40]}” (allowed: page, params, title).")
+        raise DeckError("deck.err.slide_field", where=where, field=sorted(unknown)[0][:40])
     if "page" not in raw:
-        raise DeckError(f"{where} names no page.")
-    page = _page(raw["page"], f"{where}'s page", pages)
+        raise DeckError("deck.err.slide_no_page", where=where)
+    page = _page(raw["page"], ("deck.where.page", {"number": number}), pages)
     params_raw = raw.get("params", {})
     if not isinstance(params_raw, dict):
-        raise DeckError(f"{where}'s params must be an object of URL values.")
+        raise DeckError("deck.err.params_object", where=("deck.where.params", {"number": number}))
     if len(params_raw) > MAX_PARAMS:
-        raise DeckError(f"{where} has {len(params_raw)} params; at most {MAX_PARAMS} are allowed.")
+        raise DeckError("deck.err.too_many_params", where=where, n=len(params_raw), most=MAX_PARAMS)
     params: Params = {}
     for key, value in params_raw.items():
         if not _KEY.fullmatch(key):
-            raise DeckError(f"{where} has a param name that is not a widget key (letters, digits, _; "
-                            f"at most 64): “{_shown(key)}”.")
-        params[key] = _param_value(value, f"{where}'s param “{key}”")
-    return Slide(page, params, _text(raw.get("title", ""), f"{where}'s title", MAX_TITLE))
+            raise DeckError("deck.err.param_name", where=where, name=_shown(key))
+        params[key] = _param_value(value, ("deck.where.param", {"number": number, "key": key}))
+    return Slide(page, params, _text(raw.get("title", ""), ("deck.where.title", {"number": number}), MAX_TITLE))
 
 
 def _shown(text: str) -> str:
@@ -154,12 +167,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     for key in keys:
         if keys.count(key) > 1:
-            raise DeckError(f"The field “{_shown(key)}” appears twice in one object.")
+            raise DeckError("deck.err.duplicate", field=_shown(key))
     return dict(pairs)
 
 
 def _no_constant(name: str) -> Any:
-    raise DeckError(f"{name} is not a number a deck may hold.")
+    raise DeckError("deck.err.constant", name=name)
 
 
 def parse_deck(data: bytes | str, pages: Collection[str] | None = None) -> Deck:
@@ -168,32 +181,31 @@ def parse_deck(data: bytes | str, pages: Collection[str] | None = None) -> Deck:
     pages = slide_pages() if pages is None else pages
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > MAX_BYTES:
-        raise DeckError(f"The file has {size:,} bytes; a deck file may have at most {MAX_BYTES:,}.")
+        raise DeckError("deck.err.too_big", size=size, most=MAX_BYTES)
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise DeckError("The file is not UTF-8 text, so it is not a deck file (JSON).") from None
+            raise DeckError("deck.err.not_utf8") from None
     try:
         raw = json.loads(data, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise DeckError(f"The file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+        raise DeckError("deck.err.json", line=exc.lineno, column=exc.colno, detail=exc.msg) from None
     except RecursionError:
-        raise DeckError("The file nests too deeply to be a deck.") from None
+        raise DeckError("deck.err.nested") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise DeckError(f"This is not an Attention Lab deck: its “format” must be “{FORMAT}”.")
+        raise DeckError("deck.err.format", format=FORMAT)
     if raw.get("version") != VERSION or isinstance(raw.get("version"), bool):
-        raise DeckError(f"Deck version “{_shown(str(raw.get('version')))}” is not supported; this lab reads "
-                        f"version {VERSION}.")
+        raise DeckError("deck.err.version", version=_shown(str(raw.get("version"))), supported=VERSION)
     unknown = set(raw) - {"format", "version", "title", "slides"}
     if unknown:
-        raise DeckError(f"The deck has an unknown field “{_shown(sorted(unknown)[0])}”.")
-    title = _text(raw.get("title", ""), "The deck's title", MAX_TITLE)
+        raise DeckError("deck.err.deck_field", field=_shown(sorted(unknown)[0]))
+    title = _text(raw.get("title", ""), ("deck.where.deck_title", {}), MAX_TITLE)
     slides = raw.get("slides")
     if not isinstance(slides, list) or not slides:
-        raise DeckError("The deck has no slides: “slides” must be a list of at least one slide.")
+        raise DeckError("deck.err.no_slides")
     if len(slides) > MAX_SLIDES:
-        raise DeckError(f"The deck has {len(slides)} slides; at most {MAX_SLIDES} are allowed.")
+        raise DeckError("deck.err.too_many_slides", n=len(slides), most=MAX_SLIDES)
     return Deck(title, tuple(_slide(s, i, pages) for i, s in enumerate(slides, start=1)))
 
 

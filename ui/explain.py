@@ -4,6 +4,10 @@ the clicked weight — score, scaling, mask, softmax over its row — as a small
 sentence. The numbers come from ``models.inference.explain``: the model that drew the heatmap,
 re-run on the same input; the table's last line checks them against the drawn weight.
 
+A binned heatmap (long inputs: one drawn cell per block of queries × keys) is clickable too: a
+click names the block, checks its drawn value against the model's weights, lists its strongest
+cells and explains one real (query, key) cell of it — the largest by default, or the one picked.
+
 Pages call one ``*_chart`` function per figure (seq2seq, Transformer head, small-BERT heads,
 real-model head, a whole head of the one-head page); the ``*_cell`` functions cache one
 derivation per model family.
@@ -21,11 +25,16 @@ from ui.export import PLOT
 from ui.grid import AVERAGE
 from ui.i18n import figure_texts, t
 from ui.tokens import md_escape
-from viz_core.explain import add_cell_layer, cell_of_point, outline_cell
+from viz_core.explain import (
+    Binning, add_cell_layer, binning_of, block_cells, block_value, cell_of_point, drawn_values, outline_block,
+    outline_cell,
+)
 
 Explainer = Callable[[int, int], "CellExplanation | list[CellExplanation]"]
 #: Drawn weight and derivation must agree to this (float32 rounding of the same computation).
 TOLERANCE = 1e-5
+#: A binned block's picker lists at most this many of its cells (largest first); its table the top few.
+PICK_CAP, STRONGEST = 64, 5
 
 
 # --------------------------------------------------------------------------------------
@@ -94,8 +103,9 @@ def _num(x: float) -> str:
     return "−∞" if np.isneginf(x) else f"{x:.4f}"
 
 
-def _steps(e: CellExplanation, drawn: float) -> pd.DataFrame:
-    """The clicked cell's derivation, one line per step (the formulas' numbers, as computed)."""
+def _steps(e: CellExplanation, drawn: float, binned: bool) -> pd.DataFrame:
+    """The clicked cell's derivation, one line per step (the formulas' numbers, as computed);
+    ``binned``: the heatmap draws the cell's block, so the compared value is the model's weight."""
     k = e.key_index
     d = len(next(iter(e.terms.values())))
     rows = [(t("explain.step.score"), t("explain.how.dims", formula=e.score_formula, d=d), _num(e.score))]
@@ -121,7 +131,8 @@ def _steps(e: CellExplanation, drawn: float) -> pd.DataFrame:
                                                    p=f"{e.position:.2f}"), _num(e.softmax[k] * e.factor[k])))
     if e.after_softmax == "hard one-hot":
         rows.append((t("explain.step.hard"), t("explain.how.hard"), _num(e.weights[k])))
-    rows.append((t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn)))
+    rows.append((t("explain.step.model"), t("explain.how.model"), _num(drawn)) if binned
+                else (t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn)))
     rows.append((t("explain.step.check"), t("explain.how.check", err=f"{e.error:.1e}"), _num(e.model_weights[k])))
     # st.table renders its cells as markdown: "+ 0" would become a bullet, so every cell is escaped.
     return pd.DataFrame([[md_escape(c) for c in r] for r in rows],
@@ -142,11 +153,12 @@ def _row_table(e: CellExplanation, key_labels: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(frame)
 
 
-def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Sequence[str]) -> None:
+def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Sequence[str], binned: bool) -> None:
     """The derivation of a single head's (or RNN's) weight."""
-    st.table(_steps(e, drawn), hide_index=True, border="horizontal")
+    st.table(_steps(e, drawn, binned), hide_index=True, border="horizontal")
+    shown = t("explain.shown.model" if binned else "explain.shown.drawn", drawn=f"{drawn:.4f}")
     st.caption(md_escape(t("explain.sentence", key_token=key, query=query, score=f"{e.score:.4f}",
-                           n=int(e.allowed.sum()), weight=f"{e.weight:.4f}", drawn=f"{drawn:.4f}")))
+                           n=int(e.allowed.sum()), weight=f"{e.weight:.4f}", shown=shown)))
     if abs(e.weight - drawn) > TOLERANCE:
         st.warning(t("explain.mismatch", err=f"{abs(e.weight - drawn):.1e}"))
     with st.expander(t("explain.row")):
@@ -177,35 +189,89 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
     ``explain(row, col)`` returns the cell's :class:`CellExplanation` (or one per head for an
     average over heads); its query and key index ``query_tokens`` and ``key_tokens``. ``context``
     identifies what the chart shows (model, input, layer, head …): a click is forgotten when it
-    changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col)."""
-    cell_key, ctx_key = f"{key}_cell", f"{key}_context"
+    changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col) of the
+    drawn cells; on a binned figure (viz_core.explain.binning_of) that is a block, and the cell of
+    it to explain is picked in ``st.session_state[f"{key}_pick"]`` as (query, key)."""
+    cell_key, ctx_key, pick_key = f"{key}_cell", f"{key}_context", f"{key}_pick"
     if st.session_state.get(ctx_key) != context:
         st.session_state[ctx_key] = context
         st.session_state.pop(cell_key, None)
+        st.session_state.pop(pick_key, None)
     layer = add_cell_layer(fig)
     w = np.asarray(weights)
     if layer is None:
         st.plotly_chart(fig, key=key, config=PLOT)
-        st.caption(t("explain.binned"))
+        st.caption(t("explain.too_many"))
         return
+    bins = binning_of(fig)
+    grid = w if bins is None else drawn_values(fig)  # what a click selects: a weight, or a block's value
 
     def remember() -> None:
         event = st.session_state.get(key) or {}
         points = (event.get("selection") or {}).get("points") or []
-        st.session_state[cell_key] = cell_of_point(points, layer, w.shape[1])
+        st.session_state[cell_key] = cell_of_point(points, layer, grid.shape[1])
 
     cell = st.session_state.get(cell_key)
-    valid = cell is not None and 0 <= cell[0] < w.shape[0] and 0 <= cell[1] < w.shape[1] \
-        and bool(np.isfinite(w[cell[0], cell[1]]))  # a hidden (NaN) cell explains nothing
-    if valid:
+    valid = cell is not None and 0 <= cell[0] < grid.shape[0] and 0 <= cell[1] < grid.shape[1] \
+        and bool(np.isfinite(grid[cell[0], cell[1]]))  # a hidden (NaN) cell explains nothing
+    if valid and bins is None:
         outline_cell(fig, *cell)
+    elif valid:
+        outline_block(fig, *bins.block(*cell))
     st.plotly_chart(fig, key=key, config=PLOT, on_select=remember, selection_mode="points")
     if not valid:
         st.caption(t("explain.hint"))
         return
-    drawn = float(w[cell[0], cell[1]])
+    if bins is None:
+        query, key_index = int(cell[0]), int(cell[1])
+    else:
+        query, key_index = _block(w, float(grid[cell[0], cell[1]]), bins, bins.block(*cell), pick_key,
+                                  query_tokens, key_tokens)
+    _explain_cell(explain, query, key_index, float(w[query, key_index]), query_tokens, key_tokens,
+                  binned=bins is not None)
+
+
+def _at(i: int, tokens: Sequence[str]) -> str:
+    """A position and its token, as the picker and the block's table name it."""
+    return f"{i} · {tokens[i]}"
+
+
+def _block(w: np.ndarray, drawn: float, bins: Binning, block: tuple[range, range], pick_key: str,
+           query_tokens: Sequence[str], key_tokens: Sequence[str]) -> tuple[int, int]:
+    """The clicked block of a binned heatmap: the queries and keys it covers, its drawn value
+    recomputed from the model's weights ``w`` by bin_attention's formula, its strongest cells, and
+    a picker of the (query, key) to explain (default: the block's largest weight), returned."""
+    rows, cols = block
+    value = block_value(w, rows, cols, bins.how)
+    st.markdown("**" + t("explain.block.title", q0=rows.start, q1=rows.stop - 1, k0=cols.start, k1=cols.stop - 1,
+                         drawn=f"{drawn:.4f}") + "**")
+    formula = "explain.block.mean" if bins.how == "mean" else "explain.block.max"
+    st.caption(t(formula, n_q=len(rows), n=len(rows) * len(cols), total=f"{value * len(rows):.4f}",
+                 value=f"{value:.4f}", drawn=f"{drawn:.4f}", err=f"{abs(value - drawn):.1e}"))
+    if abs(value - drawn) > TOLERANCE:
+        st.warning(t("explain.mismatch", err=f"{abs(value - drawn):.1e}"))
+    cells = block_cells(w, rows, cols)[:PICK_CAP]
+    top = cells[:STRONGEST]
+    st.dataframe(pd.DataFrame({t("explain.col.query"): [_at(q, query_tokens) for q, _, _ in top],
+                               t("explain.col.key"): [_at(k, key_tokens) for _, k, _ in top],
+                               t("explain.col.weight"): [v for _, _, v in top]}),
+                 hide_index=True, width="stretch",
+                 column_config={t("explain.col.weight"): st.column_config.NumberColumn(format="%.4f")})
+    weight = {(q, k): v for q, k, v in cells}
+    if st.session_state.get(pick_key) not in weight:  # a pick from another block: back to the largest
+        st.session_state.pop(pick_key, None)
+    more = t("explain.block.capped", shown=len(cells), n=len(rows) * len(cols)) if len(cells) < len(rows) * len(cols) \
+        else ""
+    return st.selectbox(t("explain.block.pick") + more, list(weight), key=pick_key,
+                        format_func=lambda c: f"{_at(c[0], query_tokens)} → {_at(c[1], key_tokens)} · {weight[c]:.4f}")
+
+
+def _explain_cell(explain: Explainer, query_index: int, key_index: int, drawn: float, query_tokens: Sequence[str],
+                  key_tokens: Sequence[str], *, binned: bool) -> None:
+    """The derivation of weight ``drawn`` = α[query_index, key_index] by ``explain``: a title, then
+    one head's steps (:func:`_one`) or each head's weight and their mean (:func:`_average`)."""
     try:
-        result = explain(int(cell[0]), int(cell[1]))
+        result = explain(query_index, key_index)
     except ValueError as exc:  # no model, a model without this kind of attention, a stale cell
         st.warning(t("explain.failed", reason=str(exc)))
         return
@@ -218,7 +284,7 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
     if isinstance(result, list):
         _average(result, drawn)
     else:
-        _one(result, drawn, query, key_token, key_tokens)
+        _one(result, drawn, query, key_token, key_tokens, binned)
 
 
 # --------------------------------------------------------------------------------------

@@ -6,14 +6,17 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from models.lessons import complexity, kernel_regression as kr, sandbox
+from ui.checkpoints import label_of
 from ui.export import PLOT
 from ui.state import checked
 from ui.i18n import figure_texts, t
-from ui.tokens import md_escape
+from ui.tokens import input_error, md_escape
+from viz_core.foundations import complexity_word
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,14 +76,14 @@ def qkv_steps(texts: dict[str, str], mask: str, n_padding: int) -> sandbox.QKVSt
         try:
             matrices[name] = sandbox.parse_matrix(text, name)
         except ValueError as err:
-            errors.append(str(err))
+            errors.append(input_error(err))
     if not errors:
         try:
             return sandbox.qkv_steps(matrices["Q"], matrices["K"], matrices["V"], mask, n_padding)
         except ValueError as err:
-            errors.append(str(err))
+            errors.append(input_error(err))
     for message in errors:
-        st.error(md_escape(message), icon=":material/error:")
+        st.error(message, icon=":material/error:")
     return None
 
 
@@ -111,7 +114,7 @@ def explain_scores(params: sandbox.ScoreParams) -> None:
         for col, (name, value) in zip(cols, [("W", params.w), ("W_q", params.w_q),
                                              ("W_k", params.w_k), ("v", params.v[:, None])]):
             col.markdown(f"**{name}**")
-            col.dataframe(value, hide_index=True)
+            col.dataframe(pd.DataFrame(value), hide_index=True)  # columns 0 … n−1 (a bare (n, 1) array is "value")
     st.markdown(t("p1.sf.explain"))
 
 
@@ -165,7 +168,8 @@ def bleu_by_length() -> None:
         try:
             results = load_results()
             if results:
-                figure = bleu_by_length_figure(results, texts=figure_texts())
+                models = [{**m, "label": label_of(m.get("name", ""), m["label"])} for m in results.get("models", [])]
+                figure = bleu_by_length_figure({**results, "models": models}, texts=figure_texts())
         except Exception as err:  # a broken results file must not break this page
             problem = f"{type(err).__name__}"
     if figure is not None:
@@ -190,5 +194,6 @@ def explain_complexity() -> None:
 def explain_growth(result: complexity.TimingResult) -> None:
     """The measured growth exponents of each layer's time over the longest lengths."""
     slopes = complexity.growth_exponents(result)
-    st.markdown(t("p1.cx.growth", slopes=", ".join(f"**{name}** p ≈ {p:.2f}" for name, p in slopes.items()
-                                                   if np.isfinite(p))))
+    words = figure_texts()
+    st.markdown(t("p1.cx.growth", slopes=", ".join(f"**{complexity_word(name, words)}** p ≈ {p:.2f}"
+                                                   for name, p in slopes.items() if np.isfinite(p))))

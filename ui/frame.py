@@ -45,11 +45,11 @@ h1 { font-size: 2rem !important; padding: 0 0 0.2rem 0 !important; }
 
 
 @st.cache_resource
-def _device_label() -> str:
-    from models.device import configure_threads, describe_device, pick_device
+def _device_name() -> tuple[str, dict[str, object]]:
+    from models.device import configure_threads, device_name, pick_device
 
     configure_threads()
-    return describe_device(pick_device())
+    return device_name(pick_device())
 
 
 def device_caption() -> str:
@@ -57,7 +57,8 @@ def device_caption() -> str:
     that a placeholder, so that the landing page's first paint never waits for torch."""
     if "torch" not in sys.modules:
         return t("frame.device_pending")
-    return t("frame.device", device=_device_label())
+    key, fields = _device_name()
+    return t("frame.device", device=t(key, **fields))
 
 
 def page_list() -> None:

@@ -11,12 +11,18 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import figure_texts, t
 from ui.tokens import md_escape
 from ui.work_queue import heavy_slot
+
+if TYPE_CHECKING:  # the model's module imports torch: not at the page's first paint
+    import plotly.graph_objects as go
+
+    from models.inference.llm import LLMTrace
 
 DEFAULT_PROMPT = "What is attention in a neural network?"
 HEADS_TEXT = ("The students opened their books. The teacher wrote a short sentence on the board, and the students "
@@ -146,3 +152,21 @@ def head_scores(text: str, period: int, seed: int):
 def visible(tokens: list[str]) -> list[str]:
     """Tokens with their spaces and line breaks made visible (␣, ↵), for labels and chips."""
     return [tok.replace(" ", "␣").replace("\n", "↵") or "∅" for tok in tokens]
+
+
+def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float | None = None) -> go.Figure:
+    """The query row that produced new token ``step`` over every token before it: one row per layer
+    (the mean over its heads) when ``rows`` is "layers", else one per head of ``layer`` (1-based);
+    tick labels planned for ``width`` px (default: the page's column)."""
+    from viz_core.llm import step_attention_figure
+
+    shown = trace.steps[step]
+    n_layers, n_heads = shown.attention.shape[:2]
+    if rows == "layers":
+        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(n_layers)], "p10.axis.layer"
+    else:
+        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(n_heads)], "p10.axis.head"
+    return step_attention_figure(
+        matrix, visible(trace.tokens[: shown.position]), labels,
+        title=t("p10.fig.step", token=visible([shown.token])[0], n=step + 1), x_title=t("p10.axis.key"),
+        y_title=t(y_title), height=420 if rows == "layers" else 340, texts=figure_texts(), width=width)

@@ -14,7 +14,7 @@ from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.i18n import Labels, current, figure_texts, spinning, t
 from ui.state import checked
-from ui.tokens import md_escape, show_notices
+from ui.tokens import input_error, md_escape, show_notices
 from viz_core.seq2seq import attention_heatmap
 
 MODES = Labels({mode: f"p2.mode.{mode}" for mode in ("soft", "hard")})
@@ -119,7 +119,7 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
             step, token = choice
             what_if = run_what_if(trace.model, text, tuple(hyp.tokens), step, token, trace.mode, length_penalty)
         except InputError as exc:
-            st.warning(md_escape(str(exc)), icon="⚠️")
+            st.warning(input_error(exc), icon="⚠️")
             return
         columns = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
         runs = [(t("wi.original"), hyp), (t("wi.forced", step=step + 1, token=token), what_if.best)]

@@ -92,12 +92,13 @@ class SlideParams:
             return default
         return value
 
-    def text(self, key: str, default: str, limit: int = 10_000) -> str:
+    def text(self, key: str, default: str, limit: int = 10_000, what: str = "p2.url.text") -> str:
+        """A text input's value, cut to the page's ``limit`` with a note."""
         raw = self.raw(key)
         if raw is None:
             return default
         if len(raw) > limit:
-            self.refuse("p2.url.text", raw, tr("slide.first_chars", n=limit))
+            self.refuse(what, raw, tr("slide.first_chars", n=limit))
         return raw[:limit]
 
     def flag(self, key: str, default: bool, what: str) -> bool:
@@ -252,7 +253,7 @@ def transformer_slide(p: SlideParams) -> SlideView:
         _line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
         show_figure(attention_matrix_figure(
             pick(weights, layer, head), keys, queries, blocked=blocked, step=step_row,
-            key_unknown=trace.src_unknown if kind != "decoder" else None, height=SLIDE_HEIGHT,
+            key_unknown=trace.src_unknown if kind != "decoder" else None, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
             title=f"{SHORT_LABELS[kind]}: {head_name(layer, head)}",
             x_title=tr("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
             y_title=tr("p4.y.source" if kind == "encoder" else "p4.y.decoder")))
@@ -321,7 +322,7 @@ def generation_slide(p: SlideParams) -> SlideView:
               tr("slide.gen.samples", token=step.token, p=step.prob))
         weights = result.attention[:, :, :size, :size]
         show_figure(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
-                                            step=size - 1, height=SLIDE_HEIGHT,
+                                            step=size - 1, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
                                             title=tr("slide.gen.title", head=head_name(layer, head), step=t + 1),
                                             x_title=tr("p6.x_key"), y_title=tr("p6.y_query")))
 
@@ -377,7 +378,7 @@ def real_model_slide(p: SlideParams) -> SlideView:
     if not text.strip():
         raise SlideProblem(tr("p8.empty"))
     try:
-        with heavy_slot("The model run"):  # one heavy request at a time server-wide, as on the page
+        with heavy_slot(tr("slide.real.run")):  # one heavy request at a time server-wide, as on the page
             trace = real_trace(model.key, text, text_b, int(max_tokens))
     except ValueError as exc:
         raise SlideProblem(str(exc)) from None
@@ -450,6 +451,112 @@ def foundations_slide(p: SlideParams) -> SlideView:
     return p.view(1, 0, draw)
 
 
+def llm_slide(p: SlideParams) -> SlideView:
+    """Real LLM (SmolLM2-135M-Instruct): the query row that produced each generated token, per layer
+    (the mean over heads) or per head of one layer, one step per generated token."""
+    from models.inference.llm import PREPARE_COMMAND, LLMError, gguf_path, is_converted
+    from ui.llm import DEFAULT_PROMPT, generation, heavy_once, step_figure, visible
+
+    p.topic("p10.tab.generation", ("p10.tab.generation",))
+    try:
+        gguf_path()
+    except LLMError as exc:
+        raise SlideProblem(tr("p10.no_package", error=md_escape(str(exc)))) from None
+    if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
+        raise SlideProblem(tr("p10.not_converted", command=PREPARE_COMMAND))
+    prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "p10.prompt")
+    chat = p.flag("llm_chat", True, "p10.chat")
+    temperature = p.number("llm_temperature", 0, 2, 0.7, "p10.temperature")
+    top_k = int(p.number("llm_top_k", 0, 200, 50, "p10.top_k"))
+    top_p = p.number("llm_top_p", 0.05, 1, 0.9, "p10.top_p")
+    max_new = int(p.number("llm_max_new", 1, 64, 24, "p10.max_new"))
+    seed = int(p.number("llm_seed", 0, 10_000, 0, "p10.seed"))
+    use_cache = p.flag("llm_cache", True, "p10.kv_cache")
+    rows = p.option("llm_rows", ("layers", "heads"), "layers", "p10.heads_shown", lambda r: tr(f"p10.rows.{r}"))
+    if not prompt.strip():
+        raise SlideProblem(tr("p10.empty_prompt"))
+    try:  # the page's arguments, so that the page's cached run is the slide's
+        trace = heavy_once(generation, prompt, chat, max_new, float(temperature), top_k, float(top_p), seed,
+                           use_cache, what=tr("p10.tab.generation"))
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(tr("p10.load_failed", error=md_escape(str(exc)))) from None
+    if not trace.steps:
+        raise SlideProblem(tr("slide.llm.nothing"))
+    n_layers = trace.steps[0].attention.shape[0]
+    layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "p10.layer"))
+    if trace.dropped:
+        p.notes.append(tr("p10.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
+                          dropped=trace.dropped))
+
+    def draw(t: int) -> None:
+        shown = trace.steps[t]
+        answer = "".join(trace.generated_tokens[: t + 1]).replace("\n", " ↵ ")
+        _line(f"{prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
+        show_figure(step_figure(trace, t, rows, layer, width=PLAN_WIDTH))
+
+    return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
+
+
+def transformer_xl_slide(p: SlideParams) -> SlideView:
+    """Transformer-XL (Dai et al. 2019): one head's attention over [memory | segment], one step per
+    segment of the passage."""
+    from ui.transformer_xl import EXAMPLES, load_model, run_read, segment_figure
+
+    loaded = load_model()
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
+    seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
+    mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))
+    layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
+    try:
+        trace = run_read(text, seg_len, mem_len)
+    except _input_error() as exc:
+        raise SlideProblem(str(exc)) from None
+    if trace.dropped:
+        p.notes.append(tr("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
+    if any(trace.unknown):
+        p.notes.append(tr("txl.unknown", n=sum(trace.unknown)))
+    n = len(trace.segments)
+
+    def draw(t: int) -> None:
+        seg = trace.segments[t]
+        _line(tr("slide.txl.line", s=t + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
+        show_figure(segment_figure(trace, t, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+
+    return p.view(n, p.step("txl", n), draw)
+
+
+def studio_slide(p: SlideParams) -> SlideView:
+    """Training studio: a saved run's attention emerging, one step per snapshot: the probe's map
+    (Bahdanau et al. 2015's α, or a Transformer's cross-attention); a model without attention
+    shows its loss and BLEU curves at the snapshot instead."""
+    from models.training.runs import list_runs, read_snapshots
+    from ui.studio import probe_figure, registry, run_curves, session_owner, snapshot_caption
+
+    saved = {run.id: run for run in list_runs(registry().root, session_owner())}  # newest first, the page's default
+    if not saved:
+        raise SlideProblem(tr("slide.studio.none"))
+    run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
+    shots = read_snapshots(run.folder)
+    if not shots:
+        raise SlideProblem(tr("slide.studio.no_snapshots"))
+    maps = [s.weights for s in shots if s.weights is not None]
+    layer, head = None, AVERAGE  # an RNN's one map has no layer or head; a Transformer's: the page's picker
+    if maps and maps[0].ndim == 4:
+        layer, head = p.layer_head("studio", *maps[0].shape[:2])
+
+    def draw(t: int) -> None:
+        shot = shots[t]
+        _line(run.name, snapshot_caption(shot))
+        if shot.weights is None:
+            show_figure(run_curves(run, shot))
+        else:
+            show_figure(probe_figure(shot, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+
+    return p.view(len(shots), p.step("studio_snap", len(shots)), draw)
+
+
 # Page file stem → its renderer: every page of the lab can be a slide.
 RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "1_Attention_from_scratch": foundations_slide,
@@ -460,6 +567,9 @@ RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "6_Generation": generation_slide,
     "7_BERT_masking": bert_slide,
     "8_Real_model_explorer": real_model_slide,
+    "9_LLM_explorer": llm_slide,
+    "10_Transformer_XL": transformer_xl_slide,
+    "11_Training_studio": studio_slide,
 }
 
 

@@ -8,33 +8,45 @@ runs in a training thread.
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import replace
 
+import plotly.graph_objects as go
 import streamlit as st
 
-from corpora.text import CorpusFormatError
+from corpora.text import CorpusFormatError, decode_text
 from corpora.user_tsv import MAX_BYTES, check_tsv
 from models.training.runs import (
-    ACTIVE_STATES, DATA_SOURCES, FAILED, FINISHED, PRESETS, STATES, TRAINEES, WAITING, Registry, Run, RunError,
-    SavedRun, Snapshot, delete_run, export_zip, import_zip, list_runs, read_losses, read_snapshots, rename_run,
-    user_checkpoints,
+    ACTIVE_STATES, BLEU, DATA_SOURCES, FAILED, FINISHED, METRICS, MLM_ACCURACY, PERPLEXITY, PRESETS, STATES,
+    STOPPED, TRAINEES, WAITING, Registry, Run, RunError, SavedRun, Snapshot, delete_run, export_zip, import_zip,
+    list_runs, mine, publish_run, read_losses, read_snapshots, rename_run, resumable, user_checkpoints,
 )
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
 from ui.state import checked, labels, url_check
 from ui.grid import AVERAGE, head_name, head_picker, pick
 from ui.stepper import step_control
-from ui.tokens import md_escape
+from ui.tokens import md_escape, model_text
 from viz_core.seq2seq import attention_heatmap
 from viz_core.studio import aer_figure, curves_figure
 
 RUN_KEY = "studio_run"  # the run this session shows: an id of the registry or of a saved run
+OWNER_KEY = "studio_owner"  # this browser session's random id: the owner of the runs it starts or uploads
 ATTENTION_OPTIONS = ("bahdanau", "luong-general", "luong-dot", "luong-concat", "none")
 ATTENTION_LABELS = Labels({a: f"studio.attn.{a}" for a in ATTENTION_OPTIONS})
 DATA_LABELS = Labels({d: f"studio.data.{d}" for d in DATA_SOURCES})
 PRESET_LABELS = Labels({p: f"studio.preset.{p}" for p in PRESETS})
 FAMILY_LABELS = Labels({f: f"studio.family.{f}" for f in TRAINEES})
 STATUS_LABELS = Labels({s: f"studio.status.{s}" for s in STATES})
+# each validation metric's axis, curves title, snapshot caption and what the probe's predictions are
+SCORE_AXIS = Labels({BLEU: "studio.axis.bleu", PERPLEXITY: "studio.axis.perplexity",
+                     MLM_ACCURACY: "studio.axis.mlm_accuracy"})
+CURVES_TITLE = Labels({BLEU: "studio.fig.curves", PERPLEXITY: "studio.fig.curves_lm",
+                       MLM_ACCURACY: "studio.fig.curves_bert"})
+CAPTIONS = {BLEU: "studio.snapshot_caption", PERPLEXITY: "studio.snapshot_caption_lm",
+            MLM_ACCURACY: "studio.snapshot_caption_bert"}
+PREDICTIONS = Labels({PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill"})
+ROWS = {BLEU: "studio.run_row", PERPLEXITY: "studio.run_row_lm", MLM_ACCURACY: "studio.run_row_bert"}
 HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2)
 HEATMAP_PX = 320  # the probe's map is planned for the narrowest its column gets (1280 px wide, sidebar open)
@@ -54,9 +66,42 @@ def registry() -> Registry:
     return Registry()
 
 
-def user_choices(family: str) -> list[tuple[str, str]]:
-    """(checkpoint folder, "Your run: name") of the saved runs of ``family``, for the model pickers."""
-    return [(path, t("studio.your_run", name=name)) for path, name in user_checkpoints(family)]
+def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
+    """(checkpoint folder, "Your run: name" or "Class run: name") of the saved runs of ``family`` (and
+    transformer ``kind``) that this session sees, for the model pickers."""
+    return [(path, t("studio.your_run" if own else "studio.class_run", name=name))
+            for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)]
+
+
+def session_owner() -> str:
+    """This browser session's id (random, kept in its session state): its runs are private to it
+    until published (:func:`models.training.runs.publish_run`). Anything else left under its key (a
+    stale or hostile value) is replaced by a fresh id."""
+    owner = st.session_state.get(OWNER_KEY)
+    if not (isinstance(owner, str) and 0 < len(owner) <= 64 and owner.isprintable()):
+        owner = st.session_state[OWNER_KEY] = secrets.token_hex(8)
+    return owner
+
+
+def error_text(exc: RunError | CorpusFormatError) -> str:
+    """A run's or an uploaded file's error in the reader's language (its ``key`` and ``params``, see
+    :func:`ui.tokens.model_text`; a ``reason`` param is a string id too), else its own English."""
+    return _said(exc.key or "", exc.params, str(exc))
+
+
+def _said(key: str, params: dict[str, object], english: str = "") -> str:
+    if "reason" in params:
+        params = {**params, "reason": t(str(params["reason"]))}
+    return model_text(key, params, english)
+
+
+def _data_label(run: Run | SavedRun) -> str:
+    """The run's data in the reader's language (a saved run that names no known source: its own words)."""
+    if isinstance(run, Run):
+        return DATA_LABELS[run.settings.data]
+    settings = run.meta.get("settings")
+    source = settings.get("data") if isinstance(settings, dict) else None
+    return DATA_LABELS[source] if source in DATA_SOURCES else str(run.meta.get("data", ""))
 
 
 def _apply_preset() -> None:
@@ -120,36 +165,49 @@ def settings_popover() -> None:
 def _start(values: dict, upload) -> None:
     """Check the settings (over the chosen preset's) and the uploaded file, and queue the run; every
     problem is one message."""
-    pairs = None
-    if values["data"] == "upload":
-        if upload is None:
-            st.error(t("studio.no_file"))
+    pairs = text = None
+    if values["data"] in ("upload", "text") and upload is None:
+        st.error(t("studio.no_file"))
+        return
+    if values["data"] == "text":
+        try:
+            text = decode_text(upload.getvalue(), upload.name)
+        except CorpusFormatError as exc:
+            st.error(t("studio.bad_file", error=md_escape(error_text(exc))))
             return
+    if values["data"] == "upload":
         try:
             found = check_tsv(upload.getvalue(), upload.name)
         except CorpusFormatError as exc:
-            st.error(t("studio.bad_file", error=md_escape(str(exc))))
+            st.error(t("studio.bad_file", error=md_escape(error_text(exc))))
             return
-        if found.problems:
+        if found.bad_lines:
             st.warning(t("studio.bad_rows", n=found.n_bad))
-            st.code("\n".join(found.problems), language=None)
+            st.code("\n".join(_said("tsv.line", {"line": line, "reason": reason}) for line, reason in found.bad_lines),
+                    language=None)
         pairs = found.pairs
     try:
         settings = replace(PRESETS[st.session_state.get("studio_preset", "bahdanau")], **values)
-        st.session_state[RUN_KEY] = registry().start(settings, pairs)
+        st.session_state[RUN_KEY] = registry().start(settings, pairs, owner=session_owner(), text=text)
     except RunError as exc:
-        st.error(t("studio.cannot_start", error=md_escape(str(exc))))
+        st.error(t("studio.cannot_start", error=md_escape(error_text(exc))))
 
 
 def shown_run() -> Run | SavedRun | None:
-    """This session's run: a live one of the registry, else a saved one, else the newest saved run."""
+    """This session's run (first: the link's ``?studio_run=``): a live one of the registry, else a
+    saved one, else the newest saved run. Its id is kept in the URL, so that a link, or "Add this
+    view to the deck", shows the same run."""
     reg = registry()
-    run_id = st.session_state.get(RUN_KEY)
-    live = reg.get(run_id if isinstance(run_id, str) else None)
-    if live is not None:
-        return live
-    saved = list_runs(reg.root)
-    return next((r for r in saved if r.id == run_id), saved[0] if saved else None)
+    run_id = st.session_state.get(RUN_KEY, st.query_params.get(RUN_KEY))
+    run = reg.get(run_id if isinstance(run_id, str) else None, session_owner())
+    if run is None:
+        saved = list_runs(reg.root, session_owner())
+        run = next((r for r in saved if r.id == run_id), saved[0] if saved else None)
+    if run is not None:
+        st.query_params[RUN_KEY] = run.id
+    elif RUN_KEY in st.query_params:
+        del st.query_params[RUN_KEY]
+    return run
 
 
 def _snapshots(run: Run | SavedRun) -> list[Snapshot]:
@@ -161,36 +219,70 @@ def _losses(run: Run | SavedRun) -> list[float]:
 
 
 def _probe_map(shot: Snapshot, layer: int | None, head: int) -> tuple:
-    """The probe's map to draw and its title: α of the RNN, or the Transformer's cross-attention of
-    one layer (default: the last) and head (or the average over heads, :data:`ui.grid.AVERAGE`)."""
+    """The probe's map to draw and its title: α of the RNN, or the Transformer's cross-attention (the
+    LM's and BERT's self-attention) of one layer (default: the last) and head (or the average over
+    heads, :data:`ui.grid.AVERAGE`)."""
     weights = shot.weights
     if weights.ndim == 2:
         return weights, t("studio.fig.attention", step=shot.step)
     layer = weights.shape[0] - 1 if layer is None else layer
-    return pick(weights, layer, head), t("studio.fig.cross", step=shot.step, head=head_name(layer, head))
+    key = "studio.fig.cross" if shot.metric == BLEU else "studio.fig.self"
+    return pick(weights, layer, head), t(key, step=shot.step, head=head_name(layer, head))
+
+
+def _metric(run: Run | SavedRun) -> str:
+    """The run's validation metric (a saved run of before the LM and BERT families: BLEU)."""
+    return METRICS[run.settings.family] if isinstance(run, Run) else str(run.meta.get("metric", BLEU))
+
+
+def snapshot_caption(shot: Snapshot) -> str:
+    """"Step s: validation BLEU b, AER a." (perplexity for the LM, masked-LM accuracy for BERT)."""
+    aer = "" if shot.aer is None else t("studio.aer_part", aer=shot.aer)
+    return t(CAPTIONS[shot.metric], step=shot.step, bleu=shot.score, score=shot.score, aer=aer)
+
+
+def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
+    """The loss and validation-metric curves of ``run`` with the snapshot's step marked (None: no mark);
+    masked-LM accuracy in percent."""
+    shots, metric = _snapshots(run), _metric(run)
+    scale = 100 if metric == MLM_ACCURACY else 1
+    return curves_figure(
+        _losses(run), [s.step for s in shots], [s.score * scale for s in shots],
+        marker=None if shot is None else shot.step, title=CURVES_TITLE[metric], x_title=t("studio.axis.step"),
+        loss_name=t("studio.axis.loss"), score_name=SCORE_AXIS[metric],
+        score_range=None if metric == PERPLEXITY else (0.0, 100.0))
+
+
+def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
+                 width: float = HEATMAP_PX, height: int | None = None) -> go.Figure:
+    """The probe's attention map of a snapshot whose model has attention (with its gold links
+    where it has them), planned for ``width`` × ``height`` px (height None: as tall as it needs)."""
+    weights, title = _probe_map(shot, layer, head)
+    if shot.metric != BLEU:  # self-attention: each token (row) over the tokens it may read (columns)
+        texts = {**figure_texts(), "s2s.x": t("studio.axis.key"), "s2s.y": t("studio.axis.query")}
+        return attention_heatmap(weights, shot.src_tokens, shot.src_tokens, title=title, width=width, height=height,
+                                 texts=texts)
+    # any language pair: the axes say source and output, not English and French
+    texts = {**figure_texts(), "s2s.x": t("studio.axis.source"), "s2s.y": t("studio.axis.output")}
+    return attention_heatmap(weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title, width=width,
+                             height=height, texts=texts)
 
 
 def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None = None,
                  head: int = AVERAGE) -> None:
-    """The loss and BLEU curves with the snapshot's step marked, beside the probe's attention map
-    (with its gold links where it has them)."""
-    shots = _snapshots(run)
+    """The loss and BLEU curves with the snapshot's step marked, beside the probe's attention map."""
     left, right = st.columns([3, 2])
-    left.plotly_chart(curves_figure(
-        _losses(run), [s.step for s in shots], [s.bleu for s in shots], marker=None if shot is None else shot.step,
-        title=t("studio.fig.curves"), x_title=t("studio.axis.step"), loss_name=t("studio.axis.loss"),
-        score_name=t("studio.axis.bleu")), config=PLOT)
+    left.plotly_chart(run_curves(run, shot), config=PLOT)
     if shot is None:
         return
     if shot.weights is None:
         right.info(t("studio.no_attention"))
         right.text(" ".join(shot.tgt_tokens))
         return
-    weights, title = _probe_map(shot, layer, head)
-    # any language pair: the axes say source and output, not English and French
-    texts = {**figure_texts(), "s2s.x": t("studio.axis.source"), "s2s.y": t("studio.axis.output")}
-    right.plotly_chart(attention_heatmap(weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title,
-                                         width=HEATMAP_PX, texts=texts), config=PLOT)
+    right.plotly_chart(probe_figure(shot, layer, head), config=PLOT)
+    if shot.metric != BLEU:  # the LM's next tokens, BERT's top piece at each [MASK]
+        right.caption(PREDICTIONS[shot.metric])
+        right.text(" ".join(shot.tgt_tokens) or "—")
 
 
 def live_panel() -> None:
@@ -211,7 +303,7 @@ def live_panel() -> None:
         status.progress(run.step / run.settings.steps,
                         text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0))
         status.caption(t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device,
-                         data=run.data))
+                         data=_data_label(run)))
     stop.button(t("studio.stop"), key="studio_stop", on_click=reg.stop, args=(run.id,), icon=":material/stop:",
                 help=t("studio.stop_help"))
     main_figures(run, run.snapshots[-1] if run.snapshots else None)
@@ -222,13 +314,20 @@ def result_view(run: Run | SavedRun) -> None:
     loss curve, and the AER of the snapshots where the data has gold alignments."""
     status = run.status if isinstance(run, Run) else str(run.meta.get("status", FINISHED))
     name = run.settings.name if isinstance(run, Run) else run.name
-    message = run.message if isinstance(run, Run) else str(run.meta.get("message", ""))
     if status == FAILED:
+        if not isinstance(run, Run):  # an imported run.json may say anything
+            message = str(run.meta.get("message", ""))
+        else:
+            message = model_text(run.message_key, run.message_params, run.message)
         st.error(t("studio.failed", error=md_escape(message)))
         return
     meta = run.meta if isinstance(run, SavedRun) else {"steps": run.step, "seconds": run.elapsed}
     key = "studio.finished" if status == FINISHED else "studio.stopped"
     st.success(t(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
+    if status == STOPPED and resumable(run.folder) and st.button(
+            t("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=t("studio.resume_help")):
+        _resume(run.id)
+        st.rerun(scope="app")  # the whole page: the live panel takes over from this fragment
     shots = _snapshots(run)
     if not shots:
         return
@@ -238,8 +337,7 @@ def result_view(run: Run | SavedRun) -> None:
     if shot.weights is not None and shot.weights.ndim == 4:
         layer, head = head_picker(*shot.weights.shape[:2], key="studio", columns=st.columns(4)[:2])
     main_figures(run, shot, layer, head)
-    aer = "" if shot.aer is None else t("studio.aer_part", aer=shot.aer)
-    st.caption(t("studio.snapshot_caption", step=shot.step, bleu=shot.bleu, aer=aer))
+    st.caption(snapshot_caption(shot))
     scored = [s for s in shots if s.aer is not None]
     if scored:
         st.plotly_chart(aer_figure([s.step for s in scored], [s.aer for s in scored], marker=shot.step,
@@ -251,18 +349,31 @@ def _run_action(action, *args) -> None:
     """Button callback: a saved-run action, its failure kept for one message."""
     try:
         action(*args)
-    except (RunError, OSError) as exc:
+    except RunError as exc:
+        st.session_state["studio_error"] = error_text(exc)
+    except OSError as exc:
         st.session_state["studio_error"] = str(exc)
+
+
+def _resume(run_id: str) -> None:
+    """Queue a stopped run to go on from its last step, and show it (a failure kept for one message)."""
+    _run_action(registry().resume, run_id, session_owner())
+    st.session_state[RUN_KEY] = run_id
 
 
 def _rename(run_id: str, root) -> None:
     """Button callback: rename a run to what its name box holds now (read at the click, not at the drawing)."""
-    _run_action(rename_run, run_id, str(st.session_state.get(f"studio_name_{run_id}", "")), root)
+    _run_action(rename_run, run_id, str(st.session_state.get(f"studio_name_{run_id}", "")), root, session_owner())
+
+
+def _publish(run_id: str, root) -> None:
+    """Toggle callback: show the run to every session of this server, or to this one alone again."""
+    _run_action(publish_run, run_id, bool(st.session_state.get(f"studio_publish_{run_id}")), root, session_owner())
 
 
 def _delete(run_id: str, root) -> None:
     """Button callback: delete a saved run's folder and forget it here (it was perhaps the one shown)."""
-    _run_action(delete_run, run_id, root)
+    _run_action(delete_run, run_id, root, session_owner())
     registry().forget(run_id)
     if st.session_state.get(RUN_KEY) == run_id:
         del st.session_state[RUN_KEY]
@@ -270,15 +381,16 @@ def _delete(run_id: str, root) -> None:
 
 def _import(upload) -> None:
     try:
-        st.session_state[RUN_KEY] = import_zip(upload.getvalue(), registry().root)
+        st.session_state[RUN_KEY] = import_zip(upload.getvalue(), registry().root, owner=session_owner())
     except RunError as exc:
-        st.session_state["studio_error"] = str(exc)
+        st.session_state["studio_error"] = error_text(exc)
 
 
 def runs_manager() -> None:
-    """The saved runs: show, rename, download as a zip, delete; add a run from a zip."""
-    root = registry().root
-    saved = list_runs(root)
+    """The saved runs this session sees: show, download as a zip; its own ones also publish, rename,
+    delete; add a run from a zip."""
+    root, owner = registry().root, session_owner()
+    saved = list_runs(root, owner)
     error = st.session_state.pop("studio_error", None)
     if error:
         st.error(t("studio.run_error", error=md_escape(error)))
@@ -288,19 +400,31 @@ def runs_manager() -> None:
             status = STATUS_LABELS.get(str(run.meta.get("status", FINISHED)), "?")
             with st.container(border=True):
                 st.text(run.name)
-                st.caption(md_escape(t("studio.run_row", status=status, bleu=run.meta.get("bleu", "—"),
-                                       data=run.meta.get("data", ""))))
+                score = run.meta.get("score", run.meta.get("bleu"))  # "bleu": a run of before the LM and BERT
+                shown = "—" if score is None else score
+                st.caption(md_escape(t(ROWS[_metric(run)], status=status, bleu=shown, score=shown,
+                                       data=_data_label(run))))
+                own = mine(run.meta, owner)
+                if own:
+                    checked(st.toggle, t("studio.publish"), bool(run.meta.get("published")),
+                            key=f"studio_publish_{run.id}", on_change=_publish, args=(run.id, root),
+                            help=t("studio.publish_help"))
+                else:
+                    st.caption(t("studio.published_by_other"))
                 with st.container(horizontal=True, vertical_alignment="bottom"):
                     st.button(t("studio.show"), key=f"studio_show_{run.id}", on_click=st.session_state.__setitem__,
                               args=(RUN_KEY, run.id))
-                    checked(st.text_input, t("studio.rename"), run.name, max_chars=60, key=f"studio_name_{run.id}")
-                    st.button(t("studio.rename_button"), key=f"studio_rename_{run.id}", on_click=_rename,
-                              args=(run.id, root))
-                    st.download_button(t("studio.download"), lambda rid=run.id: export_zip(rid, root),
+                    if own:
+                        checked(st.text_input, t("studio.rename"), run.name, max_chars=60,
+                                key=f"studio_name_{run.id}")
+                        st.button(t("studio.rename_button"), key=f"studio_rename_{run.id}", on_click=_rename,
+                                  args=(run.id, root))
+                    st.download_button(t("studio.download"), lambda rid=run.id: export_zip(rid, root, owner),
                                        file_name=f"attention-lab-run-{run.id}.zip", mime="application/zip",
                                        key=f"studio_zip_{run.id}", on_click="ignore")
-                    st.button(t("studio.delete"), key=f"studio_delete_{run.id}", on_click=_delete,
-                              args=(run.id, root), icon=":material/delete:")
+                    if own:
+                        st.button(t("studio.delete"), key=f"studio_delete_{run.id}", on_click=_delete,
+                                  args=(run.id, root), icon=":material/delete:")
         upload = st.file_uploader(t("studio.import"), type=["zip"], key="studio_import")
         if upload is not None:
             st.button(t("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
 from ui.i18n import t
+from ui.strings import STRINGS
 
 _CHIP = ("display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
          "font-family:ui-monospace,monospace;border:2px solid {border};background:{bg};color:#111")
@@ -42,12 +43,34 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text))
 
 
+#: A training-data description (a checkpoint's config.json "data") → its string id ("data.…").
+_DATA = {en: key for key, (en, _) in STRINGS.items() if key.startswith("data.")}
+
+
+def model_text(key: str, fields: Mapping[str, object], english: str) -> str:
+    """A message from models/ in the reader's language: the string ``key`` with ``fields`` (a known
+    training-data description among them in that language too), else its own ``english`` text."""
+    if not key:
+        return english
+    data = fields.get("data")
+    if isinstance(data, str) and data in _DATA:
+        fields = {**fields, "data": t(_DATA[data])}
+    return t(key, **fields)
+
+
+def input_error(exc: ValueError) -> str:
+    """Why the input cannot be used (models.inference.common.InputError: its string id and fields), in
+    the reader's language, escaped for st.warning/st.error (it quotes user words); any other
+    ValueError as its English text."""
+    return md_escape(model_text(getattr(exc, "key", ""), getattr(exc, "params", {}), str(exc)))
+
+
 def show_notices(notices: Sequence) -> None:
     """A translation's notices (models.inference.notices) next to its output: warnings as alerts,
     the rest as captions, in the reader's language where the notice carries a string id; their
     text quotes user words, so it is escaped, never markdown."""
     for notice in notices:
-        text = t(notice.key, **notice.args) if notice.key else notice.text
+        text = model_text(notice.key, notice.args, notice.text)
         if notice.level == "warning":
             st.warning(md_escape(text), icon="⚠️")
         else:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.checkpoints import ENCODER_DECODER, LoadedTransformer, load_transformer, shipped_transformers
+from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
 from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
 from ui.state import checked
-from ui.tokens import md_escape, show_notices
+from ui.tokens import input_error, md_escape, show_notices
 from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer import attention_matrix_figure, causal_mask, grid_figure, mask_figure, padding_mask
@@ -33,13 +33,11 @@ GEN_TOP_K = [1, 2, 3, 5, 10, 20, 50, 100, 0]
 
 
 def transformer_choices(kind: str) -> list[tuple[str, str]]:
-    """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``, then for the
-    encoder–decoder the Training studio's saved runs (checkpoint folder, "Your run: …"), listed afresh."""
-    if kind != ENCODER_DECODER:
-        return _transformer_choices(kind, current())
+    """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``, then the Training
+    studio's saved runs of that kind (checkpoint folder, "Your run: …"), listed afresh."""
     from ui.studio import user_choices  # the studio's training code loads only when runs are listed
 
-    return _transformer_choices(kind, current()) + user_choices("transformer")
+    return _transformer_choices(kind, current()) + user_choices("transformer", kind)
 
 
 @st.cache_data(ttl=60)
@@ -148,7 +146,7 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
             step, token = choice
             what_if = run_what_if(trace.model, text, tuple(trace.tgt_tokens), step, token)
         except InputError as exc:
-            st.warning(md_escape(str(exc)), icon="⚠️")
+            st.warning(input_error(exc), icon="⚠️")
             return
         for col, (name, run) in zip(st.columns(2), [(tr("wi.original"), trace),
                                                     (tr("wi.forced", step=step + 1, token=token), what_if)]):
@@ -196,7 +194,7 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
             ablated = run_ablation(trace.model, text, beam, length_penalty, off_kind, off_layer, off_head)
             scored = run_ablated_scoring(trace.model, text, tuple(trace.tgt_tokens), off_kind, off_layer, off_head)
         except InputError as exc:
-            st.warning(md_escape(str(exc)), icon="⚠️")
+            st.warning(input_error(exc), icon="⚠️")
             return
         off_name = f"{SHORT_LABELS[off_kind]}, {head_name(off_layer, off_head)}"
         left, right = st.columns(2)
@@ -212,10 +210,12 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         st.markdown(tr("ab.grids", kind=SHORT_LABELS[kind], step=t + 1, head=md_escape(off_name)))
         g_on, g_off = st.columns(2)
         g_on.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
-                                      selected=outline, title=tr("ab.fig.on")), key="tf_ab_grid_on",
+                                      selected=outline, title=tr("ab.fig.on"), texts=figure_texts()),
+                          key="tf_ab_grid_on",
                           config=PLOT_NO_BAR)
         g_off.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
-                                       selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head))),
+                                       selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
+                                       texts=figure_texts()),
                            key="tf_ab_grid_off", config=PLOT_NO_BAR)
         field = _ATTENTION_FIELDS[kind]
         change = np.abs(getattr(scored, field) - getattr(trace, field)).max(axis=(2, 3))

@@ -3,6 +3,8 @@ terms, evaluation, generation with memory), each drawn from :mod:`models.inferen
 traces by :mod:`viz_core.transformer_xl`."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import streamlit as st
 
@@ -10,15 +12,21 @@ from models.checkpoints import LoadedTXL, load_txl
 from ui.checkpoints import load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, spinning, t
 from ui.state import at_most, checked, number_in, url_check
-from ui.tokens import md_escape, token_strip
+from ui.tokens import input_error, md_escape, token_strip
 from viz_core.labels import safe_label
 from viz_core.positional import pe_heatmap_figure
 from viz_core.transformer import attention_row_bars
 from viz_core.transformer_xl import (
-    WORDS, dependency_figure, memory_growth_figure, memory_perplexity_figure, score_terms_figure, shift_figure,
+    dependency_figure, memory_growth_figure, context_perplexity_figure, score_terms_figure, shift_figure,
 )
+from viz_core.transformer_xl import xl_attention_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from models.inference.transformer_xl import XLReadTrace
 
 MODEL = "xl-lm"
 SPEED_CONTEXT, SPEED_TOKENS = 512, 20  # the issue's length; the paper's 1,800× is at 3,800 tokens
@@ -32,12 +40,8 @@ EXAMPLES = [
 ]
 
 
-def figure_words() -> dict[str, str]:
-    """viz_core.transformer_xl's figure words in the reader's language (ids ``txl.fig.<id>``)."""
-    return {key: t(f"txl.fig.{key}") for key in WORDS}
-
-
-@st.cache_resource(show_spinner="Loading model …")
+@spinning("spin.model")
+@st.cache_resource(show_spinner=False)
 def _load(name: str) -> LoadedTXL:
     return load_txl(name)
 
@@ -47,7 +51,8 @@ def load_model() -> LoadedTXL | str:
     return load_or_message(_load, MODEL, " " + t("txl.train_hint"))
 
 
-@st.cache_data(max_entries=32, show_spinner="Reading …")
+@spinning("txl.reading")
+@st.cache_data(max_entries=32, show_spinner=False)
 def run_read(text: str, seg_len: int, mem_len: int):
     """XLReadTrace; raises InputError for unusable input."""
     from models.inference.transformer_xl import read_passage
@@ -62,11 +67,25 @@ def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, h
     return explain_score(_load(MODEL), text, seg_len, mem_len, segment, layer, head, query)
 
 
-@st.cache_data(max_entries=32, show_spinner="Generating …")
+@spinning("spin.generate")
+@st.cache_data(max_entries=32, show_spinner=False)
 def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int):
     from models.inference.transformer_xl import generate_with_memory
 
     return generate_with_memory(_load(MODEL), prompt, max_new, mem_len, seg_len, temperature, top_k or None, seed)
+
+
+def segment_figure(trace: XLReadTrace, s: int, layer: int, head: int, width: float | None = None,
+                   height: int | None = None) -> go.Figure:
+    """Segment ``s``'s attention of one head (or the average over heads) over [memory | segment]:
+    the cached states of the tokens before it, then its own tokens under the causal mask (ticks
+    planned for ``width`` × ``height`` px; None: the page's)."""
+    seg = trace.segments[s]
+    return xl_attention_figure(
+        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
+        memory_label=t("txl.memory", n=len(seg.memory_tokens)), segment_label=t("txl.current", n=len(seg.tokens)),
+        title=t("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
+        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(), width=width, height=height)
 
 
 def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, tokens: list[str]) -> None:
@@ -83,7 +102,7 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
     xl = dependency(n_tokens, seg_len, mem_len, layers, token)
     st.plotly_chart(dependency_figure({t("txl.dep.vanilla", L=seg_len): vanilla,
                                        t("txl.dep.xl", L=seg_len, M=mem_len): xl},
-                                      seg_len, token, tokens, figure_words()), key="txl_dep", config=PLOT)
+                                      seg_len, token, tokens, figure_texts()), key="txl_dep", config=PLOT)
     st.caption(t("txl.dep.caption", token=md_escape(tokens[token]), v=int(vanilla[0].sum()), x=int(xl[0].sum()),
                  first=int(np.argmax(xl[0])) + 1))
 
@@ -101,37 +120,55 @@ def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens:
     rows = {t("txl.terms.a"): check.a, t("txl.terms.b"): check.b, t("txl.terms.c"): check.c,
             t("txl.terms.d"): check.d, t("txl.terms.sum"): check.total, t("txl.terms.model"): check.model_score}
     title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
-    st.plotly_chart(score_terms_figure(rows, check.keys, title), key="txl_terms", config=PLOT)
+    st.plotly_chart(score_terms_figure(rows, check.keys, title, figure_texts()), key="txl_terms", config=PLOT)
     st.caption(t("txl.terms.check", diff=check.max_difference))
     st.latex(r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
              r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
              r" + \underbrace{u^\top W_{k,E} E_{x_j}}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)}")
     left, right = st.columns([2, 3])
     with left:
-        st.plotly_chart(pe_heatmap_figure(check.r, t("txl.terms.r_title"), y_title="i − j", height=380)
+        st.plotly_chart(pe_heatmap_figure(check.r, t("txl.terms.r_title"), y_title="i − j", height=380,
+                                          texts=figure_texts())
                         .update_yaxes(tickvals=list(range(len(check.distances))),
                                       ticktext=[str(int(d)) for d in check.distances]), key="txl_r", config=PLOT)
     with right:
         st.markdown(t("txl.shift.explain"))
     before, after, mask = shift_demo(4, 3)
-    st.plotly_chart(shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_words()),
+    st.plotly_chart(shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
                     key="txl_shift", config=PLOT)
 
 
 def evaluation_section(loaded: LoadedTXL) -> None:
-    """The checkpoint's recorded held-out perplexity against the memory length."""
-    evaluation = loaded.training.get("memory_evaluation")
+    """Held-out perplexity against memory length and against the vanilla LM's window, as
+    `python -m models.evaluate --write` measured it (else the checkpoint's own record, without
+    the vanilla LM)."""
+    from models.checkpoints import load_results
+
+    rows = ((load_results() or {}).get("families") or {}).get("transformer-xl", {}).get("models", [])
+    row = next((r for r in rows if r.get("name") == loaded.name), None)
+    evaluation = row or loaded.training.get("memory_evaluation")
     if not evaluation:
         st.info(t("txl.eval.none"))
         return
     by_memory = evaluation["perplexity_by_memory"]
     seg, mem = evaluation["seg_len"], str(loaded.config.mem_len)
-    st.plotly_chart(memory_perplexity_figure(by_memory, seg, t("txl.eval.title", L=seg), t("txl.eval.x"),
-                                             t("txl.eval.y")), key="txl_eval", config=PLOT)
+    vanilla = (row or {}).get("vanilla")
+    windows = vanilla["perplexity_by_window"] if vanilla else None
+    st.plotly_chart(context_perplexity_figure(
+        by_memory, seg, windows, xl_name=t("txl.eval.xl", L=seg),
+        vanilla_name=t("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
+        title=t("txl.eval.title"), x_title=t("txl.eval.x"), y_title=t("txl.eval.y")), key="txl_eval", config=PLOT)
     gain = 1 - by_memory[mem] / by_memory["0"]
     st.markdown(t("txl.eval.caption", L=seg, M=mem, with_mem=by_memory[mem], without=by_memory["0"], gain=gain,
-                  tokens=evaluation["tokens"], steps=loaded.training.get("steps", "?"),
+                  tokens=evaluation.get("n_tokens", evaluation.get("tokens")), steps=loaded.training.get("steps", "?"),
                   seconds=loaded.training.get("seconds", "?")))
+    if windows:
+        best_c = max(windows, key=int)
+        st.markdown(t("txl.eval.vs_vanilla", name=vanilla["label"], C=best_c, vanilla=windows[best_c],
+                      context=seg + int(mem), with_mem=by_memory[mem], xl_epochs=row.get("epochs", "?"),
+                      vanilla_epochs=vanilla.get("epochs", "?")))
+    else:
+        st.caption(t("txl.eval.no_vanilla"))
     if st.button(t("txl.speed.run"), key="txl_speed_run", help=t("txl.speed.help", context=SPEED_CONTEXT)):
         from models.inference.transformer_xl import generation_speed
 
@@ -161,7 +198,7 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int) -> Non
     try:
         trace = run_generation(prompt, 30, mem_len, seg_len, float(temperature), int(top_k), 0)
     except InputError as exc:
-        st.warning(str(exc))
+        st.warning(input_error(exc))
         return
     n = len(trace.steps)
     step = checked(st.slider, t("txl.gen.step"), 1, n, n, key="txl_gen_step") - 1

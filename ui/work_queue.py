@@ -87,7 +87,7 @@ class WorkQueue:
                 self._cond.notify_all()
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)  # a spinner's text could not follow the language (ui.i18n.spinning)
 def heavy_queue() -> WorkQueue:
     """The one queue of heavy requests in this server process."""
     return WorkQueue()

@@ -35,6 +35,7 @@ from viz_core.style import (
     ATTENTION_LEVELS, ATTENTION_RGB, BASE_FONT_SIZE, TICK_FONT_SIZE, attention_scale,
     layout_dict, plot_width, short_label, text_width, tick_axis, tick_extent,
 )
+from viz_core.texts import Texts, word
 
 __all__ = [
     "BLUES_RGB", "GAP_INDEX", "bin_attention", "to_palette_indices", "encode_png_indexed",
@@ -222,21 +223,20 @@ class GridPayload:
         """One thumbnail as its own PNG (for a UI that lays out heads itself)."""
         return encode_png_indexed(np.ascontiguousarray(self.head_indices(layer, head)))
 
-    @property
-    def scale_note(self) -> str:
-        """What the darkest colour means, in words (every relative scale says so)."""
+    def scale_note(self, texts: Texts | None = None) -> str:
+        """What the darkest colour means, in words (every relative scale says so), from ``texts``."""
         if self.scale == "absolute":
-            return "shade: weight 0 → 1"
+            return word(texts, "grid.absolute")
         if self.scale == "global":
-            return f"shade relative to the largest weight of all heads ({float(self.vmax.max()):.2g})"
-        return "shade relative to each head's own maximum (hover: its value)"
+            return word(texts, "grid.global", top=float(self.vmax.max()))
+        return word(texts, "grid.head")
 
-    def figure(self, height: int | None = None, title: str | None = None) -> go.Figure:
+    def figure(self, height: int | None = None, title: str | None = None, texts: Texts | None = None) -> go.Figure:
         """A plotly figure of the mosaic (a ``go.Image`` from the PNG data URI — no weights
         as JSON), layer/head tick labels, and an invisible marker at each thumbnail centre
         whose hover names the head and its vmax and whose ``customdata`` is [layer, head]
         (selection events reach Streamlit from scatter points, not from images). The title
-        (``title``, then :attr:`scale_note`) says what the shades mean."""
+        (``title``, then :meth:`scale_note`) says what the shades mean; words from ``texts``."""
         ys = np.array([self.cell_origin(layer, 0)[0] + self.cell_h / 2 for layer in range(self.n_layers)])
         xs = np.array([self.cell_origin(0, h)[1] + self.cell_w / 2 for h in range(self.n_heads)])
         gx, gy = np.meshgrid(xs, ys)  # (layers, heads)
@@ -246,11 +246,12 @@ class GridPayload:
             x=gx.ravel(), y=gy.ravel(), mode="markers",
             marker=dict(size=max(8, min(self.cell_w, self.cell_h) // 2), opacity=0),
             customdata=np.stack([layer_ix.ravel(), head_ix.ravel()], 1),
-            text=[f"{self.layer_labels[l]} · {self.head_labels[h]} · darkest = {self.vmax[l, h]:.3g}"
-                  for l in range(self.n_layers) for h in range(self.n_heads)],
+            text=[word(texts, "grid.head_hover", layer=self.layer_labels[l], head=self.head_labels[h],
+                       top=float(self.vmax[l, h])) for l in range(self.n_layers) for h in range(self.n_heads)],
             hovertemplate="%{text}<extra></extra>", showlegend=False, name="heads",
         )
-        full_title = f"{title}<br>{self.scale_note}" if title else self.scale_note
+        note = self.scale_note(texts)
+        full_title = f"{title}<br>{note}" if title else note
         layout = layout_dict(full_title)
         layout["title"]["font"]["size"] = BASE_FONT_SIZE + 2
         # Head labels across the top, layer labels down the side, each thinned to fit.
@@ -284,7 +285,7 @@ def grid_payload(
     ones are enlarged by pixel repetition to about ``min_thumb``. ``scale``: "absolute" (the
     default, the app's one 0–1 scale) maps weight 1 to the darkest colour; "head" each
     thumbnail's own maximum (diffuse heads stay visible), "global" one maximum for all — the
-    figure's title then says the shades are relative (:attr:`GridPayload.scale_note`).
+    figure's title then says the shades are relative (:meth:`GridPayload.scale_note`).
     ``src_tokens`` label the S keys, ``tgt_tokens`` (default: ``src_tokens``) the L queries.
     """
     start = time.perf_counter()
@@ -349,8 +350,8 @@ class HeadFigure:
 def head_figure(
     matrix: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
     max_cells: int = 128, max_ticks: int = 64, title: str | None = None, zmax: float | None = 1.0,
-    how: BinHow = "mean", hover_tokens_up_to: int = 4096, relative_to: str = "this head's maximum",
-    width: float | None = None,
+    how: BinHow = "mean", hover_tokens_up_to: int = 4096, relative_to: str | None = None,
+    width: float | None = None, texts: Texts | None = None,
 ) -> HeadFigure:
     """ONE head's (L, S) weights as a heatmap on integer axes 0 … S−1 (keys, ``src_tokens``)
     and 0 … L−1 (queries, ``tgt_tokens``), tokens as tick text: repeated tokens keep their own
@@ -360,7 +361,8 @@ def head_figure(
 
     Colours run from weight 0 to ``zmax`` = 1, the app's one scale. ``zmax=None`` shades
     relative to the shown maximum instead, and the colour bar says so ("relative to
-    ``relative_to``"). Tick labels are thinned to fit a figure ``width`` px wide (default
+    ``relative_to``", default "this head's maximum"; words from ``texts``). Tick labels are
+    thinned to fit a figure ``width`` px wide (default
     :data:`viz_core.style.FIGURE_WIDTH_PX`) and the figure's height.
     """
     m = np.asarray(matrix, dtype=np.float32)
@@ -374,24 +376,25 @@ def head_figure(
     rf, cf = _factors(q_len, max_cells), _factors(k_len, max_cells)
     z = bin_attention(m, rf, cf, how) if (rf > 1 or cf > 1) else m
     if zmax is None:
-        shade = attention_scale(float(z.max()), relative_to)
+        shade = attention_scale(float(z.max()), word(texts, "grid.this_head") if relative_to is None else relative_to,
+                                texts=texts)
     else:
-        shade = attention_scale()
+        shade = attention_scale(texts=texts)
         shade["zmax"] = zmax
     trace: dict[str, Any] = dict(z=z, **shade)
     if rf == 1 and cf == 1:
         trace.update(x=np.arange(k_len), y=np.arange(q_len))
         if q_len * k_len <= hover_tokens_up_to:
             trace["customdata"] = np.array([[[q, k] for k in src] for q in tgt], dtype=object)
-            trace["hovertemplate"] = ("query %{y} “%{customdata[0]}” → key %{x} “%{customdata[1]}”"
-                                      "<br>weight %{z:.4f}<extra></extra>")
+            trace["hovertemplate"] = word(texts, "grid.hover_tokens")
         else:
-            trace["hovertemplate"] = "query %{y} → key %{x}<br>weight %{z:.4f}<extra></extra>"
+            trace["hovertemplate"] = word(texts, "grid.hover")
     else:
-        trace.update(x0=(cf - 1) / 2, dx=cf, y0=(rf - 1) / 2, dy=rf)
-        label = "max weight" if how == "max" else "mean total weight"
-        trace["hovertemplate"] = (f"queries ≈ %{{y:.1f}} ({rf} per cell) → keys ≈ %{{x:.1f}} ({cf} per cell)"
-                                  f"<br>{label} %{{z:.4f}}<extra></extra>")
+        # meta: how the cells cover the weights (viz_core.explain.binning_of maps a click to its block)
+        trace.update(x0=(cf - 1) / 2, dx=cf, y0=(rf - 1) / 2, dy=rf,
+                     meta={"binned": {"row_factor": rf, "col_factor": cf, "how": how, "shape": [q_len, k_len]}})
+        label = word(texts, "grid.max_weight" if how == "max" else "grid.mean_weight")
+        trace["hovertemplate"] = word(texts, "grid.hover_binned", rf=rf, cf=cf, label=label)
     layout = layout_dict(title, width=width)
     # Equal x and y scales (square cells): the plot is as wide as the smaller of the two
     # lengths allows, so the ticks are planned for that; cells are at least 16 px tall up to
@@ -406,9 +409,9 @@ def head_figure(
     side_y = min(y_px, x_px * q_len / k_len)  # the plot's height once the cells are square
     y_axis = tick_axis(tgt, side_y, vertical_axis=True, max_ticks=max_ticks)
     height = max(360, int(height - (y_px - side_y)))  # no empty band below the square
-    layout["xaxis"].update(x_axis, range=[-0.5, k_len - 0.5], side="top", title_text="key (attended to)",
+    layout["xaxis"].update(x_axis, range=[-0.5, k_len - 0.5], side="top", title_text=word(texts, "key_attended"),
                            constrain="domain")
-    layout["yaxis"].update(y_axis, range=[q_len - 0.5, -0.5], title_text="query (attending)",
+    layout["yaxis"].update(y_axis, range=[q_len - 0.5, -0.5], title_text=word(texts, "query_attending"),
                            scaleanchor="x", constrain="domain")
     layout.update(height=height)
     layout["margin"].update(t=int(top), b=20)

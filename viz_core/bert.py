@@ -22,11 +22,13 @@ from viz_core.style import (
     BASE_FONT_SIZE, FIGURE_WIDTH_PX, SERIES_COLORS, SIGNED_COLORSCALE, TEXT_COLOR, attention_scale, base_layout,
     colorbar, heatmap_layout, legend_below, plot_width, text_width, tick_axis, wrap_text,
 )
+from viz_core.texts import Texts, word
 
 __all__ = [
     "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "pieces_table", "embedding_sum_figure", "masking_stats_figure",
     "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure", "special_attention_figure",
     "token_groups", "attention_share_figure", "nsp_figure", "nsp_table", "class_figure", "tag_figure", "span_figure", "explorer_head_figures", "lines_figure", "head_labels",
+    "shown_name",
 ]
 
 #: outcome name → colour (chip border / bars / lines).
@@ -42,6 +44,17 @@ _DARK_OUTCOME = {"[MASK]": "#b35400", "clicked": "#b35400", "random": "#7a4fa3",
 _TARGET_DASH = dict(dash="dash", width=2)
 
 
+#: A masking outcome or token group (their names key the colours) → its viz_core.texts id, for display.
+_NAME_WORDS = {"chosen": "bert.chosen", "random": "bert.random", "kept": "bert.kept", "clicked": "bert.clicked",
+               "other tokens": "bert.other_tokens"}
+
+
+def shown_name(name: str, texts: Texts | None = None) -> str:
+    """An outcome ("random", "kept" …) or token group ("other tokens") in the language of ``texts``;
+    special tokens such as [MASK] stay as they are."""
+    return word(texts, _NAME_WORDS[name]) if name in _NAME_WORDS else name
+
+
 def _labels(tokens: Sequence[str], limit: int = 16) -> list[str]:
     return [safe_label(t, limit) for t in tokens]
 
@@ -55,22 +68,26 @@ def head_labels(n_layers: int, n_heads: int) -> list[str]:
 # Input representation
 # --------------------------------------------------------------------------------------
 
-def pieces_table(tokens: Sequence[str], ids: Sequence[int], segment_ids: Sequence[int]) -> pd.DataFrame:
-    """One row per WordPiece piece: position, piece, id, segment (A/B), whether it continues a word."""
-    return pd.DataFrame({"position": list(range(len(tokens))), "piece": list(tokens), "id": list(ids),
-                         "segment": ["AB"[s] for s in segment_ids],
-                         "continues a word (##)": [t.startswith("##") for t in tokens]})
+def pieces_table(tokens: Sequence[str], ids: Sequence[int], segment_ids: Sequence[int],
+                 texts: Texts | None = None) -> pd.DataFrame:
+    """One row per WordPiece piece: position, piece, id, segment (A/B), whether it continues a word
+    (column names from ``texts``)."""
+    return pd.DataFrame({word(texts, "bert.col.position"): list(range(len(tokens))),
+                         word(texts, "bert.col.piece"): list(tokens), "id": list(ids),
+                         word(texts, "bert.col.segment"): ["AB"[s] for s in segment_ids],
+                         word(texts, "bert.col.continues"): [t.startswith("##") for t in tokens]})
 
 
 def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, position_emb: np.ndarray,
                          embedding_sum: np.ndarray, normed: np.ndarray | None, token: str, segment: int,
-                         position: int, title: str | None = None) -> go.Figure:
-    """One token's input embedding as rows over the d dimensions:
+                         position: int, title: str | None = None, texts: Texts | None = None) -> go.Figure:
+    """One token's input embedding as rows over the d dimensions (words from ``texts``):
     E_token + E_segment + E_position = sum, on one signed colour scale; LayerNorm(sum) below it
     on its own scale (it is about 1/σ times larger)."""
     rows = [token_emb, segment_emb, position_emb, embedding_sum]
-    names = [f"token “{safe_label(token, 20)}”", f"+ segment {'AB'[segment] if segment in (0, 1) else segment}",
-             f"+ position {position}", "= sum"]
+    names = [word(texts, "bert.emb.token", token=safe_label(token, 20)),
+             word(texts, "bert.emb.segment", segment="AB"[segment] if segment in (0, 1) else segment),
+             word(texts, "bert.emb.position", position=position), word(texts, "bert.emb.sum")]
     z = np.stack(rows)
     d = z.shape[1]
     top = float(np.abs(z).max()) or 1.0
@@ -79,9 +96,9 @@ def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, positio
                         row_heights=[0.8, 0.2] if n_rows == 2 else [1.0])
     fig.add_trace(go.Heatmap(
         z=z, x=np.arange(d), y=np.arange(4), colorscale=SIGNED_COLORSCALE, zmid=0, zmin=-top, zmax=top,
-        colorbar=dict(colorbar("sum parts"), y=1.0, yanchor="top", len=0.75 if n_rows == 2 else 1.0),
+        colorbar=dict(colorbar(word(texts, "bert.emb.parts")), y=1.0, yanchor="top", len=0.75 if n_rows == 2 else 1.0),
         customdata=np.array([[n] * d for n in names], dtype=object),
-        hovertemplate="%{customdata}<br>dimension %{x}: %{z:.4f}<extra></extra>",
+        hovertemplate=word(texts, "bert.emb.hover", row="%{customdata}"),
     ), row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=list(range(4)), ticktext=names, autorange="reversed", row=1, col=1)
     if normed is not None:
@@ -89,13 +106,13 @@ def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, positio
         fig.add_trace(go.Heatmap(
             z=normed[None, :], x=np.arange(d), y=[0], colorscale=SIGNED_COLORSCALE, zmid=0, zmin=-top_n, zmax=top_n,
             colorbar=dict(colorbar("LayerNorm"), y=0.0, yanchor="bottom", len=0.3),
-            hovertemplate="LayerNorm(sum)<br>dimension %{x}: %{z:.4f}<extra></extra>",
+            hovertemplate=word(texts, "bert.emb.hover", row=word(texts, "bert.emb.normed")),
         ), row=2, col=1)
-        fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=["LayerNorm(sum)"], row=2, col=1)
+        fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=[word(texts, "bert.emb.normed")], row=2, col=1)
     base_layout(fig, title=title, height=120 + 60 * (len(rows) + n_rows - 1))
     fig.update_xaxes(showgrid=False, zeroline=False)
     fig.update_yaxes(showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="embedding dimension", row=n_rows, col=1)
+    fig.update_xaxes(title_text=word(texts, "bert.emb.x"), row=n_rows, col=1)
     fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=10))
     return fig
 
@@ -106,25 +123,26 @@ def embedding_sum_figure(token_emb: np.ndarray, segment_emb: np.ndarray, positio
 
 def masking_stats_figure(chosen_rate: np.ndarray, mask_share: np.ndarray, random_share: np.ndarray,
                          kept_share: np.ndarray, targets: tuple[float, float, float, float] = (0.15, 0.8, 0.1, 0.1),
-                         title: str | None = None) -> go.Figure:
+                         title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """Running rates after each draw (log x): chosen ÷ eligible → 15%; [MASK]/random/kept ÷ chosen → 80/10/10."""
     n = len(chosen_rate)
     x = np.arange(1, n + 1)
     # Thin to ~400 points on a log grid: the curve stays exact at the points drawn.
     idx = np.unique(np.clip(np.round(np.geomspace(1, n, min(n, 400))).astype(int) - 1, 0, n - 1))
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("chosen ÷ eligible tokens", "outcome ÷ chosen tokens"),
-                        horizontal_spacing=0.1)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=(word(texts, "bert.stats.chosen"), word(texts, "bert.stats.outcome")))
     series = [(chosen_rate, "chosen", SERIES_COLORS[0], targets[0], 1),
               (mask_share, "[MASK]", OUTCOME_COLORS["[MASK]"], targets[1], 2),
               (random_share, "random", OUTCOME_COLORS["random"], targets[2], 2),
               (kept_share, "kept", OUTCOME_COLORS["kept"], targets[3], 2)]
-    for values, name, color, target, col in series:
+    for values, outcome, color, target, col in series:
+        name = shown_name(outcome, texts)
         fig.add_trace(go.Scatter(x=x[idx], y=values[idx] * 100, mode="lines", name=f"{name}: {values[-1]:.2%}",
                                  line=dict(color=color, width=3),
-                                 hovertemplate=f"{name} after %{{x}} draws: %{{y:.2f}}%<extra></extra>"), row=1, col=col)
+                                 hovertemplate=word(texts, "bert.stats.hover", name=name)), row=1, col=col)
         fig.add_hline(y=target * 100, line=dict(color=color, **_TARGET_DASH), opacity=0.6, row=1, col=col)
-    fig.update_xaxes(type="log", title_text="number of draws (log scale)")
-    fig.update_yaxes(title_text="% (dashed: the target)", row=1, col=1)
+    fig.update_xaxes(type="log", title_text=word(texts, "bert.stats.x"))
+    fig.update_yaxes(title_text=word(texts, "bert.stats.y"), row=1, col=1)
     base_layout(fig, title=title, height=420)
     legend_below(fig)
     fig.update_layout(margin=dict(l=10, r=10, t=90 if title else 50, b=110))
@@ -162,30 +180,31 @@ def prediction_rows(positions: Sequence[int], tokens: Sequence[str], shown: Sequ
             for i in positions]
 
 
-def predictions_table(rows: Sequence[PredictionRow]) -> pd.DataFrame:
+def predictions_table(rows: Sequence[PredictionRow], texts: Texts | None = None) -> pd.DataFrame:
     """One row per chosen position: what was there, what the model read, P and rank of the
-    original, and the top-k as "token (p%)"."""
-    return pd.DataFrame([{"position": r.position, "original": r.original, "model read": r.shown,
-                          "outcome": r.outcome, "P(original)": round(r.original_prob, 4),
-                          "rank of original": r.original_rank + 1,
-                          **{f"top {k + 1}": f"{t} ({p:.0%})" for k, (t, p) in enumerate(zip(r.top_tokens, r.top_probs))}}
+    original, and the top-k as "token (p%)" (words from ``texts``)."""
+    col = {key: word(texts, f"bert.col.{key}") for key in ("position", "original", "read", "outcome", "p", "rank")}
+    return pd.DataFrame([{col["position"]: r.position, col["original"]: r.original, col["read"]: r.shown,
+                          col["outcome"]: shown_name(r.outcome, texts), col["p"]: round(r.original_prob, 4),
+                          col["rank"]: r.original_rank + 1,
+                          **{word(texts, "bert.col.top", k=k + 1): f"{t} ({p:.0%})"
+                             for k, (t, p) in enumerate(zip(r.top_tokens, r.top_probs))}}
                          for r in rows])
 
 
-def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: str | None = None) -> go.Figure:
+def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: str | None = None,
+                       texts: Texts | None = None) -> go.Figure:
     """Small multiples: one horizontal bar chart of the top-k per chosen position; the original
-    token's bar is green, others blue; the subplot title says what the model read there."""
+    token's bar is green, others blue; the subplot title says what the model read there (words
+    from ``texts``)."""
     n = max(1, len(rows))
     cols = min(per_row, n)
     nrows = math.ceil(n / cols)
 
     def _title(r: PredictionRow) -> str:
         orig, shown = safe_label(r.original, 14), safe_label(r.shown, 14)
-        if r.outcome in ("[MASK]", "clicked"):
-            return f"{r.position}: {orig} → [MASK]" + (" (clicked)" if r.outcome == "clicked" else "")
-        if r.outcome == "random":
-            return f"{r.position}: {orig} → {shown} (random)"
-        return f"{r.position}: {orig} (kept)"
+        outcome = "mask" if r.outcome == "[MASK]" else r.outcome
+        return word(texts, f"bert.pred.{outcome}", position=r.position, original=orig, shown=shown)
 
     # Subplot titles wrapped to their column (about FIGURE_WIDTH_PX / cols wide), never cut.
     titles = [wrap_text(_title(r), FIGURE_WIDTH_PX / cols - 16, BASE_FONT_SIZE - 1) for r in rows]
@@ -193,7 +212,7 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
     # One x range for all small multiples (comparable bars), at least 0–10%.
     x_max = max([10.0] + [100 * max(r.top_probs, default=0) * 1.3 for r in rows])
     x_max = min(100.0, x_max)
-    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=titles or ["no position chosen"],
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=titles or [word(texts, "bert.pred.none")],
                         horizontal_spacing=0.13, vertical_spacing=min(0.5 / max(nrows, 1), 0.18))
     # Token tick labels fit the gap between two small multiples; two x ticks fit one.
     chars = max(4, int(0.13 * FIGURE_WIDTH_PX / text_width("a", BASE_FONT_SIZE)))
@@ -225,26 +244,26 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
 # --------------------------------------------------------------------------------------
 
 def special_attention_figure(attention: np.ndarray, tokens: Sequence[str], index: int, direction: str = "from",
-                             title: str | None = None) -> go.Figure:
+                             title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """Rows: every layer and head ("L1 H1" …); columns: tokens. ``direction="from"``: the
     attention row of the query at ``index`` (what it looks at; each row sums to 1);
     ``"to"``: the column of key ``index`` (how much each query gives it)."""
     n_layers, n_heads, L, _ = attention.shape
     if direction == "from":
         z = attention[:, :, index, :].reshape(n_layers * n_heads, L)
-        x_title = "key (attended to)"
+        x_title = word(texts, "key_attended")
     elif direction == "to":
         z = attention[:, :, :, index].reshape(n_layers * n_heads, L)
-        x_title = "query (attending)"
+        x_title = word(texts, "query_attending")
     else:
         raise ValueError(f"direction must be 'from' or 'to', not {direction!r}")
     rows = head_labels(n_layers, n_heads)
     labels = _labels(tokens)
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(L), y=np.arange(len(rows)), **attention_scale(),
+        z=z, x=np.arange(L), y=np.arange(len(rows)), **attention_scale(texts=texts),
         customdata=np.array([[r] * L for r in rows], dtype=object),
         text=np.array([labels] * len(rows), dtype=object),
-        hovertemplate="%{customdata} · token %{x} “%{text}”: %{z:.3f}<extra></extra>",
+        hovertemplate=word(texts, "bert.special_hover"),
     ))
     heatmap_layout(fig, x_labels=labels, y_labels=rows, title=title, x_title=x_title, max_ticks=64,
                    height=200 + 26 * len(rows))
@@ -263,7 +282,8 @@ def token_groups(tokens: Sequence[str], special: Sequence[str] = ("[CLS]", "[SEP
     return groups
 
 
-def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray], title: str | None = None) -> go.Figure:
+def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray], title: str | None = None,
+                           texts: Texts | None = None) -> go.Figure:
     """Stacked bars per layer and head: the mean share of attention (over all queries) that
     lands on each group of key positions (e.g. [CLS], [SEP], [MASK], other tokens)."""
     n_layers, n_heads = attention.shape[:2]
@@ -271,13 +291,14 @@ def attention_share_figure(attention: np.ndarray, groups: dict[str, np.ndarray],
     colors = {"[CLS]": SERIES_COLORS[3], "[SEP]": SPECIAL_COLOR, "[MASK]": OUTCOME_COLORS["[MASK]"],
               "other tokens": "#c6dbef"}
     fig = go.Figure()
-    for name, mask in groups.items():
+    for group, mask in groups.items():
         share = attention[:, :, :, np.asarray(mask, dtype=bool)].sum(-1).mean(-1).reshape(-1)
+        name = shown_name(group, texts)
         fig.add_trace(go.Bar(x=np.arange(len(rows)), y=share * 100, name=name,
-                             marker_color=colors.get(name, SERIES_COLORS[5]),
+                             marker_color=colors.get(group, SERIES_COLORS[5]),
                              hovertemplate=f"%{{customdata}}: {name} %{{y:.1f}}%<extra></extra>", customdata=rows))
     fig.update_layout(barmode="stack")
-    base_layout(fig, title=title, height=420, y_title="% of attention")
+    base_layout(fig, title=title, height=420, y_title=word(texts, "bert.share_y"))
     fig.update_xaxes(tick_axis(rows, plot_width(left_px=80, right_px=20)))
     fig.update_yaxes(range=[0, 100])
     legend_below(fig)
@@ -306,19 +327,23 @@ def nsp_figure(labels: Sequence[str], p_is_next: Sequence[float], truth: Sequenc
     return fig
 
 
-def nsp_table(pairs: Sequence[tuple[str, str, bool, float]]) -> pd.DataFrame:
-    """Held-out sentence pairs (A, B, is_next, P(IsNext)) as a table: truth, P, whether the model is right."""
-    return pd.DataFrame([{"pair": k + 1, "A": a, "B": b, "truth": "IsNext" if nxt else "NotNext",
-                          "P(IsNext)": f"{p:.0%}", "model right": "yes" if (p >= 0.5) == nxt else "no"}
+def nsp_table(pairs: Sequence[tuple[str, str, bool, float]], texts: Texts | None = None) -> pd.DataFrame:
+    """Held-out sentence pairs (A, B, is_next, P(IsNext)) as a table: truth, P, whether the model is
+    right (words from ``texts``)."""
+    yes, no = word(texts, "bert.nsp.yes"), word(texts, "bert.nsp.no")
+    return pd.DataFrame([{word(texts, "bert.nsp.pair"): k + 1, "A": a, "B": b,
+                          word(texts, "bert.nsp.truth"): "IsNext" if nxt else "NotNext", "P(IsNext)": f"{p:.0%}",
+                          word(texts, "bert.nsp.right"): yes if (p >= 0.5) == nxt else no}
                          for k, (a, b, nxt, p) in enumerate(pairs)])
 
 
-def class_figure(labels: Sequence[str], probs: Sequence[float], trained: bool, title: str | None = None) -> go.Figure:
+def class_figure(labels: Sequence[str], probs: Sequence[float], trained: bool, title: str | None = None,
+                 texts: Texts | None = None) -> go.Figure:
     """P(class) from the pooled [CLS]; grey bars when the head is untrained."""
     color = SERIES_COLORS[0] if trained else "#b0b7c3"
     fig = go.Figure(go.Bar(x=[safe_label(l) for l in labels], y=[p * 100 for p in probs], marker_color=color,
                            text=[f"{p:.0%}" for p in probs], textposition="auto"))
-    base_layout(fig, title=title, height=300, y_title="probability (%)")
+    base_layout(fig, title=title, height=300, y_title=word(texts, "bert.probability"))
     fig.update_traces(width=0.5)
     fig.update_yaxes(range=[0, 100])
     return fig
@@ -338,15 +363,15 @@ def tag_figure(tokens: Sequence[str], probs: np.ndarray, label: str, trained: bo
 
 
 def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best: tuple[int, int] | None,
-                title: str | None = None) -> go.Figure:
+                title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """Start scores S·h_i and end scores E·h_j per token; the best span i ≤ j shaded."""
     x = np.arange(len(tokens))
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=start, name="start score S·hᵢ", marker_color=SERIES_COLORS[0]))
-    fig.add_trace(go.Bar(x=x, y=end, name="end score E·hⱼ", marker_color=SERIES_COLORS[1]))
+    fig.add_trace(go.Bar(x=x, y=start, name=word(texts, "bert.span.start"), marker_color=SERIES_COLORS[0]))
+    fig.add_trace(go.Bar(x=x, y=end, name=word(texts, "bert.span.end"), marker_color=SERIES_COLORS[1]))
     if best is not None and best[0] >= 0:
         fig.add_vrect(x0=best[0] - 0.5, x1=best[1] + 0.5, fillcolor=SERIES_COLORS[2], opacity=0.15, line_width=0)
-    base_layout(fig, title=title, height=400, y_title="score")
+    base_layout(fig, title=title, height=400, y_title=word(texts, "score"))
     fig.update_xaxes(tick_axis(_labels(tokens), plot_width(left_px=80, right_px=20), max_ticks=64))
     legend_below(fig)
     fig.update_layout(margin=dict(l=10, r=10, t=60 if title else 20, b=150), barmode="group")
@@ -354,15 +379,16 @@ def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best:
 
 
 def explorer_head_figures(layer_attention: np.ndarray, head: int, tokens: Sequence[str],
-                          scale: str = "absolute") -> tuple[HeadFigure, HeadFigure]:
+                          scale: str = "absolute", texts: Texts | None = None) -> tuple[HeadFigure, HeadFigure]:
     """One head of a layer's (heads, L, L) attention and the layer's average over heads, as
     :func:`viz_core.attention_grid.head_figure` heatmaps sized and lettered for a projector.
     ``scale="absolute"``: the app's 0–1 colour scale; ``"head"``: each figure shaded to its own
-    maximum, and its colour bar says so."""
+    maximum, and its colour bar says so (words from ``texts``)."""
     labels = _labels(tokens)
     zmax = None if scale == "head" else 1.0
-    return (head_figure(layer_attention[head], labels, zmax=zmax, relative_to="this head's maximum"),
-            head_figure(layer_attention.mean(0), labels, zmax=zmax, relative_to="the average's maximum"))
+    return (head_figure(layer_attention[head], labels, zmax=zmax, texts=texts),
+            head_figure(layer_attention.mean(0), labels, zmax=zmax, relative_to=word(texts, "bert.average_max"),
+                        texts=texts))
 
 
 # --------------------------------------------------------------------------------------
@@ -371,7 +397,7 @@ def explorer_head_figures(layer_attention: np.ndarray, head: int, tokens: Sequen
 
 def lines_figure(matrix: np.ndarray, tokens: Sequence[str], start: int = 0, stop: int | None = None,
                  query: int | None = None, min_weight: float = 0.02, title: str | None = None,
-                 levels: int = 6) -> go.Figure:
+                 levels: int = 6, texts: Texts | None = None) -> go.Figure:
     """The two-column "lines" view of one head (or an average): queries on the left, keys on the
     right, a line from query i to key j drawn darker and thicker the larger α[i, j].
 
@@ -407,12 +433,12 @@ def lines_figure(matrix: np.ndarray, tokens: Sequence[str], start: int = 0, stop
                                  textposition="middle left" if anchor == "right" else "middle right",
                                  textfont=dict(size=BASE_FONT_SIZE - 2, color=highlight),
                                  marker=dict(size=6, color="#555"), showlegend=False,
-                                 customdata=window, hovertemplate="token %{customdata}: %{text}<extra></extra>"))
+                                 customdata=window, hovertemplate=word(texts, "bert.token_hover")))
     base_layout(fig, title=title, height=max(360, 120 + 22 * len(window)))
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
     fig.update_yaxes(visible=False, range=[len(window) - 0.5, -0.8])
-    fig.add_annotation(x=0, y=-0.8, text="query", showarrow=False, xanchor="right", yanchor="bottom",
+    fig.add_annotation(x=0, y=-0.8, text=word(texts, "query"), showarrow=False, xanchor="right", yanchor="bottom",
                        font=dict(size=BASE_FONT_SIZE))
-    fig.add_annotation(x=1, y=-0.8, text="key", showarrow=False, xanchor="left", yanchor="bottom",
+    fig.add_annotation(x=1, y=-0.8, text=word(texts, "key"), showarrow=False, xanchor="left", yanchor="bottom",
                        font=dict(size=BASE_FONT_SIZE))
     return fig

@@ -2,11 +2,16 @@
 :func:`add_cell_layer` lays an invisible scatter point on every cell centre that carries the
 cell's hover text and sends the click; :func:`cell_of_point` maps a selected point back to its
 (row, column), and :func:`outline_cell` frames the clicked cell.
+
+A binned heatmap (viz_core.attention_grid.head_figure above ``max_cells``) gets the same layer,
+one point at the centre of each block of queries × keys (:func:`binning_of` reads the binning the
+figure declares); :func:`block_value` recomputes a block's drawn value from the weights.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,9 +25,11 @@ LAYER_NAME = "cells (click to explain)"
 
 
 def _cell_heatmaps(fig: go.Figure) -> list[Any]:
-    """The heatmap traces drawn on integer cell axes (x and y arrays, not x0/dx bins), bottom first."""
-    return [tr for tr in fig.data if tr.type == "heatmap" and tr.z is not None and tr.x is not None
-            and tr.y is not None and np.asarray(tr.z, dtype=object).ndim == 2]
+    """The heatmap traces with one 2-d z on cell axes (x and y arrays, or a declared binning),
+    bottom first."""
+    return [tr for tr in fig.data if tr.type == "heatmap" and tr.z is not None
+            and ((tr.x is not None and tr.y is not None) or _binning(tr) is not None)
+            and np.asarray(tr.z, dtype=object).ndim == 2]
 
 
 def _flat(values: Any, n: int) -> np.ndarray | None:
@@ -44,8 +51,8 @@ def add_cell_layer(fig: go.Figure) -> int | None:
     """Add the click layer over the first cell heatmap of ``fig`` and return its trace index
     (None when the figure has no such heatmap or more than :data:`MAX_CELLS` cells).
 
-    The points sit at the heatmap's own x/y values in row-major order (point i is cell
-    divmod(i, columns)); they take over the heatmap's hover (its ``text``, or its
+    The points sit at the heatmap's own x/y values (a binned heatmap's: each block's centre) in
+    row-major order (point i is cell divmod(i, columns)); they take over the heatmap's hover (its ``text``, or its
     ``hovertemplate`` with ``%{z}`` read from the point's ``marker.color``), and a heatmap drawn
     over it (e.g. masked cells) lends its hover where its z is set. Invisible markers are left
     out of the figure's CSV export."""
@@ -58,10 +65,14 @@ def add_cell_layer(fig: go.Figure) -> int | None:
     n = rows * cols
     if n > MAX_CELLS:
         return None
-    gx, gy = np.meshgrid(np.asarray(base.x, dtype=float), np.asarray(base.y, dtype=float))
+    bins = _binning(base)
+    xs, ys = (np.asarray(base.x, dtype=float), np.asarray(base.y, dtype=float)) if bins is None else bins.centres()
+    gx, gy = np.meshgrid(xs, ys)
     layer: dict[str, Any] = dict(
         x=_compact(gx.ravel()), y=_compact(gy.ravel()), mode="markers", name=LAYER_NAME,
-        marker={"color": np.nan_to_num(z.ravel()).astype(np.float32), "opacity": 0, "size": 8},
+        # Plotly's scatter hover counts every point within max(3 px, marker radius) of the mouse as
+        # equally close and takes the last: the smallest radius keeps clicks exact down to 6 px cells.
+        marker={"color": np.nan_to_num(z.ravel()).astype(np.float32), "opacity": 0, "size": 6},
         selected={"marker": {"opacity": 0}}, unselected={"marker": {"opacity": 0}},
         showlegend=False, xaxis=base.xaxis, yaxis=base.yaxis,
     )
@@ -99,6 +110,83 @@ def cell_of_point(points: list[Mapping[str, Any]], layer: int, columns: int) -> 
 def outline_cell(fig: go.Figure, row: int, col: int) -> None:
     """Frame cell (row, col) (drawn at x = col, y = row, the integer cell axes): a black and a
     white outline, visible on dark and on light cells."""
+    outline_block(fig, range(row, row + 1), range(col, col + 1))
+
+
+def outline_block(fig: go.Figure, rows: range, cols: range) -> None:
+    """Frame the cells of queries ``rows`` and keys ``cols`` (token axes: cell i spans i ± 0.5)."""
     for color, width, inset in ((TEXT_COLOR, 4, 0.0), (BACKGROUND, 2, 0.12)):
-        fig.add_shape(type="rect", x0=col - 0.5 + inset, x1=col + 0.5 - inset, y0=row - 0.5 + inset,
-                      y1=row + 0.5 - inset, line={"color": color, "width": width}, layer="above")
+        fig.add_shape(type="rect", x0=cols.start - 0.5 + inset, x1=cols.stop - 0.5 - inset,
+                      y0=rows.start - 0.5 + inset, y1=rows.stop - 0.5 - inset,
+                      line={"color": color, "width": width}, layer="above")
+
+
+# --------------------------------------------------------------------------------------
+# Binned heatmaps: a drawn cell is a block of queries × keys
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Binning:
+    """How a binned heatmap covers an (L, S) = ``shape`` weight matrix: drawn cell (i, j) is the
+    block of queries i·r … min((i+1)·r, L) − 1 and keys j·c … min((j+1)·c, S) − 1, and its value
+    is viz_core.attention_grid.bin_attention's ``how`` ("mean" or "max") over that block."""
+
+    row_factor: int
+    col_factor: int
+    how: str
+    shape: tuple[int, int]
+
+    def block(self, row: int, col: int) -> tuple[range, range]:
+        """(queries, keys) of drawn cell (row, col)."""
+        r, c = self.row_factor, self.col_factor
+        return range(row * r, min((row + 1) * r, self.shape[0])), range(col * c, min((col + 1) * c, self.shape[1]))
+
+    def centres(self) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks' centres in token positions, (keys: x, queries: y); a short last block's
+        is its own centre, inside the axis, not the heatmap's x0 + j·dx."""
+        def axis(n: int, factor: int) -> np.ndarray:
+            start = np.arange(0, n, factor)
+            return (start + np.minimum(start + factor, n) - 1) / 2
+        return axis(self.shape[1], self.col_factor), axis(self.shape[0], self.row_factor)
+
+
+def _binning(trace: Any) -> Binning | None:
+    """The binning a heatmap trace declares in ``meta["binned"]``, or None."""
+    meta = trace.meta
+    binned = meta.get("binned") if isinstance(meta, Mapping) else None
+    if not binned:
+        return None
+    return Binning(int(binned["row_factor"]), int(binned["col_factor"]), str(binned["how"]),
+                   (int(binned["shape"][0]), int(binned["shape"][1])))
+
+
+def binning_of(fig: go.Figure) -> Binning | None:
+    """The binning the first cell heatmap of ``fig`` declares in its ``meta`` (set by
+    viz_core.attention_grid.head_figure); None: one cell per weight."""
+    heatmaps = _cell_heatmaps(fig)
+    return _binning(heatmaps[0]) if heatmaps else None
+
+
+def drawn_values(fig: go.Figure) -> np.ndarray | None:
+    """The z the first cell heatmap of ``fig`` draws (one value per drawn cell), or None."""
+    heatmaps = _cell_heatmaps(fig)
+    return np.asarray(heatmaps[0].z, dtype=float) if heatmaps else None
+
+
+def block_value(weights: np.ndarray, rows: range, cols: range, how: str) -> float:
+    """A block's binned value from the weights, by the formula: "mean" (1/|Q|) Σ_{q∈Q} Σ_{s∈K} α[q, s]
+    (the mean over the block's queries of the weight each gives to its keys), "max" max α[q, s]."""
+    block = np.asarray(weights, dtype=np.float64)[rows.start:rows.stop, cols.start:cols.stop]
+    if how == "mean":
+        return float(block.sum() / len(rows))
+    if how == "max":
+        return float(block.max())
+    raise ValueError(f"how must be 'mean' or 'max', not {how!r}")
+
+
+def block_cells(weights: np.ndarray, rows: range, cols: range) -> list[tuple[int, int, float]]:
+    """Every (query, key, weight) of the block, largest weight first (ties: row-major order)."""
+    block = np.asarray(weights)[rows.start:rows.stop, cols.start:cols.stop]
+    order = np.argsort(-block.ravel(), kind="stable")
+    return [(rows.start + int(i) // len(cols), cols.start + int(i) % len(cols), float(block.ravel()[i]))
+            for i in order]

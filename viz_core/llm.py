@@ -1,6 +1,7 @@
 """Figures of the real-LLM page: the new token's attention per layer, grouped-query sharing, RoPE on
 the model's head dimension, and head-type scores per layer × head. Arrays and labels in, plotly
-figures out; every visible word comes in as an argument (the page translates it)."""
+figures out; every visible word comes in as an argument or through ``texts`` (viz_core.texts), so
+the page translates it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,37 +17,43 @@ from viz_core.style import (
     heatmap_layout,
     legend_below,
 )
+from viz_core.texts import Texts, word
 
 HIGHLIGHT = "#e8710a"
 
 
 def step_attention_figure(rows: np.ndarray, tokens: Sequence[str], row_labels: Sequence[str], *, title: str,
-                          x_title: str, y_title: str, height: int = 560) -> go.Figure:
+                          x_title: str, y_title: str, height: int = 560, texts: Texts | None = None,
+                          width: float | None = None) -> go.Figure:
     """(rows, T) attention of one new token: one row per layer (or head), one column per earlier
-    token; the app's one 0–1 scale; integer x axis so that repeated tokens stay apart."""
+    token; the app's one 0–1 scale (colour-bar word from ``texts``); integer x axis so that repeated
+    tokens stay apart, its labels thinned for ``width`` px (default: the style's)."""
     w = np.asarray(rows, dtype=float)
     x_labels = token_labels([str(t) for t in tokens])
     hover = [[f"{row_labels[r]} → {x_labels[k]}<br>{w[r, k]:.4f}" for k in range(w.shape[1])]
              for r in range(w.shape[0])]
-    fig = go.Figure(go.Heatmap(z=w, x=list(range(w.shape[1])), y=list(range(w.shape[0])), **attention_scale(),
-                               text=hover, hoverinfo="text", xgap=1 if w.shape[1] <= 80 else 0, ygap=1))
+    fig = go.Figure(go.Heatmap(z=w, x=list(range(w.shape[1])), y=list(range(w.shape[0])),
+                               **attention_scale(texts=texts), text=hover, hoverinfo="text",
+                               xgap=1 if w.shape[1] <= 80 else 0, ygap=1))
     heatmap_layout(fig, x_labels, list(row_labels), title=title, x_title=x_title, y_title=y_title,
-                   height=height, max_ticks=40)
+                   height=height, max_ticks=40, width=width)
     fig.update_yaxes(range=[w.shape[0] - 0.5, -0.5], autorange=False)
     return fig
 
 
 def score_grid_figure(scores: np.ndarray, *, title: str, x_title: str, y_title: str,
-                      best: Sequence[tuple[int, int, float]] = (), height: int = 560) -> go.Figure:
+                      best: Sequence[tuple[int, int, float]] = (), height: int = 560,
+                      texts: Texts | None = None) -> go.Figure:
     """Layers × heads scores in [0, 1] (mean attention weights) on the 0–1 scale; ``best``
-    (layer, head, score) cells are outlined and labelled with their score."""
+    (layer, head, score) cells are outlined and labelled with their score; colour-bar word from ``texts``."""
     s = np.asarray(scores, dtype=float)
     n_layers, n_heads = s.shape
     layers = [str(i + 1) for i in range(n_layers)]
     heads = [str(h + 1) for h in range(n_heads)]
     hover = [[f"L{layer + 1} H{head + 1}: {s[layer, head]:.3f}" for head in range(n_heads)] for layer in range(n_layers)]
-    fig = go.Figure(go.Heatmap(z=s, x=list(range(n_heads)), y=list(range(n_layers)), **attention_scale(title="score"),
-                               text=hover, hoverinfo="text", xgap=1, ygap=1))
+    fig = go.Figure(go.Heatmap(z=s, x=list(range(n_heads)), y=list(range(n_layers)),
+                               **attention_scale(title=word(texts, "score")), text=hover, hoverinfo="text",
+                               xgap=1, ygap=1))
     for layer, head, value in best:
         fig.add_shape(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5,
                       line={"color": HIGHLIGHT, "width": 3})

@@ -25,9 +25,11 @@ def smoothed(values: Sequence[float], window: int = 20) -> np.ndarray:
 
 
 def curves_figure(losses: Sequence[float], score_steps: Sequence[int], scores: Sequence[float], *, marker: int | None,
-                  title: str, x_title: str, loss_name: str, score_name: str, height: int = 420) -> go.Figure:
+                  title: str, x_title: str, loss_name: str, score_name: str, height: int = 420,
+                  score_range: tuple[float, float] | None = (0.0, 100.0)) -> go.Figure:
     """Per-step training loss (faint) and its moving average on the left axis, the validation score
-    (0–100, BLEU) at the snapshot steps on the right axis, and a vertical marker at step ``marker``."""
+    at the snapshot steps on the right axis (``score_range``: 0–100 for BLEU or a percentage; None:
+    from 0 to the largest, e.g. a perplexity), and a vertical marker at step ``marker``."""
     steps = list(range(1, len(losses) + 1))
     fig = go.Figure([
         go.Scatter(x=steps, y=list(losses), mode="lines", line={"color": SERIES_COLORS[0], "width": 1},
@@ -38,9 +40,10 @@ def curves_figure(losses: Sequence[float], score_steps: Sequence[int], scores: S
                    line={"color": SERIES_COLORS[1], "width": 3}, marker={"size": 8}, name=score_name),
     ])
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=loss_name)
+    scale = {"range": list(score_range), "dtick": (score_range[1] - score_range[0]) / 5} if score_range else \
+        {"rangemode": "tozero"}
     fig.update_layout(yaxis_rangemode="tozero", yaxis2={**axis_style(score_name), "overlaying": "y", "side": "right",
-                                                        "range": [0, 100], "dtick": 20,
-                                                        "showgrid": False})
+                                                        **scale, "showgrid": False})
     if marker is not None:
         fig.add_vline(x=max(marker, 0.5), line={"color": MARKER, "width": 2, "dash": "dash"})
     return legend_below(fig)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -127,25 +128,35 @@ def short_label(text: str, limit: int = TICK_LABEL_CHARS) -> str:
     return html.escape(shown, quote=False)
 
 
+# A line may break at a space, or before any wide (CJK) character that is not closing punctuation,
+# which stays with the character before it: "…注意力，" never starts a line with "，".
+_WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CLOSING = "，。、：；！？）」』》…"
+_PIECES = re.compile(rf"[{_WIDE}][{_CLOSING}]*| +|[^ {_WIDE}]+[{_CLOSING}]*")
+
+
 def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_SIZE) -> str | None:
-    """``text`` broken at spaces with ``<br>`` so that no line is wider than ``width_px``
-    (a single word wider than that is cut with "…"); existing ``<br>`` breaks are kept."""
+    """``text`` broken with ``<br>`` so that no line is wider than ``width_px``: at spaces, and
+    between Chinese characters, which have no spaces (a single word wider than that is cut with
+    "…"); existing ``<br>`` breaks are kept."""
     if not text:
         return text
     lines: list[str] = []
     for para in str(text).split("<br>"):
         line = ""
-        for piece in para.split(" "):
+        for piece in _PIECES.findall(para):
+            if piece.startswith(" "):
+                line += " " if line else ""
+                continue
             if text_width(piece, font_size) > width_px:  # one over-long word: cut it
                 keep = max(1, int(width_px / (0.72 * font_size)) - 1)
                 piece = short_label(piece, keep) if "&" in piece else piece[:keep] + "…"
-            trial = f"{line} {piece}" if line else piece
-            if line and text_width(trial, font_size) > width_px:
-                lines.append(line)
+            if line.strip() and text_width(line + piece, font_size) > width_px:
+                lines.append(line.rstrip())
                 line = piece
             else:
-                line = trial
-        lines.append(line)
+                line += piece
+        lines.append(line.rstrip())
     return "<br>".join(lines)
 
 

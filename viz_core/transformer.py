@@ -46,9 +46,10 @@ def attention_matrix_figure(
     blocked: np.ndarray | None = None, step: int | None = None, title: str | None = None,
     x_title: str | None = None, y_title: str | None = None,
     key_unknown: Sequence[bool] | None = None, zmax: float = 1.0, height: int | None = None,
-    max_ticks: int = 60, texts: Texts | None = None,
+    max_ticks: int = 60, texts: Texts | None = None, width: float | None = None,
 ) -> go.Figure:
-    """Query × key heatmap of one head (or an average), rows = queries, integer axes.
+    """Query × key heatmap of one head (or an average), rows = queries, integer axes (key labels
+    thinned for ``width`` px, default: the style's).
 
     ``blocked`` (L, S) bool marks cells a mask sets to −∞ (drawn grey, weight exactly 0);
     ``step`` outlines that query row in orange. Colours run from 0 to ``zmax`` = 1 (the app's
@@ -81,7 +82,7 @@ def attention_matrix_figure(
     heatmap_layout(fig, x_labels, y_labels, title=title,
                    x_title=word(texts, "key_attended") if x_title is None else x_title,
                    y_title=word(texts, "query_attending") if y_title is None else y_title,
-                   height=height or int(min(760, max(340, 150 + 34 * n_q))), max_ticks=max_ticks)
+                   height=height or int(min(760, max(340, 150 + 34 * n_q))), max_ticks=max_ticks, width=width)
     fig.update_xaxes(range=[-0.5, n_k - 0.5])
     fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False)
     return fig
@@ -129,14 +130,15 @@ def mask_figure(allowed: np.ndarray, key_tokens: Sequence[str], query_tokens: Se
 
 
 def grid_figure(payload: GridPayload, selected: tuple[int, int] | None = None, title: str | None = None,
-                height: int | None = None, target_width: int = 520) -> go.Figure:
+                height: int | None = None, target_width: int = 520, texts: Texts | None = None) -> go.Figure:
     """The layers × heads mosaic (one PNG, see viz_core.attention_grid) with projector fonts
     and the selected head outlined in orange; click a thumbnail to select it. Without
-    ``height`` the figure is as tall as the mosaic needs to fill about ``target_width`` pixels."""
+    ``height`` the figure is as tall as the mosaic needs to fill about ``target_width`` pixels;
+    words from ``texts`` (viz_core.texts)."""
     top = 100 if title else 60
     if height is None:
         height = int(min(900, max(220, top + 20 + target_width * payload.height / max(1, payload.width))))
-    fig = payload.figure(height=height, title=title)
+    fig = payload.figure(height=height, title=title, texts=texts)
     if selected is not None:
         layer, head = selected
         y, x = payload.cell_origin(layer, head)

@@ -2,7 +2,8 @@
 
 :func:`run_bert` gives a :class:`~models.inference.traces.BertTrace`; :func:`analyse_masked`
 puts an input through the masking procedure (:mod:`corpora.masking`) and runs the model on the
-plain and the corrupted input; :func:`best_span` is the answer-span rule of §4.2.
+plain and the corrupted input; :func:`fill_mask` predicts the pieces under the [MASK]s of a text
+(``python -m models.fill_mask``); :func:`best_span` is the answer-span rule of §4.2.
 """
 from __future__ import annotations
 
@@ -13,10 +14,9 @@ import torch
 
 from corpora.masking import REFERENCE, mask_sequence
 from models.checkpoints import LoadedBert
-from models.inference.common import device_of, eval_mode, to_numpy
-from models.inference.traces import BertTrace, MaskedAnalysis
+from models.inference.common import InputError, device_of, eval_mode, to_numpy
+from models.inference.traces import BertTrace, FillMaskTrace, MaskedAnalysis
 from models.nn.bert import SmallBert
-from models.text.wordpiece import MASK_ID
 
 
 @torch.inference_mode()
@@ -93,7 +93,7 @@ def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw
     ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
     tok, cfg = loaded.tokenizer, loaded.config
     enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
-    record = mask_sequence(enc.ids, enc.special, seed, mask_id=MASK_ID, vocab_size=cfg.vocab_size,
+    record = mask_sequence(enc.ids, enc.special, seed, mask_id=tok.mask_id, vocab_size=cfg.vocab_size,
                            force_mask=tuple(clicked), rate=0.15 if draw else 0.0, rule=rule)
     plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
@@ -103,3 +103,34 @@ def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw
         input_ids=record.input_ids, input_tokens=tok.convert_ids(record.input_ids.tolist()), outcome=record.outcome,
         plain=plain, masked=masked, top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
     )
+
+
+MAX_TOP_K = 100
+
+
+def fill_mask(loaded: LoadedBert, text: str, top_k: int = 5) -> FillMaskTrace:
+    """``[CLS] text [SEP]`` through the masked LM; at each ``[MASK]`` typed in ``text`` the ``top_k`` most
+    probable pieces, p = softmax(LN(GELU(W h + b)) E_tokenᵀ + b_vocab). InputError (a plain message)
+    for an empty text, no [MASK], a text longer than the model reads or ``top_k`` out of 1–100."""
+    tok, cfg = loaded.tokenizer, loaded.config
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InputError(f"top-k must be between 1 and {MAX_TOP_K}, not {top_k}")
+    if "mlm" not in cfg.trained_heads:
+        raise InputError(f"{loaded.name} has no trained masked-LM head")
+    ids, _ = tok.pieces(text)
+    if not ids:
+        raise InputError("nothing to fill: type a sentence with [MASK] where a word is missing")
+    if tok.mask_id not in ids:
+        raise InputError("the text has no [MASK]: write [MASK] (capitals, in brackets) where a word is missing, "
+                         "e.g. \"the cat sat on the [MASK] .\"")
+    if len(ids) + 2 > cfg.max_len:
+        raise InputError(f"the text is {len(ids)} pieces long; {loaded.name} reads at most {cfg.max_len - 2}")
+    enc = tok.assemble(ids, None, cfg.max_len)
+    trace = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k)
+    positions = [i for i, x in enumerate(enc.ids) if x == tok.mask_id]
+    masks = [{"position": i, "predictions": [{"token": tok.id_to_token(int(j)), "prob": float(p)}
+                                             for j, p in zip(trace.top_ids[i], trace.top_probs[i])]}
+             for i in positions]
+    filled = [int(trace.top_ids[i][0]) if i in positions else x for i, x in enumerate(enc.ids)]
+    return FillMaskTrace(model=loaded.name, tokens=enc.tokens, masks=masks, filled=tok.decode(filled),
+                         n_unknown=enc.n_unknown)

@@ -41,11 +41,13 @@ def generate_text(loaded: LoadedTransformer, prompt: str, max_new: int = 20, tem
     if loaded.kind != "decoder-only":
         raise InputError(f"{loaded.name} is not a language model: use python -m models.translate")
     if not 1 <= max_new <= MAX_NEW:
-        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.")
+        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
     if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.")
+        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
+                         max=MAX_TEMPERATURE)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
-        raise InputError(f"top-k must be between 1 and {MAX_TOP_K} (or left out for no limit).")
+        raise InputError(f"top-k must be between 1 and {MAX_TOP_K} (or left out for no limit).", "err.top_k",
+                         max=MAX_TOP_K)
     max_new = min(max_new, loaded.config.max_len - 2)
     tokens, ids, unknown, dropped = prepare_prompt(prompt, loaded, max_new)
     trace = generate(loaded.model, ids, max_new=max_new, temperature=temperature, top_k=top_k, seed=seed,

@@ -25,12 +25,12 @@ def mean_log_prob(log_prob: float, n_tokens: int) -> float:
 
 def translation_notices(
     src_words: Sequence[str], src_unknown: Sequence[bool], dropped: int, finished: bool, confidence: float,
-    typical: dict | None, scope: str,
+    typical: dict | None, scope: Notice,
 ) -> list[Notice]:
     """The notices of one translation: ``src_words`` as read (without the end token) and which are
     unknown; ``dropped`` input tokens cut off; ``finished`` = ended with the end token;
     ``confidence`` = :func:`mean_log_prob`; ``typical`` = {"median", "p05", "p01"} of that figure
-    on the model's test set, or None; ``scope`` = what the model was trained on."""
+    on the model's test set, or None; ``scope`` = what the model was trained on (:func:`scope_notice`)."""
     notices = []
     unknown = [w for w, u in zip(src_words, src_unknown) if u]
     if unknown:
@@ -47,8 +47,16 @@ def translation_notices(
         notices.append(Notice("length", "warning", "The output stopped at the length limit (2·|input| + 10 tokens) "
                                                    "without an end token: it is unfinished.", "notice.length"))
     notices.append(_confidence_notice(confidence, typical))
-    notices.append(Notice("scope", "info", scope))
+    notices.append(scope)
     return notices
+
+
+def scope_notice(training: dict, n_words: int) -> Notice:
+    """What the model was trained on: ``training`` is its config.json's training record (its "data"
+    names the data), ``n_words`` the size of its source vocabulary."""
+    data = str(training.get("data", "data in its config.json"))
+    return Notice("scope", "info", f"This model was trained only on the {data} ({n_words:,} source words); it has not "
+                                   "learned ordinary language.", "notice.scope", {"data": data, "n_words": n_words})
 
 
 def _confidence_notice(confidence: float, typical: dict | None) -> Notice:

@@ -7,7 +7,8 @@ One record per model family, produced directly by its decoder or runner:
   beam search's :class:`BeamTrace`);
 * decoder-only LM — :class:`GenerationTrace` (with :class:`GenerationStep`);
 * one head, step by step — :class:`HeadWalkthrough`;
-* the small BERT — :class:`BertTrace`, and :class:`MaskedAnalysis` for an input through masking;
+* the small BERT — :class:`BertTrace`, :class:`MaskedAnalysis` for an input through masking and
+  :class:`FillMaskTrace` for a text with [MASK] in it;
 * a real Hugging Face encoder — :class:`HFTrace`.
 
 Tensors never leave ``models/``. ``to_dict`` is written once, in :class:`Trace`: every field,
@@ -480,6 +481,20 @@ class BertTrace(Trace):
     def embedding_sum_error(self) -> float:
         """max |token + segment + position − embedding_sum|: the drawn sum against the model's own."""
         return float(np.abs(self.token_emb + self.segment_emb + self.position_emb - self.embedding_sum).max())
+
+
+@dataclass
+class FillMaskTrace(Trace):
+    """A text with [MASK] pieces through a masked LM (``python -m models.fill_mask``): the pieces read
+    (``tokens``, with [CLS] and [SEP]) and, for each [MASK] in order, its ``position`` among them and the
+    model's k most probable pieces as ``predictions`` [{"token", "prob"}]; ``filled`` is the text with
+    every [MASK] replaced by its top piece; ``n_unknown`` counts [UNK] pieces in the input."""
+
+    model: str
+    tokens: list[str]
+    masks: list[dict[str, Any]]
+    filled: str
+    n_unknown: int
 
 
 @dataclass

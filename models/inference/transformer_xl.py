@@ -119,7 +119,8 @@ def prepare_passage(loaded: LoadedTXL, text: str, minimum: int = 2) -> tuple[lis
     """(<s> + tokens, ids, unknown flags, tokens dropped beyond :data:`MAX_TOKENS`)."""
     words = tokenize(text)
     if len(words) + 1 < minimum:
-        raise InputError(f"Type at least {minimum - 1} word{'s' if minimum > 2 else ''}.")
+        raise InputError(f"Type at least {minimum - 1} word{'s' if minimum > 2 else ''}.",
+                         "txl.err.words" if minimum > 2 else "txl.err.word", n=minimum - 1)
     dropped = max(0, len(words) + 1 - MAX_TOKENS)
     tokens = [SOS] + words[: MAX_TOKENS - 1]
     unk = loaded.stoi[UNK]
@@ -128,9 +129,9 @@ def prepare_passage(loaded: LoadedTXL, text: str, minimum: int = 2) -> tuple[lis
 
 def _check_lengths(seg_len: int, mem_len: int) -> None:
     if not 1 <= seg_len <= MAX_SEG:
-        raise InputError(f"The segment length must be between 1 and {MAX_SEG}.")
+        raise InputError(f"The segment length must be between 1 and {MAX_SEG}.", "txl.err.seg", max=MAX_SEG)
     if not 0 <= mem_len <= MAX_MEM:
-        raise InputError(f"The memory length must be between 0 and {MAX_MEM}.")
+        raise InputError(f"The memory length must be between 0 and {MAX_MEM}.", "txl.err.mem", max=MAX_MEM)
 
 
 def _segments(model: TransformerXL, ids: Sequence[int], seg_len: int,
@@ -169,7 +170,7 @@ def explain_score(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segm
     tokens, ids, _, _ = prepare_passage(loaded, text)
     c = loaded.config
     if not (0 <= layer < c.n_layers and 0 <= head < c.n_heads):
-        raise InputError(f"No head {head + 1} in layer {layer + 1}.")
+        raise InputError(f"No head {head + 1} in layer {layer + 1}.", "txl.err.head", head=head + 1, layer=layer + 1)
     with eval_mode(loaded.model):
         for s, (start, m, out) in enumerate(_segments(loaded.model, ids, seg_len, mem_len)):
             if s < segment:
@@ -183,7 +184,8 @@ def explain_score(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segm
             return XLScoreCheck(tokens[start - m: start + query + 1], *(to_numpy(t) for t in (
                 terms.a, terms.b, terms.c, terms.d, terms.total, out.scores[0, layer, head, query, visible],
                 out.attention[0, layer, head, query, visible], terms.distances, terms.r)))
-    raise InputError(f"No token {query + 1} in segment {segment + 1}.")
+    raise InputError(f"No token {query + 1} in segment {segment + 1}.", "txl.err.query", query=query + 1,
+                     segment=segment + 1)
 
 
 def dependency(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, token: int) -> np.ndarray:
@@ -194,7 +196,7 @@ def dependency(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, token: 
     state at position p of layer n reads layer n − 1 at the columns that :func:`xl_mask` opens,
     placed at absolute positions σ − M_s … σ + L_s − 1. Memory 0 gives vanilla fixed segments."""
     if not 0 <= token < n_tokens:
-        raise InputError(f"No token {token + 1} among {n_tokens}.")
+        raise InputError(f"No token {token + 1} among {n_tokens}.", "txl.err.token", token=token + 1, n=n_tokens)
     reads = np.zeros((n_tokens, n_tokens), dtype=bool)
     for start in range(0, n_tokens, seg_len):
         n, m = min(seg_len, n_tokens - start), min(mem_len, start)
@@ -222,11 +224,12 @@ def generate_with_memory(loaded: LoadedTXL, prompt: str, max_new: int = 20, mem_
     fed back as a one-token segment after the memory (at most ``mem_len`` cached positions)."""
     _check_lengths(seg_len, mem_len)
     if not 1 <= max_new <= MAX_NEW:
-        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.")
+        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
     if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.")
+        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
+                         max=MAX_TEMPERATURE)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
-        raise InputError(f"top-k must be between 1 and {MAX_TOP_K}.")
+        raise InputError(f"top-k must be between 1 and {MAX_TOP_K}.", "txl.err.top_k", max=MAX_TOP_K)
     tokens, ids, _, _ = prepare_passage(loaded, prompt, minimum=1)
     gen = torch.Generator().manual_seed(seed)
     trace = XLGenerationTrace(tokens, mem_len=mem_len, seg_len=seg_len)

@@ -20,7 +20,7 @@ from models.inference import transformer as tf_decode
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError, length_normalised, max_output_len
 from models.inference.generate import prepare_prompt
 from models.inference.head import head_walkthrough
-from models.inference.notices import mean_log_prob, translation_notices
+from models.inference.notices import mean_log_prob, scope_notice, translation_notices
 from models.inference.seq2seq import beam_search, greedy_decode
 from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
@@ -43,7 +43,7 @@ def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
     """Tokenize, cut to the model's length limit, map to ids; unknown words are flagged."""
     tokens = tokenize(text)
     if not tokens:
-        raise InputError("There is nothing to translate: type an English sentence.")
+        raise InputError("There is nothing to translate: type an English sentence.", "err.nothing_to_translate")
     limit = loaded.model.cfg.max_src_len - 1
     kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
     ids = encode_source(loaded.src_vocab.stoi, kept, limit)
@@ -53,9 +53,10 @@ def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
 
 def _check_search(beam: int, length_penalty: float) -> None:
     if not 1 <= beam <= MAX_BEAM:
-        raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.")
+        raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.", "err.beam", max=MAX_BEAM)
     if not 0 <= length_penalty <= MAX_LENGTH_PENALTY:
-        raise InputError(f"The length penalty α must be between 0 and {MAX_LENGTH_PENALTY:g}.")
+        raise InputError(f"The length penalty α must be between 0 and {MAX_LENGTH_PENALTY:g}.", "err.alpha",
+                         max=MAX_LENGTH_PENALTY)
 
 
 def translate(
@@ -69,7 +70,7 @@ def translate(
     if forced and beam != 1:
         raise ValueError("forced tokens continue greedily: beam must be 1")
     if mode.kind != "soft" and loaded.model.cfg.attention == "none":
-        raise InputError("Hard attention needs a model with attention.")
+        raise InputError("Hard attention needs a model with attention.", "err.hard_needs_attention")
     source = prepare_source(text, loaded)
     if beam == 1:
         hypotheses = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk, length_penalty, forced)]
@@ -79,18 +80,13 @@ def translate(
     best = hypotheses[0]
     notices = translation_notices(source.tokens[:-1], source.unknown[:-1], source.dropped, best.finished,
                                   mean_log_prob(best.log_prob, len(best.tokens)), typical_confidence(loaded.name),
-                                  _scope(loaded.training, len(loaded.src_vocab) - 4))
+                                  scope_notice(loaded.training, len(loaded.src_vocab) - 4))
     return DecodingTrace(
         model=loaded.name, kind=loaded.kind, mode=mode.kind, search="greedy" if beam == 1 else "beam",
         beam_width=beam, src_tokens=source.tokens, src_unknown=source.unknown,
         input_tokens_dropped=source.dropped, hypotheses=hypotheses, beam_steps=steps,
         length_penalty=length_penalty, notices=notices,
     )
-
-
-def _scope(training: dict, n_words: int) -> str:
-    return (f"This model was trained only on the {training.get('data', 'data in its config.json')} "
-            f"({n_words:,} source words); it has not learned ordinary language.")
 
 
 # --------------------------------------------------------------------------------------
@@ -106,8 +102,9 @@ def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceIn
     tokens = tokenize(text)
     if not tokens:
         if loaded.task == "en-fr":
-            raise InputError("There is nothing to translate: type an English sentence.")
-        raise InputError("There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.")
+            raise InputError("There is nothing to translate: type an English sentence.", "err.nothing_to_translate")
+        raise InputError("There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.",
+                         "err.nothing_to_read_digits")
     limit = loaded.max_src_tokens
     if loaded.task != "en-fr":
         symbols = [t for t in loaded.src_itos if not t.startswith("<")]
@@ -115,7 +112,8 @@ def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceIn
         if bad is not None:
             shown = bad if len(bad) <= 20 else bad[:19] + "…"
             raise InputError(f"The {loaded.task} model reads the symbols {' '.join(symbols)} separated by spaces; "
-                             f"“{shown}” is not one of them.")
+                             f"“{shown}” is not one of them.", "err.symbols", task=loaded.task,
+                             symbols=" ".join(symbols), shown=shown)
     kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
     if loaded.task == "en-fr":
         unknown = [t not in loaded.src_stoi for t in kept] + [False]
@@ -150,7 +148,8 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
     n_read = len(source.tokens) - (1 if loaded.task == "en-fr" else 0)  # without the appended </s>
     notices = translation_notices(source.tokens[:n_read], source.unknown[:n_read], source.dropped, trace.finished,
                                   mean_log_prob(trace.score, len(trace.output_ids)), typical_confidence(loaded.name),
-                                  _scope(loaded.training, len([t for t in loaded.src_itos if not t.startswith("<")])))
+                                  scope_notice(loaded.training,
+                                               len([t for t in loaded.src_itos if not t.startswith("<")])))
     return replace(trace, model=loaded.name, label=loaded.label, task=loaded.task, src_tokens=source.tokens,
                    src_unknown=source.unknown, input_tokens_dropped=source.dropped, length_penalty=length_penalty,
                    notices=notices)
@@ -171,7 +170,7 @@ def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head:
         src_ids, tgt_ids, keys, queries = None, ids, tokens, tokens
     else:
         if kind not in ("encoder", "decoder", "cross"):
-            raise InputError(f"unknown attention {kind!r}")
+            raise InputError(f"unknown attention {kind!r}", "err.unknown_attention", kind=repr(kind))
         source = prepare_transformer_source(text, loaded)
         trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=_decode_len(loaded, source))
         dec_ids = trace.decoder_input_ids if trace.output_ids else [cfg.bos_id]

@@ -41,8 +41,12 @@ def typed_token(text: str) -> str:
         return stripped
     tokens = tokenize(stripped)
     if len(tokens) != 1:
-        raise InputError("Type one output token: a single word or punctuation mark (or </s> to stop here)"
-                         + (f"; “{stripped[:40]}” reads as {len(tokens)} tokens." if tokens else "."))
+        if not tokens:
+            raise InputError("Type one output token: a single word or punctuation mark (or </s> to stop here).",
+                             "err.one_token")
+        raise InputError(f"Type one output token: a single word or punctuation mark (or </s> to stop here); "
+                         f"“{stripped[:40]}” reads as {len(tokens)} tokens.", "err.one_token_many",
+                         typed=stripped[:40], n=len(tokens))
     return tokens[0]
 
 
@@ -52,14 +56,18 @@ def forced_ids(tokens: Sequence[str], stoi: Mapping[str, int]) -> list[int]:
     ids = []
     for token in tokens:
         if token in NEVER_OUTPUT:
-            raise InputError(f"“{token}” cannot be forced: the start and padding symbols are never outputs.")
+            raise InputError(f"“{token}” cannot be forced: the start and padding symbols are never outputs.",
+                             "err.never_output", token=token)
         if token not in stoi:
             words = [w for w in stoi if not w.startswith("<")]
             close = difflib.get_close_matches(token, words, n=3)
             shown = token if len(token) <= 20 else token[:19] + "…"
-            raise InputError(f"“{shown}” is not in this model's output vocabulary ({len(words):,} words), so it "
-                             "cannot be forced (it is not mapped to <unk>)."
-                             + (f" Close words it knows: {', '.join(close)}." if close else ""))
+            message = (f"“{shown}” is not in this model's output vocabulary ({len(words):,} words), so it "
+                       "cannot be forced (it is not mapped to <unk>).")
+            if close:
+                raise InputError(f"{message} Close words it knows: {', '.join(close)}.", "err.not_in_vocab_close",
+                                 shown=shown, n=len(words), close=", ".join(close))
+            raise InputError(message, "err.not_in_vocab", shown=shown, n=len(words))
         ids.append(stoi[token])
     return ids
 
@@ -71,13 +79,18 @@ def percent(p: float) -> str:
 
 def _forced_notice(step: int, token: str, top_tokens: Sequence[str], top_probs: np.ndarray, p_forced: float,
                    original: str | None) -> Notice:
-    """What the model itself preferred at the forced step."""
-    instead = f" instead of “{original}”" if original is not None and original != token else ""
+    """What the model itself preferred at the forced step (string id ``notice.forced`` or, when it
+    replaced another token, ``notice.forced_instead``)."""
+    replaced = original is not None and original != token
+    instead = f" instead of “{original}”" if replaced else ""
+    args = {"step": step + 1, "token": token, "original": original, "top": top_tokens[0],
+            "p_top": percent(float(top_probs[0])), "p": percent(p_forced)}
     return Notice("forced", "info",
                   f"What-if: step {step + 1} was forced to “{token}”{instead}. At that step the model ranked "
                   f"“{top_tokens[0]}” first (p = {percent(float(top_probs[0]))}) and gave “{token}” "
                   f"p = {percent(p_forced)}; "
-                  "every later step is greedy again, computed from the forced prefix.")
+                  "every later step is greedy again, computed from the forced prefix.",
+                  "notice.forced_instead" if replaced else "notice.forced", args)
 
 
 def _with_forced(notice: Notice, notices: Sequence[Notice]) -> list[Notice]:
@@ -88,7 +101,8 @@ def _with_forced(notice: Notice, notices: Sequence[Notice]) -> list[Notice]:
 
 def _check_prefix(prefix: Sequence[str], step: int) -> None:
     if not 0 <= step <= len(prefix):
-        raise InputError(f"Step {step + 1} is not a step of this output ({len(prefix)} tokens).")
+        raise InputError(f"Step {step + 1} is not a step of this output ({len(prefix)} tokens).", "err.no_step",
+                         step=step + 1, n=len(prefix))
 
 
 def what_if_translation(
@@ -121,11 +135,12 @@ def what_if_transformer(
 
 def _one_head_off(loaded: LoadedTransformer, kind: str, layer: int, head: int) -> HeadMask:
     if kind not in ABLATION_KINDS:
-        raise InputError(f"Pick the encoder self-, decoder self- or cross-attention, not “{kind[:20]}”.")
+        raise InputError(f"Pick the encoder self-, decoder self- or cross-attention, not “{kind[:20]}”.",
+                         "err.attention_kind", kind=kind[:20])
     try:
         return HeadMask.one_head_off(loaded.config, kind, layer, head)
     except ValueError as exc:
-        raise InputError(f"This model has no such head: {exc}.") from exc
+        raise InputError(f"This model has no such head: {exc}.", "err.no_head", reason=str(exc)) from exc
 
 
 def ablated_translation(

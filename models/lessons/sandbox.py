@@ -6,8 +6,9 @@
 * ``softmax_saturation``: why unscaled dot products saturate the softmax as d grows.
 * ``soft_hard_local``: soft, hard and local (Luong) attention on one example.
 
-User text is parsed here into numbers or rejected with a clear ``ValueError``; results are
-numpy arrays in dataclasses.
+User text is parsed here into numbers or rejected with a clear ``InputError`` (a ``ValueError``
+that carries its message's string id, so the page shows it in the reader's language); results
+are numpy arrays in dataclasses.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from models.inference.common import InputError
 from models.nn.attention import (
     additive_score,
     cosine_score,
@@ -46,42 +48,52 @@ def _count(n: int) -> str:
     return f"{n} number" if n == 1 else f"{n} numbers"
 
 
+def _plural(key: str, n: int) -> str:
+    """The string id of a message that counts ``n`` numbers: ``key`` + ".one" for one."""
+    return f"{key}.one" if n == 1 else key
+
+
 def parse_matrix(text: str, name: str, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS,
                  max_abs: float = MAX_ABS) -> np.ndarray:
     """Parse one row per line, numbers separated by spaces, commas or semicolons.
 
-    Raises ``ValueError`` with a message that names the matrix, row and column for text that
+    Raises ``InputError`` (a ``ValueError``) with a message that names the matrix, row and column for text that
     is not a number, rows of different lengths, too many rows or columns, NaN/∞ and numbers
     outside [−max_abs, max_abs].
     """
     rows = [line.strip() for line in str(text).splitlines() if line.strip()]
     if not rows:
-        raise ValueError(f"{name} is empty: type at least one row of numbers.")
+        raise InputError(f"{name} is empty: type at least one row of numbers.", "err.sb.empty", name=name)
     if len(rows) > max_rows:
-        raise ValueError(f"{name} has {len(rows)} rows; at most {max_rows} are allowed.")
+        raise InputError(f"{name} has {len(rows)} rows; at most {max_rows} are allowed.", "err.sb.rows", name=name,
+                         n=len(rows), max=max_rows)
     matrix: list[list[float]] = []
     for r, line in enumerate(rows, start=1):
         tokens = [t for t in _SEPARATORS.split(line) if t]
         if len(tokens) > max_cols:
-            raise ValueError(f"{name}, row {r} has {_count(len(tokens))}; "
-                             f"at most {max_cols} columns are allowed.")
+            raise InputError(f"{name}, row {r} has {_count(len(tokens))}; at most {max_cols} columns are allowed.",
+                             _plural("err.sb.cols", len(tokens)), name=name, r=r, n=len(tokens), max=max_cols)
         values = []
         for c, token in enumerate(tokens, start=1):
             try:
                 value = float(token.replace("−", "-"))
             except ValueError:
-                raise ValueError(f"{name}, row {r}, column {c}: {_shown(token)} is not a number.") \
-                    from None
+                raise InputError(f"{name}, row {r}, column {c}: {_shown(token)} is not a number.",
+                                 "err.sb.not_number", name=name, r=r, c=c, token=_shown(token)) from None
             if not math.isfinite(value):
-                raise ValueError(f"{name}, row {r}, column {c}: {_shown(token)} is not a finite "
-                                 f"number; use numbers between −{max_abs:g} and {max_abs:g}.")
+                raise InputError(f"{name}, row {r}, column {c}: {_shown(token)} is not a finite "
+                                 f"number; use numbers between −{max_abs:g} and {max_abs:g}.", "err.sb.not_finite",
+                                 name=name, r=r, c=c, token=_shown(token), max=max_abs)
             if abs(value) > max_abs:
-                raise ValueError(f"{name}, row {r}, column {c}: {value:g} is out of range; "
-                                 f"use numbers between −{max_abs:g} and {max_abs:g}.")
+                raise InputError(f"{name}, row {r}, column {c}: {value:g} is out of range; "
+                                 f"use numbers between −{max_abs:g} and {max_abs:g}.", "err.sb.range",
+                                 name=name, r=r, c=c, value=value, max=max_abs)
             values.append(value)
         if matrix and len(values) != len(matrix[0]):
-            raise ValueError(f"{name}, row {r} has {_count(len(values))} but row 1 has "
-                             f"{len(matrix[0])}; every row needs the same count.")
+            raise InputError(f"{name}, row {r} has {_count(len(values))} but row 1 has "
+                             f"{len(matrix[0])}; every row needs the same count.",
+                             _plural("err.sb.ragged", len(values)), name=name, r=r, n=len(values),
+                             first=len(matrix[0]))
         matrix.append(values)
     return np.array(matrix, dtype=np.float64)
 
@@ -119,8 +131,8 @@ def build_mask(n_queries: int, n_keys: int, kind: str = "none", n_padding: int =
         allowed = np.tril(allowed)
     elif kind == "padding":
         if not 0 <= n_padding < n_keys:
-            raise ValueError(f"padding must hide between 0 and {n_keys - 1} of the {n_keys} keys: "
-                             "at least one key has to stay visible.")
+            raise InputError(f"padding must hide between 0 and {n_keys - 1} of the {n_keys} keys: "
+                             "at least one key has to stay visible.", "err.sb.padding", most=n_keys - 1, n=n_keys)
         allowed[:, n_keys - n_padding:] = False
     return allowed
 
@@ -130,11 +142,11 @@ def qkv_steps(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: str = "none",
     """Scaled dot-product attention step by step; checks the shapes with clear messages."""
     q, k, v = (np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in (q, k, v))
     if q.shape[1] != k.shape[1]:
-        raise ValueError(f"Q has {q.shape[1]} columns but K has {k.shape[1]}: queries and keys "
-                         "need the same width d_k.")
+        raise InputError(f"Q has {q.shape[1]} columns but K has {k.shape[1]}: queries and keys "
+                         "need the same width d_k.", "err.sb.qk_width", q=q.shape[1], k=k.shape[1])
     if k.shape[0] != v.shape[0]:
-        raise ValueError(f"K has {k.shape[0]} rows but V has {v.shape[0]}: every key needs "
-                         "exactly one value row.")
+        raise InputError(f"K has {k.shape[0]} rows but V has {v.shape[0]}: every key needs "
+                         "exactly one value row.", "err.sb.kv_rows", k=k.shape[0], v=v.shape[0])
     allowed = build_mask(q.shape[0], k.shape[0], mask, n_padding)
     tq, tk, tv, tm = (torch.as_tensor(a) for a in (q, k, v, allowed))
     scores = tq @ tk.T

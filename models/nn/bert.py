@@ -11,13 +11,18 @@
 * Fine-tuning heads (§4, Fig. 4): sentence classification softmax(W_c pooled), token tagging
   softmax(W_t h_i) at every position, and answer spans (§4.2, SQuAD): start score S·h_i, end
   score E·h_j, best span argmax_{i ≤ j} S·h_i + E·h_j.
+* Real weights: :func:`config_from_hf` and :func:`state_dict_from_hf` map a Hugging Face
+  ``BertModel`` (e.g. the installed MiniLM-L6) onto :class:`SmallBert`, name by name; the two
+  then compute the same hidden states and attention (``tests/test_fill_mask.py``).
 
 :func:`models.inference.bert.run_bert` runs it on one input and returns a trace; the
 checkpoint format is in :mod:`models.checkpoints`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -28,7 +33,8 @@ from models.nn.config import JsonConfig
 from models.nn.transformer import Encoder, padding_mask
 
 __all__ = [
-    "BertConfig", "BertEmbeddings", "MaskedLMHead", "BertOutput", "SmallBert", "NSP_LABELS",
+    "BertConfig", "BertEmbeddings", "MaskedLMHead", "BertOutput", "SmallBert", "NSP_LABELS", "config_from_hf",
+    "state_dict_from_hf",
 ]
 
 NSP_LABELS = ("IsNext", "NotNext")
@@ -40,6 +46,8 @@ class BertConfig(JsonConfig):
 
     ``class_labels``/``tag_labels`` name the outputs of the fine-tuning heads;
     ``trained_heads`` lists which of "mlm", "nsp", "classifier", "tagger", "span" were trained.
+    ``norm_eps`` is the encoder blocks' LayerNorm ε: torch's 1e-5 for the models trained here,
+    BERT's 1e-12 for released weights (the embedding and MLM-head LayerNorms always use 1e-12).
     """
 
     vocab_size: int
@@ -59,6 +67,7 @@ class BertConfig(JsonConfig):
     tag_task: str = "token tagging (not trained)"
     trained_heads: list[str] = field(default_factory=list)
     init_std: float = 0.02
+    norm_eps: float = 1e-5
 
 
 class BertEmbeddings(nn.Module):
@@ -115,7 +124,7 @@ class SmallBert(nn.Module):
         c = self.config = config
         self.embeddings = BertEmbeddings(c)
         self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, norm_first=c.norm_first,
-                               activation="gelu")
+                               activation="gelu", norm_eps=c.norm_eps)
         self.pooler = nn.Linear(c.d_model, c.d_model)
         self.mlm = MaskedLMHead(c, self.embeddings.tokens)
         self.nsp = nn.Linear(c.d_model, 2)
@@ -152,3 +161,62 @@ class SmallBert(nn.Module):
     def mlm_logits(self, hidden: Tensor) -> Tensor:
         """Vocabulary logits for hidden states (…, d) → (…, V); pass only the chosen positions when training."""
         return self.mlm(hidden)
+
+
+# --------------------------------------------------------------------------------------
+# Hugging Face BertModel → SmallBert
+# --------------------------------------------------------------------------------------
+
+#: SmallBert name ← Hugging Face BertModel name, outside the encoder layers.
+_HF_TOP = {
+    "embeddings.tokens": "embeddings.word_embeddings", "embeddings.segments": "embeddings.token_type_embeddings",
+    "embeddings.positions": "embeddings.position_embeddings", "embeddings.norm": "embeddings.LayerNorm",
+    "pooler": "pooler.dense",
+}
+#: SmallBert name ← Hugging Face name inside encoder layer i (post-norm, as BERT).
+_HF_LAYER = {
+    "self_attn.w_q": "attention.self.query", "self_attn.w_k": "attention.self.key",
+    "self_attn.w_v": "attention.self.value", "self_attn.w_o": "attention.output.dense",
+    "sub_attn.norm": "attention.output.LayerNorm", "feed_forward.w_1": "intermediate.dense",
+    "feed_forward.w_2": "output.dense", "sub_ff.norm": "output.LayerNorm",
+}
+
+
+def config_from_hf(hf: Mapping[str, Any], **overrides: Any) -> BertConfig:
+    """The :class:`BertConfig` of a Hugging Face BERT ``config.json`` (GELU, post-norm, absolute positions).
+
+    ``overrides`` set the other fields (``max_len`` below the model's 512 positions keeps that many,
+    ``mask_id``, ``trained_heads`` …)."""
+    if hf.get("model_type") != "bert" or hf.get("hidden_act", "gelu") != "gelu" \
+            or hf.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError("not a BERT config with GELU and absolute positions")
+    fields = dict(vocab_size=int(hf["vocab_size"]), d_model=int(hf["hidden_size"]),
+                  n_heads=int(hf["num_attention_heads"]), n_layers=int(hf["num_hidden_layers"]),
+                  d_ff=int(hf["intermediate_size"]), max_len=int(hf["max_position_embeddings"]),
+                  type_vocab_size=int(hf["type_vocab_size"]), dropout=float(hf.get("hidden_dropout_prob", 0.1)),
+                  pad_id=int(hf.get("pad_token_id", 0)), norm_eps=float(hf["layer_norm_eps"]),
+                  init_std=float(hf.get("initializer_range", 0.02)))
+    fields.update(overrides)
+    if fields["max_len"] > int(hf["max_position_embeddings"]):
+        raise ValueError(f"max_len {fields['max_len']} > the model's {hf['max_position_embeddings']} positions")
+    return BertConfig(**fields)
+
+
+def state_dict_from_hf(hf_state: Mapping[str, Tensor], config: BertConfig) -> dict[str, Tensor]:
+    """SmallBert's embeddings, encoder and pooler from a Hugging Face ``BertModel`` state dict
+    (names with or without the ``bert.`` prefix of ``BertFor…`` models); the position table is cut
+    to ``config.max_len``. The heads are not in a ``BertModel`` and are left out."""
+    state = {k.removeprefix("bert."): v for k, v in hf_state.items()}
+    names = dict(_HF_TOP)
+    for i in range(config.n_layers):
+        names.update({f"encoder.layers.{i}.{ours}": f"encoder.layer.{i}.{theirs}" for ours, theirs in _HF_LAYER.items()})
+    out: dict[str, Tensor] = {}
+    for ours, theirs in names.items():
+        for part in ("weight", "bias"):
+            key = f"{theirs}.{part}"
+            if key in state:
+                out[f"{ours}.{part}"] = state[key]
+            elif not ours.startswith("embeddings.") or part == "weight":
+                raise KeyError(f"missing weight {key}")
+    out["embeddings.positions.weight"] = out["embeddings.positions.weight"][: config.max_len]
+    return out

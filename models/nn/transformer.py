@@ -136,11 +136,12 @@ class _Residual(nn.Module):
     """Dropout + residual + LayerNorm around a sub-layer.
 
     post-norm (paper): LN(x + Dropout(Sublayer(x))); pre-norm: x + Dropout(Sublayer(LN(x))).
+    ``norm_eps`` is LayerNorm's ε (torch's 1e-5 by default; BERT's released models use 1e-12).
     """
 
-    def __init__(self, d_model: int, dropout: float, norm_first: bool) -> None:
+    def __init__(self, d_model: int, dropout: float, norm_first: bool, norm_eps: float = 1e-5) -> None:
         super().__init__()
-        self.norm = nn.LayerNorm(d_model)
+        self.norm = nn.LayerNorm(d_model, eps=norm_eps)
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
 
@@ -158,14 +159,14 @@ class EncoderLayer(nn.Module):
 
     def __init__(
         self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu",
+        norm_first: bool = False, activation: str = "relu", norm_eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
-        self.sub_attn = _Residual(d_model, dropout, norm_first)
-        self.sub_ff = _Residual(d_model, dropout, norm_first)
+        self.sub_attn = _Residual(d_model, dropout, norm_first, norm_eps)
+        self.sub_ff = _Residual(d_model, dropout, norm_first, norm_eps)
 
     def forward(
         self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None
@@ -228,17 +229,18 @@ def _row(head_mask: Tensor | None, layer: int) -> Tensor | None:
 
 
 class Encoder(nn.Module):
-    """N encoder layers over already-embedded input; a final LayerNorm when pre-norm."""
+    """N encoder layers over already-embedded input; a final LayerNorm when pre-norm.
+    ``norm_eps``: every LayerNorm's ε (1e-5, torch's default; 1e-12 for BERT's released weights)."""
 
     def __init__(
         self, n_layers: int, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu",
+        norm_first: bool = False, activation: str = "relu", norm_eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            EncoderLayer(d_model, n_heads, d_ff, dropout, norm_first, activation) for _ in range(n_layers)
+            EncoderLayer(d_model, n_heads, d_ff, dropout, norm_first, activation, norm_eps) for _ in range(n_layers)
         )
-        self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.norm = nn.LayerNorm(d_model, eps=norm_eps) if norm_first else nn.Identity()
 
     def forward(
         self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None

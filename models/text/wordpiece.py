@@ -9,6 +9,11 @@ whitespace and punctuation). The World English Bible writes apostrophes as backt
 
 An input pair is ``[CLS] A [SEP] B [SEP]`` with segment ids 0 for ``[CLS] A [SEP]`` and 1 for
 ``B [SEP]`` (§3.1, Fig. 2); too long pairs are truncated longest-first, as BERT does.
+
+The special pieces' ids are looked up in the vocabulary by name: a vocabulary trained here has
+them at 0–4 (the module constants below), a released BERT vocabulary elsewhere (MiniLM's
+``vocab.txt``: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103), which
+:meth:`WordPiece.from_vocab` reads with BERT's own uncased normaliser.
 """
 from __future__ import annotations
 
@@ -25,7 +30,8 @@ __all__ = [
 ]
 
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
-#: The special tokens, in id order: [PAD] = 0, [UNK] = 1, [CLS] = 2, [SEP] = 3, [MASK] = 4.
+#: The special tokens, in the id order of a vocabulary trained here: [PAD] = 0, [UNK] = 1, [CLS] = 2,
+#: [SEP] = 3, [MASK] = 4 (another vocabulary may place them elsewhere: use a WordPiece's ``*_id``).
 SPECIAL_TOKENS: tuple[str, ...] = (PAD, UNK, CLS, SEP, MASK)
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(5)
 TOKENIZER_FILE = "tokenizer.json"
@@ -55,20 +61,27 @@ class EncodedPair:
         return len(self.ids)
 
 
+def _bert_normalizer() -> normalizers.Normalizer:
+    """BERT's uncased normaliser: control characters dropped, CJK characters split, lowercase, accents stripped."""
+    return normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True, lowercase=True)
+
+
 def _normalizer() -> normalizers.Normalizer:
-    return normalizers.Sequence([
-        normalizers.Replace("`", "'"),
-        normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True,
-                                   lowercase=True),
-    ])
+    return normalizers.Sequence([normalizers.Replace("`", "'"), _bert_normalizer()])
+
+
+def _tokenizer(model: tokenizer_models.Model, normalizer: normalizers.Normalizer) -> Tokenizer:
+    """A WordPiece ``Tokenizer`` with BERT's pre-tokenizer (whitespace and punctuation) and ``##`` decoder."""
+    tok = Tokenizer(model)
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece(prefix="##")
+    return tok
 
 
 def train_wordpiece(texts: Iterable[str], vocab_size: int = 6000, min_frequency: int = 2) -> WordPiece:
     """Learn a WordPiece vocabulary of at most ``vocab_size`` entries (specials first) from ``texts``."""
-    tok = Tokenizer(tokenizer_models.WordPiece(unk_token=UNK, max_input_chars_per_word=100))
-    tok.normalizer = _normalizer()
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.decoder = decoders.WordPiece(prefix="##")
+    tok = _tokenizer(tokenizer_models.WordPiece(unk_token=UNK, max_input_chars_per_word=100), _normalizer())
     trainer = trainers.WordPieceTrainer(
         vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=list(SPECIAL_TOKENS),
         continuing_subword_prefix="##", show_progress=False,
@@ -78,19 +91,35 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int = 6000, min_frequency:
 
 
 class WordPiece:
-    """A trained ``tokenizers.Tokenizer`` with BERT's pair encoding; specials have ids 0–4."""
+    """A ``tokenizers.Tokenizer`` with BERT's pair encoding; the specials' ids (``pad_id``, ``unk_id``,
+    ``cls_id``, ``sep_id``, ``mask_id``) are those of the five special pieces in its vocabulary."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
+        tokenizer.no_padding()  # a released tokenizer.json may pad or cut; pieces here are never padded
+        tokenizer.no_truncation()
         self.tokenizer = tokenizer
-        for expected, tok in enumerate(SPECIAL_TOKENS):
-            if tokenizer.token_to_id(tok) != expected:
-                raise ValueError(f"tokenizer has {tok} at id {tokenizer.token_to_id(tok)}, expected {expected}")
+        found = {tok: tokenizer.token_to_id(tok) for tok in SPECIAL_TOKENS}
+        missing = [tok for tok, i in found.items() if i is None]
+        if missing:
+            raise ValueError(f"the vocabulary lacks the special pieces {', '.join(missing)}")
+        self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (int(found[t]) for t in SPECIAL_TOKENS)
         self._vocab: list[str] | None = None
 
     # -- files ---------------------------------------------------------------------------
     @classmethod
     def from_file(cls, path: str | Path) -> WordPiece:
+        """A ``tokenizer.json`` (this project's, or a released BERT's)."""
         return cls(Tokenizer.from_file(str(path)))
+
+    @classmethod
+    def from_vocab(cls, path: str | Path) -> WordPiece:
+        """A released uncased BERT's ``vocab.txt`` (one piece a line, id = line number) with BERT's
+        normaliser and pre-tokenizer, as its own tokenizer encodes (Devlin et al. 2019, §A.2)."""
+        vocab = tokenizer_models.WordPiece.read_file(str(path))
+        tok = _tokenizer(tokenizer_models.WordPiece(vocab, unk_token=UNK, max_input_chars_per_word=100),
+                         _bert_normalizer())
+        tok.add_special_tokens(list(SPECIAL_TOKENS))  # "[MASK]" typed in a text is the [MASK] piece
+        return cls(tok)
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -115,10 +144,14 @@ class WordPiece:
 
     def token_to_id(self, token: str) -> int:
         found = self.tokenizer.token_to_id(token)
-        return UNK_ID if found is None else int(found)
+        return self.unk_id if found is None else int(found)
 
     def convert_ids(self, ids: Sequence[int]) -> list[str]:
         return [self.id_to_token(i) for i in ids]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of piece ids: ``##`` pieces joined to their word, special pieces left out."""
+        return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
 
     # -- encoding ------------------------------------------------------------------------
     def pieces(self, text: str) -> tuple[list[int], list[int]]:
@@ -157,14 +190,14 @@ class WordPiece:
             dropped += 1
         wa = list(words_a or range(len(a)))[: len(a)]
         wb = list(words_b or range(len(b_list)))[: len(b_list)]
-        ids = [CLS_ID, *a, SEP_ID]
+        ids = [self.cls_id, *a, self.sep_id]
         segments = [0] * len(ids)
         word_ids: list[int | None] = [None, *wa, None]
         if b is not None:
-            ids += [*b_list, SEP_ID]
+            ids += [*b_list, self.sep_id]
             segments += [1] * (len(b_list) + 1)
             word_ids += [*wb, None]
         tokens = self.convert_ids(ids)
-        special = [i in (CLS_ID, SEP_ID, PAD_ID) for i in ids]
+        special = [i in (self.cls_id, self.sep_id, self.pad_id) for i in ids]
         return EncodedPair(ids=ids, tokens=tokens, segment_ids=segments, word_ids=word_ids, dropped=dropped,
-                           n_unknown=sum(i == UNK_ID for i in ids), special=special)
+                           n_unknown=sum(i == self.unk_id for i in ids), special=special)

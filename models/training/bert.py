@@ -17,7 +17,9 @@ Steps (Devlin et al. 2019, §3.1 and Appendix A.2):
    position and at [MASK] positions only, and next-sentence accuracy.
 
 ``python -m models.evaluate`` reports the same figures for every shipped BERT checkpoint
-(:func:`evaluate_shipped`).
+(:func:`evaluate_shipped`), and for every one its top-1 / top-5 on the 100 held-out everyday
+sentences of :mod:`corpora.mlm_eval`. A preset of task ``mlm-head`` (minilm-mlm: a head on the
+installed pretrained MiniLM) follows :mod:`models.training.mlm_head` instead.
 """
 from __future__ import annotations
 
@@ -35,8 +37,9 @@ from torch import Tensor
 
 from models.checkpoints import CheckpointError, load_bert, save_bert, shipped
 from models.nn.bert import BertConfig, SmallBert
+from models.training import mlm_head
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.presets import Preset
+from models.training.presets import MLM_HEAD, Preset
 from corpora.bert_data import (
     CorpusError, Document, load_web_documents, read_text_documents, sample_pairs, sentences_of, split_documents,
 )
@@ -113,13 +116,35 @@ def _length_batches(pairs: Sequence, batch_size: int, rng: np.random.Generator, 
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
-def _pair_batches(corpus: EncodedCorpus, batch_size: int, rng: np.random.Generator):
+def pair_batches(corpus: EncodedCorpus, batch_size: int, rng: np.random.Generator):
     """Endless (epoch, batch of pairs): fresh next-sentence pairs every epoch."""
     epoch = 0
     while True:
         epoch += 1
         for chunk in _length_batches(sample_pairs(corpus.docs, rng), batch_size, rng):
             yield epoch, chunk
+
+
+def param_groups(model: SmallBert, weight_decay: float) -> list[dict]:
+    """AdamW groups: weight decay on the weight matrices, none on biases, LayerNorm and embeddings."""
+    decay = [p for n, p in model.named_parameters() if p.dim() > 1 and "embeddings" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() > 1 and "embeddings" not in n)]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def pretraining_losses(model: SmallBert, chunk: Sequence, rng: np.random.Generator,
+                       device: torch.device) -> tuple[Tensor, Tensor, int]:
+    """(masked-LM loss, next-sentence loss, tokens) of one batch of pairs, masked afresh with ``rng``:
+    cross-entropy at the 15% chosen pieces (80/10/10 rule) and of IsNext/NotNext from the pooled [CLS]."""
+    cfg = model.config
+    ids, segs = collate([(p.a, p.b) for p in chunk], cfg.max_len)
+    corrupted, labels, _ = mask_array(ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=cfg.vocab_size)
+    y = torch.from_numpy(labels).to(device)
+    hidden, _ = model.encode(torch.from_numpy(corrupted).to(device), torch.from_numpy(segs).to(device))
+    chosen = y != IGNORE
+    mlm_loss = F.cross_entropy(model.mlm_logits(hidden[chosen]), y[chosen])
+    nsp_loss = F.cross_entropy(model.nsp(model.pool(hidden)), torch.tensor([p.label for p in chunk], device=device))
+    return mlm_loss, nsp_loss, int((ids != PAD_ID).sum())
 
 
 def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, vocab_size: int, device: torch.device,
@@ -129,10 +154,8 @@ def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, voc
     rng = np.random.default_rng(settings.seed)
     cfg = BertConfig(vocab_size=vocab_size, pad_id=PAD_ID, mask_id=MASK_ID, **preset.model)
     model = SmallBert(cfg).to(device)
-    decay = [p for n, p in model.named_parameters() if p.dim() > 1 and "embeddings" not in n]
-    no_decay = [p for n, p in model.named_parameters() if not (p.dim() > 1 and "embeddings" not in n)]
-    groups = [{"params": decay, "weight_decay": settings.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    stream = _pair_batches(corpus, settings.batch_size, rng)
+    groups = param_groups(model, settings.weight_decay)
+    stream = pair_batches(corpus, settings.batch_size, rng)
     state = {"epoch": 0, "mlm": None, "nsp": None}
 
     def ema(key: str, value: float) -> None:
@@ -140,16 +163,10 @@ def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, voc
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
         state["epoch"], chunk = next(stream)
-        ids, segs = collate([(p.a, p.b) for p in chunk], cfg.max_len)
-        corrupted, labels, _ = mask_array(ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=vocab_size)
-        y = torch.from_numpy(labels).to(device)
-        hidden, _ = model.encode(torch.from_numpy(corrupted).to(device), torch.from_numpy(segs).to(device))
-        chosen = y != IGNORE
-        mlm_loss = F.cross_entropy(model.mlm_logits(hidden[chosen]), y[chosen])
-        nsp_loss = F.cross_entropy(model.nsp(model.pool(hidden)), torch.tensor([p.label for p in chunk], device=device))
+        mlm_loss, nsp_loss, n_tokens = pretraining_losses(model, chunk, rng, device)
         ema("mlm", mlm_loss.item())
         ema("nsp", nsp_loss.item())
-        return mlm_loss + nsp_loss, int((ids != PAD_ID).sum())
+        return mlm_loss + nsp_loss, n_tokens
 
     stats = fit(model, loss_of_batch, settings, callbacks, stop, param_groups=groups)
     return model, dict(stats, epochs=state["epoch"], final_mlm_loss=round(state["mlm"] or 0.0, 4),
@@ -331,7 +348,10 @@ def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
 
 def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
                  device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
-    """WordPiece, pre-training, held-out evaluation and the fine-tuning heads of a BERT preset."""
+    """WordPiece, pre-training, held-out evaluation and the fine-tuning heads of a BERT preset
+    (a head on an installed pretrained encoder: :func:`models.training.mlm_head.train_preset`)."""
+    if preset.task == MLM_HEAD:
+        return mlm_head.train_preset(preset, data, epochs, settings, device, callbacks, stop)
     train_docs, held_docs, source = _documents(data)
     t0 = time.perf_counter()
     tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=int(preset.data["vocab_size"]))
@@ -361,7 +381,9 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
 
 
 def evaluate_shipped() -> dict:
-    """Held-out figures of every shipped BERT checkpoint."""
+    """Held-out figures of every shipped BERT checkpoint: masked-token and next-sentence accuracy on
+    the Bible's held-out chapters for a BERT trained here from scratch, and for every one top-1 /
+    top-5 at [MASK] on the everyday sentences (:func:`models.training.mlm_head.evaluate_everyday`)."""
     out: dict = {"command": "python -m models.evaluate", "models": [], "errors": []}
     names = shipped("bert")
     if not names:
@@ -374,10 +396,11 @@ def evaluate_shipped() -> dict:
     for name in names:
         try:
             loaded = load_bert(name)
-            corpus = encode_documents(held, loaded.tokenizer)
-            out["models"].append(dict(name=name, label=loaded.training.get("label", name),
-                                      **evaluate_bert(loaded.model, corpus),
-                                      heads=loaded.training.get("heads", {})))
+            row = dict(name=name, label=loaded.training.get("label", name), heads=loaded.training.get("heads", {}),
+                       everyday=mlm_head.evaluate_everyday(loaded))
+            if loaded.base is None:  # its own vocabulary's special ids are the module's; NSP trained
+                row.update(evaluate_bert(loaded.model, encode_documents(held, loaded.tokenizer)))
+            out["models"].append(row)
         except CheckpointError as exc:
             out["errors"].append(str(exc))
     return out
@@ -387,10 +410,15 @@ def format_results(results: dict) -> str:
     """The BERT part of `python -m models.evaluate`'s table."""
     lines = [f"\n{'BERT (held-out chapters)':42} {'MLM top-1':>9} {'top-5':>6} {'[MASK] top-1':>12} "
              f"{'top-5':>6} {'NSP acc':>8}"]
-    for m in results.get("models", []):
+    for m in (m for m in results.get("models", []) if "mlm_top1" in m):
         lines.append(f"{m['label'][:42]:42} {m['mlm_top1']:9.3f} {m['mlm_top5']:6.3f} {m['mlm_top1_at_mask']:12.3f} "
                      f"{m['mlm_top5_at_mask']:6.3f} {m['nsp_accuracy']:8.3f}   "
                      f"({m['mlm_predictions']} predictions, {m['nsp_pairs']} pairs)")
+    lines.append(f"\n{'BERT (100 everyday sentences, one [MASK] each)':48} {'top-1':>6} {'top-5':>6}")
+    for m in results.get("models", []):
+        e = m["everyday"]
+        lines.append(f"{m['label'][:48]:48} {e['top1']:6.2f} {e['top5']:6.2f}   "
+                     f"({e['answers_one_piece']} of {e['sentences']} answers are one piece of its vocabulary)")
     if not results.get("models"):
         lines.append("no shipped BERT checkpoint: python -m models.train --preset bert-small")
     lines += [f"error: {e}" for e in results.get("errors", [])]

@@ -6,8 +6,11 @@ clipping. After every step it reports a :class:`Progress` to each callback (a te
 log file, a web page), and it can be stopped between steps through a ``threading.Event``.
 
 A run is defined by its number of steps, so its result does not depend on how busy the machine
-is. ``settings.max_minutes`` only guards against runaway runs (wall-clock time): a run it cuts
-short says so on stderr and records it (``cut_short``) in the statistics it returns.
+is. A stopped run can go on: ``fit(start_step=k, optimizer=…)`` with the optimizer state it kept
+continues the same schedule from step k; with batches a function of the step
+(:func:`batch_at_step`) and the same random state, it ends with the weights of an uninterrupted run.
+``settings.max_minutes`` only guards against runaway runs (wall-clock time): a run it cuts short says
+so on stderr and records it (``cut_short``) in the statistics it returns.
 """
 from __future__ import annotations
 
@@ -15,10 +18,10 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -27,6 +30,7 @@ from tqdm import tqdm
 
 #: loss_of_batch(step) → (mean loss of the batch, number of target tokens it held)
 LossOfBatch = Callable[[int], tuple[Tensor, int]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,10 @@ def lr_factor(step: int, progress: float, warmup: int) -> float:
     return warm * max(0.0, 1.0 - progress)
 
 
-def _optimizer(model: torch.nn.Module, settings: TrainSettings,
-               param_groups: Sequence[dict[str, Any]] | None) -> torch.optim.Optimizer:
+def make_optimizer(model: torch.nn.Module, settings: TrainSettings,
+                   param_groups: Sequence[dict[str, Any]] | None = None) -> torch.optim.Optimizer:
+    """Adam (Kingma & Ba 2015) over the model's parameters, or AdamW (Loshchilov & Hutter 2019) when
+    ``param_groups`` give some group weight decay."""
     params: Iterable[Any] = param_groups if param_groups is not None else model.parameters()
     if param_groups is not None and any(g.get("weight_decay", 0.0) for g in param_groups):
         return torch.optim.AdamW(params, lr=settings.lr, betas=settings.betas, eps=settings.eps)
@@ -102,19 +108,22 @@ def _optimizer(model: torch.nn.Module, settings: TrainSettings,
 def fit(
     model: torch.nn.Module, loss_of_batch: LossOfBatch, settings: TrainSettings,
     callbacks: Sequence[Callback] = (), stop: threading.Event | None = None,
-    param_groups: Sequence[dict[str, Any]] | None = None,
+    param_groups: Sequence[dict[str, Any]] | None = None, start_step: int = 0,
+    optimizer: torch.optim.Optimizer | None = None,
 ) -> dict[str, Any]:
-    """Train ``model`` for ``settings.steps`` steps; return the run's statistics.
+    """Train ``model`` from step ``start_step`` to ``settings.steps``; return the run's statistics.
 
     Each step: set lr = settings.lr · :func:`lr_factor`, take ``loss_of_batch(step)``, back-prop,
     clip the gradient norm to ``settings.clip``, step the optimizer, report :class:`Progress`.
     Stops early only when ``stop`` is set (checked between steps) or the wall-clock guard
-    ``settings.max_minutes`` is reached; both are recorded in ``cut_short``.
+    ``settings.max_minutes`` is reached; both are recorded in ``cut_short``. ``optimizer``: one of
+    :func:`make_optimizer` that the caller keeps (to save its state, or holding a resumed run's
+    state); default a fresh one. Statistics other than ``steps`` count this call's steps only.
     """
-    optimizer = _optimizer(model, settings, param_groups)
+    optimizer = optimizer if optimizer is not None else make_optimizer(model, settings, param_groups)
     guard = settings.max_minutes * 60
     start = time.perf_counter()
-    step, tokens = 0, 0
+    step, tokens = start_step, 0
     losses: list[float] = []
     cut_short = None
     model.train()
@@ -148,6 +157,24 @@ def fit(
             "tokens_per_second": round(tokens / max(seconds, 1e-9)),
             "device": str(next(model.parameters()).device), "torch_threads": torch.get_num_threads(),
             "cut_short": cut_short}
+
+
+def batch_at_step(stream: Iterator[T]) -> Callable[[int], T]:
+    """The batch of each step from an endless ``stream``: ``batch_at(t)`` is the stream's item t
+    (0-based), skipping items when a resumed run starts at a later step, so that a run's batches
+    are a function of the step. Steps must not go back."""
+    taken = 0
+
+    def batch_at(step: int) -> T:
+        nonlocal taken
+        if step < taken:
+            raise ValueError(f"batch of step {step} asked after step {taken - 1}")
+        for _ in range(step - taken):
+            next(stream)
+        taken = step + 1
+        return next(stream)
+
+    return batch_at
 
 
 def jsonl_log(path: Path) -> tuple[Callback, Callable[[], None]]:

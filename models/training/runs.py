@@ -13,7 +13,16 @@ head —, validation BLEU, and for the RNN on the embedded grammar the AER of th
 against its gold alignment, Och & Ney 2003), also appended to ``snapshots.jsonl``. The finished or
 stopped model is saved as a checkpoint in the shipped format (``checkpoint/``, atomic whole-folder
 save), loadable by :func:`models.checkpoints.load_seq2seq` / :func:`~models.checkpoints.load_transformer`.
-Stop is final: ``fit`` keeps no optimizer state to resume from, so a stopped run keeps its model.
+A stopped run also keeps its training state (``resume/state.pt``, atomic: model, Adam moments, step,
+torch's random state for dropout and teacher forcing, the uploaded data); :meth:`Registry.resume`
+goes on from that step to the planned steps. Batches are a function of the step
+(:func:`~models.training.loop.batch_at_step`), so a stopped and resumed run ends with the weights of
+an uninterrupted run of the same seed (with one training at a time: torch's random state is global).
+
+Each run belongs to the browser session that started or uploaded it (``owner``, an opaque id the app
+keeps per session): :func:`list_runs` and :func:`user_checkpoints` show a session its own runs, runs
+published to everyone (:func:`publish_run`) and runs made on the command line (no owner); only the
+owner may rename, delete, publish or resume a run.
 
 Runs live under ``$ATTENTION_LAB_RUNS`` (default ``$XDG_DATA_HOME/attention-lab/runs``, i.e.
 ``~/.local/share/attention-lab/runs``), never in the repository. A run's zip holds its checkpoint
@@ -22,6 +31,7 @@ and logs; :func:`import_zip` accepts only those file names, within size limits.
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import json
 import os
@@ -41,36 +51,61 @@ import torch
 from torch import Tensor, nn
 
 from corpora.batching import bucketed_batches
+from corpora.bert_data import (
+    HELDOUT_EVERY, CorpusError, Document, load_web_documents, split_documents, text_documents,
+)
 from corpora.en_fr import Pair, make_splits
+from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize
 from models.atomic import atomic_folder, first_line, json_bytes, write_json_atomic, write_new
 from models.checkpoints import (
-    CONFIG, ENCODER_DECODER, WEIGHTS, CheckpointError, LoadedSeq2Seq, LoadedTransformer, load_seq2seq,
-    load_transformer, read_json, save_seq2seq, save_transformer,
+    CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, CheckpointError, LoadedSeq2Seq,
+    LoadedTransformer, load_bert, load_seq2seq, load_transformer, read_json, save_bert, save_seq2seq,
+    save_transformer,
 )
 from models.device import describe_device, pick_device
+from models.inference.bert import run_bert
 from models.inference.common import pad_ids
+from models.inference.generate import generate_text
 from models.inference.translate import translate, translate_transformer
+from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
-from models.nn.transformer import Transformer, TransformerConfig, label_smoothed_cross_entropy
+from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, encode_source
-from models.training.loop import LossOfBatch, Progress, TrainSettings, fit, jsonl_log
-from models.training.metrics import alignment_error_rate, bleu
+from models.text.wordpiece import MASK, MASK_ID
+from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
+from models.text.wordpiece import WordPiece, train_wordpiece
+from models.training import bert as bert_recipe
+from models.training.loop import (
+    LossOfBatch, Progress, TrainSettings, batch_at_step, fit, jsonl_log, make_optimizer,
+)
+from models.training.metrics import alignment_error_rate, bleu, perplexity
 from models.training.seq2seq import (
     build_vocabs, collate, corpus_bleu_of, encode_pairs, forced_alignments, pair_batches, sequence_loss,
 )
-from models.training.transformer import translate_batch
+from models.training.transformer import lm_vocab, lm_windows, translate_batch
 
 RUNS_ENV, MAX_ACTIVE_ENV = "ATTENTION_LAB_RUNS", "ATTENTION_LAB_MAX_TRAININGS"
 RUN_FILE, LOG_FILE, SNAPSHOT_FILE, CHECKPOINT = "run.json", "log.jsonl", "snapshots.jsonl", "checkpoint"
-DATA_SOURCES = ("grammar", "bible", "hsk", "upload")
+RESUME, STATE = "resume", "state.pt"  # a stopped run's training state: resume/state.pt (never in a zip)
+PAIR_DATA = ("grammar", "bible", "hsk", "upload")  # sentence pairs, for the encoder–decoders
+TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an uploaded file), for the LM and BERT
+DATA_SOURCES = PAIR_DATA + TEXT_DATA
 ATTENTIONS = ("none", "bahdanau", "luong")
 SCORES = ("dot", "general", "concat")
-RNN, TRANSFORMER = "rnn", "transformer"  # the studio's model families
-CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer"}  # their models.checkpoints family names
-LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer}
+RNN, TRANSFORMER, LM, BERT = "rnn", "transformer", "lm", "bert"  # the studio's model families
+CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert"}  # checkpoints'
+KINDS = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's kind
+BLEU, PERPLEXITY, MLM_ACCURACY = "bleu", "perplexity", "mlm_accuracy"  # each family's validation metric
+METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY}
+LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert}
 TF_MAX_LEN = 48  # the Transformer's positions: source tokens + </s>, and target tokens + <s>/</s>
 TF_TASK = "en-fr"  # the checkpoint task of a translation model: words in, </s> appended (any language pair)
+LM_TASK, LM_CONTEXT, LM_VOCAB = "lm", 32, 4000  # the LM's checkpoint task (as tf-lm's), window and vocabulary cap
+LM_PROBE_NEW = 8  # the probe prompt's next tokens, greedy, at each snapshot
+LM_PROBE_WORDS = 6  # the default prompt: the first words of the first validation line
+BERT_MAX_LEN, BERT_VOCAB, BERT_WEIGHT_DECAY = 64, 2000, 0.01  # pieces per pair, WordPiece size, AdamW's decay
+N_VALID_LINES, N_VALID_DOCS = 200, 6  # the LM's validation lines; BERT's validation documents (chapters)
 WAITING, RUNNING, FINISHED, STOPPED, FAILED = "waiting", "running", "finished", "stopped", "failed"
 STATES, ACTIVE_STATES = (WAITING, RUNNING, FINISHED, STOPPED, FAILED), (WAITING, RUNNING)
 MAX_STEPS = 5000  # per-run step cap: bounds a run's time, memory (curves) and disk
@@ -80,14 +115,48 @@ MAX_NAME = 60
 MAX_KEPT = 20  # ended runs the registry keeps in memory (the newest); older ones are read back from disk
 # What a run's zip may hold, and how large it may unpack (a checkpoint of the studio's sizes is < 5 MB).
 ZIP_NAMES = frozenset({RUN_FILE, LOG_FILE, SNAPSHOT_FILE, f"{CHECKPOINT}/{WEIGHTS}", f"{CHECKPOINT}/{CONFIG}",
-                       f"{CHECKPOINT}/vocab.json"})
+                       f"{CHECKPOINT}/vocab.json", f"{CHECKPOINT}/{TOKENIZER_FILE}"})
 MAX_ZIP_BYTES = 100_000_000
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
+Upload = Sequence[TokenPair] | str  # an uploaded file's sentence pairs, or its text (LM, BERT)
+
+
+# The English of every RunError by id (the app's string table holds each id with its 中文,
+# ui/strings/studio.py).
+MESSAGES: dict[str, str] = {
+    "run.err.unknown": "unknown family {family!r}, data {data!r}, attention {attention!r} or score {score!r}",
+    "run.err.steps": "steps must be between 1 and {most}, not {steps}",
+    "run.err.range": "a setting is out of range",
+    "run.err.transformer": "the Transformer needs 1–6 layers and 1–16 heads that divide the hidden size",
+    "run.err.no_pairs": "no sentence pairs were given for this run",
+    "run.err.full": "this server keeps at most {most} runs: delete some first",
+    "run.err.no_run": "there is no saved run {run_id!r}",
+    "run.err.no_name": "a run needs a name",
+    "run.err.not_zip": "this file is not a zip of a training run",
+    "run.err.strange": "the zip holds a file a run does not have: {name!r}",
+    "run.err.twice": "the zip holds a file twice",
+    "run.err.too_big": "the zip unpacks to more than {mb:.0f} MB",
+    "run.err.damaged": "the zip is damaged: {detail}",
+    "run.err.lying": "the zip is damaged: a file is larger than its header says",
+    "run.err.no_checkpoint": "the zip holds no checkpoint",
+    "run.err.other_model": "the zip's checkpoint does not load: it is not a model the studio trains",
+    "run.err.bad_checkpoint": "the zip's checkpoint does not load: {detail}",
+    "run.err.no_resume": "this run cannot be resumed: it kept no training state (it finished, or was uploaded)",
+    "run.err.not_yours": "only the session that made this run may change it",
+    "run.err.data_family": "{family} trains on {kinds}, not on {data!r}",
+    "run.err.no_text": "no text was given for this run",
+    "run.err.short_text": "the text is too short to train on: {detail}",
+}
 
 
 class RunError(RuntimeError):
-    """A run cannot be started, found, changed or imported; the message says why in one line."""
+    """A run cannot be started, found, changed or imported; the message says why in one line. ``key``:
+    its id in :data:`MESSAGES`, filled with ``params`` (so the app can say it in another language)."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(MESSAGES[key].format(**params))
+        self.key, self.params = key, params
 
 
 def runs_dir() -> Path:
@@ -102,13 +171,15 @@ def runs_dir() -> Path:
 class RunSettings:
     """Everything a studio run is made from; JSON-able (kept in run.json and the checkpoint).
 
-    Model: ``family`` rnn | transformer; ``hidden`` (the RNN's embedding, per-direction GRU and
-    attention size; the Transformer's d_model, with d_ff = 4·d_model); ``dropout``. RNN only:
+    Model: ``family`` rnn | transformer (encoder–decoders, on sentence pairs) | lm (a decoder-only
+    Transformer LM) | bert (a small BERT), the last two on text; ``hidden`` (the RNN's embedding,
+    per-direction GRU and attention size; the Transformers' d_model, with d_ff = 4·d_model); ``dropout``. RNN only:
     ``attention`` none | bahdanau | luong (``score`` dot | general | concat), ``bidirectional``
-    encoder, ``teacher_forcing`` (probability of feeding the gold previous token). Transformer only:
-    ``layers`` (encoder and decoder each), ``heads``, ``label_smoothing`` ε. Training: ``steps``,
+    encoder, ``teacher_forcing`` (probability of feeding the gold previous token). Transformers only:
+    ``layers`` (encoder and decoder each), ``heads``, ``label_smoothing`` ε (not BERT's). Training: ``steps``,
     ``batch_size``, peak ``lr`` (linear warm-up over 10% of the steps, then linear decay). Data:
-    ``data`` (one of :data:`DATA_SOURCES`), ``n_train`` pairs. ``probe``: the sentence decoded at each
+    ``data`` (one of :data:`PAIR_DATA` for the encoder–decoders, of :data:`TEXT_DATA` for the LM and
+    BERT), ``n_train`` pairs, or lines (LM) or sentences (BERT) of text. ``probe``: the sentence decoded at each
     of ``snapshots`` snapshots (empty: the first validation sentence, with its gold alignment if any)."""
 
     name: str = ""
@@ -134,17 +205,20 @@ class RunSettings:
     def __post_init__(self) -> None:
         if (self.family not in CHECKPOINT_FAMILY or self.data not in DATA_SOURCES or self.attention not in ATTENTIONS
                 or self.score not in SCORES):
-            raise RunError(f"unknown family {self.family!r}, data {self.data!r}, attention {self.attention!r} "
-                           f"or score {self.score!r}")
+            raise RunError("run.err.unknown", family=self.family, data=self.data, attention=self.attention,
+                           score=self.score)
         if not 1 <= self.steps <= MAX_STEPS:
-            raise RunError(f"steps must be between 1 and {MAX_STEPS}, not {self.steps}")
+            raise RunError("run.err.steps", most=MAX_STEPS, steps=self.steps)
         if not (1 <= self.batch_size <= 512 and 4 <= self.hidden <= 512 and 1 <= self.snapshots <= 100
                 and 0 < self.lr <= 1 and 0 <= self.dropout < 1 and 0 <= self.teacher_forcing <= 1
                 and 0 <= self.label_smoothing < 1 and self.n_train >= 10 and len(self.probe) <= 500):
-            raise RunError("a setting is out of range")
-        if self.family == TRANSFORMER and not (1 <= self.layers <= 6 and 1 <= self.heads <= 16
-                                               and self.hidden % self.heads == 0):
-            raise RunError("the Transformer needs 1–6 layers and 1–16 heads that divide the hidden size")
+            raise RunError("run.err.range")
+        if self.family != RNN and not (1 <= self.layers <= 6 and 1 <= self.heads <= 16
+                                       and self.hidden % self.heads == 0):
+            raise RunError("run.err.transformer")
+        kinds = TEXT_DATA if self.family in (LM, BERT) else PAIR_DATA
+        if self.data not in kinds:
+            raise RunError("run.err.data_family", family=self.family, kinds=", ".join(kinds), data=self.data)
 
     def rnn_config(self, src_vocab_size: int, tgt_vocab_size: int) -> Seq2SeqConfig:
         return Seq2SeqConfig(attention=self.attention, score=self.score, bidirectional=self.bidirectional,
@@ -157,6 +231,18 @@ class RunSettings:
                                  d_ff=4 * self.hidden, dropout=self.dropout, max_len=TF_MAX_LEN, pad_id=PAD_ID,
                                  bos_id=SOS_ID, eos_id=EOS_ID)
 
+    def lm_config(self, vocab_size: int) -> TransformerConfig:
+        """A decoder-only LM with tf-lm's choices (tied embeddings) at the studio's size."""
+        return TransformerConfig(vocab_size=vocab_size, src_vocab_size=None, d_model=self.hidden, n_heads=self.heads,
+                                 num_decoder_layers=self.layers, d_ff=4 * self.hidden, dropout=self.dropout,
+                                 max_len=LM_CONTEXT, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, tie_embeddings=True)
+
+    def bert_config(self, vocab_size: int) -> BertConfig:
+        """bert-small's choices (post-LN, as BERT) at the studio's size; the MLM and NSP heads are trained."""
+        return BertConfig(vocab_size=vocab_size, pad_id=PIECE_PAD_ID, mask_id=MASK_ID, d_model=self.hidden,
+                          n_heads=self.heads, n_layers=self.layers, d_ff=4 * self.hidden, max_len=BERT_MAX_LEN,
+                          dropout=self.dropout, norm_first=False, trained_heads=["mlm", "nsp"])
+
     def train_settings(self) -> TrainSettings:
         return TrainSettings(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=max(1, self.steps // 10),
                              seed=self.seed, teacher_forcing=self.teacher_forcing,
@@ -165,7 +251,9 @@ class RunSettings:
 
 #: Presets that train in about a minute on a laptop CPU core (the names are string ids' keys). The quick
 #: Bahdanau preset measured on a busy 2-core machine (`python -m bench.studio_quick`): 900 steps in
-#: 118 s, test BLEU 81.4, AER of the snapshots 0.91 → 0.15.
+#: 118 s, test BLEU 81.4, AER of the snapshots 0.91 → 0.15. The quick LM (`--preset lm`): 300 steps in
+#: 22 s wall, validation perplexity 4114 → 110; the quick BERT (`--preset bert`): 300 steps in 20 s wall,
+#: masked-LM accuracy 0 → 9.4%.
 PRESETS: dict[str, RunSettings] = {
     "bahdanau": RunSettings(attention="bahdanau"),
     "luong": RunSettings(attention="luong", score="general"),
@@ -175,6 +263,14 @@ PRESETS: dict[str, RunSettings] = {
     "tiny": RunSettings(attention="bahdanau", hidden=16, steps=40, batch_size=16, n_train=400, snapshots=4),
     "tiny-transformer": RunSettings(family=TRANSFORMER, hidden=16, heads=2, layers=1, lr=2e-3, steps=40,
                                     batch_size=16, n_train=400, snapshots=4),
+    "lm": RunSettings(family=LM, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
+                      steps=300, n_train=6000, snapshots=6),
+    "bert": RunSettings(family=BERT, data="bible-text", hidden=64, heads=4, layers=2, lr=1e-3, batch_size=32,
+                        steps=300, n_train=4000, snapshots=6),
+    "tiny-lm": RunSettings(family=LM, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=8,
+                           steps=20, n_train=300, snapshots=2),
+    "tiny-bert": RunSettings(family=BERT, data="bible-text", hidden=16, heads=2, layers=1, lr=1e-3, batch_size=8,
+                             steps=20, n_train=300, snapshots=2),
 }
 
 
@@ -183,15 +279,20 @@ class Snapshot:
     """The probe decoded at one training step: its tokens, α (target × source; the Transformer's
     cross-attention as layers × heads × target × source), the validation scores at that step (AER
     only where the data has gold alignments), and the probe's gold links (src_i, tgt_j) when it has
-    them and the output is its reference translation."""
+    them and the output is its reference translation. ``score`` is the validation ``metric``: BLEU
+    (translation), perplexity (LM) or masked-LM top-1 accuracy (BERT). For the LM and BERT,
+    ``src_tokens`` is the whole sequence read (the LM's prompt and its greedy next tokens; BERT's
+    pieces with [CLS]/[SEP]), ``tgt_tokens`` the predictions (the next tokens; the top piece at each
+    [MASK]) and ``attention`` the self-attention, layers × heads × sequence × sequence."""
 
     step: int
     src_tokens: list[str]
     tgt_tokens: list[str]
     attention: np.ndarray | None  # float32; a list of lists in snapshots.jsonl
-    bleu: float
+    score: float
     aer: float | None
     gold: list[tuple[int, int]] | None = None
+    metric: str = BLEU
 
     @property
     def weights(self) -> np.ndarray | None:
@@ -206,15 +307,54 @@ class Snapshot:
         data = json.loads(line)
         if data.get("attention") is not None:
             data["attention"] = np.asarray(data["attention"], dtype=np.float32)
+        if "bleu" in data:  # a run saved before the LM and BERT families: its score is BLEU
+            data["score"] = data.pop("bleu")
         return cls(**data)
 
 
 @dataclass
 class Data:
-    train: list[TokenPair]
-    valid: list[TokenPair]
+    """A run's training and validation items: sentence pairs (encoder–decoders), token lines (LM) or
+    documents of sentences (BERT)."""
+
+    train: list[TokenPair] | list[tuple[str, ...]] | list[Document]
+    valid: list[TokenPair] | list[tuple[str, ...]] | list[Document]
     gold: list[Pair] | None  # validation pairs with gold alignments (the embedded grammar only)
     description: str
+    tokenizer: WordPiece | None = None  # BERT's vocabulary when it is given (a resumed run's), not learnt
+
+
+def load_text(settings: RunSettings, text: str | None = None) -> Data:
+    """The LM's token lines or BERT's documents: the World English Bible (its own held-out chapters:
+    :mod:`corpora.lm_data`, :mod:`corpora.bert_data`) or an uploaded ``text`` (LM: 95/5 by line; BERT:
+    paragraphs are documents, every 10th held out); at most ``n_train`` training lines or sentences,
+    :data:`N_VALID_LINES` validation lines, :data:`N_VALID_DOCS` validation documents."""
+    if settings.data == "text" and not (text or "").strip():
+        raise RunError("run.err.no_text")
+    name = "uploaded text"
+    try:
+        if settings.family == LM:
+            if settings.data == "bible-text":
+                train, held, description = lm_corpus(None)
+            else:
+                lines = text_lines(str(text), name)
+                n_held = max(1, len(lines) // 20)
+                train, held = lines[n_held:], lines[:n_held]
+                description = "uploaded text, held out: the first 5% of lines"
+            return Data(train[: settings.n_train], held[:N_VALID_LINES], None, description)
+        docs = load_web_documents() if settings.data == "bible-text" else text_documents(str(text), name)
+        train_docs, held_docs = split_documents(docs, every=HELDOUT_EVERY if settings.data == "bible-text" else 10)
+    except (ValueError, CorpusError) as exc:
+        raise RunError("run.err.short_text", detail=first_line(exc)) from None
+    kept, n = [], 0
+    for doc in train_docs:
+        if n >= settings.n_train:
+            break
+        kept.append(doc)
+        n += len(doc.sentences)
+    description = ("World English Bible chapters, every 20th held out" if settings.data == "bible-text"
+                   else "uploaded text: its paragraphs, every 10th held out")
+    return Data(kept, held_docs[:N_VALID_DOCS], None, description)
 
 
 def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -> Data:
@@ -236,7 +376,7 @@ def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -
     else:
         description = "uploaded sentence pairs"
     if not pairs:
-        raise RunError("no sentence pairs were given for this run")
+        raise RunError("run.err.no_pairs")
     # one pair per source sentence (the Bible repeats verses), so that no validation source is trained on
     shuffled = list({tuple(src): (tuple(src), tuple(tgt)) for src, tgt in pairs}.values())
     random.Random(settings.seed).shuffle(shuffled)
@@ -253,8 +393,12 @@ class Run:
     settings: RunSettings
     folder: Path
     created: float = field(default_factory=time.time)
+    owner: str | None = None  # the session that started it (None: the command line, visible to all)
+    published: bool = False
     status: str = WAITING
     message: str = ""
+    message_key: str = ""  # the failure's RunError id, with its params: the message in other languages
+    message_params: dict[str, object] = field(default_factory=dict)
     device: str = ""
     data: str = ""
     step: int = 0
@@ -303,25 +447,49 @@ class Registry:
     def root(self) -> Path:
         return self._root if self._root is not None else runs_dir()
 
-    def start(self, settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -> str:
-        """Queue a run of ``settings`` (``pairs``: an uploaded file's pairs) and return its id."""
-        if len(list_runs(self.root)) + sum(r.active for r in self.runs.values()) >= MAX_STORED:
-            raise RunError(f"this server keeps at most {MAX_STORED} runs: delete some first")
+    def start(self, settings: RunSettings, pairs: Sequence[TokenPair] | None = None, owner: str | None = None,
+              text: str | None = None) -> str:
+        """Queue a run of ``settings`` for session ``owner`` and return its id; ``pairs``: an uploaded file's
+        sentence pairs (the encoder–decoders), ``text``: an uploaded text (the LM and BERT)."""
+        if len(_saved_runs(self.root)) + sum(r.active for r in self.runs.values()) >= MAX_STORED:
+            raise RunError("run.err.full", most=MAX_STORED)
         run_id = new_run_id()
         name = " ".join(settings.name.split())[:MAX_NAME] or f"run {run_id}"
-        run = Run(run_id, replace(settings, name=name), self.root / run_id)
+        upload = text if settings.data in TEXT_DATA else pairs
+        return self._enqueue(Run(run_id, replace(settings, name=name), self.root / run_id, owner=owner), upload)
+
+    def get(self, run_id: str | None, owner: str | None = None) -> Run | None:
+        """The live run ``run_id`` if session ``owner`` may see it (its own, or one of the command line)."""
+        run = self.runs.get(run_id) if run_id else None
+        return run if run is not None and run.owner in (None, owner) else None
+
+    def resume(self, run_id: str, owner: str | None = None) -> str:
+        """Queue a stopped run of ``owner`` to go on from the step it stopped at to its planned steps
+        (same id and folder); RunError when it kept no training state or is another session's."""
+        live = self.get(run_id, owner)
+        if live is not None and live.active:
+            return run_id
+        saved = own_run(run_id, self.root, owner)
+        if not resumable(saved.folder):
+            raise RunError("run.err.no_resume")
+        settings = replace(RunSettings(**saved.meta.get("settings", {})), name=saved.name)  # renamed since
+        run = Run(run_id, settings, saved.folder, created=float(saved.meta.get("created") or time.time()),
+                  owner=saved.meta.get("owner"), published=bool(saved.meta.get("published")))
+        return self._enqueue(run, None, resume=True)
+
+    def _enqueue(self, run: Run, upload: Upload | None, resume: bool = False) -> str:
+        """Keep ``run`` in memory (forgetting the oldest ended runs), queue it and start its thread."""
+        run_id = run.id
         with self._cond:
             ended = [r.id for r in sorted(self.runs.values(), key=lambda r: r.created) if not r.active]
             for old in ended[: max(0, len(ended) - MAX_KEPT + 1)]:
                 del self.runs[old]  # its checkpoint, curve and snapshots stay on disk
             self.runs[run_id] = run
             self._queue.append(run_id)
-        run.thread = threading.Thread(target=self._work, args=(run, pairs), name=f"studio-{run_id}", daemon=True)
+        run.thread = threading.Thread(target=self._work, args=(run, upload, resume), name=f"studio-{run_id}",
+                                      daemon=True)
         run.thread.start()
         return run_id
-
-    def get(self, run_id: str | None) -> Run | None:
-        return self.runs.get(run_id) if run_id else None
 
     def stop(self, run_id: str) -> None:
         run = self.runs.get(run_id)
@@ -358,16 +526,19 @@ class Registry:
             self._n_active -= 1
             self._cond.notify_all()
 
-    def _work(self, run: Run, pairs: Sequence[TokenPair] | None) -> None:
+    def _work(self, run: Run, upload: Upload | None, resume: bool) -> None:
         if not self._acquire(run):
             run.status, run.message = STOPPED, "stopped before it started"
             return
         try:
             run.status = RUNNING
-            train_run(run, pairs)
+            train_run(run, upload, resume)
         except Exception as exc:  # bad data, out of memory …: this run fails, the server goes on
             run.status, run.message = FAILED, first_line(exc)
-            shutil.rmtree(run.folder, ignore_errors=True)  # nothing of a failed run is kept on disk
+            if isinstance(exc, RunError):
+                run.message_key, run.message_params = exc.key, exc.params
+            if not resume:  # nothing of a failed run is kept on disk; a failed resume keeps the stopped run
+                shutil.rmtree(run.folder, ignore_errors=True)
         finally:
             self._release()
 
@@ -375,15 +546,17 @@ class Registry:
 @dataclass
 class Trainee:
     """One family's private model for a run and what the run does with it: the batch loss for
-    ``fit``, the probe's decoding (src tokens, output tokens, α) and the validation scores (both on
-    a CPU model), and the checkpoint writer."""
+    ``fit`` (a function of the step), the probe's decoding (src tokens, output tokens, α) and the
+    validation scores (both on a CPU model; ``score`` in units of ``metric``), and the checkpoint writer."""
 
     model: nn.Module
     loss_of_batch: LossOfBatch
     decode: Callable[[nn.Module, str], tuple[list[str], list[str], np.ndarray | None]]
-    bleu: Callable[[nn.Module], float]
+    score: Callable[[nn.Module], float]
     aer: Callable[[nn.Module], float] | None
     save: Callable[[Path, dict], Path]
+    param_groups: list[dict[str, Any]] | None = None  # for make_optimizer (AdamW groups), default all parameters
+    metric: str = BLEU
 
 
 def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -391,11 +564,11 @@ def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: tor
     src_vocab, tgt_vocab = build_vocabs(data.train)
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
-    stream = pair_batches(encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size,
-                          random.Random(s.seed))
+    batch_at = batch_at_step(pair_batches(encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size,
+                                          random.Random(s.seed)))
 
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        batch = collate(next(stream), device)
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        batch = collate(batch_at(step), device)
         logits, _ = model(batch.src, batch.lengths, batch.tgt_in, settings.teacher_forcing)
         return sequence_loss(logits, batch.tgt_out), batch.n_tokens
 
@@ -419,10 +592,10 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
     encoded = [(encode_source(src_vocab.stoi, src, limit), tgt_vocab.encode(list(tgt)[: TF_MAX_LEN - 2]))
                for src, tgt in data.train]
     model = Transformer(s.transformer_config(len(src_vocab), len(tgt_vocab))).to(device)
-    chunks = bucketed_batches([len(x) for x, _ in encoded], settings.batch_size, random.Random(s.seed))
+    chunk_at = batch_at_step(bucketed_batches([len(x) for x, _ in encoded], settings.batch_size, random.Random(s.seed)))
 
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        items = [encoded[i] for i in next(chunks)]
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        items = [encoded[i] for i in chunk_at(step)]
         src = pad_ids([x for x, _ in items], PAD_ID).to(device)
         tgt_in = pad_ids([[SOS_ID] + y for _, y in items], PAD_ID).to(device)
         tgt_out = pad_ids([y + [EOS_ID] for _, y in items], PAD_ID).to(device)
@@ -446,7 +619,99 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
     return Trainee(model, loss_of_batch, decode, valid_bleu, None, save)
 
 
-TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee}
+def lm_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+    """A decoder-only Transformer LM (tf-lm's recipe, :mod:`models.training.transformer`, at the studio's
+    size): next-token cross-entropy over random windows of the text's ``<s> line </s>`` stream;
+    validation perplexity exp(mean −log p) on held-out lines; the probe: its greedy next tokens."""
+    vocab = lm_vocab(data.train, LM_VOCAB)
+    stream = torch.as_tensor(line_stream(data.train, vocab), dtype=torch.long)
+    if len(stream) < LM_CONTEXT + 2:
+        raise RunError("run.err.short_text", detail=f"{len(stream)} tokens for a window of {LM_CONTEXT}")
+    held = line_stream(data.valid, vocab)
+    model = DecoderOnlyLM(s.lm_config(len(vocab))).to(device)
+    window_at = batch_at_step(lm_windows(stream, LM_CONTEXT, settings.batch_size, s.seed))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        x = window_at(step).to(device)
+        target = x[:, 1:]
+        return label_smoothed_cross_entropy(model(x[:, :-1]), target, s.label_smoothing, ignore_index=PAD_ID), \
+            target.numel()
+
+    def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
+        loaded = LoadedTransformer(s.name, cpu, DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos, {})
+        trace = generate_text(loaded, probe, max_new=LM_PROBE_NEW, temperature=0.0)  # greedy, its own generator
+        return trace.tokens, trace.generated_tokens, trace.attention
+
+    def save(folder: Path, record: dict) -> Path:
+        return save_transformer(folder, model.to("cpu"), LM_TASK, vocab.itos, vocab.itos,
+                                dict(record, task=LM_TASK, context=LM_CONTEXT, vocab_cap=len(vocab)))
+
+    return Trainee(model, loss_of_batch, decode, lambda cpu: perplexity(cpu, held, LM_CONTEXT, skip_id=SOS_ID)[0],
+                   None, save, metric=PERPLEXITY)
+
+
+def bert_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+    """A small BERT (Devlin et al. 2019; bert-small's recipe, :mod:`models.training.bert`, at the studio's
+    size): a WordPiece vocabulary of the training text, then masked-LM + next-sentence losses on
+    ``[CLS] A [SEP] B [SEP]`` pairs with the 80/10/10 masking rule, masked afresh at every step (its
+    masks drawn from a generator seeded by (seed, step), so that batches are a function of the step);
+    AdamW with weight decay. Validation: masked-LM top-1 accuracy on held-out documents; the probe:
+    the top piece at each [MASK]."""
+    tokenizer = data.tokenizer or studio_wordpiece(tuple(sentences_of_docs(data.train)))
+    corpus = bert_recipe.encode_documents(data.train, tokenizer)
+    held = bert_recipe.encode_documents(data.valid, tokenizer)
+    if len(corpus.docs) < 2 or sum(max(0, len(d) - 1) for d in corpus.docs) < settings.batch_size:
+        raise RunError("run.err.short_text", detail="BERT needs two paragraphs and a batch of sentence pairs")
+    model = SmallBert(s.bert_config(tokenizer.vocab_size)).to(device)
+    pairs_at = batch_at_step(bert_recipe.pair_batches(corpus, settings.batch_size, np.random.default_rng(s.seed)))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        _epoch, chunk = pairs_at(step)
+        mlm, nsp, n_tokens = bert_recipe.pretraining_losses(model, chunk, np.random.default_rng([s.seed, step]),
+                                                             device)
+        return mlm + nsp, n_tokens
+
+    def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
+        enc = tokenizer.assemble(tokenizer.pieces(probe)[0], None, BERT_MAX_LEN)
+        trace = run_bert(cpu, enc.ids, enc.segment_ids, top_k=1)
+        masked = [i for i, x in enumerate(enc.ids) if x == MASK_ID]
+        return enc.tokens, [tokenizer.id_to_token(int(trace.top_ids[i][0])) for i in masked], trace.attention
+
+    def accuracy(cpu: nn.Module) -> float:
+        return bert_recipe.evaluate_bert(cpu, held, repeats=1)["mlm_top1"]
+
+    def save(folder: Path, record: dict) -> Path:
+        return save_bert(folder, model.to("cpu"), tokenizer, record)
+
+    return Trainee(model, loss_of_batch, decode, accuracy, None, save,
+                   bert_recipe.param_groups(model, BERT_WEIGHT_DECAY), MLM_ACCURACY)
+
+
+def sentences_of_docs(docs: Sequence[Document]) -> list[str]:
+    return [sentence for doc in docs for sentence in doc.sentences]
+
+
+@functools.lru_cache(maxsize=4)
+def studio_wordpiece(sentences: tuple[str, ...]) -> WordPiece:
+    """The WordPiece vocabulary of a text, learnt once per text in this process: the trainer of
+    ``tokenizers`` breaks ties between equally frequent merges differently from call to call, so two
+    runs of the same seed share it to train the same model (a resumed run reads its own back)."""
+    return train_wordpiece(sentences, vocab_size=BERT_VOCAB)
+
+
+def default_probe(s: RunSettings, data: Data) -> str:
+    """The probe when none was typed: the first validation sentence (the LM: its first words; BERT: with
+    its middle word masked)."""
+    if s.family == LM:
+        return detokenize(list(data.valid[0][:LM_PROBE_WORDS]))
+    if s.family == BERT:
+        words = data.valid[0].sentences[0].split()
+        words[len(words) // 2] = MASK
+        return " ".join(words)
+    return detokenize(list(data.valid[0][0]))
+
+
+TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee, LM: lm_trainee, BERT: bert_trainee}
 
 
 @torch.no_grad()
@@ -461,13 +726,13 @@ def take_snapshot(step: int, trainee: Trainee, probe: str,
     cpu.eval()
     try:
         src, tgt, weights = trainee.decode(cpu, probe)
-        valid_bleu = trainee.bleu(cpu)
+        score = trainee.score(cpu)
         aer = None if trainee.aer is None else round(trainee.aer(cpu), 4)
     finally:
         model.train()
     links = gold[1] if gold is not None and list(tgt) == [*gold[0], EOS] else None
     return Snapshot(step, list(src), list(tgt), None if weights is None else np.round(weights, 4).astype(np.float32),
-                    round(float(valid_bleu), 2), aer, links)
+                    round(float(score), 4 if trainee.metric == MLM_ACCURACY else 2), aer, links, trainee.metric)
 
 
 def snapshot_steps(steps: int, n: int) -> set[int]:
@@ -475,24 +740,38 @@ def snapshot_steps(steps: int, n: int) -> set[int]:
     return {0} | {max(1, round(steps * (i + 1) / n)) for i in range(n)}
 
 
-def train_run(run: Run, pairs: Sequence[TokenPair] | None = None) -> None:
+def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> None:
     """Train ``run`` in the calling thread (the registry's thread; tests may call it directly),
-    taking snapshots and writing logs and the checkpoint into ``run.folder``."""
+    taking snapshots and writing logs and the checkpoint into ``run.folder``; a run cut short also
+    writes its training state. ``upload``: the uploaded file's sentence pairs or text, for the data
+    "upload" or "text". ``resume``: go on from the state a stopped run kept (with its upload)."""
     s = run.settings
+    state = read_state(run.folder) if resume else None
+    if state is not None:
+        upload = state["upload"]
     run.folder.mkdir(parents=True, exist_ok=True)
     device = pick_device()
     run.device = describe_device(device)
-    _write_meta(run)
-    data = load_data(s, pairs)
+    if state is None:  # a resumed run's run.json still says "stopped" until it ends
+        _write_meta(run)
+    data = load_text(s, upload) if s.data in TEXT_DATA else load_data(s, upload)
+    if state is not None and s.family == BERT:  # the vocabulary its weights were trained with
+        data.tokenizer = WordPiece.from_file(run.checkpoint / TOKENIZER_FILE)
     run.data = data.description
     probe, gold = s.probe, None
     if not probe.strip():  # the first validation sentence, with its gold alignment where the data has one
-        probe = detokenize(list(data.valid[0][0]))
+        probe = default_probe(s, data)
         if data.gold is not None:
             gold = list(data.gold[0].tgt), [tuple(link) for link in data.gold[0].alignment]
     settings = s.train_settings()
     torch.manual_seed(s.seed)
     trainee = TRAINEES[s.family](s, data, settings, device)
+    optimizer = make_optimizer(trainee.model, settings, trainee.param_groups)
+    start, before = 0, 0.0
+    if state is not None:
+        start, before = restore_state(state, trainee.model, optimizer, device)
+        run.step, run.elapsed = start, before
+        run.losses, run.snapshots = read_losses(run.folder)[:start], read_snapshots(run.folder)
     when = snapshot_steps(settings.steps, s.snapshots)
 
     def snap(step: int) -> None:
@@ -503,36 +782,79 @@ def train_run(run: Run, pairs: Sequence[TokenPair] | None = None) -> None:
 
     def on_step(p: Progress) -> None:
         run.losses.append(p.loss)
-        run.step, run.elapsed, run.tokens_per_second = p.step, p.elapsed, p.tokens_per_second
+        run.step, run.elapsed, run.tokens_per_second = p.step, before + p.elapsed, p.tokens_per_second
         if p.step in when:
             snap(p.step)
 
     log, close = jsonl_log(run.folder / LOG_FILE)
     try:
-        snap(0)
-        stats = fit(trainee.model, trainee.loss_of_batch, settings, (log, on_step), run.stop)
+        if state is None:
+            snap(0)
+        stats = fit(trainee.model, trainee.loss_of_batch, settings, (log, on_step), run.stop, start_step=start,
+                    optimizer=optimizer)
     finally:
         close()
+    rng = random_state(device)  # as it is before the next step (snapshots draw no random numbers)
     if run.snapshots[-1].step != run.step:
         snap(run.step)  # a stopped run ends with a snapshot of the model it keeps
     last = run.snapshots[-1]
-    record = dict(stats, label=s.name, user_run=True, run_id=run.id, data=data.description, valid_bleu=last.bleu,
-                  aer=last.aer, settings=settings.to_dict(), studio=asdict(s),
-                  parameters=sum(p.numel() for p in trainee.model.parameters()))
+    record = dict(stats, seconds=round(run.elapsed, 1), label=s.name, user_run=True, run_id=run.id,
+                  data=data.description, aer=last.aer, settings=settings.to_dict(), studio=asdict(s),
+                  **{f"valid_{last.metric}": last.score}, parameters=sum(p.numel() for p in trainee.model.parameters()))
     trainee.save(run.checkpoint, record)
+    if stats["cut_short"]:
+        write_state(run.folder, dict(step=run.step, seconds=run.elapsed, model=trainee.model.state_dict(),
+                                     optimizer=optimizer.state_dict(), upload=upload, **rng))
+    else:
+        shutil.rmtree(run.folder / RESUME, ignore_errors=True)
     run.status = STOPPED if stats["cut_short"] else FINISHED
     run.message = stats["cut_short"] or ""
     _write_meta(run)
+
+
+def random_state(device: torch.device) -> dict[str, Tensor | None]:
+    """torch's random state (dropout, teacher forcing): the CPU generator's, and the CUDA device's."""
+    return {"rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+
+
+def write_state(folder: Path, state: dict[str, Any]) -> None:
+    """A stopped run's training state as ``resume/state.pt``, written atomically (whole folder swap)."""
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    with atomic_folder(folder / RESUME) as staging:
+        write_new(staging / STATE, buffer.getvalue())
+
+
+def read_state(folder: Path) -> dict[str, Any]:
+    """The training state a stopped run kept (tensors and plain values only: ``weights_only``)."""
+    try:
+        return torch.load(folder / RESUME / STATE, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, EOFError, ValueError) as exc:
+        raise RunError("run.err.no_resume") from exc
+
+
+def restore_state(state: dict[str, Any], model: nn.Module, optimizer: torch.optim.Optimizer,
+                  device: torch.device) -> tuple[int, float]:
+    """Load a kept state into a freshly built model and optimizer and set torch's random state;
+    returns (the step to go on from, the seconds trained so far)."""
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["rng"])
+    if state.get("cuda_rng") is not None and device.type == "cuda":
+        torch.cuda.set_rng_state(state["cuda_rng"], device)
+    return int(state["step"]), float(state["seconds"])
 
 
 def _write_meta(run: Run) -> None:
     """run.json: the run's name, settings, status and summary (atomic)."""
     write_json_atomic(run.folder / RUN_FILE, {
         "id": run.id, "name": run.settings.name, "family": CHECKPOINT_FAMILY[run.settings.family],
-        "created": run.created, "status": run.status,
+        "created": run.created, "owner": run.owner, "published": run.published, "status": run.status,
         "message": run.message, "device": run.device, "data": run.data, "steps": run.step,
         "seconds": round(run.elapsed, 1), "settings": asdict(run.settings),
-        "bleu": run.snapshots[-1].bleu if run.snapshots else None,
+        "kind": KINDS.get(run.settings.family), "metric": METRICS[run.settings.family],
+        "score": run.snapshots[-1].score if run.snapshots else None,
         "aer": run.snapshots[-1].aer if run.snapshots else None})
 
 
@@ -554,8 +876,24 @@ class SavedRun:
         return self.folder / CHECKPOINT
 
 
-def list_runs(root: Path | None = None) -> list[SavedRun]:
-    """Runs under ``root`` (default :func:`runs_dir`) that have a checkpoint, newest first."""
+def visible(meta: dict[str, Any], owner: str | None) -> bool:
+    """Whether session ``owner`` sees a run: its own, a published one, or one of the command line (no owner)."""
+    return not meta.get("owner") or meta.get("owner") == owner or meta.get("published") is True
+
+
+def mine(meta: dict[str, Any], owner: str | None) -> bool:
+    """Whether session ``owner`` may change a run: its own, or one of the command line (no owner)."""
+    return not meta.get("owner") or meta.get("owner") == owner
+
+
+def list_runs(root: Path | None = None, owner: str | None = None) -> list[SavedRun]:
+    """The runs session ``owner`` sees (:func:`visible`; None: a session of its own, so only published
+    and command-line runs) under ``root`` (default :func:`runs_dir`) that have a checkpoint, newest first."""
+    return [r for r in _saved_runs(root) if visible(r.meta, owner)]
+
+
+def _saved_runs(root: Path | None = None) -> list[SavedRun]:
+    """Every run under ``root`` that has a checkpoint, whoever owns it, newest first."""
     root = root if root is not None else runs_dir()
     out = []
     for meta_file in root.glob(f"*/{RUN_FILE}"):
@@ -570,15 +908,32 @@ def list_runs(root: Path | None = None) -> list[SavedRun]:
     return sorted(out, key=lambda r: float(r.meta.get("created") or 0), reverse=True)
 
 
-def user_checkpoints(family: str, root: Path | None = None) -> list[tuple[str, str]]:
-    """(checkpoint folder, run name) of the saved runs of a checkpoint family, for model pickers."""
-    return [(str(r.checkpoint), r.name) for r in list_runs(root) if r.meta.get("family") == family]
+def user_checkpoints(family: str, root: Path | None = None, owner: str | None = None,
+                     kind: str | None = None) -> list[tuple[str, str, bool]]:
+    """(checkpoint folder, run name, whether it is ``owner``'s) of the saved runs of a checkpoint family
+    (and transformer ``kind``: encoder-decoder or decoder-only) that session ``owner`` sees, for model pickers."""
+    return [(str(r.checkpoint), r.name, mine(r.meta, owner)) for r in list_runs(root, owner)
+            if r.meta.get("family") == family and (kind is None or r.meta.get("kind", ENCODER_DECODER) == kind)]
 
 
-def find_run(run_id: str, root: Path | None = None) -> SavedRun:
-    found = next((r for r in list_runs(root) if r.id == run_id), None)
+def resumable(folder: Path) -> bool:
+    """Whether a run kept a training state to go on from (a stopped run of this server)."""
+    return (folder / RESUME / STATE).is_file()
+
+
+def find_run(run_id: str, root: Path | None = None, owner: str | None = None) -> SavedRun:
+    """A saved run that session ``owner`` sees."""
+    found = next((r for r in list_runs(root, owner) if r.id == run_id), None)
     if found is None:
-        raise RunError(f"there is no saved run {run_id!r}")
+        raise RunError("run.err.no_run", run_id=run_id)
+    return found
+
+
+def own_run(run_id: str, root: Path | None = None, owner: str | None = None) -> SavedRun:
+    """A saved run that session ``owner`` may change (RunError for another session's published run)."""
+    found = find_run(run_id, root, owner)
+    if not mine(found.meta, owner):
+        raise RunError("run.err.not_yours")
     return found
 
 
@@ -612,21 +967,27 @@ def read_losses(folder: Path) -> list[float]:
     return out
 
 
-def rename_run(run_id: str, name: str, root: Path | None = None) -> None:
-    saved = find_run(run_id, root)
+def rename_run(run_id: str, name: str, root: Path | None = None, owner: str | None = None) -> None:
+    saved = own_run(run_id, root, owner)
     clean = " ".join(name.split())[:MAX_NAME]
     if not clean:
-        raise RunError("a run needs a name")
+        raise RunError("run.err.no_name")
     write_json_atomic(saved.folder / RUN_FILE, dict(saved.meta, name=clean))
 
 
-def delete_run(run_id: str, root: Path | None = None) -> None:
-    shutil.rmtree(find_run(run_id, root).folder)
+def publish_run(run_id: str, published: bool, root: Path | None = None, owner: str | None = None) -> None:
+    """Show session ``owner``'s run to every session of the server (``published``), or to it alone again."""
+    saved = own_run(run_id, root, owner)
+    write_json_atomic(saved.folder / RUN_FILE, dict(saved.meta, published=bool(published)))
 
 
-def export_zip(run_id: str, root: Path | None = None) -> bytes:
+def delete_run(run_id: str, root: Path | None = None, owner: str | None = None) -> None:
+    shutil.rmtree(own_run(run_id, root, owner).folder)
+
+
+def export_zip(run_id: str, root: Path | None = None, owner: str | None = None) -> bytes:
     """The run's checkpoint and logs as a zip (the names of :data:`ZIP_NAMES` that exist)."""
-    folder = find_run(run_id, root).folder
+    folder = find_run(run_id, root, owner).folder
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(ZIP_NAMES):
@@ -635,48 +996,49 @@ def export_zip(run_id: str, root: Path | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_BYTES) -> str:
-    """Unpack a run's zip into a new run folder and check that its checkpoint loads; returns the new
-    id. Refused (RunError, nothing written): not a zip, a name other than :data:`ZIP_NAMES` (so no
-    path can leave the folder), a name twice, more than ``max_bytes`` unpacked, a broken checkpoint."""
+def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_BYTES, owner: str | None = None) -> str:
+    """Unpack a run's zip into a new run folder of session ``owner`` (unpublished) and check that its
+    checkpoint loads; returns the new id. Refused (RunError, nothing written): not a zip, a name other
+    than :data:`ZIP_NAMES` (so no path can leave the folder), a name twice, more than ``max_bytes``
+    unpacked, a broken checkpoint."""
     root = root if root is not None else runs_dir()
-    if len(list_runs(root)) >= MAX_STORED:
-        raise RunError(f"this server keeps at most {MAX_STORED} runs: delete some first")
+    if len(_saved_runs(root)) >= MAX_STORED:
+        raise RunError("run.err.full", most=MAX_STORED)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
-        raise RunError("this file is not a zip of a training run") from None
+        raise RunError("run.err.not_zip") from None
     names = [i.filename for i in infos]
     strange = sorted(set(names) - ZIP_NAMES)
     if strange:
-        raise RunError(f"the zip holds a file a run does not have: {strange[0][:80]!r}")
+        raise RunError("run.err.strange", name=strange[0][:80])
     if len(set(names)) != len(names):
-        raise RunError("the zip holds a file twice")
+        raise RunError("run.err.twice")
     if sum(i.file_size for i in infos) > max_bytes:
-        raise RunError(f"the zip unpacks to more than {max_bytes / 1e6:.0f} MB")
+        raise RunError("run.err.too_big", mb=max_bytes / 1e6)
     contents = {}
     for info in infos:
         try:
             with archive.open(info) as fh:
                 body = fh.read(info.file_size + 1)  # a header that lies about the size reads one byte too many
         except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
-            raise RunError(f"the zip is damaged: {first_line(exc)}") from None
+            raise RunError("run.err.damaged", detail=first_line(exc)) from None
         if len(body) > info.file_size:
-            raise RunError("the zip is damaged: a file is larger than its header says")
+            raise RunError("run.err.lying")
         contents[info.filename] = body
     if f"{CHECKPOINT}/{CONFIG}" not in contents or f"{CHECKPOINT}/{WEIGHTS}" not in contents:
-        raise RunError("the zip holds no checkpoint")
+        raise RunError("run.err.no_checkpoint")
     run_id = new_run_id()
     folder = root / run_id
     meta, config = _json_object(contents.get(RUN_FILE, b"{}")), _json_object(contents[f"{CHECKPOINT}/{CONFIG}"])
     family, spec = config.get("family"), config.get("model")
-    other_kind = family == "transformer" and not (isinstance(spec, dict) and spec.get("kind") == ENCODER_DECODER)
-    if family not in LOADERS or other_kind:
-        raise RunError("the zip's checkpoint does not load: it is not an RNN or Transformer encoder–decoder")
+    kind = spec.get("kind") if family == "transformer" and isinstance(spec, dict) else None
+    if family not in LOADERS or (family == "transformer" and kind not in KINDS.values()):
+        raise RunError("run.err.other_model")
     name = " ".join(str(meta.get("name") or "uploaded run").split())[:MAX_NAME]
     contents[RUN_FILE] = json_bytes(dict(meta, id=run_id, name=name, family=family, created=time.time(),
-                                         imported=True))
+                                         imported=True, owner=owner, published=False, kind=kind))
     root.mkdir(parents=True, exist_ok=True)
     with atomic_folder(folder) as staging:
         (staging / CHECKPOINT).mkdir()
@@ -686,7 +1048,7 @@ def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_B
         LOADERS[family](folder / CHECKPOINT)
     except CheckpointError as exc:
         shutil.rmtree(folder, ignore_errors=True)
-        raise RunError(f"the zip's checkpoint does not load: {exc}") from None
+        raise RunError("run.err.bad_checkpoint", detail=str(exc)) from None
     return run_id
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -174,11 +174,25 @@ def _train_en_fr(preset: Preset, settings: TrainSettings, device: torch.device, 
 
 # ---- the language model ----------------------------------------------------------------
 
+def lm_vocab(lines: Sequence[Sequence[str]], cap: int) -> Vocab:
+    """The ``cap`` most frequent tokens of ``lines`` (the four specials included); the rest read as <unk>."""
+    return Vocab(Vocab.build(lines).itos[:cap])
+
+
+def lm_windows(stream: Tensor, context: int, batch_size: int, seed: int) -> Iterator[Tensor]:
+    """Endless batches (batch_size, context + 1) of token windows starting at seeded random offsets
+    of ``stream``: the model reads x[:, :-1] and predicts x[:, 1:]."""
+    gen = torch.Generator().manual_seed(seed)
+    offsets = torch.arange(context + 1)
+    while True:
+        starts = torch.randint(0, len(stream) - context - 1, (batch_size,), generator=gen)
+        yield stream[starts.unsqueeze(1) + offsets]
+
+
 def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
               epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
     train_lines, held_lines, source = lm_corpus(data_file)
-    full = Vocab.build(train_lines)
-    vocab = Vocab(full.itos[: int(preset.data.get("vocab_cap", 6000))])
+    vocab = lm_vocab(train_lines, int(preset.data.get("vocab_cap", 6000)))
     context = int(preset.data.get("context", 64))
     stream = torch.as_tensor(line_stream(train_lines, vocab), dtype=torch.long)
     held = line_stream(held_lines, vocab)
@@ -188,12 +202,10 @@ def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, dat
         settings = replace(settings, steps=max(1, round(epochs * math.ceil(len(stream) / (settings.batch_size * context)))))
     cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
     model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
-    gen = torch.Generator().manual_seed(settings.seed)
-    offsets = torch.arange(context + 1)
+    windows = lm_windows(stream, context, settings.batch_size, settings.seed)
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        starts = torch.randint(0, len(stream) - context - 1, (settings.batch_size,), generator=gen)
-        x = stream[starts.unsqueeze(1) + offsets].to(device)
+        x = next(windows).to(device)
         return _smoothed_loss(model(x[:, :-1]), x[:, 1:], settings)
 
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
@@ -258,15 +270,21 @@ def evaluate_checkpoint(name: str) -> dict:
     return row
 
 
-def evaluate_shipped() -> dict:
-    """Every shipped transformer checkpoint's figure (JSON-able)."""
+def evaluate_each(names: Sequence[str], evaluate: Callable[[str], dict]) -> dict:
+    """``evaluate(name)`` for each checkpoint name, JSON-able: the rows, and one line per checkpoint
+    that could not be evaluated (a bad checkpoint or a missing corpus package)."""
     models, errors = [], []
-    for name in shipped_transformers():
+    for name in names:
         try:
-            models.append(evaluate_checkpoint(name))
+            models.append(evaluate(name))
         except (CheckpointError, CorpusError) as exc:
             errors.append(f"{name}: {exc}" if name not in str(exc) else str(exc))
     return {"command": "python -m models.evaluate", "models": models, "errors": errors}
+
+
+def evaluate_shipped() -> dict:
+    """Every shipped transformer checkpoint's figure (JSON-able)."""
+    return evaluate_each(shipped_transformers(), evaluate_checkpoint)
 
 
 def format_results(results: dict) -> str:

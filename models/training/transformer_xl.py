@@ -17,15 +17,19 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from corpora.lm_data import line_stream, lm_corpus
-from models.checkpoints import save_txl
+from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
+from models.checkpoints import CheckpointError, load_transformer, load_txl, save_txl, shipped, shipped_transformers
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
 from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.metrics import perplexity
 from models.training.presets import Preset
+from models.training.transformer import evaluate_each
 
 #: memory lengths of the recorded evaluation (0 = each segment alone, a vanilla fixed-context model)
 EVAL_MEMORIES = (0, 16, 32, 64, 128, 256)
+#: context windows C of the vanilla decoder-only LM in the comparison (its longest is its max_len)
+VANILLA_WINDOWS = (8, 16, 32, 64)
 
 
 def batchify(stream: Sequence[int], batch: int) -> Tensor:
@@ -97,3 +101,66 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
                  epochs=round(stats["steps"] / n_segments, 3), data_settings=dict(preset.data))
     return Trained(model, lambda folder, record: save_txl(folder, model, vocab.itos, record), settings, stats,
                    f"held-out perplexity {with_mem:.1f} with memory {mem}, {without:.1f} without (segments of {seg})")
+
+
+def vanilla_perplexity(itos: Sequence[str], held: Sequence[Sequence[str]]) -> dict | None:
+    """The vanilla decoder-only LM beside Transformer-XL (Dai et al. 2019, §4.1): the shipped
+    ``lm`` Transformer with the same vocabulary, held-out perplexity over non-overlapping windows
+    of C tokens, for each C in :data:`VANILLA_WINDOWS` up to its context; None if none is shipped."""
+    for name in shipped_transformers("decoder-only"):
+        try:
+            vanilla = load_transformer(name)
+        except CheckpointError:
+            continue
+        if list(vanilla.tgt_itos) != list(itos):
+            continue
+        stream = line_stream(held, Vocab(vanilla.tgt_itos))
+        windows = [c for c in VANILLA_WINDOWS if c <= vanilla.config.max_len]
+        return {"name": name, "label": vanilla.label, "epochs": vanilla.training.get("epochs"),
+                "perplexity_by_window": {str(c): round(perplexity(vanilla.model, stream, c, skip_id=SOS_ID)[0], 2)
+                                         for c in windows}}
+    return None
+
+
+def evaluate_checkpoint(name: str) -> dict:
+    """One shipped Transformer-XL's held-out perplexity at its segment length L for each memory
+    length M (:func:`memory_evaluation`: memory must help), and the vanilla LM of the same
+    vocabulary at fixed windows, on the same held-out chapters. The longest context a query sees
+    is L + M for XL and C for the vanilla model: the x-axis on which the two compare."""
+    loaded = load_txl(name)
+    held = [v.tokens for v in split_verses(load_verses())["heldout"]]
+    seg_len, trained_mem = loaded.config.seg_len, loaded.config.mem_len
+    ev = memory_evaluation(loaded.model, line_stream(held, Vocab(loaded.itos)), seg_len,
+                           sorted({*EVAL_MEMORIES, trained_mem}))
+    by_memory = ev["perplexity_by_memory"]
+    return {"name": name, "label": loaded.label, "seg_len": seg_len, "mem_len": trained_mem, "n_tokens": ev["tokens"],
+            "perplexity_by_memory": by_memory,
+            "memory_gain": round(1 - by_memory[str(trained_mem)] / by_memory["0"], 4),
+            "vanilla": vanilla_perplexity(loaded.itos, held),
+            "train_seconds": loaded.training.get("seconds"), "steps": loaded.training.get("steps"),
+            "epochs": loaded.training.get("epochs")}
+
+
+def evaluate_shipped() -> dict:
+    """Every shipped Transformer-XL checkpoint's figures (JSON-able)."""
+    return evaluate_each(shipped("transformer-xl"), evaluate_checkpoint)
+
+
+def format_results(results: dict) -> str:
+    """The Transformer-XL part of `python -m models.evaluate`'s table: perplexity against the longest
+    context a query sees (L + M for XL with memory M, C for the vanilla model's windows)."""
+    lines = [""]
+    for m in results.get("models", []):
+        lines.append(f"transformer-xl {m['label']}: held-out perplexity, segments of L = {m['seg_len']}, "
+                     f"{m['n_tokens']} tokens")
+        lines += [f"  memory {mem:>4} (context ≤ {m['seg_len'] + int(mem):>4}): {ppl:8.2f}"
+                  for mem, ppl in m["perplexity_by_memory"].items()]
+        lines.append(f"  memory {m['mem_len']} vs 0: {m['memory_gain']:.1%} lower")
+        if m["vanilla"]:
+            v = m["vanilla"]
+            lines.append(f"  vanilla {v['label']} (same vocabulary and text), windows of C tokens:")
+            lines += [f"  C = {c:>4}: {ppl:8.2f}" for c, ppl in v["perplexity_by_window"].items()]
+    if not results.get("models"):
+        lines.append("no shipped transformer-xl checkpoint: python -m models.train --preset xl-lm")
+    lines.extend(f"error: {e}" for e in results.get("errors", []))
+    return "\n".join(lines)

@@ -1,15 +1,20 @@
 """Click-to-explain in a real browser: clicking a cell of the seq2seq heatmap shows that weight's
-derivation (score, scaling, mask, softmax) under it, for the clicked query and key."""
+derivation (score, scaling, mask, softmax) under it, for the clicked query and key; clicking a
+binned cell of the real model explorer at 512 tokens names its block and explains its cells."""
 from __future__ import annotations
 
 import re
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 
+LONG_TEXT = " ".join(["The trophy would not fit in the brown suitcase because it was too big."] * 40)  # > 512 tokens
 
-def _click_cell(page, key: str, row: int, col: int) -> None:
+
+def _click_cell(page, key: str, row: float, col: float) -> None:
     """Click the centre of heatmap cell (row, col), from the plot's own axis transforms
-    (the cells sit at the integer positions x = col, y = row)."""
+    (the cells sit at the integer positions x = col, y = row; a binned block at its tokens' centre)."""
     plot = page.locator(f".st-key-{key} .js-plotly-plot").first
     x, y = plot.evaluate(
         """(gd, [row, col]) => {
@@ -17,6 +22,44 @@ def _click_cell(page, key: str, row: int, col: int) -> None:
             return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
         }""", [row, col])
     plot.click(position={"x": x, "y": y})
+
+
+def _click_point(page, key: str, row: float, col: float, index: int) -> None:
+    """Click where the plot's hover picks point ``index`` of the click layer, drawn at (row, col):
+    Plotly's hover takes the last point within 3 px of the mouse, so where cells are under 6 px
+    (a 512-token head) the mouse is moved up and left of the point until the hover is that point."""
+    plot = page.locator(f".st-key-{key} .js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    box = plot.bounding_box()
+    x, y = plot.evaluate(
+        """(gd, [row, col]) => {
+            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+            return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
+        }""", [row, col])
+    for dy in (0, -1, -2, -3, -4):
+        for dx in (0, -1, -2, -3, -4):
+            page.mouse.move(box["x"] + x + dx, box["y"] + y + dy)
+            page.wait_for_timeout(120)  # Plotly throttles hover
+            if plot.evaluate("gd => (gd._hoverdata || []).map(p => p.pointNumber)") == [index]:
+                page.mouse.click(box["x"] + x + dx, box["y"] + y + dy)
+                return
+    raise AssertionError(f"no mouse position near ({row}, {col}) hovers point {index}")
+
+
+def _open_picker(page, key: str):
+    """Open selectbox ``key`` by keyboard and return its options; tried again if a late rerun of
+    the page (the chart's selection settling) closed it before its options were drawn."""
+    options = page.get_by_role("listbox").get_by_role("option")
+    for _ in range(3):
+        wait_for_app(page)
+        page.locator(f".st-key-{key} input").first.focus()
+        page.keyboard.press("ArrowDown")
+        try:
+            options.nth(1).wait_for(timeout=10_000)
+            return options
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"the selectbox {key} did not open")
 
 
 def _hover_cell(page, key: str, row: int, col: int) -> None:
@@ -55,3 +98,41 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
     assert_no_error(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "click_explain_seq2seq")
+
+
+def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):
+    page = open_page("Real_model_explorer?real_max=512&real_text=" + LONG_TEXT.replace(" ", "+"))
+    plot = ".st-key-real_head_fig .js-plotly-plot"
+    page.wait_for_selector(f"{plot} .heatmaplayer", timeout=120_000)
+    page.get_by_text("over 512 tokens").first.wait_for(timeout=60_000)
+    z = page.locator(plot).first.evaluate(
+        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))")
+    assert len(z) == len(z[0]) == 128  # 512 tokens, 4 × 4 weights per drawn cell
+    _click_point(page, "real_head_fig", 149.5, 161.5, 37 * 128 + 40)  # the block of queries 148–151 × keys 160–163
+    block = page.get_by_text("Block: queries 148–151 → keys 160–163").first
+    block.wait_for(timeout=120_000)
+    assert f"drawn as {z[37][40]:.4f}" in block.inner_text()  # the value the browser drew for that cell
+    title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
+    title.wait_for(timeout=120_000)
+    wait_for_app(page)
+    caption = page.get_by_text(re.compile(r"The heatmap is binned: this cell draws the mean")).first.inner_text()
+    assert f"= {z[37][40]:.4f} from the model's weights" in caption, caption
+    text = title.inner_text()
+    row, col = (int(n) for n in re.search(r"\(row (\d+)\).*\(column (\d+)\)", text).groups())
+    assert 148 <= row <= 151 and 160 <= col <= 163, text
+    steps = page.locator("[data-testid='stTable']").filter(has_text="softmax over the row").first
+    model, _, _, check = [v.replace("\\", "") for v in steps.locator("td").all_inner_texts()][-4:]
+    assert model == check, (model, check)  # the model's weight = the model's own row in the re-run
+    assert re.search(r"Why (\d\.\d{4})", text).group(1) == model
+    page.mouse.move(0, 0)
+    options = _open_picker(page, "real_head_fig_pick")  # the block's 16 cells
+    assert options.count() == 16 and options.first.inner_text().startswith(f"{row} · ")
+    option = options.nth(1)  # another cell of the block: the second largest
+    row, col = (int(n) for n in re.match(r"(\d+) · .* → (\d+) · ", option.inner_text()).groups())
+    option.click()
+    page.get_by_text(re.compile(rf"Why \d\.\d{{4}}\? Query .*\(row {row}\) → key .*\(column {col}\)")).first \
+        .wait_for(timeout=120_000)
+    wait_for_app(page)
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "click_explain_binned")

@@ -32,6 +32,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.8.blurb": ("Every layer and head of a real pretrained encoder.", "真实预训练编码器的每一层、每一个头。"),
     "frame.device_pending": ("Compute device: shown once a model has loaded", "计算设备：模型加载后显示"),
     "frame.device": ("Compute device: **{device}**", "计算设备：**{device}**"),
+    # models.device.DEVICE_NAMES, the same English
+    "device.cuda": ("CUDA: {name}", "CUDA：{name}"),
+    "device.mps": ("Apple MPS", "Apple MPS"),
+    "device.cpu_one": ("CPU (1 thread)", "CPU（1 个线程）"),
+    "device.cpu_many": ("CPU ({n} threads)", "CPU（{n} 个线程）"),
     "common.options": ("Options", "选项"),
     # landing page (app.py)
     "app.title": ("Attention Lab", "注意力实验室"),
@@ -81,6 +86,28 @@ STRINGS: dict[str, tuple[str, str]] = {
     "export.json_big": ("Over {limit:,} numbers: take the NPZ", "超过 {limit:,} 个数值：请下载 NPZ"),
     "export.npz": ("Trace arrays (NPZ)", "轨迹数组（NPZ）"),
     "export.html": ("Handout (HTML, offline)", "讲义（HTML，离线）"),
+    # the handout's key numbers (export_menu numbers=…), by what they are
+    "num.model": ("Model", "模型"),
+    "num.translation": ("Translation", "译文"),
+    "num.output": ("Output", "输出"),
+    "num.search": ("Search", "搜索"),
+    "num.search_value": ("{search}, width {width}", "{search}，宽度 {width}"),
+    "num.score": ("Score", "分数"),
+    "num.step": ("Step", "步"),
+    "num.query": ("Query", "查询"),
+    "num.largest": ("Largest weight", "最大权重"),
+    "num.entropy": ("Entropy (bits)", "熵（比特）"),
+    "num.generated": ("Generated", "生成的文本"),
+    "num.temperature": ("Temperature", "温度"),
+    "num.seed": ("Seed", "随机种子"),
+    "num.p_step": ("p(step {step})", "p(第 {step} 步)"),
+    "num.pieces": ("Pieces", "子词数"),
+    "num.rule": ("Rule", "规则"),
+    "num.chosen": ("Chosen", "被选中"),
+    "num.top1": ("Top-1 right", "第 1 名正确"),
+    "num.tokens": ("Tokens", "词元数"),
+    "num.layers": ("Layers", "层数"),
+    "num.heads": ("Heads", "头数"),
     # ui/grid.py
     "grid.layer": ("Layer", "层"),
     "grid.head": ("Head", "头"),
@@ -130,6 +157,24 @@ STRINGS: dict[str, tuple[str, str]] = {
                                   "above {p01:.3f}).",
                                   "置信度：每个输出词元的平均对数概率 {confidence:.3f} — 与测试集相当（其测试集中位数为 "
                                   "{median:.3f}，99% 的句子高于 {p01:.3f}）。"),
+    "notice.scope": ("This model was trained only on the {data} ({n_words:,} source words); it has not learned "
+                     "ordinary language.", "这个模型只在{data}上训练过（{n_words:,} 个源语言词）；它没有学过日常语言。"),
+    "notice.forced": ("What-if: step {step} was forced to “{token}”. At that step the model ranked “{top}” first "
+                      "(p = {p_top}) and gave “{token}” p = {p}; every later step is greedy again, computed from the "
+                      "forced prefix.",
+                      "假设情形：第 {step} 步被强制为“{token}”。在这一步，模型把“{top}”排在第一（p = {p_top}），"
+                      "给“{token}”的是 p = {p}；之后的每一步都重新贪心解码，从被强制的前缀算起。"),
+    "notice.forced_instead": ("What-if: step {step} was forced to “{token}” instead of “{original}”. At that step the "
+                              "model ranked “{top}” first (p = {p_top}) and gave “{token}” p = {p}; every later step "
+                              "is greedy again, computed from the forced prefix.",
+                              "假设情形：第 {step} 步被强制为“{token}”，而不是“{original}”。在这一步，模型把“{top}”"
+                              "排在第一（p = {p_top}），给“{token}”的是 p = {p}；之后的每一步都重新贪心解码，从被强制的"
+                              "前缀算起。"),
+    # what a model was trained on (config.json training "data", the {data} of notice.scope), by its English text
+    "data.en_fr": ("embedded English→French generator", "内置的英语→法语句子生成器"),
+    "data.digits_copy": ("random digit sequences, copy", "随机数字序列（复制任务）"),
+    "data.digits_reverse": ("random digit sequences, reverse", "随机数字序列（反转任务）"),
+    "data.unknown": ("data in its config.json", "其 config.json 中记录的数据"),
     # shipped checkpoints' display labels (config.json "label"), by checkpoint name
     "ckpt.label.bert-small": ("Small BERT (3 layers × 4 heads, d=128)", "小型 BERT（3 层 × 4 个头，d=128）"),
     "ckpt.label.s2s-bahdanau": ("Bahdanau (additive)", "Bahdanau（加性）"),
@@ -145,4 +190,4 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ckpt.label.tf-reverse": ("Transformer · reverse", "Transformer · 倒序"),
 }
 
-SAME: frozenset[str] = frozenset()
+SAME: frozenset[str] = frozenset({"device.mps"})  # a product name, the same in every language

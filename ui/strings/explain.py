@@ -4,8 +4,28 @@ from __future__ import annotations
 STRINGS: dict[str, tuple[str, str]] = {
     "explain.hint": ("Click a cell to see how its weight was computed.",
                      "点击一个单元格，查看其注意力权重是如何计算出来的。"),
-    "explain.binned": ("Click-to-explain needs one cell per token: this heatmap is binned.",
-                       "点击解释需要每个词元一个单元格：此热图已分箱合并。"),
+    "explain.too_many": ("This heatmap has too many cells to click: click-to-explain is off here.",
+                         "此热图的单元格太多，无法点击：这里不提供点击解释。"),
+    "explain.block.title": ("Block: queries {q0}–{q1} → keys {k0}–{k1}, drawn as {drawn}",
+                            "块：查询 {q0}–{q1} → 键 {k0}–{k1}，图中数值 {drawn}"),
+    "explain.block.mean": ("The heatmap is binned: this cell draws the mean over its {n_q} queries of the weight each "
+                           "gives to the block's keys, Σ of the block's {n} attention weights ÷ {n_q} = {total} ÷ "
+                           "{n_q} = {value} from the model's weights (drawn {drawn}, difference {err}).",
+                           "热图已分箱：此单元格显示块内 {n_q} 个查询各自分给块内键的权重之和的平均值，即块内 {n} 个"
+                           "注意力权重之和 ÷ {n_q} = {total} ÷ {n_q} = {value}（由模型的权重算出；图中 {drawn}，差值 {err}）。"),
+    "explain.block.max": ("The heatmap is binned: this cell draws the largest of the block's {n} attention weights, "
+                          "{value} from the model's weights (drawn {drawn}, difference {err}).",
+                          "热图已分箱：此单元格显示块内 {n} 个注意力权重中的最大值 {value}（由模型的权重算出；"
+                          "图中 {drawn}，差值 {err}）。"),
+    "explain.block.pick": ("Explain one cell of the block (largest weight first)",
+                           "解释块内的一个单元格（按权重从大到小）"),
+    "explain.block.capped": (" — the {shown} largest of its {n}", " — 共 {n} 个中最大的 {shown} 个"),
+    "explain.col.query": ("query", "查询"),
+    "explain.step.model": ("the model's weight", "模型的权重"),
+    "explain.how.model": ("this cell of the model's attention (the heatmap draws its block)",
+                          "模型注意力中的这个单元格（热图画的是它所在的块）"),
+    "explain.shown.drawn": ("the weight drawn ({drawn})", "即图中所画的注意力权重（{drawn}）"),
+    "explain.shown.model": ("the model's weight ({drawn}) inside the drawn block", "即模型给出的注意力权重（{drawn}），位于图中所画的块内"),
     "explain.title": ("Why {weight}? Query “{query}” (row {row}) → key “{key_token}” (column {col})",
                       "为什么是 {weight}？查询“{query}”（第 {row} 行）→ 键“{key_token}”（第 {col} 列）"),
     "explain.where.head": (" · layer {layer}, head {head}", " · 第 {layer} 层，第 {head} 个头"),
@@ -37,9 +57,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "explain.how.check": ("the model's own row in the same run, max difference {err}",
                           "同一次运行中模型自身的该行，最大差值 {err}"),
     "explain.sentence": ("The model scored key “{key_token}” for query “{query}” at {score}; among the {n} keys this query "
-                         "may attend to, the softmax turns that into {weight}, the weight drawn ({drawn}).",
+                         "may attend to, the softmax turns that into {weight}, {shown}.",
                          "模型为查询“{query}”对键“{key_token}”打分 {score}；在该查询可关注的 {n} 个键中，softmax 将其变为 "
-                         "{weight}，即图中所画的注意力权重（{drawn}）。"),
+                         "{weight}，{shown}。"),
     "explain.mismatch": ("This derivation does not reproduce the drawn weight (difference {err}): the view was "
                          "computed differently (e.g. a what-if run).",
                          "此推导未能复现图中的权重（差值 {err}）：该视图的计算方式不同（例如假设分析运行）。"),

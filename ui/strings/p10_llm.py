@@ -39,12 +39,12 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "{layers} 层 × {heads} 个查询头，共享 {kv} 个键/值头，头维度 {dim}，隐藏维度 {hidden}，"
                     "RoPE θ 底数 {theta:,.0f}；加载用时 {load:.1f} 秒。"),
     # generation
-    "p10.prompt": ("Prompt", "提示"),
+    "p10.prompt": ("Prompt", "提示词"),
     "p10.options": ("Options", "选项"),
     "p10.chat": ("Ask as a chat message", "作为聊天消息提问"),
     "p10.chat_help": ("On: the prompt is wrapped in the model's chat template (system and user turns), as an instruct "
                       "model expects. Off: the model continues the plain text.",
-                      "开：提示被包进模型的聊天模板（系统和用户轮次），这是指令模型期望的格式。关：模型直接续写这段文本。"),
+                      "开：提示词被套入模型的聊天模板（系统和用户轮次），这是指令模型期望的格式。关：模型直接续写这段文本。"),
     "p10.temperature": ("Temperature T", "温度 T"),
     "p10.temperature_help": ("Logits are divided by T before the softmax; T = 0 always takes the most probable token.",
                              "在 softmax 之前把 logits 除以 T；T = 0 总是取概率最大的词元。"),
@@ -60,9 +60,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p10.kv_cache_help": ("On: each step feeds only the new token and reuses the keys and values of all earlier tokens. "
                           "Off: each step runs the whole sequence again (same result, slower).",
                           "开：每一步只输入新词元，复用之前所有词元的键和值。关：每一步重新计算整个序列（结果相同，更慢）。"),
-    "p10.empty_prompt": ("The prompt is empty: type something for the model.", "提示为空：请给模型输入一些内容。"),
+    "p10.empty_prompt": ("The prompt is empty: type something for the model.", "提示词为空：请给模型输入一些内容。"),
     "p10.cut": ("The prompt has {n} tokens; the model reads its last {limit} ({dropped} cut from the start).",
-                "提示有 {n} 个词元；模型只读入最后 {limit} 个（开头截掉 {dropped} 个）。"),
+                "提示词有 {n} 个词元；模型只读入最后 {limit} 个（开头截掉 {dropped} 个）。"),
     "p10.step": ("Generated token", "生成的词元"),
     "p10.heads_shown": ("Rows", "行"),
     "p10.rows.layers": ("layers (mean of the 9 heads)", "层（9 个头的平均）"),
@@ -75,7 +75,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p10.fig.candidates": ("Candidates, step {n}", "第 {n} 步的候选词元"),
     "p10.speed": ("{n} tokens in {seconds:.1f} s ({rate:.1f} tokens/s, {cache}); the first step reads the whole "
                   "prompt ({prompt} tokens).",
-                  "{n} 个词元用时 {seconds:.1f} 秒（每秒 {rate:.1f} 个词元，{cache}）；第一步读入整个提示（{prompt} 个词元）。"),
+                  "{n} 个词元用时 {seconds:.1f} 秒（每秒 {rate:.1f} 个词元，{cache}）；第一步读入整个提示词（{prompt} 个词元）。"),
     "p10.with_cache": ("with KV cache", "使用 KV 缓存"),
     "p10.without_cache": ("without KV cache", "不使用 KV 缓存"),
     "p10.explain.generation": ("Each new token is one query that attends to every earlier token (the causal mask "

@@ -124,6 +124,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     # embeddings
     "p3.emb.header": ("Adding the encoding to word embeddings", "把位置编码加到词嵌入上"),
     "p3.emb.init": ("Embedding initial std σ", "嵌入初始化标准差 σ"),
+    "p3.emb.init.tied": ("1/√d_model (tied with the output layer)", "1/√d_model（与输出层共享权重）"),
+    "p3.emb.init.unit": ("1 (nn.Embedding default)", "1（nn.Embedding 嵌入层的默认值）"),
     "p3.emb.scaled": ("Scale embeddings by √d_model", "嵌入乘以 √d_model"),
     "p3.emb.word_norm": ("‖s·e‖ (mean over words)", "‖s·e‖（对词取平均）"),
     "p3.emb.word_share": ("word's share of ‖x‖²", "词在 ‖x‖² 中所占比例"),

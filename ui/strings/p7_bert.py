@@ -70,6 +70,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.ft.span": ("Answer span (start/end)", "答案区间（起点/终点）"),
     "p7.fig.class": ("Your input: P(class) from [CLS]", "你的输入：由 [CLS] 得到的 P(类别)"),
     "p7.fig.tag": ("Your input: P({tag}) per piece", "你的输入：每个子词的 P({tag})"),
+    # the small BERT's fine-tuning labels (config.json class_labels, tag_labels: ui.bert.head_label)
+    "p7.label.old": ("Old Testament", "旧约"),
+    "p7.label.new": ("New Testament", "新约"),
+    "p7.label.lower": ("lower-case", "小写"),
+    "p7.label.capitalised": ("Capitalised", "首字母大写"),
+    "p7.label.class_n": ("class {n}", "类别 {n}"),
+    "p7.label.tag_n": ("tag {n}", "标签 {n}"),
     "p7.fig.span": ("Start and end scores per piece; shaded: the highest-scoring span",
                     "每个子词的起点和终点分数；阴影：得分最高的区间"),
     "p7.span": ("Highest-scoring span: pieces {i}–{j}.", "得分最高的区间：子词 {i}–{j}。"),
@@ -191,6 +198,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.explain.loss": ("**Pre-training loss** (§3.1): at the chosen positions M, cross-entropy against the original "
                         "pieces, plus the next-sentence cross-entropy:",
                         "**预训练损失**（§3.1）：在被选位置 M 上对原子词的交叉熵，加上下一句预测的交叉熵："),
+    # the masked LM in use (minilm-mlm by default, bert-small selectable)
+    "p7.model": ("Masked language model", "掩码语言模型"),
+    "p7.url.model": ("model", "模型"),
+    "p7.model_help": ("minilm-mlm: the real pretrained MiniLM-L6 encoder with a masked-LM head trained here; "
+                      "bert-small: a small BERT trained here from scratch on the Bible.",
+                      "minilm-mlm：真实的预训练 MiniLM-L6 编码器，加上在这里训练的掩码语言模型头；"
+                      "bert-small：在这里用圣经从零训练的小型 BERT。"),
+    "p7.summary.base": ("**How it was made:** {how}. Made here in {seconds} s in all ({steps} training steps) by `{command}`. On "
+                        "100 held-out everyday sentences with one [MASK] each, the hidden word is its top prediction "
+                        "for **{top1:.0%}** and among its top 5 for **{top5:.0%}**. Its next-sentence and "
+                        "fine-tuning heads were not trained: the page scores no sentence pairs with it and shows "
+                        "the fine-tuning heads greyed out as untrained.",
+                        "**制作方式：** {how}。由 `{command}` 在这里制作，共 {seconds} 秒（训练 {steps} 步）。在 100 个留出的"
+                        "日常句子上（每句一个 [MASK]），被遮住的词在 **{top1:.0%}** 的句子中是概率最高的预测，"
+                        "在 **{top5:.0%}** 的句子中位于前 5。它的下一句预测头和微调头没有训练：本页不用它给句对打分，"
+                        "并把微调头以灰色标为未训练。"),
+    "p7.nsp.untrained": ("{model}'s next-sentence head was not trained (only its masked-LM head was), so this page "
+                         "shows no P(IsNext) for it. Choose bert-small under Masking → Masked language model to see "
+                         "next-sentence prediction.",
+                         "{model} 的下一句预测头没有训练（只训练了掩码语言模型头），所以本页不为它显示 P(IsNext)。"
+                         "在“掩码”→“掩码语言模型”中选择 bert-small，即可查看下一句预测。"),
 }
 
 SAME: frozenset[str] = frozenset()

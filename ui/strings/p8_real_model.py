@@ -44,8 +44,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p8.export.head": ("Layer {layer}, head {head}", "第 {layer} 层，头 {head}"),
     "p8.export.avg": ("Layer {layer} average", "第 {layer} 层平均"),
     "p8.binned_caption": ("{L} tokens are binned to {rows} × {cols} per cell (mean total weight): hover shows the token "
-                          "ranges. Use the lines view below for single tokens.",
-                          "{L} 个词元按每格 {rows} × {cols} 分箱（平均总权重）：悬停可看到词元范围。要看单个词元，请用下方的连线视图。"),
+                          "ranges; click a cell to see its block and the derivation of any single weight in it. The "
+                          "lines view below shows single tokens too.",
+                          "{L} 个词元按每格 {rows} × {cols} 分箱（平均总权重）：悬停可看到词元范围；点击一个格子可查看它所覆盖的块，"
+                          "以及块中任意单个权重的推导。下方的连线视图也能显示单个词元。"),
     "p8.lines": ("**Lines view** — queries left, keys right; darker, thicker lines carry more attention.",
                  "**连线视图** — 左边是查询，右边是键；线越深越粗，注意力越大。"),
     "p8.url.first": ("first token", "起始词元"),
@@ -72,6 +74,12 @@ STRINGS: dict[str, tuple[str, str]] = {
                    "{type}：{layers} 层 × {heads} 个头，隐藏维度 {hidden}，最多 {max} 个词元{mlm}"),
     "p8.summary_mlm": (", with masked-LM head", "，带掩码语言模型头"),
     "p8.tokens": ("Tokens as the model's tokenizer split them", "模型的分词器切分出的词元"),
+    "p8.run_what": ("The model run", "模型运行"),
+    # the token table (its columns)
+    "p8.col.position": ("position", "位置"),
+    "p8.col.token": ("token", "词元"),
+    "p8.col.segment": ("segment", "片段"),
+    "p8.col.special": ("special", "特殊词元"),
 }
 
 SAME: frozenset[str] = frozenset()

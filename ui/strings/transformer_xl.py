@@ -34,6 +34,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "txl.unknown": ("{n} words are not in the model's vocabulary: it reads them as <unk>.",
                     "有 {n} 个词不在模型的词表中：模型把它们读作 <unk>。"),
     "txl.segment": ("Segment", "片段"),
+    "txl.reading": ("Reading …", "正在读取 …"),
     "txl.memory": ("memory ({n})", "记忆（{n}）"),
     "txl.current": ("segment ({n})", "当前片段（{n}）"),
     "txl.fig.attention": ("Segment {s}/{n} · {head}", "第 {s}/{n} 段 · {head}"),
@@ -53,14 +54,6 @@ STRINGS: dict[str, tuple[str, str]] = {
                             "模型有 {n} 层；更多层可以看出影响范围如何增长。"),
     "txl.dep.vanilla": ("Vanilla: fixed segments of {L}, no memory", "普通模型：固定 {L} 个词元的片段，无记忆"),
     "txl.dep.xl": ("Transformer-XL: segments of {L}, memory {M}", "Transformer-XL：片段 {L}，记忆 {M}"),
-    "txl.fig.no_influence": ("no influence", "无影响"),
-    "txl.fig.can_influence": ("can influence", "可以影响"),
-    "txl.fig.chosen": ("chosen token", "所选词元"),
-    "txl.fig.node_hover": ("position %{x}, layer %{y}", "位置 %{x}，第 %{y} 层"),
-    "txl.fig.layer": ("layer", "层"),
-    "txl.fig.query_i": ("query i", "查询 i"),
-    "txl.fig.column_c": ("column c", "第 c 列"),
-    "txl.fig.key_j": ("key j", "键 j"),
     "txl.dep.caption": ("Computed from the attention masks, layer by layer: “{token}” can be influenced by {v} input "
                         "tokens in the vanilla model and by {x} with memory (back to position {first}). With memory "
                         "the reach grows by about M per layer: O(N × M) instead of L.",
@@ -95,17 +88,33 @@ STRINGS: dict[str, tuple[str, str]] = {
         "M = 3，L = 4）。在前面补一列零，再按行重新读取这些数，第 i 行就向左移动 L − 1 − i 格，"
         "于是格子 [i, j] 正好是距离 i − j（下方右图）。被填入错误距离的格子恰好都是未来位置，会被掩码去掉。"),
     "txl.eval.none": ("This checkpoint has no recorded evaluation with memory.", "这个检查点没有记录带记忆的评估结果。"),
-    "txl.eval.title": ("Held-out perplexity, segments of {L}, by memory length", "留出集困惑度：片段 {L}，按记忆长度"),
-    "txl.eval.x": ("memory M (0 = every segment alone)", "记忆 M（0 = 每段单独读取）"),
+    "txl.eval.title": ("Held-out perplexity against the longest context a query sees",
+                       "留出集困惑度与查询最多能看到的上下文长度"),
+    "txl.eval.x": ("longest context a query sees (tokens): L + M for Transformer-XL, C for the vanilla LM",
+                   "查询最多能看到的上下文（词元）：Transformer-XL 为 L + M，普通语言模型为 C"),
     "txl.eval.y": ("perplexity", "困惑度"),
+    "txl.eval.xl": ("Transformer-XL, segments of {L}, memory M", "Transformer-XL，片段长 {L}，记忆 M"),
+    "txl.eval.vanilla": ("vanilla decoder-only LM ({name}), windows of C", "普通仅解码器语言模型（{name}），窗口长 C"),
+    "txl.eval.vs_vanilla": ("The vanilla decoder-only LM ({name}), trained on the same text with the same vocabulary and "
+                            "read in non-overlapping windows of C = {C} tokens, scores {vanilla} on the same chapters; "
+                            "Transformer-XL with memory reaches {with_mem} while a query sees at most {context} tokens. "
+                            "Lower is better. Our XL saw {xl_epochs} epochs of the training "
+                            "text and the vanilla LM {vanilla_epochs}, so compare the curves' shapes as well as their "
+                            "heights.",
+                            "普通仅解码器语言模型（{name}）用相同文本和相同词表训练，以不重叠的 C = {C} 个词元窗口读取，"
+                            "在同样的章节上困惑度为 {vanilla}；带记忆的 Transformer-XL 在查询最多看到 {context} 个词元时为 "
+                            "{with_mem}。越低越好。我们的 XL 训练时看过 {xl_epochs} 轮训练文本，"
+                            "普通语言模型看过 {vanilla_epochs} 轮，因此既要比较曲线的高低，也要比较它们的形状。"),
+    "txl.eval.no_vanilla": ("No vanilla LM comparison recorded yet: python -m models.evaluate --write",
+                            "尚未记录与普通语言模型的比较：python -m models.evaluate --write"),
     "txl.eval.caption": ("Measured on the held-out chapters ({tokens} tokens) when the model was trained "
                          "({steps} steps, {seconds} s): with segments of {L} tokens, memory {M} gives perplexity "
                          "{with_mem}, no memory {without} — {gain:.0%} lower.",
                          "在训练模型时（{steps} 步，{seconds} 秒）于留出章节（{tokens} 个词元）上测得：片段长 {L} 个词元时，"
-                         "记忆 {M} 的困惑度为 {with_mem}，无记忆为 {without}，低了 {gain:.0%}。"),
-    "txl.eval.bench": ("Generation speed with cached memory against recomputing the context, and the vanilla LM's "
-                       "perplexity by context length: python -m bench.transformer_xl",
-                       "带缓存记忆的生成速度与重新计算整个上下文的比较，以及普通语言模型按上下文长度的困惑度："
+                         "记忆 {M} 的困惑度为 {with_mem}，无记忆为 {without}，降低了 {gain:.0%}。"),
+    "txl.eval.bench": ("The figures above: python -m models.evaluate --write. Generation speed with cached memory "
+                       "against recomputing the context: python -m bench.transformer_xl",
+                       "以上数字：python -m models.evaluate --write。带缓存记忆的生成速度与重新计算整个上下文的比较："
                        "python -m bench.transformer_xl"),
     "txl.speed.run": ("Measure generation speed now", "现在测量生成速度"),
     "txl.speed.help": ("About 3–10 s on this server: {context} tokens of context, each new token with the cached "
@@ -120,7 +129,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                          "刚刚在本服务器上测得（上下文 {context} 个词元，{n} 个词元的平均）：使用缓存记忆每个词元 "
                          "**{cached:.1f} 毫秒**，重新计算上下文 **{recomputed:.1f} 毫秒**：**快 {ratio:.1f} 倍**"
                          "（论文：在大得多的模型上、3,800 个词元时快 1,800 倍）。"),
-    "txl.gen.prompt": ("Prompt", "提示"),
+    "txl.gen.prompt": ("Prompt", "提示词"),
     "txl.gen.temperature": ("Temperature T", "温度 T"),
     "txl.gen.top_k_help": ("Sample only among the k most probable tokens (0 = no limit, 1 = greedy).",
                            "只在概率最大的 k 个词元中采样（0 = 不限，1 = 贪心）。"),
@@ -132,7 +141,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "txl.gen.x": ("step", "步"),
     "txl.gen.y": ("memory", "记忆"),
     "txl.gen.row": ("Attention that produced “{token}”, {head}", "产生“{token}”的注意力，{head}"),
-    "txl.gen.candidates": ("The model's top candidates: {tops}", "模型的最佳候选：{tops}"),
+    "txl.gen.candidates": ("The model's top candidates: {tops}", "模型概率最高的候选：{tops}"),
+    # models.inference.transformer_xl's InputError ``key``s (the English is the exception's own text)
+    "txl.err.word": ("Type at least {n} word.", "请至少输入 {n} 个词。"),
+    "txl.err.words": ("Type at least {n} words.", "请至少输入 {n} 个词。"),
+    "txl.err.seg": ("The segment length must be between 1 and {max}.", "片段长度必须在 1 到 {max} 之间。"),
+    "txl.err.mem": ("The memory length must be between 0 and {max}.", "记忆长度必须在 0 到 {max} 之间。"),
+    "txl.err.head": ("No head {head} in layer {layer}.", "第 {layer} 层没有头 {head}。"),
+    "txl.err.query": ("No token {query} in segment {segment}.", "第 {segment} 段没有第 {query} 个词元。"),
+    "txl.err.token": ("No token {token} among {n}.", "{n} 个词元中没有第 {token} 个。"),
+    "txl.err.top_k": ("top-k must be between 1 and {max}.", "top-k 必须在 1 到 {max} 之间。"),
 }
 
 SAME = frozenset({"nav.10", "txl.terms.sum"})
