@@ -296,3 +296,10 @@ def test_device_names_have_the_same_english_in_the_table() -> None:
 
     assert {k: STRINGS[k][0] for k in DEVICE_NAMES} == DEVICE_NAMES
     assert STRINGS["device.cpu_many"][1].format(n=2) == "CPU（2 个线程）"
+
+
+def test_model_folder_refusals_have_the_same_english_in_the_table() -> None:
+    """The Real model explorer shows the model-folder refusals in the reader's language."""
+    from models.inference.model_access import OFF, REFUSED
+
+    assert STRINGS["p8.access.refused"][0] == REFUSED and STRINGS["p8.access.off"][0] == OFF

@@ -290,3 +290,18 @@ def test_page_shows_the_one_message_for_hostile_paths(lab, monkeypatch):
     assert not at.exception and not at.error
     assert any(c.value.startswith("**model** — ") and str(lab["base"]) not in c.value for c in at.caption)
     assert any("2 layers × 4 heads" in s.value for s in at.markdown)
+
+
+def test_page_refuses_in_chinese_too(lab, monkeypatch):
+    """The one refusal is shown in the reader's language (ui.bert.load_real_model), still naming nothing."""
+    from ui.strings import STRINGS
+
+    monkeypatch.setenv("ATTENTION_LAB_MODEL_FOLDERS", "confined")
+    monkeypatch.setenv("ATTENTION_LAB_MODEL_ROOTS", str(lab["root"]))
+    at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.query_params["lang"] = "zh"
+    at.session_state["real_source"] = "folder"
+    at.session_state["real_dir"] = HOSTILE["system file"](lab)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.error) == 1 and at.error[0].value.endswith(md_escape(STRINGS["p8.access.refused"][1])), at.error

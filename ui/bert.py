@@ -157,7 +157,9 @@ def load_real_model(typed: str) -> RealModel | str:
     """The shared model for a typed folder ('' = the installed MiniLM-L6) if the server's
     model_folders setting allows it, or a one-line message that is safe to show (escape it)."""
     from models.inference.hf_adapter import DEFAULT_MODEL_LABEL
-    from models.inference.model_access import ModelAccessError, folder_label, load_settings, resolve_folder
+    from models.inference.model_access import (
+        OFF, REFUSED, ModelAccessError, folder_label, load_settings, resolve_folder,
+    )
 
     try:
         key, label = "", DEFAULT_MODEL_LABEL
@@ -170,8 +172,8 @@ def load_real_model(typed: str) -> RealModel | str:
             return RealModel(key, label, registry.get(key))
         with st.spinner(t("p7.loading_real")):
             return RealModel(key, label, registry.get(key))
-    except ModelAccessError as exc:
-        return str(exc)
+    except ModelAccessError as exc:  # the two answers a student meets, in the reader's language
+        return {REFUSED: t("p8.access.refused"), OFF: t("p8.access.off")}.get(str(exc), str(exc))
 
 
 @spinning("spin.run")

@@ -5,6 +5,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p8.intro": ("Every layer and head of a real pretrained encoder (MiniLM-L6, run offline) or a local model folder.",
                  "真实预训练编码器（MiniLM-L6，离线运行）或本地模型文件夹中的每一层、每一个头。"),
     "p8.url.text": ("text", "文本"),
+    # models.inference.model_access.REFUSED and OFF, the same English
+    "p8.access.refused": ("There is no model folder at this path that this server may open. It opens model folders "
+                          "only from the folders its administrator allows.",
+                          "此路径下没有本服务器可以打开的模型文件夹。服务器只打开管理员允许的文件夹中的模型。"),
+    "p8.access.off": ("This server does not open local model folders (its model_folders mode is off).",
+                      "本服务器不打开本地模型文件夹（其 model_folders 模式为 off）。"),
     "p8.url.text_cut": ("its first 20,000 characters", "其前 20,000 个字符"),
     "p8.url.text_b": ("second segment", "第二段"),
     "p8.url.text_b_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
