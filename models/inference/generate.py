@@ -23,6 +23,16 @@ MAX_TOP_K = 1000
 MAX_TEMPERATURE = 5.0
 
 
+def check_sampling(max_new: int, temperature: float) -> None:
+    """Raise InputError unless 1 ≤ ``max_new`` ≤ MAX_NEW and 0 ≤ ``temperature`` ≤ MAX_TEMPERATURE
+    (every language model of the lab samples within these bounds)."""
+    if not 1 <= max_new <= MAX_NEW:
+        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
+    if not 0 <= temperature <= MAX_TEMPERATURE:
+        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
+                         max=MAX_TEMPERATURE)
+
+
 def prepare_prompt(text: str, loaded: LoadedTransformer, max_new: int) -> tuple[list[str], list[int], list[bool], int]:
     """(<s> + tokens, ids, unknown flags, tokens dropped): the prompt keeps its *last* tokens
     so that prompt + ``max_new`` new tokens fit the model's context."""
@@ -40,11 +50,7 @@ def generate_text(loaded: LoadedTransformer, prompt: str, max_new: int = 20, tem
     """Continue ``prompt`` with a decoder-only checkpoint; an empty prompt starts a new verse."""
     if loaded.kind != "decoder-only":
         raise InputError(f"{loaded.name} is not a language model: use python -m models.translate")
-    if not 1 <= max_new <= MAX_NEW:
-        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
-    if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
-                         max=MAX_TEMPERATURE)
+    check_sampling(max_new, temperature)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
         raise InputError(f"top-k must be between 1 and {MAX_TOP_K} (or left out for no limit).", "err.top_k",
                          max=MAX_TOP_K)

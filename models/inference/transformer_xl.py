@@ -24,13 +24,13 @@ import torch
 from corpora.text import tokenize
 from models.checkpoints import LoadedTXL
 from models.inference.common import InputError, eval_mode, sampling_distribution, to_numpy
+from models.inference.generate import MAX_TOP_K, check_sampling
 from models.inference.traces import Trace
 from models.nn.transformer_xl import TransformerXL, XLOutput, rel_shift, score_terms, xl_mask
 from models.text.vocab import SOS, UNK
 
 MAX_TOKENS = 400
-MAX_SEG, MAX_MEM, MAX_NEW = 64, 256, 60
-MAX_TOP_K, MAX_TEMPERATURE = 1000, 5.0
+MAX_SEG, MAX_MEM = 64, 256
 
 
 @dataclass
@@ -223,11 +223,7 @@ def generate_with_memory(loaded: LoadedTXL, prompt: str, max_new: int = 20, mem_
     """Read ``prompt`` in segments of ``seg_len`` with memory, then sample ``max_new`` tokens, each
     fed back as a one-token segment after the memory (at most ``mem_len`` cached positions)."""
     _check_lengths(seg_len, mem_len)
-    if not 1 <= max_new <= MAX_NEW:
-        raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
-    if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
-                         max=MAX_TEMPERATURE)
+    check_sampling(max_new, temperature)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
         raise InputError(f"top-k must be between 1 and {MAX_TOP_K}.", "txl.err.top_k", max=MAX_TOP_K)
     tokens, ids, _, _ = prepare_passage(loaded, prompt, minimum=1)
