@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.training.runs import PRESETS, RUNS_ENV, Registry, list_runs
-from ui.studio import OWNER_KEY
+from models.training.runs import PAIR_DATA, PRESETS, RUNS_ENV, TEXT_DATA, Registry, list_runs
+from ui.studio import DATA_LABELS, OWNER_KEY
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_runs import TEXT
 
@@ -109,6 +109,20 @@ def test_an_upload_choice_without_a_file_says_so(runs_root):
     at.button(key="studio_train").click().run()
     assert "Choose a file of sentence pairs" in at.error[0].value
     assert not list_runs(runs_root, OWNER) and "No run yet" in at.info[0].value
+
+
+def test_the_data_choices_follow_the_family(runs_root):
+    at = _studio()
+    assert at.selectbox(key="studio_data").options == [DATA_LABELS[d] for d in PAIR_DATA]
+    at.selectbox(key="studio_data").select("hsk").run()
+    at.segmented_control(key="studio_family").set_value("lm").run()
+    assert at.selectbox(key="studio_data").options == [DATA_LABELS[d] for d in TEXT_DATA]
+    assert at.session_state["studio_data"] == TEXT_DATA[0]  # a pair source cannot train an LM
+    at.segmented_control(key="studio_family").set_value("bert").run()
+    assert at.session_state["studio_data"] == TEXT_DATA[0]  # still valid: kept
+    at.segmented_control(key="studio_family").set_value("rnn").run()
+    assert at.selectbox(key="studio_data").options == [DATA_LABELS[d] for d in PAIR_DATA]
+    assert not at.exception and not at.warning
 
 
 def test_a_transformer_run_shows_its_heads_and_appears_in_the_transformer_picker(runs_root):

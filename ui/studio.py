@@ -18,8 +18,8 @@ from corpora.text import CorpusFormatError, decode_text
 from corpora.user_tsv import MAX_BYTES, check_tsv
 from models.training.runs import (
     ACTIVE_STATES, BLEU, DATA_SOURCES, FAILED, FINISHED, METRICS, MLM_ACCURACY, PERPLEXITY, PRESETS, STATES,
-    STOPPED, TRAINEES, WAITING, Registry, Run, RunError, SavedRun, Snapshot, delete_run, export_zip, import_zip,
-    list_runs, mine, publish_run, read_losses, read_snapshots, rename_run, resumable, user_checkpoints,
+    STOPPED, TRAINEES, WAITING, Registry, Run, RunError, SavedRun, Snapshot, data_for, delete_run, export_zip,
+    import_zip, list_runs, mine, publish_run, read_losses, read_snapshots, rename_run, resumable, user_checkpoints,
 )
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
@@ -110,6 +110,13 @@ def _apply_preset() -> None:
         st.session_state[key] = value_of(preset)
 
 
+def _fit_data_to_family() -> None:
+    """A family change keeps the chosen data when the new family trains on it, else takes its first source."""
+    sources = data_for(st.session_state.get("studio_family"))
+    if st.session_state.get("studio_data") not in sources:
+        st.session_state["studio_data"] = sources[0]
+
+
 def settings_popover() -> None:
     """The settings (a preset fills them in) and the Train button; a started run becomes this session's run."""
     url_check("studio_preset", labels(PRESETS), t("studio.preset"), url=False)  # read by _apply_preset below
@@ -119,10 +126,11 @@ def settings_popover() -> None:
     with st.popover(t("studio.settings"), icon=":material/tune:"):
         checked(st.selectbox, t("studio.preset"), list(PRESETS), key="studio_preset", format_func=PRESET_LABELS.get,
                 on_change=_apply_preset, help=t("studio.preset_help"))
+        # outside the form, so that the data choices follow the family at once
+        family = checked(st.segmented_control, t("studio.family"), list(TRAINEES), key="studio_family",
+                         format_func=FAMILY_LABELS.get, required=True, on_change=_fit_data_to_family)
         with st.form("studio_form", border=False):
-            family = checked(st.segmented_control, t("studio.family"), list(TRAINEES), key="studio_family",
-                             format_func=FAMILY_LABELS.get, required=True)
-            data = checked(st.selectbox, t("studio.data"), list(DATA_SOURCES), key="studio_data",
+            data = checked(st.selectbox, t("studio.data"), list(data_for(family)), key="studio_data",
                            format_func=DATA_LABELS.get)
             upload = st.file_uploader(t("studio.upload"), type=["tsv", "txt"], key="studio_upload",
                                       max_upload_size=MAX_BYTES // 1_000_000)

@@ -55,6 +55,7 @@ from corpora.bert_data import (
     HELDOUT_EVERY, CorpusError, Document, load_web_documents, split_documents, text_documents,
 )
 from corpora.en_fr import Pair, make_splits
+from corpora.real_pairs import REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize
 from models.atomic import atomic_folder, first_line, json_bytes, write_json_atomic, write_new
@@ -96,6 +97,13 @@ SCORES = ("dot", "general", "concat")
 RNN, TRANSFORMER, LM, BERT = "rnn", "transformer", "lm", "bert"  # the studio's model families
 CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert"}  # checkpoints'
 KINDS = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's kind
+
+
+def data_for(family: str) -> tuple[str, ...]:
+    """The data sources a studio family trains on: plain text for the LM and BERT, sentence pairs otherwise."""
+    return TEXT_DATA if family in (LM, BERT) else PAIR_DATA
+
+
 BLEU, PERPLEXITY, MLM_ACCURACY = "bleu", "perplexity", "mlm_accuracy"  # each family's validation metric
 METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY}
 LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert}
@@ -216,7 +224,7 @@ class RunSettings:
         if self.family != RNN and not (1 <= self.layers <= 6 and 1 <= self.heads <= 16
                                        and self.hidden % self.heads == 0):
             raise RunError("run.err.transformer")
-        kinds = TEXT_DATA if self.family in (LM, BERT) else PAIR_DATA
+        kinds = data_for(self.family)
         if self.data not in kinds:
             raise RunError("run.err.data_family", family=self.family, kinds=", ".join(kinds), data=self.data)
 
@@ -365,23 +373,16 @@ def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -
         splits = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=N_VALID)
         return Data([(p.src, p.tgt) for p in splits["train"]], [(p.src, p.tgt) for p in splits["valid"]],
                     splits["valid"], "embedded English→French grammar")
-    if settings.data == "bible":
-        from corpora.bible_pairs import verse_pairs
-
-        pairs, description = verse_pairs(), "World English Bible → Louis Segond 1910 verses"
-    elif settings.data == "hsk":
-        from corpora.hsk import LICENSE, hsk_pairs
-
-        pairs, description = hsk_pairs(), LICENSE
-    else:
-        description = "uploaded sentence pairs"
+    if settings.data in REAL_CORPORA:
+        # the fixed splits of corpora.real_pairs: a studio run never trains on the evaluation's test sentences
+        splits = real_splits(settings.data)
+        return Data(splits["train"][: settings.n_train], splits["valid"][:N_VALID], None, describe(settings.data))
     if not pairs:
         raise RunError("run.err.no_pairs")
     # one pair per source sentence (the Bible repeats verses), so that no validation source is trained on
-    shuffled = list({tuple(src): (tuple(src), tuple(tgt)) for src, tgt in pairs}.values())
-    random.Random(settings.seed).shuffle(shuffled)
-    n_valid = min(N_VALID, max(1, len(shuffled) // 20))
-    return Data(shuffled[n_valid:][: settings.n_train], shuffled[:n_valid], None, description)
+    n_valid = min(N_VALID, max(1, len(unique_sources(pairs)) // 20))
+    valid, train = seeded_split(pairs, settings.seed, n_valid)
+    return Data(train[: settings.n_train], valid, None, "uploaded sentence pairs")
 
 
 @dataclass
