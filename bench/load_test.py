@@ -1,6 +1,7 @@
 """Load test of one Attention Lab server, driven over its websocket the way a browser drives it.
 
     python -m bench.load_test --sessions 30 --duration 120 [--heavy] [--after 60] [--json out.json]
+    python -m bench.load_test --sessions 10 --pages seq2seq [--training]   (issue 12: stepping while one trains)
 
 It starts ``streamlit run app.py`` itself with the classroom settings (deploy.serve), pinned to CPU
 1 with ``taskset -c 1``, and runs every simulated student in this process pinned to CPU 0, so the
@@ -16,6 +17,9 @@ The widget ids are read from the deltas, never guessed. Each student loops: open
 and step through it (Next, back to step 1 at the end), then open the Transformer page and step
 and change the head, with a think time between interactions. ``--heavy`` adds one more student
 who keeps asking the Real model explorer for a fresh 512-token text (a new shared link each time).
+``--training`` adds a teacher who presses Train on the Training studio's default preset first, and
+the report says how far that run trained under the load; ``--pages seq2seq`` keeps the students on
+the seq2seq page.
 
 Per interaction it prints p50/p95 of: the first message (the page starts to change), the server
 time (``script_finished``: the server is done), and the final message of the run; errors
@@ -32,9 +36,11 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -49,6 +55,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
 from deploy.serve import ROOT, classroom_env, streamlit_command, wait_ready
+from models.training.runs import RUNS_ENV
 from tests.server import free_port, stop_process
 
 MAX_SESSIONS, MAX_DURATION_S = 100, 600
@@ -232,7 +239,8 @@ class StreamlitSession:
 # What a student does
 # ------------------------------------------------------------------------------------------
 
-SEQ2SEQ, TRANSFORMER, REAL = "Seq2seq_attention", "Transformer_translation", "Real_model_explorer"
+SEQ2SEQ, TRANSFORMER, REAL, STUDIO = ("Seq2seq_attention", "Transformer_translation", "Real_model_explorer",
+                                      "Training_studio")
 
 
 async def _step(session: StreamlitSession, prefix: str, kind: str) -> Run:
@@ -251,8 +259,9 @@ async def _next_head(session: StreamlitSession) -> Run:
 
 
 async def student(base_url: str, until: float, think: tuple[float, float], steps: int, out: list[Run],
-                  rng: random.Random) -> None:
-    """Loop over the two pages until ``until``: open, then ``steps`` interactions with think time."""
+                  rng: random.Random, transformer: bool = True) -> None:
+    """Loop over the two pages (or the seq2seq page alone) until ``until``: open, then ``steps``
+    interactions with think time."""
     session = StreamlitSession(base_url)
     try:
         await session.connect()
@@ -263,8 +272,8 @@ async def student(base_url: str, until: float, think: tuple[float, float], steps
                     break
                 await asyncio.sleep(rng.uniform(*think))
                 out.append(await _step(session, "s2s", "seq2seq: step"))
-            if time.monotonic() >= until:
-                break
+            if time.monotonic() >= until or not transformer:
+                continue
             out.append(await session.open_page(TRANSFORMER))
             for i in range(steps):
                 if time.monotonic() >= until:
@@ -275,6 +284,34 @@ async def student(base_url: str, until: float, think: tuple[float, float], steps
         out.append(Run("session", errors=[f"{type(exc).__name__}: {exc}"]))
     finally:
         await session.close()
+
+
+async def trainer(base_url: str, until: float, out: list[Run]) -> None:
+    """A teacher who opens the Training studio and presses Train on its default preset (the quick
+    Bahdanau model on the grammar), then leaves the run to train in the server's background."""
+    session = StreamlitSession(base_url)
+    try:
+        await session.connect()
+        out.append(await session.open_page(STUDIO))
+        out.append(await session.click("studio_train", "studio: train"))
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
+    except Exception as exc:  # noqa: BLE001
+        out.append(Run("session", errors=[f"{type(exc).__name__}: {exc}"]))
+    finally:
+        await session.close()
+
+
+def training_progress(runs_root: Path) -> dict[str, object]:
+    """The studio runs the server trained during the test: their status and last step (run.json,
+    log.jsonl), to show that the training went on under the load."""
+    found = {}
+    for log in sorted(runs_root.glob("*/log.jsonl")):
+        lines = log.read_text(encoding="utf-8").splitlines()
+        meta_file = log.parent / "run.json"
+        meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+        found[log.parent.name] = {"status": meta.get("status", "running"),
+                                  "last_step": json.loads(lines[-1]).get("step") if lines else 0}
+    return found
 
 
 def long_text(i: int, n_words: int = 600) -> str:
@@ -318,10 +355,13 @@ def cpu_s(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(port: int, cpu: int | None) -> subprocess.Popen:
-    """The app under test with the classroom settings, pinned to ``cpu`` (None: not pinned), healthy."""
+def start_server(port: int, cpu: int | None, runs_root: Path | None = None) -> subprocess.Popen:
+    """The app under test with the classroom settings, pinned to ``cpu`` (None: not pinned), healthy;
+    its studio runs under ``runs_root`` when given."""
     env = classroom_env("confined")
     env.setdefault("ATTN_LAB_THREADS", "1")
+    if runs_root is not None:
+        env[RUNS_ENV] = str(runs_root)
     pin = [] if cpu is None else ["taskset", "-c", str(cpu)]
     proc = subprocess.Popen([*pin, *streamlit_command("127.0.0.1", port)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -403,9 +443,11 @@ def summarize(runs: list[Run]) -> dict[str, dict[str, float]]:
 async def main_async(args: argparse.Namespace) -> dict:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    server = start_server(port, args.server_cpu)
+    runs_root = Path(tempfile.mkdtemp(prefix="load-test-runs-"))
+    server = start_server(port, args.server_cpu, runs_root)
     try:
         report: dict = {"sessions": args.sessions, "duration_s": args.duration, "heavy": args.heavy,
+                        "training": args.training, "pages": args.pages,
                         "server_cpu": args.server_cpu, "client_cpu": args.client_cpu}
         report["rss_cold_mb"] = rss_mb(server.pid)
         report["load_average_at_start"] = os.getloadavg()  # others' work on this machine skews every time
@@ -421,9 +463,11 @@ async def main_async(args: argparse.Namespace) -> dict:
         runs: list[Run] = []
         rng = random.Random(args.seed)
         tasks = []
+        if args.training:
+            tasks.append(asyncio.create_task(trainer(base_url, until, runs)))
         for i in range(args.sessions):  # staggered arrival, as a class opening the link
             tasks.append(asyncio.create_task(student(base_url, until, (args.think_min, args.think_max), args.steps,
-                                                     runs, random.Random(rng.random()))))
+                                                     runs, random.Random(rng.random()), args.pages == "both")))
             await asyncio.sleep(args.ramp / max(1, args.sessions))
         if args.heavy:
             tasks.append(asyncio.create_task(heavy_student(base_url, until, runs)))
@@ -443,16 +487,19 @@ async def main_async(args: argparse.Namespace) -> dict:
         report["rss_after_s"] = round(time.monotonic() - closed)
         report["rss_after_vs_before"] = round(report["rss_after_mb"] / report["rss_before_mb"] - 1, 3)
         report["interactions"] = summarize(runs)
+        report["studio_runs"] = training_progress(runs_root)
         report["errors"] = sum(len(r.errors) for r in runs)
         report["error_examples"] = sorted({e for r in runs for e in r.errors})[:10]
         return report
     finally:
         stop_process(server, 15)
+        shutil.rmtree(runs_root, ignore_errors=True)
 
 
 def print_report(report: dict) -> None:
-    print(f"{report['sessions']} sessions for {report['duration_s']} s"
-          f"{' + one 512-token real-model student' if report['heavy'] else ''}; server on CPU {report['server_cpu']}, "
+    print(f"{report['sessions']} sessions on {report['pages']} for {report['duration_s']} s"
+          f"{' + one 512-token real-model student' if report['heavy'] else ''}"
+          f"{' + one studio training' if report['training'] else ''}; server on CPU {report['server_cpu']}, "
           f"clients on CPU {report['client_cpu']}")
     print(f"server CPU per interaction, one session alone (ms): {report['cpu_ms_alone']}")
     head = f"{'interaction':28} {'n':>5} {'err':>4} {'first p50/p95':>15} {'server p50/p95':>15} " \
@@ -462,6 +509,8 @@ def print_report(report: dict) -> None:
         print(f"{kind:28} {r['n']:5d} {r['errors']:4d} {r['first_p50']:7.3f}/{r['first_p95']:<7.3f} "
               f"{r['server_p50']:7.3f}/{r['server_p95']:<7.3f} {r['final_p50']:7.3f}/{r['final_p95']:<7.3f} "
               f"{r['kB_p50']:7.1f}")
+    if report["training"]:
+        print(f"studio runs trained during the load: {report['studio_runs'] or 'none (the training did not start)'}")
     print(f"errors: {report['errors']} {report['error_examples'] if report['errors'] else ''}")
     print(f"server RSS (MB): cold {report['rss_cold_mb']:.0f}, before {report['rss_before_mb']:.0f}, "
           f"peak {report['rss_peak_mb']:.0f}, {report['rss_after_s']} s after close {report['rss_after_mb']:.0f} "
@@ -478,6 +527,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=120, help="seconds of load")
     parser.add_argument("--heavy", action="store_true", help="one student keeps asking for 512-token real-model runs")
+    parser.add_argument("--training", action="store_true",
+                        help="a teacher starts the studio's default training before the students arrive")
+    parser.add_argument("--pages", choices=("both", "seq2seq"), default="both",
+                        help="the students step through the seq2seq and Transformer pages, or the seq2seq page only")
     parser.add_argument("--steps", type=int, default=8, help="interactions per page visit")
     parser.add_argument("--think-min", type=float, default=2.0)
     parser.add_argument("--think-max", type=float, default=6.0)
