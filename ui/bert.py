@@ -19,7 +19,7 @@ from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, RE
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, t
 from ui.state import boolean, labels, number_in, url_check
-from ui.tokens import md_escape
+from ui.tokens import md_escape, model_text
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
 
 if TYPE_CHECKING:
@@ -155,11 +155,10 @@ class RealModel(NamedTuple):
 
 def load_real_model(typed: str) -> RealModel | str:
     """The shared model for a typed folder ('' = the installed MiniLM-L6) if the server's
-    model_folders setting allows it, or a one-line message that is safe to show (escape it)."""
+    model_folders setting allows it, or a one-line message in the reader's language that is safe to
+    show (escape it)."""
     from models.inference.hf_adapter import DEFAULT_MODEL_LABEL
-    from models.inference.model_access import (
-        OFF, REFUSED, ModelAccessError, folder_label, load_settings, resolve_folder,
-    )
+    from models.inference.model_access import ModelAccessError, folder_label, load_settings, resolve_folder
 
     try:
         key, label = "", DEFAULT_MODEL_LABEL
@@ -172,8 +171,8 @@ def load_real_model(typed: str) -> RealModel | str:
             return RealModel(key, label, registry.get(key))
         with st.spinner(t("p7.loading_real")):
             return RealModel(key, label, registry.get(key))
-    except ModelAccessError as exc:  # the two answers a student meets, in the reader's language
-        return {REFUSED: t("p8.access.refused"), OFF: t("p8.access.off")}.get(str(exc), str(exc))
+    except ModelAccessError as exc:  # every refusal carries its string id (models.errors.KeyedError)
+        return model_text(exc.key, exc.params, str(exc))
 
 
 @spinning("spin.run")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from ui.i18n import figure_texts, t
-from ui.tokens import md_escape
+from ui.tokens import input_error, md_escape
 from ui.work_queue import heavy_slot
 
 if TYPE_CHECKING:  # the model's module imports torch: not at the page's first paint
@@ -88,15 +88,31 @@ def _progress_panel() -> None:
         st.rerun(scope="app")
 
 
-def ready_model():
-    """The loaded model, or (package missing / not converted / failed) a clear message, the
-    conversion button and its progress, and the end of this run."""
-    from models.inference.llm import PREPARE_COMMAND, LLMError, gguf_path, is_converted
+def package_problem() -> str:
+    """Why the model package cannot be used (not installed, no GGUF file), in the reader's language
+    and escaped; "" when it can. The page and its slide (ui.slides.llm_slide) both ask here."""
+    from models.inference.llm import LLMError, gguf_path
 
     try:
         gguf_path()
     except LLMError as exc:
-        st.error(t("p10.no_package", error=md_escape(str(exc))))
+        return t("p10.no_package", error=input_error(exc))
+    return ""
+
+
+def load_failure(exc: Exception) -> str:
+    """A failed load or run of the model (an LLMError such as "not converted", or the library's
+    OSError/ValueError), in the reader's language and escaped."""
+    return t("p10.load_failed", error=input_error(exc))
+
+
+def ready_model():
+    """The loaded model, or (package missing / not converted / failed) a clear message, the
+    conversion button and its progress, and the end of this run."""
+    from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
+
+    if problem := package_problem():
+        st.error(problem)
         st.stop()
     job = conversion()
     if not is_converted():
@@ -112,7 +128,7 @@ def ready_model():
         with st.spinner(t("p10.loading")):
             return _model()
     except (LLMError, OSError, ValueError) as exc:
-        st.error(t("p10.load_failed", error=md_escape(str(exc))))
+        st.error(load_failure(exc))
         st.stop()
 
 

@@ -20,7 +20,7 @@ from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
 from ui.i18n import LANGUAGES, current, reading, text
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
 from ui.state import quoted
-from ui.tokens import md_escape
+from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
 from viz_core.style import LINE_EM, TITLE_FONT_SIZE, title_dict
 
@@ -208,7 +208,7 @@ def seq2seq_slide(p: SlideParams) -> SlideView:
     try:
         trace = run_translation(name, text, beam, mode, alpha)
     except _input_error() as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     hyp = trace.best
     gold = gold_alignment(trace)
 
@@ -243,7 +243,7 @@ def transformer_slide(p: SlideParams) -> SlideView:
     try:
         trace = run_translation(name, text, beam, alpha)
     except _input_error() as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     if not trace.tgt_tokens:
         raise SlideProblem(tr("p4.no_tokens"))
     layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
@@ -280,7 +280,7 @@ def head_slide(p: SlideParams) -> SlideView:
     try:
         first = run_head_view(name, text, kind, layer, head, 0)
     except _input_error() as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     queries = first.query_tokens
     query = p.option("head_query", range(len(queries)), 0, "p5.url.query", lambda i: f"{i}: {queries[i]}")
     view = run_head_view(name, text, kind, layer, head, query) if query else first
@@ -309,7 +309,7 @@ def generation_slide(p: SlideParams) -> SlideView:
     try:
         result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
     except _input_error() as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     if not result.steps:
         raise SlideProblem(tr("p6.nothing"))
     layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
@@ -370,7 +370,7 @@ def real_model_slide(p: SlideParams) -> SlideView:
 
     model = load_real_model("")
     if isinstance(model, str):
-        raise SlideProblem(model)
+        raise SlideProblem(md_escape(model))
     text = p.text("real_text", REAL_TEXT, 20_000)
     text_b = p.text("real_text_b", "")
     max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "p8.url.max")
@@ -381,7 +381,7 @@ def real_model_slide(p: SlideParams) -> SlideView:
         with heavy_slot(tr("slide.real.run")):  # one heavy request at a time server-wide, as on the page
             trace = real_trace(model.key, text, text_b, int(max_tokens))
     except ValueError as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     n_layers, n_heads = trace.attention.shape[:2]
     layer, head = p.layer_head("real", n_layers, n_heads, average=False)
 
@@ -454,14 +454,12 @@ def foundations_slide(p: SlideParams) -> SlideView:
 def llm_slide(p: SlideParams) -> SlideView:
     """Real LLM (SmolLM2-135M-Instruct): the query row that produced each generated token, per layer
     (the mean over heads) or per head of one layer, one step per generated token."""
-    from models.inference.llm import PREPARE_COMMAND, LLMError, gguf_path, is_converted
-    from ui.llm import DEFAULT_PROMPT, generation, heavy_once, step_figure, visible
+    from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
+    from ui.llm import DEFAULT_PROMPT, generation, heavy_once, load_failure, package_problem, step_figure, visible
 
     p.topic("p10.tab.generation", ("p10.tab.generation",))
-    try:
-        gguf_path()
-    except LLMError as exc:
-        raise SlideProblem(tr("p10.no_package", error=md_escape(str(exc)))) from None
+    if problem := package_problem():
+        raise SlideProblem(problem)
     if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
         raise SlideProblem(tr("p10.not_converted", command=PREPARE_COMMAND))
     prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "p10.prompt")
@@ -479,7 +477,7 @@ def llm_slide(p: SlideParams) -> SlideView:
         trace = heavy_once(generation, prompt, chat, max_new, float(temperature), top_k, float(top_p), seed,
                            use_cache, what=tr("p10.tab.generation"))
     except (LLMError, OSError, ValueError) as exc:
-        raise SlideProblem(tr("p10.load_failed", error=md_escape(str(exc)))) from None
+        raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
         raise SlideProblem(tr("slide.llm.nothing"))
     n_layers = trace.steps[0].attention.shape[0]
@@ -512,7 +510,7 @@ def transformer_xl_slide(p: SlideParams) -> SlideView:
     try:
         trace = run_read(text, seg_len, mem_len)
     except _input_error() as exc:
-        raise SlideProblem(str(exc)) from None
+        raise SlideProblem(input_error(exc)) from None
     if trace.dropped:
         p.notes.append(tr("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
     if any(trace.unknown):

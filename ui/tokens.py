@@ -58,10 +58,10 @@ def model_text(key: str, fields: Mapping[str, object], english: str) -> str:
     return t(key, **fields)
 
 
-def input_error(exc: ValueError) -> str:
-    """Why the input cannot be used (models.inference.common.InputError: its string id and fields), in
-    the reader's language, escaped for st.warning/st.error (it quotes user words); any other
-    ValueError as its English text."""
+def input_error(exc: Exception) -> str:
+    """Why the input or model cannot be used (a models.errors.KeyedError: InputError, ModelAccessError,
+    LLMError …: its string id and fields), in the reader's language, escaped for st.warning/st.error
+    (it quotes user words); any other exception as its English text."""
     return md_escape(model_text(getattr(exc, "key", ""), getattr(exc, "params", {}), str(exc)))
 
 

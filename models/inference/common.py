@@ -9,18 +9,13 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from models.errors import KeyedError
 
-class InputError(ValueError):
+
+class InputError(KeyedError, ValueError):
     """The input cannot be used (nothing to translate, a symbol the model does not read, a
-    setting out of range); the message says why in plain words. ``key`` and ``params``: the id
-    of the same message in the interface's string table (ui/strings/messages.py) and its fields,
-    so a page shows it in the reader's language while ``str(exc)`` stays English (the command
-    line); "" when the message has no translation."""
-
-    def __init__(self, message: str, key: str = "", **params: object) -> None:
-        super().__init__(message)
-        self.key = key
-        self.params = params
+    setting out of range); the message says why in plain words, in the reader's language on a
+    page (models.errors.KeyedError: ``key`` and ``params``)."""
 
 
 def to_numpy(t: Tensor) -> np.ndarray:

