@@ -10,8 +10,10 @@ from ui.i18n import t
 page_frame(t("nav.11"), icon="🏋️", intro=t("studio.intro"))
 
 from models.training.runs import ACTIVE_STATES, Run  # noqa: E402
-from ui.studio import live_panel, result_view, runs_manager, settings_popover, shown_run  # noqa: E402
+from ui.studio import keep_owner, live_panel, result_view, runs_manager, settings_popover, shown_run  # noqa: E402
 
+with st.sidebar:  # a script with no place on the page
+    keep_owner()
 settings_popover()
 run = shown_run()
 if run is None:

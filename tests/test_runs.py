@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import threading
 import time
 import zipfile
@@ -147,6 +148,20 @@ def test_a_failing_run_says_why_and_the_next_one_trains(tmp_path):
     assert bad.status == FAILED and "no sentence pairs" in bad.message
     assert not bad.folder.exists()  # nothing of a failed run is kept on disk
     assert wait(registry, registry.start(TINY)).status == FINISHED
+
+
+def test_a_run_trains_at_a_lower_cpu_priority_than_the_pages(tmp_path, monkeypatch):
+    seen = []
+
+    def train_run(run, upload, resume):  # what the training thread's priority is while it trains
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        run.status = FINISHED
+
+    monkeypatch.setattr(runs, "train_run", train_run)
+    page = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    wait(registry := Registry(tmp_path, max_active=1), registry.start(TINY))
+    assert seen == [min(19, page + runs.TRAINING_NICENESS)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == page  # the caller's thread is untouched
 
 
 def test_the_registry_forgets_old_ended_runs_but_not_their_files(tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ runs in a training thread.
 """
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import replace
 
@@ -32,6 +33,9 @@ from viz_core.studio import aer_figure, curves_figure
 
 RUN_KEY = "studio_run"  # the run this session shows: an id of the registry or of a saved run
 OWNER_KEY = "studio_owner"  # this browser session's random id: the owner of the runs it starts or uploads
+OWNER_COOKIE, _COOKIE_WRITTEN = "attention_lab_owner", "studio_owner_cookie"
+_OWNER_FORM = re.compile(r"[0-9a-f]{16}")  # secrets.token_hex(8)
+_COOKIE_AGE_S = 180 * 24 * 3600
 ATTENTION_OPTIONS = ("bahdanau", "luong-general", "luong-dot", "luong-concat", "none")
 ATTENTION_LABELS = Labels({a: f"studio.attn.{a}" for a in ATTENTION_OPTIONS})
 DATA_LABELS = Labels({d: f"studio.data.{d}" for d in DATA_SOURCES})
@@ -74,13 +78,29 @@ def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
 
 
 def session_owner() -> str:
-    """This browser session's id (random, kept in its session state): its runs are private to it
-    until published (:func:`models.training.runs.publish_run`). Anything else left under its key (a
-    stale or hostile value) is replaced by a fresh id."""
+    """This browser's id (random, kept in its session state and, by :func:`keep_owner`, in a cookie
+    that outlives a reload): its runs are private to it until published
+    (:func:`models.training.runs.publish_run`). Anything else left under its key (a stale or hostile
+    value) is replaced: by the cookie's id when it has the form of one, else by a fresh id."""
     owner = st.session_state.get(OWNER_KEY)
     if not (isinstance(owner, str) and 0 < len(owner) <= 64 and owner.isprintable()):
-        owner = st.session_state[OWNER_KEY] = secrets.token_hex(8)
+        kept = st.context.cookies.get(OWNER_COOKIE)
+        owner = kept if isinstance(kept, str) and _OWNER_FORM.fullmatch(kept) else secrets.token_hex(8)
+        st.session_state[OWNER_KEY] = owner
     return owner
+
+
+def keep_owner() -> None:
+    """Keep this session's id in a cookie of this site (a same-origin script writes it; once per session),
+    so that a reload or a new tab of the same browser still finds its private runs. Only an id of
+    :func:`session_owner`'s own form (16 hex digits) is written: nothing typed reaches the script."""
+    owner = session_owner()
+    if st.session_state.get(_COOKIE_WRITTEN) == owner or not _OWNER_FORM.fullmatch(owner):
+        return
+    if st.context.cookies.get(OWNER_COOKIE) != owner:
+        st.html(f"<script>document.cookie = '{OWNER_COOKIE}={owner}; path=/; max-age={_COOKIE_AGE_S}; "
+                f"SameSite=Strict';</script>", unsafe_allow_javascript=True)
+    st.session_state[_COOKIE_WRITTEN] = owner
 
 
 def error_text(exc: RunError | CorpusFormatError) -> str:

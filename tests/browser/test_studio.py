@@ -26,7 +26,7 @@ def studio(browser_context, tmp_path):
         page.close()
 
 
-def test_tiny_run_trains_and_its_snapshots_replay(studio):
+def test_tiny_run_trains_and_its_snapshots_replay(studio, browser_context):
     page = studio
     assert page.get_by_text("No run yet").count() == 1
     page.get_by_role("button", name="Settings").click()
@@ -48,3 +48,14 @@ def test_tiny_run_trains_and_its_snapshots_replay(studio):
     page.get_by_text(re.compile(r"^Step 10: validation BLEU")).wait_for(timeout=30_000)
     assert_no_error(page)
     save_screenshot(page, "training_studio")
+
+    # the run is private to this browser, and stays its own over a fresh load of the page (a cookie)
+    studio_url = page.url.split("?")[0]
+    page.goto(studio_url, wait_until="domcontentloaded")
+    wait_for_app(page)
+    page.get_by_text(re.compile(r"^Step \d+: validation BLEU")).first.wait_for(timeout=30_000)
+    assert page.get_by_text("No run yet").count() == 0
+    browser_context.clear_cookies()  # another browser: it does not see the private run
+    page.goto(studio_url, wait_until="domcontentloaded")
+    wait_for_app(page)
+    assert page.get_by_text("No run yet").count() == 1
