@@ -14,7 +14,7 @@ from models.nn.rnn_seq2seq import AttentionMode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Translate an English sentence with a seq2seq or Transformer checkpoint.")
+    parser = argparse.ArgumentParser(description="Translate a sentence with a seq2seq or Transformer checkpoint (English; Chinese for the HSK models).")
     parser.add_argument("sentence")
     parser.add_argument("--model", default="s2s-bahdanau", help="checkpoint name or folder")
     parser.add_argument("--beam", type=int, default=1, help=f"beam width 1–{MAX_BEAM} (1 = greedy)")

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["ELISION_PREFIXES", "tokenize", "detokenize"]
+__all__ = ["ELISION_PREFIXES", "is_cjk", "normalize", "tokenize", "detokenize"]
 
 #: Word starts that French elides before a vowel: l', n', qu', d', j', c', s', m', t'.
 ELISION_PREFIXES: frozenset[str] = frozenset({"l", "n", "qu", "d", "j", "c", "s", "m", "t"})
@@ -60,10 +60,12 @@ def _split_elisions(word: str, out: list[str]) -> None:
         out.append(word)
 
 
-def tokenize(text: str) -> list[str]:
-    """Split ``text`` into lowercase tokens; never raises (non-str input is coerced)."""
+def normalize(text: object) -> str:
+    """What the tokenizers read: ``text`` (non-str coerced, None → "") without lone surrogates and
+    control characters, NFKC-normalised (full-width letters and punctuation → ASCII), apostrophes
+    unified, whitespace → spaces, lowercased. Never raises."""
     if text is None:
-        return []
+        return ""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", errors="replace")
     elif not isinstance(text, str):
@@ -71,20 +73,31 @@ def tokenize(text: str) -> list[str]:
     # Lone surrogates would break normalisation and any later encoding: drop them first.
     text = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
     text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
-    text = _clean(text).lower()
+    return _clean(text).lower()
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into lowercase tokens; never raises (non-str input is coerced)."""
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
+    for match in _TOKEN_RE.finditer(normalize(text)):
         _split_elisions(match.group(), tokens)
     return tokens
 
 
+def is_cjk(ch: str) -> bool:
+    """A Chinese/Japanese character or CJK punctuation: written without spaces between words."""
+    return bool(ch) and ("\u3000" <= ch <= "\u303f" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+                         or "\uff00" <= ch <= "\uffef")
+
+
 def detokenize(tokens: list[str]) -> str:
-    """Join tokens for display: elisions glued to the next word, no space before . , ? ! etc."""
+    """Join tokens for display: elisions glued to the next word, no space before . , ? ! etc., none
+    between two Chinese words."""
     parts: list[str] = []
     glue = True  # no space before the first token
     for tok in tokens:
         tok = str(tok)
-        if not glue and tok not in _NO_SPACE_BEFORE:
+        if not glue and tok not in _NO_SPACE_BEFORE and not (is_cjk(tok[:1]) and parts and is_cjk(parts[-1][-1:])):
             parts.append(" ")
         parts.append(tok)
         glue = tok in _NO_SPACE_AFTER or (len(tok) > 1 and tok.endswith("'")

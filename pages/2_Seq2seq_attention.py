@@ -11,22 +11,25 @@ from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import (
     MODES,
     bleu_chart,
+    example_inputs,
     explain,
+    follow_model,
     gold_alignment,
+    heatmap_texts,
     load_model,
     local_caption,
     model_choices,
+    model_data,
     run_translation,
     what_if_view,
 )
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check
+from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
 page_frame(i18n.t("nav.2"), icon="🔁", intro=i18n.t("p2.intro"))
 
-from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 from models.inference.traces import display_text  # noqa: E402
 
@@ -35,12 +38,6 @@ if not choices:
     st.error(i18n.t("p2.no_model"))
     st.stop()
 labels = {name: label for name, label in choices}
-
-examples = example_sentences()
-
-
-def _use_example() -> None:
-    st.session_state["s2s_text"] = st.session_state["s2s_example"]
 
 
 url_check("s2s_text", at_most(10_000), i18n.t("p2.url.text"), i18n.t("p2.url.text_cut"))
@@ -51,16 +48,20 @@ url_check("s2s_beam", number_in(1, 8), i18n.t("p2.url.beam"))
 url_check("s2s_mode", url_labels(MODES, MODES.get), i18n.t("p2.url.mode"))
 url_check("s2s_alpha", number_in(0.0, 2.0), i18n.t("p2.url.alpha"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
-with text_col:
-    text = st.text_input(i18n.t("p2.sentence"), value=examples[0], key="s2s_text", max_chars=10_000,
-                         bind="query-params")
-with model_col:
+with model_col:  # first: the text box's language and default follow the model
     default_model = "s2s-bahdanau" if "s2s-bahdanau" in labels else choices[0][0]
     model_name = st.selectbox(i18n.t("p2.model"), list(labels), format_func=labels.get, key="s2s_model",
-                              index=list(labels).index(default_model), bind="query-params")
+                              index=list(labels).index(default_model), bind="query-params", on_change=follow_model,
+                              args=("s2s_text", "s2s_model"))
+corpus, source_lang = model_data(model_name)
+examples = example_inputs(model_name)
+with text_col:
+    text = st.text_input(i18n.t("p2.sentence.zh" if source_lang == "zh" else "p2.sentence"), value=examples[0],
+                         key="s2s_text", max_chars=10_000, bind="query-params")
 with options_col.popover(i18n.t("p2.options"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, i18n.t("p2.example"), examples, key="s2s_example", on_change=_use_example, index=None,
-                 placeholder=i18n.t("p2.example_placeholder"))
+    checked(st.selectbox, i18n.t("p2.example"), examples, key="s2s_example", index=None,
+                 on_change=use_example("s2s_example", "s2s_text"),
+                 placeholder=i18n.t("p2.example_placeholder_real" if corpus else "p2.example_placeholder"))
     compare = st.selectbox(i18n.t("p2.compare"), [None] + [n for n in labels if n != model_name],
                            format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n], key="s2s_compare",
                            bind="query-params")
@@ -100,7 +101,7 @@ if compare:
         st.error(loaded_other)
     else:
         other = translate_or_message(compare)
-gold = gold_alignment(trace)
+gold = None if corpus else gold_alignment(trace)  # real sentence pairs have no gold alignment
 playing = quiz and other is None  # the quiz plays on one model's output
 
 
@@ -133,7 +134,7 @@ def steps_view() -> None:
                 else:
                     seq2seq_chart(attention_heatmap(tr.attention, tr.src_tokens, tr.tgt_tokens,
                                                     step=min(t, len(tr.tgt_tokens) - 1),
-                                                    src_unknown=tr.src_unknown, texts=i18n.figure_texts()),
+                                                    src_unknown=tr.src_unknown, texts=heatmap_texts(tr.model)),
                                   f"cmp_{tr.model}", tr, tr.best, text)
         return
     heat_col, side_col = st.columns([3, 2])
@@ -165,10 +166,13 @@ def steps_view() -> None:
                                                     src_unknown=trace.src_unknown,
                                                     positions=None if hyp.positions is None else hyp.positions[:rows],
                                                     width=470,
-                                                    title=i18n.t("p2.fig.heatmap"), texts=i18n.figure_texts()),
+                                                    title=i18n.t("p2.fig.heatmap.zh" if source_lang == "zh"
+                                                                 else "p2.fig.heatmap"), texts=heatmap_texts(model_name)),
                           "heatmap", trace, hyp, text, drawn=weights)
             if gold:
                 st.caption(i18n.t("p2.gold"))
+            elif corpus:
+                st.caption(i18n.t("p2.no_gold"))
             if hyp.positions is not None:
                 st.caption(local_caption(loaded_primary.model.cfg))
     if not shown:  # the export, the what-if and the beam would give the hidden step away
@@ -192,7 +196,8 @@ def steps_view() -> None:
 steps_view()
 n_unknown = sum(trace.src_unknown)
 token_strip(trace.src_tokens, trace.src_unknown,
-            caption=i18n.t("p2.src") + (i18n.t("p2.src_unknown", n=n_unknown) if n_unknown else ""))
+            caption=i18n.t("p2.src.zh" if source_lang == "zh" else "p2.src")
+            + (i18n.t("p2.src_unknown", n=n_unknown) if n_unknown else ""))
 
 if trace.search == "beam" and not playing:  # every finished hypothesis would give the quiz away
     st.markdown(i18n.t("p2.hypotheses", alpha=trace.length_penalty))
@@ -203,7 +208,7 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
             if h.attention is not None:
                 with st.columns([3, 2])[0]:
                     seq2seq_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
-                                                    src_unknown=trace.src_unknown, texts=i18n.figure_texts()), f"hyp_{i}", trace, h, text)
+                                                    src_unknown=trace.src_unknown, texts=heatmap_texts(model_name)), f"hyp_{i}", trace, h, text)
 
 st.divider()
 bleu_chart()

@@ -1,16 +1,18 @@
 """Build static/fonts/lab-cjk.woff: Noto Sans CJK SC (SIL OFL 1.1, Debian fonts-noto-cjk) cut down to
-the Chinese characters of the interface's string table (ui/strings) and CJK punctuation, so that a
-browser without Chinese fonts still draws the 中文 interface and its figures, offline.
+the Chinese characters of the interface's string table (ui/strings), of the shipped Chinese models'
+vocabularies (the HSK translation models' source words) and CJK punctuation, so that a browser
+without Chinese fonts still draws the 中文 interface and its figures, offline.
 
 The app serves it as a static file (.streamlit/config.toml: server.enableStaticServing) and names it
 in an @font-face rule limited by unicode-range to CJK code points (ui/frame.py), so browsers that
-show no Chinese never download it. Run again after adding 中文 strings (tests/test_i18n.py checks
-that the font covers the table):
+show no Chinese never download it. Run again after adding 中文 strings or training a Chinese model
+(tests/test_i18n.py checks that the font covers the table, tests/test_real_translation.py the models):
 
     apt-get install fonts-noto-cjk && pip install fonttools && python scripts/cjk_font.py
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -34,9 +36,25 @@ def is_cjk(ch: str) -> bool:
     return any(lo <= ord(ch) <= hi for lo, hi in RANGES)
 
 
+def model_characters() -> set[str]:
+    """The CJK characters of the shipped models that read Chinese (training "src_lang" "zh", e.g.
+    s2s-hsk-bahdanau): their source words are the tick labels of the seq2seq page's figures."""
+    chars: set[str] = set()
+    for config in sorted((ROOT / "checkpoints").glob("*/config.json")):
+        try:
+            if json.loads(config.read_text(encoding="utf-8")).get("training", {}).get("src_lang") != "zh":
+                continue
+            words = json.loads((config.parent / "vocab.json").read_text(encoding="utf-8"))["src"]
+        except (OSError, ValueError, KeyError):
+            continue
+        chars |= {ch for word in words for ch in word if is_cjk(ch)}
+    return chars
+
+
 def needed() -> set[str]:
-    """Every CJK character of the 中文 strings, plus all CJK punctuation and full-width forms."""
-    chars = {ch for _, zh in STRINGS.values() for ch in zh if is_cjk(ch)}
+    """Every CJK character of the 中文 strings and of the shipped Chinese models' vocabularies, plus
+    all CJK punctuation and full-width forms."""
+    chars = {ch for _, zh in STRINGS.values() for ch in zh if is_cjk(ch)} | model_characters()
     return chars | {chr(c) for lo, hi in ((0x3000, 0x303F), (0xFF00, 0xFFEF)) for c in range(lo, hi + 1)}
 
 

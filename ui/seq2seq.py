@@ -1,11 +1,12 @@
 """Seq2seq pieces shared by pages: cached model loading and translation, the BLEU chart, the explanation."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from models.checkpoints import LoadedSeq2Seq, load_seq2seq, shipped
+from corpora.text import detokenize, is_cjk
+from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
 from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.common import InputError
 from models.inference.traces import DecodingTrace, display_text
@@ -14,7 +15,7 @@ from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.i18n import Labels, current, figure_texts, spinning, t
 from ui.state import checked
-from ui.tokens import input_error, md_escape, show_notices
+from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.seq2seq import attention_heatmap
 
 MODES = Labels({mode: f"p2.mode.{mode}" for mode in ("soft", "hard")})
@@ -32,6 +33,65 @@ def model_choices() -> list[tuple[str, str]]:
 def _model_choices(lang: str) -> list[tuple[str, str]]:
     """:func:`model_choices`, cached per language (``lang``: the labels' language, a cache key)."""
     return labelled(shipped("seq2seq"))
+
+
+#: The first input of a model trained on a real corpus (the grammar models: the grammar's first example).
+REAL_DEFAULTS = {"bible": "In the beginning God created the heavens and the earth.", "hsk": "我想喝茶。"}
+
+
+@st.cache_data(ttl=60)
+def model_data(name: str) -> tuple[str | None, str]:
+    """(the real corpus a checkpoint was trained on or None for the grammar, its source language),
+    from its config.json's training record; an unreadable one reads as a grammar model."""
+    try:
+        training = read_config(name).get("training", {})
+    except CheckpointError:
+        return None, "en"
+    return training.get("corpus"), str(training.get("src_lang", "en"))
+
+
+@st.cache_data
+def _real_examples(corpus: str, n: int = 12) -> list[str]:
+    """The first ``n`` test sentences of a real corpus (never trained on), as typed text."""
+    from corpora.real_pairs import real_splits
+
+    return [detokenize(list(src)) for src, _ in real_splits(corpus)["test"][:n]]
+
+
+def example_inputs(name: str) -> list[str]:
+    """The examples offered for a model, its default input first: the grammar's, or for a real
+    corpus a fixed sentence and then test sentences."""
+    corpus = model_data(name)[0]
+    if corpus is None:
+        from corpora.en_fr import example_sentences
+
+        return example_sentences()
+    default = REAL_DEFAULTS.get(corpus, "")
+    examples = _real_examples(corpus) if corpus in REAL_DEFAULTS else []
+    return [default] + [e for e in examples if e != default]
+
+
+def heatmap_texts(name: str) -> Mapping[str, str]:
+    """The words of a model's attention heatmaps (:func:`ui.i18n.figure_texts`), with axes that name
+    its languages: the grammar and Bible models read English and write French, the HSK ones read
+    Chinese and write English."""
+    texts = figure_texts()
+    if model_data(name)[1] != "zh":
+        return texts
+    return {**texts, "s2s.x": t("p2.axis.source_zh"), "s2s.y": t("p2.axis.target_en")}
+
+
+def follow_model(text_key: str, model_key: str) -> None:
+    """On a change of model (a callback): put its default input in the text box when the text is
+    empty, still a default, or written in another language than the model reads."""
+    from corpora.en_fr import example_sentences
+
+    name = st.session_state[model_key]
+    text = str(st.session_state.get(text_key) or "")
+    written = "zh" if any(is_cjk(ch) for ch in text) else "en"
+    untouched = not text.strip() or text in {*REAL_DEFAULTS.values(), example_sentences()[0]}
+    if untouched or written != model_data(name)[1]:
+        st.session_state[text_key] = example_inputs(name)[0]
 
 
 @spinning("spin.model")
@@ -134,7 +194,8 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
                 st.plotly_chart(attention_heatmap(
                     h.attention, trace.src_tokens, rows, step=min(shown, len(h.tokens) - 1),
                     src_unknown=trace.src_unknown, positions=h.positions,
-                    title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1), texts=figure_texts()),
+                    title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
+                    texts=heatmap_texts(trace.model)),
                     key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap", config=PLOT)
         show_what_if_notices(what_if.notices)
 
@@ -166,6 +227,27 @@ def bleu_chart() -> None:
              t("p2.bleu.col.exact"): m["exact_match"], t("p2.bleu.col.seconds"): m["train_seconds"]} for m in models]
     st.dataframe(rows, hide_index=True)
     st.caption(t("p2.bleu.caption", command=results.get('command', 'python -m models.evaluate')))
+    real_scores(results)
+
+
+def real_scores(results: dict) -> None:
+    """Test BLEU and chrF of the models trained on real sentence pairs, with the copy baseline,
+    from `python -m models.evaluate --write` (its "real" part)."""
+    real = results.get("real") or {}
+    if not real:
+        return
+    st.subheader(t("p2.real.header"))
+    for part in real.values():
+        data = str(part.get("data", ""))
+        st.markdown(md_escape(model_text("p2.real.title", {"data": data, "n": part.get("n_test", 0)}, data)))
+        rows = [{t("p2.bleu.col.model"): label_of(m.get("name", ""), m.get("label", "")),
+                 t("p2.bleu.col.bleu"): m.get("bleu"), t("p2.real.col.chrf"): m.get("chrf"),
+                 t("p2.bleu.col.seconds"): m.get("train_seconds")} for m in part.get("models", [])]
+        copy = part.get("copy") or {}
+        rows.append({t("p2.bleu.col.model"): t("p2.real.copy"), t("p2.bleu.col.bleu"): copy.get("bleu"),
+                     t("p2.real.col.chrf"): copy.get("chrf"), t("p2.bleu.col.seconds"): None})
+        st.dataframe(rows, hide_index=True)
+    st.caption(t("p2.real.caption", command=results.get('command', 'python -m models.evaluate')))
 
 
 def explain() -> None:

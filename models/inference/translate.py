@@ -11,10 +11,11 @@ line is ``python -m models.translate`` (:mod:`cli.translate`).
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from corpora.text import tokenize
+from corpora.text import normalize, tokenize
 from models.checkpoints import LoadedSeq2Seq, LoadedTransformer, typical_confidence
 from models.inference import transformer as tf_decode
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError, length_normalised, max_output_len
@@ -25,7 +26,8 @@ from models.inference.seq2seq import beam_search, greedy_decode
 from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.nn.transformer import HeadMask
-from models.text.vocab import EOS, encode_source
+from models.text.segment import segment
+from models.text.vocab import EOS, SPECIALS, encode_source
 
 MAX_BEAM = 8
 MAX_LENGTH_PENALTY = 2.0
@@ -39,10 +41,30 @@ class SourceInput:
     dropped: int  # tokens cut off past the model's limit
 
 
+def source_language(loaded: LoadedSeq2Seq) -> str:
+    """The checkpoint's source language (its training record's ``src_lang``; the grammar models: "en")."""
+    return str(loaded.training.get("src_lang", "en"))
+
+
+def source_tokens(text: str, loaded: LoadedSeq2Seq) -> list[str]:
+    """``text`` as the checkpoint reads it: Chinese segmented against its source vocabulary by forward
+    maximum matching (:mod:`models.text.segment`), other languages by :func:`corpora.text.tokenize`.
+    Chinese punctuation that the vocabulary lacks is left out: the HSK sources carry none, so a
+    model would read "。" as an unknown word."""
+    if source_language(loaded) != "zh":
+        return tokenize(text)
+    words = frozenset(loaded.src_vocab.itos[len(SPECIALS):])  # "<pad>" typed is text, never the symbol
+    return [tok for tok in segment(normalize(text), words).tokens
+            if tok in words or not all(unicodedata.category(ch).startswith("P") for ch in tok)]
+
+
 def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
-    """Tokenize, cut to the model's length limit, map to ids; unknown words are flagged."""
-    tokens = tokenize(text)
+    """Tokenize (by the source language), cut to the model's length limit, map to ids; unknown
+    words are flagged."""
+    tokens = source_tokens(text, loaded)
     if not tokens:
+        if source_language(loaded) == "zh":
+            raise InputError("There is nothing to translate: type a Chinese sentence.", "err.nothing_to_translate_zh")
         raise InputError("There is nothing to translate: type an English sentence.", "err.nothing_to_translate")
     limit = loaded.model.cfg.max_src_len - 1
     kept, dropped = tokens[:limit], max(0, len(tokens) - limit)

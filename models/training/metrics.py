@@ -1,7 +1,8 @@
-"""Quality figures shared by the recipes and the evaluation: BLEU, AER, exact match, perplexity."""
+"""Quality figures shared by the recipes and the evaluation: BLEU, chrF, AER, exact match, perplexity."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +18,41 @@ def bleu(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
         return float("nan")
     return sacrebleu.corpus_bleu([" ".join(h) for h in hypotheses], [[" ".join(r) for r in references]],
                                  tokenize="none", force=True).score
+
+
+CHRF_ORDER, CHRF_BETA = 6, 2.0
+
+
+def char_ngram_counts(tokens: Sequence[str], order: int = CHRF_ORDER) -> list[Counter]:
+    """Character n-gram counts (n = 1 … ``order``) of a sentence with its whitespace removed."""
+    text = "".join("".join(tokens).split())
+    return [Counter(text[i : i + n] for i in range(len(text) - n + 1)) for n in range(1, order + 1)]
+
+
+def chrf(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
+         order: int = CHRF_ORDER, beta: float = CHRF_BETA) -> float:
+    """Corpus chrF (0–100; Popović 2015) as sacreBLEU computes it by default.
+
+    For each n = 1 … 6, the hypothesis, reference and matched (clipped: Σ min) character n-gram
+    counts are summed over the corpus, whitespace removed; P_n = matched / hypothesis n-grams,
+    R_n = matched / reference n-grams. P and R are the means over the orders where both counts are
+    non-zero, and chrF = (1 + β²) P R / (β² P + R) with β = 2 (recall weighs twice as much).
+    """
+    if not hypotheses:
+        return float("nan")
+    hyp_n, ref_n, match_n = [0] * order, [0] * order, [0] * order
+    for hyp, ref in zip(hypotheses, references):
+        for n, (h, r) in enumerate(zip(char_ngram_counts(hyp, order), char_ngram_counts(ref, order))):
+            hyp_n[n] += sum(h.values())
+            ref_n[n] += sum(r.values())
+            match_n[n] += sum((h & r).values())
+    orders = [n for n in range(order) if hyp_n[n] and ref_n[n]]
+    if not orders:
+        return 0.0
+    p = sum(match_n[n] / hyp_n[n] for n in orders) / len(orders)
+    r = sum(match_n[n] / ref_n[n] for n in orders) / len(orders)
+    factor = beta ** 2
+    return 100.0 * (1 + factor) * p * r / (factor * p + r) if p + r else 0.0
 
 
 def exact_match(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> float:

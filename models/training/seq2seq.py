@@ -5,7 +5,9 @@ Teacher-forced cross-entropy (optionally scheduled sampling), length-bucketed pa
 with masks. Evaluation: BLEU, BLEU by source length and AER on the embedded corpus's test split
 (word combinations never seen in training). AER compares the argmax of each model's attention,
 with the reference translation forced, against the gold word alignments (an argmax on </s> is
-no link).
+no link). Models trained on real sentence pairs (:mod:`corpora.real_pairs`: Bible verses, HSK)
+have no gold alignment: they get test BLEU and chrF on their corpus's fixed test split, beside
+a copy baseline (the output is the source).
 """
 from __future__ import annotations
 
@@ -22,16 +24,18 @@ import torch
 from torch import Tensor, nn
 
 from corpora.batching import bucketed_batches
+from corpora.bible import CorpusError
 from corpora.en_fr import make_splits
+from corpora.real_pairs import LANGUAGES, describe, real_splits
 from corpora.tatoeba import load_tatoeba
-from models.checkpoints import CheckpointError, load_seq2seq, save_seq2seq, shipped
+from models.checkpoints import CheckpointError, load_seq2seq, read_config, save_seq2seq, shipped
 from models.inference.common import pad_ids
 from models.inference.notices import mean_log_prob
 from models.inference.seq2seq import greedy_batch
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.metrics import alignment_error_rate, bleu, exact_match
+from models.training.metrics import alignment_error_rate, bleu, chrf, exact_match
 from models.training.presets import Preset
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
@@ -45,8 +49,9 @@ class EncodedPair:
     tgt: list[int]  # y_1 … y_m </s>
 
 
-def build_vocabs(pairs: Sequence[TokenPair]) -> tuple[Vocab, Vocab]:
-    return Vocab.build(p[0] for p in pairs), Vocab.build(p[1] for p in pairs)
+def build_vocabs(pairs: Sequence[TokenPair], min_freq: int = 1) -> tuple[Vocab, Vocab]:
+    """Source and target vocabularies of the words seen at least ``min_freq`` times."""
+    return Vocab.build((p[0] for p in pairs), min_freq), Vocab.build((p[1] for p in pairs), min_freq)
 
 
 def encode_pairs(pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab, cfg: Seq2SeqConfig) -> list[EncodedPair]:
@@ -97,11 +102,13 @@ class TrainResult:
 
 
 def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[TokenPair], device: torch.device,
-                  callbacks: Sequence[Callback] = (), stop: threading.Event | None = None) -> TrainResult:
-    """Train a fresh model on ``pairs`` for ``settings.steps`` steps; return it with its vocabularies."""
+                  callbacks: Sequence[Callback] = (), stop: threading.Event | None = None,
+                  min_freq: int = 1) -> TrainResult:
+    """Train a fresh model on ``pairs`` for ``settings.steps`` steps; return it with its vocabularies
+    (words seen fewer than ``min_freq`` times read as <unk>)."""
     torch.manual_seed(settings.seed)
     rng = random.Random(settings.seed)
-    src_vocab, tgt_vocab = build_vocabs(pairs)
+    src_vocab, tgt_vocab = build_vocabs(pairs, min_freq)
     cfg = replace(cfg, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     data = encode_pairs(pairs, src_vocab, tgt_vocab, cfg)
     model = Seq2Seq(cfg).to(device)
@@ -118,7 +125,12 @@ def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[T
 
 
 def training_pairs(preset: Preset, data_file: Path | None) -> tuple[list[TokenPair], list[TokenPair], str]:
-    """(train, valid, description): the embedded corpus, or a user's Tatoeba-format file split 95/5."""
+    """(train, valid, description): the embedded corpus, a real corpus's fixed splits
+    (``preset.data["corpus"]``: bible | hsk), or a user's Tatoeba-format file split 95/5."""
+    corpus = preset.data.get("corpus")
+    if data_file is None and corpus:
+        splits = real_splits(corpus)
+        return splits["train"][: preset.data.get("n_train")], splits["valid"], describe(corpus)
     if data_file is None:
         splits = make_splits(seed=preset.train.seed)
         train = [(p.src, p.tgt) for p in splits["train"][: preset.data.get("n_train", 40000)]]
@@ -136,10 +148,14 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     train, valid, source = training_pairs(preset, data)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(train), settings.batch_size, epochs))
-    result = train_seq2seq(Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop)
+    result = train_seq2seq(Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop,
+                           preset.data.get("min_freq", 1))
     result.model.to("cpu")
     valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
-    stats = dict(result.stats, data=source, valid_bleu=round(valid_bleu, 2))
+    corpus = preset.data.get("corpus") if data is None else None
+    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr"))  # loaders tokenise the input by src_lang
+    stats = dict(result.stats, data=source, valid_bleu=round(valid_bleu, 2), src_lang=src_lang, tgt_lang=tgt_lang,
+                 **({"corpus": corpus} if corpus else {}))
 
     def save(folder: Path, record: dict) -> Path:
         return save_seq2seq(folder, result.model, result.src_vocab, result.tgt_vocab, record)
@@ -238,17 +254,62 @@ def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sequence[in
             "p01": round(float(np.percentile(values, 1)), 4), "n": len(values)}
 
 
-def evaluate_shipped() -> dict[str, Any]:
-    """Every shipped seq2seq checkpoint on the test split."""
-    test_pairs = make_splits()["test"]
-    models, errors = [], []
+def evaluate_real_model(name: str | Path, test_pairs: Sequence[TokenPair]) -> dict:
+    """Test BLEU and chrF of one checkpoint trained on real pairs (no gold alignment, so no AER),
+    with its confidence summary. The sources are the corpus's own tokens (for HSK, the package's
+    segmentation)."""
+    loaded = load_seq2seq(name)
+    sources, outputs = greedy_outputs(loaded.model, loaded.src_vocab, [p[0] for p in test_pairs])
+    hyps = [loaded.tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
+    refs = [list(p[1]) for p in test_pairs]
+    return {"name": loaded.name, "label": loaded.training.get("label", loaded.name),
+            "attention": loaded.model.cfg.attention, "bleu": round(bleu(hyps, refs), 2),
+            "chrf": round(chrf(hyps, refs), 2), "n_test": len(test_pairs),
+            "confidence": confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs),
+            "train_seconds": loaded.training.get("seconds")}
+
+
+def evaluate_real(corpus: str, names: Sequence[str | Path], test_pairs: Sequence[TokenPair]) -> dict:
+    """The models trained on one real corpus and the copy baseline (hypothesis = the source
+    tokens), all on the same test pairs."""
+    sources, refs = [list(p[0]) for p in test_pairs], [list(p[1]) for p in test_pairs]
+    src_lang, tgt_lang = LANGUAGES[corpus]
+    return {"corpus": corpus, "data": describe(corpus), "src_lang": src_lang, "tgt_lang": tgt_lang,
+            "n_test": len(test_pairs), "models": [evaluate_real_model(name, test_pairs) for name in names],
+            "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)}}
+
+
+def shipped_by_corpus() -> dict[str | None, list[str]]:
+    """Shipped seq2seq checkpoints by the real corpus they were trained on (None: the grammar)."""
+    groups: dict[str | None, list[str]] = {}
     for name in shipped("seq2seq"):
+        try:
+            corpus = read_config(name).get("training", {}).get("corpus")
+        except CheckpointError:
+            corpus = None  # evaluated with the grammar models, where loading it reports the error
+        groups.setdefault(corpus, []).append(name)
+    return groups
+
+
+def evaluate_shipped() -> dict[str, Any]:
+    """Every shipped seq2seq checkpoint on its test split: the grammar models on the embedded
+    corpus's (BLEU, AER), the real-data models on their corpus's fixed one (BLEU, chrF, beside the
+    copy baseline) under "real"."""
+    test_pairs = make_splits()["test"]
+    groups = shipped_by_corpus()
+    models, errors, real = [], [], {}
+    for name in groups.pop(None, []):
         try:
             models.append(evaluate_checkpoint(name, test_pairs))
         except CheckpointError as exc:
             errors.append(str(exc))
+    for corpus, names in sorted(groups.items()):
+        try:
+            real[corpus] = evaluate_real(corpus, names, real_splits(corpus)["test"])
+        except (CheckpointError, CorpusError) as exc:
+            errors.append(str(exc))
     return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split",
-            "models": models, "errors": errors}
+            "models": models, "real": real, "errors": errors}
 
 
 def format_results(results: dict) -> str:
@@ -258,5 +319,12 @@ def format_results(results: dict) -> str:
         lengths = "  ".join(f"{b['min_len']}-{b['max_len']}:{b['bleu']}" for b in m["bleu_by_length"])
         aer = "—" if m["aer"] is None else f"{m['aer']:.3f}"
         lines.append(f"{m['label']:24} {m['bleu']:6.2f} {aer:>6} {m['exact_match']:6.3f}  {lengths}")
+    for part in results.get("real", {}).values():
+        lines.append(f"\n{part['data']} ({part['src_lang']}→{part['tgt_lang']}), test split, "
+                     f"n_test = {part['n_test']}")
+        lines.append(f"{'model':36} {'BLEU':>6} {'chrF':>6}")
+        rows = [(m["label"], m["bleu"], m["chrf"]) for m in part["models"]]
+        rows.append(("copy baseline (output = source)", part["copy"]["bleu"], part["copy"]["chrf"]))
+        lines += [f"{label:36} {b:6.2f} {c:6.2f}" for label, b, c in rows]
     lines += [f"error: {err}" for err in results["errors"]]
     return "\n".join(lines)

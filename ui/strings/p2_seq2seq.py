@@ -19,10 +19,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p2.url.mode": ("attention mode", "注意力模式"),
     "p2.url.alpha": ("length penalty", "长度惩罚"),
     "p2.sentence": ("English sentence", "英语句子"),
+    "p2.sentence.zh": ("Chinese sentence", "中文句子"),
     "p2.model": ("Model", "模型"),
     "p2.options": ("Options", "选项"),
     "p2.example": ("Pick an example", "选择示例"),
     "p2.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
+    "p2.example_placeholder_real": ("Test sentences, never trained on …", "测试集句子（从未用于训练）…"),
     "p2.compare": ("Compare side by side with", "并排对比"),
     "p2.nothing": ("— nothing —", "— 无 —"),
     "p2.beam": ("Beam width", "束宽"),
@@ -45,6 +47,12 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "这个模型没有注意力：每一步只能通过编码器的最终状态看到源句，因此没有针对每个源词可显示的内容。"
                         "请切换到 Bahdanau 或 Luong。"),
     "p2.fig.heatmap": ("Attention α over the English words", "英语词上的注意力 α"),
+    "p2.fig.heatmap.zh": ("Attention α over the Chinese words", "中文词上的注意力 α"),
+    "p2.axis.source_zh": ("source (Chinese)", "源句（中文）"),
+    "p2.axis.target_en": ("target step (English)", "目标步（英语）"),
+    "p2.no_gold": ("Real sentence pairs come without a gold word alignment, so this model's attention is not scored "
+                   "against one (no AER); read the heatmap as the model's own view.",
+                   "真实句对没有标准词对齐，因此不对这个模型的注意力计算 AER（对齐错误率）；热力图只是模型自己的看法。"),
     "p2.gold": ("Red squares: the corpus's gold word alignment for this sentence.", "红色方框：语料中这句话的标准词对齐。"),
     "p2.export.title": ("Seq2seq attention: {model}", "序列到序列注意力：{model}"),
     "p2.export.attention": ("Attention", "注意力"),
@@ -53,6 +61,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p2.beam_header": ("Beam search", "束搜索"),
     "p2.fig.beam": ("Beam of width {width}: candidates up to step {step}", "束宽 {width}：截至第 {step} 步的候选"),
     "p2.src": ("The English tokens as the model reads them", "模型读到的英语词元"),
+    "p2.src.zh": ("The Chinese words as the model reads them (cut by forward maximum matching against its vocabulary)",
+                  "模型读到的中文词（按其词表用正向最大匹配切分）"),
     "p2.src_unknown": (" — {n} not in its vocabulary (⚠), read as <unk>", " — 其中 {n} 个不在词表中（⚠），读作 <unk>"),
     "p2.hypotheses": ("**Every hypothesis the beam finished**, best first (score = Σ log p / ((5 + |y|) / 6)^α, "
                       "α = {alpha:g}):",
@@ -72,6 +82,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p2.bleu.caption": ("Test split of the embedded corpus: word combinations never seen in training. Measured by "
                         "`{command}`.",
                         "内置语料的测试集：训练中从未见过的词组合。由 `{command}` 测得。"),
+    "p2.real.header": ("Real sentence pairs: test BLEU and chrF", "真实句对：测试集 BLEU 与 chrF"),
+    "p2.real.title": ("{data} — {n} test sentences never trained on", "{data} — {n} 个从未用于训练的测试句子"),
+    "p2.real.col.chrf": ("test chrF", "测试集 chrF"),
+    "p2.real.copy": ("copy baseline (output = the source words)", "复制基线（输出 = 源语言词）"),
+    "p2.real.caption": ("BLEU (sacreBLEU, on the tokens) and chrF (character 1–6-grams, β = 2; Popović 2015) on each "
+                        "corpus's fixed test split. The copy baseline shows what overlap alone scores. Measured by "
+                        "`{command}`.",
+                        "在每个语料固定的测试集上计算 BLEU（sacreBLEU，基于词元）和 chrF（字符 1–6 元组，β = 2；"
+                        "Popović 2015）。复制基线表示仅凭重合能得多少分。由 `{command}` 测得。"),
     "p2.explain.header": ("How attention works here", "这里的注意力如何工作"),
     "p2.explain.intro": ("The encoder turns the source words into states $h_1 … h_n$. At each target step $t$ the "
                          "decoder scores every source state, turns the scores into weights that sum to 1, and mixes "
