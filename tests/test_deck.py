@@ -118,7 +118,7 @@ def test_every_page_has_a_slide_renderer():
 
     pages = {"1_Attention_from_scratch", "2_Seq2seq_attention", "3_Positional_encoding",
              "4_Transformer_translation", "5_Inside_one_head", "6_Generation", "7_BERT_masking",
-             "8_Real_model_explorer", "9_LLM_explorer", "10_Transformer_XL", "11_Training_studio"}
+             "8_Real_model_explorer", "9_LLM_explorer", "10_Transformer_XL", "11_Training_studio", "13_XLNet"}
     assert pages == set(RENDERERS) == set(slide_pages())  # a new page needs its slide too
     with pytest.raises(SlideProblem, match="cannot be shown as a slide"):  # a page without one: a message
         prepare("no_such_page", {})

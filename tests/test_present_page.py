@@ -57,6 +57,14 @@ def test_ready_made_deck_presented_and_walked():
     assert at.button(key="present_start")
 
 
+@pytest.mark.parametrize("deck", ["3_beyond_context", "4_beyond_context_zh"])
+def test_beyond_context_deck_shows_every_slide(deck):
+    for number in range(1, 5):  # Transformer-XL with and without memory, XLNet left to right and in any order
+        at = _app(deck=deck, slide=str(number))
+        assert not at.exception and not at.error and not at.warning, (deck, number)
+        assert at.query_params["slide"] == str(number) and f"{number} / 4" in _texts(at)
+
+
 def test_link_to_a_slide_and_step():
     at = _app(deck=TEACHING, slide="9", step="4")
     assert not at.exception
@@ -194,10 +202,10 @@ def tiny_llm(tiny, monkeypatch):
     monkeypatch.setattr(L, "gguf_path", lambda: ROOT / "tiny.gguf")
     monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
     monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
-    page_llm._model.clear()
+    page_llm.shared_llm.clear()
     page_llm.generation.clear()
     yield tiny
-    page_llm._model.clear()
+    page_llm.shared_llm.clear()
     page_llm.generation.clear()
 
 

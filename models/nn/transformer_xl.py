@@ -55,9 +55,9 @@ def rel_shift(x: Tensor) -> Tensor:
 
 
 @dataclass
-class TXLConfig(JsonConfig):
-    """Hyper-parameters of :class:`TransformerXL` (JSON-able). ``seg_len`` L and ``mem_len`` M are
-    the training lengths; reading and generating may use others."""
+class RelLMConfig(JsonConfig):
+    """The sizes and special ids shared by the language models with relative positional attention
+    (Transformer-XL, XLNet); JSON-able."""
 
     vocab_size: int
     d_model: int = 128
@@ -65,12 +65,19 @@ class TXLConfig(JsonConfig):
     n_layers: int = 2
     d_ff: int = 512
     dropout: float = 0.1
-    seg_len: int = 32
-    mem_len: int = 32
     pad_id: int = 0
     bos_id: int = 1
     eos_id: int = 2
     tie_embeddings: bool = True
+
+
+@dataclass
+class TXLConfig(RelLMConfig):
+    """Hyper-parameters of :class:`TransformerXL`. ``seg_len`` L and ``mem_len`` M are the training
+    lengths; reading and generating may use others."""
+
+    seg_len: int = 32
+    mem_len: int = 32
 
 
 class RelMultiHeadAttention(nn.Module):

@@ -1,0 +1,72 @@
+"""XLNet (Yang et al. 2019): a permutation language model read under a factorisation order, with
+two-stream attention, partial prediction, and BERT's independence assumption beside it."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.export import PLOT, export_menu
+from ui.frame import page_frame
+from ui.grid import head_picker
+from ui.i18n import t
+from ui.state import at_most, checked, increment, labels, topic_tabs, url_check, use_example
+from ui.tokens import input_error, md_escape
+from ui.xlnet import (
+    EXAMPLES, MODES, bert_section, load_model, masks_section, order_of, order_view, predictions_section, run_predict,
+    sentence, streams_caption, streams_section,
+)
+
+page_frame(t("nav.13"), icon="🔀", intro=t("xlnet.intro"))
+
+from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
+from models.inference.xlnet import MAX_K  # noqa: E402
+
+loaded = load_model()
+if isinstance(loaded, str):
+    st.error(loaded)
+    st.stop()
+cfg = loaded.config
+
+
+def _mode_label(mode: str) -> str:
+    return t(f"xlnet.mode.{mode}")
+
+
+url_check("xlnet_text", at_most(10_000), t("xlnet.url.text"), t("xlnet.url.text_cut"))
+if "xlnet_text" not in st.session_state:
+    st.session_state["xlnet_text"] = EXAMPLES[0]
+url_check("xlnet_mode", labels(MODES, _mode_label), t("xlnet.mode"), _mode_label(MODES[1]))
+text_col, mode_col, param_col, k_col, options_col = st.columns([3, 1.8, 1.8, 1.6, 0.6], vertical_alignment="bottom")
+text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
+                           help=t("xlnet.text_help"))
+mode = mode_col.selectbox(t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode",
+                          bind="query-params", help=t("xlnet.mode_help"))
+if mode == "random":
+    param_col.button(t("xlnet.resample"), key="xlnet_resample", icon=":material/casino:", on_click=increment,
+                     args=("xlnet_seed",), help=t("xlnet.resample_help"), width="stretch")
+typed = checked(param_col.text_input, t("xlnet.typed"), key="xlnet_typed", max_chars=200, bind="query-params",
+                placeholder=t("xlnet.typed_placeholder"), help=t("xlnet.typed_help")) if mode == "typed" else ""
+k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help"))
+with options_col.popover("", icon=":material/tune:", width="stretch", help=t("xlnet.options")):
+    checked(st.selectbox, t("xlnet.example"), EXAMPLES, key="xlnet_example", index=None,
+            on_change=use_example("xlnet_example", "xlnet_text"), placeholder=t("xlnet.example_placeholder"))
+    seed = int(checked(st.number_input, t("xlnet.seed"), 0, 1_000_000, key="xlnet_seed", bind="query-params",
+                       help=t("xlnet.seed_help"), disabled=mode != "random"))
+try:
+    tokens, unknown = sentence(text)
+    order = order_of(mode, len(tokens), seed, typed)
+    trace = run_predict(text, tuple(order), int(k_split))
+except InputError as exc:
+    st.warning(input_error(exc))
+    st.stop()
+
+st.plotly_chart(order_view(trace), key="xlnet_order", config=PLOT)
+layer_col, head_col, export_col, caption_col = st.columns([1.5, 1.7, 1.3, 5.8], vertical_alignment="bottom")
+layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
+with export_col:
+    export_menu("xlnet", title=t("nav.13"), source=text, trace=trace, key="xlnet_export")
+caption_col.caption(streams_caption(trace))
+streams_section(trace, layer, head)
+if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
+    st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
+topic_tabs([t("xlnet.tab.masks"), t("xlnet.tab.predictions"), t("xlnet.tab.bert")],
+           [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens)])
