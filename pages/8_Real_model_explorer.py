@@ -11,15 +11,19 @@ from ui.i18n import figure_texts, t
 page_frame(t("nav.8"), icon="🔬", intro=t("p8.intro"))
 
 from models.inference.hf_adapter import MAX_TOKENS  # noqa: E402
-from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_TEXT, load_real_model, real_grid, real_trace  # noqa: E402
+from models.inference.llm import gqa_groups  # noqa: E402
+from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model  # noqa: E402
+from ui.bert import decoder_unavailable, heads_as_rows, real_grid, real_trace  # noqa: E402
 from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
+from ui.llm import visible  # noqa: E402
 from ui.state import at_most, checked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
 from ui.work_queue import heavy_slot  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
+from viz_core.transformer import grid_figure  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------
@@ -33,33 +37,45 @@ with left:  # the text widgets first: they must be drawn on every run, or Stream
     if "real_text" not in st.session_state:
         st.session_state["real_text"] = REAL_TEXT
     text = st.text_area(t("p8.text"), key="real_text", height=68, max_chars=20_000, bind="query-params")
+with right:  # (drawn before the options: a decoder has no second segment)
+    source = checked(st.radio, t("p8.model"), list(REAL_SOURCES), key="real_source", horizontal=True,
+                     format_func=REAL_SOURCES.get, bind="query-params")
+    folder = ""
+    if source == "folder":
+        folder = checked(st.text_input, t("p8.folder"),
+                               key="real_dir", placeholder="bert-base-uncased", max_chars=4096)
+decoder = source == "decoder"
 with options.popover(t("common.options"), icon=":material/tune:", width="stretch"):
     text_b = st.text_input(t("p8.text_b"), key="real_text_b", max_chars=10_000,
-                           bind="query-params")
+                           bind="query-params", disabled=decoder, help=t("p8.text_b_decoder") if decoder else None)
     max_tokens = st.select_slider(t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
                                   key="real_max", bind="query-params")
     url_check("real_scale", url_labels(REAL_SHADES, REAL_SHADES.get, optional=True), t("p8.url.shade"))
     scale = st.segmented_control(t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale",
                                  bind="query-params", format_func=REAL_SHADES.get) or "absolute"
-with right:
-    source = checked(st.radio, t("p8.model"), ["installed", "folder"], key="real_source", horizontal=True,
-                      format_func={"installed": t("p8.installed"), "folder": t("p8.folder_choice")}.get)
-    folder = ""
-    if source == "folder":
-        folder = checked(st.text_input, t("p8.folder"),
-                               key="real_dir", placeholder="bert-base-uncased", max_chars=4096)
+text_b = "" if decoder else text_b
 if source == "folder" and not folder.strip():
     st.info(t("p8.type_folder"))
     st.stop()
 
-real = load_real_model(folder.strip())  # resolved and checked against the server's model_folders setting
-if isinstance(real, str):
-    st.error(t("p8.cannot_use", error=md_escape(real)))  # user text is never markdown
-    st.stop()
+if decoder:  # page 9's one loaded LLM, or page 9's message and the way to its convert button
+    real = load_decoder()
+    if isinstance(real, str):
+        decoder_unavailable(real)
+        st.stop()
+else:
+    real = load_real_model(folder.strip())  # resolved and checked against the server's model_folders setting
+    if isinstance(real, str):
+        st.error(t("p8.cannot_use", error=md_escape(real)))  # user text is never markdown
+        st.stop()
 model = real.model
 with left:
-    summary = t("p8.summary", type=model.model_type, layers=model.n_layers, heads=model.n_heads, hidden=model.hidden,
-                max=model.max_positions, mlm=t("p8.summary_mlm") if model.has_mlm_head else "")
+    if decoder:
+        summary = t("p8.summary_decoder", type=model.model_type, layers=model.n_layers, heads=model.n_heads,
+                    kv=model.n_kv_heads, hidden=model.hidden, max=model.max_positions)
+    else:
+        summary = t("p8.summary", type=model.model_type, layers=model.n_layers, heads=model.n_heads,
+                    hidden=model.hidden, max=model.max_positions, mlm=t("p8.summary_mlm") if model.has_mlm_head else "")
     st.caption(f"**{md_escape(real.label)}** — {md_escape(summary)}")
 
 if not (text or "").strip():
@@ -73,12 +89,12 @@ try:
 except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
     st.warning(input_error(exc))
     st.stop()
-tokens = trace.tokens
+tokens = visible(trace.tokens) if decoder else trace.tokens  # a decoder's pieces with their spaces shown (␣)
 n_layers, n_heads, L, _ = trace.attention.shape
 if trace.truncated:
     st.warning(t("p8.truncated", n_in=trace.n_tokens_in, L=L, cut=trace.truncated,
                  limit=min(MAX_TOKENS, model.max_positions)))
-n_unk = sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
+n_unk = 0 if decoder else sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
 if n_unk:
     st.info(t("p8.unknown", n=n_unk, unk=md_escape(getattr(model.tokenizer, 'unk_token', '[UNK]'))))
 
@@ -87,10 +103,13 @@ if n_unk:
 # ------------------------------------------------------------------------------------
 st.markdown("##### " + t("p8.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
 payload = real_grid(real.key, text, text_b or "", int(max_tokens), scale)
-grid_fig = payload.figure(texts=figure_texts())
-st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real"),
+transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
+grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts()) if transposed \
+    else payload.figure(texts=figure_texts())
+st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed),
                 selection_mode="points", config=PLOT)
-st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else ""))
+st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else "")
+           + (t("p8.grid_heads_as_rows", n_layers=n_layers, n_heads=n_heads) if transposed else ""))
 
 # ------------------------------------------------------------------------------------
 # One head, the head average, and the lines view
@@ -102,6 +121,10 @@ def head_view() -> None:
     one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, texts=figure_texts())
     binned = t("p8.binned") if one.binned else ""
     st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
+    if decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)
+        st.latex(r"\alpha_{q,k} = \operatorname{softmax}_k\Big(\frac{(R_q W_q h_q)\cdot(R_k W_k h_k)}{\sqrt{d}}"
+                 r" + M_{q,k}\Big), \quad M_{q,k} = -\infty \text{ for } k > q")
+        st.caption(t("p8.decoder_formula", head=head + 1, kv=int(gqa_groups(n_heads, model.n_kv_heads)[head]) + 1))
     real_head_chart(one.figure, "real_head_fig", trace.attention[layer, head], real.key, trace.ids, trace.segment_ids,
                     tokens, layer, head, n_heads)
     st.markdown(t("p8.avg_header", layer=layer + 1, n=n_heads, binned=binned))
@@ -143,6 +166,8 @@ head_view()
 st.caption(t("p8.server", server=time.perf_counter() - t0, forward=trace.seconds, grid=payload.build_seconds,
              kb=len(payload.png_bytes) / 1e3, numbers=n_layers * n_heads * L * L))
 with st.expander(t("p8.tokens")):
-    st.dataframe({t("p8.col.position"): list(range(L)), t("p8.col.token"): tokens, "id": trace.ids.tolist(),
-                  t("p8.col.segment"): trace.segment_ids.tolist(), t("p8.col.special"): trace.special.tolist()},
-                 hide_index=True)
+    columns = {t("p8.col.position"): list(range(L)), t("p8.col.token"): tokens, "id": trace.ids.tolist(),
+               t("p8.col.segment"): trace.segment_ids.tolist(), t("p8.col.special"): trace.special.tolist()}
+    if decoder:  # one text: no segments
+        del columns[t("p8.col.segment")]
+    st.dataframe(columns, hide_index=True)

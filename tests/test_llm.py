@@ -345,7 +345,7 @@ def page_model(monkeypatch) -> L.LLM:
     monkeypatch.setattr(L, "gguf_path", lambda: ROOT)
     monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
     monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": tiny)
-    caches = (page_llm._model, page_llm.generation, page_llm.head_scores)
+    caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores)
     for cached in caches:
         cached.clear()
     yield tiny

@@ -32,6 +32,8 @@ REAL_TEXT = ("The animal didn't cross the street because it was too tired. "
              "The trophy would not fit in the brown suitcase because it was too big.")  # the explorer's first text
 REAL_MAX_CHOICES = [32, 64, 128, 256, 384, 512]  # the explorer's token limits
 REAL_SHADES = Labels({"head": "p8.shade.head", "absolute": "p8.shade.absolute"})  # the explorer's shadings
+REAL_SOURCES = Labels({"installed": "p8.installed", "decoder": "p8.decoder_choice", "folder": "p8.folder_choice"})
+DECODER_KEY = "llm:smollm2"  # the real LLM's RealModel key: never a folder's (those are resolved absolute paths)
 RULE_LABELS = Labels({rule: f"p7.rule.{rule}" for rule in RULES})  # corpora.masking.RULES, in the reader's language
 MAX_CHARS = 10_000
 
@@ -175,22 +177,76 @@ def load_real_model(typed: str) -> RealModel | str:
         return model_text(exc.key, exc.params, str(exc))
 
 
+def load_decoder() -> RealModel | str:
+    """The real LLM as the explorer's decoder: page 9's one loaded model (ui.llm, no second copy),
+    seen by models.inference.hf_adapter.llm_view; or page 9's message in the reader's language
+    (package missing, not converted, load failed), escaped."""
+    from models.inference.llm import MODEL_LABEL, PREPARE_COMMAND, LLMError, is_converted
+    from ui.llm import load_failure, package_problem
+
+    if problem := package_problem():
+        return problem
+    if not is_converted():
+        return t("p10.not_converted", command=PREPARE_COMMAND)
+    try:
+        with st.spinner(t("p10.loading")):
+            return RealModel(DECODER_KEY, MODEL_LABEL, _real_model(DECODER_KEY))
+    except (LLMError, OSError, ValueError) as exc:
+        return load_failure(exc)
+
+
+def decoder_unavailable(message: str) -> None:
+    """Why the decoder cannot be explored (:func:`load_decoder`'s message, escaped) and the way to
+    page 9, whose button converts the model."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    st.warning(message)
+    try:
+        st.page_link("pages/9_LLM_explorer.py", label=t("p8.decoder_convert"), icon=":material/arrow_forward:")
+    except StreamlitPageNotFoundError:  # this page was started on its own, not from app.py
+        st.markdown(t("p8.decoder_convert_text"))
+
+
+def _real_model(key: str) -> HFModel:
+    """The loaded model behind a RealModel's ``key`` (:data:`DECODER_KEY`: the view of page 9's
+    shared LLM, ui.llm's st.cache_resource)."""
+    if key == DECODER_KEY:
+        from models.inference.hf_adapter import llm_view
+        from ui.llm import shared_llm
+
+        return llm_view(shared_llm())
+    return _real_models().get(key)
+
+
 @spinning("spin.run")
 @st.cache_data(max_entries=3, show_spinner=False)
 def real_trace(path: str, text: str, text_b: str, max_tokens: int):
     """Every layer's attention of ``text`` (raises ValueError for empty text); ``path`` is a RealModel's key."""
     from models.inference.hf_adapter import run_hf
 
-    return run_hf(_real_models().get(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
+    return run_hf(_real_model(path), clean_text(text), clean_text(text_b) or None, max_tokens=max_tokens)
+
+
+def heads_as_rows(n_layers: int, n_heads: int) -> bool:
+    """Whether the explorer's mosaic puts the heads in rows and the layers in columns: for a deep
+    model (SmolLM2: 30 layers × 9 heads), so that its thumbnails stay large and all of them fit
+    one screen; a layers-as-rows mosaic would be over twice as tall as wide."""
+    return n_layers > 2 * n_heads
 
 
 @st.cache_data(max_entries=6, show_spinner=False)
 def real_grid(path: str, text: str, text_b: str, max_tokens: int, scale: str):
-    """The layers × heads mosaic of :func:`real_trace`'s attention, built once per input and shade
-    (choosing another head reruns the page without rebuilding it)."""
+    """The layers × heads mosaic of :func:`real_trace`'s attention (heads as rows when
+    :func:`heads_as_rows`), built once per input and shade (choosing another head reruns the page
+    without rebuilding it)."""
     from viz_core.attention_grid import grid_payload
 
     trace = real_trace(path, text, text_b, max_tokens)
+    n_layers, n_heads = trace.attention.shape[:2]
+    if heads_as_rows(n_layers, n_heads):
+        return grid_payload(trace.attention.transpose(1, 0, 2, 3), trace.tokens, max_thumb=96, min_thumb=64,
+                            scale=scale, layer_labels=[f"H{h + 1}" for h in range(n_heads)],
+                            head_labels=[f"L{i + 1}" for i in range(n_layers)])
     return grid_payload(trace.attention, trace.tokens, max_thumb=96, min_thumb=64, scale=scale)
 
 

@@ -83,10 +83,13 @@ def bert_cell(name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], lay
 def real_cells(path: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, heads: tuple[int, ...],
                query: int, key: int) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of a real encoder (``path``: a ui.bert.RealModel's
-    key, '' = the installed MiniLM-L6) on these ids, from one forward pass."""
-    from models.inference.explain import explain_hf_heads
-    from ui.bert import load_real_model
+    key, '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY) on these ids,
+    from one forward pass."""
+    from models.inference.explain import explain_hf_heads, explain_llama_heads
+    from ui.bert import DECODER_KEY, load_decoder, load_real_model
 
+    if path == DECODER_KEY:
+        return explain_llama_heads(_loaded(load_decoder()).model, ids, layer, heads, query, key)
     return explain_hf_heads(_loaded(load_real_model(path)).model, ids, segment_ids, layer, heads, query, key)
 
 
@@ -335,7 +338,8 @@ def bert_heads_chart(fig, key: str, attention: np.ndarray, name: str, ids: Seque
 def real_head_chart(fig, key: str, matrix: np.ndarray, path: str, ids: Sequence[int], segment_ids: Sequence[int],
                     tokens: Sequence[str], layer: int, head: int | None, n_heads: int) -> None:
     """One head (or, with ``head`` None, the layer's average over heads) of a real encoder
-    (``path`` '' = the installed MiniLM-L6) on the trace's ``ids``."""
+    (``path`` '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY: a Llama
+    head's RoPE and grouped-query derivation) on the trace's ``ids``."""
     ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
     heads = tuple(range(n_heads)) if head is None else (head,)
 

@@ -38,9 +38,10 @@ def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = Tru
     return int(st.session_state[lk]), int(st.session_state[hk])
 
 
-def on_grid_select(chart_key: str, key: str) -> None:
+def on_grid_select(chart_key: str, key: str, heads_as_rows: bool = False) -> None:
     """Callback of a grid chart (``GridPayload.figure`` / ``grid_figure``): a clicked thumbnail
-    selects its (layer, head) in the keys of :func:`head_picker` with the same ``key``."""
+    selects its (layer, head) in the keys of :func:`head_picker` with the same ``key``
+    (``heads_as_rows``: a mosaic drawn with the heads as its rows, its customdata [head, layer])."""
     event = st.session_state.get(chart_key)
     try:
         points = event["selection"]["points"] if event else []
@@ -51,7 +52,8 @@ def on_grid_select(chart_key: str, key: str) -> None:
         if isinstance(data, dict):  # a numpy row arrives as {"0": layer, "1": head}
             data = [data[k] for k in sorted(data, key=int)]
         if data is not None and len(data) == 2:
-            st.session_state[f"{key}_layer"], st.session_state[f"{key}_head"] = int(data[0]), int(data[1])
+            layer, head = (data[1], data[0]) if heads_as_rows else (data[0], data[1])
+            st.session_state[f"{key}_layer"], st.session_state[f"{key}_head"] = int(layer), int(head)
             return
 
 

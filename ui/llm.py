@@ -71,7 +71,8 @@ def conversion() -> Conversion:
 
 
 @st.cache_resource(show_spinner=False)
-def _model():
+def shared_llm():
+    """The server's one loaded real LLM (page 9, its slide, and page 8's decoder view share it)."""
     from models.inference.llm import load_llm
 
     return load_llm()
@@ -126,7 +127,7 @@ def ready_model():
         st.stop()
     try:
         with st.spinner(t("p10.loading")):
-            return _model()
+            return shared_llm()
     except (LLMError, OSError, ValueError) as exc:
         st.error(load_failure(exc))
         st.stop()
@@ -153,7 +154,7 @@ def generation(prompt: str, chat: bool, max_new: int, temperature: float, top_k:
     """The :class:`~models.inference.llm.LLMTrace` of one prompt and setting (top_k 0 = no limit)."""
     from models.inference.llm import generate_text
 
-    return generate_text(_model(), prompt, chat, max_new=max_new, temperature=temperature, top_k=top_k or None,
+    return generate_text(shared_llm(), prompt, chat, max_new=max_new, temperature=temperature, top_k=top_k or None,
                          top_p=top_p, seed=seed, use_cache=use_cache)
 
 
@@ -162,7 +163,7 @@ def head_scores(text: str, period: int, seed: int):
     """Sink, previous-token and induction scores of every head (:func:`models.inference.llm.measure_heads`)."""
     from models.inference.llm import measure_heads
 
-    return measure_heads(_model(), text, period, seed)
+    return measure_heads(shared_llm(), text, period, seed)
 
 
 def visible(tokens: list[str]) -> list[str]:

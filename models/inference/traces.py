@@ -522,7 +522,8 @@ class MaskedAnalysis(Trace):
 
 @dataclass
 class HFTrace(Trace):
-    """One text through a real encoder: tokens as the tokenizer split them, segment ids,
+    """One text through a real encoder (or the real decoder: causal attention, one segment, tokens
+    as the text they stand for): tokens as the tokenizer split them, segment ids,
     attention (layers, heads, L, L) float32 (rows sum to 1), how many tokens were cut,
     and the forward pass's seconds. ``top_ids``/``top_probs`` (L, k) only with an MLM head."""
 
@@ -549,7 +550,7 @@ class CellExplanation(Trace):
     modules on the same input (``models.inference.explain``).
 
     ``family``: "bahdanau", "luong-dot", "luong-general", "luong-concat" (RNN decoders) or
-    "transformer", "bert", "hf" (dot-product heads). ``score_formula`` names the score function;
+    "transformer", "bert", "hf", "llama" (dot-product heads). ``score_formula`` names the score function;
     ``terms`` are its named vectors for this query and key, in formula order (e.g. q and k, or
     W s, U h, tanh(·) and v), and ``score`` = ``scores[key_index]`` is their result.
     The row: ``scores`` (S,) e_j; ``scale`` the divisor before the softmax (√d_k; 1 = none);

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p8.intro": ("Every layer and head of a real pretrained encoder (MiniLM-L6, run offline) or a local model folder.",
-                 "真实预训练编码器（MiniLM-L6，离线运行）或本地模型文件夹中的每一层、每一个头。"),
+    "p8.intro": ("Every layer and head of a real pretrained encoder (MiniLM-L6) or decoder (SmolLM2-135M), run "
+                 "offline, or of a local model folder.",
+                 "真实预训练编码器（MiniLM-L6）或解码器（SmolLM2-135M）离线运行时的每一层、每一个头，也可以是本地模型文件夹。"),
     "p8.url.text": ("text", "文本"),
     # models.inference.model_access.REFUSED and OFF, the same English
     "p8.access.refused": ("There is no model folder at this path that this server may open. It opens model folders "
@@ -18,7 +19,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p8.text": ("Text", "文本"),
     "p8.text_b": ("Second segment (optional, read as segment B)", "第二段（可选，作为片段 B 读入）"),
     "p8.model": ("Model", "模型"),
-    "p8.installed": ("MiniLM-L6 (installed)", "MiniLM-L6（已安装）"),
+    "p8.installed": ("MiniLM-L6 (encoder)", "MiniLM-L6（编码器）"),
+    "p8.decoder_choice": ("SmolLM2-135M (decoder)", "SmolLM2-135M（解码器）"),
+    "p8.text_b_decoder": ("A decoder reads one text: it has no second segment.", "解码器只读一段文本：没有第二段。"),
+    "p8.decoder_convert": ("Open the Real LLM page to convert the model (once per server, a few minutes)",
+                           "打开“真实大语言模型”页面转换模型（每台服务器一次，需要几分钟）"),
+    "p8.decoder_convert_text": ("Convert the model on the Real LLM page (once per server, a few minutes).",
+                                "请在“真实大语言模型”页面转换模型（每台服务器一次，需要几分钟）。"),
+    "p8.summary_decoder": ("{type} decoder, causal: each token attends only to itself and earlier tokens, so the upper "
+                           "triangle of every head is exactly 0. {layers} layers × {heads} query heads sharing {kv} "
+                           "key/value heads (grouped-query attention), rotary positions (RoPE), hidden {hidden}, up to "
+                           "{max} tokens",
+                           "{type} 解码器，因果注意力：每个词元只关注自身和之前的词元，所以每个头的上三角恰好为 0。"
+                           "{layers} 层 × {heads} 个查询头，共享 {kv} 个键/值头（分组查询注意力），旋转位置编码（RoPE），"
+                           "隐藏维度 {hidden}，最多 {max} 个词元"),
+    "p8.decoder_formula": ("h: the layer's input after its RMSNorm. W_q: query head {head}'s projection; W_k: the "
+                           "projection of key/value head {kv}, which this head shares with the other heads of its group "
+                           "(grouped-query attention). R_p: RoPE's rotation to position p. M: the causal mask. Click a "
+                           "cell to see its numbers.",
+                           "h：该层经过 RMSNorm 之后的输入。W_q：查询头 {head} 的投影；W_k：键/值头 {kv} 的投影，"
+                           "该头与同组的其他头共享它（分组查询注意力）。R_p：RoPE 旋转到位置 p。M：因果掩码。"
+                           "点击一个格子可查看它的数值。"),
     "p8.folder_choice": ("A local model folder", "本地模型文件夹"),
     "p8.folder": ("Model folder (config.json + weights + tokenizer; nothing is downloaded)",
                   "模型文件夹（config.json + 权重 + 分词器；不会下载任何东西）"),
@@ -43,6 +64,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p8.grid_caption": ("Each thumbnail is one head: rows are queries, columns keys, in token order{binned}. "
                         "Click a thumbnail to open it below.",
                         "每个缩略图是一个头：行是查询，列是键，按词元顺序排列{binned}。点击缩略图可在下方打开。"),
+    "p8.grid_heads_as_rows": (" Here the {n_heads} heads are the rows of thumbnails and the {n_layers} layers its "
+                              "columns (L1 … L{n_layers}), so that every head fits one screen.",
+                              "这里 {n_heads} 个头是缩略图的行，{n_layers} 层是列（L1 … L{n_layers}），"
+                              "这样所有头都能放进一屏。"),
     "p8.grid_binned": (" ({n} tokens per pixel, block maximum)", "（每像素 {n} 个词元，取块内最大值）"),
     "p8.binned": (" (binned: see below)", "（已分箱：见下文）"),
     "p8.head_header": ("#### Layer {layer}, head {head}{binned}", "#### 第 {layer} 层，头 {head}{binned}"),
