@@ -98,6 +98,7 @@ VIEWS: tuple[View, ...] = (
     View(P10, "llm_kind", {"topic": "Head types"}),
     View("pages/11_Training_studio.py", "studio_preset"),
     View("pages/10_Transformer_XL.py", "txl_text"),
+    View("pages/13_XLNet.py", "xlnet_text"),
 )
 
 

@@ -1,10 +1,12 @@
 """`python -m models.evaluate [--json] [--write]`: the quality of every shipped checkpoint.
 
-Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split;
+Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split; the models
+trained on real pairs (Bible verses en→fr, HSK zh→en): test BLEU and chrF on their corpus's fixed test
+split, beside the no-attention model and a copy baseline (under "real");
 Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
 masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
-beside the vanilla LM against its context window. ``--write`` keeps the results beside the checkpoints
-(the seq2seq page's BLEU-against-length chart reads them).
+beside the vanilla LM against its context window; XLNet: held-out permutation-LM log-likelihood.
+``--write`` keeps the results beside the checkpoints (the seq2seq page's BLEU-against-length chart reads them).
 """
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ from collections.abc import Sequence
 from models.atomic import why_write_failed, write_json_atomic
 from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS
 from models.device import configure_threads
-from models.training import bert, seq2seq, transformer, transformer_xl
+from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
 
-FAMILIES = {"transformer": transformer, "bert": bert, "transformer-xl": transformer_xl}
+FAMILIES = {"transformer": transformer, "bert": bert, "transformer-xl": transformer_xl, "xlnet": xlnet}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

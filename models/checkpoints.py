@@ -9,7 +9,8 @@ write one (a full disk included), raises :class:`CheckpointError` with a one-lin
 save leaves the previous checkpoint as it was.
 
 Families: ``seq2seq`` (:class:`LoadedSeq2Seq`), ``transformer`` (:class:`LoadedTransformer`,
-encoder–decoder or decoder-only), ``bert`` (:class:`LoadedBert`) and ``transformer-xl`` (:class:`LoadedTXL`).
+encoder–decoder or decoder-only), ``bert`` (:class:`LoadedBert`), ``transformer-xl`` (:class:`LoadedTXL`)
+and ``xlnet`` (:class:`LoadedXLNet`).
 """
 from __future__ import annotations
 
@@ -22,15 +23,18 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, load_model, save_file, save_model
+from torch import nn
 
 from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
 from models.nn.bert import BertConfig, SmallBert, config_from_hf, state_dict_from_hf
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
+from models.nn.xlnet import XLNet, XLNetConfig
 from models.text.vocab import Vocab
 from models.text.wordpiece import TOKENIZER_FILE, WordPiece
 
@@ -41,7 +45,7 @@ WEIGHTS, CONFIG, VOCAB = "model.safetensors", "config.json", "vocab.json"
 SEQ2SEQ_RESULTS = "seq2seq_evaluation.json"
 ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
 FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BERT",
-                "transformer-xl": "Transformer-XL"}
+                "transformer-xl": "Transformer-XL", "xlnet": "XLNet"}
 
 
 class CheckpointError(RuntimeError):
@@ -104,6 +108,7 @@ def typical_confidence(name: str) -> dict | None:
     token on its test set, from the saved evaluation, or None."""
     results = load_results() or {}
     rows = list(results.get("models", [])) + list(results.get("families", {}).get("transformer", {}).get("models", []))
+    rows += [row for part in results.get("real", {}).values() for row in part.get("models", [])]
     return next((row.get("confidence") for row in rows if row.get("name") == name), None)
 
 
@@ -139,7 +144,7 @@ def _vocab_writer(vocab: dict[str, list[str]]) -> Callable[[Path], None]:
 
 
 def family_of(name_or_path: str | Path) -> str:
-    """The family a checkpoint's config.json declares ("seq2seq", "transformer", "bert", "transformer-xl")."""
+    """The family a checkpoint's config.json declares ("seq2seq", "transformer", "bert", "transformer-xl", "xlnet")."""
     return str(read_json(checkpoint_path(name_or_path) / CONFIG).get("family", ""))
 
 
@@ -450,15 +455,15 @@ def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> L
 
 
 # --------------------------------------------------------------------------------------
-# Transformer-XL
+# Language models with a plain token table: Transformer-XL and XLNet
 # --------------------------------------------------------------------------------------
 
 @dataclass
-class LoadedTXL:
-    """A Transformer-XL language model ready for inference, its token table and training record."""
+class LoadedTokenLM:
+    """A language model ready for inference (Transformer-XL, XLNet), its token table and training record."""
 
     name: str
-    model: TransformerXL
+    model: nn.Module
     itos: list[str]
     training: dict
     stoi: dict[str, int] = field(init=False, repr=False)
@@ -471,28 +476,71 @@ class LoadedTXL:
         return str(self.training.get("label", self.name))
 
     @property
+    def config(self) -> Any:
+        return self.model.config
+
+
+class LoadedTXL(LoadedTokenLM):
+    """A Transformer-XL language model ready for inference."""
+
+    model: TransformerXL
+
+    @property
     def config(self) -> TXLConfig:
         return self.model.config
 
 
-def save_txl(folder: Path, model: TransformerXL, itos: Sequence[str], training: dict) -> Path:
-    """Write model.safetensors, config.json and vocab.json to ``folder`` (atomically)."""
-    config = {"family": "transformer-xl", "model": model.config.to_dict(), "training": training}
+class LoadedXLNet(LoadedTokenLM):
+    """An XLNet permutation LM ready for inference."""
+
+    model: XLNet
+
+    @property
+    def config(self) -> XLNetConfig:
+        return self.model.config
+
+
+def _save_token_lm(folder: Path, family: str, model: TransformerXL | XLNet, itos: Sequence[str],
+                   training: dict) -> Path:
+    """Write model.safetensors, config.json (``family``) and vocab.json to ``folder`` (atomically)."""
+    config = {"family": family, "model": model.config.to_dict(), "training": training}
     return _write_folder(folder, model, config, _vocab_writer({"tokens": list(itos)}))
+
+
+def _load_token_lm(name_or_path: str | Path, family: str, config_type: Any, model_type: Any,
+                   device: torch.device | str) -> tuple[str, nn.Module, list[str], dict]:
+    """(name, model, token table, training record) of a ``family`` checkpoint with a plain token
+    table; raises CheckpointError naming the bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = _family_config(folder, family)
+    vocab = read_json(folder / VOCAB)
+    try:
+        cfg = config_type.from_dict(config["model"])
+        itos = [str(t) for t in vocab["tokens"]]
+        if len(itos) != cfg.vocab_size:
+            raise ValueError("vocab.json does not match the model's vocabulary size")
+        model = model_type(cfg)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {folder}: {str(exc)[:200]}") from None
+    _load_weights(model, folder, device)
+    return folder.name, model, itos, config.get("training", {})
+
+
+def save_txl(folder: Path, model: TransformerXL, itos: Sequence[str], training: dict) -> Path:
+    """Write a Transformer-XL checkpoint to ``folder`` (atomically)."""
+    return _save_token_lm(folder, "transformer-xl", model, itos, training)
 
 
 def load_txl(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedTXL:
     """Load a Transformer-XL checkpoint; raises CheckpointError naming the bad file."""
-    folder = checkpoint_path(name_or_path)
-    config = _family_config(folder, "transformer-xl")
-    vocab = read_json(folder / VOCAB)
-    try:
-        cfg = TXLConfig.from_dict(config["model"])
-        itos = [str(t) for t in vocab["tokens"]]
-        if len(itos) != cfg.vocab_size:
-            raise ValueError("vocab.json does not match the model's vocabulary size")
-        model = TransformerXL(cfg)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(f"corrupt checkpoint {folder}: {str(exc)[:200]}") from None
-    _load_weights(model, folder, device)
-    return LoadedTXL(folder.name, model, itos, config.get("training", {}))
+    return LoadedTXL(*_load_token_lm(name_or_path, "transformer-xl", TXLConfig, TransformerXL, device))
+
+
+def save_xlnet(folder: Path, model: XLNet, itos: Sequence[str], training: dict) -> Path:
+    """Write an XLNet checkpoint to ``folder`` (atomically)."""
+    return _save_token_lm(folder, "xlnet", model, itos, training)
+
+
+def load_xlnet(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedXLNet:
+    """Load an XLNet checkpoint; raises CheckpointError naming the bad file."""
+    return LoadedXLNet(*_load_token_lm(name_or_path, "xlnet", XLNetConfig, XLNet, device))

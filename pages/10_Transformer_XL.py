@@ -7,7 +7,7 @@ from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
 from ui.i18n import t
-from ui.state import at_most, checked, number_in, topic_tabs, url_check
+from ui.state import at_most, checked, number_in, topic_tabs, url_check, use_example
 from ui.stepper import step_control
 from ui.tokens import input_error, token_strip
 from ui.transformer_xl import (
@@ -26,11 +26,6 @@ if isinstance(loaded, str):
 cfg = loaded.config
 
 
-def _use_example() -> None:
-    if st.session_state.get("txl_example"):
-        st.session_state["txl_text"] = st.session_state["txl_example"]
-
-
 url_check("txl_text", at_most(10_000), t("txl.url.text"), t("txl.url.text_cut"))
 if "txl_text" not in st.session_state:
     st.session_state["txl_text"] = EXAMPLES[0]
@@ -44,8 +39,8 @@ seg_len = seg_col.slider(t("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-para
 mem_len = mem_col.slider(t("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=t("txl.mem_help"))
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
 with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", on_change=_use_example, index=None,
-            placeholder=t("txl.example_placeholder"))
+    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", index=None,
+            on_change=use_example("txl_example", "txl_text"), placeholder=t("txl.example_placeholder"))
 
 try:
     trace = run_read(text, seg_len, mem_len)

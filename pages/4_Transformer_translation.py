@@ -10,7 +10,7 @@ from ui.frame import page_frame
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check
+from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
@@ -53,11 +53,6 @@ def _model_changed() -> None:
     st.session_state["tf_text"] = _example_for(st.session_state["tf_model"])
 
 
-def _use_example() -> None:
-    if st.session_state.get("tf_example"):
-        st.session_state["tf_text"] = st.session_state["tf_example"]
-
-
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 linked = url_check("tf_model", url_labels(labels, labels.get), tr("p4.url.model"))  # the URL holds the model's label
 first_model = next((n for n, lab in labels.items() if lab == linked), default_model)  # for the first text
@@ -81,8 +76,8 @@ with text_col:
                          max_chars=10_000, bind="query-params")
 with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretch"):
     if is_translation:
-        checked(st.selectbox, tr("p4.example"), examples, key="tf_example", on_change=_use_example, index=None,
-                     placeholder=tr("p4.example_placeholder"))
+        checked(st.selectbox, tr("p4.example"), examples, key="tf_example", index=None,
+                     on_change=use_example("tf_example", "tf_text"), placeholder=tr("p4.example_placeholder"))
     beam = st.slider(tr("p4.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
     alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("tf")

@@ -9,7 +9,7 @@ from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check
+from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import step_control
 from ui.tokens import input_error, md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
@@ -38,11 +38,6 @@ def _top_k_label(k: int) -> str:
     return tr("p6.no_limit") if k == 0 else str(k)
 
 
-def _use_example() -> None:
-    if st.session_state.get("gen_example"):
-        st.session_state["gen_text"] = st.session_state["gen_example"]
-
-
 url_check("gen_text", at_most(10_000), tr("p6.url.prompt"), tr("p6.url.prompt_cut"))
 if "gen_text" not in st.session_state:
     st.session_state["gen_text"] = GEN_EXAMPLES[0]
@@ -56,8 +51,8 @@ prompt = text_col.text_input(tr("p6.prompt"), key="gen_text", max_chars=10_000, 
                              help=tr("p6.prompt_help"))
 model_name = model_col.selectbox(tr("p6.model"), list(labels), format_func=labels.get, key="gen_model", bind="query-params")
 with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, tr("p6.example"), GEN_EXAMPLES, key="gen_example", on_change=_use_example, index=None,
-                 placeholder=tr("p6.example_placeholder"))
+    checked(st.selectbox, tr("p6.example"), GEN_EXAMPLES, key="gen_example", index=None,
+                 on_change=use_example("gen_example", "gen_text"), placeholder=tr("p6.example_placeholder"))
     temperature = st.slider(tr("p6.temperature"), 0.0, 2.0, 0.8, 0.1, key="gen_temperature", bind="query-params",
                             help=tr("p6.temperature_help"))
     top_k = st.select_slider("Top-k", options=GEN_TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,

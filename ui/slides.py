@@ -362,17 +362,21 @@ def bert_slide(p: SlideParams) -> SlideView:
 
 
 def real_model_slide(p: SlideParams) -> SlideView:
-    """Real model explorer: one head of MiniLM-L6 (the installed model) on the slide's text."""
-    from models.inference.hf_adapter import DEFAULT_MODEL_LABEL, MAX_TOKENS
-    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_TEXT, load_real_model, real_trace
+    """Real model explorer: one head of MiniLM-L6 (the installed model) or of the decoder
+    SmolLM2-135M (the Real LLM page's model) on the slide's text."""
+    from models.inference.hf_adapter import MAX_TOKENS
+    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model
+    from ui.bert import real_trace
+    from ui.llm import visible
     from ui.work_queue import heavy_slot
     from viz_core.bert import explorer_head_figures
 
-    model = load_real_model("")
+    decoder = p.option("real_source", REAL_SOURCES, "installed", "p8.model", REAL_SOURCES.get) == "decoder"
+    model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
     if isinstance(model, str):
-        raise SlideProblem(md_escape(model))
+        raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
     text = p.text("real_text", REAL_TEXT, 20_000)
-    text_b = p.text("real_text_b", "")
+    text_b = "" if decoder else p.text("real_text_b", "")
     max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "p8.url.max")
     scale = p.option("real_scale", REAL_SHADES, "absolute", "p8.url.shade", REAL_SHADES.get)
     if not text.strip():
@@ -386,9 +390,10 @@ def real_model_slide(p: SlideParams) -> SlideView:
     layer, head = p.layer_head("real", n_layers, n_heads, average=False)
 
     def draw(t: int) -> None:
-        _line(DEFAULT_MODEL_LABEL, tr("slide.real.tokens", n=len(trace.tokens)),
+        _line(model.label, tr("slide.real.tokens", n=len(trace.tokens)),
               text[:120] + ("…" if len(text) > 120 else ""))
-        one, _ = explorer_head_figures(trace.attention[layer], head, trace.tokens, scale=scale)
+        tokens = visible(trace.tokens) if decoder else trace.tokens
+        one, _ = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
         one.figure.update_layout(title_text=tr("slide.real.title", layer=layer + 1, head=head + 1))
         show_figure(one.figure)
 
@@ -525,6 +530,40 @@ def transformer_xl_slide(p: SlideParams) -> SlideView:
     return p.view(n, p.step("txl", n), draw)
 
 
+def xlnet_slide(p: SlideParams) -> SlideView:
+    """XLNet (Yang et al. 2019): one head's query stream under the page's factorisation order, one
+    step per predicted position (its row outlined, its top guesses above the figure)."""
+    from models.inference.xlnet import MAX_K
+    from ui.xlnet import EXAMPLES, MODES, load_model, order_of, run_predict, sentence, stream_view
+
+    loaded = load_model()
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    text = p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text")
+    mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
+    seed = int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed"))
+    typed = p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else ""
+    k_split = int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k"))
+    layer, head = p.layer_head("xlnet", loaded.config.n_layers, loaded.config.n_heads)
+    try:
+        tokens, unknown = sentence(text)
+        trace = run_predict(text, tuple(order_of(mode, len(tokens), seed, typed)), k_split)
+    except _input_error() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    if any(unknown):
+        p.notes.append(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
+    targets = trace.predictions
+
+    def draw(t: int) -> None:
+        pos = targets.positions[t]
+        tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[t], targets.top_probs[t]))
+        _line(tr("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos],
+                 tops=tops))
+        show_figure(stream_view(trace, "query", layer, head, height=SLIDE_HEIGHT, width=PLAN_WIDTH, outlined=[pos]))
+
+    return p.view(len(targets.positions), p.step("xlnet", len(targets.positions)), draw)
+
+
 def studio_slide(p: SlideParams) -> SlideView:
     """Training studio: a saved run's attention emerging, one step per snapshot: the probe's map
     (Bahdanau et al. 2015's α, or a Transformer's cross-attention); a model without attention
@@ -568,6 +607,7 @@ RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "9_LLM_explorer": llm_slide,
     "10_Transformer_XL": transformer_xl_slide,
     "11_Training_studio": studio_slide,
+    "13_XLNet": xlnet_slide,
 }
 
 

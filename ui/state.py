@@ -36,6 +36,18 @@ _SHOWN = 40  # characters of a rejected URL value quoted in the notice
 T = TypeVar("T")
 
 
+def use_example(example_key: str, text_key: str) -> Callable[[], None]:
+    """An ``on_change`` callback for an examples box: the example chosen under ``example_key`` becomes
+    the text under ``text_key`` (clearing the choice leaves the text as it is)."""
+
+    def copy() -> None:
+        chosen = st.session_state.get(example_key)
+        if chosen:
+            st.session_state[text_key] = chosen
+
+    return copy
+
+
 def increment(key: str) -> None:
     """Widget callback: add 1 to the integer under ``key`` in the session state (0 when unset)."""
     st.session_state[key] = int(st.session_state.get(key, 0)) + 1

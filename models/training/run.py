@@ -15,12 +15,12 @@ import torch
 
 from models.checkpoints import CHECKPOINT_DIR, WEIGHTS
 from models.device import pick_device
-from models.training import bert, seq2seq, transformer, transformer_xl
+from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
 from models.training.loop import Callback, progress_bar
-from models.training.presets import BERT, SEQ2SEQ, TRANSFORMER, TRANSFORMER_XL, Preset
+from models.training.presets import BERT, SEQ2SEQ, TRANSFORMER, TRANSFORMER_XL, XLNET, Preset
 
 RECIPES = {SEQ2SEQ: seq2seq.train_preset, TRANSFORMER: transformer.train_preset, BERT: bert.train_preset,
-           TRANSFORMER_XL: transformer_xl.train_preset}
+           TRANSFORMER_XL: transformer_xl.train_preset, XLNET: xlnet.train_preset}
 
 
 def run_preset(preset: Preset, out: Path | None = None, data: Path | None = None, epochs: float | None = None,

@@ -55,7 +55,7 @@ from corpora.bert_data import (
     HELDOUT_EVERY, CorpusError, Document, load_web_documents, split_documents, text_documents,
 )
 from corpora.en_fr import Pair, make_splits
-from corpora.real_pairs import REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
+from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize
 from models.atomic import atomic_folder, first_line, json_bytes, write_json_atomic, write_new
@@ -580,6 +580,8 @@ def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: tor
     src_vocab, tgt_vocab = build_vocabs(data.train)
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
+    # the languages tell translate how to read the probe and typed input (HSK: Chinese, segmented)
+    languages = dict(zip(("src_lang", "tgt_lang"), LANGUAGES.get(s.data, ("en", "fr"))))
     batch_at = batch_at_step(pair_batches(encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size,
                                           random.Random(s.seed)))
 
@@ -589,7 +591,7 @@ def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: tor
         return sequence_loss(logits, batch.tgt_out), batch.n_tokens
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        trace = translate(LoadedSeq2Seq(s.name, cpu, src_vocab, tgt_vocab, {}), probe)
+        trace = translate(LoadedSeq2Seq(s.name, cpu, src_vocab, tgt_vocab, languages), probe)
         return trace.src_tokens, trace.tgt_tokens, trace.attention
 
     def aer(cpu: nn.Module) -> float:
@@ -598,7 +600,8 @@ def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: tor
 
     return Trainee(model, loss_of_batch, decode, lambda cpu: corpus_bleu_of(cpu, src_vocab, tgt_vocab, data.valid),
                    aer if data.gold is not None and cfg.attention != "none" else None,
-                   lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab, record))
+                   lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab,
+                                                       {**record, **languages}))
 
 
 def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
