@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.checkpoints import checkpoint_picker
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -11,20 +12,14 @@ from ui.state import at_most, checked, number_in, topic_tabs, url_check, use_exa
 from ui.stepper import step_control
 from ui.tokens import input_error, token_strip
 from ui.transformer_xl import (
-    EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, run_read, terms_section,
+    EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, model_choices, run_read,
+    terms_section,
 )
 from ui.transformer_xl import segment_figure
 
 page_frame(t("nav.10"), icon="🧠", intro=t("txl.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
-
-loaded = load_model()
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
-cfg = loaded.config
-
 
 url_check("txl_text", at_most(10_000), t("txl.url.text"), t("txl.url.text_cut"))
 if "txl_text" not in st.session_state:
@@ -33,17 +28,25 @@ url_check("txl_seg", number_in(2, 32), t("txl.seg"))
 url_check("txl_mem", number_in(0, 64), t("txl.mem"))
 text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns([3, 1.4, 1.4, 1.5, 1.5, 0.8],
                                                                          vertical_alignment="bottom")
+with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretch"):
+    # the shipped xl-lm, then the studio's Transformer-XL runs; the layer and head pickers follow its size
+    model_name = checkpoint_picker(model_choices(), "txl_model", t("txl.model"), t("txl.model_help"),
+                                   follow=("txl_layer", "txl_head"))
+    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", index=None,
+            on_change=use_example("txl_example", "txl_text"), placeholder=t("txl.example_placeholder"))
+loaded = load_model(model_name)
+if isinstance(loaded, str):
+    st.error(loaded)
+    st.stop()
+cfg = loaded.config
 text = text_col.text_input(t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params",
                            help=t("txl.text_help"))
 seg_len = seg_col.slider(t("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=t("txl.seg_help"))
 mem_len = mem_col.slider(t("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=t("txl.mem_help"))
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
-with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", index=None,
-            on_change=use_example("txl_example", "txl_text"), placeholder=t("txl.example_placeholder"))
 
 try:
-    trace = run_read(text, seg_len, mem_len)
+    trace = run_read(text, seg_len, mem_len, model_name)
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -79,9 +82,9 @@ def _dependency() -> None:
 
 def _terms() -> None:
     s = min(st.session_state.get("txl_segment", 0), len(trace.segments) - 1)
-    terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head)
+    terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head, model_name)
 
 
 topic_tabs([t("txl.tab.dependency"), t("txl.tab.terms"), t("txl.tab.eval"), t("txl.tab.generate")],
            [_dependency, _terms, lambda: evaluation_section(loaded),
-            lambda: generation_section(seg_len, mem_len, layer, head)])
+            lambda: generation_section(seg_len, mem_len, layer, head, model_name)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.checkpoints import checkpoint_picker
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -11,21 +12,14 @@ from ui.i18n import t
 from ui.state import at_most, checked, increment, labels, topic_tabs, url_check, use_example
 from ui.tokens import input_error, md_escape
 from ui.xlnet import (
-    EXAMPLES, MODES, bert_section, load_model, masks_section, order_of, order_view, predictions_section, run_predict,
-    sentence, streams_caption, streams_section,
+    EXAMPLES, MODES, bert_section, load_model, masks_section, model_choices, order_of, order_view, predictions_section,
+    run_predict, sentence, streams_caption, streams_section,
 )
 
 page_frame(t("nav.13"), icon="🔀", intro=t("xlnet.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.xlnet import MAX_K  # noqa: E402
-
-loaded = load_model()
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
-cfg = loaded.config
-
 
 def _mode_label(mode: str) -> str:
     return t(f"xlnet.mode.{mode}")
@@ -36,6 +30,15 @@ if "xlnet_text" not in st.session_state:
     st.session_state["xlnet_text"] = EXAMPLES[0]
 url_check("xlnet_mode", labels(MODES, _mode_label), t("xlnet.mode"), _mode_label(MODES[1]))
 text_col, mode_col, param_col, k_col, options_col = st.columns([3, 1.8, 1.8, 1.6, 0.6], vertical_alignment="bottom")
+popover = options_col.popover("", icon=":material/tune:", width="stretch", help=t("xlnet.options"))
+with popover:  # the shipped xlnet-small, then the studio's XLNet runs; K's default and the heads follow it
+    model_name = checkpoint_picker(model_choices(), "xlnet_model", t("xlnet.model"), t("xlnet.model_help"),
+                                   follow=("xlnet_k", "xlnet_layer", "xlnet_head"))
+loaded = load_model(model_name)
+if isinstance(loaded, str):
+    st.error(loaded)
+    st.stop()
+cfg = loaded.config
 text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
                            help=t("xlnet.text_help"))
 mode = mode_col.selectbox(t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode",
@@ -45,16 +48,16 @@ if mode == "random":
                      args=("xlnet_seed",), help=t("xlnet.resample_help"), width="stretch")
 typed = checked(param_col.text_input, t("xlnet.typed"), key="xlnet_typed", max_chars=200, bind="query-params",
                 placeholder=t("xlnet.typed_placeholder"), help=t("xlnet.typed_help")) if mode == "typed" else ""
-k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help"))
-with options_col.popover("", icon=":material/tune:", width="stretch", help=t("xlnet.options")):
+k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help", k=cfg.k_split))
+with popover:
     checked(st.selectbox, t("xlnet.example"), EXAMPLES, key="xlnet_example", index=None,
             on_change=use_example("xlnet_example", "xlnet_text"), placeholder=t("xlnet.example_placeholder"))
     seed = int(checked(st.number_input, t("xlnet.seed"), 0, 1_000_000, key="xlnet_seed", bind="query-params",
                        help=t("xlnet.seed_help"), disabled=mode != "random"))
 try:
-    tokens, unknown = sentence(text)
+    tokens, unknown = sentence(text, model_name)
     order = order_of(mode, len(tokens), seed, typed)
-    trace = run_predict(text, tuple(order), int(k_split))
+    trace = run_predict(text, tuple(order), int(k_split), model_name)
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -69,4 +72,4 @@ streams_section(trace, layer, head)
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs([t("xlnet.tab.masks"), t("xlnet.tab.predictions"), t("xlnet.tab.bert")],
-           [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens)])
+           [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)])

@@ -16,7 +16,7 @@ import torch
 
 from corpora.text import CorpusFormatError
 from corpora.user_tsv import MAX_BYTES, MIN_PAIRS, check_tsv
-from models.checkpoints import load_bert, load_seq2seq, load_transformer
+from models.checkpoints import load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet
 from models.inference.bert import fill_mask
 from models.inference.generate import generate_text
 from models.inference.translate import translate, translate_transformer
@@ -328,8 +328,9 @@ class StopAtStep(threading.Event):
 
 @pytest.mark.parametrize("preset, loader, text", [("tiny", load_seq2seq, None),
                                                   ("tiny-transformer", load_transformer, None),
-                                                  ("tiny-lm", load_transformer, TEXT), ("tiny-bert", load_bert, TEXT)],
-                         ids=["rnn", "transformer", "lm", "bert"])
+                                                  ("tiny-lm", load_transformer, TEXT), ("tiny-bert", load_bert, TEXT),
+                                                  ("tiny-xl", load_txl, TEXT), ("tiny-xlnet", load_xlnet, TEXT)],
+                         ids=["rnn", "transformer", "lm", "bert", "xl", "xlnet"])
 def test_stop_and_resume_give_the_weights_of_an_uninterrupted_run(tmp_path, preset, loader, text):
     # dropout and scheduled sampling draw random numbers: the resumed run must draw the same ones
     settings = replace(PRESETS[preset], steps=10, snapshots=1, dropout=0.3, teacher_forcing=0.5,

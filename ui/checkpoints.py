@@ -1,11 +1,14 @@
 """Checkpoint pickers and loading shared by every model page: one label rule, one error message."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
+
+import streamlit as st
 
 from models.checkpoints import CheckpointError, read_config
 from ui.i18n import t
+from ui.state import labels as url_labels, url_check
 from ui.strings import STRINGS
 
 T = TypeVar("T")
@@ -36,3 +39,20 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
         return load(name)
     except CheckpointError as exc:
         return t("ckpt.cannot_load", name=name, error=exc) + hint
+
+
+def checkpoint_picker(choices: Sequence[tuple[str, str]], key: str, label: str, help: str | None = None,
+                      follow: Sequence[str] = ()) -> str:
+    """A model selectbox over (checkpoint, display label) ``choices`` (the shipped one first, then the
+    studio's runs), kept in the URL by its label; a link or a kept value naming no listed model (a
+    deleted run, another session's) falls back to the first with a notice. The widgets ``follow``
+    (sizes, K …) go back to the new model's defaults when the choice changes. Returns the checkpoint."""
+    names = dict(choices)
+    url_check(key, url_labels(names, names.get), label)
+    return st.selectbox(label, list(names), format_func=names.get, key=key, bind="query-params", help=help,
+                        on_change=_forget, args=(follow,))
+
+
+def _forget(keys: Sequence[str]) -> None:
+    for key in keys:
+        st.session_state.pop(key, None)

@@ -15,12 +15,14 @@ from dataclasses import replace
 import plotly.graph_objects as go
 import streamlit as st
 
+from models.nn.transformer_xl import xl_mask
 from corpora.text import CorpusFormatError, decode_text
 from corpora.user_tsv import MAX_BYTES, check_tsv
 from models.training.runs import (
-    ACTIVE_STATES, BLEU, DATA_SOURCES, FAILED, FINISHED, METRICS, MLM_ACCURACY, PERPLEXITY, PRESETS, STATES,
-    STOPPED, TRAINEES, WAITING, Registry, Run, RunError, SavedRun, Snapshot, data_for, delete_run, export_zip,
-    import_zip, list_runs, mine, publish_run, read_losses, read_snapshots, rename_run, resumable, user_checkpoints,
+    ACTIVE_STATES, BLEU, DATA_SOURCES, FAILED, FINISHED, MAX_WINDOW, MAX_XL_MEM, METRICS, MLM_ACCURACY, PERPLEXITY,
+    PLM_PERPLEXITY, PRESETS, STATES, STOPPED, TRAINEES, WAITING, XL, XLNET, Registry, Run, RunError, RunSettings,
+    SavedRun, Snapshot, data_for, delete_run, export_zip, import_zip, list_runs, mine, publish_run, read_losses,
+    read_snapshots, rename_run, resumable, user_checkpoints,
 )
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
@@ -29,6 +31,7 @@ from ui.grid import AVERAGE, head_name, head_picker, pick
 from ui.stepper import step_control
 from ui.tokens import md_escape, model_text
 from viz_core.seq2seq import attention_heatmap
+from viz_core.transformer_xl import xl_attention_figure
 from viz_core.studio import aer_figure, curves_figure
 
 RUN_KEY = "studio_run"  # the run this session shows: an id of the registry or of a saved run
@@ -44,13 +47,16 @@ FAMILY_LABELS = Labels({f: f"studio.family.{f}" for f in TRAINEES})
 STATUS_LABELS = Labels({s: f"studio.status.{s}" for s in STATES})
 # each validation metric's axis, curves title, snapshot caption and what the probe's predictions are
 SCORE_AXIS = Labels({BLEU: "studio.axis.bleu", PERPLEXITY: "studio.axis.perplexity",
-                     MLM_ACCURACY: "studio.axis.mlm_accuracy"})
+                     MLM_ACCURACY: "studio.axis.mlm_accuracy", PLM_PERPLEXITY: "studio.axis.plm_perplexity"})
 CURVES_TITLE = Labels({BLEU: "studio.fig.curves", PERPLEXITY: "studio.fig.curves_lm",
-                       MLM_ACCURACY: "studio.fig.curves_bert"})
+                       MLM_ACCURACY: "studio.fig.curves_bert", PLM_PERPLEXITY: "studio.fig.curves_xlnet"})
 CAPTIONS = {BLEU: "studio.snapshot_caption", PERPLEXITY: "studio.snapshot_caption_lm",
-            MLM_ACCURACY: "studio.snapshot_caption_bert"}
-PREDICTIONS = Labels({PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill"})
-ROWS = {BLEU: "studio.run_row", PERPLEXITY: "studio.run_row_lm", MLM_ACCURACY: "studio.run_row_bert"}
+            MLM_ACCURACY: "studio.snapshot_caption_bert", PLM_PERPLEXITY: "studio.snapshot_caption_xlnet"}
+PREDICTIONS = Labels({PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill",
+                      PLM_PERPLEXITY: "studio.xlnet_predictions"})
+ROWS = {BLEU: "studio.run_row", PERPLEXITY: "studio.run_row_lm", MLM_ACCURACY: "studio.run_row_bert",
+        PLM_PERPLEXITY: "studio.run_row_xlnet"}
+UNBOUNDED = (PERPLEXITY, PLM_PERPLEXITY)  # metrics without a 0–100 axis
 HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2)
 HEATMAP_PX = 320  # the probe's map is planned for the narrowest its column gets (1280 px wide, sidebar open)
@@ -61,7 +67,9 @@ _FIELDS = {"studio_family": lambda s: s.family, "studio_layers": lambda s: s.lay
            "studio_bidirectional": lambda s: s.bidirectional, "studio_hidden": lambda s: s.hidden,
            "studio_dropout": lambda s: s.dropout, "studio_teacher": lambda s: s.teacher_forcing,
            "studio_batch": lambda s: s.batch_size, "studio_lr": lambda s: s.lr, "studio_steps": lambda s: s.steps,
-           "studio_n_train": lambda s: s.n_train}
+           "studio_n_train": lambda s: s.n_train, "studio_seg_len": lambda s: s.seg_len,
+           "studio_mem_len": lambda s: s.mem_len, "studio_window": lambda s: s.window,
+           "studio_k_split": lambda s: s.k_split}
 
 
 @st.cache_resource(show_spinner=False)
@@ -177,6 +185,7 @@ def settings_popover() -> None:
                               help=t("studio.n_train_help"))
             smoothing = checked(left.slider, t("studio.smoothing"), 0.0, 0.3, step=0.05, key="studio_smoothing",
                                 help=t("studio.smoothing_help"))
+            lengths = _length_settings(family, right)
             name = checked(right.text_input, t("studio.name"), "", max_chars=60, key="studio_name")
             probe = checked(st.text_input, t("studio.probe"), "", max_chars=200, key="studio_probe",
                             placeholder=t("studio.probe_placeholder"), help=t("studio.probe_help"))
@@ -187,7 +196,26 @@ def settings_popover() -> None:
                             label_smoothing=float(smoothing), data=data, attention=kind, score=score or "general",
                             bidirectional=bool(bidirectional), hidden=int(hidden), dropout=float(dropout),
                             teacher_forcing=float(teacher), batch_size=int(batch), lr=float(lr), steps=int(steps),
-                            n_train=int(n_train), probe=probe), upload)
+                            n_train=int(n_train), probe=probe, **lengths), upload)
+
+
+def _length_settings(family: str, column) -> dict[str, int]:
+    """Transformer-XL's segment length L and memory M, or XLNet's window n and K, drawn (in ``column``)
+    only for that family (a slider left undrawn loses its value: it comes back at the settings' default);
+    the other families keep the preset's values."""
+    for key in ("studio_seg_len", "studio_mem_len", "studio_window", "studio_k_split"):
+        st.session_state.setdefault(key, _FIELDS[key](RunSettings()))
+    if family == XL:
+        return {"seg_len": int(checked(column.slider, t("studio.seg_len"), 2, 64, key="studio_seg_len",
+                                       help=t("studio.seg_len_help"))),
+                "mem_len": int(checked(column.slider, t("studio.mem_len"), 0, MAX_XL_MEM, key="studio_mem_len",
+                                       help=t("studio.mem_len_help")))}
+    if family == XLNET:
+        return {"window": int(checked(column.slider, t("studio.window"), 4, MAX_WINDOW, key="studio_window",
+                                      help=t("studio.window_help"))),
+                "k_split": int(checked(column.slider, t("studio.k_split"), 1, 16, key="studio_k_split",
+                                       help=t("studio.k_split_help")))}
+    return {}
 
 
 def _start(values: dict, upload) -> None:
@@ -254,7 +282,9 @@ def _probe_map(shot: Snapshot, layer: int | None, head: int) -> tuple:
     if weights.ndim == 2:
         return weights, t("studio.fig.attention", step=shot.step)
     layer = weights.shape[0] - 1 if layer is None else layer
-    key = "studio.fig.cross" if shot.metric == BLEU else "studio.fig.self"
+    key = {BLEU: "studio.fig.cross", PLM_PERPLEXITY: "studio.fig.query_stream"}.get(shot.metric, "studio.fig.self")
+    if shot.memory:
+        key = "studio.fig.xl"
     return pick(weights, layer, head), t(key, step=shot.step, head=head_name(layer, head))
 
 
@@ -278,7 +308,7 @@ def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
         _losses(run), [s.step for s in shots], [s.score * scale for s in shots],
         marker=None if shot is None else shot.step, title=CURVES_TITLE[metric], x_title=t("studio.axis.step"),
         loss_name=t("studio.axis.loss"), score_name=SCORE_AXIS[metric],
-        score_range=None if metric == PERPLEXITY else (0.0, 100.0))
+        score_range=None if metric in UNBOUNDED else (0.0, 100.0))
 
 
 def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
@@ -286,6 +316,13 @@ def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
     """The probe's attention map of a snapshot whose model has attention (with its gold links
     where it has them), planned for ``width`` × ``height`` px (height None: as tall as it needs)."""
     weights, title = _probe_map(shot, layer, head)
+    if shot.memory:  # Transformer-XL: the last segment's queries over [memory | segment], the causal mask
+        memory, segment = shot.src_tokens[: shot.memory], shot.src_tokens[shot.memory:]
+        return xl_attention_figure(weights, memory, segment, xl_mask(len(segment), shot.memory).numpy(),
+                                   memory_label=t("txl.memory", n=len(memory)),
+                                   segment_label=t("txl.current", n=len(segment)), title=title,
+                                   x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(),
+                                   width=width, height=height)
     if shot.metric != BLEU:  # self-attention: each token (row) over the tokens it may read (columns)
         texts = {**figure_texts(), "s2s.x": t("studio.axis.key"), "s2s.y": t("studio.axis.query")}
         return attention_heatmap(weights, shot.src_tokens, shot.src_tokens, title=title, width=width, height=height,

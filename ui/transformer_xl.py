@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from models.checkpoints import LoadedTXL, load_txl
-from ui.checkpoints import load_or_message
+from models.checkpoints import LoadedTXL, load_txl, shipped
+from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, spinning, t
+from ui.i18n import current, figure_texts, spinning, t
 from ui.state import at_most, checked, number_in, url_check
 from ui.tokens import input_error, md_escape, token_strip
 from viz_core.labels import safe_label
@@ -46,33 +46,50 @@ def _load(name: str) -> LoadedTXL:
     return load_txl(name)
 
 
-def load_model() -> LoadedTXL | str:
-    """The shared read-only xl-lm, or a one-line message naming the bad file and the command."""
-    return load_or_message(_load, MODEL, " " + t("txl.train_hint"))
+def model_choices() -> list[tuple[str, str]]:
+    """(checkpoint, label): the shipped Transformer-XL first, then the Training studio's saved XL runs
+    that this session sees ("Your run: …", "Class run: …"), listed afresh on each call."""
+    from ui.studio import user_choices  # the studio's training code loads only when runs are listed
+
+    return _model_choices(current()) + user_choices("transformer-xl")
+
+
+@st.cache_data(ttl=60)
+def _model_choices(lang: str) -> list[tuple[str, str]]:
+    """The shipped part of :func:`model_choices`, cached per language (``lang``: a cache key)."""
+    return labelled(shipped("transformer-xl"))
+
+
+def load_model(name: str = MODEL) -> LoadedTXL | str:
+    """The shared read-only model ``name`` (default xl-lm), or a one-line message naming the bad file
+    and the command."""
+    return load_or_message(_load, name, " " + t("txl.train_hint"))
 
 
 @spinning("txl.reading")
 @st.cache_data(max_entries=32, show_spinner=False)
-def run_read(text: str, seg_len: int, mem_len: int):
-    """XLReadTrace; raises InputError for unusable input."""
+def run_read(text: str, seg_len: int, mem_len: int, name: str = MODEL):
+    """XLReadTrace of model ``name``; raises InputError for unusable input."""
     from models.inference.transformer_xl import read_passage
 
-    return read_passage(_load(MODEL), text, seg_len, mem_len)
+    return read_passage(_load(name), text, seg_len, mem_len)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, head: int, query: int):
+def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, head: int, query: int,
+              name: str = MODEL):
     from models.inference.transformer_xl import explain_score
 
-    return explain_score(_load(MODEL), text, seg_len, mem_len, segment, layer, head, query)
+    return explain_score(_load(name), text, seg_len, mem_len, segment, layer, head, query)
 
 
 @spinning("spin.generate")
 @st.cache_data(max_entries=32, show_spinner=False)
-def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int):
+def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int,
+                   name: str = MODEL):
     from models.inference.transformer_xl import generate_with_memory
 
-    return generate_with_memory(_load(MODEL), prompt, max_new, mem_len, seg_len, temperature, top_k or None, seed)
+    return generate_with_memory(_load(name), prompt, max_new, mem_len, seg_len, temperature, top_k or None, seed)
 
 
 def segment_figure(trace: XLReadTrace, s: int, layer: int, head: int, width: float | None = None,
@@ -107,8 +124,10 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
                  first=int(np.argmax(xl[0])) + 1))
 
 
-def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens: int, layer: int, head: int) -> None:
-    """(a)–(d) over the keys for one query, their sum against the model's score, R_{i−j}, and the shift."""
+def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens: int, layer: int, head: int,
+                  name: str = MODEL) -> None:
+    """(a)–(d) over the keys for one query of model ``name``, their sum against the model's score,
+    R_{i−j}, and the shift."""
     from models.inference.transformer_xl import shift_demo
 
     if head < 0:
@@ -116,7 +135,7 @@ def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens:
         return
     url_check("txl_query", number_in(1, n_tokens), t("txl.terms.query"), url=False)
     query = st.slider(t("txl.terms.query"), 1, n_tokens, n_tokens, key="txl_query") - 1
-    check = run_terms(text, seg_len, mem_len, segment, layer, head, query)
+    check = run_terms(text, seg_len, mem_len, segment, layer, head, query, name)
     rows = {t("txl.terms.a"): check.a, t("txl.terms.b"): check.b, t("txl.terms.c"): check.c,
             t("txl.terms.d"): check.d, t("txl.terms.sum"): check.total, t("txl.terms.model"): check.model_score}
     title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
@@ -181,9 +200,9 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     st.caption(t("txl.eval.bench"))
 
 
-def generation_section(seg_len: int, mem_len: int, layer: int, head: int) -> None:
-    """A prompt continued token by token with the memory carried over; the chosen head's attention
-    (or the average over heads) of each new token over [memory | segment]."""
+def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: str = MODEL) -> None:
+    """A prompt continued token by token by model ``name`` with the memory carried over; the chosen
+    head's attention (or the average over heads) of each new token over [memory | segment]."""
     from models.inference.common import InputError
 
     url_check("txl_prompt", at_most(2_000), t("txl.gen.prompt"))
@@ -196,7 +215,7 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int) -> Non
                                   bind="query-params")
     top_k = k_col.slider("top-k", 0, 100, 20, key="txl_top_k", bind="query-params", help=t("txl.gen.top_k_help"))
     try:
-        trace = run_generation(prompt, 30, mem_len, seg_len, float(temperature), int(top_k), 0)
+        trace = run_generation(prompt, 30, mem_len, seg_len, float(temperature), int(top_k), 0, name)
     except InputError as exc:
         st.warning(input_error(exc))
         return

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from models.checkpoints import LoadedXLNet, load_xlnet
-from ui.checkpoints import load_or_message
+from models.checkpoints import LoadedXLNet, load_xlnet, shipped
+from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, spinning, t
+from ui.i18n import current, figure_texts, spinning, t
 from ui.state import many, url_check
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
@@ -45,16 +45,31 @@ def _load(name: str) -> LoadedXLNet:
     return load_xlnet(name)
 
 
-def load_model() -> LoadedXLNet | str:
-    """The shared read-only xlnet-small, or a one-line message naming the bad file and the command."""
-    return load_or_message(_load, MODEL, " " + t("xlnet.train_hint"))
+def model_choices() -> list[tuple[str, str]]:
+    """(checkpoint, label): the shipped XLNet first, then the Training studio's saved XLNet runs that
+    this session sees ("Your run: …", "Class run: …"), listed afresh on each call."""
+    from ui.studio import user_choices  # the studio's training code loads only when runs are listed
+
+    return _model_choices(current()) + user_choices("xlnet")
 
 
-def sentence(text: str) -> tuple[list[str], list[bool]]:
-    """(tokens, unknown flags) of the typed sentence; InputError when it cannot be read."""
+@st.cache_data(ttl=60)
+def _model_choices(lang: str) -> list[tuple[str, str]]:
+    """The shipped part of :func:`model_choices`, cached per language (``lang``: a cache key)."""
+    return labelled(shipped("xlnet"))
+
+
+def load_model(name: str = MODEL) -> LoadedXLNet | str:
+    """The shared read-only model ``name`` (default xlnet-small), or a one-line message naming the bad
+    file and the command."""
+    return load_or_message(_load, name, " " + t("xlnet.train_hint"))
+
+
+def sentence(text: str, name: str = MODEL) -> tuple[list[str], list[bool]]:
+    """(tokens, unknown flags) of the typed sentence for model ``name``; InputError when it cannot be read."""
     from models.inference.xlnet import prepare_sentence
 
-    tokens, _, unknown = prepare_sentence(_load(MODEL), text)
+    tokens, _, unknown = prepare_sentence(_load(name), text)
     return tokens, unknown
 
 
@@ -72,17 +87,17 @@ def order_of(mode: str, n: int, seed: int, typed: str) -> list[int]:
 
 @spinning("xlnet.reading")
 @st.cache_data(max_entries=32, show_spinner=False)
-def run_predict(text: str, order: tuple[int, ...], k_split: int) -> XLNetTrace:
+def run_predict(text: str, order: tuple[int, ...], k_split: int, name: str = MODEL) -> XLNetTrace:
     from models.inference.xlnet import predict
 
-    return predict(_load(MODEL), text, list(order), k_split, TOP_K)
+    return predict(_load(name), text, list(order), k_split, TOP_K)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def run_compare(text: str, hidden: tuple[int, ...]) -> XLNetComparison:
+def run_compare(text: str, hidden: tuple[int, ...], name: str = MODEL) -> XLNetComparison:
     from models.inference.xlnet import independent_vs_sequential
 
-    return independent_vs_sequential(_load(MODEL), text, list(hidden), TOP_K)
+    return independent_vs_sequential(_load(name), text, list(hidden), TOP_K)
 
 
 @spinning("xlnet.case.searching")
@@ -181,9 +196,10 @@ def _show_case(text: str, hidden: list[int]) -> None:
     st.session_state["xlnet_hidden"] = hidden
 
 
-def bert_section(text: str, tokens: list[str]) -> None:
-    """The same sentence with chosen words hidden: BERT-style independent predictions beside XLNet's
-    sequential ones, the paper's point in words, and a held-out case where the order changes a prediction."""
+def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
+    """The same sentence with chosen words hidden: BERT-style independent predictions beside model
+    ``name``'s sequential ones, the paper's point in words, and a held-out case where the order changes
+    a prediction."""
     from models.inference.common import InputError
 
     n = len(tokens)
@@ -194,7 +210,7 @@ def bert_section(text: str, tokens: list[str]) -> None:
                       format_func=lambda i: _hidden_label(tokens, i), bind="query-params", help=t("xlnet.bert.help"))
     st.markdown(t("xlnet.bert.point"))
     try:
-        case = run_compare(text, tuple(sorted(hidden)))
+        case = run_compare(text, tuple(sorted(hidden)), name)
     except InputError as exc:
         st.info(input_error(exc))
     else:
@@ -202,7 +218,7 @@ def bert_section(text: str, tokens: list[str]) -> None:
         changed = [md_escape(case.tokens[p]) for p, c in zip(case.hidden, case.changed) if c]
         st.caption(t("xlnet.bert.ll", ind=case.independent.log_likelihood, seq=case.sequential.log_likelihood,
                      changed=", ".join(changed) if changed else t("xlnet.bert.none_changed")))
-    found, searched = find_case(MODEL)
+    found, searched = find_case(name)
     if not found:
         st.info(t("xlnet.case.none", n=searched))
         return

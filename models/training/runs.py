@@ -5,7 +5,10 @@ attention snapshots, and the saved runs on disk (no Streamlit).
 server's ``max_active`` training slots (first come, first served; the others show their place in
 the queue), then trains a *private* model through the one loop :func:`~models.training.loop.fit`:
 an RNN encoder–decoder (Bahdanau et al. 2014 / Luong et al. 2015, :class:`~models.nn.rnn_seq2seq.Seq2Seq`)
-or a Transformer encoder–decoder (Vaswani et al. 2017, label-smoothed cross-entropy). A
+or a Transformer encoder–decoder (Vaswani et al. 2017, label-smoothed cross-entropy) on sentence pairs;
+on plain text a decoder-only LM, a small BERT (Devlin et al. 2019), Transformer-XL (Dai et al. 2019,
+segment-level recurrence: the memory a step leaves is handed to the next, and kept on a stop) or XLNet
+(Yang et al. 2019, a permutation LM). A
 ``threading.Event`` stops it between steps. Every step's loss goes to memory and to ``log.jsonl``
 in the run's folder; at regular steps the run decodes its probe sentence greedily and keeps a
 :class:`Snapshot` (the output, its attention α — the Transformer's cross-attention of every layer ×
@@ -34,6 +37,7 @@ import copy
 import functools
 import io
 import json
+import math
 import os
 import random
 import secrets
@@ -57,21 +61,25 @@ from corpora.bert_data import (
 from corpora.en_fr import Pair, make_splits
 from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
-from corpora.text import detokenize
+from corpora.text import detokenize, tokenize
 from models.atomic import atomic_folder, first_line, json_bytes, write_json_atomic, write_new
 from models.checkpoints import (
     CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, CheckpointError, LoadedSeq2Seq,
-    LoadedTransformer, load_bert, load_seq2seq, load_transformer, read_json, save_bert, save_seq2seq,
-    save_transformer,
+    LoadedTransformer, LoadedTXL, LoadedXLNet, load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet,
+    read_json, save_bert, save_seq2seq, save_transformer, save_txl, save_xlnet,
 )
 from models.device import describe_device, pick_device
 from models.inference.bert import run_bert
 from models.inference.common import pad_ids
 from models.inference.generate import generate_text
+from models.inference.transformer_xl import MAX_SEG, generate_with_memory, read_passage
 from models.inference.translate import translate, translate_transformer
+from models.inference.xlnet import MAX_K, identity_order, predict
 from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
+from models.nn.transformer_xl import TransformerXL, TXLConfig
+from models.nn.xlnet import XLNet, XLNetConfig
 from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, encode_source
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
@@ -85,6 +93,8 @@ from models.training.seq2seq import (
     build_vocabs, collate, corpus_bleu_of, encode_pairs, forced_alignments, pair_batches, sequence_loss,
 )
 from models.training.transformer import lm_vocab, lm_windows, translate_batch
+from models.training.transformer_xl import batchify, memory_evaluation, recurrent_loss, segment_perplexity
+from models.training.xlnet import permutation_loss, permutation_nll, permuted_windows
 
 RUNS_ENV, MAX_ACTIVE_ENV = "ATTENTION_LAB_RUNS", "ATTENTION_LAB_MAX_TRAININGS"
 RUN_FILE, LOG_FILE, SNAPSHOT_FILE, CHECKPOINT = "run.json", "log.jsonl", "snapshots.jsonl", "checkpoint"
@@ -94,24 +104,30 @@ TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an
 DATA_SOURCES = PAIR_DATA + TEXT_DATA
 ATTENTIONS = ("none", "bahdanau", "luong")
 SCORES = ("dot", "general", "concat")
-RNN, TRANSFORMER, LM, BERT = "rnn", "transformer", "lm", "bert"  # the studio's model families
-CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert"}  # checkpoints'
+RNN, TRANSFORMER, LM, BERT, XL, XLNET = "rnn", "transformer", "lm", "bert", "xl", "xlnet"  # the studio's families
+CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert",
+                     XL: "transformer-xl", XLNET: "xlnet"}  # their checkpoints' families
+TEXT_FAMILIES = (LM, BERT, XL, XLNET)  # the families that train on plain text
 KINDS = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's kind
 
 
 def data_for(family: str) -> tuple[str, ...]:
     """The data sources a studio family trains on: plain text for the LM and BERT, sentence pairs otherwise."""
-    return TEXT_DATA if family in (LM, BERT) else PAIR_DATA
+    return TEXT_DATA if family in TEXT_FAMILIES else PAIR_DATA
 
 
-BLEU, PERPLEXITY, MLM_ACCURACY = "bleu", "perplexity", "mlm_accuracy"  # each family's validation metric
-METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY}
-LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert}
+# each family's validation metric; XLNet's is the permutation LM's perplexity (random orders), not an LM's
+BLEU, PERPLEXITY, MLM_ACCURACY, PLM_PERPLEXITY = "bleu", "perplexity", "mlm_accuracy", "plm_perplexity"
+METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY, XL: PERPLEXITY, XLNET: PLM_PERPLEXITY}
+LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert,
+           "transformer-xl": load_txl, "xlnet": load_xlnet}
 TF_MAX_LEN = 48  # the Transformer's positions: source tokens + </s>, and target tokens + <s>/</s>
 TF_TASK = "en-fr"  # the checkpoint task of a translation model: words in, </s> appended (any language pair)
 LM_TASK, LM_CONTEXT, LM_VOCAB = "lm", 32, 4000  # the LM's checkpoint task (as tf-lm's), window and vocabulary cap
 LM_PROBE_NEW = 8  # the probe prompt's next tokens, greedy, at each snapshot
 LM_PROBE_WORDS = 6  # the default prompt: the first words of the first validation line
+MAX_XL_MEM, MAX_WINDOW = 128, 64  # the studio's longest Transformer-XL memory M and XLNet window n
+XL_VALID_TOKENS = 1024  # XL's validation reads one stream segment by segment: its first 1,024 held-out tokens
 BERT_MAX_LEN, BERT_VOCAB, BERT_WEIGHT_DECAY = 64, 2000, 0.01  # pieces per pair, WordPiece size, AdamW's decay
 N_VALID_LINES, N_VALID_DOCS = 200, 6  # the LM's validation lines; BERT's validation documents (chapters)
 WAITING, RUNNING, FINISHED, STOPPED, FAILED = "waiting", "running", "finished", "stopped", "failed"
@@ -155,6 +171,9 @@ MESSAGES: dict[str, str] = {
     "run.err.data_family": "{family} trains on {kinds}, not on {data!r}",
     "run.err.no_text": "no text was given for this run",
     "run.err.short_text": "the text is too short to train on: {detail}",
+    "run.err.xl": "Transformer-XL needs a segment length of 2–{seg} and a memory of 0–{mem} tokens",
+    "run.err.xlnet": "XLNet needs a window of 4–{window} tokens and a K of 1–{k} (at most the window)",
+    "run.err.short_probe": "XLNet's probe needs at least 2 words (it predicts words from the other words)",
 }
 
 
@@ -186,8 +205,10 @@ class RunSettings:
     encoder, ``teacher_forcing`` (probability of feeding the gold previous token). Transformers only:
     ``layers`` (encoder and decoder each), ``heads``, ``label_smoothing`` ε (not BERT's). Training: ``steps``,
     ``batch_size``, peak ``lr`` (linear warm-up over 10% of the steps, then linear decay). Data:
-    ``data`` (one of :data:`PAIR_DATA` for the encoder–decoders, of :data:`TEXT_DATA` for the LM and
-    BERT), ``n_train`` pairs, or lines (LM) or sentences (BERT) of text. ``probe``: the sentence decoded at each
+    ``data`` (one of :data:`PAIR_DATA` for the encoder–decoders, of :data:`TEXT_DATA` for the text
+    families), ``n_train`` pairs, or lines (LM, XL, XLNet) or sentences (BERT) of text. Transformer-XL
+    (``xl``, Dai et al. 2019): segment length ``seg_len`` L and memory ``mem_len`` M; XLNet (``xlnet``,
+    Yang et al. 2019): its window ``window`` n and partial prediction ``k_split`` K. ``probe``: the sentence decoded at each
     of ``snapshots`` snapshots (empty: the first validation sentence, with its gold alignment if any)."""
 
     name: str = ""
@@ -209,6 +230,10 @@ class RunSettings:
     probe: str = ""
     snapshots: int = 12
     seed: int = 0
+    seg_len: int = 16
+    mem_len: int = 16
+    window: int = 16
+    k_split: int = 4
 
     def __post_init__(self) -> None:
         if (self.family not in CHECKPOINT_FAMILY or self.data not in DATA_SOURCES or self.attention not in ATTENTIONS
@@ -224,6 +249,11 @@ class RunSettings:
         if self.family != RNN and not (1 <= self.layers <= 6 and 1 <= self.heads <= 16
                                        and self.hidden % self.heads == 0):
             raise RunError("run.err.transformer")
+        if self.family == XL and not (2 <= self.seg_len <= MAX_SEG and 0 <= self.mem_len <= MAX_XL_MEM):
+            raise RunError("run.err.xl", seg=MAX_SEG, mem=MAX_XL_MEM)
+        if self.family == XLNET and not (4 <= self.window <= MAX_WINDOW and 1 <= self.k_split <= min(MAX_K,
+                                                                                                   self.window)):
+            raise RunError("run.err.xlnet", window=MAX_WINDOW, k=MAX_K)
         kinds = data_for(self.family)
         if self.data not in kinds:
             raise RunError("run.err.data_family", family=self.family, kinds=", ".join(kinds), data=self.data)
@@ -251,6 +281,18 @@ class RunSettings:
                           n_heads=self.heads, n_layers=self.layers, d_ff=4 * self.hidden, max_len=BERT_MAX_LEN,
                           dropout=self.dropout, norm_first=False, trained_heads=["mlm", "nsp"])
 
+    def txl_config(self, vocab_size: int) -> TXLConfig:
+        """A Transformer-XL LM (xl-lm's choices: tied embeddings) at the studio's size, L and M."""
+        return TXLConfig(vocab_size=vocab_size, d_model=self.hidden, n_heads=self.heads, n_layers=self.layers,
+                         d_ff=4 * self.hidden, dropout=self.dropout, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID,
+                         seg_len=self.seg_len, mem_len=self.mem_len)
+
+    def xlnet_config(self, vocab_size: int) -> XLNetConfig:
+        """An XLNet permutation LM (xlnet-small's choices) at the studio's size, window n and K."""
+        return XLNetConfig(vocab_size=vocab_size, d_model=self.hidden, n_heads=self.heads, n_layers=self.layers,
+                           d_ff=4 * self.hidden, dropout=self.dropout, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID,
+                           max_len=self.window, k_split=self.k_split)
+
     def train_settings(self) -> TrainSettings:
         return TrainSettings(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=max(1, self.steps // 10),
                              seed=self.seed, teacher_forcing=self.teacher_forcing,
@@ -261,7 +303,9 @@ class RunSettings:
 #: Bahdanau preset measured on a busy 2-core machine (`python -m bench.studio_quick`): 900 steps in
 #: 118 s, test BLEU 81.4, AER of the snapshots 0.91 → 0.15. The quick LM (`--preset lm`): 300 steps in
 #: 22 s wall, validation perplexity 4114 → 110; the quick BERT (`--preset bert`): 300 steps in 20 s wall,
-#: masked-LM accuracy 0 → 9.4%.
+#: masked-LM accuracy 0 → 9.4%; the quick Transformer-XL (`--preset xl`): 300 steps in 9.8 s wall, validation
+#: perplexity with memory 3996 → 99; the quick XLNet (`--preset xlnet`): 300 steps in 8.7 s wall, held-out
+#: permutation-LM perplexity 4135 → 181.
 PRESETS: dict[str, RunSettings] = {
     "bahdanau": RunSettings(attention="bahdanau"),
     "luong": RunSettings(attention="luong", score="general"),
@@ -279,6 +323,14 @@ PRESETS: dict[str, RunSettings] = {
                            steps=20, n_train=300, snapshots=2),
     "tiny-bert": RunSettings(family=BERT, data="bible-text", hidden=16, heads=2, layers=1, lr=1e-3, batch_size=8,
                              steps=20, n_train=300, snapshots=2),
+    "xl": RunSettings(family=XL, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
+                      steps=300, n_train=6000, snapshots=6, seg_len=16, mem_len=16),
+    "xlnet": RunSettings(family=XLNET, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
+                         steps=300, n_train=6000, snapshots=6, window=16, k_split=4),
+    "tiny-xl": RunSettings(family=XL, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=4,
+                           steps=20, n_train=300, snapshots=2, seg_len=8, mem_len=8),
+    "tiny-xlnet": RunSettings(family=XLNET, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=8,
+                              steps=20, n_train=300, snapshots=2, window=12, k_split=3),
 }
 
 
@@ -291,7 +343,12 @@ class Snapshot:
     (translation), perplexity (LM) or masked-LM top-1 accuracy (BERT). For the LM and BERT,
     ``src_tokens`` is the whole sequence read (the LM's prompt and its greedy next tokens; BERT's
     pieces with [CLS]/[SEP]), ``tgt_tokens`` the predictions (the next tokens; the top piece at each
-    [MASK]) and ``attention`` the self-attention, layers × heads × sequence × sequence."""
+    [MASK]) and ``attention`` the self-attention, layers × heads × sequence × sequence. Transformer-XL:
+    ``src_tokens`` = [memory | segment] of the probe's last segment (:attr:`memory` tokens of memory),
+    ``attention`` its layers × heads × segment × (memory + segment), ``tgt_tokens`` the greedy next
+    tokens. XLNet: the probe's words under the identity order, ``attention`` the query stream's
+    layers × heads × n × n, ``tgt_tokens`` the top prediction at each predicted position (the last
+    ⌈n/K⌉)."""
 
     step: int
     src_tokens: list[str]
@@ -305,6 +362,14 @@ class Snapshot:
     @property
     def weights(self) -> np.ndarray | None:
         return None if self.attention is None else np.asarray(self.attention, dtype=float)
+
+    @property
+    def memory(self) -> int:
+        """Transformer-XL's memory: how many of the keys come before the queries' own tokens (a language
+        model's self-attention: 0 for a square map; translation's maps are not self-attention: 0)."""
+        if self.attention is None or self.metric != PERPLEXITY:
+            return 0
+        return int(self.attention.shape[-1] - self.attention.shape[-2])
 
     def to_json(self) -> str:
         weights = None if self.attention is None else np.round(self.attention.astype(float), 4).tolist()
@@ -341,7 +406,7 @@ def load_text(settings: RunSettings, text: str | None = None) -> Data:
         raise RunError("run.err.no_text")
     name = "uploaded text"
     try:
-        if settings.family == LM:
+        if settings.family != BERT:  # token lines: the LM, Transformer-XL, XLNet
             if settings.data == "bible-text":
                 train, held, description = lm_corpus(None)
             else:
@@ -573,6 +638,7 @@ class Trainee:
     save: Callable[[Path, dict], Path]
     param_groups: list[dict[str, Any]] | None = None  # for make_optimizer (AdamW groups), default all parameters
     metric: str = BLEU
+    carry: dict[str, Any] = field(default_factory=dict)  # state that steps hand on (XL's memory): kept on a stop
 
 
 def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -706,6 +772,82 @@ def bert_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
                    bert_recipe.param_groups(model, BERT_WEIGHT_DECAY), MLM_ACCURACY)
 
 
+def text_stream(data: Data, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
+    """(vocabulary, training stream, held-out stream) of a text run's token lines (``<s> line </s>``,
+    the ``vocab_cap`` most frequent tokens); RunError when the training stream is shorter than ``minimum``."""
+    vocab = lm_vocab(data.train, vocab_cap)
+    stream = line_stream(data.train, vocab)
+    if len(stream) < minimum:
+        raise RunError("run.err.short_text", detail=f"{len(stream)} tokens, {minimum} needed")
+    return vocab, stream, line_stream(data.valid, vocab)
+
+
+def xl_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+    """A Transformer-XL LM (Dai et al. 2019; xl-lm's recipe, :func:`models.training.transformer_xl.recurrent_loss`,
+    at the studio's size): the text cut into B contiguous streams, step t reads segment t of each after the
+    memory step t − 1 left (kept in ``carry``, so a stopped run goes on with it). Validation: perplexity with
+    memory M (:func:`~models.training.transformer_xl.segment_perplexity`) over the first
+    :data:`XL_VALID_TOKENS` held-out tokens, read in order; the checkpoint also records it without
+    memory (the Transformer-XL page's "Does memory help?"). The probe: its last segment's
+    attention over [memory | segment] and its greedy next tokens."""
+    vocab, stream, held = text_stream(data, LM_VOCAB, 0)
+    held = held[: XL_VALID_TOKENS + 1]
+    rows = batchify(stream, settings.batch_size)
+    if (rows.shape[1] - 1) // s.seg_len < 1:
+        raise RunError("run.err.short_text",
+                       detail=f"{len(stream)} tokens for {settings.batch_size} streams of {s.seg_len + 1}")
+    model = TransformerXL(s.txl_config(len(vocab))).to(device)
+    carry: dict[str, Any] = {"memory": None}
+
+    def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
+        loaded = LoadedTXL(s.name, cpu, vocab.itos, {})
+        last = read_passage(loaded, probe, s.seg_len, s.mem_len).segments[-1]
+        nexts = generate_with_memory(loaded, probe, LM_PROBE_NEW, s.mem_len, s.seg_len, temperature=0.0, top_k=None)
+        return [*last.memory_tokens, *last.tokens], [step.token for step in nexts.steps], last.attention
+
+    def save(folder: Path, record: dict) -> Path:
+        cpu = model.to("cpu")  # the page's "Does memory help?": validation perplexity without memory and with M
+        evaluation = memory_evaluation(cpu, held, s.seg_len, sorted({0, s.mem_len}))
+        return save_txl(folder, cpu, vocab.itos, dict(record, task=LM_TASK, vocab_cap=len(vocab),
+                                                       memory_evaluation=evaluation))
+
+    return Trainee(model, recurrent_loss(model, rows, s.seg_len, device, carry), decode,
+                   lambda cpu: segment_perplexity(cpu, held, s.seg_len, s.mem_len)[0], None, save,
+                   metric=PERPLEXITY, carry=carry)
+
+
+def xlnet_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+    """An XLNet permutation LM (Yang et al. 2019; xlnet-small's recipe, :mod:`models.training.xlnet`, at the
+    studio's size): windows of n tokens at seeded offsets, each under a fresh random order, the last ⌈n/K⌉
+    of each order predicted (:func:`~models.training.xlnet.permutation_loss`); batches are a function of the
+    step. Validation: the permutation LM's perplexity exp(mean −log p) over held-out windows under seeded
+    random orders (:func:`~models.training.xlnet.permutation_nll`); the probe: read under the identity order,
+    its query stream's attention and the top prediction at each predicted position."""
+    vocab, stream, held = text_stream(data, LM_VOCAB, s.window + 1)
+    model = XLNet(s.xlnet_config(len(vocab))).to(device)
+    batch_at = batch_at_step(permuted_windows(torch.as_tensor(stream, dtype=torch.long), s.window,
+                                              settings.batch_size, s.seed))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        x, order = batch_at(step)
+        return permutation_loss(model, x.to(device), order.to(device), s.k_split)
+
+    def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
+        words = tokenize(probe)[: s.window]
+        if len(words) < 2:
+            raise RunError("run.err.short_probe")
+        trace = predict(LoadedXLNet(s.name, cpu, vocab.itos, {}), " ".join(words), identity_order(len(words)),
+                        s.k_split, top_k=1)
+        return trace.tokens, [top[0] for top in trace.predictions.top_tokens], trace.query_attention
+
+    def save(folder: Path, record: dict) -> Path:
+        return save_xlnet(folder, model.to("cpu"), vocab.itos, dict(record, task="plm", vocab_cap=len(vocab)))
+
+    return Trainee(model, loss_of_batch, decode,
+                   lambda cpu: math.exp(permutation_nll(cpu, held, s.window, s.k_split)[0]), None, save,
+                   metric=PLM_PERPLEXITY)
+
+
 def sentences_of_docs(docs: Sequence[Document]) -> list[str]:
     return [sentence for doc in docs for sentence in doc.sentences]
 
@@ -723,6 +865,9 @@ def default_probe(s: RunSettings, data: Data) -> str:
     its middle word masked)."""
     if s.family == LM:
         return detokenize(list(data.valid[0][:LM_PROBE_WORDS]))
+    if s.family in (XL, XLNET):  # XL: enough words for a segment after a full memory; XLNet: one window
+        words = [w for line in data.valid for w in line]
+        return detokenize(words[: s.seg_len + s.mem_len - 1 if s.family == XL else s.window])
     if s.family == BERT:
         words = data.valid[0].sentences[0].split()
         words[len(words) // 2] = MASK
@@ -730,7 +875,8 @@ def default_probe(s: RunSettings, data: Data) -> str:
     return detokenize(list(data.valid[0][0]))
 
 
-TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee, LM: lm_trainee, BERT: bert_trainee}
+TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee, LM: lm_trainee, BERT: bert_trainee, XL: xl_trainee,
+            XLNET: xlnet_trainee}
 
 
 @torch.no_grad()
@@ -789,6 +935,7 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     start, before = 0, 0.0
     if state is not None:
         start, before = restore_state(state, trainee.model, optimizer, device)
+        trainee.carry.update(to_device(state.get("carry", {}), device))
         run.step, run.elapsed = start, before
         run.losses, run.snapshots = read_losses(run.folder)[:start], read_snapshots(run.folder)
     when = snapshot_steps(settings.steps, s.snapshots)
@@ -823,7 +970,7 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     trainee.save(run.checkpoint, record)
     if stats["cut_short"]:
         write_state(run.folder, dict(step=run.step, seconds=run.elapsed, model=trainee.model.state_dict(),
-                                     optimizer=optimizer.state_dict(), upload=upload, **rng))
+                                     optimizer=optimizer.state_dict(), upload=upload, carry=trainee.carry, **rng))
     else:
         shutil.rmtree(run.folder / RESUME, ignore_errors=True)
     run.status = STOPPED if stats["cut_short"] else FINISHED
@@ -835,6 +982,17 @@ def random_state(device: torch.device) -> dict[str, Tensor | None]:
     """torch's random state (dropout, teacher forcing): the CPU generator's, and the CUDA device's."""
     return {"rng": torch.get_rng_state(),
             "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+
+
+def to_device(value: Any, device: torch.device) -> Any:
+    """Tensors (alone, or in lists and dicts) moved to ``device``; anything else as it is."""
+    if isinstance(value, Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)):
+        return [to_device(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: to_device(v, device) for k, v in value.items()}
+    return value
 
 
 def write_state(folder: Path, state: dict[str, Any]) -> None:

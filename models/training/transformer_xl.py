@@ -21,7 +21,7 @@ from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
 from models.checkpoints import CheckpointError, load_transformer, load_txl, save_txl, shipped, shipped_transformers
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
-from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, fit
 from models.training.metrics import perplexity
 from models.training.presets import Preset
 from models.training.transformer import evaluate_each
@@ -36,6 +36,26 @@ def batchify(stream: Sequence[int], batch: int) -> Tensor:
     """(B, n): the stream cut into ``batch`` contiguous rows (the tail that does not fit is dropped)."""
     n = len(stream) // batch
     return torch.as_tensor(list(stream[: n * batch]), dtype=torch.long).view(batch, n)
+
+
+def recurrent_loss(model: TransformerXL, rows: Tensor, seg_len: int, device: torch.device,
+                   state: dict[str, list[Tensor] | None]) -> LossOfBatch:
+    """The loss of step t (§3.2): segment t mod S of every row of ``rows`` (S = (n − 1) // L segments),
+    next-token cross-entropy, read after ``state["memory"]``, the memory the step before left
+    (stop-gradient); the new memory goes back into ``state`` (so a stopped run can keep it). Each
+    pass over the rows starts without memory. A function of the step when steps come in order."""
+    n_segments = (rows.shape[1] - 1) // seg_len
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        start = (step % n_segments) * seg_len
+        if start == 0:
+            state["memory"] = None  # a new pass over the streams starts without memory
+        x = rows[:, start: start + seg_len + 1].to(device)
+        logits, state["memory"] = model(x[:, :-1], state["memory"])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+        return loss, x[:, 1:].numel()
+
+    return loss_of_batch
 
 
 @torch.inference_mode()
@@ -81,18 +101,7 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     if epochs:
         settings = replace(settings, steps=max(1, round(epochs * n_segments)))
     model = TransformerXL(cfg).to(device)
-    state: dict[str, list[Tensor] | None] = {"memory": None}
-
-    def loss_of_batch(step: int) -> tuple[Tensor, int]:
-        start = (step % n_segments) * seg
-        if start == 0:
-            state["memory"] = None  # a new pass over the streams starts without memory
-        x = rows[:, start: start + seg + 1].to(device)
-        logits, state["memory"] = model(x[:, :-1], state["memory"])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-        return loss, x[:, 1:].numel()
-
-    stats = fit(model, loss_of_batch, settings, callbacks, stop)
+    stats = fit(model, recurrent_loss(model, rows, seg, device, {"memory": None}), settings, callbacks, stop)
     model.to("cpu")
     evaluation = memory_evaluation(model, line_stream(held_lines, vocab), seg, sorted({*EVAL_MEMORIES, mem}))
     with_mem, without = evaluation["perplexity_by_memory"][str(mem)], evaluation["perplexity_by_memory"]["0"]

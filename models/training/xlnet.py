@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +40,22 @@ CASE_SEARCH = 400
 def random_orders(batch: int, n: int, gen: torch.Generator) -> Tensor:
     """(batch, n): an independent uniformly random permutation of 0 … n − 1 per row."""
     return torch.argsort(torch.rand(batch, n, generator=gen), dim=-1)
+
+
+def permuted_windows(stream: Tensor, n: int, batch_size: int, seed: int) -> Iterator[tuple[Tensor, Tensor]]:
+    """Endless (windows (B, n), orders (B, n)): windows of ``n`` tokens at seeded random offsets of
+    ``stream`` (:func:`~models.training.transformer.lm_windows`), each with a fresh random
+    factorisation order (a generator seeded ``seed`` + 1)."""
+    gen = torch.Generator().manual_seed(seed + 1)
+    for x in lm_windows(stream, n - 1, batch_size, seed):
+        yield x, random_orders(x.shape[0], n, gen)
+
+
+def permutation_loss(model: XLNet, x: Tensor, order: Tensor, k_split: int) -> tuple[Tensor, int]:
+    """(mean −log p(x_{z_t} | x_{z_<t}) over the last ⌈n/K⌉ positions of each order, their number):
+    the permutation-LM objective with partial prediction (§2.2–2.3)."""
+    where = target_mask(order, k_split)
+    return torch.nn.functional.cross_entropy(model(x, order, where), x[where]), int(where.sum())
 
 
 def _nll(model: XLNet, x: Tensor, order: Tensor, k_split: int, skip_id: int | None) -> tuple[float, int]:
@@ -94,16 +110,11 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     if epochs:
         settings = replace(settings, steps=max(1, round(epochs * math.ceil(len(stream) / (settings.batch_size * n)))))
     model = XLNet(cfg).to(device)
-    windows = lm_windows(stream, n - 1, settings.batch_size, settings.seed)
-    gen = torch.Generator().manual_seed(settings.seed + 1)
+    batches = permuted_windows(stream, n, settings.batch_size, settings.seed)
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        x = next(windows)
-        order = random_orders(x.shape[0], n, gen)
-        x, order = x.to(device), order.to(device)
-        where = target_mask(order, cfg.k_split)
-        loss = torch.nn.functional.cross_entropy(model(x, order, where), x[where])
-        return loss, int(where.sum())
+        x, order = next(batches)
+        return permutation_loss(model, x.to(device), order.to(device), cfg.k_split)
 
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")

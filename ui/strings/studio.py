@@ -3,19 +3,22 @@ from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
     "nav.11": ("Training studio", "训练工作室"),
-    "nav.11.blurb": ("Train a small encoder–decoder from the browser and watch its attention emerge, step by step.",
-                     "在浏览器中训练一个小型编码器–解码器，逐步观看注意力如何形成。"),
-    "studio.intro": ("Press **Train** and watch a small RNN or Transformer encoder–decoder learn to align: the loss "
-                     "falls, the validation BLEU rises and the probe sentence's attention map turns into an alignment. "
+    "nav.11.blurb": ("Train a small model from the browser and watch its attention emerge, step by step.",
+                     "在浏览器中训练一个小模型，逐步观看注意力如何形成。"),
+    "studio.intro": ("Press **Train** and watch a small model learn: an RNN or Transformer encoder–decoder learns to "
+                     "align (the loss falls, the validation BLEU rises, the probe's attention map turns into an "
+                     "alignment), a decoder-only LM, BERT, Transformer-XL or XLNet learns to predict words. "
                      "Training runs in the background: you may leave the page and come back.",
-                     "按下 **训练**，观看一个小型 RNN 或 Transformer 编码器–解码器学习对齐：损失下降，验证 BLEU 上升，"
-                     "探针句子的注意力权重图逐渐变成对齐。训练在后台运行：你可以离开本页面再回来。"),
+                     "按下 **训练**，观看一个小模型学习：RNN 或 Transformer 编码器–解码器学习对齐（损失下降，验证 BLEU "
+                     "上升，探针句子的注意力权重图逐渐变成对齐），仅解码器语言模型、BERT、Transformer-XL 或 XLNet "
+                     "学习预测词。训练在后台运行：你可以离开本页面再回来。"),
     "studio.family": ("Model", "模型"),
     "studio.family.rnn": ("RNN encoder–decoder", "RNN 编码器–解码器"),
     "studio.family.transformer": ("Transformer encoder–decoder", "Transformer 编码器–解码器"),
-    "studio.layers": ("Layers (Transformer)", "层数（Transformer）"),
-    "studio.layers_help": ("Encoder and decoder layers each.", "编码器和解码器各自的层数。"),
-    "studio.heads": ("Heads (Transformer)", "头数（Transformer）"),
+    "studio.layers": ("Layers", "层数"),
+    "studio.layers_help": ("Attention layers (an encoder–decoder: that many in the encoder and in the decoder each); "
+                           "the RNN has one.", "注意力层数（编码器–解码器：编码器和解码器各有这么多层）；RNN 只有一层。"),
+    "studio.heads": ("Heads", "头数"),
     "studio.heads_help": ("Attention heads per layer; they must divide the hidden size.",
                           "每层的注意力头数；必须能整除隐藏层大小。"),
     "studio.smoothing": ("Label smoothing (Transformer)", "标签平滑（Transformer）"),
@@ -198,8 +201,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "studio.preset.bert": ("Quick · small BERT (2 layers × 4 heads)", "快速 · 小型 BERT（2 层 × 4 头）"),
     "studio.preset.tiny-lm": ("Tiny · LM (demo)", "极小 · 语言模型（演示）"),
     "studio.preset.tiny-bert": ("Tiny · BERT (demo)", "极小 · BERT（演示）"),
-    "studio.data.bible-text": ("Bible text: World English Bible (LM, BERT)", "圣经文本：World English Bible（语言模型、BERT）"),
-    "studio.data.text": ("Your plain-text file (LM, BERT)", "你的纯文本文件（语言模型、BERT）"),
+    "studio.data.bible-text": ("Bible text: World English Bible (LM, BERT, XL, XLNet)",
+                               "圣经文本：World English Bible（语言模型、BERT、XL、XLNet）"),
+    "studio.data.text": ("Your plain-text file (LM, BERT, XL, XLNet)", "你的纯文本文件（语言模型、BERT、XL、XLNet）"),
     "studio.axis.perplexity": ("validation perplexity", "验证困惑度"),
     "studio.axis.mlm_accuracy": ("masked-LM accuracy (%)", "掩码语言模型准确率（%）"),
     "studio.axis.key": ("token read (key)", "被读取的词元（键）"),
@@ -217,6 +221,48 @@ STRINGS: dict[str, tuple[str, str]] = {
     "run.err.data_family": ("{family} trains on {kinds}, not on {data!r}", "{family} 只能在 {kinds} 上训练，不能用 {data!r}"),
     "run.err.no_text": ("no text was given for this run", "这次训练没有得到任何文本"),
     "run.err.short_text": ("the text is too short to train on: {detail}", "文本太短，无法训练：{detail}"),
+    # Transformer-XL and XLNet (issue 12 §1: "and Transformer-XL / XLNet once they exist")
+    "studio.family.xl": ("Transformer-XL", "Transformer-XL"),
+    "studio.family.xlnet": ("XLNet", "XLNet"),
+    "studio.preset.xl": ("Quick · Transformer-XL (2 layers × 4 heads, L = M = 16)",
+                         "快速 · Transformer-XL（2 层 × 4 头，L = M = 16）"),
+    "studio.preset.xlnet": ("Quick · XLNet (2 layers × 4 heads, n = 16, K = 4)",
+                            "快速 · XLNet（2 层 × 4 头，n = 16，K = 4）"),
+    "studio.preset.tiny-xl": ("Tiny · Transformer-XL (demo)", "极小 · Transformer-XL（演示）"),
+    "studio.preset.tiny-xlnet": ("Tiny · XLNet (demo)", "极小 · XLNet（演示）"),
+    "studio.seg_len": ("Segment length L (XL)", "片段长度 L（XL）"),
+    "studio.seg_len_help": ("Tokens read per step; each segment also reads the memory of the ones before it.",
+                            "每步读取的词元数；每个片段还会读取之前片段留下的记忆。"),
+    "studio.mem_len": ("Memory M (XL)", "记忆长度 M（XL）"),
+    "studio.mem_len_help": ("Cached states of the tokens before the segment (no gradient through them); 0 = "
+                            "vanilla segments.",
+                            "片段之前词元的缓存状态（梯度不回传）；0 = 普通的独立片段。"),
+    "studio.window": ("Window n (XLNet)", "窗口 n（XLNet）"),
+    "studio.window_help": ("Tokens per training window, each read under a fresh random factorisation order.",
+                           "每个训练窗口的词元数，每个窗口都使用一个新的随机分解顺序。"),
+    "studio.k_split": ("K (XLNet)", "K（XLNet）"),
+    "studio.k_split_help": ("Partial prediction: only the last ⌈n/K⌉ tokens of each order are predicted.",
+                            "部分预测：只预测每个顺序中最后 ⌈n/K⌉ 个词元。"),
+    "studio.axis.plm_perplexity": ("permutation-LM perplexity", "排列语言模型困惑度"),
+    "studio.fig.curves_xlnet": ("Training loss and held-out permutation-LM perplexity",
+                                "训练损失与留出数据上的排列语言模型困惑度"),
+    "studio.snapshot_caption_xlnet": ("Step {step}: permutation-LM perplexity {score:.1f} on held-out windows "
+                                      "(seeded random orders).",
+                                      "第 {step} 步：留出窗口上的排列语言模型困惑度 {score:.1f}（固定种子的随机顺序）。"),
+    "studio.run_row_xlnet": ("{status} · permutation-LM perplexity {score} · {data}",
+                             "{status} · 排列语言模型困惑度 {score} · {data}"),
+    "studio.fig.xl": ("The probe's last segment over [memory | segment] at step {step}, {head}",
+                      "第 {step} 步探针文本最后一个片段对 [记忆 | 片段] 的注意力，{head}"),
+    "studio.fig.query_stream": ("The probe's query stream, left-to-right order, at step {step}, {head}",
+                                "第 {step} 步探针文本的查询流（从左到右的顺序），{head}"),
+    "studio.xlnet_predictions": ("The top prediction at each predicted position (the last ⌈n/K⌉, left to right):",
+                                 "每个被预测位置（从左到右顺序的最后 ⌈n/K⌉ 个）概率最高的预测："),
+    "run.err.xl": ("Transformer-XL needs a segment length of 2–{seg} and a memory of 0–{mem} tokens",
+                   "Transformer-XL 需要 2–{seg} 的片段长度和 0–{mem} 个词元的记忆"),
+    "run.err.xlnet": ("XLNet needs a window of 4–{window} tokens and a K of 1–{k} (at most the window)",
+                      "XLNet 需要 4–{window} 个词元的窗口和 1–{k} 的 K（不超过窗口大小）"),
+    "run.err.short_probe": ("XLNet's probe needs at least 2 words (it predicts words from the other words)",
+                            "XLNet 的探针文本至少需要 2 个词（它根据其他词来预测词）"),
     # explanation
     "studio.explain": (
         "**What you are watching.** Each step shows the model a batch of sentence pairs with the gold translation "
@@ -233,5 +279,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "验证句都有标准词对齐，因此对齐错误率 AER = 1 − 2|A∩G| / (|A| + |G|)（Och & Ney 2003）衡量 α 的"
         "最大值位置与它的差距。保存的模型是普通的检查点：可在“Seq2seq 注意力”页面打开并逐步查看。"),
 }
-SAME: frozenset[str] = frozenset({"studio.attn.luong-dot", "studio.attn.luong-general", "studio.attn.luong-concat",
-                                  "studio.axis.aer", "studio.run_row"})
+SAME: frozenset[str] = frozenset({"studio.family.xl", "studio.family.xlnet", "studio.attn.luong-dot",
+                                  "studio.attn.luong-general", "studio.attn.luong-concat", "studio.axis.aer",
+                                  "studio.run_row"})

@@ -27,6 +27,9 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "记忆长度：本段之前词元的缓存状态，梯度不经过它们。0 = 没有记忆：每一段单独读取，"
                      "就像固定分段的普通 Transformer。xl-lm 训练时 M = 32。"),
     "txl.options": ("Options", "选项"),
+    "txl.model": ("Model", "模型"),
+    "txl.model_help": ("The shipped xl-lm, or a Transformer-XL trained in the Training studio (your runs and the "
+                       "class's).", "随附的 xl-lm，或在训练工作室中训练的 Transformer-XL（你的训练和全班共享的训练）。"),
     "txl.example": ("Pick an example", "选择示例"),
     "txl.example_placeholder": ("Example passages …", "示例段落 …"),
     "txl.dropped": ("The passage is long: only its first {n} tokens are read ({dropped} more were cut).",

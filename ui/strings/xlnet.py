@@ -62,10 +62,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "xlnet.typed_help": ("The order as positions 1 … n, each once, separated by spaces or commas.",
                          "用位置 1 … n 表示顺序，每个恰好出现一次，以空格或逗号分隔。"),
     "xlnet.k_help": ("Partial prediction: only the last ⌈n/K⌉ positions of the order are predicted; the others are "
-                     "context only. xlnet-small was trained with K = 6.",
-                     "部分预测：只预测顺序中最后 ⌈n/K⌉ 个位置，其余只作上下文。xlnet-small 训练时 K = 6。"),
+                     "context only. This model was trained with K = {k}.",
+                     "部分预测：只预测顺序中最后 ⌈n/K⌉ 个位置，其余只作上下文。此模型训练时 K = {k}。"),
     "xlnet.options": ("Examples and the seed", "示例与种子"),
     "xlnet.example": ("Pick an example", "选择示例"),
+    "xlnet.model": ("Model", "模型"),
+    "xlnet.model_help": ("The shipped xlnet-small, or an XLNet trained in the Training studio (your runs and the "
+                         "class's).", "随附的 xlnet-small，或在训练工作室中训练的 XLNet（你的训练和全班共享的训练）。"),
     "xlnet.example_placeholder": ("Example sentences …", "示例句子 …"),
     "xlnet.unknown": ("Not in the model's vocabulary, read as <unk> (⚠ in the figures): {words}",
                       "不在模型的词表中，读作 <unk>（图中标 ⚠）：{words}"),
