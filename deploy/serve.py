@@ -27,20 +27,33 @@ TEMPLATE = Path(__file__).with_name("nginx.conf.template")
 READY_TIMEOUT_S = 120.0
 
 
+#: seconds a closed tab's session is kept for it to reconnect (Streamlit's default: 120): a tab that lost
+#: its connection for a moment comes back within it; after it, the session's state and files are freed
+SESSION_TTL_S = 20
+#: glibc's allocator, set for a server of many threads: two heap arenas instead of 8 per core, and
+#: blocks of 1 MB and more mapped on their own (a fixed threshold), so that memory freed after the
+#: sessions close goes back to the system instead of staying in per-thread arenas
+MALLOC_ENV = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": str(1 << 20)}
+
+
 def classroom_env(model_folders: str, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of every replica: the classroom's model-folder setting on top of ``base``."""
+    """The environment of every replica: the classroom's model-folder setting and allocator settings
+    (:data:`MALLOC_ENV`, unless ``base`` sets them) on top of ``base``."""
     env = dict(os.environ if base is None else base)
     env["ATTENTION_LAB_MODEL_FOLDERS"] = model_folders
+    for key, value in MALLOC_ENV.items():
+        env.setdefault(key, value)
     return env
 
 
 def streamlit_command(address: str, port: int) -> list[str]:
     """``streamlit run app.py`` with the classroom flags (flags, not .streamlit/config.toml, so they
-    hold wherever the command is started)."""
+    hold wherever the command is started), closed sessions freed after :data:`SESSION_TTL_S`."""
     return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-            "--browser.gatherUsageStats", "false", "--global.developmentMode", "false"]
+            "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
+            "--server.disconnectedSessionTTL", str(SESSION_TTL_S)]
 
 
 def nginx_config(listen: str, replica_ports: list[int], run_dir: Path) -> str:

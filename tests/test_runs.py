@@ -20,6 +20,7 @@ from models.checkpoints import load_bert, load_seq2seq, load_transformer, load_t
 from models.inference.bert import fill_mask
 from models.inference.generate import generate_text
 from models.inference.translate import translate, translate_transformer
+from models.priority import BACKGROUND_NICENESS
 from models.training import runs
 from models.training.runs import (
     FAILED, FINISHED, PRESETS, STOPPED, WAITING, Registry, RunError, RunSettings, export_zip, import_zip, list_runs,
@@ -160,7 +161,7 @@ def test_a_run_trains_at_a_lower_cpu_priority_than_the_pages(tmp_path, monkeypat
     monkeypatch.setattr(runs, "train_run", train_run)
     page = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     wait(registry := Registry(tmp_path, max_active=1), registry.start(TINY))
-    assert seen == [min(19, page + runs.TRAINING_NICENESS)]
+    assert seen == [min(19, page + BACKGROUND_NICENESS)]
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == page  # the caller's thread is untouched
 
 

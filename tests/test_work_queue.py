@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 
 import pytest
 
 from bench.load_test import REAL, StreamlitSession, free_port, long_text, start_server
+from models.priority import BACKGROUND_NICENESS, background_priority
 from tests.server import run_coroutine
 from ui.work_queue import QueueFull, WorkQueue
 
@@ -172,3 +174,50 @@ def test_the_explorer_page_queues_heavy_runs_and_says_so() -> None:
     waits = [n for page in notices for n in page if "waiting:" in n]
     assert waits and all(any(f"waiting: {k} ahead" in n for k in (1, 2)) for n in waits), waits
     assert all(any("the model reads the first 512" in n for n in page) for page in notices)  # each got its run
+
+
+def test_heavy_work_runs_at_a_lower_priority_and_gives_it_back() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:  # a page's heavy request: its priority inside the slot, then after it
+        import os
+        import threading
+
+        import streamlit as st
+
+        from ui.work_queue import heavy_slot
+
+        def nice() -> int:
+            return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+        before = nice()
+        with heavy_slot("a 512-token run"):
+            inside = nice()
+        st.text(f"{before} {inside} {nice()}")
+
+    at = AppTest.from_function(page).run()
+    before, inside, after = map(int, at.text[0].value.split())
+    assert inside == min(19, before + BACKGROUND_NICENESS) and after == before
+
+
+def test_background_priority_lowers_only_its_thread() -> None:
+    seen: list[int] = []
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def work() -> None:
+        with background_priority():
+            seen.append(nice())
+            main_thread.wait(5)
+        seen.append(nice())
+
+    main_thread = threading.Event()
+    start = nice()
+    worker = threading.Thread(target=work)
+    worker.start()
+    time.sleep(0.2)
+    assert nice() == start  # the caller's own thread is untouched while the worker is lowered
+    main_thread.set()
+    worker.join()
+    assert seen == [min(19, start + BACKGROUND_NICENESS), start]

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from models.priority import background_priority
 from ui.i18n import t
 
 HEAVY_SLOTS = 1  # on 2 cores: one heavy job beside everyone's stepping
@@ -95,7 +96,8 @@ def heavy_queue() -> WorkQueue:
 
 @contextmanager
 def heavy_slot(what: str) -> Iterator[None]:
-    """Run the ``with`` body in the server's heavy queue, showing "waiting: n ahead" while queued.
+    """Run the ``with`` body in the server's heavy queue, at a lower CPU priority
+    (:func:`models.priority.background_priority`), showing "waiting: n ahead" while queued.
     When the queue is full, says so and stops this run (the student can retry)."""
     notice = st.empty()
 
@@ -103,7 +105,7 @@ def heavy_slot(what: str) -> Iterator[None]:
         notice.info(t("queue.waiting", what=what, ahead=ahead), icon=":material/hourglass_top:")
 
     try:
-        with heavy_queue().slot(on_wait=show):
+        with heavy_queue().slot(on_wait=show), background_priority():  # the class's stepping goes first
             notice.empty()
             yield
     except QueueFull:

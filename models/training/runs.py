@@ -80,6 +80,7 @@ from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
+from models.priority import lower_priority
 from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, encode_source
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
@@ -593,7 +594,7 @@ class Registry:
             self._cond.notify_all()
 
     def _work(self, run: Run, upload: Upload | None, resume: bool) -> None:
-        yield_cpu()
+        lower_priority()  # a training takes only what the class's page runs leave (models.priority)
         if not self._acquire(run):
             run.status, run.message = STOPPED, "stopped before it started"
             return
@@ -608,20 +609,6 @@ class Registry:
                 shutil.rmtree(run.folder, ignore_errors=True)
         finally:
             self._release()
-
-
-TRAINING_NICENESS = 10  # CFS weight 110 against a page run's 1,024: training takes what the class leaves
-
-
-def yield_cpu(niceness: int = TRAINING_NICENESS) -> None:
-    """Lower this thread's CPU priority by ``niceness`` (Linux schedules each thread by its own nice
-    value), so that a training in the server yields the cores to the script runs of every student's
-    page; where threads have no priority of their own, nothing changes."""
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + niceness))
-    except (AttributeError, OSError):
-        pass
 
 
 @dataclass
