@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p2.intro": ("A decoder writes French one word at a time; with attention, each step looks back at every English "
-                 "word.",
-                 "解码器每次写出一个法语词；有了注意力，每一步都会回看每一个英语词。"),
+    "p2.intro": ("A decoder writes the translation one word at a time; with attention, each step looks back at every "
+                 "word of the source sentence.",
+                 "解码器每次写出译文的一个词；有了注意力，每一步都会回看源句中的每一个词。"),
     "p2.no_model": ("No seq2seq checkpoints found in checkpoints/. Train one: "
                     "`python -m models.train --preset s2s-bahdanau`.",
                     "checkpoints/ 中没有找到序列到序列检查点。请先训练一个：`python -m models.train --preset s2s-bahdanau`。"),
