@@ -35,7 +35,7 @@ from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
-from models.text.vocab import Vocab
+from models.text.vocab import UNK, Vocab
 from models.text.wordpiece import TOKENIZER_FILE, WordPiece
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -478,6 +478,11 @@ class LoadedTokenLM:
     @property
     def config(self) -> Any:
         return self.model.config
+
+    def encode(self, tokens: Sequence[str]) -> tuple[list[int], list[bool]]:
+        """(ids, unknown flags) of ``tokens``: a word the token table lacks reads as <unk>, flagged."""
+        unk = self.stoi[UNK]
+        return [self.stoi.get(t, unk) for t in tokens], [t not in self.stoi for t in tokens]
 
 
 class LoadedTXL(LoadedTokenLM):

@@ -27,7 +27,7 @@ from models.inference.common import InputError, eval_mode, sampling_distribution
 from models.inference.generate import MAX_TOP_K, check_sampling
 from models.inference.traces import Trace
 from models.nn.transformer_xl import TransformerXL, XLOutput, rel_shift, score_terms, xl_mask
-from models.text.vocab import SOS, UNK
+from models.text.vocab import SOS
 
 MAX_TOKENS = 400
 MAX_SEG, MAX_MEM = 64, 256
@@ -123,8 +123,7 @@ def prepare_passage(loaded: LoadedTXL, text: str, minimum: int = 2) -> tuple[lis
                          "txl.err.words" if minimum > 2 else "txl.err.word", n=minimum - 1)
     dropped = max(0, len(words) + 1 - MAX_TOKENS)
     tokens = [SOS] + words[: MAX_TOKENS - 1]
-    unk = loaded.stoi[UNK]
-    return tokens, [loaded.stoi.get(t, unk) for t in tokens], [t not in loaded.stoi for t in tokens], dropped
+    return tokens, *loaded.encode(tokens), dropped
 
 
 def _check_lengths(seg_len: int, mem_len: int) -> None:

@@ -30,7 +30,6 @@ from models.checkpoints import LoadedXLNet
 from models.inference.common import InputError, eval_mode, to_numpy
 from models.inference.traces import Trace
 from models.nn.xlnet import content_mask, n_targets, query_mask
-from models.text.vocab import UNK
 
 #: the partial-prediction K a page may choose (1 = every token of the order is predicted)
 MAX_K = 16
@@ -165,8 +164,7 @@ def prepare_sentence(loaded: LoadedXLNet, text: str) -> tuple[list[str], list[in
     if len(words) > limit:
         raise InputError(f"Type at most {limit} words (this text has {len(words)}): the model reads one window "
                          f"of {limit}.", "xlnet.err.long", max=limit, n=len(words))
-    unk = loaded.stoi[UNK]
-    return words, [loaded.stoi.get(t, unk) for t in words], [t not in loaded.stoi for t in words]
+    return words, *loaded.encode(words)
 
 
 def _check_top(top_k: int) -> None:
@@ -246,14 +244,12 @@ def dependency_cases(loaded: LoadedXLNet, sentences: Iterable[Sequence[str]], li
     """Up to ``limit`` cases among ``sentences`` (token lists) where two adjacent hidden words of
     known tokens give a later target whose sequential top-1 is the true word while its independent
     top-1 is another: conditioning on the earlier target changed the prediction, for the better."""
-    unk = loaded.stoi[UNK]
     found: list[XLNetComparison] = []
     for words in sentences:
         words = list(words)
         if not 4 <= len(words) <= loaded.config.max_len:
             continue
-        ids = [loaded.stoi.get(t, unk) for t in words]
-        unknown = [i == unk for i in ids]
+        ids, unknown = loaded.encode(words)
         for p in range(len(words) - 1):
             if unknown[p] or unknown[p + 1] or not words[p].isalpha() or not words[p + 1].isalpha():
                 continue
