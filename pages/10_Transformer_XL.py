@@ -28,7 +28,8 @@ url_check("txl_seg", number_in(2, 32), t("txl.seg"))
 url_check("txl_mem", number_in(0, 64), t("txl.mem"))
 text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns([3, 1.4, 1.4, 1.5, 1.5, 0.8],
                                                                          vertical_alignment="bottom")
-with options_col.popover(t("txl.options"), icon=":material/tune:", width="stretch"):
+# the options popover: an icon with its name as a tooltip (a word would be cut in this narrow column)
+with options_col.popover("", icon=":material/tune:", width="stretch", help=t("txl.options")):
     # the shipped xl-lm, then the studio's Transformer-XL runs; the layer and head pickers follow its size
     model_name = checkpoint_picker(model_choices(), "txl_model", t("txl.model"), t("txl.model_help"),
                                    follow=("txl_layer", "txl_head"))
