@@ -387,14 +387,16 @@ def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:
     return LoadedBert(base.package, model.eval(), tokenizer, {}, base)
 
 
-def save_bert_head(folder: Path, loaded: LoadedBert, trained: Sequence[str], training: dict) -> Path:
+def save_bert_head(folder: Path, loaded: LoadedBert, trained: Sequence[str], training: dict,
+                   dtype: torch.dtype = torch.float32) -> Path:
     """A checkpoint of a BERT built on an installed base: only the ``trained`` tensors (by name) in
-    model.safetensors; config.json names the base package, its version and its weights' sha256."""
+    model.safetensors, stored as ``dtype`` (loading casts them back to the model's float32);
+    config.json names the base package, its version and its weights' sha256."""
     if loaded.base is None:
         raise ValueError("save_bert_head needs a model built on an installed base (load_base_bert)")
     state = loaded.model.state_dict()
     config = {"family": "bert", "base": loaded.base.record(), "model": loaded.config.to_dict(), "training": training}
-    return _write_folder(folder, {k: state[k] for k in trained}, config, lambda d: None)
+    return _write_folder(folder, {k: state[k].to(dtype) for k in trained}, config, lambda d: None)
 
 
 def _load_on_base(folder: Path, config: dict, device: torch.device | str) -> LoadedBert:

@@ -99,7 +99,30 @@ def test_shipped_checkpoint_holds_only_trained_tensors(base, shipped):
     assert (folder / "model.safetensors").stat().st_size < (base.folder / "model.safetensors").stat().st_size / 3
     with safe_open(str(folder / "model.safetensors"), "pt") as f:
         for name in names:
-            assert torch.equal(shipped.model.state_dict()[name], f.get_tensor(name)), name
+            stored = f.get_tensor(name)
+            assert stored.dtype == torch.float16, name  # stored as float16, loaded as float32
+            assert torch.equal(shipped.model.state_dict()[name], stored.float()), name
+
+
+def test_shipped_everyday_figures_are_the_models_own(shipped):
+    """The page prints the record's top-1 / top-5: they must be what the shipped weights score now."""
+    from models.training.mlm_head import evaluate_everyday
+
+    record = json.loads((CHECKPOINT_DIR / DEFAULT_MASKED_LM / "config.json").read_text())["training"]["everyday"]
+    again = evaluate_everyday(shipped, examples=0)
+    assert (again["top1"], again["top5"]) == (record["top1"], record["top5"])
+
+
+def test_save_bert_head_as_float16_loads_the_rounded_weights(tmp_path, minilm):
+    torch.manual_seed(0)
+    with torch.no_grad():
+        minilm.model.mlm.decoder.bias.normal_()
+    save_bert_head(tmp_path / "half", minilm, ["mlm.decoder.bias"], {"label": "test"}, dtype=torch.float16)
+    again = load_bert(tmp_path / "half")
+    bias = minilm.model.mlm.decoder.bias.detach()
+    assert again.model.mlm.decoder.bias.dtype == torch.float32
+    assert torch.equal(again.model.mlm.decoder.bias.detach(), bias.half().float())
+    assert not torch.equal(again.model.mlm.decoder.bias.detach(), bias)  # rounded, so not the float32 values
 
 
 def test_save_and_load_on_base_round_trip(tmp_path, minilm):
