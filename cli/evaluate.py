@@ -2,7 +2,8 @@
 
 Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split; the models
 trained on real pairs (Bible verses en→fr, HSK zh→en): test BLEU and chrF on their corpus's fixed test
-split, beside the no-attention model and a copy baseline (under "real");
+split, beside the no-attention model and a copy baseline (under "real"), and so are the Transformers
+trained on them (tf-bible, tf-hsk);
 Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
 masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
 beside the vanilla LM against its context window; XLNet: held-out permutation-LM log-likelihood.
@@ -31,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         configure_threads()
         results = seq2seq.evaluate_shipped()
+        transformer.add_real(results)  # tf-bible, tf-hsk beside the RNNs and the copy baseline of their corpus
         results["families"] = {name: family.evaluate_shipped() for name, family in FAMILIES.items()}
     except Exception as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
+from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
@@ -16,15 +17,17 @@ from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
     KIND_LABELS,
     SHORT_LABELS,
-    TOY_EXAMPLE,
     ablation_view,
     attention_of,
     compare_with_rnn,
     explain_translation,
+    first_input,
+    follow_translation_model,
     grid_for,
     load_model,
     masks_section,
     run_translation,
+    scores_view,
     transformer_choices,
     what_if_view,
 )
@@ -33,25 +36,14 @@ from viz_core.transformer import attention_matrix_figure, grid_figure
 
 page_frame(tr("nav.4"), icon="🤖", intro=tr("p4.intro"))
 
-from corpora.en_fr import example_sentences  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
+from models.inference.translate import TRANSLATION  # noqa: E402
 
 choices = transformer_choices("encoder-decoder")
 if not choices:
     st.error(tr("p4.no_model"))
     st.stop()
 labels = dict(choices)
-examples = example_sentences()
-
-
-def _example_for(name: str) -> str:
-    return examples[0] if name.endswith("en-fr") or "fr" in name else TOY_EXAMPLE
-
-
-def _model_changed() -> None:
-    # A toy model reads digits, the translation model English: give each a fitting input.
-    st.session_state["tf_text"] = _example_for(st.session_state["tf_model"])
-
 
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 linked = url_check("tf_model", url_labels(labels, labels.get), tr("p4.url.model"))  # the URL holds the model's label
@@ -60,24 +52,27 @@ url_check("tf_text", at_most(10_000), tr("p4.url.text"), tr("p4.url.text_cut"))
 url_check("tf_beam", number_in(1, 8), tr("p4.url.beam"))
 url_check("tf_alpha", number_in(0.0, 2.0), tr("p4.url.alpha"))
 if "tf_text" not in st.session_state:
-    st.session_state["tf_text"] = _example_for(st.session_state.get("tf_model", first_model))
+    st.session_state["tf_text"] = first_input(st.session_state.get("tf_model", first_model))
 
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:
     model_name = st.selectbox(tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
-                              index=list(labels).index(default_model), on_change=_model_changed, bind="query-params")
+                              index=list(labels).index(default_model), on_change=follow_translation_model,
+                              args=("tf_text", "tf_model"), bind="query-params")
 loaded = load_model(model_name)
 if isinstance(loaded, str):
     st.error(loaded)
     st.stop()
-is_translation = loaded.task == "en-fr"
+is_translation = loaded.task == TRANSLATION  # a translation model, whatever its language pair
+corpus, source_lang = model_data(model_name)  # a real corpus (Bible, HSK) or None; "zh": typed Chinese is segmented
 with text_col:
-    text = st.text_input(tr("p4.sentence") if is_translation else tr("p4.digits"), key="tf_text",
-                         max_chars=10_000, bind="query-params")
+    text = st.text_input(tr(("p4.sentence.zh" if source_lang == "zh" else "p4.sentence") if is_translation
+                            else "p4.digits"), key="tf_text", max_chars=10_000, bind="query-params")
 with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretch"):
     if is_translation:
-        checked(st.selectbox, tr("p4.example"), examples, key="tf_example", index=None,
-                     on_change=use_example("tf_example", "tf_text"), placeholder=tr("p4.example_placeholder"))
+        checked(st.selectbox, tr("p4.example"), example_inputs(model_name), key="tf_example", index=None,
+                on_change=use_example("tf_example", "tf_text"),
+                placeholder=tr("p4.example_placeholder_real" if corpus else "p4.example_placeholder"))
     beam = st.slider(tr("p4.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
     alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("tf")
@@ -85,7 +80,7 @@ with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretc
     if is_translation:
         from ui.seq2seq import model_choices as seq2seq_choices
 
-        s2s = dict(seq2seq_choices())
+        s2s = {n: lab for n, lab in seq2seq_choices() if model_data(n)[1] == source_lang}  # same source language
         url_check("tf_compare", url_labels(s2s, s2s.get, optional=True), tr("p4.url.compare"), tr("p4.url.no_compare"))
         compare = st.selectbox(tr("p4.compare"), [None] + list(s2s),
                                format_func=lambda n: tr("p4.nothing") if n is None else s2s[n], key="tf_compare",
@@ -206,6 +201,8 @@ steps_view()
 n_unknown = sum(trace.src_unknown)
 token_strip(trace.src_tokens, trace.src_unknown,
             caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else ""))
+if is_translation:
+    scores_view(model_name)
 
 st.divider()
 masks_section(trace.src_tokens, trace.decoder_tokens)

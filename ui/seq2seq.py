@@ -230,10 +230,10 @@ def bleu_chart() -> None:
     real_scores(results)
 
 
-def real_scores(results: dict) -> None:
-    """Test BLEU and chrF of the models trained on real sentence pairs, with the copy baseline,
-    from `python -m models.evaluate --write` (its "real" part)."""
-    real = results.get("real") or {}
+def real_scores(results: dict, corpus: str | None = None) -> None:
+    """Test BLEU and chrF of the models trained on real sentence pairs (of one ``corpus``, or all),
+    with the copy baseline, from `python -m models.evaluate --write` (its "real" part)."""
+    real = {c: part for c, part in (results.get("real") or {}).items() if corpus in (None, c)}
     if not real:
         return
     st.subheader(t("p2.real.header"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.checkpoints import LoadedTransformer, load_transformer, shipped_transformers
-from ui.checkpoints import labelled, load_or_message
+from models.checkpoints import CheckpointError, LoadedTransformer, load_transformer, read_config, shipped_transformers
+from models.inference.translate import TRANSLATION
+from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
 from ui.state import checked
-from ui.tokens import input_error, md_escape, show_notices
+from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer import attention_matrix_figure, causal_mask, grid_figure, mask_figure, padding_mask
@@ -44,6 +45,88 @@ def transformer_choices(kind: str) -> list[tuple[str, str]]:
 def _transformer_choices(kind: str, lang: str) -> list[tuple[str, str]]:
     """:func:`transformer_choices`, cached per language (``lang``: the labels' language, a cache key)."""
     return labelled(shipped_transformers(kind))
+
+
+@st.cache_data(ttl=60)
+def translates(name: str) -> bool:
+    """Whether checkpoint ``name`` translates words (task "en-fr", any language pair) rather than a toy
+    task's digits; an unreadable one counts as a translation model (loading it then says what is wrong)."""
+    try:
+        return read_config(name).get("model", {}).get("task", TRANSLATION) == TRANSLATION
+    except CheckpointError:
+        return True
+
+
+def first_input(name: str) -> str:
+    """A model's first input: its examples' first (ui.seq2seq.example_inputs: the grammar's, or a fixed
+    sentence of its real corpus, Chinese for HSK), or the toy tasks' digits."""
+    from ui.seq2seq import example_inputs
+
+    return example_inputs(name)[0] if translates(name) else TOY_EXAMPLE
+
+
+def follow_translation_model(text_key: str, model_key: str) -> None:
+    """On a change of model (a callback): a toy model gets its digits; a translation model keeps the
+    typed text unless it is a default, digits or in another language (ui.seq2seq.follow_model)."""
+    from ui.seq2seq import follow_model
+
+    name = st.session_state[model_key]
+    if not translates(name) or st.session_state.get(text_key) == TOY_EXAMPLE:
+        st.session_state[text_key] = first_input(name)
+    else:
+        follow_model(text_key, model_key)
+
+
+def _translation_rows(results: dict) -> list[dict]:
+    """The test rows of the Transformer translation models in an evaluation: the grammar's (under
+    "families") and those trained on real pairs (under "real", beside the RNNs)."""
+    rows = [m for m in results.get("families", {}).get("transformer", {}).get("models", [])
+            if m.get("task") == TRANSLATION]
+    return rows + [m for part in results.get("real", {}).values() for m in part.get("models", [])
+                   if m.get("family") == "transformer"]
+
+
+def _test_set(row: dict, results: dict) -> str:
+    """The test set a row was measured on, in the reader's language."""
+    corpus = row.get("corpus")
+    if not corpus:
+        return tr("p4.scores.grammar")
+    data = str(results.get("real", {}).get(corpus, {}).get("data", corpus))
+    return model_text("p4.scores.test_set", {"data": data}, "")  # the corpus's description, translated
+
+
+def _figures(row: dict) -> dict[str, object]:
+    """A row's BLEU, chrF and test-set size; a figure the evaluation has not written reads as "—"."""
+    return {key: "—" if row.get(key) is None else row[key] for key in ("bleu", "chrf", "n_test")}
+
+
+def scores_view(name: str) -> None:
+    """The model's test BLEU and chrF beside the grammar Transformer's (one line), and in an expander
+    every Transformer translation model's, then the RNNs and copy baseline of the model's real corpus
+    (ui.seq2seq.real_scores); all from `python -m models.evaluate --write`."""
+    from models.checkpoints import load_results
+    from ui.seq2seq import model_data, real_scores
+
+    results = load_results() or {}
+    rows = _translation_rows(results)
+    mine = next((m for m in rows if m.get("name") == name), None)
+    grammar = next((m for m in rows if not m.get("corpus") and m.get("name") != name), None)
+    if mine is None:
+        st.caption(tr("p4.scores.none"))
+    else:
+        st.markdown(tr("p4.scores.line", model=md_escape(label_of(name, mine.get("label", name))), **_figures(mine),
+                       test=md_escape(_test_set(mine, results))))
+    if grammar is not None:
+        st.caption(tr("p4.scores.grammar_line", model=md_escape(label_of(grammar["name"], grammar.get("label", ""))),
+                      **_figures(grammar)))
+    if not rows:
+        return
+    with st.expander(tr("p4.scores.expander"), icon=":material/leaderboard:"):
+        st.dataframe([{tr("p2.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
+                       tr("p4.scores.col.test"): _test_set(m, results),
+                       tr("p4.scores.col.n"): m.get("n_test"), tr("p2.bleu.col.bleu"): m.get("bleu"),
+                       tr("p2.real.col.chrf"): m.get("chrf")} for m in rows], hide_index=True)
+        real_scores(results, model_data(name)[0])
 
 
 @spinning("spin.model")
@@ -238,7 +321,9 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
     """The seq2seq trace ``other``'s attention α beside the Transformer's cross-attention of
     (layer, head) on the same sentence, with the step ``t`` outlined."""
     from models.inference.traces import display_text
+    from ui.seq2seq import heatmap_texts
 
+    texts = heatmap_texts(other.model)  # axes named in the pair's languages (HSK: Chinese → English)
     st.subheader(tr("p4.cmp.header"))
     st.caption(tr("p4.cmp.caption", head=head_name(layer, head)))
     c1, c2 = st.columns(2)
@@ -250,13 +335,13 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
         else:
             st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
                                               step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                              title=tr("p4.cmp.rnn"), texts=figure_texts()), key="tf_cmp_rnn", config=PLOT)
+                                              title=tr("p4.cmp.rnn"), texts=texts), key="tf_cmp_rnn", config=PLOT)
     with c2:
         st.markdown(f"**{label}** — {trace.text}")
         st.plotly_chart(attention_matrix_figure(
             pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
             key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),
-            x_title=tr("p4.cmp.x"), y_title=tr("p4.cmp.y"), texts=figure_texts()), key="tf_cmp_tf", config=PLOT)
+            x_title=texts["s2s.x"], y_title=texts["s2s.y"], texts=texts), key="tf_cmp_tf", config=PLOT)
 
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:

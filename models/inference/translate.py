@@ -1,7 +1,8 @@
 """Translate text with a checkpoint and return its family's trace; walk one head for a text.
 
 * An RNN seq2seq checkpoint gives a :class:`~models.inference.traces.DecodingTrace`.
-* A Transformer checkpoint (``tf-en-fr``, or the toy ``tf-copy``/``tf-reverse`` that read digits
+* A Transformer checkpoint (a translation model, task "en-fr" whatever its language pair: ``tf-en-fr``,
+  ``tf-bible``, ``tf-hsk`` that reads Chinese; or the toy ``tf-copy``/``tf-reverse`` that read digits
   "3 1 4 1 5") gives a :class:`~models.inference.traces.DecodeTrace`: token strings plus the
   encoder self-attention, the masked decoder self-attention and the cross-attention of every
   layer and head, the top-k next tokens per step and, with a beam > 1, the beam per step.
@@ -31,6 +32,9 @@ from models.text.vocab import EOS, SPECIALS, encode_source
 
 MAX_BEAM = 8
 MAX_LENGTH_PENALTY = 2.0
+#: A Transformer translation checkpoint's task, whatever its language pair (words in, </s> appended); the
+#: languages are in its training record's src_lang / tgt_lang (tf-hsk, the studio's runs).
+TRANSLATION = "en-fr"
 
 
 @dataclass
@@ -41,19 +45,20 @@ class SourceInput:
     dropped: int  # tokens cut off past the model's limit
 
 
-def source_language(loaded: LoadedSeq2Seq) -> str:
+def source_language(loaded: LoadedSeq2Seq | LoadedTransformer) -> str:
     """The checkpoint's source language (its training record's ``src_lang``; the grammar models: "en")."""
     return str(loaded.training.get("src_lang", "en"))
 
 
-def source_tokens(text: str, loaded: LoadedSeq2Seq) -> list[str]:
+def source_tokens(text: str, loaded: LoadedSeq2Seq | LoadedTransformer) -> list[str]:
     """``text`` as the checkpoint reads it: Chinese segmented against its source vocabulary by forward
     maximum matching (:mod:`models.text.segment`), other languages by :func:`corpora.text.tokenize`.
     Chinese punctuation that the vocabulary lacks is left out: the HSK sources carry none, so a
     model would read "。" as an unknown word."""
     if source_language(loaded) != "zh":
         return tokenize(text)
-    words = frozenset(loaded.src_vocab.itos[len(SPECIALS):])  # "<pad>" typed is text, never the symbol
+    itos = loaded.src_itos if isinstance(loaded, LoadedTransformer) else loaded.src_vocab.itos
+    words = frozenset(itos[len(SPECIALS):])  # "<pad>" typed is text, never the symbol
     return [tok for tok in segment(normalize(text), words).tokens
             if tok in words or not all(unicodedata.category(ch).startswith("P") for ch in tok)]
 
@@ -118,17 +123,20 @@ def translate(
 def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceInput:
     """Tokenize for a Transformer checkpoint, cut to its limit, map to ids.
 
-    English→French: unknown words read as <unk> (flagged), </s> appended. Toy copy/reverse
-    models read digits only: anything else is an InputError naming the token.
+    Translation models: the source as :func:`source_tokens` reads it (Chinese segmented), unknown
+    words read as <unk> (flagged), </s> appended. Toy copy/reverse models read digits only: anything
+    else is an InputError naming the token.
     """
-    tokens = tokenize(text)
+    tokens = source_tokens(text, loaded) if loaded.task == TRANSLATION else tokenize(text)
     if not tokens:
-        if loaded.task == "en-fr":
+        if loaded.task == TRANSLATION and source_language(loaded) == "zh":
+            raise InputError("There is nothing to translate: type a Chinese sentence.", "err.nothing_to_translate_zh")
+        if loaded.task == TRANSLATION:
             raise InputError("There is nothing to translate: type an English sentence.", "err.nothing_to_translate")
         raise InputError("There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.",
                          "err.nothing_to_read_digits")
     limit = loaded.max_src_tokens
-    if loaded.task != "en-fr":
+    if loaded.task != TRANSLATION:
         symbols = [t for t in loaded.src_itos if not t.startswith("<")]
         bad = next((t for t in tokens if t not in symbols or t not in loaded.src_stoi), None)
         if bad is not None:
@@ -137,7 +145,7 @@ def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceIn
                              f"“{shown}” is not one of them.", "err.symbols", task=loaded.task,
                              symbols=" ".join(symbols), shown=shown)
     kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
-    if loaded.task == "en-fr":
+    if loaded.task == TRANSLATION:
         unknown = [t not in loaded.src_stoi for t in kept] + [False]
         return SourceInput(kept + [EOS], encode_source(loaded.src_stoi, kept, limit), unknown, dropped)
     return SourceInput(kept, [loaded.src_stoi[t] for t in kept], [False] * len(kept), dropped)
@@ -167,7 +175,7 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
         trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
                         hypotheses=[(loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty))
                                     for h, s in result.finished])
-    n_read = len(source.tokens) - (1 if loaded.task == "en-fr" else 0)  # without the appended </s>
+    n_read = len(source.tokens) - (1 if loaded.task == TRANSLATION else 0)  # without the appended </s>
     notices = translation_notices(source.tokens[:n_read], source.unknown[:n_read], source.dropped, trace.finished,
                                   mean_log_prob(trace.score, len(trace.output_ids)), typical_confidence(loaded.name),
                                   scope_notice(loaded.training,

@@ -279,10 +279,10 @@ def evaluate_real(corpus: str, names: Sequence[str | Path], test_pairs: Sequence
             "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)}}
 
 
-def shipped_by_corpus() -> dict[str | None, list[str]]:
-    """Shipped seq2seq checkpoints by the real corpus they were trained on (None: the grammar)."""
+def shipped_by_corpus(family: str = "seq2seq") -> dict[str | None, list[str]]:
+    """Shipped checkpoints of a family by the real corpus they were trained on (None: the grammar, or none)."""
     groups: dict[str | None, list[str]] = {}
-    for name in shipped("seq2seq"):
+    for name in shipped(family):
         try:
             corpus = read_config(name).get("training", {}).get("corpus")
         except CheckpointError:

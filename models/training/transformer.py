@@ -1,8 +1,12 @@
-"""The Transformer recipe (tf-copy, tf-reverse, tf-en-fr, tf-lm) and the evaluation of its checkpoints.
+"""The Transformer recipe (tf-copy, tf-reverse, tf-en-fr, tf-bible, tf-hsk, tf-lm) and the evaluation of
+its checkpoints.
 
 * ``tf-copy`` / ``tf-reverse`` — encoder–decoder on random digit sequences (:mod:`corpora.toy_tasks`),
   evaluated by exact match on held-out sequences (never drawn in training);
 * ``tf-en-fr`` — encoder–decoder on the embedded English→French corpus, test BLEU;
+* ``tf-bible`` / ``tf-hsk`` — encoder–decoders on the real sentence pairs' fixed splits
+  (:mod:`corpora.real_pairs`: World English Bible → Louis Segond, HSK Chinese → English), as the
+  s2s-bible/s2s-hsk RNNs, with the same vocabulary rule; test BLEU and chrF beside them;
 * ``tf-lm`` — a word-level decoder-only LM on the World English Bible (:mod:`corpora.lm_data`),
   held-out perplexity.
 
@@ -26,22 +30,28 @@ from corpora.batching import bucketed_batches
 from corpora.bible import CorpusError
 from corpora.en_fr import make_splits
 from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
+from corpora.real_pairs import LANGUAGES, real_splits
 from corpora.toy_tasks import BOS_ID as TOY_BOS
 from corpora.toy_tasks import EOS_ID as TOY_EOS
 from corpora.toy_tasks import TASKS as TOY_TASKS
 from corpora.toy_tasks import ToyTask, batches, random_sequences
 from models.checkpoints import (
     WEIGHTS, CheckpointError, LoadedTransformer, checkpoint_path, load_transformer, save_transformer,
-    shipped_transformers,
 )
 from models.inference.common import pad_ids
 from models.inference.transformer import greedy_batch
+from models.inference.translate import TRANSLATION
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.metrics import bleu, exact_match, perplexity
+from models.training.metrics import bleu, chrf, exact_match, perplexity
 from models.training.presets import Preset
-from models.training.seq2seq import confidence_summary, steps_for_epochs, training_pairs
+from models.training.seq2seq import (
+    build_vocabs, confidence_summary, evaluate_real, shipped_by_corpus, steps_for_epochs, training_pairs,
+)
+
+#: The presets' translation tasks: the grammar and Bible English→French, HSK Chinese→English.
+PAIR_TASKS = tuple(f"{src}-{tgt}" for src, tgt in LANGUAGES.values())
 
 
 def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
@@ -142,10 +152,12 @@ def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: 
     return totals
 
 
-def _train_en_fr(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
+def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
                  epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """An encoder–decoder on sentence pairs: the embedded grammar, a real corpus's fixed split
+    (``preset.data["corpus"]``) or a user's file; vocabularies of the words seen ``min_freq`` times."""
     train, valid, source = training_pairs(preset, data_file)
-    src_vocab, tgt_vocab = Vocab.build(p[0] for p in train), Vocab.build(p[1] for p in train)
+    src_vocab, tgt_vocab = build_vocabs(train, int(preset.data.get("min_freq", 1)))
     limit = int(preset.data.get("max_src_len", 48)) - 1
     data = [(encode_source(src_vocab.stoi, s, limit), tgt_vocab.encode(list(t)[: preset.model["max_len"] - 2]))
             for s, t in train]
@@ -166,9 +178,13 @@ def _train_en_fr(preset: Preset, settings: TrainSettings, device: torch.device, 
     check = valid[:500]
     hyps = translate_batch(model, [s for s, _ in check], src_vocab.stoi, tgt_vocab.itos, limit)
     valid_bleu = bleu(hyps, [list(t) for _, t in check])
+    corpus = preset.data.get("corpus") if data_file is None else None
+    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr"))  # loaders read typed input by src_lang
     stats.update(valid_bleu=round(valid_bleu, 2), data=source, n_train=len(train), max_src_len=limit + 1,
-                 epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2))
-    return Trained(model, _saver(model, preset.task, src_vocab.itos, tgt_vocab.itos), settings, stats,
+                 epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2), src_lang=src_lang,
+                 tgt_lang=tgt_lang, **({"corpus": corpus} if corpus else {}))
+    # the checkpoint's task is TRANSLATION whatever the pair: words in, </s> appended
+    return Trained(model, _saver(model, TRANSLATION, src_vocab.itos, tgt_vocab.itos), settings, stats,
                    f"valid BLEU {valid_bleu:.1f}")
 
 
@@ -229,8 +245,8 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
         if epochs:  # an epoch of the endless toy stream: 10,000 sequences
             settings = replace(settings, steps=steps_for_epochs(10_000, settings.batch_size, epochs))
         return _train_toy(preset, settings, device, callbacks, stop)
-    if preset.task == "en-fr":
-        return _train_en_fr(preset, settings, device, data, epochs, callbacks, stop)
+    if preset.task in PAIR_TASKS:
+        return _train_pairs(preset, settings, device, data, epochs, callbacks, stop)
     if preset.task == "lm":
         return _train_lm(preset, settings, device, data, epochs, callbacks, stop)
     raise ValueError(f"unknown task {preset.task!r}")
@@ -252,15 +268,17 @@ def evaluate_checkpoint(name: str) -> dict:
         task = toy_task(t, loaded.task)
         row.update(metric="held-out exact match", exact_match=round(toy_exact_match(loaded.model, task), 4),
                    n_test=1000)
-    elif loaded.task == "en-fr":
-        test = make_splits()["test"]
-        sources, outputs = greedy_outputs(loaded.model, [encode_source(loaded.src_stoi, p.src, loaded.max_src_tokens)
-                                                         for p in test])
+    elif loaded.task == TRANSLATION:
+        corpus = t.get("corpus")  # a real corpus's fixed test split (sources in its own tokens), or the grammar's
+        test = real_splits(corpus)["test"] if corpus else [(p.src, p.tgt) for p in make_splits()["test"]]
+        sources, outputs = greedy_outputs(loaded.model, [encode_source(loaded.src_stoi, src, loaded.max_src_tokens)
+                                                         for src, _ in test])
         hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
-        refs = [list(p.tgt) for p in test]
-        row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), n_test=len(test),
-                   exact_match=round(exact_match(hyps, refs), 4),
-                   confidence=confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs))
+        refs = [list(tgt) for _, tgt in test]
+        row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), chrf=round(chrf(hyps, refs), 2),
+                   n_test=len(test), exact_match=round(exact_match(hyps, refs), 4), family="transformer",
+                   confidence=confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs),
+                   **({"corpus": corpus} if corpus else {}))
     elif loaded.task == "lm":
         held = [v.tokens for v in split_verses(load_verses())["heldout"]]
         context = int(t.get("context", loaded.config.max_len))
@@ -283,15 +301,29 @@ def evaluate_each(names: Sequence[str], evaluate: Callable[[str], dict]) -> dict
 
 
 def evaluate_shipped() -> dict:
-    """Every shipped transformer checkpoint's figure (JSON-able)."""
-    return evaluate_each(shipped_transformers(), evaluate_checkpoint)
+    """Every shipped transformer checkpoint's figure (JSON-able), but those trained on a real corpus
+    (:func:`add_real`)."""
+    return evaluate_each(shipped_by_corpus("transformer").get(None, []), evaluate_checkpoint)
+
+
+def add_real(results: dict) -> None:
+    """Evaluate the shipped Transformers trained on real pairs (tf-bible, tf-hsk) and put their rows
+    (test BLEU, chrF) beside the RNNs and the copy baseline of their corpus, in ``results["real"]``
+    of :func:`models.training.seq2seq.evaluate_shipped`; failures go to ``results["errors"]``."""
+    for corpus, names in sorted((c, n) for c, n in shipped_by_corpus("transformer").items() if c is not None):
+        part = evaluate_each(names, evaluate_checkpoint)
+        results["errors"] += part["errors"]
+        if part["models"] and corpus not in results["real"]:
+            results["real"][corpus] = evaluate_real(corpus, [], real_splits(corpus)["test"])
+        if part["models"]:
+            results["real"][corpus]["models"] += part["models"]
 
 
 def format_results(results: dict) -> str:
     """The Transformer part of `python -m models.evaluate`'s table."""
     lines = ["", f"{'transformer':38} {'figure':>32} {'wall s':>7} {'CPU s':>6} {'MB':>5}"]
     for m in results.get("models", []):
-        if m["task"] == "en-fr":
+        if m["task"] == TRANSLATION:
             figure = f"test BLEU {m['bleu']:.2f} (exact {m['exact_match']:.3f})"
         elif m["task"] == "lm":
             figure = f"held-out perplexity {m['perplexity']:.1f}"

@@ -194,6 +194,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ckpt.label.s2s-hsk-none": ("No attention · HSK 中文→English", "无注意力 · HSK 中文→英语"),
     "ckpt.label.tf-copy": ("Transformer · copy", "Transformer · 复制"),
     "ckpt.label.tf-en-fr": ("Transformer · English→French", "Transformer · 英语→法语"),
+    "ckpt.label.tf-bible": ("Transformer · WEB→Segond verses", "Transformer · 英语→法语圣经经文（WEB→Segond）"),
+    "ckpt.label.tf-hsk": ("Transformer · HSK 中文→English", "Transformer · HSK 中文→英语"),
     "ckpt.label.tf-lm": ("Transformer LM · World English Bible", "Transformer 语言模型 · World English Bible"),
     "ckpt.label.tf-reverse": ("Transformer · reverse", "Transformer · 倒序"),
 }

@@ -15,10 +15,26 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.url.alpha": ("length penalty", "长度惩罚"),
     "p4.model": ("Model", "模型"),
     "p4.sentence": ("English sentence", "英语句子"),
+    "p4.sentence.zh": ("Chinese sentence", "中文句子"),
     "p4.digits": ("Digits 0–9, separated by spaces", "数字 0–9，用空格分隔"),
     "p4.options": ("Options", "选项"),
     "p4.example": ("Pick an example", "选择示例"),
     "p4.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
+    "p4.example_placeholder_real": ("Test sentences, never trained on …", "测试集句子（从未用于训练）…"),
+    "p4.scores.line": ("**Test scores of {model}:** BLEU {bleu}, chrF {chrf} on {n_test} sentences never trained on "
+                       "({test}).",
+                       "**{model} 的测试分数：** 在 {n_test} 个从未用于训练的句子上（{test}）BLEU {bleu}，chrF {chrf}。"),
+    "p4.scores.grammar_line": ("Beside it, the grammar Transformer ({model}): BLEU {bleu}, chrF {chrf} on {n_test} test "
+                               "sentences of its own small made-up grammar — an easier task than real sentences.",
+                               "作为对照，文法 Transformer（{model}）：在其自带小型人造文法的 {n_test} 个测试句子上 BLEU {bleu}，"
+                               "chrF {chrf} — 比真实句子容易得多。"),
+    "p4.scores.none": ("No test scores for this model: `python -m models.evaluate --write` scores the shipped ones.",
+                       "此模型没有测试分数：`python -m models.evaluate --write` 只为随附的模型打分。"),
+    "p4.scores.expander": ("Test scores of every translation model (BLEU, chrF)", "所有翻译模型的测试分数（BLEU、chrF）"),
+    "p4.scores.col.test": ("test set", "测试集"),
+    "p4.scores.col.n": ("sentences", "句子数"),
+    "p4.scores.grammar": ("the embedded grammar, test split", "内置文法的测试集"),
+    "p4.scores.test_set": ("{data}, test split", "{data}，测试集"),
     "p4.beam": ("Beam width (1 = greedy)", "束宽（1 = 贪心）"),
     "p4.url.compare": ("comparison model", "对比模型"),
     "p4.url.no_compare": ("no comparison", "不对比"),
@@ -65,8 +81,6 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "无注意力：编码器的最终状态是解码器看到源句的唯一途径。"),
     "p4.cmp.rnn": ("RNN attention α", "RNN 注意力 α"),
     "p4.cmp.tf": ("Transformer cross-attention", "Transformer 交叉注意力"),
-    "p4.cmp.x": ("source (English)", "源句（英语）"),
-    "p4.cmp.y": ("target step (French)", "目标步（法语）"),
     "p4.masks.header": ("The masks", "掩码"),
     "p4.masks.explain": ("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
                          "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
