@@ -11,7 +11,7 @@ from ui.i18n import figure_texts, t
 from ui.grid import head_picker
 from ui.state import at_most, boolean, checked, labels as url_labels, url_check
 from ui.tokens import input_error, token_strip
-from ui.transformer import HEAD_TEXT, KIND_LABELS, load_model, run_head_view, transformer_choices
+from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
 from viz_core.labels import safe_label
 from viz_core.transformer import chain_figure, chain_table, entropy, head_output_figure, vectors_figure
 
@@ -27,8 +27,8 @@ labels = dict(choices)
 
 
 def _model_changed() -> None:
-    task = getattr(load_model(st.session_state["head_model"]), "task", "en-fr")
-    st.session_state["head_text"] = HEAD_TEXT.get(task, "")
+    name = st.session_state["head_model"]
+    st.session_state["head_text"] = head_text(name, getattr(load_model(name), "task", "en-fr"))
     st.session_state["head_query"] = 0
 
 
@@ -43,7 +43,7 @@ if isinstance(loaded, str):
     st.stop()
 url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
 if "head_text" not in st.session_state:
-    st.session_state["head_text"] = HEAD_TEXT.get(loaded.task, "")
+    st.session_state["head_text"] = head_text(model_name, loaded.task)
 text = c2.text_input(t("p5.input") if loaded.task != "lm" else t("p5.input_lm"), key="head_text",
                      max_chars=10_000, bind="query-params")
 

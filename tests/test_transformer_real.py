@@ -174,3 +174,13 @@ def test_page_in_chinese_on_tf_hsk() -> None:
     assert not at.exception and not at.error
     assert at.selectbox(key="tf_model").value == "tf-hsk" and at.text_input(key="tf_text").label == "中文句子"
     assert any("的测试分数" in m.value for m in at.markdown)
+
+
+def test_inside_one_head_gives_the_hsk_model_its_own_chinese_example() -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "5_Inside_one_head.py"), default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert at.text_input(key="head_text").value == "The red car is in the small house."
+    at.selectbox(key="head_model").set_value("tf-hsk").run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="head_text").value == "我想喝茶。"
+    assert not any("unknown" in w.value.lower() for w in at.warning)  # every word is in the model's vocabulary

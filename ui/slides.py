@@ -263,12 +263,12 @@ def transformer_slide(p: SlideParams) -> SlideView:
 
 def head_slide(p: SlideParams) -> SlideView:
     """Inside one head: q·kᵢ, ÷√d_k, the mask and the softmax for one query, as bars."""
-    from ui.transformer import HEAD_TEXT, KIND_LABELS, load_model, run_head_view, transformer_choices
+    from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
     from viz_core.transformer import chain_figure
 
     name, label, loaded = _model(lambda: transformer_choices("encoder-decoder") + transformer_choices("decoder-only"),
                                  p, "head_model", "tf-en-fr", load_model)
-    text = p.text("head_text", HEAD_TEXT.get(loaded.task, ""))
+    text = p.text("head_text", head_text(name, loaded.task))
     cfg = loaded.config
     if loaded.kind == "decoder-only":
         kind, n_layers = "lm", cfg.num_decoder_layers

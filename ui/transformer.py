@@ -65,6 +65,14 @@ def first_input(name: str) -> str:
     return example_inputs(name)[0] if translates(name) else TOY_EXAMPLE
 
 
+def head_text(name: str, task: str) -> str:
+    """The Inside-one-head example for a model: :data:`HEAD_TEXT` for the grammar, toy and LM models,
+    the first example of its own corpus (Chinese for HSK) for one trained on real pairs."""
+    from ui.seq2seq import model_data
+
+    return first_input(name) if task == TRANSLATION and model_data(name)[0] else HEAD_TEXT.get(task, "")
+
+
 def follow_translation_model(text_key: str, model_key: str) -> None:
     """On a change of model (a callback): a toy model gets its digits; a translation model keeps the
     typed text unless it is a default, digits or in another language (ui.seq2seq.follow_model)."""
