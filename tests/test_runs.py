@@ -301,6 +301,19 @@ def test_rename_and_delete(finished, tmp_path):
         runs.delete_run("../" + run.id, tmp_path)
 
 
+def test_a_transformer_run_on_hsk_reads_typed_chinese(tmp_path):
+    """Its languages travel with the run: the probe and the saved checkpoint segment Chinese."""
+    registry = Registry(tmp_path, max_active=1)
+    settings = replace(PRESETS["tiny-transformer"], steps=4, snapshots=2, layers=1, heads=2, data="hsk",
+                       n_train=200, probe="我想喝茶。")
+    run = wait(registry, registry.start(settings))
+    assert run.status == FINISHED, run.message
+    assert run.snapshots[-1].src_tokens[:3] == ["我", "想", "喝"]  # segmented, not one unknown string
+    loaded = load_transformer(run.checkpoint)
+    assert (loaded.training["src_lang"], loaded.training["tgt_lang"]) == ("zh", "en")
+    assert translate_transformer(loaded, "我想喝茶。").src_tokens[:3] == ["我", "想", "喝"]
+
+
 def test_real_corpora_give_pairs():
     hsk = runs.load_data(replace(TINY, data="hsk"))
     assert len(hsk.train) == TINY.n_train and len(hsk.valid) == runs.N_VALID and hsk.gold is None

@@ -628,13 +628,18 @@ class Trainee:
     carry: dict[str, Any] = field(default_factory=dict)  # state that steps hand on (XL's memory): kept on a stop
 
 
+def pair_languages(data: str) -> dict[str, str]:
+    """A pair source's languages, recorded with the run: they tell translation how to read the probe
+    and typed input (HSK: Chinese, segmented); the grammar and uploaded pairs read as English→French."""
+    return dict(zip(("src_lang", "tgt_lang"), LANGUAGES.get(data, ("en", "fr"))))
+
+
 def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Seq2Seq with teacher-forced (or scheduled-sampling) cross-entropy over length-bucketed batches."""
     src_vocab, tgt_vocab = build_vocabs(data.train)
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
-    # the languages tell translate how to read the probe and typed input (HSK: Chinese, segmented)
-    languages = dict(zip(("src_lang", "tgt_lang"), LANGUAGES.get(s.data, ("en", "fr"))))
+    languages = pair_languages(s.data)
     batch_at = batch_at_step(pair_batches(encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size,
                                           random.Random(s.seed)))
 
@@ -664,6 +669,7 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
     encoded = [(encode_source(src_vocab.stoi, src, limit), tgt_vocab.encode(list(tgt)[: TF_MAX_LEN - 2]))
                for src, tgt in data.train]
     model = Transformer(s.transformer_config(len(src_vocab), len(tgt_vocab))).to(device)
+    languages = pair_languages(s.data)
     chunk_at = batch_at_step(bucketed_batches([len(x) for x, _ in encoded], settings.batch_size, random.Random(s.seed)))
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
@@ -676,7 +682,7 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         loaded = LoadedTransformer(s.name, cpu, ENCODER_DECODER, TF_TASK, src_vocab.itos, tgt_vocab.itos,
-                                   {"max_src_len": TF_MAX_LEN})
+                                   {"max_src_len": TF_MAX_LEN, **languages})
         trace = translate_transformer(loaded, probe)
         return trace.src_tokens, trace.tgt_tokens, trace.cross_attention
 
@@ -686,7 +692,7 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
 
     def save(folder: Path, record: dict) -> Path:
         return save_transformer(folder, model.to("cpu"), TF_TASK, src_vocab.itos, tgt_vocab.itos,
-                                dict(record, max_src_len=TF_MAX_LEN))
+                                dict(record, max_src_len=TF_MAX_LEN, **languages))
 
     return Trainee(model, loss_of_batch, decode, valid_bleu, None, save)
 
