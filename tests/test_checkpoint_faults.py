@@ -341,6 +341,7 @@ def test_the_evaluate_command_prints_a_full_disk_as_one_line(tmp_path: Path, mon
     write_json_atomic(tmp_path / ck.SEQ2SEQ_RESULTS, {"label": "first"})
     monkeypatch.setattr(evaluate, "CHECKPOINT_DIR", tmp_path)
     monkeypatch.setattr(evaluate.seq2seq, "evaluate_shipped", lambda: {"errors": [], "models": []})
+    monkeypatch.setattr(evaluate.transformer, "add_real", lambda results: None)  # no real evaluation here
     monkeypatch.setattr(evaluate, "FAMILIES", {})
     monkeypatch.setattr(os, "write", _disk_full)
     assert evaluate.main(["--json", "--write"]) == 1

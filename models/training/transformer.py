@@ -310,13 +310,14 @@ def add_real(results: dict) -> None:
     """Evaluate the shipped Transformers trained on real pairs (tf-bible, tf-hsk) and put their rows
     (test BLEU, chrF) beside the RNNs and the copy baseline of their corpus, in ``results["real"]``
     of :func:`models.training.seq2seq.evaluate_shipped`; failures go to ``results["errors"]``."""
+    real, errors = results.setdefault("real", {}), results.setdefault("errors", [])
     for corpus, names in sorted((c, n) for c, n in shipped_by_corpus("transformer").items() if c is not None):
         part = evaluate_each(names, evaluate_checkpoint)
-        results["errors"] += part["errors"]
-        if part["models"] and corpus not in results["real"]:
-            results["real"][corpus] = evaluate_real(corpus, [], real_splits(corpus)["test"])
+        errors += part["errors"]
+        if part["models"] and corpus not in real:
+            real[corpus] = evaluate_real(corpus, [], real_splits(corpus)["test"])
         if part["models"]:
-            results["real"][corpus]["models"] += part["models"]
+            real[corpus]["models"] += part["models"]
 
 
 def format_results(results: dict) -> str:
