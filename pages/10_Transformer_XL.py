@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.checkpoints import checkpoint_picker
+from ui.checkpoints import checkpoint_picker, loaded_or_stop
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -35,10 +35,7 @@ with options_col.popover("", icon=":material/tune:", width="stretch", help=t("tx
                                    follow=("txl_layer", "txl_head"))
     checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", index=None,
             on_change=use_example("txl_example", "txl_text"), placeholder=t("txl.example_placeholder"))
-loaded = load_model(model_name)
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
+loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params",
                            help=t("txl.text_help"))

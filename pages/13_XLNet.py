@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.checkpoints import checkpoint_picker
+from ui.checkpoints import checkpoint_picker, loaded_or_stop
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -34,10 +34,7 @@ popover = options_col.popover("", icon=":material/tune:", width="stretch", help=
 with popover:  # the shipped xlnet-small, then the studio's XLNet runs; K's default and the heads follow it
     model_name = checkpoint_picker(model_choices(), "xlnet_model", t("xlnet.model"), t("xlnet.model_help"),
                                    follow=("xlnet_k", "xlnet_layer", "xlnet_head"))
-loaded = load_model(model_name)
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
+loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
                            help=t("xlnet.text_help"))

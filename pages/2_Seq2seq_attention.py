@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.checkpoints import loaded_or_stop
 from ui.explain import seq2seq_chart
 from ui.export import PLOT, export_menu
 from ui import i18n  # i18n.t: the page's steps use t for the step index and tr for a trace
@@ -71,10 +72,7 @@ with options_col.popover(i18n.t("p2.options"), icon=":material/tune:", width="st
     alpha = length_penalty_slider("s2s_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("s2s")
 
-loaded_primary = load_model(model_name)
-if isinstance(loaded_primary, str):
-    st.error(loaded_primary)
-    st.stop()
+loaded_primary = loaded_or_stop(load_model(model_name))
 if mode != "soft" and loaded_primary.model.cfg.attention != "luong":
     st.info(i18n.t("p2.mode_luong_only", mode=MODES[mode], model=md_escape(labels[model_name])))
     mode = "soft"

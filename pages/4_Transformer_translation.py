@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.checkpoints import loaded_or_stop
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
@@ -59,10 +60,7 @@ with model_col:
     model_name = st.selectbox(tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
                               index=list(labels).index(default_model), on_change=follow_translation_model,
                               args=("tf_text", "tf_model"), bind="query-params")
-loaded = load_model(model_name)
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
+loaded = loaded_or_stop(load_model(model_name))
 is_translation = loaded.task == TRANSLATION  # a translation model, whatever its language pair
 corpus, source_lang = model_data(model_name)  # a real corpus (Bible, HSK) or None; "zh": typed Chinese is segmented
 with text_col:

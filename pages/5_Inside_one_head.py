@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.checkpoints import loaded_or_stop
 from ui.explain import whole_head
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
@@ -37,10 +38,7 @@ default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 c1, c2, c3 = st.columns([2, 3, 1.4], vertical_alignment="bottom")
 model_name = c1.selectbox(t("p5.model"), list(labels), format_func=labels.get, key="head_model", on_change=_model_changed,
                           index=list(labels).index(default_model), bind="query-params")
-loaded = load_model(model_name)
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
+loaded = loaded_or_stop(load_model(model_name))
 url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
 if "head_text" not in st.session_state:
     st.session_state["head_text"] = head_text(model_name, loaded.task)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ui.checkpoints import loaded_or_stop
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
@@ -62,10 +63,7 @@ with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stret
     seed = int(st.number_input(tr("p6.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
     quiz = quiz_toggle("gen")
 
-loaded = load_model(model_name)
-if isinstance(loaded, str):
-    st.error(loaded)
-    st.stop()
+loaded = loaded_or_stop(load_model(model_name))
 
 try:
     result = run_generation(model_name, prompt, max_new, float(temperature), int(top_k) or None, seed)

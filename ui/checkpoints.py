@@ -41,6 +41,15 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
         return t("ckpt.cannot_load", name=name, error=exc) + hint
 
 
+def loaded_or_stop(result: T | str) -> T:
+    """A page's model from :func:`load_or_message`: the model, or its one-line message shown as an
+    error and the page run stopped there."""
+    if isinstance(result, str):
+        st.error(result)
+        st.stop()
+    return result
+
+
 def checkpoint_picker(choices: Sequence[tuple[str, str]], key: str, label: str, help: str | None = None,
                       follow: Sequence[str] = ()) -> str:
     """A model selectbox over (checkpoint, display label) ``choices`` (the shipped one first, then the
