@@ -13,7 +13,7 @@ page_frame(t("nav.8"), icon="🔬", intro=t("p8.intro"))
 from models.inference.hf_adapter import MAX_TOKENS  # noqa: E402
 from models.inference.llm import gqa_groups  # noqa: E402
 from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model  # noqa: E402
-from ui.bert import decoder_unavailable, heads_as_rows, real_grid, real_trace  # noqa: E402
+from ui.bert import RealInput, decoder_unavailable, heads_as_rows, real_grid  # noqa: E402
 from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
@@ -21,7 +21,6 @@ from ui.llm import visible  # noqa: E402
 from ui.state import at_most, checked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
-from ui.work_queue import heavy_slot  # noqa: E402
 from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
 from viz_core.transformer import grid_figure  # noqa: E402
 
@@ -83,9 +82,9 @@ if not (text or "").strip():
     st.stop()
 
 t0 = time.perf_counter()
-try:
-    with heavy_slot(t("p8.run_what")):  # one heavy request at a time server-wide, so stepping elsewhere never stalls
-        trace = real_trace(real.key, text, text_b or "", int(max_tokens))
+real_input = RealInput(real.key, text, text_b or "", int(max_tokens))
+try:  # one heavy request at a time server-wide (ui.work_queue), so stepping elsewhere never stalls
+    trace, trace_again = real_input.traced(t("p8.run_what"))
 except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
     st.warning(input_error(exc))
     st.stop()
@@ -102,7 +101,7 @@ if n_unk:
 # Grid of every layer and head (one PNG mosaic)
 # ------------------------------------------------------------------------------------
 st.markdown("##### " + t("p8.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
-payload = real_grid(real.key, text, text_b or "", int(max_tokens), scale)
+payload = real_grid(*real_input, scale)
 transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
 grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts()) if transposed \
     else payload.figure(texts=figure_texts())
@@ -117,6 +116,7 @@ st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor)
 @st.fragment
 def head_view() -> None:
     """One head, the head average and the lines view: choosing a head reruns only this part."""
+    trace = trace_again()  # (the page keeps no trace of its own: see the end of the page)
     layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
     one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, texts=figure_texts())
     binned = t("p8.binned") if one.binned else ""
@@ -131,7 +131,7 @@ def head_view() -> None:
     real_head_chart(avg.figure, "real_avg_fig", trace.attention[layer].mean(0), real.key, trace.ids,
                     trace.segment_ids, tokens, layer, None, n_heads)
     export_menu("real-model", title=t("nav.8"), source=text + (f"\n{text_b}" if text_b else ""),
-                trace=trace, figures={t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
+                trace=trace_again, figures={t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
                                       t("p8.export.avg", layer=layer + 1): avg.figure},
                 numbers={t("num.model"): real.label, t("num.tokens"): L, t("num.layers"): n_layers,
                          t("num.heads"): n_heads})
@@ -171,3 +171,4 @@ with st.expander(t("p8.tokens")):
     if decoder:  # one text: no segments
         del columns[t("p8.col.segment")]
     st.dataframe(columns, hide_index=True)
+del trace  # the session keeps the input and a weak reference, not 75–283 MB of attention (ui.bert.RealInput)

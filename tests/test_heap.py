@@ -23,3 +23,60 @@ def test_freeze_modules_freezes_once_per_new_import() -> None:
     finally:
         sys.modules.pop("attention_lab_test_module", None)
         gc.unfreeze()
+
+
+def test_expired_sessions_are_dropped_and_freed() -> None:
+    """Streamlit's session storage keeps an expired session until another is stored; expire_sessions
+    drops it on time, and then nothing holds it."""
+    import time
+    import weakref
+    from types import SimpleNamespace
+
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+
+    class Session:
+        id = "closed-tab"
+
+    storage = MemorySessionStorage(ttl_seconds=0.05)
+    info = SimpleNamespace(session=Session())
+    storage.save(info)
+    held = weakref.ref(info.session)
+    del info
+    time.sleep(0.1)
+    assert storage.list() == []  # expired: no longer listed...
+    assert held() is not None  # ...but still in memory, as long as no other session is stored
+    assert heap.expire_sessions(storage) == 1
+    assert held() is None
+    assert heap.expire_sessions(storage) == 0
+    assert heap.expire_sessions(object()) == 0  # another kind of storage is left alone
+
+
+def test_recollect_frees_garbage_a_freeze_caught() -> None:
+    import weakref
+
+    class Held:
+        pass
+
+    try:
+        garbage = Held()
+        garbage.cycle = garbage  # a session's page globals are held in cycles like this
+        held = weakref.ref(garbage)
+        gc.freeze()  # caught alive by a freeze (freeze_modules while the session ran)
+        del garbage
+        gc.collect()
+        assert held() is not None  # a frozen cycle is never collected...
+        assert heap.recollect() >= 1
+        assert held() is None  # ...until recollect
+        assert gc.get_freeze_count() > 0  # and what lives is frozen again
+    finally:
+        gc.unfreeze()
+
+
+def test_the_reaper_needs_a_running_server() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    assert heap.start_session_reaper() is False  # no Streamlit server in this process: nothing started
+    at = AppTest.from_string("import streamlit as st\nimport ui.heap\nst.write(ui.heap.start_session_reaper())")
+    at.run()
+    assert not at.exception and at.markdown[0].value == "`False`"  # nor under AppTest's stand-in runtime
+    assert heap._reaper is None

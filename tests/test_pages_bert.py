@@ -113,6 +113,44 @@ def real() -> AppTest:
     return at
 
 
+def test_real_session_keeps_no_trace_of_its_own(monkeypatch) -> None:
+    """At 512 tokens a trace is 75 MB (283 MB for the LLM): a session, kept after its tab closes,
+    must hold the input only (ui.bert.RealInput), so that real_trace's bounded cache is all the
+    memory traces take. A head change or a download after the cache let go runs the input again."""
+    import gc
+    import weakref
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    import models.inference.hf_adapter as hf
+    from ui import bert
+
+    made, downloads = [], {}
+    run_hf = hf.run_hf
+    monkeypatch.setattr(hf, "run_hf", lambda *a, **k: made.append(weakref.ref(trace := run_hf(*a, **k))) or trace)
+    add_deferred = MediaFileManager.add_deferred
+    monkeypatch.setattr(MediaFileManager, "add_deferred", lambda self, data, mime, coordinates, file_name=None, **k:
+                        downloads.setdefault(file_name, data) and add_deferred(self, data, mime, coordinates, file_name, **k))
+    bert.real_trace.__wrapped__.clear()
+    at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    _ok(at)
+    assert made and made[-1]() is not None  # in the cache
+    bert.real_trace.__wrapped__.clear()
+    gc.unfreeze()  # (page_frame froze what was alive; a frozen cycle would hide a leak)
+    gc.collect()
+    assert all(ref() is None for ref in made)  # the session, its fragment and its buttons held none
+    n = len(made)
+    at.selectbox(key="real_head").set_value(4).run()
+    _ok(at)
+    assert len(made) == n + 1  # the evicted trace was run again
+    at.selectbox(key="real_head").set_value(5).run()
+    assert len(made) == n + 1  # and is cached again
+    npz = next(data for name, data in downloads.items() if name.endswith("trace.npz"))
+    bert.real_trace.__wrapped__.clear()
+    assert len(npz()) > 0 and len(made) == n + 2  # the download runs it again too
+
+
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
     return make_tiny_bert(tmp_path_factory.mktemp("tiny-bert-page"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import weakref
 import zlib
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -25,6 +26,7 @@ from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure,
 if TYPE_CHECKING:
     from models.inference.hf_adapter import HFModel
     from models.inference.model_access import ModelRegistry
+    from models.inference.traces import HFTrace
 
 SMALL_BERT = "bert-small"
 BERT_PAIR = ("The man went to the store.", "He bought a gallon of milk.")  # the BERT page's first input (§3.1)
@@ -235,6 +237,34 @@ def real_trace(path: str, text: str, text_b: str, max_tokens: int):
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
     return trace
+
+
+class RealInput(NamedTuple):
+    """What :func:`real_trace` runs on: a RealModel's key, the texts and the token limit.
+
+    A page keeps this, not the trace: its session (kept for a while after the tab closes, and
+    held by its fragments, widgets' callbacks and download buttons) then holds no 75–283 MB of
+    attention outside :func:`real_trace`'s bounded cache."""
+
+    path: str
+    text: str
+    text_b: str
+    max_tokens: int
+
+    def trace(self, running: str) -> HFTrace:
+        """The trace, cached or run again, one heavy request at a time (``running`` names it in the
+        "waiting: n ahead" notice of :func:`ui.work_queue.heavy_slot`)."""
+        from ui.work_queue import heavy_slot
+
+        with heavy_slot(running):
+            return real_trace(*self)
+
+    def traced(self, running: str) -> tuple[HFTrace, Callable[[], HFTrace]]:
+        """:meth:`trace`, and a function that gives the same trace later without keeping it alive:
+        at once while the cache (or anyone) still holds it, else by running it again."""
+        trace = self.trace(running)
+        held = weakref.ref(trace)
+        return trace, lambda: held() or self.trace(running)
 
 
 def heads_as_rows(n_layers: int, n_heads: int) -> bool:

@@ -46,7 +46,8 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
                 trace: Any = None, numbers: Mapping[str, Any] | None = None, note: str = "",
                 key: str | None = None) -> None:
     """A small "Export" popover: each figure's numbers as CSV, the ``trace`` (anything with
-    ``to_dict()``) as JSON and NPZ, and a standalone offline HTML handout (``title``, ``source``
+    ``to_dict()``, or a function that gives it again on click, so that a page's session need not
+    keep a large trace alive: ui.bert.RealInput) as JSON and NPZ, and a standalone offline HTML handout (``title``, ``source``
     text, the figures, ``numbers``). ``figures`` maps a caption to a plotly figure. Files are
     built on click; downloading does not rerun the page."""
     figures = dict(figures or {})
@@ -59,13 +60,13 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
                                file_name=f"{base}-{safe_filename(caption)}.csv", key=f"{key}_csv{i}",
                                on_click="ignore", icon=":material/table:")
         if trace is not None:
-            view = trace.to_dict(keep_arrays=True)
-            too_big = _size(view) > JSON_LIMIT
-            st.download_button(t("export.json"), data=lambda: trace_json(trace.to_dict()), mime="application/json",
+            again = trace if callable(trace) else lambda: trace
+            too_big = _size(again().to_dict(keep_arrays=True)) > JSON_LIMIT
+            st.download_button(t("export.json"), data=lambda: trace_json(again().to_dict()), mime="application/json",
                                file_name=f"{base}-trace.json", key=f"{key}_json", on_click="ignore",
                                icon=":material/data_object:", disabled=too_big,
                                help=t("export.json_big", limit=JSON_LIMIT) if too_big else None)
-            st.download_button(t("export.npz"), data=lambda: trace_npz(view),
+            st.download_button(t("export.npz"), data=lambda: trace_npz(again().to_dict(keep_arrays=True)),
                                mime="application/octet-stream", file_name=f"{base}-trace.npz", key=f"{key}_npz",
                                on_click="ignore", icon=":material/grid_on:")
         st.download_button(t("export.html"), mime="text/html", file_name=f"{base}-handout.html",

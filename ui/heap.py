@@ -1,4 +1,4 @@
-"""Keep Streamlit's collection after every script run cheap: the imported modules' objects are frozen.
+"""Keep the server's memory and Streamlit's collection after every script run in check.
 
 Streamlit runs a full ``gc.collect(2)`` after every script run (``runner.postScriptGC``). With torch,
 transformers and plotly imported, the heap holds about 440,000 objects, and that collection took
@@ -7,15 +7,28 @@ about 160 ms of a 200 ms seq2seq step: what kept a class of 30 from one server c
 whenever new modules have been imported (a few times as the first pages load), :func:`freeze_modules`
 collects and then freezes everything alive; the collection after each run scans only what the
 sessions made since, and still frees their garbage as before.
+
+A closed tab's session stays in Streamlit's session storage for ``server.disconnectedSessionTTL``
+seconds, but that storage (a TTL cache) drops an expired session only when another session is
+stored: after the last tab of a class closed, every session, with the attention traces its pages
+hold, stayed in memory for good. :func:`start_session_reaper` starts one thread per server that
+expires them on time and then collects them, frozen garbage included (:func:`recollect`).
 """
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 import threading
+import time
+from typing import Any
+
+REAP_EVERY_S = 5.0  # how often expired sessions are dropped
+RECOLLECT_EVERY_S = 30.0  # at most one full collection (≈ 0.2 s of one core) per this many seconds
 
 _lock = threading.Lock()
 _frozen_at = 0  # len(sys.modules) at the last freeze
+_reaper: threading.Thread | None = None
 
 
 def freeze_modules() -> bool:
@@ -31,3 +44,64 @@ def freeze_modules() -> bool:
         gc.collect()
         gc.freeze()
         return True
+
+
+def recollect() -> int:
+    """Unfreeze, collect everything, freeze again: frees garbage that a freeze caught alive (a
+    session that was running then and has closed since). Returns the number of objects collected."""
+    with _lock:
+        gc.unfreeze()
+        collected = gc.collect()
+        gc.freeze()
+        return collected
+
+
+def expire_sessions(storage: Any) -> int:
+    """Drop the expired sessions from Streamlit's in-memory session storage (its TTL cache's
+    ``expire``); returns how many. A storage of another kind is left alone (0)."""
+    expire = getattr(getattr(storage, "_cache", None), "expire", None)
+    return len(expire()) if callable(expire) else 0
+
+
+def _reap_forever(storage: Any, loop: asyncio.AbstractEventLoop) -> None:
+    """The reaper thread: every :data:`REAP_EVERY_S`, expire sessions on the server's event loop
+    (the storage is not thread-safe), and recollect after some expired."""
+    pending, last = False, 0.0
+
+    async def expire() -> int:
+        return expire_sessions(storage)
+
+    while not loop.is_closed():
+        time.sleep(REAP_EVERY_S)
+        try:
+            pending |= asyncio.run_coroutine_threadsafe(expire(), loop).result(30) > 0
+        except (RuntimeError, TimeoutError):  # the server is stopping
+            return
+        if pending and time.monotonic() - last >= RECOLLECT_EVERY_S:
+            recollect()
+            pending, last = False, time.monotonic()
+
+
+def start_session_reaper() -> bool:
+    """Start the reaper thread once per server (a no-op without a running Streamlit server, as in
+    AppTest); returns whether it is running."""
+    global _reaper
+    if _reaper is not None:
+        return _reaper.is_alive()
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return False
+    with _lock:
+        if _reaper is None:
+            runtime = Runtime.instance()
+            try:
+                loop = runtime._get_async_objs().eventloop
+            except RuntimeError:  # the runtime has not started its event loop
+                return False
+            if not isinstance(loop, asyncio.AbstractEventLoop):  # AppTest's stand-in runtime
+                return False
+            storage = getattr(runtime._session_mgr, "_session_storage", None)
+            _reaper = threading.Thread(target=_reap_forever, args=(storage, loop), name="session-reaper", daemon=True)
+            _reaper.start()
+    return _reaper.is_alive()

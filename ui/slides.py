@@ -365,10 +365,9 @@ def real_model_slide(p: SlideParams) -> SlideView:
     """Real model explorer: one head of MiniLM-L6 (the installed model) or of the decoder
     SmolLM2-135M (the Real LLM page's model) on the slide's text."""
     from models.inference.hf_adapter import MAX_TOKENS
-    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model
-    from ui.bert import real_trace
+    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, RealInput, load_decoder
+    from ui.bert import load_real_model
     from ui.llm import visible
-    from ui.work_queue import heavy_slot
     from viz_core.bert import explorer_head_figures
 
     decoder = p.option("real_source", REAL_SOURCES, "installed", "p8.model", REAL_SOURCES.get) == "decoder"
@@ -381,15 +380,16 @@ def real_model_slide(p: SlideParams) -> SlideView:
     scale = p.option("real_scale", REAL_SHADES, "absolute", "p8.url.shade", REAL_SHADES.get)
     if not text.strip():
         raise SlideProblem(tr("p8.empty"))
-    try:
-        with heavy_slot(tr("slide.real.run")):  # one heavy request at a time server-wide, as on the page
-            trace = real_trace(model.key, text, text_b, int(max_tokens))
+    try:  # one heavy request at a time server-wide, as on the page
+        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(tr("slide.real.run"))
     except ValueError as exc:
         raise SlideProblem(input_error(exc)) from None
     n_layers, n_heads = trace.attention.shape[:2]
     layer, head = p.layer_head("real", n_layers, n_heads, average=False)
+    del trace  # the slide's drawing keeps the input, not the attention (ui.bert.RealInput)
 
     def draw(t: int) -> None:
+        trace = trace_again()
         _line(model.label, tr("slide.real.tokens", n=len(trace.tokens)),
               text[:120] + ("…" if len(text) > 120 else ""))
         tokens = visible(trace.tokens) if decoder else trace.tokens
