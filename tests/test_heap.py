@@ -80,3 +80,26 @@ def test_the_reaper_needs_a_running_server() -> None:
     at.run()
     assert not at.exception and at.markdown[0].value == "`False`"  # nor under AppTest's stand-in runtime
     assert heap._reaper is None
+
+
+def test_every_run_does_the_upkeep_presented_slides_included(monkeypatch) -> None:
+    """A presented slide has no page frame; without the upkeep, each step paid a full collection
+    of torch's objects (150 ms of a 200 ms step)."""
+    from streamlit.testing.v1 import AppTest
+
+    import ui.frame
+    import ui.slides
+    from tests.conftest import APPTEST_TIMEOUT, ROOT
+
+    calls: list[str] = []
+    monkeypatch.setattr(ui.frame, "upkeep", lambda: calls.append("page"))
+    monkeypatch.setattr(ui.slides, "upkeep", lambda: calls.append("slide"))
+    at = AppTest.from_file(str(ROOT / "pages" / "12_Present.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(deck="1_teaching_order", slide="2")
+    at.run()
+    assert not at.exception and calls == ["slide"]
+    at.button(key="slide_next").click().run()
+    assert calls == ["slide", "slide"]
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Positional_encoding.py"), default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception and calls[-1] == "page"

@@ -9,7 +9,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from ui.deck import add_view_button
 from ui.export import image_buttons
-from ui.heap import freeze_modules, start_session_reaper
+from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, language_switch, resolve, t, text
 from ui.state import quoted
 
@@ -78,8 +78,7 @@ def page_list() -> None:
 
 def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None:
     """Start a page: config (with a local ``page_icon``, so no font server is asked), style, sidebar."""
-    freeze_modules()  # keeps Streamlit's collection after each run cheap (ui.heap)
-    start_session_reaper()  # closed tabs' sessions are freed when their time is up (ui.heap)
+    upkeep()  # Streamlit's collection after each run kept cheap; closed tabs' sessions freed on time (ui.heap)
     bad_lang = resolve()  # this run's language (?lang=, the session's choice, the browser's locale)
     st.set_page_config(page_title=f"{title} · {t('app.title')}", page_icon=icon, layout="wide")
     st.markdown(_CSS, unsafe_allow_html=True)  # constant CSS, never user text

@@ -105,3 +105,10 @@ def start_session_reaper() -> bool:
             _reaper = threading.Thread(target=_reap_forever, args=(storage, loop), name="session-reaper", daemon=True)
             _reaper.start()
     return _reaper.is_alive()
+
+
+def upkeep() -> None:
+    """Called at the start of every page run, presented slides included: :func:`freeze_modules`
+    and :func:`start_session_reaper`."""
+    freeze_modules()
+    start_session_reaper()

@@ -17,6 +17,7 @@ import streamlit as st
 
 from ui.export import PLOT_NO_BAR
 from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
+from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, reading, text
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
 from ui.state import quoted
@@ -646,6 +647,7 @@ _SLIDE_CSS = """
 def slide_frame(title: str) -> None:
     """The frame of a presented slide: page config (local icon: no font server), no sidebar, no
     header, no toolbar, full width (constant CSS, never user text)."""
+    upkeep()  # as page_frame does: without it, each step paid a full collection of torch's objects
     st.set_page_config(page_title=f"{title} · {tr('app.title')}", page_icon="📽️", layout="wide",
                        initial_sidebar_state="collapsed")
     st.markdown(_SLIDE_CSS, unsafe_allow_html=True)
