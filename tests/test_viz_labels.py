@@ -65,6 +65,21 @@ def test_few_short_labels_stay_horizontal_and_all_shown() -> None:
     assert fit_ticks([f"tok{i}" for i in range(100)], 480)[2] == -90
 
 
+def test_chinese_labels_are_written_top_to_bottom_not_turned() -> None:
+    """Turned −90°, 中文 reads sideways; stacked, each label needs one character of width."""
+    from viz_core.style import stacked, tick_extent
+
+    words = ["我", "喜欢", "喝", "绿茶", "。", "<eos>"]
+    vals, text, angle = fit_ticks(words, 6 * 30)  # 30 px a cell: "喜欢" does not fit side by side
+    assert angle == 0 and vals == list(range(6))
+    assert text[1] == "喜<br>欢" and text[5] == stacked("<eos>") == "&lt;<br>e<br>o<br>s<br>&gt;"
+    assert tick_extent(text, angle) >= 5 * 1.25 * TICK_FONT_SIZE  # the margin holds the tallest
+    vals, text, angle = fit_ticks(words * 20, 6 * 30)  # 120 labels in 180 px: thinned, still upright
+    assert angle == 0 and all((b - a) * 1.5 >= TICK_FONT_SIZE for a, b in zip(vals, vals[1:]))
+    assert fit_ticks(["the", "cat", "喝"] * 10, 90)[2] == -90  # mostly English: turned as before
+    assert fit_ticks(["图书馆员工作室"] * 10, 90)[2] == -90  # too long to stack
+
+
 def test_tick_text_is_cut_without_breaking_entities() -> None:
     _, text, _ = fit_ticks(["&lt;script&gt;" * 3, "x"], 900)
     assert text[0].endswith("…") and "&lt;" in text[0] and not text[0].rstrip("…").endswith("&")

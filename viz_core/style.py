@@ -182,8 +182,10 @@ def fit_ticks(labels: Sequence[str], axis_px: float, font_size: float = TICK_FON
     overlapping: (tick positions, their text, tick angle).
 
     On a y axis (``vertical_axis``) labels are stacked and each needs one line of height. On an
-    x axis labels stay horizontal (angle 0) when every one fits side by side, else they are
-    turned upright (angle −90) and each needs one line of width. Labels are thinned with a
+    x axis labels stay horizontal (angle 0) when every one fits side by side; else Chinese labels
+    are written top to bottom (:func:`stacked`, still angle 0: turned on their side they would
+    read sideways) and each needs one character of width, and other labels are turned upright
+    (angle −90) and each needs one line of width. Labels are thinned with a
     round step (1, 2, 3, 4, 5, 10, …); the first and the last position are always labelled (the
     last replaces the regular tick before it when they would be too close); no position twice.
     Text is cut to ``limit`` characters; ``max_ticks`` caps the count further.
@@ -198,10 +200,13 @@ def fit_ticks(labels: Sequence[str], axis_px: float, font_size: float = TICK_FON
     need = line
     if not vertical_axis:
         widest = max(text_width(t, font_size) for t in text) + _GAP_PX
-        if widest > slot:
-            angle = -90
-        else:
+        if widest <= slot:
             need = widest
+        elif _stackable(labels):  # Chinese stays upright, one character under another
+            text = [stacked(t) for t in labels]
+            need = max(text_width(ch, font_size) for t in labels for ch in html.unescape(str(t))) + _GAP_PX
+        else:
+            angle = -90
     step = max(1, math.ceil(need / slot - 1e-9))
     if max_ticks:
         step = max(step, math.ceil(n / max(1, max_ticks)))
@@ -216,12 +221,29 @@ def fit_ticks(labels: Sequence[str], axis_px: float, font_size: float = TICK_FON
     return vals, [text[i] for i in vals], angle
 
 
+#: Longest label that :func:`fit_ticks` stacks (characters): a Chinese word is one to four.
+STACK_CHARS = 6
+
+
+def _stackable(labels: Sequence[str]) -> bool:
+    """Whether an x axis's labels read upright as stacked characters: at least half are Chinese
+    (written top to bottom as well as left to right) and none is longer than :data:`STACK_CHARS`."""
+    shown = [html.unescape(str(t)) for t in labels]
+    chinese = sum(any(_char_em(ch) == 1.0 for ch in t) for t in shown)
+    return 2 * chinese >= len(shown) and max(map(len, shown)) <= STACK_CHARS
+
+
+def stacked(label: str) -> str:
+    """A tick label written top to bottom, one (escaped) character per line ("喜<br>欢")."""
+    return "<br>".join(html.escape(ch, quote=False) for ch in html.unescape(str(label)).replace(" ", "")) or " "
+
+
 def tick_extent(text: Sequence[str], angle: int, font_size: float = TICK_FONT_SIZE) -> float:
     """px the tick labels take away from the plot, across the axis (margin they need)."""
     if not text:
         return 0.0
     if angle == 0:
-        return _line_px(font_size) + _TICK_PAD_PX
+        return max(t.count("<br>") + 1 for t in text) * _line_px(font_size) + _TICK_PAD_PX
     return max(text_width(t, font_size) for t in text) + _TICK_PAD_PX
 
 

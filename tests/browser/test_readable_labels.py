@@ -13,6 +13,7 @@ from viz_core.style import FIGURE_WIDTH_PX
 
 LENGTHS = (25, 100, 512)
 WORDS = ["the", "attention", "of", "[CLS]", "##ing", "Bahdanau", "我们", "<b>", "encoder-decoder", "cat"]
+WORDS_ZH = ["我", "喜欢", "喝", "绿茶", "。", "</s>", "图书馆", "他们"]  # stacked top to bottom when crowded
 
 # Text boxes of one figure's labels: tick labels per axis, and scatter text (beam tree).
 BOXES_JS = """(sel) => Array.from(document.querySelectorAll(sel))
@@ -63,14 +64,14 @@ def _softmax(shape, seed=0):
     return x / x.sum(-1, keepdims=True)
 
 
-def _figures(n: int) -> dict:
+def _figures(n: int, words: list[str] = WORDS) -> dict:
     from viz_core.attention_grid import grid_payload, head_figure
     from viz_core.bert import special_attention_figure, tag_figure
     from viz_core.foundations import weights_heatmap
     from viz_core.seq2seq import attention_heatmap, step_attention_bars
     from viz_core.transformer import attention_matrix_figure, attention_row_bars, grid_figure
 
-    tokens = [WORDS[i % len(WORDS)] for i in range(n)]
+    tokens = [words[i % len(words)] for i in range(n)]
     w = _softmax((n, n))
     att = _softmax((2, 3, n, n))
     return {
@@ -86,9 +87,11 @@ def _figures(n: int) -> dict:
     }
 
 
-@pytest.mark.parametrize("n", LENGTHS)
-def test_tick_labels_never_overlap(plot_page, n: int) -> None:
-    for name, fig in _figures(n).items():
+@pytest.mark.parametrize(("n", "words"), [(n, WORDS) for n in LENGTHS] + [(n, WORDS_ZH) for n in (8, 25, 100)])
+def test_tick_labels_never_overlap(plot_page, n: int, words: list[str]) -> None:
+    for name, fig in _figures(n, words).items():
+        if words is WORDS_ZH:  # 中文 is never turned on its side
+            assert fig.layout.xaxis.tickangle in (None, 0), name
         _draw(plot_page, fig)
         for sel in ("#plot .xtick text", "#plot .ytick text"):
             boxes = plot_page.evaluate(BOXES_JS, sel)
