@@ -254,6 +254,13 @@ def test_cell_layer_takes_over_templates_and_mask_text():
     tr = small.data[layer]
     assert "%{marker.color:.4f}" in tr.hovertemplate and len(tr.customdata) == 36
     assert binning_of(small) is None
+    w = np.random.default_rng(1).dirichlet(np.ones(300), size=300)
+    big = head_figure(w, [str(i) for i in range(300)]).figure  # binned: no token customdata
+    layer = add_cell_layer(big)
+    tr = big.data[layer]
+    assert tr.type == "scattergl" and "%{customdata" in tr.hovertemplate and "%{z" not in tr.hovertemplate
+    assert np.allclose(tr.customdata, np.asarray(big.data[0].z).ravel(), atol=1e-6)  # the drawn values
+    assert tr.marker.color is None  # one colour: 10,000 points are not coloured one by one
 
 
 @pytest.mark.parametrize("how", ["mean", "max"])

@@ -55,7 +55,8 @@ def add_cell_layer(fig: go.Figure) -> int | None:
 
     The points sit at the heatmap's own x/y values (a binned heatmap's: each block's centre) in
     row-major order (point i is cell divmod(i, columns)); they take over the heatmap's hover (its ``text``, or its
-    ``hovertemplate`` with ``%{z}`` read from the point's ``marker.color``), and a heatmap drawn
+    ``hovertemplate`` with ``%{z}`` read from the point's ``customdata``, or from its ``marker.color`` where the
+    tokens are the customdata), and a heatmap drawn
     over it (e.g. masked cells) lends its hover where its z is set. Invisible markers are left
     out of the figure's CSV export."""
     heatmaps = _cell_heatmaps(fig)
@@ -74,13 +75,19 @@ def add_cell_layer(fig: go.Figure) -> int | None:
         x=_compact(gx.ravel()), y=_compact(gy.ravel()), mode="markers", name=LAYER_NAME,
         # Plotly's scatter hover counts every point within max(3 px, marker radius) of the mouse as
         # equally close and takes the last: the smallest radius keeps clicks exact down to 6 px cells.
-        marker={"color": np.nan_to_num(z.ravel()).astype(np.float32), "opacity": 0, "size": 6},
+        marker={"opacity": 0, "size": 6},  # one colour: the browser colours no points one by one
         selected={"marker": {"opacity": 0}}, unselected={"marker": {"opacity": 0}},
         showlegend=False, xaxis=base.xaxis, yaxis=base.yaxis,
     )
     if base.hovertemplate:
-        layer["hovertemplate"] = re.sub(r"%\{z([:}])", r"%{marker.color\1", base.hovertemplate)
-        layer["customdata"] = _flat(base.customdata, n)
+        weights = np.nan_to_num(z.ravel()).astype(np.float32)
+        if base.customdata is None:  # z rides in customdata
+            layer["hovertemplate"] = re.sub(r"%\{z([:}])", r"%{customdata\1", base.hovertemplate)
+            layer["customdata"] = weights
+        else:  # (the tokens are the customdata: z rides in the points' colour)
+            layer["hovertemplate"] = re.sub(r"%\{z([:}])", r"%{marker.color\1", base.hovertemplate)
+            layer["customdata"] = _flat(base.customdata, n)
+            layer["marker"]["color"] = weights
         layer["text"] = _flat(base.text, n)
     else:
         text = _flat(base.text, n)
