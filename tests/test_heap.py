@@ -103,3 +103,52 @@ def test_every_run_does_the_upkeep_presented_slides_included(monkeypatch) -> Non
     at = AppTest.from_file(str(ROOT / "pages" / "3_Positional_encoding.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
     assert not at.exception and calls[-1] == "page"
+
+
+def test_the_reaper_thread_expires_freezes_and_recollects(monkeypatch) -> None:
+    """One server's reaper, on a real event loop: a closed tab's expired session is dropped and
+    collected, and what was imported since the last freeze (a fragment's run) is frozen."""
+    import asyncio
+    import threading
+    import time
+    import weakref
+    from types import SimpleNamespace
+
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+
+    class Session:
+        id = "closed-tab"
+
+    monkeypatch.setattr(heap, "REAP_EVERY_S", 0.05)
+    monkeypatch.setattr(heap, "RECOLLECT_EVERY_S", 0.0)
+    recollected = []
+    recollect = heap.recollect
+    monkeypatch.setattr(heap, "recollect", lambda: recollected.append(recollect()))
+    storage = MemorySessionStorage(ttl_seconds=0.05)
+    session = Session()
+    session.cycle = session  # held in a cycle, as a page's globals are
+    storage.save(SimpleNamespace(session=session))
+    held = weakref.ref(session)
+    del session
+    loop = asyncio.new_event_loop()
+    server = threading.Thread(target=loop.run_forever, daemon=True)
+    server.start()
+    reaper = threading.Thread(target=heap._reap_forever, args=(storage, loop), daemon=True)
+    try:
+        heap.freeze_modules()
+        sys.modules["attention_lab_fragment_import"] = types.ModuleType("attention_lab_fragment_import")
+        reaper.start()
+        deadline = time.monotonic() + 10
+        while (held() is not None or not recollected or heap._frozen_at < len(sys.modules)) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert held() is None and recollected  # dropped on time, then collected
+        assert heap._frozen_at == len(sys.modules)  # the new import was frozen by the thread
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        server.join(5)
+        loop.close()
+        reaper.join(5)
+        sys.modules.pop("attention_lab_fragment_import", None)
+        gc.unfreeze()
+    assert not reaper.is_alive()  # it ends with the server's loop

@@ -23,6 +23,7 @@ import gc
 import sys
 import threading
 import time
+from concurrent.futures import Future
 from typing import Any
 
 REAP_EVERY_S = 2.0  # how often expired sessions are dropped (and new modules frozen)
@@ -69,17 +70,25 @@ def _reap_forever(storage: Any, loop: asyncio.AbstractEventLoop) -> None:
     """The reaper thread: every :data:`REAP_EVERY_S`, expire sessions on the server's event loop
     (the storage is not thread-safe), and recollect after some expired."""
     pending, last = False, 0.0
-
-    async def expire() -> int:
-        return expire_sessions(storage)
-
-    while not loop.is_closed():
+    while True:
         time.sleep(REAP_EVERY_S)
-        freeze_modules()  # also what a fragment's run imported: a fragment rerun has no page_frame
-        try:
-            pending |= asyncio.run_coroutine_threadsafe(expire(), loop).result(30) > 0
-        except (RuntimeError, TimeoutError):  # the server is stopping
+        if not loop.is_running():  # the server has stopped
             return
+        freeze_modules()  # also what a fragment's run imported: a fragment rerun has no page_frame
+        expired: Future[int] = Future()
+
+        def expire() -> None:
+            if expired.set_running_or_notify_cancel():
+                expired.set_result(expire_sessions(storage))
+
+        try:
+            loop.call_soon_threadsafe(expire)
+            pending |= expired.result(max(1.0, 5 * REAP_EVERY_S)) > 0
+        except RuntimeError:  # the loop is closed
+            return
+        except TimeoutError:  # a busy or stopping loop: look again next time
+            expired.cancel()
+            continue
         if pending and time.monotonic() - last >= RECOLLECT_EVERY_S:
             recollect()
             pending, last = False, time.monotonic()
