@@ -80,6 +80,19 @@ def test_chinese_labels_are_written_top_to_bottom_not_turned() -> None:
     assert fit_ticks(["图书馆员工作室"] * 10, 90)[2] == -90  # too long to stack
 
 
+def test_a_short_heatmap_wraps_its_y_title() -> None:
+    """Page 4's first step has one query row: upright beside it, "query: decoder step" ran up into
+    the figure's title; wrapped to the rows' height, it stays beside them."""
+    from viz_core.transformer import attention_matrix_figure
+
+    one_row = attention_matrix_figure(np.full((1, 5), 0.2), list("abcde"), ["<s>"], y_title="query: decoder step",
+                                      title="Cross-attention: layer 1, head 1")
+    assert "<br>" in one_row.layout.yaxis.title.text
+    tall = attention_matrix_figure(np.full((12, 5), 0.2), list("abcde"), list("abcdefghijkl"),
+                                   y_title="query: decoder step")
+    assert tall.layout.yaxis.title.text == "query: decoder step"
+
+
 def test_tick_text_is_cut_without_breaking_entities() -> None:
     _, text, _ = fit_ticks(["&lt;script&gt;" * 3, "x"], 900)
     assert text[0].endswith("…") and "&lt;" in text[0] and not text[0].rstrip("…").endswith("&")

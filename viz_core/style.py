@@ -376,14 +376,19 @@ def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] 
     left = 40.0
     if y_labels is not None:  # the y labels' width first: it narrows the x axis
         left += max(text_width(short_label(t), TICK_FONT_SIZE) for t in y_labels) if len(y_labels) else 0
-    x_extent = _line_px(TICK_FONT_SIZE)
     if x_labels is not None:
         x_axis.update(tick_axis(x_labels, plot_width(width, left), max_ticks=max_ticks))
-        x_extent = tick_extent(x_axis["ticktext"], x_axis["tickangle"])
     if y_labels is not None:
-        y_px = (height or 450) - top_px - bottom_px - x_extent - 30
-        y_axis.update(tick_axis(y_labels, max(60.0, y_px), vertical_axis=True, max_ticks=max_ticks))
+        y_axis.update(tick_axis(y_labels, _plot_height(height, top_px, bottom_px, x_axis),
+                                vertical_axis=True, max_ticks=max_ticks))
     return x_axis, y_axis
+
+
+def _plot_height(height: int | None, top_px: float, bottom_px: float, x_axis: Mapping) -> float:
+    """px left for a heatmap's rows: the figure's height less its margins and the x labels."""
+    x_extent = tick_extent(x_axis["ticktext"], x_axis["tickangle"]) if "ticktext" in x_axis \
+        else _line_px(TICK_FONT_SIZE)
+    return max(60.0, (height or 450) - top_px - bottom_px - x_extent - 30)
 
 
 def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
@@ -407,6 +412,9 @@ def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
                                   width=width, top_px=layout["margin"]["t"])
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
+    if y_title:  # upright beside a short plot, a long title would run into the figure's title
+        rows_px = _plot_height(height, layout["margin"]["t"], 40, x_axis)
+        layout["yaxis"]["title"]["text"] = wrap_text(y_title, rows_px, BASE_FONT_SIZE)
     return set_layout(fig, layout)
 
 
