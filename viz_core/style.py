@@ -364,9 +364,12 @@ def legend_below(fig: go.Figure) -> go.Figure:
     return fig
 
 
+_HEATMAP_BOTTOM_PX = 40.0  # a heatmap's margin below its rows, planned by heatmap_axes
+
+
 def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] | None = None,
                  max_ticks: int = 30, height: int | None = None, width: float | None = None,
-                 top_px: float = 80, bottom_px: float = 40) -> tuple[dict, dict]:
+                 top_px: float = 80, bottom_px: float = _HEATMAP_BOTTOM_PX) -> tuple[dict, dict]:
     """x and y axis settings of a heatmap: integer axes with labels as tick text, row 0 at the
     top, ticks thinned to fit. The x axis is planned for ``width`` (default
     :data:`FIGURE_WIDTH_PX`) less the y labels and a colour bar; the y axis for ``height`` less
@@ -413,7 +416,7 @@ def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
     if y_title:  # upright beside a short plot, a long title would run into the figure's title
-        rows_px = _plot_height(height, layout["margin"]["t"], 40, x_axis)
+        rows_px = _plot_height(height, layout["margin"]["t"], _HEATMAP_BOTTOM_PX, x_axis)
         layout["yaxis"]["title"]["text"] = wrap_text(y_title, rows_px, BASE_FONT_SIZE)
     return set_layout(fig, layout)
 
