@@ -4,16 +4,14 @@
 - the first view: tokenize + greedy decode of the whole sentence (the page caches this trace);
 - one model decoding step (decoder.step on the encoded sentence);
 - one step on the page after the first: what the step fragment rebuilds — the heatmap with the
-  current row outlined, α_t bars and top-k bars — validated and serialised to JSON as
-  st.plotly_chart does before sending them.
+  current row outlined, α_t bars and top-k bars — serialised to JSON as ui.plot.chart does
+  before sending them.
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-import plotly.io
-import plotly.tools
 import torch
 
 from models.checkpoints import load_seq2seq
@@ -56,9 +54,8 @@ def main() -> None:
                 topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], hyp.tokens[t])]
         if hyp.attention is not None:
             figs.append(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t))
-        # What st.plotly_chart does with each figure before sending it.
-        return sum(len(plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(f, validate_figure=True),
-                                         validate=False)) for f in figs)
+        # What ui.plot.chart does with each figure before sending it.
+        return sum(len(f.to_json()) for f in figs)
 
     print(f"model {args.model}; sentence of {len(source.tokens) - 1} words → {len(hyp.tokens)} target steps")
     print(f"first view, whole greedy decode:        {timed(lambda: translate(loaded, SENTENCE), 10):7.2f} ms")

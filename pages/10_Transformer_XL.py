@@ -8,6 +8,7 @@ from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
 from ui.i18n import t
+from ui.plot import chart
 from ui.state import at_most, checked, number_in, topic_tabs, url_check, use_example
 from ui.stepper import step_control
 from ui.tokens import input_error, token_strip
@@ -60,7 +61,7 @@ def segments_view() -> None:
     s = step_control(n, key="txl", label=t("txl.segment"))
     seg = trace.segments[s]
     m, l_ = len(seg.memory_tokens), len(seg.tokens)
-    st.plotly_chart(segment_figure(trace, s, layer, head), key="txl_attention", config=PLOT)
+    chart(segment_figure(trace, s, layer, head), key="txl_attention", config=PLOT)
     st.caption(t("txl.strip", s=s + 1, n=n, m=m, l=l_))
     memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
     if memory_col is not None:

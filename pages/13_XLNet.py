@@ -9,6 +9,7 @@ from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
 from ui.i18n import t
+from ui.plot import chart
 from ui.state import at_most, checked, increment, labels, topic_tabs, url_check, use_example
 from ui.tokens import input_error, md_escape
 from ui.xlnet import (
@@ -59,7 +60,7 @@ except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
 
-st.plotly_chart(order_view(trace), key="xlnet_order", config=PLOT)
+chart(order_view(trace), key="xlnet_order", config=PLOT)
 layer_col, head_col, export_col, caption_col = st.columns([1.5, 1.7, 1.3, 5.8], vertical_alignment="bottom")
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
 with export_col:

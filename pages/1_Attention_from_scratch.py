@@ -20,6 +20,7 @@ from ui.foundations import (  # noqa: E402
     explain_saturation, explain_scores, explain_soft_hard_local, parametric, qkv_steps, saturation, timings,
     toy_data, vector_input,
 )
+from ui.plot import chart  # noqa: E402
 from ui.state import Accept, checked, increment, number_in, topic_tabs, url_check  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
@@ -64,14 +65,14 @@ def kernel_regression_section() -> None:
     words = figure_texts()
 
     left, right = st.columns(2)
-    left.plotly_chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
-                                            fits, highlight=method,
-                                            title=t("p1.kr.fig_fit"), texts=words),
-                      key="kr_fit", config=PLOT)
-    right.plotly_chart(viz.weights_heatmap(
+    chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
+                                fits, highlight=method,
+                                title=t("p1.kr.fig_fit"), texts=words),
+          key="kr_fit", config=PLOT, where=left)
+    chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
         title=t("p1.kr.fig_weights", name=names[method]), x_title=t("p1.kr.x_key"),
-        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT)
+        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT, where=right)
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
         col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}",
@@ -80,9 +81,9 @@ def kernel_regression_section() -> None:
     explain_kernel_regression_setup()
     explain_kernel_regression(steps, results["parametric"].w)
     if steps:
-        st.plotly_chart(viz.loss_figure(results["parametric"].loss_history,
-                                        results["parametric"].w_history,
-                                        title=t("p1.kr.fig_loss"), texts=words), key="kr_loss", config=PLOT)
+        chart(viz.loss_figure(results["parametric"].loss_history,
+                              results["parametric"].w_history,
+                              title=t("p1.kr.fig_loss"), texts=words), key="kr_loss", config=PLOT)
 
 
 def score_functions_section() -> None:
@@ -96,10 +97,10 @@ def score_functions_section() -> None:
     params = sandbox.default_score_params()
     comp = sandbox.compare_scores(query, keys, params)
     words = figure_texts()
-    plane.plotly_chart(viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")), key="sf_plane",
-                        config=PLOT)
-    bars.plotly_chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
-                      key="sf_bars", config=PLOT)
+    chart(viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")), key="sf_plane",
+           config=PLOT, where=plane)
+    chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
+          key="sf_bars", config=PLOT, where=bars)
     st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights, texts=words), key="sf_table")
     explain_scores(params)
     st.divider()
@@ -108,14 +109,14 @@ def score_functions_section() -> None:
         result = saturation()
     dims = [int(d) for d in result.dims]
     d = checked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page", bind="query-params")
-    st.plotly_chart(viz.saturation_figure(result.dims, result.max_weight_dot,
-                                          result.max_weight_scaled, result.grad_norm_dot,
-                                          result.grad_norm_scaled, chosen=d,
-                                          n_keys=result.n_keys, texts=words), key="sf_saturation", config=PLOT)
+    chart(viz.saturation_figure(result.dims, result.max_weight_dot,
+                                result.max_weight_scaled, result.grad_norm_dot,
+                                result.grad_norm_scaled, chosen=d,
+                                n_keys=result.n_keys, texts=words), key="sf_saturation", config=PLOT)
     i = dims.index(d)
     left, right = st.columns([1, 1], vertical_alignment="center")
-    left.plotly_chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d, texts=words),
-                      key="sf_example", config=PLOT)
+    chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d, texts=words),
+          key="sf_example", config=PLOT, where=left)
     explain_saturation(right, d, result, i)
 
 
@@ -131,8 +132,8 @@ def soft_hard_local_section() -> None:
                        key="shl_center", persist_state="page", bind="query-params")
     half_width = checked(c4.slider, t("p1.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params")
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
-    st.plotly_chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window,
-                                               texts=figure_texts()), key="shl_fig", config=PLOT)
+    chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window,
+                                     texts=figure_texts()), key="shl_fig", config=PLOT)
     explain_soft_hard_local(tokens, ex)
 
 
@@ -164,7 +165,7 @@ def sandbox_section() -> None:
                                    steps.output, steps.d_k, texts=figure_texts())
     keys = ("sb_scores", "sb_scaled", "sb_masked", "sb_weights", "sb_v_fig", "sb_output")
     for col, figure, key in zip(st.columns(3) + st.columns(3), figures, keys):
-        col.plotly_chart(figure, key=key, config=PLOT)
+        chart(figure, key=key, config=PLOT, where=col)
     explain_sandbox()
 
 
@@ -201,9 +202,9 @@ def complexity_section() -> None:
         return
     with st.spinner(t("p1.cx.spinner")):
         result = timings(*params)
-    st.plotly_chart(viz.timing_figure(result.lengths, result.seconds,
-                                      title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads,
-                                              d=result.d_model), texts=figure_texts()), key="cx_fig", config=PLOT)
+    chart(viz.timing_figure(result.lengths, result.seconds,
+                            title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads,
+                                    d=result.d_model), texts=figure_texts()), key="cx_fig", config=PLOT)
     explain_growth(result)
 
 

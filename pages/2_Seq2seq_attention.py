@@ -8,6 +8,7 @@ from ui.explain import seq2seq_chart
 from ui.export import PLOT, export_menu
 from ui import i18n  # i18n.t: the page's steps use t for the step index and tr for a trace
 from ui.frame import page_frame
+from ui.plot import chart
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import (
     MODES,
@@ -147,12 +148,12 @@ def steps_view() -> None:
         st.caption(i18n.t("p2.step", step=t + 1, n=n))
         token_strip([*hyp.tokens[:t], hyp.tokens[t] if shown else HIDDEN], highlight=t)
         if shown and hyp.attention is not None:
-            st.plotly_chart(bars := step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
-                                                        title=i18n.t("p2.fig.alpha", step=t + 1)), key="bars", config=PLOT)
+            chart(bars := step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
+                                              title=i18n.t("p2.fig.alpha", step=t + 1)), key="bars", config=PLOT)
         if shown:
-            st.plotly_chart(topk := topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
-                                              title=i18n.t("p2.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1)),
-                            key="topk", config=PLOT)
+            chart(topk := topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
+                                    title=i18n.t("p2.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1)),
+                  key="topk", config=PLOT)
     with heat_col:
         if hyp.attention is None:
             st.info(i18n.t("p2.no_attention"))
@@ -186,9 +187,9 @@ def steps_view() -> None:
     what_if_view(trace, text, t, alpha, labels[model_name])
     if trace.search == "beam":
         st.subheader(i18n.t("p2.beam_header"))
-        st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                                         title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1), texts=i18n.figure_texts()),
-                        key="beam_tree", config=PLOT)
+        chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
+                               title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1), texts=i18n.figure_texts()),
+              key="beam_tree", config=PLOT)
 
 
 steps_view()

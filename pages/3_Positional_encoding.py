@@ -10,6 +10,7 @@ import streamlit as st
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.i18n import figure_texts, t
+from ui.plot import chart
 
 page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
 
@@ -43,17 +44,17 @@ def sinusoid_section() -> None:
                    key=f"pe_dims_{d_model}", persist_state="page", bind="query-params")
     left, right = st.columns(2)
     words = figure_texts()
-    left.plotly_chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words), key="pe_curves",
-                      config=PLOT)
-    right.plotly_chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
-                                             y_title=words["pe.position"], texts=words),
-                       key="pe_heatmap", config=PLOT)
+    chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words), key="pe_curves",
+          config=PLOT, where=left)
+    chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
+                                y_title=words["pe.position"], texts=words),
+          key="pe_heatmap", config=PLOT, where=right)
     st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\qquad "
              r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     explain_sinusoids()
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.wavelength_figure(trace.wavelengths, d_model, texts=words), key="pe_wavelengths",
-                      config=PLOT)
+    chart(viz.wavelength_figure(trace.wavelengths, d_model, texts=words), key="pe_wavelengths",
+          config=PLOT, where=left)
     explain_wavelengths(right, trace.wavelengths, d_model)
 
 
@@ -71,11 +72,11 @@ def similarity_rotation_section() -> None:
     trace = sinusoids(length, d_model)
     words = figure_texts()
     left, right = st.columns(2)
-    left.plotly_chart(viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity"), texts=words),
-                      key="rot_similarity", config=PLOT)
-    right.plotly_chart(viz.offset_figure(trace.offsets, trace.offset_formula,
-                                         trace.offset_measured, title=t("p3.fig.offset"), texts=words),
-                       key="rot_offset", config=PLOT)
+    chart(viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity"), texts=words),
+          key="rot_similarity", config=PLOT, where=left)
+    chart(viz.offset_figure(trace.offsets, trace.offset_formula,
+                            trace.offset_measured, title=t("p3.fig.offset"), texts=words),
+          key="rot_offset", config=PLOT, where=right)
     explain_offsets(trace.offset_spread)
 
     st.divider()
@@ -84,12 +85,12 @@ def similarity_rotation_section() -> None:
     rotation_formulas()
     rotation_metrics(check, k, length)
     left, right = st.columns([2, 3])
-    left.plotly_chart(viz.rotation_matrix_figure(check.matrix, k, texts=words), key="rot_matrix", config=PLOT)
-    right.plotly_chart(viz.rotation_vectors_figure(check.pe_shifted, check.rotated, pos, k, texts=words),
-                       key="rot_vectors", config=PLOT)
+    chart(viz.rotation_matrix_figure(check.matrix, k, texts=words), key="rot_matrix", config=PLOT, where=left)
+    chart(viz.rotation_vectors_figure(check.pe_shifted, check.rotated, pos, k, texts=words),
+          key="rot_vectors", config=PLOT, where=right)
     left, right = st.columns([3, 2], vertical_alignment="center")
-    left.plotly_chart(viz.rotation_error_figure(check.ks, check.max_error_by_k, texts=words),
-                      key="rot_errors", config=PLOT)
+    chart(viz.rotation_error_figure(check.ks, check.max_error_by_k, texts=words),
+          key="rot_errors", config=PLOT, where=left)
     explain_rotation(right)
     st.divider()
     model_score_section()
@@ -114,11 +115,11 @@ def model_score_section() -> None:
     model_score_formula()
     left, right = st.columns(2)
     words = figure_texts()
-    left.plotly_chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer, head=head),
-                                                texts=words), key="rot_tf_scores", config=PLOT)
+    chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer, head=head),
+                                    texts=words), key="rot_tf_scores", config=PLOT, where=left)
     offsets = sorted({0, 3, result.worst_offset})
-    right.plotly_chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals"), texts=words),
-                       key="rot_tf_diagonals", config=PLOT)
+    chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals"), texts=words),
+          key="rot_tf_diagonals", config=PLOT, where=right)
     explain_model_scores(result)
 
 
@@ -136,17 +137,17 @@ def embeddings_section() -> None:
     result = mix(d_model, scale, pos_enc.EMBEDDING_INITS[init_label])
     st.latex(r"x_{pos} = s\cdot E[\text{word}_{pos}] + PE(pos),\qquad s = "
              + (r"\sqrt{d_{model}} = " + f"{scale:.2f}" if scaled else "1"))
-    st.plotly_chart(viz.embedding_mix_figure(result.tokens, result.embedded, result.pe,
-                                             result.summed, texts=figure_texts()), key="emb_heatmaps", config=PLOT)
+    chart(viz.embedding_mix_figure(result.tokens, result.embedded, result.pe,
+                                   result.summed, texts=figure_texts()), key="emb_heatmaps", config=PLOT)
     m1, m2, m3 = st.columns(3)
     m1.metric(t("p3.emb.word_norm"), f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
     i = int(np.argmin(np.abs(result.scales - scale)))
     m3.metric(t("p3.emb.word_share"), f"{result.word_share[i]:.0%}")
-    st.plotly_chart(viz.embedding_scale_figure(result.scales, result.same_word_cos,
-                                               result.same_pos_cos, result.word_share,
-                                               scale, math.sqrt(d_model), texts=figure_texts()), key="emb_curve",
-                    config=PLOT)
+    chart(viz.embedding_scale_figure(result.scales, result.same_word_cos,
+                                     result.same_pos_cos, result.word_share,
+                                     scale, math.sqrt(d_model), texts=figure_texts()), key="emb_curve",
+          config=PLOT)
     explain_embeddings()
 
 
@@ -167,11 +168,11 @@ def schemes_section() -> None:
     maps = {name: m for name, m in result.maps.items()
             if learned is not None or name != "Learned (absolute)"}
     words = figure_texts()
-    st.plotly_chart(viz.schemes_figure(maps, train_len, scheme_titles(learned), texts=words), key="sch_maps",
-                    config=PLOT)
+    chart(viz.schemes_figure(maps, train_len, scheme_titles(learned), texts=words), key="sch_maps",
+          config=PLOT)
     explain_scheme_maps(learned)
     left, right = st.columns([3, 2])
-    left.plotly_chart(viz.scheme_profile_figure(maps, train_len, texts=words), key="sch_profile", config=PLOT)
+    chart(viz.scheme_profile_figure(maps, train_len, texts=words), key="sch_profile", config=PLOT, where=left)
     explain_schemes(right, result, d_model, train_len, head)
     st.table(viz.scheme_table(texts=words))
     learned_positions_view(learned)
@@ -185,9 +186,9 @@ def padding_section() -> None:
                     for i, (col, n) in enumerate(zip(cols, (5, 3, 7))))
     trace = pos_enc.padded_positions(lengths, d_model=16)
     words = figure_texts()
-    st.plotly_chart(viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids"), texts=words), key="pad_ids",
-                    config=PLOT)
-    st.plotly_chart(viz.padding_encoded_figure(trace.encoded, texts=words), key="pad_encoded", config=PLOT)
+    chart(viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids"), texts=words), key="pad_ids",
+          config=PLOT)
+    chart(viz.padding_encoded_figure(trace.encoded, texts=words), key="pad_encoded", config=PLOT)
     explain_padding()
 
 

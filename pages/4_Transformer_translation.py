@@ -8,6 +8,7 @@ from ui.checkpoints import loaded_or_stop
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
+from ui.plot import chart
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
@@ -137,11 +138,11 @@ def steps_view() -> None:
             weights = hide_rows(weights, queries, t)[0]
         payload = grid_for(np.ascontiguousarray(weights if shown else np.nan_to_num(weights)), tuple(keys),
                            tuple(queries))
-        st.plotly_chart(
-            grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                        title=tr("p4.fig.grid"), texts=figure_texts()),
-            key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"), selection_mode="points",
-            config=PLOT_NO_BAR)
+        chart(
+    grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
+              title=tr("p4.fig.grid"), texts=figure_texts()),
+    key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"),
+    config=PLOT_NO_BAR)
         st.caption(tr("p4.grid_caption"))
     with head_col:
         matrix = pick(weights, layer, head)
@@ -166,13 +167,13 @@ def steps_view() -> None:
     bars_col, topk_col = st.columns(2)
     with bars_col:
         row = pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0]
-        st.plotly_chart(bars := step_attention_bars(row, trace.src_tokens, trace.src_unknown,
-                                                    title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head))),
-                        key="tf_cross_bars", config=PLOT)
+        chart(bars := step_attention_bars(row, trace.src_tokens, trace.src_unknown,
+                                          title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head))),
+              key="tf_cross_bars", config=PLOT)
     with topk_col:
-        st.plotly_chart(topk := topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
-                                          title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1)),
-                        key="tf_topk", config=PLOT)
+        chart(topk := topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
+                                title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1)),
+              key="tf_topk", config=PLOT)
     export_menu("transformer", title=tr("p4.export.title", model=labels[model_name]), source=text, trace=trace,
                 figures={tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
                          tr("p4.export.cross", step=t + 1): bars, tr("p4.export.topk", step=t + 1): topk},
@@ -189,9 +190,9 @@ def steps_view() -> None:
 
     if trace.search == "beam":
         st.subheader(tr("p4.beam_header"))
-        st.plotly_chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                                         title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1), texts=figure_texts()),
-                        key="tf_beam_tree", config=PLOT)
+        chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
+                               title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1), texts=figure_texts()),
+              key="tf_beam_tree", config=PLOT)
         st.caption(tr("p4.beam_caption", alpha=trace.length_penalty))
 
 

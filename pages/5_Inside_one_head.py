@@ -10,6 +10,7 @@ from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import figure_texts, t
 from ui.grid import head_picker
+from ui.plot import chart
 from ui.state import at_most, boolean, checked, labels as url_labels, url_check
 from ui.tokens import input_error, token_strip
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
@@ -81,9 +82,9 @@ output = w.output if scaled else w.unscaled_output
 
 left, right = st.columns([1, 1])
 with left:
-    st.plotly_chart(chain := chain_figure(view.key_tokens, w.scores, w.scaled, w.allowed, weights, w.scale, scaled,
-                                 title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1), texts=figure_texts()),
-                    key="head_chain", config=PLOT)
+    chart(chain := chain_figure(view.key_tokens, w.scores, w.scaled, w.allowed, weights, w.scale, scaled,
+                       title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1), texts=figure_texts()),
+          key="head_chain", config=PLOT)
     export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
                 figures={t("p5.export.chain"): chain}, numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1,
                 "d_k": w.d_k, t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
@@ -120,11 +121,11 @@ if checked(st.toggle, t("explain.whole"), key="head_whole"):
 st.subheader(t("p5.vectors_header"))
 v1, v2 = st.columns([3, 2])
 with v1:
-    st.plotly_chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
-                                   title=t("p5.fig.vectors"), texts=figure_texts()), key="head_vectors",
-                    config=PLOT)
+    chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
+                         title=t("p5.fig.vectors"), texts=figure_texts()), key="head_vectors",
+          config=PLOT)
 with v2:
-    st.plotly_chart(head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output", config=PLOT)
+    chart(head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output", config=PLOT)
     st.caption(t("p5.concat"))
 
 st.markdown(t("p5.why_scale"))

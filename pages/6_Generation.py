@@ -8,6 +8,7 @@ from ui.checkpoints import loaded_or_stop
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
+from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
@@ -100,10 +101,10 @@ def steps_view() -> None:
                                       emitted=step.token, candidates=step.top_tokens, probs=step.sampling_probs,
                                       emitted_prob=step.prob)
         if shown:
-            st.plotly_chart(dist := next_token_figure(step.top_tokens, step.top_probs, step.sampling_probs,
-                                                      chosen=step.token,
-                                                      title=tr("p6.fig.dist", step=t + 1), texts=figure_texts()),
-                            key="gen_dist", config=PLOT)
+            chart(dist := next_token_figure(step.top_tokens, step.top_probs, step.sampling_probs,
+                                            chosen=step.token,
+                                            title=tr("p6.fig.dist", step=t + 1), texts=figure_texts()),
+                  key="gen_dist", config=PLOT)
             st.caption(tr("p6.chosen", token=md_escape(step.token), prob=step.prob))
     with text_col:
         token_strip([*result.tokens[: n_prompt + t], result.tokens[n_prompt + t] if shown else HIDDEN],
@@ -111,18 +112,18 @@ def steps_view() -> None:
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
         row = pick(np.asarray(step.attention)[:, :, None, :], layer, head)[0]
-        st.plotly_chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)), texts=figure_texts()),
-                        key="gen_row", config=PLOT)
+        chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)), texts=figure_texts()),
+              key="gen_row", config=PLOT)
 
     size = step.position
     weights = np.ascontiguousarray(result.attention[:, :, :size, :size])
     grid_col, big_col = st.columns([1, 1])
     with grid_col:
         payload = grid_for(weights, tuple(seen), tuple(seen))
-        st.plotly_chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                                    title=tr("p6.fig.grid"), texts=figure_texts()),
-                        key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"), selection_mode="points",
-                        config=PLOT_NO_BAR)
+        chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
+                          title=tr("p6.fig.grid"), texts=figure_texts()),
+              key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"),
+              config=PLOT_NO_BAR)
         st.caption(tr("p6.grid_caption"))
     with big_col:
         head_chart(matrix := attention_matrix_figure(pick(weights, layer, head), seen, seen,

@@ -23,6 +23,7 @@ from ui.bert import (  # noqa: E402
 )
 from ui.explain import bert_heads_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
+from ui.plot import chart  # noqa: E402
 from ui.quiz import HIDDEN, masked_quiz, quiz_toggle  # noqa: E402
 from ui.state import at_most, checked, increment, many, number_in, topic_tabs, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
@@ -106,8 +107,8 @@ def predictions_section() -> None:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
         hits = sum(r.original_rank == 0 for r in rows)
-        st.plotly_chart(predicted := predictions_figure(rows[:16], texts=figure_texts()), key="bert_predictions",
-                        config=PLOT)
+        chart(predicted := predictions_figure(rows[:16], texts=figure_texts()), key="bert_predictions",
+              config=PLOT)
         st.markdown(t("p7.predicted", vocab=cfg.vocab_size, hits=hits, rows=len(rows)))
         if len(rows) > 16:
             st.caption(t("p7.first16", rows=len(rows)))
@@ -133,9 +134,9 @@ def masking_section() -> None:
     st.subheader(t("p7.mask.header"))
     explain_masking(rule)
     stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, seed, rule)
-    st.plotly_chart(masking_stats_figure(stats.chosen_rate, stats.mask_share, stats.random_share, stats.kept_share,
-                                         title=t("p7.fig.stats", n=stats.totals['eligible']), texts=figure_texts()),
-                    key="bert_stats", config=PLOT)
+    chart(masking_stats_figure(stats.chosen_rate, stats.mask_share, stats.random_share, stats.kept_share,
+                               title=t("p7.fig.stats", n=stats.totals['eligible']), texts=figure_texts()),
+          key="bert_stats", config=PLOT)
     masking_stats_caption(stats, rule)
 
 
@@ -153,11 +154,11 @@ def pieces_section() -> None:
               t("p7.url.piece1"))
     pos = st.selectbox(t("p7.piece"), range(n), index=min(1, n - 1), key="bert_embed_pos",
                        format_func=lambda i: f"{i} · {tokens[i]}", bind="query-params")
-    st.plotly_chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
-                                         plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
-                                         int(result.segment_ids[pos]), pos,
-                                         title=t("p7.fig.embedding", pos=pos, d=cfg.d_model), texts=figure_texts()),
-                    key="bert_embedding", config=PLOT)
+    chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
+                               plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
+                               int(result.segment_ids[pos]), pos,
+                               title=t("p7.fig.embedding", pos=pos, d=cfg.d_model), texts=figure_texts()),
+          key="bert_embedding", config=PLOT)
     embedding_check(plain)
 
 
@@ -180,13 +181,13 @@ def attention_section() -> None:
                                               title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
                                               texts=words),
                      "bert_to", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus, "to")
-    st.plotly_chart(attention_share_figure(att, token_groups(result.input_tokens),
-                                           title=t("p7.fig.share"), texts=words),
-                    key="bert_share", config=PLOT)
+    chart(attention_share_figure(att, token_groups(result.input_tokens),
+                                 title=t("p7.fig.share"), texts=words),
+          key="bert_share", config=PLOT)
     explain_special_attention()
     with st.expander(t("p7.grid")):
         payload = grid_payload(att, result.input_tokens, max_thumb=96, min_thumb=96)
-        st.plotly_chart(payload.figure(texts=words), key="bert_grid", config=PLOT)
+        chart(payload.figure(texts=words), key="bert_grid", config=PLOT)
         st.caption(t("p7.grid_caption"))
 
 
@@ -216,19 +217,19 @@ def fine_tuning_section() -> None:
     f1, f2, f3 = st.tabs([t("p7.ft.class"), t("p7.ft.tag"), t("p7.ft.span")])
     with f1:
         ok = fine_tuning_note("classifier", cfg, heads)
-        st.plotly_chart(class_figure([head_label(c) for c in cfg.class_labels], plain.class_probs.tolist(), ok,
-                                     title=t("p7.fig.class"), texts=words), key="bert_class", config=PLOT)
+        chart(class_figure([head_label(c) for c in cfg.class_labels], plain.class_probs.tolist(), ok,
+                           title=t("p7.fig.class"), texts=words), key="bert_class", config=PLOT)
     with f2:
         ok = fine_tuning_note("tagger", cfg, heads)
         tag = head_label(cfg.tag_labels[-1])
-        st.plotly_chart(tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
-                        key="bert_tags", config=PLOT)
+        chart(tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
+              key="bert_tags", config=PLOT)
     with f3:
         fine_tuning_note("span", cfg, heads)
         i, j = answer_span(result, bool((text_b or "").strip()))
-        st.plotly_chart(span_figure(tokens, plain.span_start, plain.span_end, (i, j),
-                                    title=t("p7.fig.span"), texts=words),
-                        key="bert_span", config=PLOT)
+        chart(span_figure(tokens, plain.span_start, plain.span_end, (i, j),
+                          title=t("p7.fig.span"), texts=words),
+              key="bert_span", config=PLOT)
         if i >= 0:
             st.caption(t("p7.span", i=i, j=j))
     st.divider()

@@ -18,6 +18,7 @@ from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
 from ui.llm import visible  # noqa: E402
+from ui.plot import chart  # noqa: E402
 from ui.state import at_most, checked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
@@ -105,8 +106,8 @@ payload = real_grid(*real_input, scale)
 transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
 grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts()) if transposed \
     else payload.figure(texts=figure_texts())
-st.plotly_chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed),
-                selection_mode="points", config=PLOT)
+chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed),
+      config=PLOT)
 st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else "")
            + (t("p8.grid_heads_as_rows", n_layers=n_layers, n_heads=n_heads) if transposed else ""))
 
@@ -157,7 +158,7 @@ def head_view() -> None:
     matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
     lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
                          title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L), texts=figure_texts())
-    st.plotly_chart(lines, key="real_lines", config=PLOT)
+    chart(lines, key="real_lines", config=PLOT)
     if L > window:
         st.caption(t("p8.window", window=window))
 

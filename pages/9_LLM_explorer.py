@@ -14,6 +14,7 @@ from models.inference.llm import gqa_groups, kv_cache_bytes, rope_demo  # noqa: 
 from ui.export import PLOT  # noqa: E402
 from ui.llm import DEFAULT_PROMPT, HEADS_TEXT, generation, head_scores, heavy_once, ready_model, visible  # noqa: E402
 from ui.llm import step_figure  # noqa: E402
+from ui.plot import chart  # noqa: E402
 from ui.state import checked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
@@ -56,12 +57,12 @@ def generation_tab() -> None:
     step = step_control(len(trace.steps), key="llm", label=t("p10.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
-    main.plotly_chart(step_figure(trace, step, rows, layer), config=PLOT)
+    chart(step_figure(trace, step, rows, layer), config=PLOT, where=main)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
-    side.plotly_chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
-                                        shown.sampling_probs[:8], visible([shown.token])[0],
-                                        title=t("p10.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT)
+    chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
+                            shown.sampling_probs[:8], visible([shown.token])[0],
+                            title=t("p10.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT, where=side)
     total = sum(trace.step_seconds)
     st.caption(t("p10.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
                  cache=t("p10.with_cache" if trace.use_cache else "p10.without_cache"), prompt=len(trace.prompt_ids)))
@@ -71,8 +72,8 @@ def generation_tab() -> None:
 def gqa_tab() -> None:
     groups = gqa_groups(llm.n_heads, llm.n_kv_heads)
     left, right = st.columns([1, 1.3])
-    left.plotly_chart(gqa_figure(groups, title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"), y_title=t("p10.gqa.y")),
-                      config=PLOT)
+    chart(gqa_figure(groups, title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"), y_title=t("p10.gqa.y")),
+          config=PLOT, where=left)
     with right:
         st.markdown(t("p10.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
         size = checked(st.segmented_control, t("p10.gqa.bytes"), [4, 2], default=4, required=True, key="llm_bytes",
@@ -97,17 +98,17 @@ def rope_tab() -> None:
     n = checked(c2.slider, t("p10.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
     demo = rope_demo(llm.head_dim, llm.rope_theta, int(n))
     left, right = st.columns(2)
-    left.plotly_chart(rope_pair_figure(
+    chart(rope_pair_figure(
         demo.pair("q", pair), demo.pair("k", pair)[0], list(range(int(n))),
         title=t("p10.rope.fig.pair", i=pair, last=int(n) - 1), q_label=t("p10.rope.q"), k_label=t("p10.rope.k")),
-        config=PLOT)
+        config=PLOT, where=left)
     left.caption(t("p10.rope.theta", i=pair, theta=demo.theta[pair], wave=2 * np.pi / demo.theta[pair]))
-    right.plotly_chart(wavelength_figure(
+    chart(wavelength_figure(
         demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
-        y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)), config=PLOT)
+        y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)), config=PLOT, where=right)
     st.markdown(t("p10.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
-    st.plotly_chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
-                    config=PLOT)
+    chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
+          config=PLOT)
     err = max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-int(n) + 1, int(n)))
     st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=err))
 
@@ -127,9 +128,9 @@ def heads_tab() -> None:
     scores = heavy_once(head_scores, text, int(period), int(seed), what=t("p10.tab.heads"))
     best = scores.best(kind, 5)
     main, side = st.columns([3, 1.2])
-    main.plotly_chart(score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
-                                        x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=best,
-                                        height=560, texts=figure_texts()), config=PLOT)
+    chart(score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
+                            x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=best,
+                            height=560, texts=figure_texts()), config=PLOT, where=main)
     with side:
         st.caption(t("p10.heads.best"))
         st.dataframe({t("p10.col.layer"): [b[0] + 1 for b in best], t("p10.col.head"): [b[1] + 1 for b in best],

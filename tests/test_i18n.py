@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.i18n import GLOSSARY, LANGUAGES
 from ui.strings import SAME, STRINGS
@@ -259,8 +260,6 @@ def test_figures_draw_chinese_words_in_chinese(page: str, topic: str | None) -> 
     """In 中文, no figure of the page draws an English-only title, axis title, colour-bar title or
     legend name (viz_core's words come in through ``texts=ui.i18n.figure_texts()``), and no table
     has an English-only column header or row name."""
-    import json
-
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
     at.query_params["lang"] = "zh"
     if topic is not None:
@@ -269,8 +268,8 @@ def test_figures_draw_chinese_words_in_chinese(page: str, topic: str | None) -> 
         at.query_params[key] = value
     at.run()
     assert not at.exception, page
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    words = [w for spec in charts for w in _figure_words(spec)] + _table_words(at)
+    figures = [c.figure for c in charts(at)]
+    words = [w for spec in figures for w in _figure_words(spec)] + _table_words(at)
     assert sum(bool(CJK.search(w)) for w in words) >= 2, words
     english = [w for w in words if english_words(re.sub(r"<[^>]+>", "", w)) and not CJK.search(w)]
     assert not english, english

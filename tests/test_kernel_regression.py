@@ -93,3 +93,22 @@ def test_parametric_gradient_matches_finite_differences(data):
     eps = 1e-6
     grad = (_loo_loss(data, 1.5 + eps) - _loo_loss(data, 1.5 - eps)) / (2 * eps)
     assert -step == pytest.approx(grad, rel=1e-5)
+
+
+@pytest.mark.parametrize("w", [0.3, 1.5, 4.0])
+def test_closed_form_gradient_equals_autograd(data, w):
+    """loo_loss_and_grad against PyTorch's autograd through masked_softmax (the page's formula)."""
+    import torch
+
+    from models.nn.attention import masked_softmax
+
+    x = torch.as_tensor(data.x_train, dtype=torch.float64)
+    y = torch.as_tensor(data.y_train, dtype=torch.float64)
+    wt = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    others = ~torch.eye(len(x), dtype=torch.bool)
+    alpha = masked_softmax(-(((x[:, None] - x[None, :]) * wt) ** 2) / 2, others)
+    loss = 0.5 * torch.mean((alpha @ y - y) ** 2)
+    loss.backward()
+    ours = kr.loo_loss_and_grad(data.x_train, data.y_train, w)
+    assert ours[0] == pytest.approx(loss.item(), rel=1e-12)
+    assert ours[1] == pytest.approx(wt.grad.item(), rel=1e-9)

@@ -16,6 +16,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 from models import cache
 from models.inference import llm as L
 from models.nn.positional import apply_rope
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 
 VOCAB = ["<s>", "</s>"] + [f"w{i}" for i in range(62)]
@@ -371,12 +372,12 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
     assert not at.exception, [e.value for e in at.exception]
     assert not at.info, [i.value for i in at.info]  # the link's values were all accepted
     assert [s for s in _texts(at) if english_words(s) and not CJK.search(s)] == []
-    assert at.get("plotly_chart") and _english_figure_words(at) == []
+    assert charts(at) and _english_figure_words(at) == []
     for table in at.dataframe:
         assert all(CJK.search(str(column)) for column in table.value.columns)
     assert any(f"{page_model.n_layers} 层" in c.value for c in at.caption)  # the tiny model was the one run
     if kind:  # the head type from the link is the one drawn
-        title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+        title = charts(at)[0].figure["layout"]["title"]["text"]
         assert title.startswith(STRINGS[f"p10.kind.{kind}"][1])
 
 

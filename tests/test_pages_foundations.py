@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 
 SCRATCH = str(ROOT / "pages" / "1_Attention_from_scratch.py")
@@ -96,7 +97,7 @@ def test_sandbox_runs_and_rejects_bad_input_with_messages():
 def test_why_attention_tab_explains_without_results():
     at = _open(SCRATCH, "Why attention")
     assert "fixed size" in _markdown(at)
-    shown = [i.value for i in at.info] + [str(c) for c in at.get("plotly_chart")]
+    shown = [i.value for i in at.info] + [str(c) for c in charts(at)]
     assert shown  # either the chart or the note on how to get it
 
 
@@ -112,7 +113,7 @@ def test_why_attention_tab_draws_the_shipped_results(monkeypatch):
     monkeypatch.setattr(evaluate, "load_results", lambda: fake)
     at = _open(SCRATCH, "Why attention")
     assert not at.info
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
 
 
 def test_complexity_tab_times_only_on_request():

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.inference import llm as L
 from models.training.runs import FINISHED, RUNS_ENV, Registry, list_runs, read_snapshots
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_llm import tiny  # noqa: F401  (the fixture: a tiny random Llama)
 from tests.test_runs import TINY, wait
@@ -183,8 +184,8 @@ def _present(*slides: Slide, number: int = 1, lang: str = "en") -> AppTest:
 
 def _drawn(at: AppTest) -> np.ndarray:
     """The weights of the slide's one figure: its (first) heatmap's z."""
-    (chart,) = at.get("plotly_chart")
-    heatmap = next(d for d in json.loads(chart.proto.spec)["data"] if d["type"] == "heatmap")
+    (chart,) = charts(at)
+    heatmap = next(d for d in chart.figure["data"] if d["type"] == "heatmap")
     return np.asarray(_decode(heatmap["z"]), dtype=float)
 
 

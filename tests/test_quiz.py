@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.quiz import HIDDEN, answer_options, hide_rows, judge_look, judge_masked, judge_write, rank_of, same_piece
 from ui.strings import STRINGS
@@ -110,7 +111,7 @@ def _score(at: AppTest) -> str:
 
 
 def _charts(at: AppTest) -> int:
-    return len(at.get("plotly_chart"))
+    return len(charts(at))
 
 
 def test_seq2seq_quiz_hides_the_step_until_a_guess_and_keeps_score() -> None:

@@ -14,6 +14,7 @@ from models.inference import llm as L
 from models.inference.explain import explain_llama_heads
 from models.inference.hf_adapter import llm_view, run_hf
 from models.nn.positional import apply_rope
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_llm import VOCAB, page_model, tiny  # noqa: F401  (the tiny random GQA Llama, as fixtures)
 
@@ -148,7 +149,7 @@ def test_page_8_explores_the_decoder(decoder_model: L.LLM) -> None:
     assert not at.info and not at.warning, ([i.value for i in at.info], [w.value for w in at.warning])
     assert any("3 layers × 6 query heads sharing 2 key/value heads" in c.value for c in at.caption)
     assert at.text_input(key="real_text_b").disabled
-    assert len(at.get("plotly_chart")) == 4  # the grid, the head, the head average, the lines view
+    assert len(charts(at)) == 4  # the grid, the head, the head average, the lines view
     markdown = " ".join(m.value for m in at.markdown)
     assert "All 18 heads: 3 layers × 6 heads over 10 tokens" in markdown and "Layer 2, head 5" in markdown
     assert at.get("latex") and "R_q W_q h_q" in at.get("latex")[0].proto.body
@@ -178,7 +179,7 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
     assert [w.value for w in at.warning] == [_string("p10.not_converted", lang).format(command=L.PREPARE_COMMAND)]
     # (a page run on its own has no app to link to: the hint names page 9; the browser test clicks the link)
     assert any(m.value == _string("p8.decoder_convert_text", lang) for m in at.markdown)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
@@ -275,7 +276,7 @@ def test_the_deck_slide_of_a_decoder_view(decoder_model: L.LLM) -> None:  # noqa
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("SmolLM2" in m.value and "10" in m.value for m in at.markdown)  # its label, 10 tokens
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 def test_the_deck_slide_says_the_decoder_is_not_converted(tmp_path, monkeypatch) -> None:

@@ -19,6 +19,7 @@ from models.training.metrics import chrf
 from models.training.presets import PRESETS
 from models.training.run import run_preset
 from models.training.seq2seq import evaluate_real, format_results
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 
 # --------------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ def test_a_link_to_the_hsk_model_opens_with_chinese_input() -> None:
     assert at.selectbox(key="s2s_model").value == "s2s-hsk-bahdanau"
     assert at.text_input(key="s2s_text").value == "我想喝茶。"
     assert "Translation by" in " ".join(c.value for c in at.caption)
-    heatmap = at.get("plotly_chart")[0].proto.spec
+    heatmap = charts(at)[0].spec
     assert "source (Chinese)" in heatmap and "target step (English)" in heatmap and "喝" in heatmap
 
 

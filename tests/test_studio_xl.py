@@ -15,6 +15,7 @@ from models.inference.xlnet import identity_order, predict
 from models.nn.transformer_xl import xl_mask
 from models.training import runs
 from models.training.runs import FINISHED, PRESETS, RUNS_ENV, Registry, RunError, RunSettings, list_runs
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_runs import TEXT, wait
 from tests.test_studio_page import OWNER, _page, _until
@@ -141,7 +142,7 @@ def test_an_xl_run_shows_in_the_studio_and_on_the_transformer_xl_page(runs_root)
     at.button(key=f"studio_show_{run.id}").click().run()
     assert not at.exception and "Finished: 4 steps" in at.success[0].value
     assert any(c.value.startswith("Step 0: validation perplexity") for c in at.caption)
-    titles = [c.proto.spec for c in at.get("plotly_chart") if "memory | segment" in c.proto.spec]
+    titles = [c.spec for c in charts(at) if "memory | segment" in c.spec]
     assert titles  # the probe's map: the last segment over [memory | segment]
     page = _page(str(ROOT / "pages" / "10_Transformer_XL.py"))
     picker = page.selectbox(key="txl_model")

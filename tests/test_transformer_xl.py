@@ -23,6 +23,7 @@ from models.nn.positional import relative_scores
 from models.nn.transformer_xl import TransformerXL, TXLConfig, rel_shift, score_terms, xl_mask
 from models.text.vocab import SPECIALS
 from models.training.transformer_xl import batchify, segment_perplexity
+from tests.charts import charts
 from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.strings import STRINGS
@@ -309,7 +310,7 @@ def _english_figure_words(at: AppTest) -> list[str]:
     English only."""
     from tests.test_i18n import CJK, _figure_words, english_words
 
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    specs = [c.figure for c in charts(at)]
     words = [w for spec in specs for w in _figure_words(spec)]
     words += [tr["hovertemplate"] for spec in specs for tr in spec["data"] if "hovertemplate" in tr]
     plain = [re.sub(r"<[^>]+>|%\{[^}]*\}", "", w) for w in words]
@@ -330,14 +331,14 @@ def test_page_in_chinese_and_no_english_literals() -> None:
              if isinstance(e.value, str) and not e.value.startswith("<style>")]
     texts += [w.label for kind in ("slider", "selectbox", "text_input", "button") for w in getattr(at, kind)]
     assert [x for x in texts if english_words(x) and not CJK.search(x)] == []
-    assert len(at.get("plotly_chart")) == 2 and _english_figure_words(at) == []  # segment and dependency figures
+    assert len(charts(at)) == 2 and _english_figure_words(at) == []  # segment and dependency figures
     for tab in ("txl.tab.terms", "txl.tab.eval", "txl.tab.generate"):  # every tab runs in 中文 too, from a link
         at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
         at.query_params.update(lang="zh", topic=STRINGS[tab][1])
         at.run()
         _ok(at)
         assert not [i.value for i in at.info if "不可用" in i.value], tab
-        assert len(at.get("plotly_chart")) > 1 and _english_figure_words(at) == [], tab
+        assert len(charts(at)) > 1 and _english_figure_words(at) == [], tab
     at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
     at.query_params["lang"] = "zh"
     at.session_state["txl_text"] = ""

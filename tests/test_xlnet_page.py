@@ -2,7 +2,6 @@
 the URL round trip and bad links, 中文, and the figures against the traces computed here."""
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -12,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from corpora.text import tokenize
 from models.checkpoints import load_xlnet
 from models.inference.xlnet import identity_order, independent_vs_sequential, parse_order, predict, random_order
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_i18n import CJK, _figure_words, english_literals, english_words
 from ui.strings import STRINGS
@@ -44,7 +44,7 @@ def _ok(at: AppTest) -> None:
 
 def _specs(at: AppTest) -> dict[str, dict]:
     """Every plotly chart of the run by its key."""
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    return {c.key: c.figure for c in charts(at)}
 
 
 def _array(value) -> np.ndarray:
@@ -122,7 +122,7 @@ def test_order_modes_layer_head_and_k(loaded) -> None:
 def test_a_typed_order_that_is_not_a_permutation_is_named(typed: str, key: str, fields: dict) -> None:
     at = _run({"xlnet_mode": "typed", "xlnet_typed": typed})
     assert _warnings(at) == [_escaped(EN[key], fields)]
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def _escaped(template: str, fields: dict) -> str:

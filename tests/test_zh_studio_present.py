@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from corpora import user_tsv
 from models.training import runs
 from models.training.runs import RUN_FILE, RUNS_ENV, RunSettings, Snapshot
+from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_i18n import CJK, _figure_words, english_words
 from tests.test_runs import wait
@@ -108,9 +109,9 @@ def test_a_saved_runs_data_and_status_are_said_in_chinese(runs_root):
     row = next(c.value for c in at.caption if "BLEU 3\\.5" in c.value)  # md_escape-d
     assert row.startswith(STRINGS["studio.status.finished"][1]) and STRINGS["studio.data.bible"][1] in row
     # the curves, the probe's map with its gold links and the AER curve draw only 中文 words
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    words = [w for spec in charts for w in _figure_words(spec)]
-    assert len(charts) == 3 and STRINGS["fig.s2s.gold"][1] in words and STRINGS["studio.fig.aer"][1] in words
+    figures = [c.figure for c in charts(at)]
+    words = [w for spec in figures for w in _figure_words(spec)]
+    assert len(figures) == 3 and STRINGS["fig.s2s.gold"][1] in words and STRINGS["studio.fig.aer"][1] in words
     assert [w for w in words if english_words(w) and not CJK.search(w)] == [], words
 
 

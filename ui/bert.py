@@ -19,6 +19,7 @@ import streamlit as st
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, t
+from ui.plot import chart
 from ui.state import boolean, labels, number_in, url_check
 from ui.tokens import md_escape, model_text
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
@@ -458,9 +459,9 @@ def held_out_pairs(seed: int, training: dict, name: str = SMALL_BERT) -> None:
     if not pairs:
         return
     labels = [f"{k + 1}. {'IsNext' if nxt else 'NotNext'}" for k, (_, _, nxt, _) in enumerate(pairs)]
-    st.plotly_chart(nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs],
-                               title=t("p7.fig.nsp")),
-                    key="bert_nsp", config=PLOT)
+    chart(nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs],
+                     title=t("p7.fig.nsp")),
+          key="bert_nsp", config=PLOT)
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
     st.table(nsp_table(pairs, texts=figure_texts()), hide_index=True)
     st.caption(t("p7.nsp.right", correct=correct, n=len(pairs),

@@ -24,6 +24,7 @@ from models.inference.traces import CellExplanation, HeadWalkthrough
 from ui.export import PLOT
 from ui.grid import AVERAGE
 from ui.i18n import figure_texts, t
+from ui.plot import chart
 from ui.tokens import md_escape
 from viz_core.explain import (
     Binning, add_cell_layer, binning_of, block_cells, block_value, cell_of_point, drawn_values, outline_block,
@@ -186,7 +187,7 @@ def _average(heads: list[CellExplanation], drawn: float) -> None:
 
 def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, query_tokens: Sequence[str],
                     key_tokens: Sequence[str], context: Hashable) -> None:
-    """``st.plotly_chart(fig)`` with clickable cells and, below it, the derivation of the clicked
+    """``ui.plot.chart(fig)`` with clickable cells and, below it, the derivation of the clicked
     cell of the drawn matrix ``weights``.
 
     ``explain(row, col)`` returns the cell's :class:`CellExplanation` (or one per head for an
@@ -203,7 +204,7 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
     layer = add_cell_layer(fig)
     w = np.asarray(weights)
     if layer is None:
-        st.plotly_chart(fig, key=key, config=PLOT)
+        chart(fig, key=key, config=PLOT)
         st.caption(t("explain.too_many"))
         return
     bins = binning_of(fig)
@@ -221,7 +222,7 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
         outline_cell(fig, *cell)
     elif valid:
         outline_block(fig, *bins.block(*cell))
-    st.plotly_chart(fig, key=key, config=PLOT, on_select=remember, selection_mode="points")
+    chart(fig, key=key, config=PLOT, on_select=remember)
     if not valid:
         st.caption(t("explain.hint"))
         return

@@ -1,4 +1,4 @@
-"""Export: one chart ``config`` for every ``st.plotly_chart``, an SVG button beside plotly's PNG
+"""Export: one chart ``config`` for every figure (ui.plot.chart), an SVG button beside plotly's PNG
 button, and one small menu of downloads that a page puts next to its main figure.
 
 Images are drawn by plotly.js in the browser (``Plotly.downloadImage``): no server-side renderer

@@ -13,6 +13,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from models.lessons import complexity, kernel_regression as kr, sandbox
 from ui.checkpoints import label_of
 from ui.export import PLOT
+from ui.plot import chart
 from ui.state import checked
 from ui.i18n import figure_texts, t
 from ui.tokens import input_error, md_escape
@@ -173,7 +174,7 @@ def bleu_by_length() -> None:
         except Exception as err:  # a broken results file must not break this page
             problem = f"{type(err).__name__}"
     if figure is not None:
-        st.plotly_chart(figure, key="why_bleu", config=PLOT)
+        chart(figure, key="why_bleu", config=PLOT)
         st.caption(t("p1.why.caption"))
     else:
         st.info(t("p1.why.missing") + (t("p1.why.unreadable", problem=problem) if problem else ""),

@@ -12,6 +12,7 @@ from models.lessons import positional as pos_enc
 from ui.checkpoints import load_or_message
 from ui.export import PLOT
 from ui.i18n import figure_texts, spinning, t
+from ui.plot import chart
 from viz_core import positional as viz
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,8 +178,8 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
     else:
         st.caption(t("p3.learned.caption", name=Path(learned.path).parent.name, tensor=learned.tensor_name,
                      rows=learned.matrix.shape[0], cols=learned.matrix.shape[1]))
-        st.plotly_chart(viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
-                        key="sch_learned", config=PLOT)
+        chart(viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
+              key="sch_learned", config=PLOT)
 
 
 def explain_padding() -> None:

@@ -14,6 +14,7 @@ from models.inference.what_if import percent, typed_token, what_if_translation
 from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.i18n import Labels, current, figure_texts, spinning, t
+from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.seq2seq import attention_heatmap
@@ -191,12 +192,12 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
                     st.info(t("wi.no_attention"))
                     continue
                 rows = [f"{tok} ✎" if i == h.forced_step else tok for i, tok in enumerate(h.tokens)]
-                st.plotly_chart(attention_heatmap(
-                    h.attention, trace.src_tokens, rows, step=min(shown, len(h.tokens) - 1),
-                    src_unknown=trace.src_unknown, positions=h.positions,
-                    title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
-                    texts=heatmap_texts(trace.model)),
-                    key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap", config=PLOT)
+                chart(attention_heatmap(
+          h.attention, trace.src_tokens, rows, step=min(shown, len(h.tokens) - 1),
+          src_unknown=trace.src_unknown, positions=h.positions,
+          title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
+          texts=heatmap_texts(trace.model)),
+          key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap", config=PLOT)
         show_what_if_notices(what_if.notices)
 
 
@@ -221,8 +222,8 @@ def bleu_chart() -> None:
         st.info(t("p2.bleu.none"))
         return
     models = [{**m, "label": label_of(m.get("name", ""), m["label"])} for m in results["models"]]
-    st.plotly_chart(bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
-                    key="bleu_by_length", config=PLOT)
+    chart(bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
+          key="bleu_by_length", config=PLOT)
     rows = [{t("p2.bleu.col.model"): m["label"], t("p2.bleu.col.bleu"): m["bleu"], t("p2.bleu.col.aer"): m["aer"],
              t("p2.bleu.col.exact"): m["exact_match"], t("p2.bleu.col.seconds"): m["train_seconds"]} for m in models]
     st.dataframe(rows, hide_index=True)

@@ -20,6 +20,7 @@ from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
 from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, reading, text
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
+from ui.plot import chart
 from ui.state import quoted
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
@@ -158,7 +159,7 @@ def show_figure(fig: Any) -> None:
     fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=FONT)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=FONT, scaleanchor=None)
     fig.update_annotations(font_size=TICK_FONT)  # subplot titles
-    st.plotly_chart(fig, key="slide_figure", config=PLOT_NO_BAR, width="stretch", height="stretch")
+    chart(fig, key="slide_figure", config=PLOT_NO_BAR, stretch=True)
 
 
 def _line(*parts: str) -> None:

@@ -26,6 +26,7 @@ from models.training.runs import (
 )
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
+from ui.plot import chart
 from ui.state import checked, labels, url_check
 from ui.grid import AVERAGE, head_name, head_picker, pick
 from ui.stepper import step_control
@@ -337,14 +338,14 @@ def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None =
                  head: int = AVERAGE) -> None:
     """The loss and BLEU curves with the snapshot's step marked, beside the probe's attention map."""
     left, right = st.columns([3, 2])
-    left.plotly_chart(run_curves(run, shot), config=PLOT)
+    chart(run_curves(run, shot), config=PLOT, where=left)
     if shot is None:
         return
     if shot.weights is None:
         right.info(t("studio.no_attention"))
         right.text(" ".join(shot.tgt_tokens))
         return
-    right.plotly_chart(probe_figure(shot, layer, head), config=PLOT)
+    chart(probe_figure(shot, layer, head), config=PLOT, where=right)
     if shot.metric != BLEU:  # the LM's next tokens, BERT's top piece at each [MASK]
         right.caption(PREDICTIONS[shot.metric])
         right.text(" ".join(shot.tgt_tokens) or "—")
@@ -405,9 +406,9 @@ def result_view(run: Run | SavedRun) -> None:
     st.caption(snapshot_caption(shot))
     scored = [s for s in shots if s.aer is not None]
     if scored:
-        st.plotly_chart(aer_figure([s.step for s in scored], [s.aer for s in scored], marker=shot.step,
-                                   title=t("studio.fig.aer"), x_title=t("studio.axis.step"),
-                                   y_title=t("studio.axis.aer")), config=PLOT)
+        chart(aer_figure([s.step for s in scored], [s.aer for s in scored], marker=shot.step,
+                         title=t("studio.fig.aer"), x_title=t("studio.axis.step"),
+                         y_title=t("studio.axis.aer")), config=PLOT)
 
 
 def _run_action(action, *args) -> None:

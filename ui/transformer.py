@@ -16,6 +16,7 @@ from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
+from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.labels import safe_label
@@ -245,12 +246,12 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
                 st.markdown(f"**{md_escape(name)}**")
                 st.text(run.text or tr("wi.empty"))
                 rows = [f"{tok} ✎" if i == run.forced_step else tok for i, tok in enumerate(run.tgt_tokens)]
-                st.plotly_chart(attention_matrix_figure(
-                    pick(run.cross_attention, layer, head), run.src_tokens, rows,
-                    step=min(t, len(rows) - 1), key_unknown=run.src_unknown,
-                    title=tr("wi.fig.cross_forced" if run is what_if else "wi.fig.cross", head=head_name(layer, head)),
-                    x_title=tr("wi.x.source"), y_title=tr("wi.y.output"), texts=figure_texts()),
-                    key="tf_what_if_forced" if run is what_if else "tf_what_if_original", config=PLOT)
+                chart(attention_matrix_figure(
+          pick(run.cross_attention, layer, head), run.src_tokens, rows,
+          step=min(t, len(rows) - 1), key_unknown=run.src_unknown,
+          title=tr("wi.fig.cross_forced" if run is what_if else "wi.fig.cross", head=head_name(layer, head)),
+          x_title=tr("wi.x.source"), y_title=tr("wi.y.output"), texts=figure_texts()),
+          key="tf_what_if_forced" if run is what_if else "tf_what_if_original", config=PLOT)
         show_what_if_notices(what_if.notices)
 
 
@@ -300,23 +301,23 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         outline = (off_layer, off_head) if off_kind == kind else None
         st.markdown(tr("ab.grids", kind=SHORT_LABELS[kind], step=t + 1, head=md_escape(off_name)))
         g_on, g_off = st.columns(2)
-        g_on.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
-                                      selected=outline, title=tr("ab.fig.on"), texts=figure_texts()),
-                          key="tf_ab_grid_on",
-                          config=PLOT_NO_BAR)
-        g_off.plotly_chart(grid_figure(grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
-                                       selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
-                                       texts=figure_texts()),
-                           key="tf_ab_grid_off", config=PLOT_NO_BAR)
+        chart(grid_figure(grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
+                          selected=outline, title=tr("ab.fig.on"), texts=figure_texts()),
+              key="tf_ab_grid_on",
+              config=PLOT_NO_BAR, where=g_on)
+        chart(grid_figure(grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
+                          selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
+                          texts=figure_texts()),
+              key="tf_ab_grid_off", config=PLOT_NO_BAR, where=g_off)
         field = _ATTENTION_FIELDS[kind]
         change = np.abs(getattr(scored, field) - getattr(trace, field)).max(axis=(2, 3))
         top_layer, top_head = np.unravel_index(int(change.argmax()), change.shape)
         change_col, p_col = st.columns(2)
-        change_col.plotly_chart(attention_matrix_figure(
+        chart(attention_matrix_figure(
             change, [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
             [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])], zmax=max(float(change.max()), 1e-6),
             title=tr("ab.fig.change"), x_title=tr("ab.x.head"), y_title=tr("ab.y.layer"), height=480, texts=figure_texts()),
-            key="tf_ab_change", config=PLOT)
+            key="tf_ab_change", config=PLOT, where=change_col)
         change_col.caption(tr("ab.change", kind=SHORT_LABELS[kind], head=head_name(int(top_layer), int(top_head)),
                               change=change.max()))
         p_col.dataframe({tr("ab.col.step"): list(range(1, len(trace.tgt_tokens) + 1)),
@@ -341,15 +342,15 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
         if other.attention is None:
             st.info(tr("p4.cmp.none"))
         else:
-            st.plotly_chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
-                                              step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                              title=tr("p4.cmp.rnn"), texts=texts), key="tf_cmp_rnn", config=PLOT)
+            chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
+                                    step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
+                                    title=tr("p4.cmp.rnn"), texts=texts), key="tf_cmp_rnn", config=PLOT)
     with c2:
         st.markdown(f"**{label}** — {trace.text}")
-        st.plotly_chart(attention_matrix_figure(
-            pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
-            key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),
-            x_title=texts["s2s.x"], y_title=texts["s2s.y"], texts=texts), key="tf_cmp_tf", config=PLOT)
+        chart(attention_matrix_figure(
+    pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
+    key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),
+    x_title=texts["s2s.x"], y_title=texts["s2s.y"], texts=texts), key="tf_cmp_tf", config=PLOT)
 
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
@@ -359,14 +360,14 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
     m1, m2 = st.columns(2)
     with m1:
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
-        st.plotly_chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
-                                    title=tr("p4.masks.pad", n=n_pad),
-                                    x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()), key="tf_pad_mask",
-                        config=PLOT)
+        chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
+                          title=tr("p4.masks.pad", n=n_pad),
+                          x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()), key="tf_pad_mask",
+              config=PLOT)
     with m2:
-        st.plotly_chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
-                                    title=tr("p4.masks.causal"), x_title=tr("p4.x.decoder"),
-                                    y_title=tr("p4.y.decoder"), texts=figure_texts()), key="tf_causal_mask", config=PLOT)
+        chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
+                          title=tr("p4.masks.causal"), x_title=tr("p4.x.decoder"),
+                          y_title=tr("p4.y.decoder"), texts=figure_texts()), key="tf_causal_mask", config=PLOT)
 
 
 def explain_translation() -> None:

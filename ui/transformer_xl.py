@@ -13,6 +13,7 @@ from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
+from ui.plot import chart
 from ui.state import at_most, checked, number_in, url_check
 from ui.tokens import input_error, md_escape, token_strip
 from viz_core.labels import safe_label
@@ -117,9 +118,9 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
                           help=t("txl.dep.layers_help", n=n_layers))
     vanilla = dependency(n_tokens, seg_len, 0, layers, token)
     xl = dependency(n_tokens, seg_len, mem_len, layers, token)
-    st.plotly_chart(dependency_figure({t("txl.dep.vanilla", L=seg_len): vanilla,
-                                       t("txl.dep.xl", L=seg_len, M=mem_len): xl},
-                                      seg_len, token, tokens, figure_texts()), key="txl_dep", config=PLOT)
+    chart(dependency_figure({t("txl.dep.vanilla", L=seg_len): vanilla,
+                             t("txl.dep.xl", L=seg_len, M=mem_len): xl},
+                            seg_len, token, tokens, figure_texts()), key="txl_dep", config=PLOT)
     st.caption(t("txl.dep.caption", token=md_escape(tokens[token]), v=int(vanilla[0].sum()), x=int(xl[0].sum()),
                  first=int(np.argmax(xl[0])) + 1))
 
@@ -139,22 +140,22 @@ def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens:
     rows = {t("txl.terms.a"): check.a, t("txl.terms.b"): check.b, t("txl.terms.c"): check.c,
             t("txl.terms.d"): check.d, t("txl.terms.sum"): check.total, t("txl.terms.model"): check.model_score}
     title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
-    st.plotly_chart(score_terms_figure(rows, check.keys, title, figure_texts()), key="txl_terms", config=PLOT)
+    chart(score_terms_figure(rows, check.keys, title, figure_texts()), key="txl_terms", config=PLOT)
     st.caption(t("txl.terms.check", diff=check.max_difference))
     st.latex(r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
              r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
              r" + \underbrace{u^\top W_{k,E} E_{x_j}}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)}")
     left, right = st.columns([2, 3])
     with left:
-        st.plotly_chart(pe_heatmap_figure(check.r, t("txl.terms.r_title"), y_title="i − j", height=380,
-                                          texts=figure_texts())
-                        .update_yaxes(tickvals=list(range(len(check.distances))),
-                                      ticktext=[str(int(d)) for d in check.distances]), key="txl_r", config=PLOT)
+        chart(pe_heatmap_figure(check.r, t("txl.terms.r_title"), y_title="i − j", height=380,
+                                texts=figure_texts())
+              .update_yaxes(tickvals=list(range(len(check.distances))),
+                            ticktext=[str(int(d)) for d in check.distances]), key="txl_r", config=PLOT)
     with right:
         st.markdown(t("txl.shift.explain"))
     before, after, mask = shift_demo(4, 3)
-    st.plotly_chart(shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
-                    key="txl_shift", config=PLOT)
+    chart(shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
+          key="txl_shift", config=PLOT)
 
 
 def evaluation_section(loaded: LoadedTXL) -> None:
@@ -173,7 +174,7 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     seg, mem = evaluation["seg_len"], str(loaded.config.mem_len)
     vanilla = (row or {}).get("vanilla")
     windows = vanilla["perplexity_by_window"] if vanilla else None
-    st.plotly_chart(context_perplexity_figure(
+    chart(context_perplexity_figure(
         by_memory, seg, windows, xl_name=t("txl.eval.xl", L=seg),
         vanilla_name=t("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
         title=t("txl.eval.title"), x_title=t("txl.eval.x"), y_title=t("txl.eval.y")), key="txl_eval", config=PLOT)
@@ -226,13 +227,13 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: 
                 caption=t("txl.gen.caption", step=step + 1, n=n, memory=s.memory_len, M=mem_len))
     left, right = st.columns([2, 3])
     with left:
-        st.plotly_chart(memory_growth_figure([x.memory_len for x in trace.steps], step, t("txl.gen.growth"),
-                                             t("txl.gen.x"), t("txl.gen.y")), key="txl_growth", config=PLOT)
+        chart(memory_growth_figure([x.memory_len for x in trace.steps], step, t("txl.gen.growth"),
+                                   t("txl.gen.x"), t("txl.gen.y")), key="txl_growth", config=PLOT)
     with right:
         keys = trace.tokens[s.position - s.attention.shape[-1]: s.position]
-        st.plotly_chart(attention_row_bars(pick(s.attention[:, :, None, :], layer, head)[0], keys,
-                                           title=t("txl.gen.row", token=safe_label(s.token, 30),
-                                                   head=head_name(layer, head)), texts=figure_texts()),
-                        key="txl_gen_row", config=PLOT)
+        chart(attention_row_bars(pick(s.attention[:, :, None, :], layer, head)[0], keys,
+                                 title=t("txl.gen.row", token=safe_label(s.token, 30),
+                                         head=head_name(layer, head)), texts=figure_texts()),
+              key="txl_gen_row", config=PLOT)
     tops = ", ".join(f"{md_escape(tok)} {p:.0%}" for tok, p in zip(s.top_tokens, s.top_probs))
     st.caption(t("txl.gen.candidates", tops=tops))

@@ -14,6 +14,7 @@ from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
+from ui.plot import chart
 from ui.state import many, url_check
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
@@ -145,8 +146,8 @@ def stream_view(trace: XLNetTrace, stream: str, layer: int, head: int, height: i
 def streams_section(trace: XLNetTrace, layer: int, head: int) -> None:
     """The query and the content stream of one head side by side."""
     query_col, content_col = st.columns(2)
-    query_col.plotly_chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT)
-    content_col.plotly_chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT)
+    chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
+    chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
 
 
 def streams_caption(trace: XLNetTrace) -> str:
@@ -161,9 +162,9 @@ def masks_section(trace: XLNetTrace) -> None:
     left, right = st.columns(2)
     for col, stream in ((left, "content"), (right, "query")):
         allowed = trace.content_mask if stream == "content" else trace.query_mask
-        col.plotly_chart(stream_mask_figure(allowed, trace.tokens, title=t(f"xlnet.mask.{stream}"),
-                                            texts=figure_texts(), width=PAGE_WIDTH / 2),
-                         key=f"xlnet_mask_{stream}", config=PLOT)
+        chart(stream_mask_figure(allowed, trace.tokens, title=t(f"xlnet.mask.{stream}"),
+                                 texts=figure_texts(), width=PAGE_WIDTH / 2),
+              key=f"xlnet_mask_{stream}", config=PLOT, where=col)
         col.markdown(t(f"xlnet.mask.{stream}_explain"))
 
 
@@ -173,10 +174,10 @@ def predictions_section(trace: XLNetTrace) -> None:
     panels = [TopK(t("xlnet.pred.panel", step=ranks[p] + 1, pos=p + 1, word=safe_label(trace.tokens[p], 20)), words,
                    trace.predictions.top_probs[i], trace.tokens[p])
               for i, (p, words) in enumerate(zip(trace.predictions.positions, trace.predictions.top_tokens))]
-    st.plotly_chart(topk_panels_figure(panels, 3, title=t("xlnet.pred.title", ll=trace.log_likelihood),
-                                       true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"),
-                                       width=PAGE_WIDTH),
-                    key="xlnet_predictions", config=PLOT)
+    chart(topk_panels_figure(panels, 3, title=t("xlnet.pred.title", ll=trace.log_likelihood),
+                             true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"),
+                             width=PAGE_WIDTH),
+          key="xlnet_predictions", config=PLOT)
     st.markdown(t("xlnet.pred.explain"))
 
 
@@ -214,7 +215,7 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
     except InputError as exc:
         st.info(input_error(exc))
     else:
-        st.plotly_chart(comparison_figure(case), key="xlnet_compare", config=PLOT)
+        chart(comparison_figure(case), key="xlnet_compare", config=PLOT)
         changed = [md_escape(case.tokens[p]) for p, c in zip(case.hidden, case.changed) if c]
         st.caption(t("xlnet.bert.ll", ind=case.independent.log_likelihood, seq=case.sequential.log_likelihood,
                      changed=", ".join(changed) if changed else t("xlnet.bert.none_changed")))

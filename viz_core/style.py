@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from viz_core.texts import Texts, word
 
@@ -95,6 +96,39 @@ TICK_LABEL_CHARS = 12
 LINE_EM = 1.25
 _GAP_PX = 6  # space between two horizontal tick labels
 _TICK_PAD_PX = 8  # tick length and padding between an axis and its labels
+
+
+#: Grid lines, zero lines and ticks: a light grey that stays behind the data.
+GRID_COLOR = "#e6eaf1"
+#: Streamlit's chart colours, which the lab's figures were first drawn with (lines and bars
+#: that set no colour of their own take them in this order).
+COLORWAY: tuple[str, ...] = ("#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700",
+                             "#ffd16a", "#6d3fc0", "#d5dae5")
+_SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3",
+               "#004280"]
+
+#: Every figure's defaults (plotly's default template, set below): white, dark text, light grid,
+#: axes that make room for their labels; no padding of its own, so that the tick planning above
+#: (fit_ticks) sees the plot area that is drawn. The page (ui.plot), the PNG/SVG buttons and the handout
+#: draw a figure with this, so all of them look alike. Anything a figure sets itself wins.
+LAB_TEMPLATE = go.layout.Template(
+    layout={
+        "font": {"family": FONT_FAMILY, "color": TEXT_COLOR, "size": BASE_FONT_SIZE},
+        "title": {"x": 0, "xanchor": "left", "pad": {"l": 4.5}, "font": {"size": TITLE_FONT_SIZE, "weight": "bold"}},
+        "colorway": list(COLORWAY), "paper_bgcolor": BACKGROUND, "plot_bgcolor": BACKGROUND,
+        "xaxis": {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "tickcolor": GRID_COLOR, "showgrid": False,
+                  "zeroline": False, "automargin": True},
+        "yaxis": {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "tickcolor": GRID_COLOR, "automargin": True},
+        "hoverlabel": {"bgcolor": BACKGROUND, "bordercolor": "rgba(47, 45, 43, 0.2)", "font": {"color": TEXT_COLOR}},
+        "legend": {"bordercolor": "rgba(0, 0, 0, 0)", "borderwidth": 0, "valign": "top", "title": {"side": "top"}},
+        "coloraxis": {"colorbar": {"thickness": 16, "xpad": 27, "outlinewidth": 0, "len": 0.75}},
+        "colorscale": {"sequential": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]},
+    },
+    data={"scatter": [{"marker": {"line": {"width": 0}}}],
+          "heatmap": [{"colorscale": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]}]},
+)
+pio.templates["attention_lab"] = LAB_TEMPLATE
+pio.templates.default = "attention_lab"
 
 
 # --------------------------------------------------------------------------------------

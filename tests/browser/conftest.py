@@ -62,6 +62,26 @@ def wait_for_app(page, timeout_ms: int = 120_000) -> None:
                            timeout=timeout_ms)
 
 
+def open_logged(context, url: str, selector: str) -> tuple:
+    """A new page at ``url`` that records the URL of every request it makes, once the run is over
+    and ``selector`` is drawn: (page, the list of URLs)."""
+    requests: list[str] = []
+    page = context.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url, wait_until="domcontentloaded")
+    wait_for_app(page)
+    page.wait_for_selector(selector, timeout=60_000)
+    return page, requests
+
+
+def outside(requests: list[str]) -> list[str]:
+    """The requests that left this machine (anything over the network but to 127.0.0.1)."""
+    from urllib.parse import urlparse
+
+    return [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
+            and urlparse(u).hostname != "127.0.0.1"]
+
+
 def assert_no_error(page) -> None:
     """No exception or error element anywhere on the page."""
     for selector in ("[data-testid='stException']", "[data-testid='stAlertContentError']"):

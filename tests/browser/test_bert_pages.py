@@ -54,7 +54,7 @@ def test_real_model_explorer(open_page):
     assert_no_error(page)
     assert page.get_by_text("6 layers × 12 heads").count() >= 1
     # click the thumbnail of layer 2, head 3 (an invisible marker sits on each thumbnail's centre)
-    points = page.locator("[data-testid='stPlotlyChart']").first.locator(".scatterlayer path.point")
+    points = page.locator(".js-plotly-plot").first.locator(".scatterlayer path.point")
     assert points.count() == 72
     box = points.nth(1 * 12 + 2).bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 import re
 import struct
-from urllib.parse import urlparse
-
-from tests.browser.conftest import assert_no_error, wait_for_app
+from tests.browser.conftest import assert_no_error, open_logged, outside
 
 HEATMAP = ".st-key-heatmap .js-plotly-plot"
 
@@ -34,14 +32,8 @@ def _chart_download(page, title: str) -> bytes:
 
 
 def test_seq2seq_downloads_offline(app_url, browser_context):
-    requests: list[str] = []
-    page = browser_context.new_page()
-    page.on("request", lambda r: requests.append(r.url))
+    page, requests = open_logged(browser_context, f"{app_url}/Seq2seq_attention", f"{HEATMAP} .heatmaplayer")
     try:
-        page.goto(f"{app_url}/Seq2seq_attention", wait_until="domcontentloaded")
-        wait_for_app(page)
-        page.wait_for_selector(f"{HEATMAP} .heatmaplayer", timeout=60_000)
-
         trace = json.loads(_menu_download(page, "Whole trace (JSON)"))
         assert trace["model"] == "s2s-bahdanau" and trace["src_tokens"][-1] == "</s>"
         assert len(trace["attention"]) == len(trace["tgt_tokens"])
@@ -64,7 +56,5 @@ def test_seq2seq_downloads_offline(app_url, browser_context):
         assert_no_error(page)
     finally:
         page.close()
-    outside = [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
-               and urlparse(u).hostname != "127.0.0.1"]
-    assert outside == [], outside
+    assert outside(requests) == [], outside(requests)
     assert any("127.0.0.1" in u for u in requests)

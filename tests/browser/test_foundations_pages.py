@@ -66,7 +66,7 @@ def test_attention_from_scratch_tabs(open_page):
             page.get_by_role("button", name="Measure", exact=True).click()
             page.wait_for_timeout(500)
             wait_for_app(page)
-        if label != "Why attention" or page.locator(".stPlotlyChart").count():
+        if label != "Why attention" or page.locator(".js-plotly-plot").count():
             _charts_drawn(page)
         assert_no_error(page)
         _shoot(page, f"attention_from_scratch_{_slug(label)}")

@@ -37,7 +37,7 @@ def _check_slide(page, number: int) -> None:
     box = page.locator(FIGURE).bounding_box()
     assert box is not None and box["width"] >= 1000, (number, box)
     assert box["y"] >= 0 and box["y"] + box["height"] <= 720, (number, box)
-    assert page.locator("[data-testid='stPlotlyChart']").count() == 1  # one figure: the slide's
+    assert page.locator(".js-plotly-plot").count() == 1  # one figure: the slide's
 
 
 def save_screenshot_at(page, name: str) -> None:

@@ -47,7 +47,7 @@ def test_the_decoder_in_the_explorer(tiny_url, browser_context) -> None:
         assert_no_error(page)
         assert page.get_by_text("3 layers × 6 query heads sharing 2 key/value heads").count() == 1
         assert page.get_by_role("radio", name="SmolLM2-135M (decoder)").is_checked()
-        points = page.locator("[data-testid='stPlotlyChart']").first.locator(".scatterlayer path.point")
+        points = page.locator(".js-plotly-plot").first.locator(".scatterlayer path.point")
         assert points.count() == 18  # 3 layers × 6 heads
         _click_cell(page, "real_head_fig", 7, 3)
         page.get_by_text("Why").first.wait_for(timeout=60_000)

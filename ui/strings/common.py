@@ -77,6 +77,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "seq2seq and Transformer pages: 0 = raw log-probability, larger α favours longer outputs.",
         "束搜索按 Σ log p / ((5 + |y|) / 6)^α（Wu et al. 2016）为已完成的输出排序，序列到序列页与 Transformer "
         "页使用同一规则：0 表示直接用对数概率，α 越大越偏向较长的输出。"),
+    # ui/plot.py
+    "plot.fullscreen": ("Full screen (Esc to leave)", "全屏（按 Esc 退出）"),
+    "plot.failed": ("This figure could not be drawn: the page could not load plotly.js from this server. "
+                    "Reload the page.", "无法绘制此图：页面未能从本服务器加载 plotly.js。请重新加载页面。"),
+    "plot.no_js": ("Figures cannot be shown: the server could not copy plotly.js into static/vendor ({error}).",
+                   "无法显示图表：服务器未能把 plotly.js 复制到 static/vendor（{error}）。"),
     # ui/export.py
     "export.button": ("Export", "导出"),
     "export.help": ("Download this view: numbers, trace, handout. Images: the camera (PNG, 1920×1080) and SVG "

@@ -1,0 +1,43 @@
+"""The lab's figure in a real browser (ui.plot): plotly.js comes from the app itself, a step redraws
+the figure in place, and the mode bar's full-screen button fills the screen, keeps it through
+←/→ steps, and gives it back when pressed again."""
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from tests.browser.conftest import assert_no_error, open_logged, outside
+
+HEATMAP = ".st-key-heatmap .js-plotly-plot"
+
+
+def _size(page) -> dict:
+    return page.locator(HEATMAP).evaluate("gd => ({width: gd._fullLayout.width, height: gd._fullLayout.height, "
+                                          "full: document.fullscreenElement === gd.parentElement})")
+
+
+def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
+    page, requests = open_logged(browser_context, f"{app_url}/Seq2seq_attention", f"{HEATMAP} .heatmaplayer")
+    try:
+        assert any(urlparse(u).path.endswith("/app/static/vendor/plotly.min.js") for u in requests)
+        before = _size(page)
+        assert not before["full"]
+        page.hover(HEATMAP)  # the mode bar shows on hover
+        page.locator(f"{HEATMAP} .modebar-btn[data-title='Full screen (Esc to leave)']").click()
+        page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullLayout.width > {before['width']}",
+                               timeout=30_000)
+        full = _size(page)
+        assert full["full"] and full["width"] == page.evaluate("window.innerWidth")
+        page.keyboard.press("ArrowRight")  # the next decoding step, drawn into the same full-screen figure
+        page.get_by_text("Step 2 of").first.wait_for(state="attached", timeout=30_000)
+        page.wait_for_timeout(500)
+        assert _size(page)["full"]
+        # (Esc is the browser's own way out; a synthetic key press does not reach it headless)
+        page.hover(HEATMAP)
+        page.locator(f"{HEATMAP} .modebar-btn[data-title='Full screen (Esc to leave)']").click()
+        page.wait_for_function("() => !document.fullscreenElement", timeout=30_000)
+        page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullLayout.width === {before['width']}",
+                               timeout=30_000)
+        assert_no_error(page)
+        assert outside(requests) == [], outside(requests)
+    finally:
+        page.close()

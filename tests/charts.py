@@ -1,0 +1,29 @@
+"""The figures that an AppTest run drew with ui.plot.chart: their keys and plotly JSON."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from streamlit.testing.v1 import AppTest
+
+from ui.plot import COMPONENT
+
+
+@dataclass(frozen=True)
+class Chart:
+    key: str  #: the chart's key as the page gave it ("" for none)
+    spec: str  #: the figure's JSON, as sent to the browser
+
+    @property
+    def figure(self) -> dict:
+        return json.loads(self.spec)
+
+
+def charts(at: AppTest) -> list[Chart]:
+    """Every figure of the run, in page order."""
+    out = []
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == COMPONENT:
+            key = element.proto.id.rsplit("-", 1)[-1] if "$$ID-" in element.proto.id else ""
+            out.append(Chart(key, json.loads(element.proto.json)["spec"]))
+    return out

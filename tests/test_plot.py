@@ -1,0 +1,79 @@
+"""ui.plot: every figure goes to the page as its own JSON, with the lab's template, plotly.js served
+by the app itself."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from streamlit.testing.v1 import AppTest
+
+from tests.charts import charts
+from ui.plot import PLOTLY_JS, serve_plotly_js
+from viz_core.style import LAB_TEMPLATE, TEXT_COLOR
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_serve_plotly_js_copies_once_and_replaces_a_partial_file(tmp_path: Path) -> None:
+    source = tmp_path / "plotly.min.js"
+    source.write_text("/* plotly */" * 100)
+    target = tmp_path / "static" / "vendor" / "plotly.min.js"
+    serve_plotly_js(target, source)
+    assert target.read_text() == source.read_text()
+    stamp = target.stat().st_mtime_ns
+    serve_plotly_js(target, source)  # an identical copy is left alone
+    assert target.stat().st_mtime_ns == stamp
+    target.write_text("/* cut off */")  # a broken copy is replaced whole
+    serve_plotly_js(target, source)
+    assert target.read_text() == source.read_text() and not list(target.parent.glob("*.part"))
+
+
+def test_the_lab_template_is_every_figures_default() -> None:
+    assert pio.templates.default == "attention_lab"
+    fig = go.Figure(go.Bar(x=["a"], y=[1]))
+    assert fig.layout.template.layout.font.color == TEXT_COLOR
+    assert fig.layout.template.layout.title.font.weight == "bold"  # titles read from the back of the room
+    assert LAB_TEMPLATE.layout.margin.pad is None  # no padding the tick planner does not know of
+
+
+def _page() -> None:
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui.export import PLOT
+    from ui.plot import chart
+
+    def clicked() -> None:
+        st.session_state["clicked"] = True
+
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[2, 3], mode="markers"), layout={"title": {"text": "<b>&lt;b&gt;</b>"}})
+    left, right = st.columns(2)
+    chart(fig, key="pts", config=PLOT, on_select=clicked, where=left)
+    chart(go.Figure(go.Bar(x=["x"], y=[1])), key="bar", config=PLOT, where=right)
+
+
+def test_chart_sends_the_figure_json_under_its_key_and_reports_a_click() -> None:
+    at = AppTest.from_function(_page, default_timeout=60).run()
+    assert not at.exception
+    drawn = charts(at)
+    assert [c.key for c in drawn] == ["pts", "bar"]
+    figure = drawn[0].figure
+    assert figure["data"][0]["type"] == "scatter" and figure["layout"]["title"]["text"] == "<b>&lt;b&gt;</b>"
+    assert figure["layout"]["template"]["layout"]["font"]["color"] == TEXT_COLOR
+    sent = json.loads(at.get("bidi_component")[0].proto.json)
+    assert sent["select"] is True and sent["config"]["displaylogo"] is False
+    assert json.loads(at.get("bidi_component")[1].proto.json)["select"] is False
+    # (a real click, and the derivation it opens: tests/browser/test_click_explain.py)
+
+
+def test_plotly_js_is_served_from_static() -> None:
+    """The app serves its copy (Streamlit static serving is on), the same bytes as the package's."""
+    import plotly
+
+    serve_plotly_js()
+    assert PLOTLY_JS.is_relative_to(ROOT / "static")
+    package = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    assert PLOTLY_JS.stat().st_size == package.stat().st_size
+    assert "enableStaticServing = true" in (ROOT / ".streamlit" / "config.toml").read_text()

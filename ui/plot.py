@@ -1,0 +1,149 @@
+"""Every figure of the lab, drawn in the page by plotly.js with one ``Plotly.react`` per change.
+
+``st.plotly_chart`` redraws a changed figure two or three times (a new spec, then its size, then
+its theme), each a full plotly draw: a seq2seq step that changes three figures spent about 0.3 s
+of its 0.45 s in those redraws (bench/browser_bench.py). :func:`chart` sends the same figure JSON
+to a small component (``st.components.v2``) that draws it once, and not at all when a rerun sends
+the figure unchanged. plotly.js is the plotly package's own bundle, served by the app from
+``static/vendor`` (copied there on first use): no network, as everywhere in the lab.
+
+The look is the figure's own: :data:`viz_core.style.LAB_TEMPLATE` (the lab's default plotly
+template) replaces Streamlit's chart theme, so the page, the PNG/SVG buttons and the handout
+draw the same figure. A full-screen button on the mode bar replaces Streamlit's chart toolbar.
+"""
+from __future__ import annotations
+
+import functools
+import shutil
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from ui.i18n import t
+
+__all__ = ["COMPONENT", "chart", "serve_plotly_js"]
+
+#: Where the app serves plotly.js from (Streamlit's static serving: ``app/static/…``).
+PLOTLY_JS = Path(__file__).resolve().parents[1] / "static" / "vendor" / "plotly.min.js"
+_PLOTLY_SOURCE = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+_JS = r"""
+const SOURCE = "app/static/vendor/plotly.min.js";
+function plotlyReady() {
+  if (!window.__labPlotly) {
+    window.__labPlotly = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = SOURCE;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => { window.__labPlotly = null; reject(new Error("plotly.js")); };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__labPlotly;
+}
+const EXPAND = {width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z"};
+function point(p) {
+  const index = p.pointIndex !== undefined ? p.pointIndex : p.pointNumber;
+  return {curve_number: p.curveNumber, point_index: Array.isArray(index) ? index[0] : index,
+          point_number: p.pointNumber, x: p.x, y: p.y, customdata: p.customdata === undefined ? null : p.customdata};
+}
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const box = parentElement.querySelector(".lab-figure-box");
+  const gd = box.querySelector(".lab-figure");
+  gd.__select = data.select ? setStateValue : null;
+  box.classList.toggle("lab-stretch", Boolean(data.stretch));
+  if (gd.__spec === data.spec) return;  // the same figure as drawn: nothing to do
+  gd.__spec = data.spec;
+  box.querySelectorAll(".lab-figure-failed").forEach((note) => note.remove());
+  plotlyReady().then((Plotly) => {
+    if (gd.__spec !== data.spec) return;  // a newer figure arrived while plotly.js loaded
+    const fig = JSON.parse(data.spec);
+    // The same config object while it is unchanged: plotly redraws from scratch when a config differs.
+    const configKey = JSON.stringify([data.config, data.fullscreen]);
+    if (gd.__configKey !== configKey) {
+      gd.__configKey = configKey;
+      gd.__config = Object.assign({responsive: true}, data.config);
+      if (gd.__config.displayModeBar !== false) {
+        gd.__config.modeBarButtonsToAdd = [{name: "lab-fullscreen", title: data.fullscreen, icon: EXPAND,
+          click: () => document.fullscreenElement ? document.exitFullscreen() : box.requestFullscreen()}];
+      }
+    }
+    gd.__size = {width: fig.layout.width, height: fig.layout.height};
+    if (!data.stretch) gd.style.height = (fig.layout.height || 450) + "px";
+    return Plotly.react(gd, fig.data, fig.layout, gd.__config).then(() => {
+      if (gd.__bound) return;
+      gd.__bound = true;
+      gd.on("plotly_click", (ev) => { if (gd.__select) gd.__select("selection", {points: ev.points.map(point)}); });
+      box.addEventListener("fullscreenchange", () => {
+        const full = document.fullscreenElement === box;
+        Plotly.relayout(gd, full ? {width: window.innerWidth, height: window.innerHeight}
+                                 : {width: gd.__size.width || null, height: gd.__size.height || null});
+      });
+    });
+  }).catch(() => {
+    if (!box.querySelector(".lab-figure-failed")) {
+      const note = document.createElement("p");
+      note.className = "lab-figure-failed";
+      note.textContent = data.failed;
+      box.prepend(note);
+    }
+  });
+}
+"""
+
+_CSS = """.lab-figure { contain: strict; }
+.lab-figure-box:fullscreen { background: #ffffff; }
+.lab-figure-box.lab-stretch, .lab-stretch .lab-figure { height: 100%; }
+div:has(> .lab-figure-box.lab-stretch), div:has(> div > .lab-figure-box.lab-stretch) { height: 100%; }"""
+
+COMPONENT = "attention_lab.figure"
+_figure = st.components.v2.component(COMPONENT, html="<div class='lab-figure-box'><div class='lab-figure'>"
+                                     "</div></div>", css=_CSS, js=_JS, isolate_styles=False)
+
+
+def serve_plotly_js(target: Path = PLOTLY_JS, source: Path = _PLOTLY_SOURCE) -> None:
+    """Copy the installed plotly package's plotly.js to ``target`` (under ``static/``) unless an
+    identical copy is there: the browser loads it from the app itself, never from a CDN."""
+    if target.is_file() and target.stat().st_size == source.stat().st_size:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".part")
+    shutil.copyfile(source, partial)
+    partial.replace(target)  # atomic: a browser never reads half a file
+
+
+@functools.cache
+def _served() -> str:
+    """"" once plotly.js is in place for this server process, else why it is not."""
+    try:
+        serve_plotly_js()
+    except OSError as exc:
+        return str(exc)
+    return ""
+
+
+def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
+          on_select: Callable[[], None] | None = None, where: DeltaGenerator | None = None,
+          stretch: bool = False) -> None:
+    """Draw ``fig`` (``config``: plotly's, ui.export.PLOT) under ``key``, in ``where`` (a column or
+    container; default: where the page is writing). ``stretch``: fill the container's height (a
+    slide) instead of the figure's own. With ``on_select``, a click on a point sets
+    ``st.session_state[key]["selection"]["points"]`` (each point's ``curve_number``,
+    ``point_index``, ``x``, ``y``, ``customdata``, as st.plotly_chart names them) and calls
+    ``on_select``."""
+    with where if where is not None else nullcontext():
+        error = _served()
+        if error:
+            st.error(t("plot.no_js", error=error))
+            return
+        data = {"spec": fig.to_json(), "config": dict(config), "select": on_select is not None, "stretch": stretch,
+                "fullscreen": t("plot.fullscreen"), "failed": t("plot.failed")}
+        events = {} if on_select is None else {"default": {"selection": None}, "on_selection_change": on_select}
+        _figure(key=key, data=data, height="stretch" if stretch else "content", **events)
