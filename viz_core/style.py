@@ -379,14 +379,13 @@ def base_layout(fig: go.Figure, title: str | None = None, height: int | None = N
     to its subplot titles); returns ``fig``."""
     layout = layout_dict(title, height, x_title, y_title, legend)
     x_axis, y_axis = layout.pop("xaxis"), layout.pop("yaxis")
-    if fig._grid_ref is None:  # a single pair of axes: one update
-        set_layout(fig, {**layout, "xaxis": x_axis, "yaxis": y_axis})
-    else:
-        fig.update_layout(layout)
-        fig.update_xaxes(x_axis)
-        fig.update_yaxes(y_axis)
-        fig.update_annotations(font_color=TEXT_COLOR)
-    return fig
+    own = fig.layout.to_plotly_json()
+    for name in {"xaxis", "yaxis", *(k for k in own if re.fullmatch(r"[xy]axis\d+", k))}:
+        layout[name] = x_axis if name[0] == "x" else y_axis
+    if own.get("annotations"):  # subplot titles
+        layout["annotations"] = [_merged(a, {"font": {"color": TEXT_COLOR}}) for a in own["annotations"]]
+    # one validation for every axis: update_xaxes and update_yaxes took 60% of a 16-panel figure's time
+    return set_layout(fig, layout)
 
 
 def legend_below(fig: go.Figure) -> go.Figure:
