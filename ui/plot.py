@@ -14,7 +14,9 @@ draw the same figure. A full-screen button on the mode bar replaces Streamlit's 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import threading
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
@@ -114,9 +116,11 @@ def serve_plotly_js(target: Path = PLOTLY_JS, source: Path = _PLOTLY_SOURCE) -> 
     if target.is_file() and target.stat().st_size == source.stat().st_size:
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".part")
+    # a name of its own per process and thread (a deployment's workers may all copy at once), then
+    # an atomic rename: a browser never reads half a file
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
     shutil.copyfile(source, partial)
-    partial.replace(target)  # atomic: a browser never reads half a file
+    partial.replace(target)
 
 
 @functools.cache
