@@ -6,8 +6,9 @@ axis would merge repeated tokens ("the … the") into one column. Plotly draws e
 array axis, overlapping or not, so :func:`fit_ticks` thins (and turns) them here, from the
 font size and the axis length in pixels.
 
-Text colours are set on every text element of a figure: Streamlit's chart theme otherwise draws
-axis text in a light grey (#808495 on white: 3.7 : 1, below the 4.5 : 1 a projector needs).
+Text colours are set on every text element of a figure, and by the lab's plotly template
+(:data:`LAB_TEMPLATE`): Streamlit's chart theme, which first drew these figures, drew axis text in
+a light grey (#808495 on white: 3.7 : 1, below the 4.5 : 1 a projector needs).
 """
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ GRID_COLOR = "#e6eaf1"
 #: that set no colour of their own take them in this order).
 COLORWAY: tuple[str, ...] = ("#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700",
                              "#ffd16a", "#6d3fc0", "#d5dae5")
+# Streamlit's sequential blues: the scale of a figure that sets none of its own (attention figures always set theirs).
 _SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3",
                "#004280"]
 
