@@ -50,6 +50,7 @@ function plotlyReady() {
   return window.__labPlotly;
 }
 const EXPAND = {width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z"};
+function screenSize() { return {width: window.innerWidth, height: window.innerHeight}; }
 function point(p) {
   const index = p.pointIndex !== undefined ? p.pointIndex : p.pointNumber;
   return {curve_number: p.curveNumber, point_index: Array.isArray(index) ? index[0] : index,
@@ -78,15 +79,14 @@ export default function (component) {
       }
     }
     gd.__size = {width: fig.layout.width, height: fig.layout.height};
-    if (!data.stretch) gd.style.height = (fig.layout.height || 450) + "px";
+    if (document.fullscreenElement === box) Object.assign(fig.layout, screenSize());  // a step while full screen
     return Plotly.react(gd, fig.data, fig.layout, gd.__config).then(() => {
       if (gd.__bound) return;
       gd.__bound = true;
       gd.on("plotly_click", (ev) => { if (gd.__select) gd.__select("selection", {points: ev.points.map(point)}); });
       box.addEventListener("fullscreenchange", () => {
         const full = document.fullscreenElement === box;
-        Plotly.relayout(gd, full ? {width: window.innerWidth, height: window.innerHeight}
-                                 : {width: gd.__size.width || null, height: gd.__size.height || null});
+        Plotly.relayout(gd, full ? screenSize() : {width: gd.__size.width || null, height: gd.__size.height || null});
       });
     });
   }).catch(() => {
@@ -100,8 +100,7 @@ export default function (component) {
 }
 """
 
-_CSS = """.lab-figure { contain: strict; }
-.lab-figure-box:fullscreen { background: #ffffff; }
+_CSS = """.lab-figure-box:fullscreen { background: #ffffff; }
 .lab-figure-box.lab-stretch, .lab-stretch .lab-figure { height: 100%; }
 div:has(> .lab-figure-box.lab-stretch), div:has(> div > .lab-figure-box.lab-stretch) { height: 100%; }"""
 

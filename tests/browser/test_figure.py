@@ -30,7 +30,8 @@ def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
         page.keyboard.press("ArrowRight")  # the next decoding step, drawn into the same full-screen figure
         page.get_by_text("Step 2 of").first.wait_for(state="attached", timeout=30_000)
         page.wait_for_timeout(500)
-        assert _size(page)["full"]
+        stepped = _size(page)
+        assert stepped == full, (stepped, full)  # the new step fills the screen too
         # (Esc is the browser's own way out; a synthetic key press does not reach it headless)
         page.hover(HEATMAP)
         page.locator(f"{HEATMAP} .modebar-btn[data-title='Full screen (Esc to leave)']").click()
