@@ -81,11 +81,10 @@ def average_pooling(data: ToyData) -> PoolingResult:
     return _result("Average pooling", np.full((n_test, n_train), 1.0 / n_train), data)
 
 
-def _gaussian_weights(x_query: torch.Tensor, x_keys: torch.Tensor, w: torch.Tensor,
-                      mask: torch.Tensor | None = None) -> torch.Tensor:
-    """α = softmax_i(−((x − x_i) w)² / 2) for (Q,) queries and (Q, K) or (K,) keys."""
+def _gaussian_weights(x_query: torch.Tensor, x_keys: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """α = softmax_i(−((x − x_i) w)² / 2) for (Q,) queries and (K,) keys: (Q, K)."""
     diff = x_query.unsqueeze(-1) - x_keys
-    return masked_softmax(-((diff * w) ** 2) / 2.0, mask)
+    return masked_softmax(-((diff * w) ** 2) / 2.0, None)
 
 
 def gaussian_pooling(data: ToyData, bandwidth: float = 1.0) -> PoolingResult:
