@@ -12,6 +12,7 @@ from ui.i18n import figure_texts, t
 from ui.grid import head_picker
 from ui.plot import chart
 from ui.state import at_most, boolean, checked, labels as url_labels, url_check
+from ui.table import table
 from ui.tokens import input_error, token_strip
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
 from viz_core.labels import safe_label
@@ -90,9 +91,9 @@ with left:
                 "d_k": w.d_k, t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
                 t("num.entropy"): entropy(weights)})
 with right:
-    st.dataframe(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
-                             np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),
-                 hide_index=True, width="stretch")
+    table(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
+                      np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),
+          key="head_table")
     m1, m2 = st.columns(2)
     m1.metric(t("p5.largest"), f"{weights.max():.3f}")
     m2.metric(t("p5.entropy"), f"{entropy(weights):.2f}", help=t("p5.entropy_help"))

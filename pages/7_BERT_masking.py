@@ -27,6 +27,7 @@ from ui.plot import chart  # noqa: E402
 from ui.quiz import HIDDEN, masked_quiz, quiz_toggle  # noqa: E402
 from ui.state import at_most, checked, increment, many, number_in, topic_tabs, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
+from ui.table import table  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
@@ -92,17 +93,21 @@ masked, plain = result.masked, result.plain  # the corrupted input's run, and th
 
 
 def predictions_section() -> None:
-    """The corrupted input, the pieces to click, and what the model predicts at every chosen position."""
-    outcome_names = outcome_labels(result.outcome, clicked)
+    """The corrupted input, the pieces to click, and what the model predicts at every chosen position.
+    A click on a piece reruns this section alone, on the input masked with the pieces now chosen."""
+    chosen = tuple(sorted(st.session_state.get(clicked_key) or ()))
+    current = result if chosen == clicked else analyse(model_name, text_a, text_b or "", seed, draw, chosen, rule)
+    outcome_names = outcome_labels(current.outcome, chosen)
     chips = st.container()
-    eligible = [i for i in range(n) if not result.special[i]]
-    rows = prediction_rows(np.flatnonzero(result.outcome != NOT_CHOSEN), tokens, result.input_tokens, outcome_names,
-                           result.top_tokens, masked.top_probs, masked.target_probs, masked.target_rank)
+    eligible = [i for i in range(n) if not current.special[i]]
+    run = current.masked
+    rows = prediction_rows(np.flatnonzero(current.outcome != NOT_CHOSEN), tokens, current.input_tokens, outcome_names,
+                           current.top_tokens, run.top_probs, run.target_probs, run.target_rank)
     # Quiz: each [MASK]'s original piece and the predictions stay hidden until guessed (ui.quiz).
-    hidden = masked_quiz("bert", (tuple(tokens), tuple(result.input_tokens)), rows) if quiz else set()
+    hidden = masked_quiz("bert", (tuple(tokens), tuple(current.input_tokens)), rows) if quiz else set()
     with chips:
-        masking_chips([HIDDEN if i in hidden else tok for i, tok in enumerate(tokens)], result.input_tokens,
-                      outcome_names, result.segment_ids.tolist())
+        masking_chips([HIDDEN if i in hidden else tok for i, tok in enumerate(tokens)], current.input_tokens,
+                      outcome_names, current.segment_ids.tolist())
     if not rows:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
@@ -113,15 +118,13 @@ def predictions_section() -> None:
         if len(rows) > 16:
             st.caption(t("p7.first16", rows=len(rows)))
     legend_chips()
-    picked = checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,
-                      format_func=lambda i: f"{i} {tokens[i]}")
-    if tuple(sorted(picked or ())) != clicked:
-        st.rerun()  # the masked input changed: run the whole page again, not only this section
-    masking_summary(result.outcome, len(eligible), seed, len(clicked))
+    checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,
+            format_func=lambda i: f"{i} {tokens[i]}")
+    masking_summary(current.outcome, len(eligible), seed, len(chosen))
     if rows and not hidden:
         with st.expander(t("p7.table")):
-            st.dataframe(predictions_table(rows, texts=figure_texts()), hide_index=True)
-    export_menu("bert-masking", title=t("p7.export.title"), source=f"A: {text_a}\nB: {text_b or ''}", trace=result,
+            table(predictions_table(rows, texts=figure_texts()), key="bert_predictions_table")
+    export_menu("bert-masking", title=t("p7.export.title"), source=f"A: {text_a}\nB: {text_b or ''}", trace=current,
                 figures={t("p7.export.predictions"): predicted} if rows and not hidden else {},
                 numbers={t("num.pieces"): n, t("num.seed"): seed, t("num.rule"): rule,
                          t("num.chosen"): len(rows), t("num.top1"): sum(r.original_rank == 0 for r in rows)})

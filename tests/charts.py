@@ -1,12 +1,15 @@
-"""The figures that an AppTest run drew with ui.plot.chart: their keys and plotly JSON."""
+"""The figures that an AppTest run drew with ui.plot.chart (their keys and plotly JSON), and the
+tables it drew with ui.table.table."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from ui.plot import COMPONENT
+from ui.table import TABLE_COMPONENT
 
 
 @dataclass(frozen=True)
@@ -26,4 +29,14 @@ def charts(at: AppTest) -> list[Chart]:
         if element.proto.component_name == COMPONENT:
             key = element.proto.id.rsplit("-", 1)[-1] if "$$ID-" in element.proto.id else ""
             out.append(Chart(key, json.loads(element.proto.json)["spec"]))
+    return out
+
+
+def tables(at: AppTest) -> dict[str, pd.DataFrame]:
+    """Every ui.table.table of the run by key: its columns and its cells as the browser shows them."""
+    out = {}
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == TABLE_COMPONENT:
+            spec = json.loads(json.loads(element.proto.json)["spec"])
+            out[element.proto.id.rsplit("-", 1)[-1]] = pd.DataFrame(spec["rows"], columns=spec["columns"])
     return out

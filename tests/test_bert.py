@@ -204,3 +204,20 @@ def test_train_command_bad_data_is_one_line(tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_masked_analysis_reuses_the_plain_run(model, tokenizer, tmp_path):
+    """The plain input's run, computed once apart (the page caches it across clicks), gives the same
+    analysis as running both inputs; the masked run still follows the clicked pieces."""
+    from models.inference.bert import analyse_masked, analyse_plain
+
+    loaded = load_bert(save_bert(tmp_path / "tiny", model, tokenizer, {"label": "tiny"}))
+    plain = analyse_plain(loaded, "the light was good", "god saw the day")
+    for clicked in [(1,), (1, 3)]:
+        both = analyse_masked(loaded, "the light was good", "god saw the day", 0, False, clicked)
+        reused = analyse_masked(loaded, "the light was good", "god saw the day", 0, False, clicked, plain=plain)
+        np.testing.assert_array_equal(both.input_ids, reused.input_ids)
+        np.testing.assert_allclose(both.plain.top_probs, reused.plain.top_probs, atol=1e-6)
+        np.testing.assert_allclose(both.masked.attention, reused.masked.attention, atol=1e-6)
+        assert all(reused.input_tokens[i] == "[MASK]" for i in clicked)
+    assert not np.allclose(reused.masked.attention, reused.plain.attention)

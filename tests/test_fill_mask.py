@@ -18,6 +18,7 @@ from models.inference.bert import fill_mask
 from models.inference.common import InputError
 from models.nn.bert import BertConfig, SmallBert
 from models.text.wordpiece import WordPiece
+from tests.charts import tables
 from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 
@@ -208,7 +209,7 @@ def test_bert_page_runs_on_minilm_and_shows_its_guess():
     teeth = next(int(o.split()[0]) for o in pills.options if o.endswith(" teeth"))
     pills.set_value([teeth]).run()
     assert not at.exception and not at.error
-    shown = " ".join(str(v) for df in at.dataframe for v in np.ravel(df.value.values))
+    shown = " ".join(str(v) for df in tables(at).values() for v in np.ravel(df.values))
     expected = fill_mask(load_bert(DEFAULT_MASKED_LM), text.replace("teeth", "[MASK]"), top_k=1)
     assert expected.masks[0]["predictions"][0]["token"] in shown
     assert any("How it was made" in m.value for m in at.markdown)

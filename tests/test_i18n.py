@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.charts import charts
+from tests.charts import charts, tables
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.i18n import GLOSSARY, LANGUAGES
 from ui.strings import SAME, STRINGS
@@ -250,8 +250,8 @@ FIGURE_LINKS = {("7_BERT_masking.py", STRINGS["p7.tab.nsp"][1]): {"bert_model": 
 
 
 def _table_words(at: AppTest) -> list[str]:
-    """The column headers and row names of every st.dataframe and st.table of a run."""
-    frames = [e.value for kind in ("dataframe", "table") for e in at.get(kind)]
+    """The column headers and row names of every st.dataframe, st.table and ui.table.table of a run."""
+    frames = [e.value for kind in ("dataframe", "table") for e in at.get(kind)] + list(tables(at).values())
     return [str(w) for df in frames for w in (*df.columns, *(name for name in df.index if isinstance(name, str)))]
 
 

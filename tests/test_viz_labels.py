@@ -264,3 +264,30 @@ def test_prediction_titles_wrap_and_value_text_is_not_clipped() -> None:
         for line in ann.text.split("<br>"):
             assert text_width(line, BASE_FONT_SIZE - 1) <= FIGURE_WIDTH_PX / 4
     assert all(bar.textposition == "auto" for bar in fig.data)
+
+
+@pytest.mark.parametrize("rows, cols, shared", [(3, 4, False), (3, 1, True), (1, 2, False), (1, 1, False)])
+def test_subplot_grid_places_panels_as_make_subplots_does(rows: int, cols: int, shared: bool) -> None:
+    """subplot_grid (one layout dict) puts every panel's axes and title where plotly's make_subplots
+    does, with the lab's axis look on every panel and, when shared, one x range per column."""
+    from plotly.subplots import make_subplots
+
+    from viz_core.style import subplot_axes, subplot_grid
+
+    titles = [f"panel {i}" for i in range(rows * cols)]
+    ref = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.13, vertical_spacing=0.12, subplot_titles=titles,
+                        shared_xaxes=shared).layout.to_plotly_json()
+    ours = subplot_grid(rows, cols, horizontal_spacing=0.13, vertical_spacing=0.12, titles=titles, shared_xaxes=shared)
+    for i in range(rows * cols):
+        x, y = subplot_axes(i)
+        x_name, y_name = f"xaxis{x[1:]}", f"yaxis{y[1:]}"
+        for name, other in ((x_name, y), (y_name, x)):
+            assert ours[name]["domain"] == pytest.approx(ref[name]["domain"])
+            assert ours[name]["anchor"] == ref[name]["anchor"] == other
+            assert ours[name]["tickfont"]["color"] == TEXT_COLOR
+        assert ours[x_name].get("matches") == ref[x_name].get("matches")
+        assert ours[x_name].get("showticklabels", True) == ref[x_name].get("showticklabels", True)
+    for mine, theirs in zip(ours["annotations"], ref["annotations"], strict=True):
+        assert mine["text"] == theirs["text"]
+        assert (mine["x"], mine["y"]) == pytest.approx((theirs["x"], theirs["y"]))
+        assert (mine["xanchor"], mine["yanchor"]) == (theirs["xanchor"], theirs["yanchor"])

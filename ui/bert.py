@@ -93,11 +93,20 @@ def clean_text(text: str | None) -> str:
 @st.cache_data(max_entries=64, show_spinner=False)
 def analyse(name: str, text_a: str, text_b: str, seed: int, draw: bool, clicked: tuple[int, ...], rule: str,
             top_k: int = 5):
-    """MaskedAnalysis (models.inference.bert.analyse_masked) of the typed pair, cached per input."""
+    """MaskedAnalysis (models.inference.bert.analyse_masked) of the typed pair, cached per input; the
+    plain input's run is cached apart, as no masking changes it (a click runs the model once)."""
     from models.inference.bert import analyse_masked
 
     return analyse_masked(_load_small(name), clean_text(text_a), clean_text(text_b), seed, draw, clicked, top_k,
-                          rule=rule)
+                          rule=rule, plain=_plain_run(name, text_a, text_b, top_k))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _plain_run(name: str, text_a: str, text_b: str, top_k: int):
+    """The model's run on the typed pair with nothing masked (models.inference.bert.analyse_plain)."""
+    from models.inference.bert import analyse_plain
+
+    return analyse_plain(_load_small(name), clean_text(text_a), clean_text(text_b), top_k)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -96,7 +96,7 @@ TICK_LABEL_CHARS = 12
 #: Height of one line of text, in em, with room between lines.
 LINE_EM = 1.25
 _GAP_PX = 6  # space between two horizontal tick labels
-_TICK_PAD_PX = 8  # tick length and padding between an axis and its labels
+TICK_PAD_PX = 8  # tick length and padding between an axis and its labels
 
 
 #: Grid lines, zero lines and ticks: a light grey that stays behind the data.
@@ -279,8 +279,8 @@ def tick_extent(text: Sequence[str], angle: int, font_size: float = TICK_FONT_SI
     if not text:
         return 0.0
     if angle == 0:
-        return max(t.count("<br>") + 1 for t in text) * _line_px(font_size) + _TICK_PAD_PX
-    return max(text_width(t, font_size) for t in text) + _TICK_PAD_PX
+        return max(t.count("<br>") + 1 for t in text) * _line_px(font_size) + TICK_PAD_PX
+    return max(text_width(t, font_size) for t in text) + TICK_PAD_PX
 
 
 def tick_axis(labels: Sequence[str], axis_px: float, *, vertical_axis: bool = False,
@@ -388,6 +388,44 @@ def base_layout(fig: go.Figure, title: str | None = None, height: int | None = N
         layout["annotations"] = [_merged(a, {"font": {"color": TEXT_COLOR}}) for a in own["annotations"]]
     # one validation for every axis: update_xaxes and update_yaxes took 60% of a 16-panel figure's time
     return set_layout(fig, layout)
+
+
+def subplot_grid(rows: int, cols: int, *, horizontal_spacing: float = 0.2, vertical_spacing: float = 0.3,
+                 titles: Sequence[str] | None = None, shared_xaxes: bool = False, title: str | None = None,
+                 height: int | None = None) -> dict:
+    """The layout of a ``rows`` × ``cols`` grid of subplots as one dict, with the lab's look
+    (:func:`layout_dict`): the axes' domains as ``make_subplots`` places them (spacing as fractions
+    of the figure), subplot ``titles`` as dark annotations above each panel, and with
+    ``shared_xaxes`` one x range per column, labelled in the bottom row only. Panel ``i`` (row
+    major) draws on :func:`subplot_axes` ``(i)``. Built in one validation instead of
+    ``make_subplots`` and an update per panel: a 9-panel figure 52 → 9 ms."""
+    layout = layout_dict(title, height)
+    x_style, y_style = layout.pop("xaxis"), layout.pop("yaxis")
+    width = (1 - horizontal_spacing * (cols - 1)) / cols
+    tall = (1 - vertical_spacing * (rows - 1)) / rows
+    annotations = []
+    for i in range(rows * cols):
+        r, c = divmod(i, cols)
+        x_name, y_name = subplot_axes(i)
+        x0, y0 = c * (width + horizontal_spacing), (rows - 1 - r) * (tall + vertical_spacing)
+        x1, y1 = min(1.0, x0 + width), min(1.0, y0 + tall)
+        x_axis = dict(x_style, domain=[x0, x1], anchor=y_name)
+        if shared_xaxes and r < rows - 1:
+            x_axis.update(matches=subplot_axes((rows - 1) * cols + c)[0], showticklabels=False)
+        layout[f"xaxis{i + 1 if i else ''}"] = x_axis
+        layout[f"yaxis{i + 1 if i else ''}"] = dict(y_style, domain=[y0, y1], anchor=x_name)
+        if titles is not None and i < len(titles):
+            annotations.append({"text": titles[i], "x": (x0 + x1) / 2, "y": y1, "xref": "paper", "yref": "paper",
+                                "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+                                "font": {"size": BASE_FONT_SIZE, "color": TEXT_COLOR}})
+    layout["annotations"] = annotations
+    return layout
+
+
+def subplot_axes(i: int) -> tuple[str, str]:
+    """The trace axes (``xaxis``, ``yaxis`` values) of panel ``i`` of :func:`subplot_grid`."""
+    suffix = str(i + 1) if i else ""
+    return f"x{suffix}", f"y{suffix}"
 
 
 def legend_below(fig: go.Figure) -> go.Figure:

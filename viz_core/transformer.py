@@ -169,7 +169,7 @@ def chain_table(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarra
         "q·k": [f"{s:.3f}" for s in scores],
         step_name: [f"{s:.3f}" for s in shown],
         mask: ["+0" if a else "−∞" for a in allowed],
-        f"+ {mask}": [_fmt(m) for m in masked],
+        f"+\u00a0{mask}": [_fmt(m) for m in masked],  # one header word: "+" never wraps alone
         "softmax": [f"{w:.4f}" for w in weights],
     })
 

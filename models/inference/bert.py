@@ -87,15 +87,25 @@ def nsp_on_pairs(loaded: LoadedBert, pairs: Sequence[tuple[str, str, bool]]) -> 
     return out
 
 
+def analyse_plain(loaded: LoadedBert, text_a: str, text_b: str, top_k: int = 5) -> BertTrace:
+    """The model's run on ``[CLS] A [SEP] (B [SEP])`` as typed, nothing masked: the half of
+    :func:`analyse_masked` that no masking changes."""
+    enc = loaded.tokenizer.encode_pair(text_a, text_b or None, max_len=loaded.config.max_len)
+    return run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
+
+
 def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw: bool,
-                   clicked: Sequence[int], top_k: int = 5, rule: str = REFERENCE) -> MaskedAnalysis:
+                   clicked: Sequence[int], top_k: int = 5, rule: str = REFERENCE,
+                   plain: BertTrace | None = None) -> MaskedAnalysis:
     """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` under
-    ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs."""
+    ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs
+    (``plain``: :func:`analyse_plain` of the same input and ``top_k``, when the caller has it)."""
     tok, cfg = loaded.tokenizer, loaded.config
     enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
     record = mask_sequence(enc.ids, enc.special, seed, mask_id=tok.mask_id, vocab_size=cfg.vocab_size,
                            force_mask=tuple(clicked), rate=0.15 if draw else 0.0, rule=rule)
-    plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
+    if plain is None:
+        plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
     return MaskedAnalysis(
         tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),

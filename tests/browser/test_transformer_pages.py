@@ -57,7 +57,28 @@ def test_inside_one_head_page(open_page):
     page = open_page("Inside_one_head")
     page.wait_for_selector(".st-key-head_chain .main-svg", timeout=60_000)
     assert page.get_by_text("The chain, as numbers").count() == 1
+    # the chain's numbers: one table row per key, the scaling column following the toggle
+    head = page.locator(".st-key-head_table table thead th")
+    assert "softmax" in head.all_inner_texts() and any("÷√d_k" in h for h in head.all_inner_texts())
+    weights = page.locator(".st-key-head_table tbody tr td:last-child").all_inner_texts()
+    assert len(weights) >= 3 and abs(sum(float(w) for w in weights) - 1) < 0.01
+    page.locator(".st-key-head_scale label").first.click()
+    page.wait_for_function("![...document.querySelectorAll('.st-key-head_table th')]"
+                           ".some((th) => th.textContent.includes('÷√d_k'))", timeout=60_000)
+    wait_for_app(page)
     assert_no_error(page)
+    # typed HTML reaches the table as text, never as markup
+    page.get_by_label("Input", exact=True).fill("<img src=x> <b>bold</b>")
+    page.keyboard.press("Enter")
+    page.wait_for_function("[...document.querySelectorAll('.st-key-head_table td')]"
+                           ".some((td) => td.textContent.includes('<') || td.textContent.includes('img'))",
+                           timeout=60_000)
+    wait_for_app(page)
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator(".st-key-head_table b").count() == 0
+    assert_no_error(page)
+    page.locator(".st-key-head_scale label").first.click()
+    wait_for_app(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "inside_one_head")
 
