@@ -77,3 +77,20 @@ def test_plotly_js_is_served_from_static() -> None:
     package = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     assert PLOTLY_JS.stat().st_size == package.stat().st_size
     assert "enableStaticServing = true" in (ROOT / ".streamlit" / "config.toml").read_text()
+
+
+def test_figure_spec_is_the_figure_json_with_a_revision_of_its_traces() -> None:
+    """The revision follows the traces only: a step that moves the outlined row keeps it, so that
+    the browser keeps the drawn traces; any change of data, even one colour, gives a new one."""
+    import numpy as np
+
+    from ui.plot import figure_spec
+
+    fig = go.Figure([go.Heatmap(z=np.eye(3)), go.Scatter(x=np.arange(3), y=np.arange(3), marker={"color": "red"})],
+                    layout={"title": {"text": "step 1"}, "shapes": [{"type": "rect", "y0": -0.5, "y1": 0.5}]})
+    spec, revision = figure_spec(fig)
+    assert json.loads(spec) == json.loads(fig.to_json())  # what plotly.py itself sends (no trace uids)
+    fig.update_layout(title_text="step 2", shapes=[{"type": "rect", "y0": 0.5, "y1": 1.5}])
+    assert figure_spec(fig)[1] == revision
+    fig.update_traces(marker_color="blue", selector={"type": "scatter"})
+    assert figure_spec(fig)[1] != revision

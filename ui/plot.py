@@ -14,6 +14,7 @@ draw the same figure. A full-screen button on the mode bar replaces Streamlit's 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import threading
@@ -24,12 +25,13 @@ from typing import Any
 
 import plotly
 import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.i18n import t
 
-__all__ = ["COMPONENT", "chart", "serve_plotly_js"]
+__all__ = ["COMPONENT", "chart", "figure_spec", "serve_plotly_js"]
 
 #: Where the app serves plotly.js from (Streamlit's static serving: ``app/static/…``).
 PLOTLY_JS = Path(__file__).resolve().parents[1] / "static" / "vendor" / "plotly.min.js"
@@ -50,6 +52,41 @@ function plotlyReady() {
   return window.__labPlotly;
 }
 const EXPAND = {width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z"};
+// plotly.py sends numpy arrays as {dtype, bdata (base64), shape}. Plotly.react counts such a spec, and
+// a scatter's typed arrays, as changed data at every call, whatever the data revision says: decoded
+// here into plain arrays, an unchanged figure keeps its traces (figure_spec).
+const TYPED = {f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Array, i1: Int8Array,
+               u4: Uint32Array, u2: Uint16Array, u1: Uint8Array, u1c: Uint8ClampedArray};
+function decoded(value) {
+  if (Array.isArray(value)) {
+    if (value.length && typeof value[0] === "object" && value[0] !== null) value.forEach((v, i) => { value[i] = decoded(v); });
+    return value;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const T = TYPED[value.dtype];
+  if (T && typeof value.bdata === "string") {
+    const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
+    const flat = Array.from(new T(bytes.buffer));
+    const shape = value.shape ? String(value.shape).split(",").map(Number) : [flat.length];
+    if (shape.length !== 2) return flat;
+    const [rows, cols] = shape;
+    return Array.from({length: rows}, (_, i) => flat.slice(i * cols, (i + 1) * cols));
+  }
+  for (const key of Object.keys(value)) value[key] = decoded(value[key]);
+  return value;
+}
+// Plotly.react recomputes every trace when the layout's template is a new object, even an equal one:
+// one object per distinct template (every figure of the lab has the same one).
+const TEMPLATES = new Map();
+function sharedTemplate(layout) {
+  if (!layout.template) return;
+  const key = JSON.stringify(layout.template);
+  if (!TEMPLATES.has(key)) {
+    if (TEMPLATES.size >= 8) TEMPLATES.clear();
+    TEMPLATES.set(key, layout.template);
+  }
+  layout.template = TEMPLATES.get(key);
+}
 function screenSize() { return {width: window.innerWidth, height: window.innerHeight}; }
 function point(p) {
   const index = p.pointIndex !== undefined ? p.pointIndex : p.pointNumber;
@@ -68,6 +105,7 @@ export default function (component) {
   plotlyReady().then((Plotly) => {
     if (gd.__spec !== data.spec) return;  // a newer figure arrived while plotly.js loaded
     const fig = JSON.parse(data.spec);
+    fig.data = decoded(fig.data);
     // The same config object while it is unchanged: plotly redraws from scratch when a config differs.
     const configKey = JSON.stringify([data.config, data.fullscreen]);
     if (gd.__configKey !== configKey) {
@@ -78,6 +116,8 @@ export default function (component) {
           click: () => document.fullscreenElement ? document.exitFullscreen() : box.requestFullscreen()}];
       }
     }
+    fig.layout.datarevision = data.revision;  // the same traces as drawn: plotly keeps them (figure_spec)
+    sharedTemplate(fig.layout);
     gd.__size = {width: fig.layout.width, height: fig.layout.height};
     if (document.fullscreenElement === box) Object.assign(fig.layout, screenSize());  // a step while full screen
     return Plotly.react(gd, fig.data, fig.layout, gd.__config).then(() => {
@@ -132,6 +172,18 @@ def _served() -> str:
     return ""
 
 
+def figure_spec(fig: go.Figure) -> tuple[str, str]:
+    """``fig.to_json()`` (trace uids left out), and a digest of its traces' JSON: the figure's
+    ``layout.datarevision`` in the browser. While a step changes only the layout (the heatmap's
+    outlined row, a title), the digest stays the same and ``Plotly.react`` keeps the drawn traces
+    instead of comparing every data array by identity, which a freshly parsed figure always fails."""
+    figure = fig.to_plotly_json()
+    traces = [{k: v for k, v in trace.items() if k != "uid"} for trace in figure["data"]]
+    data = to_json_plotly(traces)
+    spec = f'{{"data":{data},"layout":{to_json_plotly(figure["layout"])}}}'
+    return spec, hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
+
+
 def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
           on_select: Callable[[], None] | None = None, where: DeltaGenerator | None = None,
           stretch: bool = False) -> None:
@@ -146,7 +198,8 @@ def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
         if error:
             st.error(t("plot.no_js", error=error))
             return
-        data = {"spec": fig.to_json(), "config": dict(config), "select": on_select is not None, "stretch": stretch,
-                "fullscreen": t("plot.fullscreen"), "failed": t("plot.failed")}
+        spec, revision = figure_spec(fig)
+        data = {"spec": spec, "revision": revision, "config": dict(config), "select": on_select is not None,
+                "stretch": stretch, "fullscreen": t("plot.fullscreen"), "failed": t("plot.failed")}
         events = {} if on_select is None else {"default": {"selection": None}, "on_selection_change": on_select}
         _figure(key=key, data=data, height="stretch" if stretch else "content", **events)

@@ -16,6 +16,7 @@ from viz_core.style import (
     TEXT_COLOR,
     attention_scale,
     heatmap_axes,
+    labels_margin,
     layout_dict,
     plot_width,
     text_width,
@@ -110,7 +111,9 @@ def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = No
     probs = np.asarray(probs, dtype=float)
     colors = [HIGHLIGHT if t == emitted else SERIES_COLORS[0] for t in tokens]
     layout = layout_dict(title, 80 + 40 * len(labels))
-    layout["yaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed")
+    layout["yaxis"].update(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed",
+                           automargin=False)
+    layout["margin"]["l"] = labels_margin(labels)  # planned: each step's tokens differ (labels_margin)
     # Ticks stop at 100%; the room beyond is for the value text, which goes inside long bars.
     layout["xaxis"].update(range=[0, 1.3], tickformat=".0%", tickmode="array", tickvals=[0, 0.25, 0.5, 0.75, 1])
     fig = go.Figure(go.Bar(

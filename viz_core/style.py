@@ -294,6 +294,14 @@ def tick_axis(labels: Sequence[str], axis_px: float, *, vertical_axis: bool = Fa
     return axis
 
 
+def labels_margin(labels: Sequence[str], font_size: float = TICK_FONT_SIZE) -> float:
+    """px of margin that holds the widest of ``labels`` as y tick labels (10 px of figure edge).
+    Set it as the figure's left margin with that axis's ``automargin`` off: plotly draws a figure
+    a second time whenever automargin finds its labels wider or narrower than before, which a
+    step's new tokens do each time (a top-k chart: 12 → 6 ms a step in headless Chromium)."""
+    return 10 + max((text_width(str(label), font_size) for label in labels), default=0.0) + TICK_PAD_PX
+
+
 def plot_width(width: float | None = None, left_px: float = 90, right_px: float = 90) -> float:
     """px of the plot area of a figure ``width`` wide (default :data:`FIGURE_WIDTH_PX`) after
     the y tick labels (``left_px``) and a colour bar (``right_px``)."""

@@ -26,6 +26,7 @@ from viz_core.style import (
     base_layout,
     colorbar,
     heatmap_layout,
+    labels_margin,
     legend_below,
     plot_width,
     tick_axis,
@@ -266,7 +267,9 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
     base_layout(fig, title=title, height=170 + 42 * len(labels))
     fig.update_layout(barmode="group", bargap=0.25)
     legend_below(fig)
-    fig.update_yaxes(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed")
+    # the left margin planned: each step's tokens differ (labels_margin)
+    fig.update_yaxes(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed", automargin=False)
+    fig.update_layout(margin_l=labels_margin(labels))
     top = float(max(np.max(model_probs, initial=0), np.max(sampling_probs, initial=0)))
     # Ticks stop at 100%: the room to the right is for the value text (inside long bars).
     ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)

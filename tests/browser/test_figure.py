@@ -42,3 +42,24 @@ def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
         assert outside(requests) == [], outside(requests)
     finally:
         page.close()
+
+
+def test_a_step_keeps_the_traces_it_did_not_change(open_page):
+    """A → step on the seq2seq page moves the heatmap's outlined row without recomputing its traces
+    (the same data revision: ui.plot.figure_spec), while the step's α bars are new data, drawn anew."""
+    page = open_page("Seq2seq_attention")
+    bars = ".st-key-bars .js-plotly-plot"
+    page.wait_for_selector(f"{HEATMAP} .heatmaplayer", timeout=60_000)
+    page.wait_for_selector(f"{bars} .barlayer", timeout=60_000)
+    page.evaluate(f"""() => {{ for (const s of ['{HEATMAP}', '{bars}']) {{
+        const gd = document.querySelector(s); gd.__calcBefore = gd.calcdata;
+        gd.__bars = gd.data[0].y; }} }}""")
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Step 2 of").first.wait_for(state="attached", timeout=30_000)
+    page.wait_for_function(f"() => document.querySelector('{HEATMAP}').layout.shapes[0].y0 === 0.5", timeout=30_000)
+    page.wait_for_function(f"() => document.querySelector('{bars}').data[0].y !== document.querySelector('{bars}').__bars",
+                           timeout=30_000)
+    heatmap_kept, bars_kept = page.evaluate(f"""() => [document.querySelector('{HEATMAP}'),
+        document.querySelector('{bars}')].map((gd) => gd.calcdata === gd.__calcBefore)""")
+    assert heatmap_kept and not bars_kept
+    assert_no_error(page)
