@@ -65,7 +65,9 @@ function decoded(value) {
   if (value === null || typeof value !== "object") return value;
   const T = TYPED[value.dtype];
   if (T && typeof value.bdata === "string") {
-    const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
+    const text = atob(value.bdata);
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
     const flat = Array.from(new T(bytes.buffer));
     const shape = value.shape ? String(value.shape).split(",").map(Number) : [flat.length];
     if (shape.length !== 2) return flat;

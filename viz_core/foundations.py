@@ -15,11 +15,16 @@ from plotly.subplots import make_subplots
 from viz_core.style import (
     attention_scale,
     BASE_FONT_SIZE,
+    LEGEND_BELOW,
+    LINE_EM,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
+    axis_style,
     base_layout,
     colorbar,
     heatmap_layout,
+    labels_margin,
+    layout_dict,
     legend_below,
 )
 from viz_core.texts import TEXTS, Texts, word
@@ -139,35 +144,42 @@ def kernel_fit_figure(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarr
                       texts: Texts | None = None) -> go.Figure:
     """Training points, the true f and one curve per method; ``fits[key] = (label, ŷ)``, ``key`` in
     ``KERNEL_COLORS``. The highlighted method is drawn thick, the others thin."""
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x_train, y=y_train, mode="markers", name=word(texts, "fd.train_data"),
-                             marker={"size": 9, "color": "rgba(90,90,90,0.55)"}))
-    fig.add_trace(go.Scatter(x=x_test, y=y_true, mode="lines", name=word(texts, "fd.true_f"),
-                             line={"color": "black", "dash": "dash", "width": 2}))
+    traces = [go.Scatter(x=x_train, y=y_train, mode="markers", name=word(texts, "fd.train_data"),
+                         marker={"size": 9, "color": "rgba(90,90,90,0.55)"}),
+              go.Scatter(x=x_test, y=y_true, mode="lines", name=word(texts, "fd.true_f"),
+                         line={"color": "black", "dash": "dash", "width": 2})]
     for key, (label, y_hat) in fits.items():
         thick = highlight is None or key == highlight
-        fig.add_trace(go.Scatter(x=x_test, y=y_hat, mode="lines", name=label,
-                                 line={"color": KERNEL_COLORS.get(key, SERIES_COLORS[3]),
-                                       "width": 5 if thick else 2},
+        traces.append(go.Scatter(x=x_test, y=y_hat, mode="lines", name=label,
+                                 line={"color": KERNEL_COLORS.get(key, SERIES_COLORS[3]), "width": 5 if thick else 2},
                                  opacity=1.0 if thick else 0.55))
-    base_layout(fig, title=title, height=500, x_title=word(texts, "fd.x_query"), y_title="y")
-    return legend_below(fig)
+    layout = layout_dict(title, 500, x_title=word(texts, "fd.x_query"), y_title="y")
+    layout["legend"] = LEGEND_BELOW
+    return go.Figure(traces, layout=layout)
 
 
 def loss_figure(loss: np.ndarray, w_history: np.ndarray, title: str | None = None,
                 texts: Texts | None = None) -> go.Figure:
-    """Training loss and w against the SGD step, on two y axes."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    steps = np.arange(1, len(loss) + 1)
-    fig.add_trace(go.Scatter(x=steps, y=loss, name=word(texts, "fd.loss"), line={"color": SERIES_COLORS[3],
-                                                                 "width": 3}), secondary_y=False)
-    fig.add_trace(go.Scatter(x=np.arange(len(w_history)), y=w_history, name="w",
-                             line={"color": KERNEL_COLORS["parametric"], "width": 3}),
-                  secondary_y=True)
-    base_layout(fig, title=title, height=300, x_title=word(texts, "fd.sgd_step"))
-    fig.update_yaxes(title_text=word(texts, "fd.loss"), secondary_y=False)
-    fig.update_yaxes(title_text="w", secondary_y=True, tickformat=".2f", showgrid=False)
-    return legend_below(fig)
+    """Training loss and w against the SGD step, on two y axes (the loss left, w right), built as
+    one layout. Their margins are planned for the tick labels (two decimals) and the axis titles
+    instead of found by automargin, with which plotly drew the figure twice at every resample."""
+    layout = layout_dict(title, 300, x_title=word(texts, "fd.sgd_step"), y_title=word(texts, "fd.loss"))
+    layout["yaxis"].update(tickformat=".2f", automargin=False)
+    layout["yaxis2"] = dict(axis_style("w"), overlaying="y", side="right", tickformat=".2f", showgrid=False,
+                            automargin=False)
+    title_px = LINE_EM * BASE_FONT_SIZE
+
+    def side(values: np.ndarray) -> float:
+        return title_px + labels_margin([f"{v:.2f}" for v in (np.min(values, initial=0), np.max(values, initial=0))])
+
+    layout["margin"].update(l=side(loss), r=side(w_history))
+    layout["legend"] = LEGEND_BELOW
+    return go.Figure([
+        go.Scatter(x=np.arange(1, len(loss) + 1), y=loss, name=word(texts, "fd.loss"),
+                   line={"color": SERIES_COLORS[3], "width": 3}),
+        go.Scatter(x=np.arange(len(w_history)), y=w_history, name="w", yaxis="y2",
+                   line={"color": KERNEL_COLORS["parametric"], "width": 3}),
+    ], layout=layout)
 
 
 # ----------------------------------------------------------------------- score functions

@@ -436,12 +436,15 @@ def subplot_axes(i: int) -> tuple[str, str]:
     return f"x{suffix}", f"y{suffix}"
 
 
+#: A horizontal legend at the bottom of the figure, below the x-axis title (the margin grows to
+#: make room), so it never covers the title or the data.
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom", "x": 0.0, "xanchor": "left",
+                "font": _font(BASE_FONT_SIZE)}
+
+
 def legend_below(fig: go.Figure) -> go.Figure:
-    """A horizontal legend at the bottom of the figure, below the x-axis title (the margin grows
-    to make room), so it never covers the title or the data."""
-    fig.update_layout(legend={"orientation": "h", "yref": "container", "y": 0.0,
-                              "yanchor": "bottom", "x": 0.0, "xanchor": "left",
-                              "font": _font(BASE_FONT_SIZE)})
+    """:data:`LEGEND_BELOW` on ``fig``; returns ``fig``."""
+    fig.update_layout(legend=LEGEND_BELOW)
     return fig
 
 

@@ -99,7 +99,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "$\\partial\\alpha/\\partial e = \\operatorname{{diag}}(\\alpha) - \\alpha\\alpha^\\top$ 随之变小"
         "（大小 {grad:.3f}，缩放后 {grad_scaled:.3f}）：分数不再学习。除以 $\\sqrt d$ 可使任意 $d$ 下方差都保持为 1。"
         "结果为 {n_keys} 个键的 300 次随机抽取的平均。"),
-    "p1.sgd_spinner": ("Training w by SGD …", "正在用 SGD 训练 w …"),
     # soft, hard, local
     "p1.shl.header": ("Soft, hard and local attention on one example", "同一个例子上的软、硬和局部注意力"),
     "p1.shl.focus": ("The query resembles", "查询与哪个词相似"),
