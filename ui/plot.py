@@ -4,7 +4,8 @@
 its theme), each a full plotly draw: a seq2seq step that changes three figures spent about 0.3 s
 of its 0.45 s in those redraws (bench/browser_bench.py). :func:`chart` sends the same figure JSON
 to a small component (``st.components.v2``) that draws it once, and not at all when a rerun sends
-the figure unchanged. plotly.js is the plotly package's own bundle, served by the app from
+the figure unchanged; with the same traces (:func:`figure_spec`'s data revision) plotly redraws only
+the layout; a figure far below the screen is redrawn when it comes within half a screen of view. plotly.js is the plotly package's own bundle, served by the app from
 ``static/vendor`` (copied there on first use): no network, as everywhere in the lab.
 
 The look is the figure's own: :data:`viz_core.style.LAB_TEMPLATE` (the lab's default plotly
@@ -95,6 +96,18 @@ function point(p) {
   return {curve_number: p.curveNumber, point_index: Array.isArray(index) ? index[0] : index,
           point_number: p.pointNumber, x: p.x, y: p.y, customdata: p.customdata === undefined ? null : p.customdata};
 }
+// A figure far from the screen is drawn when it comes near: a step redraws what the reader sees first,
+// and a figure further down the page catches up half a screen before it scrolls into view.
+function watch(box) {
+  if (box.__observer) return;
+  box.__observer = new IntersectionObserver((entries) => {
+    box.__near = entries[entries.length - 1].isIntersecting;
+    const draw = box.__near && box.__pending;
+    box.__pending = null;
+    if (draw) draw();
+  }, {rootMargin: "50% 0px"});
+  box.__observer.observe(box);
+}
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const box = parentElement.querySelector(".lab-figure-box");
@@ -104,6 +117,13 @@ export default function (component) {
   if (gd.__spec === data.spec) return;  // the same figure as drawn: nothing to do
   gd.__spec = data.spec;
   box.querySelectorAll(".lab-figure-failed").forEach((note) => note.remove());
+  watch(box);
+  const draw = () => drawFigure(box, gd, data);
+  box.__pending = null;
+  if (gd.__bound && box.__near === false && document.fullscreenElement !== box) box.__pending = draw;
+  else draw();
+}
+function drawFigure(box, gd, data) {
   plotlyReady().then((Plotly) => {
     if (gd.__spec !== data.spec) return;  // a newer figure arrived while plotly.js loaded
     const fig = JSON.parse(data.spec);

@@ -63,3 +63,23 @@ def test_a_step_keeps_the_traces_it_did_not_change(open_page):
         document.querySelector('{bars}')].map((gd) => gd.calcdata === gd.__calcBefore)""")
     assert heatmap_kept and not bars_kept
     assert_no_error(page)
+
+
+def test_a_figure_far_below_the_screen_catches_up_when_scrolled_near(open_page):
+    """A step redraws the figures on screen at once; one far below waits, and is drawn with the
+    step's figure as it comes within half a screen of view (ui.plot: watch)."""
+    page = open_page("Seq2seq_attention")
+    topk = ".st-key-topk .js-plotly-plot"
+    page.wait_for_selector(f"{topk} .barlayer", timeout=60_000)
+    page.set_viewport_size({"width": 1280, "height": 300})  # the top-k chart is now screens below
+    page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    title = f"() => document.querySelector('{topk}').layout.title.text"
+    assert "step 1" in page.evaluate(title)
+    page.wait_for_timeout(300)  # the observer has seen it leave
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => document.querySelector('{HEATMAP}').layout.shapes[0].y0 === 0.5", timeout=30_000)
+    page.wait_for_timeout(500)
+    assert "step 1" in page.evaluate(title)  # not drawn while far away
+    page.locator(".st-key-topk").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({title})().includes('step 2')", timeout=30_000)
+    assert_no_error(page)
