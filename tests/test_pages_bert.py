@@ -131,12 +131,12 @@ def test_real_session_keeps_no_trace_of_its_own(monkeypatch) -> None:
     add_deferred = MediaFileManager.add_deferred
     monkeypatch.setattr(MediaFileManager, "add_deferred", lambda self, data, mime, coordinates, file_name=None, **k:
                         downloads.setdefault(file_name, data) and add_deferred(self, data, mime, coordinates, file_name, **k))
-    bert.real_trace.__wrapped__.clear()
+    bert.real_trace.clear()
     at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
     at.run()
     _ok(at)
     assert made and made[-1]() is not None  # in the cache
-    bert.real_trace.__wrapped__.clear()
+    bert.real_trace.clear()
     gc.unfreeze()  # (page_frame froze what was alive; a frozen cycle would hide a leak)
     gc.collect()
     assert all(ref() is None for ref in made)  # the session, its fragment and its buttons held none
@@ -147,7 +147,7 @@ def test_real_session_keeps_no_trace_of_its_own(monkeypatch) -> None:
     at.selectbox(key="real_head").set_value(5).run()
     assert len(made) == n + 1  # and is cached again
     npz = next(data for name, data in downloads.items() if name.endswith("trace.npz"))
-    bert.real_trace.__wrapped__.clear()
+    bert.real_trace.clear()
     assert len(npz()) > 0 and len(made) == n + 2  # the download runs it again too
 
 

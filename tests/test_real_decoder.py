@@ -115,7 +115,7 @@ def decoder_model(page_model: L.LLM) -> L.LLM:  # noqa: F811
     caches emptied before and after, so no other test sees its runs."""
     from ui import bert, explain
 
-    caches = (bert.real_trace.__wrapped__, bert.real_grid, explain.real_cells)  # (real_trace: under its spinner)
+    caches = (bert.real_trace, bert.real_grid, explain.real_cells)
     for cached in caches:
         cached.clear()
     yield page_model
@@ -239,7 +239,7 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
                          attn_implementation="eager")
     deep = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "deep")
     monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": deep)
-    for cached in (page_llm.shared_llm, bert.real_trace.__wrapped__, bert.real_grid):
+    for cached in (page_llm.shared_llm, bert.real_trace, bert.real_grid):
         cached.clear()
     try:
         trace = bert.real_trace(bert.DECODER_KEY, TEXT, "", 512)
@@ -257,7 +257,7 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
         for (layer, head), drawn in thumbs.items():
             np.testing.assert_array_equal(thumb(payload, head, layer), drawn)
     finally:
-        for cached in (page_llm.shared_llm, bert.real_trace.__wrapped__, bert.real_grid):
+        for cached in (page_llm.shared_llm, bert.real_trace, bert.real_grid):
             cached.clear()
 
 

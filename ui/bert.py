@@ -45,8 +45,8 @@ MAX_CHARS = 10_000
 # The small BERT
 # --------------------------------------------------------------------------------------
 
-@spinning("spin.bert")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.bert")
 def _load_small(name: str):
     from models.checkpoints import load_bert
     from models.device import configure_threads
@@ -116,8 +116,8 @@ def masking_stats(special: tuple[bool, ...], n_draws: int, seed: int, rule: str)
     return masking_statistics(special, n_draws=n_draws, seed=seed, rule=rule)
 
 
-@spinning("spin.pairs")
 @st.cache_data(max_entries=8, show_spinner=False)
+@spinning("spin.pairs")
 def nsp_examples(name: str, seed: int, n: int = 8) -> list[tuple[str, str, bool, float]]:
     """``n`` held-out IsNext/NotNext pairs with the model's P(IsNext): (a, b, is_next, p)."""
     from corpora.bert_data import heldout_text_pairs
@@ -230,8 +230,8 @@ def _real_model(key: str) -> HFModel:
     return _real_models().get(key)
 
 
-@spinning("spin.run")
 @st.cache_resource(max_entries=3, show_spinner=False)
+@spinning("spin.run")
 def real_trace(path: str, text: str, text_b: str, max_tokens: int):
     """Every layer's attention of ``text`` (raises ValueError for empty text); ``path`` is a RealModel's key.
 

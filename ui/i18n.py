@@ -130,8 +130,9 @@ def _figure_texts(lang: str) -> Mapping[str, str]:
 def spinning(key: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Decorator: the string ``key`` as a spinner while the wrapped call runs. A cached function's own
     ``show_spinner`` text is fixed when its module loads, so it cannot follow the language: cache
-    with ``show_spinner=False`` under this instead (st.spinner shows only after 0.5 s, so a cache hit
-    shows nothing)."""
+    with ``show_spinner=False`` over this instead (``@st.cache_data(...)`` above ``@spinning(...)``),
+    so that the spinner runs only when the cache misses. Around a cache hit, st.spinner would still
+    start a timer thread and send a message to clear itself: about 1 ms of a step, and a redraw."""
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(fn)
         def run(*args: object, **kwargs: object) -> R:

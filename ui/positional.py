@@ -53,8 +53,8 @@ def schemes(train_len: int, eval_len: int, d_model: int, alibi_head: int,
                                    learned=learned_positions() if with_learned else None)
 
 
-@spinning("spin.tf_en_fr")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.tf_en_fr")
 def _load(name: str) -> LoadedTransformer:
     return load_transformer(name)
 

@@ -95,8 +95,8 @@ def follow_model(text_key: str, model_key: str) -> None:
         st.session_state[text_key] = example_inputs(name)[0]
 
 
-@spinning("spin.model")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.model")
 def _load(name: str) -> LoadedSeq2Seq:
     return load_seq2seq(name)
 
@@ -106,8 +106,8 @@ def load_model(name: str) -> LoadedSeq2Seq | str:
     return load_or_message(_load, name)
 
 
-@spinning("spin.translate")
 @st.cache_data(max_entries=128, show_spinner=False)
+@spinning("spin.translate")
 def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: float) -> DecodingTrace:
     """Decode ``text`` with checkpoint ``name``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate
@@ -116,8 +116,8 @@ def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: 
     return translate(loaded, text, beam, AttentionMode(mode), length_penalty=length_penalty)
 
 
-@spinning("spin.what_if")
 @st.cache_data(max_entries=64, show_spinner=False)
+@spinning("spin.what_if")
 def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str, mode: str,
                 length_penalty: float) -> DecodingTrace:
     """The what-if trace: ``original``[:step], ``token`` forced at ``step``, then greedy

@@ -138,8 +138,8 @@ def scores_view(name: str) -> None:
         real_scores(results, model_data(name)[0])
 
 
-@spinning("spin.model")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.model")
 def _load(name: str) -> LoadedTransformer:
     return load_transformer(name)
 
@@ -149,8 +149,8 @@ def load_model(name: str) -> LoadedTransformer | str:
     return load_or_message(_load, name)
 
 
-@spinning("spin.translate")
 @st.cache_data(max_entries=64, show_spinner=False)
+@spinning("spin.translate")
 def run_translation(name: str, text: str, beam: int, length_penalty: float):
     """DecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate_transformer
@@ -158,8 +158,8 @@ def run_translation(name: str, text: str, beam: int, length_penalty: float):
     return translate_transformer(_load(name), text, beam, length_penalty=length_penalty)
 
 
-@spinning("spin.generate")
 @st.cache_data(max_entries=64, show_spinner=False)
+@spinning("spin.generate")
 def run_generation(name: str, prompt: str, max_new: int, temperature: float, top_k: int | None, seed: int):
     """GenerationTrace of the prompt; raises models.inference.common.InputError for unusable input."""
     from models.inference.generate import generate_text
@@ -167,8 +167,8 @@ def run_generation(name: str, prompt: str, max_new: int, temperature: float, top
     return generate_text(_load(name), prompt, max_new, temperature, top_k, seed)
 
 
-@spinning("spin.compute")
 @st.cache_data(max_entries=128, show_spinner=False)
+@spinning("spin.compute")
 def run_head_view(name: str, text: str, kind: str, layer: int, head: int, query: int):
     """HeadWalkthrough (with its axes' token strings) of one head for one query."""
     from models.inference.translate import head_view
@@ -197,8 +197,8 @@ def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[
     return trace.cross_attention[:, :, : t + 1], trace.src_tokens, trace.decoder_tokens[: t + 1], t, None
 
 
-@spinning("spin.ablation")
 @st.cache_data(max_entries=64, show_spinner=False)
+@spinning("spin.ablation")
 def run_ablation(name: str, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int):
     """DecodeTrace of ``text`` with one head switched off (models.inference.what_if.ablated_translation)."""
     from models.inference.what_if import ablated_translation
@@ -214,8 +214,8 @@ def run_ablated_scoring(name: str, text: str, output: tuple[str, ...], kind: str
     return ablated_scoring(_load(name), text, output, kind, layer, head)
 
 
-@spinning("spin.what_if")
 @st.cache_data(max_entries=64, show_spinner=False)
+@spinning("spin.what_if")
 def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str):
     """DecodeTrace: ``original``[:step], ``token`` forced at ``step``, then greedy (models.inference.what_if)."""
     from models.inference.what_if import what_if_transformer

@@ -41,8 +41,8 @@ EXAMPLES = [
 ]
 
 
-@spinning("spin.model")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.model")
 def _load(name: str) -> LoadedTXL:
     return load_txl(name)
 
@@ -67,8 +67,8 @@ def load_model(name: str = MODEL) -> LoadedTXL | str:
     return load_or_message(_load, name, " " + t("txl.train_hint"))
 
 
-@spinning("txl.reading")
 @st.cache_data(max_entries=32, show_spinner=False)
+@spinning("txl.reading")
 def run_read(text: str, seg_len: int, mem_len: int, name: str = MODEL):
     """XLReadTrace of model ``name``; raises InputError for unusable input."""
     from models.inference.transformer_xl import read_passage
@@ -84,8 +84,8 @@ def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, h
     return explain_score(_load(name), text, seg_len, mem_len, segment, layer, head, query)
 
 
-@spinning("spin.generate")
 @st.cache_data(max_entries=32, show_spinner=False)
+@spinning("spin.generate")
 def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int,
                    name: str = MODEL):
     from models.inference.transformer_xl import generate_with_memory

@@ -40,8 +40,8 @@ EXAMPLES = [  # the first is the default: every word of it is in the model's voc
 CASE_SEARCH, CASE_CHUNK, CASE_SECONDS = 400, 25, 20.0  # held-out verses searched for a case, at most ~20 s
 
 
-@spinning("spin.model")
 @st.cache_resource(show_spinner=False)
+@spinning("spin.model")
 def _load(name: str) -> LoadedXLNet:
     return load_xlnet(name)
 
@@ -86,8 +86,8 @@ def order_of(mode: str, n: int, seed: int, typed: str) -> list[int]:
     return identity_order(n)
 
 
-@spinning("xlnet.reading")
 @st.cache_data(max_entries=32, show_spinner=False)
+@spinning("xlnet.reading")
 def run_predict(text: str, order: tuple[int, ...], k_split: int, name: str = MODEL) -> XLNetTrace:
     from models.inference.xlnet import predict
 
@@ -101,8 +101,8 @@ def run_compare(text: str, hidden: tuple[int, ...], name: str = MODEL) -> XLNetC
     return independent_vs_sequential(_load(name), text, list(hidden), TOP_K)
 
 
-@spinning("xlnet.case.searching")
 @st.cache_data(max_entries=2, show_spinner=False)
+@spinning("xlnet.case.searching")
 def find_case(model: str) -> tuple[list[XLNetComparison], int]:
     """(a case, how many verses were searched): the first among the held-out verses (the chapters no
     model here trained on) where XLNet's sequential prediction of two adjacent hidden words gets the

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz_core.attention_grid import GridPayload
 from viz_core.labels import safe_label, token_labels
@@ -29,6 +28,7 @@ from viz_core.style import (
     labels_margin,
     legend_below,
     plot_width,
+    subplot_grid,
     tick_axis,
 )
 from viz_core.texts import Texts, word
@@ -185,24 +185,23 @@ def chain_figure(key_tokens: Sequence[str], scores: np.ndarray, scaled: np.ndarr
     a = np.asarray(allowed, dtype=bool)
     shown = np.asarray(scaled if use_scale else scores, dtype=float)
     second = word(texts, "chain.scaled", scale=scale) if use_scale else word(texts, "chain.unscaled")
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=("① q · kᵢ", second, word(texts, "chain.softmax")))
-    fig.add_trace(go.Bar(x=x, y=scores, marker_color=SERIES_COLORS[7], hovertext=[
-        f"{lab}: q·k = {s:.3f}" for lab, s in zip(labels, scores)], hoverinfo="text"), row=1, col=1)
-    fig.add_trace(go.Bar(x=x, y=np.where(a, shown, 0.0), marker_color=[SERIES_COLORS[0] if ok else MASKED for ok in a],
-                         text=["" if ok else "−∞" for ok in a], textposition="outside",
-                         hovertext=[f"{lab}: {s:.3f}" if ok else word(texts, "chain.masked_hover", token=lab)
-                                    for lab, s, ok in zip(labels, shown, a)], hoverinfo="text"), row=2, col=1)
-    fig.add_trace(go.Bar(x=x, y=weights, marker_color=HIGHLIGHT,
-                         text=[f"{w:.2f}" if w >= 0.01 else "" for w in weights], textposition="outside",
-                         hovertext=[word(texts, "chain.weight_hover", token=lab, weight=w)
-                                    for lab, w in zip(labels, weights)], hoverinfo="text"),
-                  row=3, col=1)
-    base_layout(fig, title=title, height=620, legend=False)
-    fig.update_yaxes(range=[0, 1.2], row=3, col=1)
-    fig.update_xaxes(tick_axis(labels, plot_width(left_px=60, right_px=20)), row=3, col=1)
-    fig.update_annotations(font={"size": BASE_FONT_SIZE})
-    return fig
+    layout = subplot_grid(3, 1, vertical_spacing=0.12, titles=("① q · kᵢ", second, word(texts, "chain.softmax")),
+                          shared_xaxes=True, title=title, height=620)
+    layout["showlegend"] = False
+    layout["yaxis3"]["range"] = [0, 1.2]
+    layout["xaxis3"].update(tick_axis(labels, plot_width(left_px=60, right_px=20)))
+    return go.Figure([
+        go.Bar(x=x, y=scores, marker_color=SERIES_COLORS[7], hovertext=[
+            f"{lab}: q·k = {s:.3f}" for lab, s in zip(labels, scores)], hoverinfo="text"),
+        go.Bar(x=x, y=np.where(a, shown, 0.0), marker_color=[SERIES_COLORS[0] if ok else MASKED for ok in a],
+               text=["" if ok else "−∞" for ok in a], textposition="outside", xaxis="x2", yaxis="y2",
+               hovertext=[f"{lab}: {s:.3f}" if ok else word(texts, "chain.masked_hover", token=lab)
+                          for lab, s, ok in zip(labels, shown, a)], hoverinfo="text"),
+        go.Bar(x=x, y=weights, marker_color=HIGHLIGHT, xaxis="x3", yaxis="y3",
+               text=[f"{w:.2f}" if w >= 0.01 else "" for w in weights], textposition="outside",
+               hovertext=[word(texts, "chain.weight_hover", token=lab, weight=w)
+                          for lab, w in zip(labels, weights)], hoverinfo="text"),
+    ], layout=layout)
 
 
 def vectors_figure(q: np.ndarray, keys: np.ndarray, key_tokens: Sequence[str], query_token: str,
