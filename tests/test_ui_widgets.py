@@ -55,3 +55,48 @@ def test_landing_page_first_paint_never_imports_torch():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "shown once a model has loaded" in proc.stdout
+
+
+def _cached_twice() -> None:
+    import streamlit as st
+
+    from ui.i18n import spinning
+
+    @st.cache_data(show_spinner=False)
+    @spinning("spin.compute")
+    def square(x: int) -> int:
+        st.session_state["computed"] = st.session_state.get("computed", 0) + 1
+        return x * x
+
+    spinners = st.session_state.setdefault("spinners", [])
+    real = st.spinner
+    st.spinner = lambda text, **kw: spinners.append(text) or real(text, **kw)
+    try:
+        st.write(square(3), square(3), square(4))
+    finally:
+        st.spinner = real
+
+
+def test_a_cached_call_spins_only_when_the_cache_misses():
+    """@st.cache_data above @spinning: the language's spinner runs for the two misses, not the hit
+    (around a hit it would start a timer thread and send a message to clear itself)."""
+    at = AppTest.from_function(_cached_twice, default_timeout=APPTEST_TIMEOUT).run()
+    assert not at.exception
+    assert at.session_state["computed"] == 2 and len(at.session_state["spinners"]) == 2
+
+
+def test_every_spinning_cache_spins_inside_the_cache():
+    """Every @spinning in ui/ sits under a cache decorator, so that it spins only on a miss."""
+    import ast
+    from pathlib import Path
+
+    found = 0
+    for path in Path(__file__).resolve().parents[1].joinpath("ui").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                names = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+                if "spinning" in names:
+                    found += 1
+                    i = names.index("spinning")
+                    assert i > 0 and names[i - 1].startswith("st.cache_"), (path.name, node.name, names)
+    assert found >= 10
