@@ -98,7 +98,10 @@ function point(p) {
 }
 // A figure far from the screen is drawn when it comes near: a step redraws what the reader sees first,
 // and a figure further down the page catches up half a screen before it scrolls into view.
-function watch(box) {
+// A drawn figure follows its column's width (plotly's own "responsive" follows only the window's, so
+// a figure drawn beside the open sidebar stayed narrow once the presenter collapsed it). A change of
+// a scrollbar's width or less is left alone: it is not worth a redraw under the reader's mouse.
+function watch(box, gd) {
   if (box.__observer) return;
   box.__observer = new IntersectionObserver((entries) => {
     box.__near = entries[entries.length - 1].isIntersecting;
@@ -107,6 +110,14 @@ function watch(box) {
     if (draw) draw();
   }, {rootMargin: "50% 0px"});
   box.__observer.observe(box);
+  box.__resize = new ResizeObserver((entries) => {
+    const width = Math.round(entries[entries.length - 1].contentRect.width);
+    if (!width || (box.__width !== undefined && Math.abs(width - box.__width) <= 24)) return;
+    const resized = box.__width !== undefined;
+    box.__width = width;
+    if (resized && gd.__bound && window.Plotly) window.Plotly.Plots.resize(gd);
+  });
+  box.__resize.observe(box);
 }
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
@@ -117,7 +128,7 @@ export default function (component) {
   if (gd.__spec === data.spec) return;  // the same figure as drawn: nothing to do
   gd.__spec = data.spec;
   box.querySelectorAll(".lab-figure-failed").forEach((note) => note.remove());
-  watch(box);
+  watch(box, gd);
   const draw = () => drawFigure(box, gd, data);
   box.__pending = null;
   if (gd.__bound && box.__near === false && document.fullscreenElement !== box) box.__pending = draw;

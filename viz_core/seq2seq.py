@@ -25,6 +25,7 @@ from viz_core.style import (
 from viz_core.texts import Texts, word
 
 LEGEND_TOP_RIGHT = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
+LEGEND_ROW_PX = 40  # the top margin a LEGEND_TOP_RIGHT legend adds below the title
 
 HIGHLIGHT = "#e8710a"  # current step and chosen token, everywhere on the seq2seq page
 GOLD = "#d62728"  # gold word alignment
@@ -76,11 +77,13 @@ def attention_heatmap(
     rows = weights.shape[0]
     layout = layout_dict(title, height or max(360, 120 + 40 * rows), word(texts, "s2s.x"), word(texts, "s2s.y"),
                          width=width)
+    if len(data) > 1:  # the legend's row, between the title and the plot (above it, it ran into the title)
+        layout["margin"]["t"] += LEGEND_ROW_PX
+        layout["legend"].update(LEGEND_TOP_RIGHT)
     x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"], width=width,
-                                  top_px=layout["margin"]["t"] + 40)
+                                  top_px=layout["margin"]["t"])
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
-    layout["legend"].update(LEGEND_TOP_RIGHT)
     if step is not None and 0 <= step < rows:
         layout["shapes"] = [{"type": "rect", "x0": -0.5, "x1": weights.shape[1] - 0.5, "y0": step - 0.5,
                              "y1": step + 0.5, "line": {"color": HIGHLIGHT, "width": 4}}]

@@ -83,3 +83,35 @@ def test_a_figure_far_below_the_screen_catches_up_when_scrolled_near(open_page):
     page.locator(".st-key-topk").scroll_into_view_if_needed()
     page.wait_for_function(f"() => ({title})().includes('step 2')", timeout=30_000)
     assert_no_error(page)
+
+
+def test_a_figure_takes_the_width_the_collapsed_sidebar_leaves(open_page):
+    """Collapsing the sidebar (as a teacher does at the projector) widens the drawn heatmap to its
+    column; opening it again narrows it back."""
+    page = open_page("Seq2seq_attention")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_selector(f"{HEATMAP} .heatmaplayer", timeout=60_000)
+    width = f"() => document.querySelector('{HEATMAP}')._fullLayout.width"
+    if page.locator("[data-testid='stSidebar'][data-collapsed='true']").count():
+        page.locator("[data-testid='stExpandSidebarButton']").first.click(force=True)
+        page.wait_for_selector("[data-testid='stSidebar'][data-collapsed='false']", timeout=10_000)
+        page.wait_for_timeout(800)
+    beside = page.evaluate(width)
+    page.locator("[data-testid='stSidebar']").hover()
+    page.locator("[data-testid='stSidebarCollapseButton']").first.click(force=True)
+    page.wait_for_function(f"() => ({width})() > {beside + 100}", timeout=30_000)
+    page.locator("[data-testid='stExpandSidebarButton']").first.click(force=True)
+    page.wait_for_selector("[data-testid='stSidebar'][data-collapsed='false']", timeout=10_000)
+    page.wait_for_function(f"() => Math.abs(({width})() - {beside}) <= 24", timeout=30_000)
+    assert_no_error(page)
+
+
+def test_the_heatmap_legend_sits_clear_of_its_title(open_page):
+    """The gold-alignment legend has a row of its own between the title and the cells (it ran into
+    the title at 1280×720)."""
+    page = open_page("Seq2seq_attention")
+    page.wait_for_selector(f"{HEATMAP} .legend", timeout=60_000)
+    boxes = page.evaluate(f"""() => ['.gtitle', '.legend', '.heatmaplayer'].map((s) =>
+        document.querySelector('{HEATMAP} ' + s).getBoundingClientRect().toJSON())""")
+    title, legend, cells = boxes
+    assert title["bottom"] <= legend["top"] and legend["bottom"] <= cells["top"], boxes
