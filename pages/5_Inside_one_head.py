@@ -37,7 +37,7 @@ def _model_changed() -> None:
 
 url_check("head_model", url_labels(labels, labels.get), t("p5.url.model"))  # the URL holds the model's label
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
-c1, c2, c3 = st.columns([2, 3, 1.4], vertical_alignment="bottom")
+c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
 model_name = c1.selectbox(t("p5.model"), list(labels), format_func=labels.get, key="head_model", on_change=_model_changed,
                           index=list(labels).index(default_model), bind="query-params")
 loaded = loaded_or_stop(load_model(model_name))
@@ -47,86 +47,96 @@ if "head_text" not in st.session_state:
 text = c2.text_input(t("p5.input") if loaded.task != "lm" else t("p5.input_lm"), key="head_text",
                      max_chars=10_000, bind="query-params")
 
-url_check("head_scale", boolean, t("p5.url.scale"))
-scaled = c3.toggle(t("p5.scale"), value=True, key="head_scale", bind="query-params", help=t("p5.scale_help"))
 
-cfg = loaded.config
-k0, k1, k2, k3 = st.columns([3, 2, 2, 3])
-if loaded.kind == "decoder-only":
-    kind = "lm"
-    n_layers = cfg.num_decoder_layers
-    k0.caption(t("p5.lm_kind"))
-else:
-    url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), t("p5.url.kind"))
-    kind = k0.selectbox(t("p5.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind",
-                        bind="query-params")
-    n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
-layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
+@st.fragment
+def head_view() -> None:
+    """Everything under the model and the input: another attention, layer, head, query or the
+    scaling reruns this alone."""
+    cfg = loaded.config
+    k0, k1, k2, k3, k4 = st.columns([3, 2, 2, 3, 2.4], vertical_alignment="bottom")
+    url_check("head_scale", boolean, t("p5.url.scale"))
+    scaled = k4.toggle(t("p5.scale"), value=True, key="head_scale", bind="query-params", help=t("p5.scale_help"))
+    if loaded.kind == "decoder-only":
+        kind = "lm"
+        n_layers = cfg.num_decoder_layers
+        k0.caption(t("p5.lm_kind"))
+    else:
+        url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), t("p5.url.kind"))
+        kind = k0.selectbox(t("p5.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind",
+                            bind="query-params")
+        n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
+    layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
 
-try:
-    first = run_head_view(model_name, text, kind, layer, head, 0)
-except InputError as exc:
-    st.warning(input_error(exc))
-    st.stop()
-queries = first.query_tokens
-url_check("head_query", url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"), t("p5.url.query"),
-          t("p5.url.query_first"))
-query = k3.selectbox(t("p5.query"), list(range(len(queries))),
-                     format_func=lambda i: f"{i}: {queries[i]}", key="head_query", bind="query-params")
-view = run_head_view(model_name, text, kind, layer, head, query) if query else first
-w = view
+    try:
+        first = run_head_view(model_name, text, kind, layer, head, 0)
+    except InputError as exc:
+        st.warning(input_error(exc))
+        return
+    queries = first.query_tokens
+    url_check("head_query", url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"), t("p5.url.query"),
+              t("p5.url.query_first"))
+    query = k3.selectbox(t("p5.query"), list(range(len(queries))),
+                         format_func=lambda i: f"{i}: {queries[i]}", key="head_query", bind="query-params")
+    view = run_head_view(model_name, text, kind, layer, head, query) if query else first
+    w = view
 
-if view.input_tokens_dropped:
-    st.warning(t("p5.cut", n=view.input_tokens_dropped))
-weights = w.weights if scaled else w.unscaled_weights
-output = w.output if scaled else w.unscaled_output
+    if view.input_tokens_dropped:
+        st.warning(t("p5.cut", n=view.input_tokens_dropped))
+    weights = w.weights if scaled else w.unscaled_weights
+    output = w.output if scaled else w.unscaled_output
 
-left, right = st.columns([1, 1])
-with left:
-    chart(chain := chain_figure(view.key_tokens, w.scores, w.scaled, w.allowed, weights, w.scale, scaled,
-                       title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1), texts=figure_texts()),
-          key="head_chain", config=PLOT)
-    export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
-                figures={t("p5.export.chain"): chain}, numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1,
-                "d_k": w.d_k, t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
-                t("num.entropy"): entropy(weights)})
-with right:
-    table(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
-                      np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),
-          key="head_table")
-    m1, m2 = st.columns(2)
-    m1.metric(t("p5.largest"), f"{weights.max():.3f}")
-    m2.metric(t("p5.entropy"), f"{entropy(weights):.2f}", help=t("p5.entropy_help"))
-    other = w.unscaled_weights if scaled else w.weights
-    st.caption(t("p5.other_without" if scaled else "p5.other_with", largest=other.max(), entropy=entropy(other)))
-    if scaled:
-        diff = float(np.abs(w.weights - w.model_weights).max())
-        st.caption(t("p5.check", diff=diff))
+    left, right = st.columns([1, 1])
+    with left:
+        title = t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1)
+        chart(chain := chain_figure(view.key_tokens, w.scores, w.scaled, w.allowed, weights, w.scale, scaled,
+                                    title=title, texts=figure_texts()),
+              key="head_chain", config=PLOT)
+        export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
+                    figures={t("p5.export.chain"): chain},
+                    numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1, "d_k": w.d_k,
+                             t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
+                             t("num.entropy"): entropy(weights)})
+    with right:
+        table(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
+                          np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),
+              key="head_table")
+        m1, m2 = st.columns(2)
+        m1.metric(t("p5.largest"), f"{weights.max():.3f}")
+        m2.metric(t("p5.entropy"), f"{entropy(weights):.2f}", help=t("p5.entropy_help"))
+        other = w.unscaled_weights if scaled else w.weights
+        st.caption(t("p5.other_without" if scaled else "p5.other_with", largest=other.max(), entropy=entropy(other)))
+        if scaled:
+            diff = float(np.abs(w.weights - w.model_weights).max())
+            st.caption(t("p5.check", diff=diff))
 
-st.subheader(t("p5.chain_header"))
-st.latex(r"e_i = q\cdot k_i \;\;\longrightarrow\;\; " + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
-         + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
-         r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i")
-st.caption(t("p5.dk", d_k=w.d_k, scale=w.scale))
-token_strip(view.query_tokens, highlight=query,
-            caption=t("p5.queries", kind=KIND_LABELS.get(kind, t("p5.causal"))))
-if kind == "cross":
-    token_strip(view.key_tokens, caption=t("p5.keys"))
-if kind != "encoder" and kind != "lm":
-    st.caption(t("p5.decoder_inputs"))
+    st.subheader(t("p5.chain_header"))
+    st.latex(r"e_i = q\cdot k_i \;\;\longrightarrow\;\; " + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
+             + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
+             r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i")
+    st.caption(t("p5.dk", d_k=w.d_k, scale=w.scale))
+    token_strip(view.query_tokens, highlight=query,
+                caption=t("p5.queries", kind=KIND_LABELS.get(kind, t("p5.causal"))))
+    if kind == "cross":
+        token_strip(view.key_tokens, caption=t("p5.keys"))
+    if kind != "encoder" and kind != "lm":
+        st.caption(t("p5.decoder_inputs"))
 
-if checked(st.toggle, t("explain.whole"), key="head_whole"):
-    whole_head(lambda q: run_head_view(model_name, text, kind, layer, head, q), len(queries), "head_matrix",
-               (model_name, text, kind, layer, head), t("explain.whole.title", layer=layer + 1, head=head + 1))
+    if checked(st.toggle, t("explain.whole"), key="head_whole"):
+        whole_head(lambda q: run_head_view(model_name, text, kind, layer, head, q), len(queries), "head_matrix",
+                   (model_name, text, kind, layer, head), t("explain.whole.title", layer=layer + 1, head=head + 1))
 
-st.subheader(t("p5.vectors_header"))
-v1, v2 = st.columns([3, 2])
-with v1:
-    chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
-                         title=t("p5.fig.vectors"), texts=figure_texts()), key="head_vectors",
-          config=PLOT)
-with v2:
-    chart(head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output", config=PLOT)
-    st.caption(t("p5.concat"))
+    st.subheader(t("p5.vectors_header"))
+    v1, v2 = st.columns([3, 2])
+    with v1:
+        chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
+                             title=t("p5.fig.vectors"), texts=figure_texts()), key="head_vectors",
+              config=PLOT)
+    with v2:
+        chart(head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output",
+              config=PLOT)
+        st.caption(t("p5.concat"))
 
-st.markdown(t("p5.why_scale"))
+    st.markdown(t("p5.why_scale"))
+
+
+head_view()

@@ -127,3 +127,18 @@ sys.exit(1 if failed else 0)
 """
     proc = subprocess.run([sys.executable, "-c", code, *names], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+
+
+#: Present's slide is a page of one view (its own step reruns a page with nothing else on it).
+WHOLE_PAGE_VIEWS = {"12_Present.py"}
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "pages").glob("*.py")))
+def test_every_page_reruns_its_interactions_in_a_fragment(page: str) -> None:
+    """Each page runs what its controls change in an st.fragment (or in ui.state.topic_tabs, whose
+    open tab is one), so that stepping or switching a head does not rerun the whole page."""
+    tree = ast.parse((ROOT / "pages" / page).read_text())
+    used = {ast.unparse(node.func if isinstance(node, ast.Call) else node)
+            for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) for node in fn.decorator_list}
+    used |= {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    assert any(name.startswith("st.fragment") or name == "topic_tabs" for name in used) or page in WHOLE_PAGE_VIEWS
