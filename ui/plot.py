@@ -5,8 +5,9 @@ its theme), each a full plotly draw: a seq2seq step that changes three figures s
 of its 0.45 s in those redraws (bench/browser_bench.py). :func:`chart` sends the same figure JSON
 to a small component (``st.components.v2``) that draws it once, and not at all when a rerun sends
 the figure unchanged; with the same traces (:func:`figure_spec`'s data revision) plotly redraws only
-the layout; a figure far below the screen is redrawn when it comes within half a screen of view. plotly.js is the plotly package's own bundle, served by the app from
-``static/vendor`` (copied there on first use): no network, as everywhere in the lab.
+the layout; a figure far below the screen is redrawn when it comes within half a screen of view,
+and a drawn figure follows its column's width. plotly.js is the plotly package's own bundle, served
+by the app from ``static/vendor`` (copied there on first use): no network, as everywhere in the lab.
 
 The look is the figure's own: :data:`viz_core.style.LAB_TEMPLATE` (the lab's default plotly
 template) replaces Streamlit's chart theme, so the page, the PNG/SVG buttons and the handout

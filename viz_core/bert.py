@@ -236,9 +236,9 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
             left = max(left, labels_margin(ticktext))
         # No automargin: the margins are planned here. Plotly draws a figure with automargin twice
         # whenever its panels change (a click on a piece): 70 → 40 ms in headless Chromium.
-        layout[f"yaxis{i + 1 if i else ''}"].update(tickmode="array", tickvals=list(range(k)), ticktext=ticktext,
+        layout[f"yaxis{y_name[1:]}"].update(tickmode="array", tickvals=list(range(k)), ticktext=ticktext,
                                                     automargin=False)
-        layout[f"xaxis{i + 1 if i else ''}"].update(range=[0, x_max], tickmode="array", tickvals=x_ticks,
+        layout[f"xaxis{x_name[1:]}"].update(range=[0, x_max], tickmode="array", tickvals=x_ticks,
                                                     ticktext=[f"{v}%" for v in x_ticks], tickangle=0,
                                                     automargin=False)
     for ann, r in zip(layout["annotations"], rows):

@@ -420,8 +420,8 @@ def subplot_grid(rows: int, cols: int, *, horizontal_spacing: float = 0.2, verti
         x_axis = dict(x_style, domain=[x0, x1], anchor=y_name)
         if shared_xaxes and r < rows - 1:
             x_axis.update(matches=subplot_axes((rows - 1) * cols + c)[0], showticklabels=False)
-        layout[f"xaxis{i + 1 if i else ''}"] = x_axis
-        layout[f"yaxis{i + 1 if i else ''}"] = dict(y_style, domain=[y0, y1], anchor=x_name)
+        layout[f"xaxis{x_name[1:]}"] = x_axis
+        layout[f"yaxis{y_name[1:]}"] = dict(y_style, domain=[y0, y1], anchor=x_name)
         if titles is not None and i < len(titles):
             annotations.append({"text": titles[i], "x": (x0 + x1) / 2, "y": y1, "xref": "paper", "yref": "paper",
                                 "xanchor": "center", "yanchor": "bottom", "showarrow": False,
