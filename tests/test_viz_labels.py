@@ -291,3 +291,16 @@ def test_subplot_grid_places_panels_as_make_subplots_does(rows: int, cols: int, 
         assert mine["text"] == theirs["text"]
         assert (mine["x"], mine["y"]) == pytest.approx((theirs["x"], theirs["y"]))
         assert (mine["xanchor"], mine["yanchor"]) == (theirs["xanchor"], theirs["yanchor"])
+
+
+def test_next_token_values_read_at_the_axis_font_inside_long_bars_and_beside_short_ones() -> None:
+    """The sampled distribution's values are drawn at the tick font, never shrunk to the bar's
+    thickness: inside a bar longer than half the axis, beside a shorter one."""
+    from viz_core.transformer import next_token_figure
+
+    fig = next_token_figure(["and", "that", "but"], np.array([0.4, 0.3, 0.1]), np.array([0.9, 0.08, 0.02]),
+                            chosen="and").to_plotly_json()
+    sampled = [t for t in fig["data"] if t.get("offsetgroup") == "sampled"]
+    assert sampled and all(t["textfont"]["size"] == TICK_FONT_SIZE and t["constraintext"] == "none" for t in sampled)
+    assert all(list(t["textposition"]) == ["inside", "outside", "outside"] for t in sampled)
+    assert fig["layout"]["xaxis"]["range"][1] > 0.9

@@ -21,6 +21,7 @@ from viz_core.style import (
     BASE_FONT_SIZE,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
+    TICK_FONT_SIZE,
     attention_scale,
     base_layout,
     colorbar,
@@ -252,6 +253,11 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
                          hoverinfo="text"))
     sampled = np.asarray(sampling_probs, dtype=float)
     is_chosen = np.array([t == chosen for t in tokens], dtype=bool)
+    top = float(max(np.max(model_probs, initial=0), np.max(sampled, initial=0)))
+    x_max = min(1.25, top * 1.3 + 0.05)
+    # Values at the axis font: inside a long bar, beside a short one (plotly's "auto" shrank them to the
+    # bar's thickness, about 8 px in a slot shared with the model's bar)
+    where = ["inside" if p > 0.5 * x_max else "outside" for p in sampled]
     # The chosen token is its own (orange) trace in the same bar slot, so the legend shows both colours.
     for name, keep, color in ((word(texts, "gen.sampled"), ~is_chosen, SERIES_COLORS[0]),
                               (word(texts, "gen.chosen"), is_chosen, HIGHLIGHT)):
@@ -260,7 +266,8 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
         fig.add_trace(go.Bar(
             x=np.where(keep, sampled, np.nan), y=y, orientation="h", name=name, marker_color=color,
             offsetgroup="sampled", text=[f"{p:.1%}" if k else "" for p, k in zip(sampled, keep)],
-            textposition="auto", cliponaxis=False,
+            textposition=where, insidetextanchor="end", constraintext="none", textfont={"size": TICK_FONT_SIZE},
+            cliponaxis=False,
             hovertext=[word(texts, "gen.sampled_hover", token=lab, p=p) for lab, p in zip(labels, sampled)],
             hoverinfo="text"))
     base_layout(fig, title=title, height=170 + 42 * len(labels))
@@ -269,10 +276,9 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
     # the left margin planned: each step's tokens differ (labels_margin)
     fig.update_yaxes(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed", automargin=False)
     fig.update_layout(margin_l=labels_margin(labels))
-    top = float(max(np.max(model_probs, initial=0), np.max(sampling_probs, initial=0)))
-    # Ticks stop at 100%: the room to the right is for the value text (inside long bars).
+    # Ticks stop at 100%: the room to the right is for the value text (beside short bars).
     ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)
-    fig.update_xaxes(range=[0, min(1.25, top * 1.3 + 0.05)], tickformat=".0%", tickmode="array",
+    fig.update_xaxes(range=[0, x_max], tickformat=".0%", tickmode="array",
                      tickvals=[v for v in ticks if v <= top * 1.3 + 0.05])
     return fig
 
