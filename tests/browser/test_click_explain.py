@@ -48,7 +48,8 @@ def _click_point(page, key: str, row: float, col: float, index: int) -> None:
 
 def _open_picker(page, key: str):
     """Open selectbox ``key`` by keyboard and return its options; tried again if a late rerun of
-    the page (the chart's selection settling) closed it before its options were drawn."""
+    the page (the chart's selection settling) closed it before its options were drawn, or just after
+    (failed once in CI, where the test then counted no options)."""
     options = page.get_by_role("listbox").get_by_role("option")
     for _ in range(3):
         wait_for_app(page)
@@ -56,9 +57,13 @@ def _open_picker(page, key: str):
         page.keyboard.press("ArrowDown")
         try:
             options.nth(1).wait_for(timeout=10_000)
-            return options
+            page.wait_for_timeout(500)  # a rerun that lands just now closes it again: look once more
+            wait_for_app(page)
+            if options.count() > 1:
+                return options
         except PlaywrightTimeout:
-            page.keyboard.press("Escape")
+            pass
+        page.keyboard.press("Escape")
     raise AssertionError(f"the selectbox {key} did not open")
 
 
