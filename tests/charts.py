@@ -22,13 +22,17 @@ class Chart:
         return json.loads(self.spec)
 
 
+def _key(element) -> str:
+    """The key a page gave a component ("" for none)."""
+    return element.proto.id.rsplit("-", 1)[-1] if "$$ID-" in element.proto.id else ""
+
+
 def charts(at: AppTest) -> list[Chart]:
     """Every figure of the run, in page order."""
     out = []
     for element in at.get("bidi_component"):
         if element.proto.component_name == COMPONENT:
-            key = element.proto.id.rsplit("-", 1)[-1] if "$$ID-" in element.proto.id else ""
-            out.append(Chart(key, json.loads(element.proto.json)["spec"]))
+            out.append(Chart(_key(element), json.loads(element.proto.json)["spec"]))
     return out
 
 
@@ -38,5 +42,5 @@ def tables(at: AppTest) -> dict[str, pd.DataFrame]:
     for element in at.get("bidi_component"):
         if element.proto.component_name == TABLE_COMPONENT:
             spec = json.loads(json.loads(element.proto.json)["spec"])
-            out[element.proto.id.rsplit("-", 1)[-1]] = pd.DataFrame(spec["rows"], columns=spec["columns"])
+            out[_key(element)] = pd.DataFrame(spec["rows"], columns=spec["columns"])
     return out

@@ -61,7 +61,9 @@ const TYPED = {f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Arra
                u4: Uint32Array, u2: Uint16Array, u1: Uint8Array, u1c: Uint8ClampedArray};
 function decoded(value) {
   if (Array.isArray(value)) {
-    if (value.length && typeof value[0] === "object" && value[0] !== null) value.forEach((v, i) => { value[i] = decoded(v); });
+    if (value.length && typeof value[0] === "object" && value[0] !== null) {
+      value.forEach((v, i) => { value[i] = decoded(v); });
+    }
     return value;
   }
   if (value === null || typeof value !== "object") return value;

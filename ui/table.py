@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import nullcontext
 
 import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 __all__ = ["TABLE_COMPONENT", "table", "table_data"]
 
@@ -74,7 +72,6 @@ def table_data(frame: pd.DataFrame) -> str:
                       ensure_ascii=False)
 
 
-def table(frame: pd.DataFrame, *, key: str, where: DeltaGenerator | None = None) -> None:
+def table(frame: pd.DataFrame, *, key: str) -> None:
     """Draw ``frame`` (its index left out) as a plain table under ``key``."""
-    with where if where is not None else nullcontext():
-        _table(key=key, data={"spec": table_data(frame)}, height="content")
+    _table(key=key, data={"spec": table_data(frame)}, height="content")

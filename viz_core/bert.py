@@ -20,8 +20,8 @@ from viz_core.attention_grid import HeadFigure, head_figure
 from viz_core.labels import safe_label
 from viz_core.style import (
     BASE_FONT_SIZE, FIGURE_WIDTH_PX, LINE_EM, SERIES_COLORS, SIGNED_COLORSCALE, TEXT_COLOR, TICK_FONT_SIZE, TICK_PAD_PX,
-    attention_scale, base_layout, colorbar, heatmap_layout, labels_margin, legend_below, plot_width, subplot_axes, subplot_grid,
-    text_width, tick_axis, wrap_text,
+    attention_scale, base_layout, colorbar, heatmap_layout, labels_margin, legend_below, plot_width, subplot_axes,
+    subplot_grid, text_width, tick_axis, wrap_text,
 )
 from viz_core.texts import Texts, word
 
@@ -237,13 +237,13 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
         # No automargin: the margins are planned here. Plotly draws a figure with automargin twice
         # whenever its panels change (a click on a piece): 70 → 40 ms in headless Chromium.
         layout[f"yaxis{y_name[1:]}"].update(tickmode="array", tickvals=list(range(k)), ticktext=ticktext,
-                                                    automargin=False)
+                                            automargin=False)
         layout[f"xaxis{x_name[1:]}"].update(range=[0, x_max], tickmode="array", tickvals=x_ticks,
-                                                    ticktext=[f"{v}%" for v in x_ticks], tickangle=0,
-                                                    automargin=False)
+                                            ticktext=[f"{v}%" for v in x_ticks], tickangle=0, automargin=False)
     for ann, r in zip(layout["annotations"], rows):
         ann["font"] = dict(size=BASE_FONT_SIZE - 1, color=_DARK_OUTCOME.get(r.outcome, TEXT_COLOR))
-    layout["margin"] = dict(l=left, r=10 + text_width(f"{x_ticks[-1]}%", TICK_FONT_SIZE) / 2, t=(90 if title else 50) + 20 * (title_lines - 1),
+    layout["margin"] = dict(l=left, r=10 + text_width(f"{x_ticks[-1]}%", TICK_FONT_SIZE) / 2,
+                            t=(90 if title else 50) + 20 * (title_lines - 1),
                             b=10 + LINE_EM * TICK_FONT_SIZE + TICK_PAD_PX)
     return go.Figure(data=bars, layout=layout)
 

@@ -154,7 +154,7 @@ def kernel_fit_figure(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarr
                                  line={"color": KERNEL_COLORS.get(key, SERIES_COLORS[3]), "width": 5 if thick else 2},
                                  opacity=1.0 if thick else 0.55))
     layout = layout_dict(title, 500, x_title=word(texts, "fd.x_query"), y_title="y")
-    layout["legend"] = LEGEND_BELOW
+    layout["legend"] = dict(LEGEND_BELOW)
     return go.Figure(traces, layout=layout)
 
 
@@ -173,7 +173,7 @@ def loss_figure(loss: np.ndarray, w_history: np.ndarray, title: str | None = Non
         return title_px + labels_margin([f"{v:.2f}" for v in (np.min(values, initial=0), np.max(values, initial=0))])
 
     layout["margin"].update(l=side(loss), r=side(w_history))
-    layout["legend"] = LEGEND_BELOW
+    layout["legend"] = dict(LEGEND_BELOW)
     return go.Figure([
         go.Scatter(x=np.arange(1, len(loss) + 1), y=loss, name=word(texts, "fd.loss"),
                    line={"color": SERIES_COLORS[3], "width": 3}),

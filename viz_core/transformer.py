@@ -279,7 +279,7 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
     # Ticks stop at 100%: the room to the right is for the value text (beside short bars).
     ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)
     fig.update_xaxes(range=[0, x_max], tickformat=".0%", tickmode="array",
-                     tickvals=[v for v in ticks if v <= top * 1.3 + 0.05])
+                     tickvals=[v for v in ticks if v <= x_max])
     return fig
 
 

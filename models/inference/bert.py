@@ -105,7 +105,7 @@ def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw
     record = mask_sequence(enc.ids, enc.special, seed, mask_id=tok.mask_id, vocab_size=cfg.vocab_size,
                            force_mask=tuple(clicked), rate=0.15 if draw else 0.0, rule=rule)
     if plain is None:
-        plain = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
+        plain = analyse_plain(loaded, text_a, text_b, top_k)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
     return MaskedAnalysis(
         tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),
