@@ -40,7 +40,7 @@ def browser_run(preset: str) -> tuple[float, SavedRun]:
     click to "Finished" on the page, the run it saved)."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, wait_for_app
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, pick_studio_preset, wait_for_app
     from tests.server import streamlit_server
     from ui.strings import STRINGS
     from ui.studio import OWNER_COOKIE
@@ -52,10 +52,7 @@ def browser_run(preset: str) -> tuple[float, SavedRun]:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(f"{url}/Training_studio", wait_until="domcontentloaded")
         wait_for_app(page)
-        page.get_by_role("button", name=STRINGS["studio.settings"][0]).click()
-        page.get_by_role("combobox", name=STRINGS["studio.preset"][0]).click()
-        page.get_by_role("option", name=STRINGS[f"studio.preset.{preset}"][0], exact=True).click()
-        wait_for_app(page)
+        pick_studio_preset(page, preset)
         start = time.perf_counter()
         page.get_by_role("button", name=STRINGS["studio.train"][0], exact=True).click()
         page.get_by_text(re.compile(r"^Finished: \d+ steps")).wait_for(timeout=900_000)

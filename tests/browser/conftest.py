@@ -62,6 +62,24 @@ def wait_for_app(page, timeout_ms: int = 120_000) -> None:
                            timeout=timeout_ms)
 
 
+def pick_studio_preset(page, preset: str) -> None:
+    """Open the Training studio's settings and pick ``preset`` (a key of
+    :data:`models.training.runs.PRESETS`), then wait until the form shows its step count: a Train
+    click sent before the preset's rerun reached the form would train the form's previous values (a
+    stale "notRunning" under load lets :func:`wait_for_app` return before that rerun starts)."""
+    from playwright.sync_api import expect
+
+    from models.training.runs import PRESETS
+    from ui.strings import STRINGS
+
+    page.get_by_role("button", name=STRINGS["studio.settings"][0]).click()
+    page.get_by_role("combobox", name=STRINGS["studio.preset"][0]).click()
+    page.get_by_role("option", name=STRINGS[f"studio.preset.{preset}"][0], exact=True).click()
+    expect(page.get_by_role("slider", name=STRINGS["studio.steps"][0])).to_have_value(
+        str(PRESETS[preset].steps), timeout=60_000)
+    wait_for_app(page)
+
+
 def open_logged(context, url: str, selector: str) -> tuple:
     """A new page at ``url`` that records the URL of every request it makes, once the run is over
     and ``selector`` is drawn: (page, the list of URLs)."""

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.browser.conftest import assert_no_error, pick_studio_preset, save_screenshot, wait_for_app
 from tests.server import streamlit_server
 
 FIGURES = "[data-testid='stMain'] .js-plotly-plot"
@@ -29,10 +29,7 @@ def studio(browser_context, tmp_path):
 def test_tiny_run_trains_and_its_snapshots_replay(studio, browser_context):
     page = studio
     assert page.get_by_text("No run yet").count() == 1
-    page.get_by_role("button", name="Settings").click()
-    page.get_by_role("combobox", name="Preset").click()
-    page.get_by_role("option", name=re.compile("^Tiny · a few seconds")).click()
-    wait_for_app(page)
+    pick_studio_preset(page, "tiny")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(re.compile(r"Finished: 40 steps")).wait_for(timeout=180_000)
     page.keyboard.press("Escape")  # close the settings popover
