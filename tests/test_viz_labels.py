@@ -198,15 +198,30 @@ def test_relative_shading_says_so() -> None:
     w = _softmax((30, 30)) * 0.5
     rel = head_figure(w, _tokens(30), zmax=None).figure.data[0]
     assert rel.zmax == pytest.approx(float(w.max()))
-    assert "relative to" in rel.colorbar.title.text and "maximum" in rel.colorbar.title.text
+    said = rel.colorbar.title.text.replace("<br>", " ")
+    assert "relative to" in said and "maximum" in said
     for one in explorer_head_figures(_softmax((2, 30, 30)), 0, _tokens(30), scale="head"):
-        assert "relative to" in one.figure.data[0].colorbar.title.text
+        assert "relative to" in one.figure.data[0].colorbar.title.text.replace("<br>", " ")
     att = _softmax((2, 3, 20, 20))
     default = grid_payload(att, _tokens(20))
     assert default.scale == "absolute" and np.all(default.vmax == 1)
     assert "0 → 1" in default.figure().layout.title.text
     per_head = grid_payload(att, _tokens(20), scale="head")
     assert "relative to each head" in per_head.figure().layout.title.text
+
+
+def test_an_upright_colour_bar_title_is_wrapped_shorter_than_the_bar() -> None:
+    """The scratch page's relative scale ("weight relative to the largest weight shown: darkest =
+    0.088", about 430 px upright) was cut at both ends of its bar; it is now in lines of at most
+    COLORBAR_TITLE_PX, its words unchanged."""
+    from viz_core.foundations import weights_heatmap
+    from viz_core.style import COLORBAR_TITLE_PX
+
+    title = weights_heatmap(_softmax((40, 40)) * 0.2, _tokens(40), _tokens(40), zmax=None).data[0].colorbar.title
+    lines = title.text.split("<br>")
+    assert title.side == "right" and len(lines) > 1
+    assert all(text_width(line, title.font.size) <= COLORBAR_TITLE_PX for line in lines)
+    assert " ".join(lines).startswith("weight relative to the largest weight shown: darkest = ")
 
 
 def test_thumbnail_default_is_weight_one_darkest() -> None:

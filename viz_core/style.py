@@ -505,14 +505,18 @@ def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
     return set_layout(fig, layout)
 
 
+COLORBAR_TITLE_PX = 200  # the longest line of an upright colour-bar title: shorter than any heatmap's bar
+
+
 def colorbar(title: str | None = None, side: str | None = None) -> dict:
     """A colour bar with projector-sized, dark tick labels; ``side="right"`` turns a long title
-    upright beside the bar instead of above it (where it would be cut)."""
+    upright beside the bar instead of above it (where it would be cut), in lines of at most
+    :data:`COLORBAR_TITLE_PX` (one line longer than the bar would be cut at both ends)."""
     bar: dict = {"tickfont": _font(TICK_FONT_SIZE), "thickness": 16, "outlinewidth": 0}
     if title:
         bar["title"] = {"text": title, "font": _font(BASE_FONT_SIZE)}
         if side:
-            bar["title"]["side"] = side
+            bar["title"].update(side=side, text=wrap_text(title, COLORBAR_TITLE_PX, BASE_FONT_SIZE))
     return bar
 
 
