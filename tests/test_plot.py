@@ -3,6 +3,8 @@ by the app itself."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -36,6 +38,16 @@ def test_the_lab_template_is_every_figures_default() -> None:
     assert fig.layout.template.layout.font.color == TEXT_COLOR
     assert fig.layout.template.layout.title.font.weight == "bold"  # titles read from the back of the room
     assert LAB_TEMPLATE.layout.margin.pad is None  # no padding the tick planner does not know of
+
+
+def test_the_lab_template_stays_the_default_whatever_was_imported_first() -> None:
+    """Importing Streamlit makes its theme plotly's default; the figures drawn through ui.plot
+    keep the lab's template even when viz_core was imported before Streamlit."""
+    code = ("import viz_core.style, plotly.io as pio, streamlit; assert pio.templates.default == 'streamlit'; "
+            "import ui.plot; print(pio.templates.default)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["attention_lab"]
 
 
 def _page() -> None:

@@ -32,6 +32,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.i18n import t
+from viz_core.style import use_lab_template
+
+use_lab_template()  # after Streamlit's import, which made its own theme plotly's default
 
 __all__ = ["COMPONENT", "chart", "figure_spec", "serve_plotly_js"]
 

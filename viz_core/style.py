@@ -130,7 +130,15 @@ LAB_TEMPLATE = go.layout.Template(
           "heatmap": [{"colorscale": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]}]},
 )
 pio.templates["attention_lab"] = LAB_TEMPLATE
-pio.templates.default = "attention_lab"
+
+
+def use_lab_template() -> None:
+    """Make :data:`LAB_TEMPLATE` every new figure's template (plotly's default). Importing
+    Streamlit sets its own default; code that imports both calls this after Streamlit."""
+    pio.templates.default = "attention_lab"
+
+
+use_lab_template()
 
 
 # --------------------------------------------------------------------------------------
