@@ -104,8 +104,8 @@ if n_unk:
 st.markdown("##### " + t("p8.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
 payload = real_grid(*real_input, scale)
 transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
-grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts()) if transposed \
-    else payload.figure(texts=figure_texts())
+# planned for the column's width at 1280 px with the sidebar collapsed: thumbnails large enough for the room
+grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts())
 chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed),
       config=PLOT)
 st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else "")

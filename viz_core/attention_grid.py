@@ -52,6 +52,7 @@ Scale = Literal["head", "global", "absolute"]
 #: Palette index used for the gaps between thumbnails (light grey).
 GAP_INDEX = 255
 _GAP_RGB = (200, 200, 200)
+_GRID_BOTTOM_PX = 10  # the mosaic figure's bottom margin
 _N_LEVELS = ATTENTION_LEVELS  # indices 0 … 254 carry the colour ramp
 
 
@@ -233,7 +234,7 @@ class GridPayload:
 
     def figure(self, height: int | None = None, title: str | None = None, texts: Texts | None = None) -> go.Figure:
         """A plotly figure of the mosaic (a ``go.Image`` from the PNG data URI — no weights
-        as JSON), layer/head tick labels, and an invisible marker at each thumbnail centre
+        as JSON), layer/head tick labels, and an invisible square over each thumbnail
         whose hover names the head and its vmax and whose ``customdata`` is [layer, head]
         (selection events reach Streamlit from scatter points, not from images). The title
         (``title``, then :meth:`scale_note`) says what the shades mean; words from ``texts``."""
@@ -241,15 +242,6 @@ class GridPayload:
         xs = np.array([self.cell_origin(0, h)[1] + self.cell_w / 2 for h in range(self.n_heads)])
         gx, gy = np.meshgrid(xs, ys)  # (layers, heads)
         layer_ix, head_ix = np.meshgrid(np.arange(self.n_layers), np.arange(self.n_heads), indexing="ij")
-        image = go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid")
-        markers = go.Scatter(
-            x=gx.ravel(), y=gy.ravel(), mode="markers",
-            marker=dict(size=max(8, min(self.cell_w, self.cell_h) // 2), opacity=0),
-            customdata=np.stack([layer_ix.ravel(), head_ix.ravel()], 1),
-            text=[word(texts, "grid.head_hover", layer=self.layer_labels[l], head=self.head_labels[h],
-                       top=float(self.vmax[l, h])) for l in range(self.n_layers) for h in range(self.n_heads)],
-            hovertemplate="%{text}<extra></extra>", showlegend=False, name="heads",
-        )
         note = self.scale_note(texts)
         full_title = f"{title}<br>{note}" if title else note
         layout = layout_dict(full_title)
@@ -259,6 +251,16 @@ class GridPayload:
         x_axis = tick_axis(self.head_labels, width_px * self.n_heads * (self.cell_w + self.gap) / self.width)
         top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"])
         fig_height = height or min(900, int(top + 20 + width_px * self.height / max(1, self.width)))
+        px_per_cell = (fig_height - top - _GRID_BOTTOM_PX) * min(self.cell_w, self.cell_h) / max(1, self.height)
+        image = go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid")
+        markers = go.Scatter(  # one square as large as its drawn thumbnail: a click anywhere on it selects it
+            x=gx.ravel(), y=gy.ravel(), mode="markers",
+            marker=dict(size=max(8.0, px_per_cell), symbol="square", opacity=0),
+            customdata=np.stack([layer_ix.ravel(), head_ix.ravel()], 1),
+            text=[word(texts, "grid.head_hover", layer=self.layer_labels[l], head=self.head_labels[h],
+                       top=float(self.vmax[l, h])) for l in range(self.n_layers) for h in range(self.n_heads)],
+            hovertemplate="%{text}<extra></extra>", showlegend=False, name="heads",
+        )
         y_axis = tick_axis(self.layer_labels, (fig_height - top - 20) * self.n_layers * (self.cell_h + self.gap)
                            / self.height, vertical_axis=True)
         x_axis.update(tickvals=xs[x_axis["tickvals"]], side="top", showgrid=False, zeroline=False,
@@ -269,7 +271,7 @@ class GridPayload:
         layout["yaxis"].update(y_axis)
         layout.update(height=fig_height, dragmode=False,
                       margin=dict(l=int(20 + max(text_width(t, TICK_FONT_SIZE) for t in y_axis["ticktext"])),
-                                  r=10, t=int(top), b=10))
+                                  r=10, t=int(top), b=_GRID_BOTTOM_PX))
         return go.Figure(data=[image, markers], layout=layout)  # one construction: no relayout
 
 

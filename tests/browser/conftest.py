@@ -62,6 +62,22 @@ def wait_for_app(page, timeout_ms: int = 120_000) -> None:
                            timeout=timeout_ms)
 
 
+def click_thumbnail(page, key: str, layer: int, head: int, off_centre: float = 0.0) -> None:
+    """Click grid thumbnail (layer, head) of the mosaic under ``.st-key-{key}``, located from the
+    plot's own axis transforms (thumbnail centres are the axes' tick values), ``off_centre`` of the
+    distance to the next thumbnail right of and below its centre (0.4: near its lower right corner)."""
+    plot = page.locator(f".st-key-{key} .js-plotly-plot").first
+    x, y = plot.evaluate(
+        """(gd, [layer, head, off]) => {
+            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+            const at = (axis, vals, i) => axis._offset + axis.l2p(vals[i]);
+            const step = (axis, vals) => Math.abs(at(axis, vals, 1) - at(axis, vals, 0));
+            return [at(xa, xa.tickvals, head) + off * step(xa, xa.tickvals),
+                    at(ya, ya.tickvals, layer) + off * step(ya, ya.tickvals)];
+        }""", [layer, head, off_centre])
+    plot.click(position={"x": x, "y": y})  # scrolls it into view first
+
+
 def pick_studio_preset(page, preset: str) -> None:
     """Open the Training studio's settings and pick ``preset`` (a key of
     :data:`models.training.runs.PRESETS`), then wait until the form shows its step count: a Train

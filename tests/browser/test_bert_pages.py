@@ -1,6 +1,6 @@
 """The BERT pages in a real browser: charts draw, a click masks a piece, resampling works, the
 real model's grid image and one head draw, a folder outside the model roots gets the one refusal."""
-from tests.browser.conftest import ROOT, assert_no_error, save_screenshot, wait_for_app
+from tests.browser.conftest import ROOT, assert_no_error, click_thumbnail, save_screenshot, wait_for_app
 
 SHOTS = ROOT / "screenshots"
 
@@ -53,11 +53,13 @@ def test_real_model_explorer(open_page):
     page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=60_000)
     assert_no_error(page)
     assert page.get_by_text("6 layers × 12 heads").count() >= 1
-    # click the thumbnail of layer 2, head 3 (an invisible marker sits on each thumbnail's centre)
-    points = page.locator(".js-plotly-plot").first.locator(".scatterlayer path.point")
-    assert points.count() == 72
-    box = points.nth(1 * 12 + 2).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert page.locator(".st-key-real_grid .scatterlayer path.point").count() == 72
+    # the grid fills the column (thumbnails large enough for the room), and a click near a
+    # thumbnail's corner, not only on its centre, opens that head: layer 2, head 3
+    box = page.locator(".st-key-real_grid .js-plotly-plot image").bounding_box()
+    column = page.locator(".st-key-real_grid").bounding_box()
+    assert box["width"] >= 0.85 * column["width"], (box, column)
+    click_thumbnail(page, "real_grid", 1, 2, off_centre=0.4)
     page.get_by_text("Layer 2, head 3").first.wait_for(timeout=60_000)
     wait_for_app(page)
     assert_no_error(page)

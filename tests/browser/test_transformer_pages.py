@@ -2,7 +2,7 @@
 clicking a grid thumbnail selects that head; screenshots for a person to look at."""
 from __future__ import annotations
 
-from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.browser.conftest import assert_no_error, click_thumbnail, save_screenshot, wait_for_app
 
 STEP = "input[type=range][aria-label='{label}']"
 
@@ -14,18 +14,6 @@ def _wait_for_step(page, value: int, label: str = "Decoding step") -> None:
 
 def _grid_drawn(page, key: str) -> None:
     page.wait_for_selector(f".st-key-{key} .js-plotly-plot image", timeout=60_000)
-
-
-def _click_thumbnail(page, key: str, layer: int, head: int) -> None:
-    """Click the centre of grid thumbnail (layer, head), from the plot's own axis transforms
-    (the invisible scatter markers sit at the thumbnail centres = the axes' tick values)."""
-    plot = page.locator(f".st-key-{key} .js-plotly-plot").first
-    x, y = plot.evaluate(
-        """(gd, [layer, head]) => {
-            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-            return [xa._offset + xa.l2p(xa.tickvals[head]), ya._offset + ya.l2p(ya.tickvals[layer])];
-        }""", [layer, head])
-    plot.click(position={"x": x, "y": y})  # scrolls it into view first
 
 
 def _selected(page, key: str) -> str:
@@ -43,7 +31,7 @@ def test_transformer_translation_page(open_page):
     page.keyboard.press("ArrowRight")
     _wait_for_step(page, 3)
     wait_for_app(page)
-    _click_thumbnail(page, "tf_grid", 1, 2)  # layer 2, head 3
+    click_thumbnail(page, "tf_grid", 1, 2)  # layer 2, head 3
     page.wait_for_function("document.querySelector('.st-key-tf_head input')?.value === 'head 3'", timeout=60_000)
     wait_for_app(page)
     assert _selected(page, "tf_layer") == "layer 2"
