@@ -95,8 +95,12 @@ def test_a_figure_takes_the_width_the_collapsed_sidebar_leaves(open_page):
     if page.locator("[data-testid='stSidebar'][data-collapsed='true']").count():
         page.locator("[data-testid='stExpandSidebarButton']").first.click(force=True)
         page.wait_for_selector("[data-testid='stSidebar'][data-collapsed='false']", timeout=10_000)
-        page.wait_for_timeout(800)
-    beside = page.evaluate(width)
+        page.wait_for_timeout(800)  # the sidebar's opening slide
+    # the column's width once the figure has followed it (the viewport's change from the fixture's
+    # 1400 px can reach the figure late on a busy machine: its own width read at once was stale)
+    column = f"() => document.querySelector('{HEATMAP}').parentElement.clientWidth"
+    page.wait_for_function(f"() => Math.abs(({width})() - ({column})()) <= 24", timeout=30_000)
+    beside = page.evaluate(column)
     page.locator("[data-testid='stSidebar']").hover()
     page.locator("[data-testid='stSidebarCollapseButton']").first.click(force=True)
     page.wait_for_function(f"() => ({width})() > {beside + 100}", timeout=30_000)
