@@ -53,6 +53,25 @@ def test_generation_trace_shapes(tiny: L.LLM) -> None:
     assert json.loads(json.dumps(trace.to_dict()))["text"] == trace.text
 
 
+
+def test_the_step_figure_is_planned_for_its_column(tiny: L.LLM) -> None:
+    """The page's step heatmap plans its title and ticks for its own column (about 536 px at
+    1280×720 with the sidebar open), not the narrowest half column: "Step 1: attention of
+    “Attention”" is one line there (it broke before its last word when planned for 360 px)."""
+    from dataclasses import replace
+
+    from ui.llm import STEP_FIGURE_PX, step_figure
+    from viz_core.style import TITLE_FONT_SIZE, text_width
+
+    trace = L.generate(tiny, [0, 5, 6, 7], max_new=2, temperature=0.0, seed=0)
+    trace.steps[0] = replace(trace.steps[0], token="Attention")
+    title = step_figure(trace, 0, "layers", 1).layout.title.text
+    assert "<br>" not in title and "“Attention”" in title
+    assert text_width(title, TITLE_FONT_SIZE) <= STEP_FIGURE_PX - 30
+    narrow = step_figure(trace, 0, "layers", 1, width=360).layout.title.text
+    assert narrow.count("<br>") == 1  # the same words, wrapped for a narrower column
+
+
 def test_kv_cache_gives_the_no_cache_result(tiny: L.LLM) -> None:
     for settings in ({"temperature": 0.0}, {"temperature": 0.9, "top_p": 0.8, "seed": 11}):
         cached = L.generate(tiny, [0, 3, 9, 4, 2], max_new=8, use_cache=True, **settings)

@@ -171,10 +171,13 @@ def visible(tokens: list[str]) -> list[str]:
     return [tok.replace(" ", "␣").replace("\n", "↵") or "∅" for tok in tokens]
 
 
-def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float | None = None) -> go.Figure:
+STEP_FIGURE_PX = 530  # the Real LLM page's figure column at 1280×720 with the sidebar open (measured 536 px)
+
+
+def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float = STEP_FIGURE_PX) -> go.Figure:
     """The query row that produced new token ``step`` over every token before it: one row per layer
     (the mean over its heads) when ``rows`` is "layers", else one per head of ``layer`` (1-based);
-    tick labels planned for ``width`` px (default: the page's column)."""
+    its title and tick labels planned for ``width`` px (default: the page's column)."""
     from viz_core.llm import step_attention_figure
 
     shown = trace.steps[step]
