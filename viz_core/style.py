@@ -522,9 +522,10 @@ def colorbar(title: str | None = None, side: str | None = None) -> dict:
     :data:`COLORBAR_TITLE_PX` (one line longer than the bar would be cut at both ends)."""
     bar: dict = {"tickfont": _font(TICK_FONT_SIZE), "thickness": 16, "outlinewidth": 0}
     if title:
-        bar["title"] = {"text": title, "font": _font(BASE_FONT_SIZE)}
+        text = wrap_text(title, COLORBAR_TITLE_PX, BASE_FONT_SIZE) if side else title
+        bar["title"] = {"text": text, "font": _font(BASE_FONT_SIZE)}
         if side:
-            bar["title"].update(side=side, text=wrap_text(title, COLORBAR_TITLE_PX, BASE_FONT_SIZE))
+            bar["title"]["side"] = side
     return bar
 
 
