@@ -60,8 +60,13 @@ def test_a_tiny_run_trains_and_appears_in_the_seq2seq_picker(runs_root):
     _until(at, lambda a: len(a.success) > 0)
     assert "Finished: 40 steps" in at.success[0].value
     assert at.slider(key="studio_snap_step").max == 5  # snapshots at steps 0, 10, 20, 30, 40
-    at.button(key="studio_snap_next").click().run()
-    assert any(c.value.startswith("Step 10: validation BLEU") for c in at.caption)
+    # the finished run opens on its trained model (the last snapshot), not on the untrained first one
+    assert at.slider(key="studio_snap_step").value == 5
+    assert any(c.value.startswith("Step 40: validation BLEU") for c in at.caption)
+    at.button(key="studio_snap_prev").click().run()
+    assert any(c.value.startswith("Step 30: validation BLEU") for c in at.caption)
+    at.run()  # and it stays where it was put
+    assert at.slider(key="studio_snap_step").value == 4
     (saved,) = list_runs(runs_root, OWNER)
     assert saved.name == "my first run" and (saved.checkpoint / "model.safetensors").is_file()
     other = _page(str(ROOT / "pages" / "2_Seq2seq_attention.py"))  # another page of the same session

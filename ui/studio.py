@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import MutableMapping
 from dataclasses import replace
 
 import plotly.graph_objects as go
@@ -27,7 +28,7 @@ from models.training.runs import (
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
 from ui.plot import chart
-from ui.state import checked, labels, url_check
+from ui.state import checked, labels, url_check, url_value
 from ui.grid import AVERAGE, head_name, head_picker, pick
 from ui.stepper import step_control
 from ui.tokens import md_escape, model_text
@@ -60,7 +61,11 @@ ROWS = {BLEU: "studio.run_row", PERPLEXITY: "studio.run_row_lm", MLM_ACCURACY: "
 UNBOUNDED = (PERPLEXITY, PLM_PERPLEXITY)  # metrics without a 0–100 axis
 HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2)
-HEATMAP_PX = 320  # the probe's map is planned for the narrowest its column gets (1280 px wide, sidebar open)
+#: The probe's map spans the page's column: 1280 × 720 with the sidebar open (measured 762 px), so that every
+#: token of the probe (18 words and more) has a label.
+HEATMAP_PX = 740
+SNAP_STEP_KEY = "studio_snap_step"  # the scrubber's position (1-based), also its name in the URL
+SNAP_RUN_KEY = "studio_snap_run"  # the run whose snapshots the scrubber was last put on
 # the settings' widget keys and how a preset's value is written into each
 _FIELDS = {"studio_family": lambda s: s.family, "studio_layers": lambda s: s.layers, "studio_heads": lambda s: s.heads,
            "studio_smoothing": lambda s: s.label_smoothing,
@@ -317,6 +322,8 @@ def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
     """The probe's attention map of a snapshot whose model has attention (with its gold links
     where it has them), planned for ``width`` × ``height`` px (height None: as tall as it needs)."""
     weights, title = _probe_map(shot, layer, head)
+    if height is None:  # each row one line of label text and more
+        height = max(360, 200 + 28 * int(weights.shape[0]))
     if shot.memory:  # Transformer-XL: the last segment's queries over [memory | segment], the causal mask
         memory, segment = shot.src_tokens[: shot.memory], shot.src_tokens[shot.memory:]
         return xl_attention_figure(weights, memory, segment, xl_mask(len(segment), shot.memory).numpy(),
@@ -336,19 +343,28 @@ def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
 
 def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None = None,
                  head: int = AVERAGE) -> None:
-    """The loss and BLEU curves with the snapshot's step marked, beside the probe's attention map."""
-    left, right = st.columns([3, 2])
-    chart(run_curves(run, shot), config=PLOT, where=left)
-    if shot is None:
+    """The probe's attention map across the column (every token labelled), then the loss and BLEU
+    curves with the snapshot's step marked."""
+    if shot is not None and shot.weights is None:
+        st.info(t("studio.no_attention"))
+        st.text(" ".join(shot.tgt_tokens))
+    elif shot is not None:
+        chart(probe_figure(shot, layer, head), config=PLOT)
+        if shot.metric != BLEU:  # the LM's next tokens, BERT's top piece at each [MASK]
+            st.caption(PREDICTIONS[shot.metric])
+            st.text(" ".join(shot.tgt_tokens) or "—")
+    chart(run_curves(run, shot), config=PLOT)
+
+
+def scrub_to_latest(state: MutableMapping[str, object], run_id: str, n_shots: int, linked: bool = False) -> None:
+    """Put the scrubber on the latest of ``n_shots`` snapshots when a run is first shown here: one
+    that has just finished (the live panel forgets :data:`SNAP_RUN_KEY`), or another run picked; after
+    that it stays where the user puts it. A link's step (``linked``) wins on the page's first run."""
+    if state.get(SNAP_RUN_KEY) == run_id:
         return
-    if shot.weights is None:
-        right.info(t("studio.no_attention"))
-        right.text(" ".join(shot.tgt_tokens))
-        return
-    chart(probe_figure(shot, layer, head), config=PLOT, where=right)
-    if shot.metric != BLEU:  # the LM's next tokens, BERT's top piece at each [MASK]
-        right.caption(PREDICTIONS[shot.metric])
-        right.text(" ".join(shot.tgt_tokens) or "—")
+    state[SNAP_RUN_KEY] = run_id
+    if not linked and n_shots:
+        state[SNAP_STEP_KEY] = n_shots
 
 
 def live_panel() -> None:
@@ -372,6 +388,7 @@ def live_panel() -> None:
                          data=_data_label(run)))
     stop.button(t("studio.stop"), key="studio_stop", on_click=reg.stop, args=(run.id,), icon=":material/stop:",
                 help=t("studio.stop_help"))
+    st.session_state.pop(SNAP_RUN_KEY, None)  # when it ends, the result's scrubber starts on its last snapshot
     main_figures(run, run.snapshots[-1] if run.snapshots else None)
 
 
@@ -397,6 +414,7 @@ def result_view(run: Run | SavedRun) -> None:
     shots = _snapshots(run)
     if not shots:
         return
+    scrub_to_latest(st.session_state, run.id, len(shots), linked=url_value(SNAP_STEP_KEY) is not None)
     index = step_control(len(shots), key="studio_snap", label=t("studio.snapshot"))
     shot = shots[index]
     layer, head = None, AVERAGE

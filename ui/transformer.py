@@ -7,6 +7,8 @@ loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
@@ -263,6 +265,69 @@ def _n_layers(trace, kind: str) -> int:
     return int(getattr(trace, _ATTENTION_FIELDS[kind]).shape[0])
 
 
+#: Below this absolute change (of any attention weight, of any p(y_t)) switching a head off "changed
+#: nothing": float32 noise of the masked forward pass is about 1e-7.
+ABLATION_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class AblationEffect:
+    """What switching one head off changed, measured on the original output (teacher-forced).
+
+    ``change``: (layers, heads) largest |Δ weight| of each head of the shown attention kind;
+    ``weights``: the largest |Δ weight| of any head of any kind; ``probs``: the largest |Δ p(y_t)|;
+    ``same_output``: the decoded output did not change."""
+
+    change: np.ndarray
+    weights: float
+    probs: float
+    same_output: bool
+    tolerance: float = ABLATION_TOLERANCE
+
+    @property
+    def nothing(self) -> bool:
+        """Nothing changed: same output, and every weight and p(y_t) within the tolerance."""
+        return self.same_output and self.weights < self.tolerance and self.probs < self.tolerance
+
+    @property
+    def kind_unchanged(self) -> bool:
+        """No weight of the shown kind moved by the tolerance or more."""
+        return float(self.change.max(initial=0.0)) < self.tolerance
+
+    @property
+    def most_changed(self) -> tuple[int, int] | None:
+        """(layer, head) of the shown kind that changed most, or None when none changed."""
+        if self.kind_unchanged:
+            return None
+        top_layer, top_head = np.unravel_index(int(self.change.argmax()), self.change.shape)
+        return int(top_layer), int(top_head)
+
+
+def ablation_effect(trace, scored, ablated, kind: str, tolerance: float = ABLATION_TOLERANCE) -> AblationEffect:
+    """The :class:`AblationEffect` of a head switched off: ``trace`` (every head on), ``scored``
+    (its output teacher-forced with the head off) and ``ablated`` (decoded with the head off)."""
+    deltas = {name: np.abs(np.asarray(getattr(scored, field), dtype=np.float64)
+                           - np.asarray(getattr(trace, field), dtype=np.float64))
+              for name, field in _ATTENTION_FIELDS.items()}
+    probs = np.abs(np.asarray(scored.token_probs, dtype=np.float64) - np.asarray(trace.token_probs, dtype=np.float64))
+    return AblationEffect(change=deltas[kind].max(axis=(2, 3)),
+                          weights=max(float(d.max(initial=0.0)) for d in deltas.values()),
+                          probs=float(probs.max(initial=0.0)),
+                          same_output=list(ablated.output_ids) == list(trace.output_ids),
+                          tolerance=tolerance)
+
+
+def ablation_note(effect: AblationEffect, kind_label: str, off_name: str) -> str:
+    """The one line under the ablation: nothing changed, nothing of this kind changed, or which head
+    of the shown kind changed most (and by how much)."""
+    if effect.nothing:
+        return tr("ab.nothing", head=off_name, tol=effect.tolerance)
+    if effect.most_changed is None:
+        return tr("ab.kind_unchanged", kind=kind_label, head=off_name, tol=effect.tolerance, p=effect.probs)
+    top_layer, top_head = effect.most_changed
+    return tr("ab.change", kind=kind_label, head=head_name(top_layer, top_head), change=float(effect.change.max()))
+
+
 def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int,
                   t: int) -> None:
     """What if one head is switched off? Pick a head (default: the one shown above); the output
@@ -309,17 +374,20 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
                           selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
                           texts=figure_texts()),
               key="tf_ab_grid_off", config=PLOT_NO_BAR, where=g_off)
-        field = _ATTENTION_FIELDS[kind]
-        change = np.abs(getattr(scored, field) - getattr(trace, field)).max(axis=(2, 3))
-        top_layer, top_head = np.unravel_index(int(change.argmax()), change.shape)
+        effect = ablation_effect(trace, scored, ablated, kind)
+        change = effect.change
         change_col, p_col = st.columns(2)
-        chart(attention_matrix_figure(
-            change, [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
-            [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])], zmax=max(float(change.max()), 1e-6),
-            title=tr("ab.fig.change"), x_title=tr("ab.x.head"), y_title=tr("ab.y.layer"), height=480, texts=figure_texts()),
-            key="tf_ab_change", config=PLOT, where=change_col)
-        change_col.caption(tr("ab.change", kind=SHORT_LABELS[kind], head=head_name(int(top_layer), int(top_head)),
-                              change=change.max()))
+        note = ablation_note(effect, SHORT_LABELS[kind], off_name)
+        if effect.most_changed is None:  # float noise would fill the colour scale and name a head: say it plainly
+            change_col.info(note, icon=":material/check_circle:")
+        else:
+            chart(attention_matrix_figure(
+                change, [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
+                [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])], zmax=float(change.max()),
+                title=tr("ab.fig.change"), x_title=tr("ab.x.head"), y_title=tr("ab.y.layer"), height=480,
+                texts=figure_texts()),
+                key="tf_ab_change", config=PLOT, where=change_col)
+            change_col.caption(note)
         p_col.dataframe({tr("ab.col.step"): list(range(1, len(trace.tgt_tokens) + 1)),
                          tr("ab.col.token"): trace.tgt_tokens, tr("ab.col.p_on"): trace.token_probs,
                          tr("ab.col.p_off", head=head_name(off_layer, off_head)): scored.token_probs}, hide_index=True)

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from models.checkpoints import LoadedTXL, load_txl, shipped
-from ui.checkpoints import labelled, load_or_message
+from ui.checkpoints import label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
@@ -93,12 +93,18 @@ def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temper
     return generate_with_memory(_load(name), prompt, max_new, mem_len, seg_len, temperature, top_k or None, seed)
 
 
+#: The page's figures span its column: 1280 × 720 with the sidebar open (measured 762 px); their tick
+#: labels are planned for it, so that every token of a segment and its memory is labelled where it fits.
+FIGURE_PX = 760
+
+
 def segment_figure(trace: XLReadTrace, s: int, layer: int, head: int, width: float | None = None,
                    height: int | None = None) -> go.Figure:
     """Segment ``s``'s attention of one head (or the average over heads) over [memory | segment]:
     the cached states of the tokens before it, then its own tokens under the causal mask (ticks
-    planned for ``width`` × ``height`` px; None: the page's)."""
+    planned for ``width`` × ``height`` px; None: the page's column, :data:`FIGURE_PX`)."""
     seg = trace.segments[s]
+    width = width or FIGURE_PX
     return xl_attention_figure(
         pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
         memory_label=t("txl.memory", n=len(seg.memory_tokens)), segment_label=t("txl.current", n=len(seg.tokens)),
@@ -120,7 +126,7 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
     xl = dependency(n_tokens, seg_len, mem_len, layers, token)
     chart(dependency_figure({t("txl.dep.vanilla", L=seg_len): vanilla,
                              t("txl.dep.xl", L=seg_len, M=mem_len): xl},
-                            seg_len, token, tokens, figure_texts()), key="txl_dep", config=PLOT)
+                            seg_len, token, tokens, figure_texts(), width=FIGURE_PX), key="txl_dep", config=PLOT)
     st.caption(t("txl.dep.caption", token=md_escape(tokens[token]), v=int(vanilla[0].sum()), x=int(xl[0].sum()),
                  first=int(np.argmax(xl[0])) + 1))
 
@@ -140,7 +146,7 @@ def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens:
     rows = {t("txl.terms.a"): check.a, t("txl.terms.b"): check.b, t("txl.terms.c"): check.c,
             t("txl.terms.d"): check.d, t("txl.terms.sum"): check.total, t("txl.terms.model"): check.model_score}
     title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
-    chart(score_terms_figure(rows, check.keys, title, figure_texts()), key="txl_terms", config=PLOT)
+    chart(score_terms_figure(rows, check.keys, title, figure_texts(), width=FIGURE_PX), key="txl_terms", config=PLOT)
     st.caption(t("txl.terms.check", diff=check.max_difference))
     st.latex(r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
              r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
@@ -173,6 +179,8 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     by_memory = evaluation["perplexity_by_memory"]
     seg, mem = evaluation["seg_len"], str(loaded.config.mem_len)
     vanilla = (row or {}).get("vanilla")
+    if vanilla:  # its label in the reader's language
+        vanilla = {**vanilla, "label": label_of(vanilla.get("name", ""), vanilla["label"])}
     windows = vanilla["perplexity_by_window"] if vanilla else None
     chart(context_perplexity_figure(
         by_memory, seg, windows, xl_name=t("txl.eval.xl", L=seg),

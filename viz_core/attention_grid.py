@@ -349,6 +349,18 @@ class HeadFigure:
         return self.row_factor > 1 or self.col_factor > 1
 
 
+#: One head drawn across a page's column (the Real model explorer's, 1280 × 720 with the sidebar open:
+#: measured 762 px): 16 tokens get cells of about 32 px, every one labelled.
+HEAD_VIEW_PX = 760
+
+
+def head_view_height(n_queries: int) -> int:
+    """px of a query × key map drawn :data:`HEAD_VIEW_PX` wide (e.g. viz_core.transformer's
+    attention_matrix_figure): a row of at least one line of label text (22 px) for every query, below
+    a title and upright key labels, up to a 900 px figure."""
+    return int(min(900, max(360, 250 + 22 * n_queries)))
+
+
 def head_figure(
     matrix: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
     max_cells: int = 128, max_ticks: int = 64, title: str | None = None, zmax: float | None = 1.0,
@@ -365,7 +377,8 @@ def head_figure(
     relative to the shown maximum instead, and the colour bar says so ("relative to
     ``relative_to``", default "this head's maximum"; words from ``texts``). Tick labels are
     thinned to fit a figure ``width`` px wide (default
-    :data:`viz_core.style.FIGURE_WIDTH_PX`) and the figure's height.
+    :data:`viz_core.style.FIGURE_WIDTH_PX`) and the figure's height; given a ``width``, the square
+    of cells is as wide as that figure allows (up to a 900 px figure), e.g. :data:`HEAD_VIEW_PX`.
     """
     m = np.asarray(matrix, dtype=np.float32)
     if m.ndim != 2:
@@ -404,7 +417,10 @@ def head_figure(
     x_px = plot_width(width, 50 + max(text_width(short_label(t), TICK_FONT_SIZE) for t in tgt), 110)
     x_axis = tick_axis(src, x_px, max_ticks=max_ticks)
     top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"]) + 30
-    height = min(900, max(360, int(top + 30 + 16 * min(q_len, max_cells))))
+    rows_px = 16 * min(q_len, max_cells)
+    if width is not None:  # planned for its own column: square cells as large as the column allows
+        rows_px = max(rows_px, x_px * q_len / k_len)
+    height = min(900, max(360, int(top + 30 + rows_px)))
     y_px = height - top - 30
     if y_px * k_len / q_len < x_px:  # the y length limits the square: fewer x ticks fit
         x_axis = tick_axis(src, y_px * k_len / q_len, max_ticks=max_ticks)

@@ -19,6 +19,7 @@ from viz_core.style import (
     labels_margin,
     layout_dict,
     plot_width,
+    short_label,
     text_width,
     tick_axis,
 )
@@ -83,6 +84,7 @@ def attention_heatmap(
     x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks=60, height=layout["height"], width=width,
                                   top_px=layout["margin"]["t"])
     layout["xaxis"].update(x_axis)
+    layout["xaxis"]["title"]["standoff"] = 12  # set, the title keeps below upright labels (unset, it ran into them)
     layout["yaxis"].update(y_axis)
     if step is not None and 0 <= step < rows:
         layout["shapes"] = [{"type": "rect", "x0": -0.5, "x1": weights.shape[1] - 0.5, "y0": step - 0.5,
@@ -127,83 +129,141 @@ def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = No
     return fig
 
 
-_BEAM_FONT = 14  # label size in the beam tree
+_BEAM_FONT = 16  # label size in the beam tree: the body text's, readable from the back of the room
 _BEAM_PRUNED_GAP = 0.4  # vertical room of a pruned candidate, in units of a labelled one
+#: The width the beam tree is planned for: it is drawn across the page's whole column (1280 × 720,
+#: sidebar open: measured 762 px).
+BEAM_TREE_PX = 740
+_BEAM_MIN_LABEL_CHARS = 4  # a column narrower than this many characters of label: the earliest steps pan out
+_BEAM_SLOPE_PX = 16  # room between a label's end and the next column's dots, where the edges run
+_BEAM_DOT_PX = 8  # from a dot's centre to its label
+
+
+def _fit_label(text: str, room: float, font_size: float = _BEAM_FONT) -> str:
+    """``text`` (an escaped label) cut with "…" to the longest start that is at most ``room`` px wide."""
+    for limit in range(len(text), 1, -1):
+        label = short_label(text, limit)
+        if text_width(label, font_size) <= room:
+            return label
+    return short_label(text, 2)
+
+
+def beam_parent_ranks(steps: Sequence[Sequence]) -> list[list[int | None]]:
+    """For every candidate of every step, the rank (index in the previous step's list) of the
+    candidate it extends, or None at step 1 (it extends the start token).
+
+    A candidate's ``parent`` is the index of its hypothesis in the previous step's beam: the kept,
+    unfinished candidates of that step in rank order (finished ones leave the beam)."""
+    out: list[list[int | None]] = []
+    beam: list[int | None] = [None]  # the beam before step 1: the start token alone
+    for candidates in steps:
+        out.append([beam[c.parent] if 0 <= c.parent < len(beam) else None for c in candidates])
+        beam = [rank for rank, c in enumerate(candidates) if c.kept and not c.finished]
+    return out
 
 
 def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: str | None = None,
                      width: float | None = None, texts: Texts | None = None) -> go.Figure:
-    """Beam search as a tree: column t holds every candidate considered at step t.
+    """Beam search as a tree: column t holds every candidate considered at step t, for every step
+    up to ``upto``, each joined to the hypothesis it extends (:func:`beam_parent_ranks`).
 
     ``steps`` are lists of candidates with fields parent, token, token_log_prob, log_prob, kept,
     finished (a trace's ``beam_steps``). Kept candidates are large dots labelled with their token
-    and cumulative log-probability; finished ones are stars; pruned ones are small grey dots.
+    and joined to their parent by a solid line, so every kept prefix is a path from the start
+    token (one that stops before the last column was dropped there); finished ones are stars;
+    pruned ones are small grey dots on grey dashed lines (their own legend entry). Each node's
+    customdata is [step, rank, parent's rank (−1: the start token)]; hover gives the numbers.
 
-    Labels never overlap: each sits right of its dot, kept candidates get a full row of height
-    and pruned (unlabelled) ones a narrow one (rows keep the rank order), and the x range shows
-    as many of the latest steps as fit a figure ``width`` px wide (pan left for earlier ones).
+    Labels never overlap: each sits right of its dot and the edges leave from its end; kept
+    candidates get a full row of height and pruned (unlabelled) ones a narrow one (rows keep the
+    rank order). Every step fits a figure ``width`` px wide (default :data:`BEAM_TREE_PX`), with
+    labels cut to fit (the cumulative log-probability goes into the label where there is room);
+    only when a column would hold less than four characters do the earliest steps pan out of view.
     """
-    upto = len(steps) if upto is None else min(upto, len(steps))
-    fig = go.Figure()
-    beam_y = {0: 0.0}  # beam index at the previous step → its node's y
-    edges_x: list[float | None] = []
-    edges_y: list[float | None] = []
-    groups = {"kept": ([], [], [], []), "finished": ([], [], [], []), "pruned": ([], [], [], [])}
-    widest, bottom = 0.0, 0.0
-    for t, candidates in enumerate(steps[:upto], start=1):
-        next_y, next_index = {}, 0
-        y = -1.0
-        for rank, c in enumerate(candidates):
+    upto = len(steps) if upto is None else max(0, min(upto, len(steps)))
+    shown_steps = steps[:upto]
+    parents = beam_parent_ranks(shown_steps)
+    axis_px = plot_width(width or BEAM_TREE_PX, 40, 30)
+    tokens = [safe_label(c.token, 12) for cands in shown_steps for c in cands if c.kept]
+    totals = [f"{c.log_prob:.2f}" for cands in shown_steps for c in cands if c.kept]
+    char_px = text_width("a", _BEAM_FONT)
+    # The columns: the start token's and one per step, each dot + label + room for the edges.
+    column_px = axis_px / (upto + 1.0)
+    room = column_px - _BEAM_SLOPE_PX - _BEAM_DOT_PX  # label px a column holds
+    with_total = bool(tokens) and max(text_width(f"{t} {s}", _BEAM_FONT) for t, s in zip(tokens, totals)) <= room
+    pan = room < _BEAM_MIN_LABEL_CHARS * char_px
+    if pan:  # too many steps for readable labels: the latest ones in view, the earlier ones a pan away
+        room = _BEAM_MIN_LABEL_CHARS * char_px
+        column_px = room + _BEAM_SLOPE_PX + _BEAM_DOT_PX
+
+    rows: list[list[float]] = []  # y of every candidate
+    label_end: list[list[float]] = []  # x (in steps) where an edge leaves the candidate
+    groups = {g: ([], [], [], [], []) for g in ("kept", "finished", "pruned")}
+    edges = {"kept": ([], []), "pruned": ([], [])}
+    bottom = 0.0
+    for t, (candidates, ranks) in enumerate(zip(shown_steps, parents), start=1):
+        y, ys, ends = -1.0, [], []
+        for rank, (c, parent) in enumerate(zip(candidates, ranks)):
             group = "finished" if c.kept and c.finished else "kept" if c.kept else "pruned"
             y += 1.0 if c.kept or rank == 0 else _BEAM_PRUNED_GAP
-            xs, ys, marks, hovers = groups[group]
-            xs.append(t)
+            label = ""
+            if c.kept:
+                label = f"{safe_label(c.token, 12)} {c.log_prob:.2f}" if with_total \
+                    else _fit_label(safe_label(c.token, 12), room)
             ys.append(y)
-            label = f"{safe_label(c.token, 10)} {c.log_prob:.2f}" if c.kept else ""
-            widest = max(widest, text_width(label, _BEAM_FONT))
+            ends.append(t + (text_width(label, _BEAM_FONT) + _BEAM_DOT_PX + 4) / column_px if label else t)
+            xs_, ys_, marks, hovers, custom = groups[group]
+            xs_.append(t)
+            ys_.append(y)
             marks.append(label)
             hovers.append(word(texts, "beam.hover", step=t, token=safe_label(c.token), log_p=c.token_log_prob,
                                total=c.log_prob, group=word(texts, f"beam.{group}"), rank=rank + 1))
-            if c.parent in beam_y and c.kept:
-                edges_x += [t - 1, t, None]
-                edges_y += [beam_y[c.parent], y, None]
-            if c.kept and not c.finished:
-                next_y[next_index] = y
-                next_index += 1
-        beam_y = next_y
+            custom.append([t, rank, -1 if parent is None else parent])
+            if parent is None:  # from the start token
+                x0, y0 = (text_width("&lt;s&gt;", _BEAM_FONT) + _BEAM_DOT_PX + 4) / column_px, 0.0
+            else:
+                x0, y0 = label_end[-1][parent], rows[-1][parent]
+            ex, ey = edges["kept" if c.kept else "pruned"]
+            ex += [x0, t, None]
+            ey += [y0, y, None]
+        rows.append(ys)
+        label_end.append(ends)
         bottom = max(bottom, y)
-    fig.add_trace(go.Scatter(x=edges_x, y=edges_y, mode="lines", line={"color": "#9aa7b8", "width": 2},
-                             hoverinfo="skip", showlegend=False))
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"], textposition="middle left",
+
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=edges["pruned"][0], y=edges["pruned"][1], mode="lines", hoverinfo="skip",
+                             line={"color": "#b3bcc8", "width": 1.5, "dash": "dash"}, name=word(texts, "beam.pruned"),
+                             legendgroup="pruned", showlegend=bool(edges["pruned"][0]), legendrank=3))
+    fig.add_trace(go.Scatter(x=edges["kept"][0], y=edges["kept"][1], mode="lines", hoverinfo="skip",
+                             line={"color": "#5b6b80", "width": 2.5}, showlegend=False))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"], textposition="middle right",
                              marker={"size": 14, "color": "#444"}, hoverinfo="skip", showlegend=False,
                              textfont={"size": _BEAM_FONT, "color": TEXT_COLOR}))
     styles = {
-        "pruned": {"size": 7, "color": "#c5cbd3"},
+        "pruned": {"size": 8, "color": "#9aa5b4"},
         "kept": {"size": 14, "color": SERIES_COLORS[0]},
-        "finished": {"size": 18, "color": HIGHLIGHT, "symbol": "star"},
+        "finished": {"size": 20, "color": HIGHLIGHT, "symbol": "star"},
     }
-    for group, (xs, ys, marks, hovers) in groups.items():
+    for rank_in_legend, (group, (xs, ys, marks, hovers, custom)) in enumerate(groups.items(), start=1):
         if xs:
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text" if group != "pruned" else "markers",
                                      text=marks, textposition="middle right", hovertext=hovers, hoverinfo="text",
-                                     marker=styles[group], name=word(texts, f"beam.{group}"),
+                                     customdata=custom, marker=styles[group], name=word(texts, f"beam.{group}"),
+                                     legendgroup=group, showlegend=group != "pruned", legendrank=rank_in_legend,
                                      textfont={"size": _BEAM_FONT, "color": TEXT_COLOR}))
-    # One labelled row ≥ 1.6 lines of text; one step column ≥ dot + label + gap.
+    # One labelled row ≥ 1.6 lines of text.
     row_px = 2.0 * _BEAM_FONT
-    layout = layout_dict(title, None, word(texts, "beam.x"), word(texts, "beam.y"), width=width)
+    layout = layout_dict(title, None, word(texts, "beam.x"), word(texts, "beam.y"), width=width or BEAM_TREE_PX)
     height = int(layout["margin"]["t"] + 150 + row_px * (bottom + 1.5))
-    column_px = widest + 24
-    axis_px = plot_width(width, 70, 30)
-    shown = max(2.0, axis_px / column_px)  # steps that fit side by side
-    right = max(upto, 1) + (widest + 16) / column_px
-    # The first visible column starts at its dot: no label is cut at the left edge.
-    left = max(-0.8, math.ceil(right - shown + 0.25) - 0.25)
+    left = -0.3 if not pan else upto + 0.7 - axis_px / column_px  # pan: the latest step's label in view
+    right = left + axis_px / column_px
     layout.update(height=max(360, height + 40))
     # The legend goes below the steps, where it cannot run into a long title.
-    layout["legend"].update(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
+    layout["legend"].update(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left",
+                            traceorder="normal")
     layout["margin"]["b"] = 60
     layout["yaxis"].update(autorange=False, range=[bottom + 0.6, -0.8], showticklabels=False)
-    layout["xaxis"].update(dtick=1, range=[left, right])
+    layout["xaxis"].update(tickmode="array", tickvals=list(range(1, upto + 1)), range=[left, right])
     fig.update_layout(layout)
     return fig
 

@@ -46,10 +46,11 @@ def xl_attention_figure(weights: np.ndarray, memory_tokens: Sequence[str], segme
 
 
 def dependency_figure(panels: Mapping[str, np.ndarray], seg_len: int, token: int, tokens: Sequence[str],
-                      texts: Texts | None = None) -> go.Figure:
+                      texts: Texts | None = None, width: float | None = None) -> go.Figure:
     """The paper's Figure 2 from the masks: one panel per model (vanilla, XL), rows = layers (0 = the
     input tokens, at the bottom), columns = positions; filled nodes can influence ``token``'s
-    top-layer state. Dotted lines mark the segment boundaries."""
+    top-layer state. Dotted lines mark the segment boundaries. Ticks planned for ``width`` px (None:
+    the style's narrowest column)."""
     names = list(panels)
     n_layers, n = next(iter(panels.values())).shape
     fig = make_subplots(rows=len(names), cols=1, subplot_titles=names, vertical_spacing=0.16)
@@ -70,21 +71,23 @@ def dependency_figure(panels: Mapping[str, np.ndarray], seg_len: int, token: int
             fig.add_vline(x=b - 0.5, line={"color": MASKED, "dash": "dot", "width": 2}, row=row, col=1)
         fig.update_yaxes(title_text=word(texts, "txl.layer"), tickvals=list(range(n_layers)),
                          range=[-0.6, n_layers - 0.4], row=row, col=1)
-        fig.update_xaxes(tick_axis(token_labels(tokens), plot_width(left_px=80, right_px=20), max_ticks=40),
+        fig.update_xaxes(tick_axis(token_labels(tokens), plot_width(width, left_px=80, right_px=20), max_ticks=40),
                          range=[-0.6, n - 0.4], row=row, col=1)
     base_layout(fig, height=170 + 95 * n_layers * len(names))
     return legend_below(fig)
 
 
 def score_terms_figure(rows: Mapping[str, np.ndarray], keys: Sequence[str], title: str | None = None,
-                       texts: Texts | None = None) -> go.Figure:
+                       texts: Texts | None = None, width: float | None = None) -> go.Figure:
     """The four score terms, their sum and the model's score as rows over the keys, on the signed
-    scale (scores, not weights), each cell labelled with its value; hover words from ``texts``."""
+    scale (scores, not weights), each cell labelled with its value; hover words from ``texts``; ticks
+    and title planned for ``width`` px (None: the style's narrowest column)."""
     z = np.stack([np.asarray(v, dtype=float) for v in rows.values()])
     text = [[f"{v:.2f}" for v in r] for r in z]
     fig = go.Figure(_signed_heatmap(z, text=text, texttemplate="%{text}" if z.shape[1] <= 24 else None,
                                     hovertemplate=word(texts, "txl.term_hover"), xgap=1, ygap=1))
-    heatmap_layout(fig, token_labels(keys), list(rows), title=title, height=150 + 44 * len(rows), max_ticks=40)
+    heatmap_layout(fig, token_labels(keys), list(rows), title=title, height=150 + 44 * len(rows), max_ticks=40,
+                   width=width)
     fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=list(rows))
     return fig
 

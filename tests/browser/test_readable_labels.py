@@ -33,16 +33,16 @@ def plot_page(browser_context, tmp_path_factory):
                     + "</script></head><body style='margin:0;background:#fff'><div id='plot'></div></body></html>",
                     encoding="utf-8")
     page = browser_context.new_page()
-    page.set_viewport_size({"width": FIGURE_WIDTH_PX + 40, "height": 1000})
+    page.set_viewport_size({"width": 800, "height": 1000})  # room for the figures drawn across a column
     page.goto(html.as_uri())
     page.wait_for_function("typeof Plotly !== 'undefined'")
     yield page
     page.close()
 
 
-def _draw(page, fig) -> None:
+def _draw(page, fig, width: float = FIGURE_WIDTH_PX) -> None:
     spec = json.loads(fig.to_json())
-    spec["layout"]["width"] = FIGURE_WIDTH_PX
+    spec["layout"]["width"] = width
     page.evaluate("""async (spec) => { const el = document.getElementById('plot'); Plotly.purge(el);
                      await Plotly.newPlot(el, spec.data, spec.layout, {staticPlot: true}); }""", spec)
     page.wait_for_selector("#plot .main-svg")
@@ -118,9 +118,11 @@ def _beam_steps(n_steps: int, width: int = 4) -> list:
 
 @pytest.mark.parametrize("n_steps", [3, 8, 16])
 def test_beam_tree_labels_never_overlap(plot_page, n_steps: int) -> None:
-    from viz_core.seq2seq import beam_tree_figure
+    from viz_core.seq2seq import BEAM_TREE_PX, beam_tree_figure
 
-    _draw(plot_page, beam_tree_figure(_beam_steps(n_steps), title=f"Beam of width 4: candidates up to step {n_steps}"))
+    # drawn across the page's column, every step up to n_steps in view (16 steps: the earliest pan out)
+    _draw(plot_page, beam_tree_figure(_beam_steps(n_steps), title=f"Beam of width 4: candidates up to step {n_steps}"),
+          BEAM_TREE_PX)
     plot = plot_page.evaluate("() => { const el = document.getElementById('plot'), xa = el._fullLayout.xaxis;"
                               " const left = el.querySelector('.main-svg').getBoundingClientRect().left;"
                               " return [left + xa._offset, left + xa._offset + xa._length]; }")
@@ -130,3 +132,49 @@ def test_beam_tree_labels_never_overlap(plot_page, n_steps: int) -> None:
     assert not _overlaps(boxes), _overlaps(boxes)[:3]
     for sel in ("#plot .xtick text", "#plot .legendtext"):
         assert not _overlaps(plot_page.evaluate(BOXES_JS, sel))
+
+
+CLASSIC = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it", "was", "too",
+           "tired", ".", "[SEP]"]
+
+
+def _column_figures(n: int) -> dict:
+    """The heatmaps drawn across a page's column (issue 24 item 7), with ``n`` tokens."""
+    from ui.studio import HEATMAP_PX
+    from ui.transformer_xl import FIGURE_PX
+    from viz_core.attention_grid import HEAD_VIEW_PX, head_figure, head_view_height
+    from viz_core.seq2seq import attention_heatmap
+    from viz_core.transformer import attention_matrix_figure, causal_mask
+    from viz_core.transformer_xl import xl_attention_figure
+
+    tokens = CLASSIC if n == 16 else [WORDS[i % len(WORDS)] for i in range(n)]
+    w = _softmax((n, n))
+    half = n // 2
+    return {
+        "real model head": (head_figure(w, tokens, title="Layer 1, head 1", width=HEAD_VIEW_PX).figure, HEAD_VIEW_PX),
+        "generation causal map": (attention_matrix_figure(w, tokens, tokens, blocked=~causal_mask(n), title="Layer 2",
+                                                          width=HEAD_VIEW_PX, height=head_view_height(n)),
+                                  HEAD_VIEW_PX),
+        "transformer-xl segment": (xl_attention_figure(w[half:], tokens[:half], tokens[half:],
+                                                       np.ones((n - half, n), dtype=bool), memory_label="memory",
+                                                       segment_label="segment", width=FIGURE_PX), FIGURE_PX),
+        "studio probe": (attention_heatmap(w, tokens, tokens, title="The probe", width=HEATMAP_PX,
+                                           height=max(360, 200 + 28 * n)), HEATMAP_PX),
+    }
+
+
+@pytest.mark.parametrize("n", [16, 40])
+def test_column_heatmaps_label_every_token_that_fits_without_overlap(plot_page, n: int) -> None:
+    """Drawn at the column's width, the 16-token classic sentence has every token on both axes
+    ("it" and "animal" included); 40 tokens as many as fit; never two labels over each other."""
+    for name, (fig, width) in _column_figures(n).items():
+        _draw(plot_page, fig, width)
+        for sel in ("#plot .xtick text", "#plot .ytick text"):
+            boxes = plot_page.evaluate(BOXES_JS, sel)
+            assert not _overlaps(boxes), (name, n, sel, _overlaps(boxes)[:3])
+            assert all(float(b["size"].rstrip("px")) >= 16 for b in boxes), name
+            if n == 16:  # (the segment's queries are its last 8 tokens)
+                rows = CLASSIC[8:] if name == "transformer-xl segment" and "ytick" in sel else CLASSIC
+                assert [b["text"] for b in boxes] == rows, (name, sel)
+            else:
+                assert len(boxes) >= n // 2, (name, sel, len(boxes))

@@ -54,6 +54,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ab.change": ("{kind} over the whole output, with the head off minus with every head on. Most changed: {head} "
                   "({change:.3f}).",
                   "整个输出上的{kind}：关闭该头时减去所有头开启时。变化最大：{head}（{change:.3f}）。"),
+    "ab.nothing": ("Switching off {head} changed nothing: the output is the same and no attention weight or p(y_t) "
+                   "moved by {tol:g} or more.",
+                   "关闭 {head} 没有改变任何东西：输出相同，没有任何注意力权重或 p(y_t) 的变化达到 {tol:g}。"),
+    "ab.kind_unchanged": ("No {kind} weight moved by {tol:g} or more with {head} off; its effect is elsewhere "
+                          "(p(y_t) moved by up to {p:.3g}, in the table).",
+                          "关闭 {head} 后，没有任何{kind}权重的变化达到 {tol:g}；它的作用在别处（p(y_t) 最多变化 {p:.3g}，见表）。"),
     "ab.col.step": ("step", "步"),
     "ab.col.token": ("token", "词元"),
     "ab.col.p_on": ("p, every head", "p，所有头"),
