@@ -221,3 +221,93 @@ def test_masked_analysis_reuses_the_plain_run(model, tokenizer, tmp_path):
         np.testing.assert_allclose(both.masked.attention, reused.masked.attention, atol=1e-6)
         assert all(reused.input_tokens[i] == "[MASK]" for i in clicked)
     assert not np.allclose(reused.masked.attention, reused.plain.attention)
+
+
+def test_typed_mask_predicts_as_fill_mask_and_draws_nothing(model, tokenizer, tmp_path):
+    """A [MASK] typed in the text (capitals, as fill_mask reads it) is the one chosen position, whatever
+    the seed or the draw switch: the masked run's top-k there is fill_mask's, with no original to score;
+    a text without [MASK] is still drawn on (15%), and a lower-case [mask] is no mask, as for the CLI."""
+    from corpora.masking import MASKED, NOT_CHOSEN, REFERENCE
+    from models.inference.bert import analyse_masked, fill_mask, typed_masks
+    from models.inference.common import InputError
+    from viz_core.bert import TYPED, prediction_rows
+
+    loaded = load_bert(save_bert(tmp_path / "tiny", model, tokenizer, {"label": "tiny"}))
+    loaded.config.trained_heads = ["mlm"]  # fill_mask refuses a model whose masked-LM head is untrained
+    text = "god saw the [MASK] , and it was good"
+    expected = fill_mask(loaded, text, top_k=5)
+    for seed in range(5):
+        for draw in (True, False):
+            result = analyse_masked(loaded, text, "", seed, draw, (), rule=REFERENCE)
+            assert result.tokens == expected.tokens
+            positions = typed_masks(result)
+            assert positions == [m["position"] for m in expected.masks] == [4]
+            assert result.outcome.tolist() == [MASKED if i in positions else NOT_CHOSEN for i in range(len(result.tokens))]
+            top = expected.masks[0]["predictions"]
+            assert result.top_tokens[4] == [p["token"] for p in top]
+            np.testing.assert_allclose(result.masked.top_probs[4], [p["prob"] for p in top], rtol=1e-6)
+            assert np.isnan(result.masked.target_probs[4]) and result.masked.target_rank[4] == -1
+    rows = prediction_rows([4], result.tokens, result.input_tokens, ["[MASK]"] * len(result.tokens),
+                           result.top_tokens, result.masked.top_probs, result.masked.target_probs,
+                           result.masked.target_rank)
+    assert rows[0].outcome == TYPED and rows[0].original == "[MASK]"
+    plain = analyse_masked(loaded, text.replace("[MASK]", "light"), "", 0, True, (), rule=REFERENCE)
+    assert (plain.outcome != NOT_CHOSEN).sum() >= 1 and not typed_masks(plain)  # no [MASK]: the 15% draw
+    lower = analyse_masked(loaded, text.replace("[MASK]", "[mask]"), "", 0, False, ())
+    assert not typed_masks(lower) and (lower.outcome == NOT_CHOSEN).all()
+    with pytest.raises(InputError, match="no"):
+        fill_mask(loaded, text.replace("[MASK]", "[mask]"))
+
+
+#: Predictions of a masked LM that are ordinary words (at most viz_core.style.TICK_LABEL_CHARS characters).
+WORDS = [["supermarket", "market", "shop", "store", "mall"], ["grandmother", "restaurant", "hospital", "##ing", "."],
+         ["playground", "kitchen", "beach", "classroom", "garden"], ["photographs", "breakfast", "vegetables",
+                                                                      "chocolate", "sandwiches"]]
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 4, 7, 16])
+def test_predictions_figure_writes_every_word_in_full_with_room(n_rows):
+    """At 1280 × 720 (the figure planned for the page's main column) no predicted word is cut ("sup…"):
+    the first column's labels fit the left margin, every other panel's the gap before it, and each panel
+    keeps at least 110 px of bars; a piece longer than a tick label may be is cut with "…" (hover: whole)."""
+    from viz_core.bert import PREDICTIONS_WIDTH_PX, PredictionRow, predictions_figure
+    from viz_core.style import TICK_LABEL_CHARS, TICK_PAD_PX, text_width
+
+    rows = [PredictionRow(i, "store", "[MASK]", "[MASK]", WORDS[i % 4], [0.5, 0.15, 0.08, 0.08, 0.02], 0.08, 2)
+            for i in range(n_rows)]
+    fig = predictions_figure(rows).to_plotly_json()["layout"]
+    margin = fig["margin"]
+    plot_px = PREDICTIONS_WIDTH_PX - margin["l"] - margin["r"]
+    starts = []
+    for i, row in enumerate(rows):
+        suffix = str(i + 1) if i else ""
+        y, x = fig[f"yaxis{suffix}"], fig[f"xaxis{suffix}"]
+        assert list(y["ticktext"]) == row.top_tokens[::-1]  # every word whole, none cut
+        assert not y["automargin"]
+        widest = max(text_width(t) for t in row.top_tokens) + TICK_PAD_PX
+        x0, x1 = x["domain"]
+        assert (x1 - x0) * plot_px >= 110 - 1e-6
+        if x0 == 0:
+            assert margin["l"] >= widest + 10  # the first column's labels in the figure's left margin
+        else:
+            before = fig[f"xaxis{i if i > 1 else ''}"]["domain"][1]  # the panel to its left ends here
+            assert (x0 - before) * plot_px >= widest  # its labels fit the gap
+        starts.append(x0)
+    assert len(set(starts)) == min(n_rows, 3)  # three panels a row at this width and these words
+    long = PredictionRow(1, "x", "[MASK]", "[MASK]", ["internationalisation", "a"], [0.6, 0.1], 0.0, 9)
+    fig = predictions_figure([long])
+    assert fig.layout.yaxis.ticktext[-1] == "internationalisation"[: TICK_LABEL_CHARS - 1] + "…"
+    assert fig.data[0].customdata[-1] == "internationalisation"
+
+
+def test_predictions_figure_and_table_of_a_typed_mask_claim_no_original():
+    from viz_core.bert import TYPED, PredictionRow, predictions_figure, predictions_table
+
+    row = PredictionRow(6, "[MASK]", "[MASK]", TYPED, ["supermarket", "market"], [0.5, 0.15], float("nan"), -1)
+    fig = predictions_figure([row])
+    assert fig.layout.annotations[0].text == "6: [MASK] as typed"
+    assert list(fig.data[0].marker.color) == ["#1f77b4"] * 2  # no green: no original piece
+    table = predictions_table([row])
+    assert table["original"][0] == "" and table["P(original)"].isna().all() and table["rank of original"].isna().all()
+    zh = predictions_figure([row], texts={"bert.pred.typed": "位置 {position}：输入的 [MASK]"})
+    assert zh.layout.annotations[0].text == "位置 6：输入的 [MASK]"

@@ -1,5 +1,6 @@
 """AppTests of the BERT masking page (shipped bert-small) and the Real model explorer (MiniLM-L6
 and a tiny BertForMaskedLM folder built here): widgets, clicks, bad input never raises."""
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -224,3 +225,41 @@ def test_model_folder_error_never_renders_markdown(real, tmp_path):
     (error,) = real.error
     assert "no model folder at this path" in error.value.replace("\\", "")  # one message, the path not quoted
     assert "[x](http" not in error.value and "<b>" not in error.value
+
+
+CLASSIC = "the man went to the [MASK] to buy a gallon of milk"
+
+
+def test_typed_mask_predicts_on_the_page_as_fill_mask_does():
+    """The classic sentence typed with [MASK]: the page predicts there (no random draw, whatever the
+    seed) with the very pieces and probabilities of `python -m models.fill_mask` (its function), and
+    says so; with sentence B still there it says why its numbers differ from the command's."""
+    from models.checkpoints import DEFAULT_MASKED_LM, load_bert
+    from models.inference.bert import fill_mask
+    from tests.charts import charts
+
+    at = AppTest.from_file(BERT_PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(bert_a=CLASSIC, bert_seed="3")
+    at.run()
+    _ok(at)
+    assert any("reading sentence B too" in m.value for m in at.markdown)  # the default B is still there
+    at.text_input(key="bert_b").set_value("").run()
+    _ok(at)
+    assert at.selectbox(key="bert_model").value == DEFAULT_MASKED_LM
+    assert not any("No piece was chosen" in i.value for i in at.info)
+    assert any("python -m models.fill_mask" in m.value and "1 [MASK] typed" in m.value for m in at.markdown)
+    bars = [c.figure for c in charts(at) if c.key == "bert_predictions"]
+    assert len(bars) == 1 and len(bars[0]["data"]) == 1  # one panel: the typed [MASK], nothing drawn at random
+    drawn = bars[0]["data"][0]
+    expected = fill_mask(load_bert(DEFAULT_MASKED_LM), CLASSIC, top_k=5).masks
+    assert len(expected) == 1 and expected[0]["position"] == 6
+    assert drawn["customdata"][::-1] == [p["token"] for p in expected[0]["predictions"]]
+    np.testing.assert_allclose(np.asarray(drawn["x"][::-1]) / 100, [p["prob"] for p in expected[0]["predictions"]],
+                               rtol=1e-6)
+    assert expected[0]["predictions"][0]["token"] == "supermarket"
+    assert bars[0]["layout"]["yaxis"]["ticktext"][-1] == "supermarket"  # written whole, not "sup…"
+    for seed in ("4", "5"):  # another draw changes nothing
+        at.number_input(key="bert_seed").set_value(int(seed)).run()
+        _ok(at)
+        again = [c.figure for c in charts(at) if c.key == "bert_predictions"][0]["data"]
+        assert len(again) == 1 and again[0]["x"] == drawn["x"]

@@ -271,13 +271,13 @@ def test_beam_tree_rows_leave_room_for_labels() -> None:
 
 
 def test_prediction_titles_wrap_and_value_text_is_not_clipped() -> None:
-    from viz_core.bert import PredictionRow, predictions_figure
+    from viz_core.bert import PREDICTIONS_WIDTH_PX, PredictionRow, predictions_figure
 
     rows = [PredictionRow(i, "##onstration", "[MASK]", "clicked", ["a", "b"], [1.0, 0.0], 1.0, 0) for i in range(4)]
-    fig = predictions_figure(rows)
+    fig = predictions_figure(rows)  # four panels a row: each title within its quarter of the planned width
     for ann in fig.layout.annotations:
         for line in ann.text.split("<br>"):
-            assert text_width(line, BASE_FONT_SIZE - 1) <= FIGURE_WIDTH_PX / 4
+            assert text_width(line, BASE_FONT_SIZE - 1) <= PREDICTIONS_WIDTH_PX / 4
     assert all(bar.textposition == "auto" for bar in fig.data)
 
 

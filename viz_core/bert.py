@@ -19,35 +19,45 @@ from plotly.subplots import make_subplots
 from viz_core.attention_grid import HeadFigure, head_figure
 from viz_core.labels import safe_label
 from viz_core.style import (
-    BASE_FONT_SIZE, FIGURE_WIDTH_PX, LINE_EM, SERIES_COLORS, SIGNED_COLORSCALE, TEXT_COLOR, TICK_FONT_SIZE, TICK_PAD_PX,
-    attention_scale, base_layout, colorbar, heatmap_layout, labels_margin, legend_below, plot_width, subplot_axes,
-    subplot_grid, text_width, tick_axis, wrap_text,
+    BASE_FONT_SIZE, FIGURE_WIDTH_PX, LINE_EM, SERIES_COLORS, SIGNED_COLORSCALE, TEXT_COLOR, TICK_FONT_SIZE,
+    TICK_LABEL_CHARS, TICK_PAD_PX,
+    attention_scale, base_layout, colorbar, heatmap_layout, labels_margin, legend_below, plot_width, short_label,
+    subplot_axes, subplot_grid, text_width, tick_axis, tick_extent, title_dict, wrap_text,
 )
 from viz_core.texts import Texts, word
 
 __all__ = [
     "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "pieces_table", "embedding_sum_figure", "masking_stats_figure",
-    "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure", "special_attention_figure",
+    "TYPED", "PREDICTIONS_WIDTH_PX", "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure", "special_attention_figure",
     "token_groups", "attention_share_figure", "nsp_figure", "nsp_table", "class_figure", "tag_figure", "span_figure", "explorer_head_figures", "lines_figure", "head_labels",
     "shown_name",
 ]
 
 #: outcome name → colour (chip border / bars / lines).
 OUTCOME_COLORS = {"[MASK]": SERIES_COLORS[1], "random": SERIES_COLORS[4], "kept": SERIES_COLORS[2],
-                  "clicked": SERIES_COLORS[1], "not chosen": "#9aa7b8"}
+                  "clicked": SERIES_COLORS[1], "typed": SERIES_COLORS[1], "not chosen": "#9aa7b8"}
 #: outcome name → light background of its chip.
 OUTCOME_BG = {"[MASK]": "#fff3e0", "random": "#f3e5f5", "kept": "#e8f5e9", "clicked": "#fff3e0",
-              "not chosen": "#f4f6f9"}
+              "typed": "#fff3e0", "not chosen": "#f4f6f9"}
 SPECIAL_COLOR = "#37474f"
 #: Outcome colours as text on white (darker where the bar colour is below 4.5 : 1).
-_DARK_OUTCOME = {"[MASK]": "#b35400", "clicked": "#b35400", "random": "#7a4fa3", "kept": "#1e7a1e",
-                 "not chosen": "#4d5666"}
+_DARK_OUTCOME = {"[MASK]": "#b35400", "clicked": "#b35400", "typed": "#b35400", "random": "#7a4fa3",
+                 "kept": "#1e7a1e", "not chosen": "#4d5666"}
+#: The outcome of a [MASK] typed in the text itself (models.inference.bert.typed_masks): no original piece.
+TYPED = "typed"
+#: Width the predictions figure is planned for: the page's main column at 1280 × 720 with the
+#: sidebar open (two half-width columns, :data:`FIGURE_WIDTH_PX`, and the gap between them); a
+#: slide draws it wider, which only spaces the panels out more.
+PREDICTIONS_WIDTH_PX = 2 * FIGURE_WIDTH_PX + 40
+#: Narrowest bar area of one small multiple, and the space between a panel's bars and the next
+#: panel's token labels.
+_BARS_MIN_PX, _PANEL_GAP_PX = 110, 12
 _TARGET_DASH = dict(dash="dash", width=2)
 
 
 #: A masking outcome or token group (their names key the colours) → its viz_core.texts id, for display.
 _NAME_WORDS = {"chosen": "bert.chosen", "random": "bert.random", "kept": "bert.kept", "clicked": "bert.clicked",
-               "other tokens": "bert.other_tokens"}
+               TYPED: "bert.typed", "other tokens": "bert.other_tokens"}
 
 
 def shown_name(name: str, texts: Texts | None = None) -> str:
@@ -158,7 +168,8 @@ def masking_stats_figure(chosen_rate: np.ndarray, mask_share: np.ndarray, random
 
 @dataclass
 class PredictionRow:
-    """The model's top-k at one chosen position: what was there, what the model read, and the outcome."""
+    """The model's top-k at one chosen position: what was there, what the model read, and the outcome
+    (:data:`TYPED` for a [MASK] typed in the text: no original, ``original_prob`` NaN, rank −1)."""
 
     position: int
     original: str
@@ -174,8 +185,10 @@ def prediction_rows(positions: Sequence[int], tokens: Sequence[str], shown: Sequ
                     outcomes: Sequence[str], top_tokens: Sequence[Sequence[str]], top_probs: np.ndarray,
                     target_probs: np.ndarray, target_rank: np.ndarray) -> list[PredictionRow]:
     """A :class:`PredictionRow` for each chosen position, from the per-position arrays of a
-    masked run (original and shown tokens, outcome names, top-k, the original's probability and rank)."""
-    return [PredictionRow(position=int(i), original=tokens[i], shown=shown[i], outcome=outcomes[i],
+    masked run (original and shown tokens, outcome names, top-k, the original's probability and rank);
+    a position whose original piece is itself [MASK] (typed in the text) has the outcome :data:`TYPED`."""
+    return [PredictionRow(position=int(i), original=tokens[i], shown=shown[i],
+                          outcome=TYPED if tokens[i] == "[MASK]" else outcomes[i],
                           top_tokens=list(top_tokens[i]), top_probs=np.asarray(top_probs[i]).tolist(),
                           original_prob=float(target_probs[i]), original_rank=int(target_rank[i]))
             for i in positions]
@@ -185,42 +198,56 @@ def predictions_table(rows: Sequence[PredictionRow], texts: Texts | None = None)
     """One row per chosen position: what was there, what the model read, P and rank of the
     original, and the top-k as "token (p%)" (words from ``texts``)."""
     col = {key: word(texts, f"bert.col.{key}") for key in ("position", "original", "read", "outcome", "p", "rank")}
-    return pd.DataFrame([{col["position"]: r.position, col["original"]: r.original, col["read"]: r.shown,
-                          col["outcome"]: shown_name(r.outcome, texts), col["p"]: round(r.original_prob, 4),
-                          col["rank"]: r.original_rank + 1,
+    return pd.DataFrame([{col["position"]: r.position, col["original"]: "" if r.outcome == TYPED else r.original,
+                          col["read"]: r.shown, col["outcome"]: shown_name(r.outcome, texts),
+                          col["p"]: None if r.outcome == TYPED else round(r.original_prob, 4),
+                          col["rank"]: None if r.outcome == TYPED else r.original_rank + 1,
                           **{word(texts, "bert.col.top", k=k + 1): f"{t} ({p:.0%})"
                              for k, (t, p) in enumerate(zip(r.top_tokens, r.top_probs))}}
                          for r in rows])
 
 
 def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: str | None = None,
-                       texts: Texts | None = None) -> go.Figure:
+                       texts: Texts | None = None, width: float | None = None) -> go.Figure:
     """Small multiples: one horizontal bar chart of the top-k per chosen position; the original
     token's bar is green, others blue; the subplot title says what the model read there (words
-    from ``texts``)."""
+    from ``texts``).
+
+    Planned for a figure ``width`` px wide (default :data:`PREDICTIONS_WIDTH_PX`): every predicted
+    piece is written out up to :data:`~viz_core.style.TICK_LABEL_CHARS` characters (hover shows a
+    longer one whole), in the left margin for the first column and in the gap before its panel for
+    the others, each gap as wide as the widest label; a row holds as many panels (at most
+    ``per_row``) as leave each one at least 110 px of bars. No automargin: the margins are planned
+    here (plotly draws a figure with automargin twice whenever its panels change, as on a click on
+    a piece: 70 → 40 ms in headless Chromium)."""
+    full = float(width or PREDICTIONS_WIDTH_PX)
     n = max(1, len(rows))
-    cols = min(per_row, n)
+    ticktexts = [_labels(r.top_tokens, TICK_LABEL_CHARS)[::-1] for r in rows]
+    label_px = labels_margin([t for texts_ in ticktexts for t in texts_]) - 10  # the widest label and its padding
+    # One x range for all small multiples (comparable bars), at least 0–10%; two x ticks fit one.
+    x_max = min(100.0, max([10.0] + [100 * max(r.top_probs, default=0) * 1.3 for r in rows]))
+    x_ticks = [0, max(t for t in (10, 20, 25, 50, 100) if t <= x_max)]
+    left, right = 10 + label_px, 10 + text_width(f"{x_ticks[-1]}%", TICK_FONT_SIZE) / 2
+    gap = label_px + _PANEL_GAP_PX  # between two panels: the next one's labels, and air before them
+    area = max(full - left - right, _BARS_MIN_PX)
+    cols = max(1, min(per_row, n, int((area + gap) // (_BARS_MIN_PX + gap))))
     nrows = math.ceil(n / cols)
+    panel = (area + gap) / cols  # one panel's bars and the gap after it, in px
 
     def _title(r: PredictionRow) -> str:
         orig, shown = safe_label(r.original, 14), safe_label(r.shown, 14)
         outcome = "mask" if r.outcome == "[MASK]" else r.outcome
         return word(texts, f"bert.pred.{outcome}", position=r.position, original=orig, shown=shown)
 
-    # Subplot titles wrapped to their column (about FIGURE_WIDTH_PX / cols wide), never cut.
-    titles = [wrap_text(_title(r), FIGURE_WIDTH_PX / cols - 16, BASE_FONT_SIZE - 1) for r in rows]
+    # Subplot titles wrapped to their panel, never cut.
+    titles = [wrap_text(_title(r), panel - 16, BASE_FONT_SIZE - 1) for r in rows]
     title_lines = max([t.count("<br>") + 1 for t in titles] + [1])
-    # One x range for all small multiples (comparable bars), at least 0–10%.
-    x_max = max([10.0] + [100 * max(r.top_probs, default=0) * 1.3 for r in rows])
-    x_max = min(100.0, x_max)
-    layout = subplot_grid(nrows, cols, horizontal_spacing=0.13, vertical_spacing=min(0.5 / max(nrows, 1), 0.18),
+    layout = subplot_grid(nrows, cols, horizontal_spacing=gap / area if cols > 1 else 0.0,
+                          vertical_spacing=min(0.5 / max(nrows, 1), 0.18),
                           titles=titles or [word(texts, "bert.pred.none")], title=title,
                           height=80 + (210 + 20 * title_lines) * nrows)
-    # Token tick labels fit the gap between two small multiples; two x ticks fit one.
-    chars = max(4, int(0.13 * FIGURE_WIDTH_PX / text_width("a", BASE_FONT_SIZE)))
-    x_ticks = [0, max(t for t in (10, 20, 25, 50, 100) if t <= x_max)]
-    bars, left = [], 0.0
-    for i, r in enumerate(rows):
+    bars = []
+    for i, (r, ticktext) in enumerate(zip(rows, ticktexts)):
         k = len(r.top_tokens)
         colors = [SERIES_COLORS[2] if t == r.original else SERIES_COLORS[0] for t in r.top_tokens]
         x_name, y_name = subplot_axes(i)
@@ -231,19 +258,16 @@ def predictions_figure(rows: Sequence[PredictionRow], per_row: int = 4, title: s
             hovertemplate="%{customdata}: %{x:.1f}%<extra></extra>",
             customdata=_labels(r.top_tokens, 24)[::-1],
         ))
-        ticktext = _labels(r.top_tokens, chars)[::-1]
-        if i % cols == 0:  # the first column's token labels sit in the figure's left margin
-            left = max(left, labels_margin(ticktext))
-        # No automargin: the margins are planned here. Plotly draws a figure with automargin twice
-        # whenever its panels change (a click on a piece): 70 → 40 ms in headless Chromium.
         layout[f"yaxis{y_name[1:]}"].update(tickmode="array", tickvals=list(range(k)), ticktext=ticktext,
                                             automargin=False)
         layout[f"xaxis{x_name[1:]}"].update(range=[0, x_max], tickmode="array", tickvals=x_ticks,
                                             ticktext=[f"{v}%" for v in x_ticks], tickangle=0, automargin=False)
     for ann, r in zip(layout["annotations"], rows):
         ann["font"] = dict(size=BASE_FONT_SIZE - 1, color=_DARK_OUTCOME.get(r.outcome, TEXT_COLOR))
-    layout["margin"] = dict(l=left, r=10 + text_width(f"{x_ticks[-1]}%", TICK_FONT_SIZE) / 2,
-                            t=(90 if title else 50) + 20 * (title_lines - 1),
+    title_layout, title_px = title_dict(title, full)  # the figure's title wrapped to its own width
+    if title:
+        layout["title"] = title_layout
+    layout["margin"] = dict(l=left, r=right, t=(title_px + 35 if title else 50) + 20 * (title_lines - 1),
                             b=10 + LINE_EM * TICK_FONT_SIZE + TICK_PAD_PX)
     return go.Figure(data=bars, layout=layout)
 
@@ -388,16 +412,36 @@ def span_figure(tokens: Sequence[str], start: np.ndarray, end: np.ndarray, best:
 
 
 def explorer_head_figures(layer_attention: np.ndarray, head: int, tokens: Sequence[str],
-                          scale: str = "absolute", texts: Texts | None = None) -> tuple[HeadFigure, HeadFigure]:
+                          scale: str = "absolute", texts: Texts | None = None, width: float | None = None,
+                          height: float | None = None) -> tuple[HeadFigure, HeadFigure]:
     """One head of a layer's (heads, L, L) attention and the layer's average over heads, as
     :func:`viz_core.attention_grid.head_figure` heatmaps sized and lettered for a projector.
     ``scale="absolute"``: the app's 0–1 colour scale; ``"head"``: each figure shaded to its own
-    maximum, and its colour bar says so (words from ``texts``)."""
+    maximum, and its colour bar says so (words from ``texts``).
+
+    With ``height``, a figure drawn ``width`` × ``height`` px with cells not square (a slide: 1200 ×
+    540): its tick labels are planned for that whole area, with room for a title line, instead of
+    for the page's square cells (15 tokens then keep every label)."""
     labels = _labels(tokens)
     zmax = None if scale == "head" else 1.0
-    return (head_figure(layer_attention[head], labels, zmax=zmax, texts=texts),
-            head_figure(layer_attention.mean(0), labels, zmax=zmax, relative_to=word(texts, "bert.average_max"),
-                        texts=texts))
+    figures = (head_figure(layer_attention[head], labels, zmax=zmax, width=width, texts=texts),
+               head_figure(layer_attention.mean(0), labels, zmax=zmax, relative_to=word(texts, "bert.average_max"),
+                           width=width, texts=texts))
+    if height is not None:
+        for one in figures:
+            _plan_head_ticks(one.figure, labels, width, height)
+    return figures
+
+
+def _plan_head_ticks(fig: go.Figure, labels: Sequence[str], width: float | None, height: float) -> None:
+    """Re-plan a :func:`head_figure`'s ticks (keys on top, queries on the left) for a plot that fills a
+    ``width`` × ``height`` figure (the margins :func:`head_figure` leaves: labels and 50 px on the left,
+    a colour bar on the right, a title line above the key labels, 20 px below)."""
+    x_axis = tick_axis(labels, plot_width(width, 50 + max(text_width(short_label(t)) for t in labels), 110),
+                       max_ticks=64)
+    top = title_dict("title")[1] + tick_extent(x_axis["ticktext"], x_axis["tickangle"]) + 30
+    y_axis = tick_axis(labels, max(height - top - 20, 1.0), vertical_axis=True, max_ticks=64)
+    fig.update_layout(xaxis=x_axis, yaxis=y_axis, height=int(height), margin_t=int(top))
 
 
 # --------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from models.checkpoints import LoadedBert
 from models.inference.common import InputError, device_of, eval_mode, to_numpy
 from models.inference.traces import BertTrace, FillMaskTrace, MaskedAnalysis
 from models.nn.bert import SmallBert
+from models.text.wordpiece import MASK
 
 
 @torch.inference_mode()
@@ -99,20 +100,34 @@ def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw
                    plain: BertTrace | None = None) -> MaskedAnalysis:
     """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` under
     ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs
-    (``plain``: :func:`analyse_plain` of the same input and ``top_k``, when the caller has it)."""
+    (``plain``: :func:`analyse_plain` of the same input and ``top_k``, when the caller has it).
+
+    A text with ``[MASK]`` typed in it (capitals, as :func:`fill_mask` reads it) is not drawn on: its
+    typed [MASK]s (:func:`typed_masks`) are the chosen positions, with no original piece to score
+    (``target_probs`` NaN, ``target_rank`` −1 there), so that with no B and no click the masked run's
+    top-k is :func:`fill_mask`'s."""
     tok, cfg = loaded.tokenizer, loaded.config
     enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
+    typed = [i for i, x in enumerate(enc.ids) if x == tok.mask_id]
     record = mask_sequence(enc.ids, enc.special, seed, mask_id=tok.mask_id, vocab_size=cfg.vocab_size,
-                           force_mask=tuple(clicked), rate=0.15 if draw else 0.0, rule=rule)
+                           force_mask=(*typed, *clicked), rate=0.15 if draw and not typed else 0.0, rule=rule)
     if plain is None:
         plain = analyse_plain(loaded, text_a, text_b, top_k)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
+    masked.target_probs[typed] = np.nan  # the typed [MASK] stood for no piece of the text
+    masked.target_rank[typed] = -1
     return MaskedAnalysis(
         tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),
         special=np.asarray(enc.special), dropped=enc.dropped, n_unknown=enc.n_unknown,
         input_ids=record.input_ids, input_tokens=tok.convert_ids(record.input_ids.tolist()), outcome=record.outcome,
         plain=plain, masked=masked, top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
     )
+
+
+def typed_masks(analysis: MaskedAnalysis) -> list[int]:
+    """Positions of the ``[MASK]`` pieces typed in the text itself (not drawn or clicked): the model
+    predicts there, but no original piece is known."""
+    return [i for i, token in enumerate(analysis.tokens) if token == MASK]
 
 
 MAX_TOP_K = 100

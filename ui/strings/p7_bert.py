@@ -17,7 +17,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.resample": ("Resample", "重新采样"),
     "p7.resample_help": ("Draw again with the next seed", "用下一个随机种子重新抽取"),
     "p7.draw": ("Random 15% draw", "随机抽取 15%"),
-    "p7.draw_help": ("Off: only the pieces you click are masked", "关闭：只有你点击的子词会被掩码"),
+    "p7.draw_help": ("Off: only the pieces you click are masked. A [MASK] typed in the text (in capitals) also "
+                     "turns the draw off: the model predicts there, as `python -m models.fill_mask` does.",
+                     "关闭：只有你点击的子词会被掩码。在文本中输入 [MASK]（大写）也会关闭随机抽取："
+                     "模型在那里预测，与 `python -m models.fill_mask` 相同。"),
     "p7.empty": ("Sentence A is empty: type a sentence (and optionally a second one) to see how BERT reads it.",
                  "句子 A 为空：请输入一个句子（也可以再输入第二个），看看 BERT 如何读它。"),
     "p7.none_chosen": ("No piece was chosen in this draw (this happens with probability 0.85^{n} = {p:.1%}). "
@@ -28,6 +31,19 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "predict it even where it was *kept* or replaced by a *random* piece.",
                      "模型读入被破坏的输入，在每个被选中的位置上预测全部 {vocab:,} 个子词的分布 — top-1 正确 "
                      "**{hits} / {rows}**。绿色条：原来的子词。即使该位置被*保留*或被替换为*随机*子词，模型也必须预测出原子词。"),
+    "p7.typed": ("Sentence A has {n} [MASK] typed in it, so nothing is drawn at random: at each typed [MASK] the model "
+                 "predicts a distribution over all {vocab:,} pieces — the numbers `python -m models.fill_mask` gives for "
+                 "sentence A with this model. A typed [MASK] hides no original piece, so no bar is green.",
+                 "句子中输入了 {n} 个 [MASK]，所以不再随机抽取：模型在每个输入的 [MASK] 处预测全部 {vocab:,} 个子词的分布 — "
+                 "与用这个模型对句子 A 运行 `python -m models.fill_mask` 得到的数字相同。输入的 [MASK] 背后没有原来的子词，"
+                 "所以没有绿色条。"),
+    "p7.typed.pair": ("The text has {n} [MASK] typed in it, so nothing is drawn at random: at each typed [MASK] the model "
+                      "predicts a distribution over all {vocab:,} pieces, reading sentence B too. "
+                      "`python -m models.fill_mask` reads one sentence: empty sentence B to see its numbers here. "
+                      "A typed [MASK] hides no original piece, so no bar is green.",
+                      "文本中输入了 {n} 个 [MASK]，所以不再随机抽取：模型在每个输入的 [MASK] 处预测全部 {vocab:,} 个子词的分布，"
+                      "同时也读入句子 B。`python -m models.fill_mask` 只读一个句子：清空句子 B，即可在这里看到它的数字。"
+                      "输入的 [MASK] 背后没有原来的子词，所以没有绿色条。"),
     "p7.first16": ("The first 16 of {rows} chosen positions are drawn; the table has them all.",
                    "图中只画出 {rows} 个被选位置中的前 16 个；表格中有全部。"),
     "p7.pills": ("Pieces to mask (they always become [MASK])", "要掩码的子词（它们总是变成 [MASK]）"),
