@@ -154,3 +154,103 @@ def test_svg_button_script_survives_streamlits_sanitiser():
     # DOMPurify empties a <script> whose text contains markup-like "<…"; the script fetches nothing.
     assert "<" not in SVG_BUTTON_JS
     assert "http" not in SVG_BUTTON_JS and "downloadImage" in SVG_BUTTON_JS
+
+
+# --------------------------------------------------------------------------------------
+# The CSV of a clickable heatmap (issue 24.6), the toolbar's config, the download names
+# --------------------------------------------------------------------------------------
+
+def _csv_rows(fig) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(figure_csv(fig))))
+
+
+def test_a_clickable_heatmaps_csv_holds_every_cell(trace):
+    """The page draws its heatmaps with the click layer (ui.explain.explained_chart), which skips the
+    heatmap's own hover: the CSV still holds one row per cell, each the weight the model computed,
+    and none for the invisible layer."""
+    from viz_core.explain import LAYER_NAME, add_cell_layer
+
+    heat = attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens, step=2,
+                             gold=[(0, 0), (1, 1)], width=470)
+    assert add_cell_layer(heat) is not None
+    assert heat.data[0].hoverinfo == "skip"  # what emptied the CSV before
+    rows = _csv_rows(heat)
+    T, S = trace.attention.shape
+    assert len(rows) == T * S and {r["kind"] for r in rows} == {"heatmap"}
+    assert LAYER_NAME not in {r["name"] for r in rows}
+    got = np.array([float(r["value"]) for r in rows]).reshape(T, S)  # row by row, as the matrix
+    np.testing.assert_allclose(got, trace.attention, rtol=1e-6)
+    assert [(int(float(r["y"])), int(float(r["x"]))) for r in rows[:S + 1]] == [(0, s) for s in range(S)] + [(1, 0)]
+    assert rows[0]["x_label"] == trace.src_tokens[0] and rows[0]["y_label"] == trace.tgt_tokens[0]
+
+
+def test_a_masked_heatmaps_csv_holds_the_weights_not_the_grey_mask():
+    """A causal head: the grey one-colour overlay of the masked cells says where, not how much; the
+    CSV holds the weights (0 where masked), once per cell, also with the click layer on top."""
+    from viz_core.explain import add_cell_layer
+    from viz_core.transformer import attention_matrix_figure
+
+    w = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+    blocked = np.triu(np.ones((4, 4), dtype=bool), 1)
+    fig = attention_matrix_figure(w, list("abcd"), list("abcd"), blocked=blocked)
+    assert len(fig.data) == 2
+    add_cell_layer(fig)
+    rows = _csv_rows(fig)
+    assert len(rows) == 16 and {r["trace"] for r in rows} == {"0"}
+    np.testing.assert_allclose(np.array([float(r["value"]) for r in rows]).reshape(4, 4), w)
+
+
+def test_figure_csv_reads_plotlys_typed_arrays():
+    """plotly.py sends numpy arrays as base64 typed arrays ({dtype, bdata, shape}): decoded, not lost."""
+    z = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+    spec = json.loads(go.Figure(go.Heatmap(z=z, x=np.arange(3), y=np.arange(2))).to_json())
+    assert "bdata" in spec["data"][0]["z"]
+    rows = _csv_rows(spec)
+    assert [float(r["value"]) for r in rows] == pytest.approx(z.ravel().tolist())
+    bars = json.loads(go.Figure(go.Bar(x=np.arange(3), y=np.array([0.5, 0.25, 0.25]))).to_json())
+    assert [float(r["value"]) for r in _csv_rows(bars)] == [0.5, 0.25, 0.25]
+
+
+def test_figure_csv_leaves_out_decorations_but_not_lines():
+    fig = go.Figure([go.Scatter(x=[0, 1, None, 1, 2], y=[0, 1, None, 1, 0], mode="lines", hoverinfo="skip"),
+                     go.Scatter(x=[0, 1], y=[3.0, 4.0], mode="lines", name="loss"),
+                     go.Scatter(x=[0], y=[0], mode="markers", marker={"opacity": 0}),
+                     go.Bar(x=["a"], y=[2.0], visible=False)])
+    assert [(r["name"], float(r["value"])) for r in _csv_rows(fig)] == [("loss", 3.0), ("loss", 4.0)]
+
+
+def test_chart_config_offers_nothing_that_leaves_the_machine():
+    for config in (chart_config(), chart_config(modebar=False), chart_config(lang="zh", dictionary={"Zoom": "缩放"})):
+        assert config["showSendToCloud"] is False and config["plotlyServerURL"] == ""
+        assert "sendChartToCloud" in config["modeBarButtonsToRemove"]
+        assert "http" not in json.dumps(config)
+
+
+def test_chart_config_translates_the_toolbar_in_chinese_only():
+    from viz_core.export import localized
+
+    zh = chart_config("x", lang="zh", dictionary={"Zoom": "缩放"})
+    assert zh["locale"] == "zh-CN" and zh["locales"] == {"zh-CN": {"dictionary": {"Zoom": "缩放"}}}
+    assert "locale" not in chart_config("x", lang="en", dictionary={"Zoom": "Zoom"})
+    assert "locales" not in localized(zh, "en", {"Zoom": "缩放"})  # back to English: plotly's own words
+    assert localized(chart_config(), "zh", {"Zoom": "缩放"}) == zh | {"toImageButtonOptions": chart_config()[
+        "toImageButtonOptions"]}
+
+
+def test_download_names_are_page_view_and_step():
+    from viz_core.export import download_name, page_slug
+
+    assert page_slug("/srv/lab/pages/2_Seq2seq_attention.py") == "seq2seq-attention"
+    assert page_slug("pages/13_XLNet.py") == "xlnet" and page_slug("app.py") == "attention-lab"
+    assert download_name("seq2seq-attention", "heatmap", 3) == "seq2seq-attention-heatmap-step3"
+    assert download_name("transformer-translation", "tf_cross_bars") == "transformer-translation-tf-cross-bars"
+    assert download_name("x", "../../注意力", 1) == "x-step1"  # a file name, never a path
+
+
+def test_handout_names_its_images_and_translates_its_toolbar(trace):
+    heat = attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens)
+    page = handout_html("T", "in", [("A", heat)], lang="zh", image_names=["seq2seq-attention-heatmap-step2"],
+                        toolbar={"Download plot as a PNG": "下载图表（PNG）"})
+    assert '"filename": "seq2seq-attention-heatmap-step2"' in page
+    assert '"locale": "zh-CN"' in page and json.dumps("下载图表（PNG）") in page
+    assert '"showSendToCloud": false' in page

@@ -1,11 +1,19 @@
 """AppTest: every decoding and attention page offers its downloads (CSV per figure, trace JSON and
-NPZ, handout HTML) next to its main figure; the files are made on click (deferred)."""
+NPZ, handout HTML) next to its main figure; the files are made on click (deferred), each figure's
+CSV holds that figure's numbers, and the files are named after page, view and step in any language."""
 from __future__ import annotations
 
+import csv
+import io
+import json
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import APPTEST_TIMEOUT, ROOT
+from ui.plot import COMPONENT
+from viz_core.export import page_slug
 
 # page file → (export name, the CSV captions expected at the first paint)
 PAGES = {
@@ -43,3 +51,120 @@ def test_seq2seq_export_follows_the_step() -> None:
     at.button(key="s2s_next").click().run()
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Step 2 top-k (CSV)" in labels, labels
+
+
+# --------------------------------------------------------------------------------------
+# What the buttons give: every figure's CSV holds its numbers (issue 24.6); language-free names
+# --------------------------------------------------------------------------------------
+
+FIGURE_PAGES = [p for p, (_, n_csv) in PAGES.items() if n_csv]
+
+
+@pytest.fixture()
+def deferred(monkeypatch) -> dict[str, tuple[str | None, object]]:
+    """The download buttons' deferred files of the runs, by file id: (file name, the callable)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files: dict[str, tuple[str | None, object]] = {}
+    add = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        file_id = add(self, data_callable, mimetype, coordinates, file_name, **kw)
+        files[file_id] = (file_name, data_callable)
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return files
+
+
+@pytest.fixture()
+def exported(monkeypatch) -> list[dict]:
+    """The figures that pages hand to ui.export.export_menu, one mapping per call (pages import the
+    function at each run, so they take this recording one)."""
+    import ui.export
+
+    calls: list[dict] = []
+    menu = ui.export.export_menu
+
+    def recording(name, **kw):
+        calls.append(dict(kw.get("figures") or {}))
+        return menu(name, **kw)
+
+    monkeypatch.setattr(ui.export, "export_menu", recording)
+    return calls
+
+
+def _numbers(fig) -> dict[int, np.ndarray]:
+    """The numbers a figure draws, by trace, read straight from its traces: a heatmap's z (less a
+    one-colour mask overlay), a bar's lengths; invisible click layers and decorations have none."""
+    out = {}
+    for n, tr in enumerate(fig.data):
+        if tr.type == "heatmap" and len({c[1] for c in tr.colorscale or ()}) != 1:
+            out[n] = np.asarray(tr.z, dtype=float).ravel()
+        elif tr.type == "bar" and tr.visible is not False:
+            out[n] = np.asarray(tr.x if tr.orientation == "h" else tr.y, dtype=float)
+    return out
+
+
+def _values(text: str) -> dict[int, np.ndarray]:
+    rows = list(csv.DictReader(io.StringIO(text)))
+    by_trace: dict[int, list[float]] = {}
+    for r in rows:
+        by_trace.setdefault(int(r["trace"]), []).append(float(r["value"]) if r["value"] else np.nan)
+    return {n: np.array(v) for n, v in by_trace.items()}
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES)
+def test_every_exported_figure_csv_holds_its_numbers(page: str, deferred, exported) -> None:
+    """The CSV that each "… (CSV)" button of the page gives (its deferred file, as a click makes it)
+    holds the numbers of its figure: every cell of a heatmap, row by row, every bar, equal to the
+    figure's own; never just a header. Named after page, view and step, the same in 中文."""
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    name = PAGES[page][0]
+    figures = exported[-1]
+    buttons = [b for b in at.get("download_button") if b.key.startswith(f"export_{name}_csv")]
+    assert len(buttons) == len(figures) >= PAGES[page][1]
+    slug = page_slug(page)
+    names = []
+    for button, (caption, fig) in zip(buttons, figures.items()):
+        file_name, make = deferred[button.proto.deferred_file_id]
+        got, want = _values(make()), _numbers(fig)
+        assert want, caption
+        assert set(got) == set(want), (caption, sorted(got), sorted(want))
+        for n in want:
+            np.testing.assert_allclose(got[n], want[n], rtol=1e-6, err_msg=f"{caption}, trace {n}")
+        assert file_name.startswith(f"{slug}-") and file_name.endswith(".csv") and file_name.isascii(), file_name
+        names.append(file_name)
+    assert len(set(names)) == len(names), names
+    # the handout's and the trace's names too, and all of them the same in 中文
+    english = {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
+    assert english[f"export_{name}_json"] == f"{slug}-trace.json"
+    assert english[f"export_{name}_npz"] == f"{slug}-trace.npz"
+    assert english[f"export_{name}_html"].startswith(f"{slug}-handout")
+    zh = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
+    zh.query_params["lang"] = "zh"
+    zh.run()
+    assert not zh.exception, zh.exception
+    assert {b.key: deferred[b.proto.deferred_file_id][0] for b in zh.get("download_button")} == english
+
+
+def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
+    """Each figure's CSV is named as its PNG and SVG (ui.plot.chart's key and the step)."""
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    at.button(key="s2s_next").click().run()
+    at.button(key="s2s_next").click().run()
+    assert not at.exception, at.exception
+    names = {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
+    assert names == {"export_seq2seq_csv0": "seq2seq-attention-heatmap-step3.csv",
+                     "export_seq2seq_csv1": "seq2seq-attention-bars-step3.csv",
+                     "export_seq2seq_csv2": "seq2seq-attention-topk-step3.csv",
+                     "export_seq2seq_json": "seq2seq-attention-trace.json",
+                     "export_seq2seq_npz": "seq2seq-attention-trace.npz",
+                     "export_seq2seq_html": "seq2seq-attention-handout-step3.html"}
+    images = {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)["filename"]
+              for c in at.get("bidi_component") if c.proto.component_name == COMPONENT}
+    assert images["heatmap"] == "seq2seq-attention-heatmap-step3"
+    assert images["bars"] == "seq2seq-attention-bars-step3" and images["topk"] == "seq2seq-attention-topk-step3"

@@ -3,6 +3,7 @@ by the app itself."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,59 @@ def test_figure_spec_is_the_figure_json_with_a_revision_of_its_traces() -> None:
     assert figure_spec(fig)[1] == revision
     fig.update_traces(marker_color="blue", selector={"type": "scatter"})
     assert figure_spec(fig)[1] != revision
+
+
+def _stepped_page() -> None:
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui.export import PLOT
+    from ui.plot import chart
+    from ui.stepper import step_control
+
+    chart(go.Figure(go.Bar(x=["a"], y=[1])), key="before", config=PLOT)  # drawn before the step control
+    t = step_control(4, key="demo")
+    chart(go.Figure(go.Heatmap(z=np.eye(3)), layout={"title": {"text": f"step {t + 1}"}}), key="heat_map",
+          config=PLOT)
+    chart(go.Figure(go.Bar(x=["a"], y=[1])), key="fixed", config=PLOT, step=7)
+
+
+def _sent(at: AppTest) -> dict[str, dict]:
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json) for c in at.get("bidi_component")}
+
+
+def test_images_are_named_after_view_and_step_and_the_config_stays_the_same() -> None:
+    """The PNG/SVG name (page, key, step of the page's step control) travels beside the config, which
+    stays the same while the step changes: plotly.js redraws a chart from scratch when its config differs."""
+    at = AppTest.from_function(_stepped_page, default_timeout=60).run()
+    assert not at.exception
+    first = _sent(at)
+    assert first["heat_map"]["filename"].endswith("-heat-map-step1")
+    assert first["before"]["filename"].endswith("-before") and first["fixed"]["filename"].endswith("-fixed-step7")
+    at.button(key="demo_next").click().run()
+    second = _sent(at)
+    assert second["heat_map"]["filename"].endswith("-heat-map-step2")
+    assert second["heat_map"]["config"] == first["heat_map"]["config"]
+    assert second["heat_map"]["config"]["toImageButtonOptions"]["width"] == 1280
+
+
+def test_the_toolbar_speaks_the_readers_language_and_never_offers_the_cloud() -> None:
+    """In 中文 every chart's config carries plotly's zh-CN locale with the toolbar's strings from the
+    string table (ui/strings/toolbar.py), including the lab's SVG button; in English none (plotly's own)."""
+    from ui.strings import STRINGS
+    from viz_core.export import SVG_TITLE
+
+    at = AppTest.from_function(_page, default_timeout=60)
+    at.query_params["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    config = json.loads(at.get("bidi_component")[0].proto.json)["config"]
+    assert config["locale"] == "zh-CN" and config["showSendToCloud"] is False
+    dictionary = config["locales"]["zh-CN"]["dictionary"]
+    toolbar = {k: v for k, v in STRINGS.items() if k.startswith("toolbar.")}
+    assert dictionary == {en: zh for en, zh in toolbar.values()}
+    for english in ("Download plot as a PNG", "Zoom", "Pan", "Reset axes", "Autoscale", "Zoom in", "Zoom out",
+                    SVG_TITLE):
+        assert dictionary[english] != english and re.search(r"[\u4e00-\u9fff]", dictionary[english]), english
+    english = json.loads(AppTest.from_function(_page, default_timeout=60).run().get("bidi_component")[0].proto.json)
+    assert "locale" not in english["config"] and english["config"]["showSendToCloud"] is False

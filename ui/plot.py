@@ -11,7 +11,10 @@ by the app from ``static/vendor`` (copied there on first use): no network, as ev
 
 The look is the figure's own: :data:`viz_core.style.LAB_TEMPLATE` (the lab's default plotly
 template) replaces Streamlit's chart theme, so the page, the PNG/SVG buttons and the handout
-draw the same figure. A full-screen button on the mode bar replaces Streamlit's chart toolbar.
+draw the same figure. A full-screen button on the mode bar replaces Streamlit's chart toolbar. The
+mode bar offers nothing that leaves this machine, speaks the reader's language (plotly.js's locale,
+from the string table), and names its images after the page, the chart and the step
+(viz_core.export.chart_config, ui.export.file_stem).
 """
 from __future__ import annotations
 
@@ -31,7 +34,9 @@ from plotly.io.json import to_json_plotly
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from ui.i18n import t
+from ui.export import file_stem, toolbar_dictionary
+from ui.i18n import current, t
+from viz_core.export import localized
 from viz_core.style import use_lab_template
 
 use_lab_template()  # after Streamlit's import, which made its own theme plotly's default
@@ -125,11 +130,19 @@ function watch(box, gd) {
   });
   box.__resize.observe(box);
 }
+// The images' file name (page, view, step) changes with the step while the config must not: set in
+// place, in the config object plotly was given and in its own copy (what the camera and SVG buttons read).
+function nameImages(gd, filename) {
+  for (const config of [gd.__config, gd._context]) {
+    if (config && config.toImageButtonOptions && filename) config.toImageButtonOptions.filename = filename;
+  }
+}
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const box = parentElement.querySelector(".lab-figure-box");
   const gd = box.querySelector(".lab-figure");
   gd.__select = data.select ? setStateValue : null;
+  nameImages(gd, data.filename);
   box.classList.toggle("lab-stretch", Boolean(data.stretch));
   if (gd.__spec === data.spec) return;  // the same figure as drawn: nothing to do
   gd.__spec = data.spec;
@@ -150,11 +163,13 @@ function drawFigure(box, gd, data) {
     if (gd.__configKey !== configKey) {
       gd.__configKey = configKey;
       gd.__config = Object.assign({responsive: true}, data.config);
+      gd.__config.toImageButtonOptions = Object.assign({}, data.config.toImageButtonOptions);
       if (gd.__config.displayModeBar !== false) {
         gd.__config.modeBarButtonsToAdd = [{name: "lab-fullscreen", title: data.fullscreen, icon: EXPAND,
           click: () => document.fullscreenElement ? document.exitFullscreen() : box.requestFullscreen()}];
       }
     }
+    nameImages(gd, data.filename);
     fig.layout.datarevision = data.revision;  // the same traces as drawn: plotly keeps them (figure_spec)
     sharedTemplate(fig.layout);
     gd.__size = {width: fig.layout.width, height: fig.layout.height};
@@ -225,20 +240,30 @@ def figure_spec(fig: go.Figure) -> tuple[str, str]:
 
 def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
           on_select: Callable[[], None] | None = None, where: DeltaGenerator | None = None,
-          stretch: bool = False) -> None:
+          stretch: bool = False, step: int | None = None) -> None:
     """Draw ``fig`` (``config``: plotly's, ui.export.PLOT) under ``key``, in ``where`` (a column or
     container; default: where the page is writing). ``stretch``: fill the container's height (a
     slide) instead of the figure's own. With ``on_select``, a click on a point sets
     ``st.session_state[key]["selection"]["points"]`` (each point's ``curve_number``,
     ``point_index``, ``x``, ``y``, ``customdata``, as st.plotly_chart names them) and calls
-    ``on_select``."""
+    ``on_select``.
+
+    The mode bar's tooltips are in the reader's language (config.locale); its PNG and SVG are named
+    after the page, ``key`` and the 1-based ``step`` (default: the page's step control), e.g.
+    "seq2seq-attention-heatmap-step3.png" (ui.export.file_stem); the name is also the figure's
+    ``_lab_file``, which ui.export.export_menu gives the figure's CSV. The name travels beside the
+    config, not in it: the config stays the same object while the step changes (see _JS)."""
     with where if where is not None else nullcontext():
         error = _served()
         if error:
             st.error(t("plot.no_js", error=error))
             return
         spec, revision = figure_spec(fig)
-        data = {"spec": spec, "revision": revision, "config": dict(config), "select": on_select is not None,
+        lang = current()
+        filename = file_stem(key or "chart", step)
+        fig._lab_file = filename
+        data = {"spec": spec, "revision": revision, "config": localized(config, lang, toolbar_dictionary(lang)),
+                "filename": filename, "select": on_select is not None,
                 "stretch": stretch, "fullscreen": t("plot.fullscreen"), "failed": t("plot.failed")}
         events = {} if on_select is None else {"default": {"selection": None}, "on_selection_change": on_select}
         _figure(key=key, data=data, height="stretch" if stretch else "content", **events)

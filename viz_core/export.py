@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,14 +30,61 @@ from viz_core.texts import Texts, word
 IMAGE_OPTIONS: dict[str, Any] = {"format": "png", "width": 1280, "height": 720, "scale": 1.5}
 
 
-def chart_config(filename: str = "attention-lab", modebar: bool = True) -> dict[str, Any]:
-    """The plotly ``config`` of every chart: no logo, the camera button downloads a 1920×1080 PNG
-    named ``filename`` (made by plotly.js in the browser, offline); ``modebar=False`` hides the bar."""
-    config: dict[str, Any] = {"displaylogo": False,
+# The mode bar offers nothing that leaves this machine: plotly.js's "Share chart..." button
+# (sendChartToCloud, shown by default) uploads the figure to plotlyServerURL, a cloud service. (The
+# bundled plotly.js 4 has no "Edit in Chart Studio" button and no showEditInChartStudio option; plotly.py
+# warns about the unknown key, so it is not set.)
+NO_CLOUD: dict[str, Any] = {"showSendToCloud": False, "plotlyServerURL": "",
+                            "modeBarButtonsToRemove": ["sendChartToCloud"]}
+
+# plotly.js's locale name for each language of the lab (config.locale).
+PLOTLY_LOCALES: dict[str, str] = {"en": "en", "zh": "zh-CN"}
+
+# The SVG button's tooltip (its English text is also its key in a locale's dictionary).
+SVG_TITLE = "Download plot as an SVG"
+
+
+def chart_config(filename: str = "attention-lab", modebar: bool = True, lang: str = "en",
+                 dictionary: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The plotly ``config`` of every chart: no logo, no button that sends the figure anywhere
+    (:data:`NO_CLOUD`), the camera button downloads a 1920×1080 PNG named ``filename`` (made by
+    plotly.js in the browser, offline); ``modebar=False`` hides the bar. In a language other than
+    English the mode bar's tooltips come from ``dictionary`` (plotly's English text → translation)."""
+    config: dict[str, Any] = {"displaylogo": False, **NO_CLOUD,
+                              "modeBarButtonsToRemove": list(NO_CLOUD["modeBarButtonsToRemove"]),
                               "toImageButtonOptions": dict(IMAGE_OPTIONS, filename=safe_filename(filename))}
     if not modebar:
         config["displayModeBar"] = False
-    return config
+    return localized(config, lang, dictionary)
+
+
+def localized(config: Mapping[str, Any], lang: str, dictionary: Mapping[str, str] | None) -> dict[str, Any]:
+    """``config`` with plotly's ``locale`` for ``lang`` and, unless English, ``dictionary`` as that
+    locale's tooltips (``locales``): plotly.js translates its own mode bar, :data:`SVG_BUTTON_JS` its button."""
+    out = dict(config)
+    locale = PLOTLY_LOCALES.get(lang, "en")
+    if locale == "en" or not dictionary:
+        out.pop("locale", None)
+        out.pop("locales", None)
+        return out
+    out["locale"] = locale
+    out["locales"] = {locale: {"dictionary": dict(dictionary)}}
+    return out
+
+
+def page_slug(script_path: str) -> str:
+    """A page's name in file names, from its script: "pages/2_Seq2seq_attention.py" → "seq2seq-attention"
+    (the landing page, app.py: "attention-lab")."""
+    stem = re.sub(r"^\d+_", "", Path(str(script_path)).stem)
+    slug = safe_filename(stem.lower().replace("_", "-"), default="")
+    return "attention-lab" if slug in ("", "app") else slug
+
+
+def download_name(page: str, view: str, step: int | None = None) -> str:
+    """A download's file name without extension, language-free: page, view (a chart key) and, where
+    there is one, the 1-based step: ("seq2seq-attention", "heatmap", 3) → "seq2seq-attention-heatmap-step3"."""
+    parts = [page, view.replace("_", "-")] + ([f"step{int(step)}"] if step is not None else [])
+    return safe_filename("-".join(filter(None, (safe_filename(p, default="") for p in parts))))
 
 
 def safe_filename(name: str, default: str = "attention-lab") -> str:
@@ -199,17 +247,40 @@ def _axis_name(ref: str | None, letter: str) -> str:
     return f"{letter}axis{ref[1:]}"
 
 
+def _one_colour(scale: Any) -> bool:
+    """Whether a heatmap's colour scale paints every value the same colour (a mask: where, not how much)."""
+    if not isinstance(scale, (list, tuple)) or not scale:
+        return False
+    colours = {str(stop[1]).replace(" ", "").lower() for stop in scale
+               if isinstance(stop, (list, tuple)) and len(stop) == 2}
+    return len(colours) == 1
+
+
+def _helper(trace: Mapping[str, Any]) -> bool:
+    """Whether a trace draws no numbers of its own: hidden, a one-colour mask heatmap, an invisible
+    click layer (markers at opacity 0), or a decoration left out of the hover (``hoverinfo='skip'``:
+    arcs, edges, outlines). A heatmap's cells are its numbers whatever its hover says: the click
+    layer (viz_core.explain.add_cell_layer) takes the hover over and skips the heatmap's own."""
+    if trace.get("visible") is False or trace.get("opacity") == 0:
+        return True
+    if trace.get("type", "scatter") == "heatmap":
+        return _one_colour(trace.get("colorscale"))
+    if trace.get("hoverinfo") == "skip":
+        return True
+    return trace.get("type", "scatter") != "bar" and (trace.get("marker") or {}).get("opacity") == 0
+
+
 def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
     """The numbers behind a figure as tidy rows (trace, name, kind, x, x label, y, y label, value):
     a heatmap gives one row per cell (value = z), bars one row per bar (value = bar length),
-    lines and markers one row per point (value = y). Hidden helper layers (``hoverinfo='skip'``,
-    invisible markers) are left out."""
+    lines and markers one row per point (value = y). Helper layers that draw no numbers
+    (:func:`_helper`) are left out."""
     fig = figure.to_dict() if hasattr(figure, "to_dict") else figure
     layout = fig.get("layout", {}) or {}
     rows: list[list[Any]] = []
     for n, tr in enumerate(fig.get("data", [])):
         kind = tr.get("type", "scatter")
-        if tr.get("hoverinfo") == "skip" or tr.get("visible") is False or tr.get("opacity") == 0:
+        if _helper(tr):
             continue
         xl = _axis_labels(layout, _axis_name(tr.get("xaxis"), "x"))
         yl = _axis_labels(layout, _axis_name(tr.get("yaxis"), "y"))
@@ -228,8 +299,6 @@ def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
                     xv, yv = xs[j] if j < len(xs) else j, ys[i] if i < len(ys) else i
                     rows.append([n, name, kind, xv, xl.get(_key(xv), ""), yv, yl.get(_key(yv), ""), z[i, j]])
         elif kind in ("bar", "scatter", "scattergl"):
-            if kind != "bar" and (tr.get("marker") or {}).get("opacity") == 0:
-                continue
             xs = list(x) if x is not None else list(range(len(y if y is not None else [])))
             ys = list(y) if y is not None else list(range(len(xs)))
             horizontal = kind == "bar" and tr.get("orientation") == "h"
@@ -254,37 +323,59 @@ def figure_csv(figure: Mapping[str, Any] | Any) -> str:
 # Adds an "SVG" button after plotly's camera (PNG) button in every chart's mode bar, now and as
 # charts appear (a MutationObserver, installed once per document). The SVG is made by plotly.js in
 # the browser (Plotly.downloadImage), with the camera button's file name and size: nothing is fetched.
+# The camera is found by its tooltip in the chart's own language, and the SVG button's tooltip is
+# translated the way plotly.js translates its own: the chart's config.locale, then its language
+# ("zh-CN", then "zh"), in config.locales (chart_config); a language switch rebuilds the mode bar.
 # No "<" anywhere in it: Streamlit's HTML sanitiser empties a script whose text looks like markup.
 SVG_BUTTON_JS = """
 (function () {
   if (window.__attnLabSvgButtons) return;
   window.__attnLabSvgButtons = true;
+  function say(gd, text) {
+    var ctx = gd._context || {}, locales = ctx.locales || {}, locale = ctx.locale || 'en';
+    while (locale) {
+      var dict = (locales[locale] || {}).dictionary || {};
+      if (dict[text]) return dict[text];
+      var lang = locale.split('-')[0];
+      locale = lang === locale ? '' : lang;
+    }
+    return text;
+  }
+  function label(a, title) {
+    a.setAttribute('data-title', title);
+    a.setAttribute('aria-label', title);
+  }
   function add(root) {
-    var cams = (root || document).querySelectorAll('.modebar-btn[data-title="Download plot as a PNG"],'
-      + '.modebar-btn[data-title="Download plot"]');
-    cams.forEach(function (cam) {
-      var group = cam.parentNode;
-      if (!group || group.querySelector('.attn-lab-svg')) return;
-      var a = document.createElement('a');
-      a.className = 'modebar-btn attn-lab-svg';
-      a.setAttribute('rel', 'tooltip');
-      a.setAttribute('data-title', 'Download plot as an SVG');
-      a.setAttribute('aria-label', 'Download plot as an SVG');
-      a.textContent = 'SVG';
-      a.style.cssText = 'display: inline-block; vertical-align: top; font: bold 10px/16px sans-serif; '
-        + 'color: #506784; cursor: pointer';
-      a.addEventListener('click', function (ev) {
-        ev.preventDefault();
-        var gd = a.closest('.js-plotly-plot');
-        var P = window.Plotly;
-        if (!gd || !P) return;
-        var o = (gd._context && gd._context.toImageButtonOptions) || {};
-        var opts = {format: 'svg', filename: o.filename || 'attention-lab'};
-        if (o.width) opts.width = o.width;
-        if (o.height) opts.height = o.height;
-        P.downloadImage(gd, opts);
+    (root || document).querySelectorAll('.js-plotly-plot').forEach(function (gd) {
+      var cameras = [say(gd, 'Download plot as a PNG'), say(gd, 'Download plot')];
+      var title = say(gd, '""" + SVG_TITLE + """');
+      gd.querySelectorAll('.modebar-btn').forEach(function (cam) {
+        var group = cam.parentNode;
+        if (!group || cameras.indexOf(cam.getAttribute('data-title')) === -1) return;
+        var old = group.querySelector('.attn-lab-svg');
+        if (old) {
+          if (old.getAttribute('data-title') !== title) label(old, title);
+          return;
+        }
+        var a = document.createElement('a');
+        a.className = 'modebar-btn attn-lab-svg';
+        a.setAttribute('rel', 'tooltip');
+        label(a, title);
+        a.textContent = 'SVG';
+        a.style.cssText = 'display: inline-block; vertical-align: top; font: bold 10px/16px sans-serif; '
+          + 'color: #506784; cursor: pointer';
+        a.addEventListener('click', function (ev) {
+          ev.preventDefault();
+          var P = window.Plotly;
+          if (!P) return;
+          var o = (gd._context && gd._context.toImageButtonOptions) || {};
+          var opts = {format: 'svg', filename: o.filename || 'attention-lab'};
+          if (o.width) opts.width = o.width;
+          if (o.height) opts.height = o.height;
+          P.downloadImage(gd, opts);
+        });
+        cam.insertAdjacentElement('afterend', a);
       });
-      cam.insertAdjacentElement('afterend', a);
     });
   }
   var pending = false;
@@ -314,10 +405,13 @@ th { background: #f3f4f6; } .note { color: #4b5563; font-size: .9rem; } figure {
 
 def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]] = (),
                  numbers: Mapping[str, Any] | Sequence[tuple[str, Any]] = (), note: str = "",
-                 subtitle: str | None = None, texts: Texts | None = None, lang: str = "en") -> str:
+                 subtitle: str | None = None, texts: Texts | None = None, lang: str = "en",
+                 image_names: Sequence[str] | None = None, toolbar: Mapping[str, str] | None = None) -> str:
     """One standalone HTML page: ``title``, the input, the figures (interactive plotly, the plotly.js
     bundle inlined once: the page opens offline and loads nothing), the key numbers as a table and
-    a note; its headings from ``texts`` (viz_core.texts) in language ``lang`` (the html lang tag).
+    a note; its headings from ``texts`` (viz_core.texts) in language ``lang`` (the html lang tag),
+    the figures' mode-bar tooltips from ``toolbar`` (:func:`chart_config`), figure i's images named
+    ``image_names[i]`` (default: the title and i).
     Every user-supplied string is HTML-escaped; figure text is escaped by plotly.js."""
     import plotly.io as pio  # plotly is only needed for the handout
 
@@ -334,7 +428,8 @@ def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]]
         parts.extend(f"<tr><th>{esc(str(k))}</th><td>{esc(_number_text(v))}</td></tr>" for k, v in pairs)
         parts.append("</table>")
     for i, (caption, fig) in enumerate(figures):
-        body = pio.to_html(fig, config=chart_config(f"{title}-{i + 1}"), include_plotlyjs=(i == 0),
+        name = image_names[i] if image_names is not None and i < len(image_names) else f"{title}-{i + 1}"
+        body = pio.to_html(fig, config=chart_config(name, lang=lang, dictionary=toolbar), include_plotlyjs=(i == 0),
                            include_mathjax=False, full_html=False, default_width="100%", default_height="520px",
                            validate=False, div_id=f"figure-{i + 1}")
         parts.append(f"<figure><figcaption><h2>{esc(caption)}</h2></figcaption>{body}</figure>")

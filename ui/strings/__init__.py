@@ -5,11 +5,11 @@ from __future__ import annotations
 from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation
 from ui.strings import explain, p7_bert, p8_real_model, p9_present, p10_llm, quiz
 from ui.strings import figures, messages, studio, transformer_xl, what_if
-from ui.strings import slides, xlnet
+from ui.strings import slides, toolbar, xlnet
 
 _PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
           p8_real_model, p9_present, p10_llm, explain, quiz, studio, transformer_xl, what_if, figures, messages,
-          slides, xlnet)
+          slides, toolbar, xlnet)
 
 
 def _merge() -> dict[str, tuple[str, str]]:
