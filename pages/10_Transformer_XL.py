@@ -84,6 +84,6 @@ def _terms() -> None:
     terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head, model_name)
 
 
-topic_tabs([t("txl.tab.dependency"), t("txl.tab.terms"), t("txl.tab.eval"), t("txl.tab.generate")],
+topic_tabs(["txl.tab.dependency", "txl.tab.terms", "txl.tab.eval", "txl.tab.generate"],
            [_dependency, _terms, lambda: evaluation_section(loaded),
             lambda: generation_section(seg_len, mem_len, layer, head, model_name)])

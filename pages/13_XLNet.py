@@ -10,7 +10,7 @@ from ui.frame import page_frame
 from ui.grid import head_picker
 from ui.i18n import t
 from ui.plot import chart
-from ui.state import at_most, checked, increment, labels, topic_tabs, url_check, use_example
+from ui.state import at_most, checked, linked, increment, labels, topic_tabs, url_check, use_example
 from ui.tokens import input_error, md_escape
 from ui.xlnet import (
     EXAMPLES, MODES, bert_section, load_model, masks_section, model_choices, order_of, order_view, predictions_section,
@@ -39,8 +39,7 @@ loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
                            help=t("xlnet.text_help"))
-mode = mode_col.selectbox(t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode",
-                          bind="query-params", help=t("xlnet.mode_help"))
+mode = linked(mode_col.selectbox, t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode", help=t("xlnet.mode_help"))
 if mode == "random":
     param_col.button(t("xlnet.resample"), key="xlnet_resample", icon=":material/casino:", on_click=increment,
                      args=("xlnet_seed",), help=t("xlnet.resample_help"), width="stretch")
@@ -69,5 +68,5 @@ caption_col.caption(streams_caption(trace))
 streams_section(trace, layer, head)
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
-topic_tabs([t("xlnet.tab.masks"), t("xlnet.tab.predictions"), t("xlnet.tab.bert")],
+topic_tabs(["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
            [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)])

@@ -21,10 +21,10 @@ from ui.foundations import (  # noqa: E402
     toy_data, vector_input,
 )
 from ui.plot import chart  # noqa: E402
-from ui.state import Accept, checked, increment, number_in, topic_tabs, url_check  # noqa: E402
+from ui.state import Accept, checked, linked, increment, number_in, topic_tabs, url_check  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
-TABS = tuple(t(f"p1.tab.{name}") for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
+TABS = tuple(f"p1.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
 
 
 def kernel_regression_section() -> None:
@@ -51,10 +51,10 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     c6 = c5.popover(t("p1.kr.sgd"), icon=":material/tune:", width="stretch")
     steps = checked(c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps",
                     persist_state="page", bind="query-params")
-    lr = checked(c6.select_slider, t("p1.kr.lr"), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.5,
-                 key="kr_lr", persist_state="page", bind="query-params")
-    method = checked(c7.radio, t("p1.kr.method"), ["average", "gaussian", "parametric"], index=1, horizontal=True,
-                     key="kr_method", persist_state="page", bind="query-params", format_func=lambda m: t(f"p1.kr.{m}"))
+    lr = linked(c6.select_slider, t("p1.kr.lr"), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.5,
+                 key="kr_lr", persist_state="page")
+    method = linked(c7.radio, t("p1.kr.method"), ["average", "gaussian", "parametric"], index=1, horizontal=True,
+                     key="kr_method", persist_state="page", format_func=lambda m: t(f"p1.kr.{m}"))
 
     data = toy_data(n_train, noise, seed)
     trained = parametric(n_train, noise, seed, steps, lr)  # 500 steps: 30 ms (closed-form gradient)
@@ -112,7 +112,7 @@ def score_functions_section() -> None:
     with st.spinner(t("p1.sat.spinner")):
         result = saturation()
     dims = [int(d) for d in result.dims]
-    d = checked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page", bind="query-params")
+    d = linked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page")
     chart(viz.saturation_figure(result.dims, result.max_weight_dot,
                                 result.max_weight_scaled, result.grad_norm_dot,
                                 result.grad_norm_scaled, chosen=d,
@@ -128,8 +128,8 @@ def soft_hard_local_section() -> None:
     st.subheader(t("p1.shl.header"))
     tokens = sandbox.EXAMPLE_SOURCE
     c1, c2, c3, c4 = st.columns(4)
-    focus = checked(c1.selectbox, t("p1.shl.focus"), range(len(tokens)), index=10, key="shl_focus",
-                         format_func=lambda i: f"{i}: {tokens[i]}", persist_state="page", bind="query-params")
+    focus = linked(c1.selectbox, t("p1.shl.focus"), range(len(tokens)), index=10, key="shl_focus",
+                         format_func=lambda i: f"{i}: {tokens[i]}", persist_state="page")
     sharpness = checked(c2.slider, t("p1.shl.sharp"), 0.2, 3.0, 1.0, 0.1, key="shl_sharp",
                         persist_state="page", bind="query-params")
     center = checked(c3.slider, t("p1.shl.center"), 0.0, float(len(tokens) - 1), 10.0, 0.5,
@@ -156,8 +156,8 @@ def sandbox_section() -> None:
                           persist_state="page", bind="query-params"),
              "V": checked(cv.text_area, t("p1.sb.v"), DEFAULT_V, height=170, key="sb_v",
                           persist_state="page", bind="query-params")}
-    mask = checked(cm.radio, t("p1.sb.mask"), sandbox.MASKS, index=1, key="sb_mask",
-                   persist_state="page", bind="query-params",
+    mask = linked(cm.radio, t("p1.sb.mask"), sandbox.MASKS, index=1, key="sb_mask",
+                   persist_state="page",
                     format_func=lambda m: t(f"p1.sb.mask.{m}"))
     n_padding = checked(cm.number_input, t("p1.sb.padded"), 0, sandbox.MAX_ROWS - 1, 1, key="sb_pad",
                                 persist_state="page", bind="query-params", disabled=mask != "padding")
@@ -187,12 +187,12 @@ def complexity_section() -> None:
     st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE, texts=figure_texts()))
     explain_complexity()
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-    d_model = checked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d",
-                      persist_state="page", bind="query-params")
-    max_len = checked(c2.select_slider, t("p1.cx.longest"), list(complexity.DEFAULT_LENGTHS), value=2048,
-                               key="cx_max", persist_state="page", bind="query-params")
-    repeats = checked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats",
-                      persist_state="page", bind="query-params")
+    d_model = linked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d",
+                      persist_state="page")
+    max_len = linked(c2.select_slider, t("p1.cx.longest"), list(complexity.DEFAULT_LENGTHS), value=2048,
+                               key="cx_max", persist_state="page")
+    repeats = linked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats",
+                      persist_state="page")
     lengths = tuple(n for n in complexity.DEFAULT_LENGTHS if n <= max_len)
     device = device_name()
     if c4.button(t("p1.cx.measure"), key="cx_run", type="primary", width="stretch", help=t("p1.cx.measure_help")):

@@ -13,6 +13,7 @@ from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import (
     MODES,
     bleu_chart,
+    comparison_heatmap,
     example_inputs,
     explain,
     follow_model,
@@ -25,7 +26,7 @@ from ui.seq2seq import (
     run_translation,
     what_if_view,
 )
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
+from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
@@ -52,8 +53,8 @@ url_check("s2s_alpha", number_in(0.0, 2.0), i18n.t("p2.url.alpha"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:  # first: the text box's language and default follow the model
     default_model = "s2s-bahdanau" if "s2s-bahdanau" in labels else choices[0][0]
-    model_name = st.selectbox(i18n.t("p2.model"), list(labels), format_func=labels.get, key="s2s_model",
-                              index=list(labels).index(default_model), bind="query-params", on_change=follow_model,
+    model_name = linked(st.selectbox, i18n.t("p2.model"), list(labels), format_func=labels.get, key="s2s_model",
+                              index=list(labels).index(default_model), on_change=follow_model,
                               args=("s2s_text", "s2s_model"))
 corpus, source_lang = model_data(model_name)
 examples = example_inputs(model_name)
@@ -64,11 +65,10 @@ with options_col.popover(i18n.t("p2.options"), icon=":material/tune:", width="st
     checked(st.selectbox, i18n.t("p2.example"), examples, key="s2s_example", index=None,
                  on_change=use_example("s2s_example", "s2s_text"),
                  placeholder=i18n.t("p2.example_placeholder_real" if corpus else "p2.example_placeholder"))
-    compare = st.selectbox(i18n.t("p2.compare"), [None] + [n for n in labels if n != model_name],
-                           format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n], key="s2s_compare",
-                           bind="query-params")
+    compare = linked(st.selectbox, i18n.t("p2.compare"), [None] + [n for n in labels if n != model_name],
+                           format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n], key="s2s_compare")
     beam = st.slider(i18n.t("p2.beam"), 1, 8, 1, key="s2s_beam", help=i18n.t("p2.beam_help"), bind="query-params")
-    mode = st.selectbox(i18n.t("p2.mode"), list(MODES), format_func=MODES.get, key="s2s_mode", bind="query-params",
+    mode = linked(st.selectbox, i18n.t("p2.mode"), list(MODES), format_func=MODES.get, key="s2s_mode",
                         help=i18n.t("p2.mode_help"))
     alpha = length_penalty_slider("s2s_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("s2s")
@@ -125,16 +125,14 @@ def steps_view() -> None:
         cols = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
         for col, tr in zip(cols, (trace, other)):
             with col:
-                st.markdown(f"#### {labels[tr.model]}")
                 st.text(display_text(tr.tgt_tokens))
                 show_notices([n for n in tr.notices if n.level == "warning"])
-                if tr.attention is None:
+                pane = comparison_heatmap(tr, t, labels[tr.model])  # its slide draws the same figure
+                if pane is None:
+                    st.markdown(f"#### {md_escape(labels[tr.model])}")
                     st.info(i18n.t("p2.no_attention_cmp"))
                 else:
-                    seq2seq_chart(attention_heatmap(tr.attention, tr.src_tokens, tr.tgt_tokens,
-                                                    step=min(t, len(tr.tgt_tokens) - 1),
-                                                    src_unknown=tr.src_unknown, texts=heatmap_texts(tr.model)),
-                                  f"cmp_{tr.model}", tr, tr.best, text)
+                    seq2seq_chart(pane, f"cmp_{tr.model}", tr, tr.best, text)
         return
     heat_col, side_col = st.columns([3, 2])
     with side_col:

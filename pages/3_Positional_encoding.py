@@ -15,7 +15,7 @@ from ui.plot import chart
 page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
 
 from models.lessons import positional as pos_enc  # noqa: E402
-from ui.state import checked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
+from ui.state import checked, linked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
     SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding, explain_rotation,
     explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
@@ -24,15 +24,15 @@ from ui.positional import (  # noqa: E402
 )
 from viz_core import positional as viz  # noqa: E402
 
-TABS = tuple(t(f"p3.tab.{name}") for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
+TABS = tuple(f"p3.tab.{name}" for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
 D_CHOICES = [8, 16, 32, 64, 128, 256, 512]
 
 
 def sinusoid_section() -> None:
     st.subheader(t("p3.sin.header"))
     c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
-    d_model = checked(c1.select_slider, "d_model", D_CHOICES, value=64, key="pe_d",
-                      persist_state="page", bind="query-params")
+    d_model = linked(c1.select_slider, "d_model", D_CHOICES, value=64, key="pe_d",
+                      persist_state="page")
     length = checked(c2.slider, t("p3.seq_len"), 10, 400, 100, step=10, key="pe_len",
                        persist_state="page", bind="query-params")
     trace = sinusoids(length, d_model)
@@ -40,8 +40,8 @@ def sinusoid_section() -> None:
     default = sorted({2 * (d_model // 16), 2 * (d_model // 16) + 1, 2 * (d_model // 8),
                       2 * (d_model // 4)})
     dims_box = c3.popover(t("p3.dims"), icon=":material/tune:", width="stretch")
-    dims = checked(dims_box.multiselect, t("p3.dims"), list(range(d_model)), default=default,
-                   key=f"pe_dims_{d_model}", persist_state="page", bind="query-params")
+    dims = linked(dims_box.multiselect, t("p3.dims"), list(range(d_model)), default=default,
+                   key=f"pe_dims_{d_model}", persist_state="page")
     left, right = st.columns(2)
     words = figure_texts()
     chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words), key="pe_curves",
@@ -61,8 +61,8 @@ def sinusoid_section() -> None:
 def similarity_rotation_section() -> None:
     st.subheader(t("p3.rot.header"))
     c1, c2, c3, c4 = st.columns(4)
-    d_model = checked(c1.select_slider, "d_model", D_CHOICES[:-1], value=64, key="rot_d",
-                               persist_state="page", bind="query-params")
+    d_model = linked(c1.select_slider, "d_model", D_CHOICES[:-1], value=64, key="rot_d",
+                               persist_state="page")
     length = checked(c2.slider, t("p3.positions"), 16, 256, 100, step=4, key="rot_len",
                      persist_state="page", bind="query-params")
     k = checked(c3.slider, t("p3.shift"), 0, length - 1, min(5, length - 1), key="rot_k",
@@ -105,8 +105,8 @@ def model_score_section() -> None:
     c1, c2 = st.columns(2)
     layers = loaded.model.encoder.layers
     url_check("rot_tf_layer", url_labels(range(len(layers))), t("p3.score.layer_what"), t("p3.score.layer0"))
-    layer = c1.radio(t("p3.score.layer"), list(range(len(layers))), horizontal=True, key="rot_tf_layer",
-                     persist_state="page", bind="query-params")
+    layer = linked(c1.radio, t("p3.score.layer"), list(range(len(layers))), horizontal=True, key="rot_tf_layer",
+                     persist_state="page")
     url_check("rot_tf_head", number_in(1, layers[layer].self_attn.n_heads), t("p3.score.head_what"),
               t("p3.score.head1"))
     head = c2.slider(t("p3.score.head"), 1, layers[layer].self_attn.n_heads, 1, key="rot_tf_head",
@@ -126,10 +126,10 @@ def model_score_section() -> None:
 def embeddings_section() -> None:
     st.subheader(t("p3.emb.header"))
     c1, c2, c3 = st.columns([2, 3, 3])
-    d_model = checked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d",
-                               persist_state="page", bind="query-params")
-    init_label = checked(c2.radio, t("p3.emb.init"), list(pos_enc.EMBEDDING_INITS), index=0,
-                          key="emb_init", persist_state="page", bind="query-params",
+    d_model = linked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d",
+                               persist_state="page")
+    init_label = linked(c2.radio, t("p3.emb.init"), list(pos_enc.EMBEDDING_INITS), index=0,
+                          key="emb_init", persist_state="page",
                           format_func=lambda label: t(f"p3.emb.init.{pos_enc.EMBEDDING_INITS[label]}"))
     scaled = checked(c3.toggle, t("p3.emb.scaled"), value=True, key="emb_scaled",
                        persist_state="page", bind="query-params")
@@ -158,8 +158,8 @@ def schemes_section() -> None:
                           persist_state="page", bind="query-params")
     eval_len = checked(c2.slider, t("p3.sch.eval_len"), 16, 256, 96, step=8, key="sch_eval",
                          persist_state="page", bind="query-params")
-    d_model = checked(c3.select_slider, "d_model", [16, 32, 64, 128], value=64, key="sch_d",
-                               persist_state="page", bind="query-params")
+    d_model = linked(c3.select_slider, "d_model", [16, 32, 64, 128], value=64, key="sch_d",
+                               persist_state="page")
     head = checked(c4.slider, t("p3.sch.alibi_head"), 1, 8, 1, key="sch_head",
                    persist_state="page", bind="query-params")
     eval_len = max(eval_len, train_len)

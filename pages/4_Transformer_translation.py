@@ -13,7 +13,7 @@ from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
+from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
@@ -48,8 +48,8 @@ if not choices:
 labels = dict(choices)
 
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
-linked = url_check("tf_model", url_labels(labels, labels.get), tr("p4.url.model"))  # the URL holds the model's label
-first_model = next((n for n, lab in labels.items() if lab == linked), default_model)  # for the first text
+found, first_model = link_option("tf_model", labels, labels.get, tr("p4.url.model"))  # the model the link names
+first_model = first_model if found else default_model  # for the first text
 url_check("tf_text", at_most(10_000), tr("p4.url.text"), tr("p4.url.text_cut"))
 url_check("tf_beam", number_in(1, 8), tr("p4.url.beam"))
 url_check("tf_alpha", number_in(0.0, 2.0), tr("p4.url.alpha"))
@@ -58,9 +58,9 @@ if "tf_text" not in st.session_state:
 
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:
-    model_name = st.selectbox(tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
+    model_name = linked(st.selectbox, tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
                               index=list(labels).index(default_model), on_change=follow_translation_model,
-                              args=("tf_text", "tf_model"), bind="query-params")
+                              args=("tf_text", "tf_model"))
 loaded = loaded_or_stop(load_model(model_name))
 is_translation = loaded.task == TRANSLATION  # a translation model, whatever its language pair
 corpus, source_lang = model_data(model_name)  # a real corpus (Bible, HSK) or None; "zh": typed Chinese is segmented
@@ -81,9 +81,8 @@ with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretc
 
         s2s = {n: lab for n, lab in seq2seq_choices() if model_data(n)[1] == source_lang}  # same source language
         url_check("tf_compare", url_labels(s2s, s2s.get, optional=True), tr("p4.url.compare"), tr("p4.url.no_compare"))
-        compare = st.selectbox(tr("p4.compare"), [None] + list(s2s),
-                               format_func=lambda n: tr("p4.nothing") if n is None else s2s[n], key="tf_compare",
-                               bind="query-params")
+        compare = linked(st.selectbox, tr("p4.compare"), [None] + list(s2s),
+                               format_func=lambda n: tr("p4.nothing") if n is None else s2s[n], key="tf_compare")
 
 try:
     trace = run_translation(model_name, text, beam, alpha)
@@ -121,8 +120,8 @@ def steps_view() -> None:
         t = step_control(n, key="tf")
     with kind_col:
         url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("p4.url.kind"))
-        kind = st.radio(tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
-                        index=2, bind="query-params")
+        kind = linked(st.radio, tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
+                        index=2)
     weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
     quiz_box = st.container()  # the quiz's question, above the figures whose step row it hides
 

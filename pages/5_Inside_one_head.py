@@ -11,7 +11,7 @@ from ui.frame import page_frame
 from ui.i18n import figure_texts, t
 from ui.grid import head_picker
 from ui.plot import chart
-from ui.state import at_most, boolean, checked, labels as url_labels, url_check
+from ui.state import at_most, boolean, checked, linked, labels as url_labels, url_check
 from ui.table import table
 from ui.tokens import input_error, token_strip
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
@@ -38,8 +38,8 @@ def _model_changed() -> None:
 url_check("head_model", url_labels(labels, labels.get), t("p5.url.model"))  # the URL holds the model's label
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-model_name = c1.selectbox(t("p5.model"), list(labels), format_func=labels.get, key="head_model", on_change=_model_changed,
-                          index=list(labels).index(default_model), bind="query-params")
+model_name = linked(c1.selectbox, t("p5.model"), list(labels), format_func=labels.get, key="head_model", on_change=_model_changed,
+                          index=list(labels).index(default_model))
 loaded = loaded_or_stop(load_model(model_name))
 url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
 if "head_text" not in st.session_state:
@@ -62,8 +62,7 @@ def head_view() -> None:
         k0.caption(t("p5.lm_kind"))
     else:
         url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), t("p5.url.kind"))
-        kind = k0.selectbox(t("p5.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind",
-                            bind="query-params")
+        kind = linked(k0.selectbox, t("p5.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind")
         n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
     layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
 
@@ -75,8 +74,8 @@ def head_view() -> None:
     queries = first.query_tokens
     url_check("head_query", url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"), t("p5.url.query"),
               t("p5.url.query_first"))
-    query = k3.selectbox(t("p5.query"), list(range(len(queries))),
-                         format_func=lambda i: f"{i}: {queries[i]}", key="head_query", bind="query-params")
+    query = linked(k3.selectbox, t("p5.query"), list(range(len(queries))),
+                         format_func=lambda i: f"{i}: {queries[i]}", key="head_query")
     view = run_head_view(model_name, text, kind, layer, head, query) if query else first
     w = view
 

@@ -11,11 +11,12 @@ from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
-from ui.state import at_most, checked, labels as url_labels, number_in, url_check, use_example
+from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import step_control
 from ui.tokens import input_error, md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, run_generation, transformer_choices
+from viz_core.attention_grid import HEAD_VIEW_PX, head_view_height
 from viz_core.labels import safe_label
 from viz_core.transformer import (
     attention_matrix_figure,
@@ -51,14 +52,13 @@ url_check("gen_seed", number_in(0, 1_000_000), tr("p6.url.seed"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 prompt = text_col.text_input(tr("p6.prompt"), key="gen_text", max_chars=10_000, bind="query-params",
                              help=tr("p6.prompt_help"))
-model_name = model_col.selectbox(tr("p6.model"), list(labels), format_func=labels.get, key="gen_model", bind="query-params")
+model_name = linked(model_col.selectbox, tr("p6.model"), list(labels), format_func=labels.get, key="gen_model")
 with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stretch"):
     checked(st.selectbox, tr("p6.example"), GEN_EXAMPLES, key="gen_example", index=None,
                  on_change=use_example("gen_example", "gen_text"), placeholder=tr("p6.example_placeholder"))
     temperature = st.slider(tr("p6.temperature"), 0.0, 2.0, 0.8, 0.1, key="gen_temperature", bind="query-params",
                             help=tr("p6.temperature_help"))
-    top_k = st.select_slider("Top-k", options=GEN_TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,
-                             bind="query-params",
+    top_k = linked(st.select_slider, "Top-k", options=GEN_TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,
                              help=tr("p6.top_k_help"))
     max_new = st.slider(tr("p6.max_new"), 1, 40, 20, key="gen_max_new", bind="query-params")
     seed = int(st.number_input(tr("p6.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
@@ -117,7 +117,8 @@ def steps_view() -> None:
 
     size = step.position
     weights = np.ascontiguousarray(result.attention[:, :, :size, :size])
-    grid_col, big_col = st.columns([1, 1])
+    big_col = st.container()  # the causal map across the column, every token labelled; the grid below it
+    grid_col, _ = st.columns([1, 1])
     with grid_col:
         payload = grid_for(weights, tuple(seen), tuple(seen))
         chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
@@ -128,6 +129,7 @@ def steps_view() -> None:
     with big_col:
         head_chart(matrix := attention_matrix_figure(pick(weights, layer, head), seen, seen,
                                                      blocked=~causal_mask(size), step=size - 1,
+                                                     width=HEAD_VIEW_PX, height=head_view_height(size),
                                                      title=tr("p6.fig.matrix", head=head_name(layer, head)),
                                                      x_title=tr("p6.x_key"), y_title=tr("p6.y_query"), texts=figure_texts()),
                    "gen_matrix", pick(weights, layer, head), model_name, "lm", layer, head, weights.shape[1],

@@ -18,14 +18,14 @@ from ui.bert import (  # noqa: E402
     explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, head_label,
     held_out_pairs,
     input_notes, legend_chips, linked_masking_settings, linked_model, load_small_bert, masked_lm_choices,
-    masking_chips, masking_stats, masking_stats_caption,
+    masking_chips, masking_stats, masking_stats_caption, predictions_caption,
     masking_summary, model_summary, outcome_labels,
 )
 from ui.explain import bert_heads_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.quiz import HIDDEN, masked_quiz, quiz_toggle  # noqa: E402
-from ui.state import at_most, checked, increment, many, number_in, topic_tabs, url_check  # noqa: E402
+from ui.state import at_most, checked, linked, increment, many, number_in, topic_tabs, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.table import table  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
@@ -65,12 +65,12 @@ text_a = text_col.text_input(t("p7.a"), key="bert_a", max_chars=10_000, bind="qu
 text_b = b_col.text_input(t("p7.b"), key="bert_b", max_chars=10_000,
                           bind="query-params")
 with options_col.popover(t("p7.masking"), icon=":material/tune:", width="stretch"):
-    st.selectbox(t("p7.model"), model_names, format_func=model_labels.get, key="bert_model", bind="query-params",
+    linked(st.selectbox, t("p7.model"), model_names, format_func=model_labels.get, key="bert_model",
                  help=t("p7.model_help"))
     checked(st.selectbox, t("p7.example"), range(len(examples)),
                  format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}", index=None,
                  key="bert_example", on_change=_use_example, placeholder=t("p7.example_placeholder"))
-    st.radio(t("p7.rule"), list(RULES), format_func=RULE_LABELS.get, key="bert_rule", bind="query-params")
+    linked(st.radio, t("p7.rule"), list(RULES), format_func=RULE_LABELS.get, key="bert_rule")
     st.number_input(t("p7.seed"), min_value=0, max_value=10**9, step=1, key="bert_seed", bind="query-params")
     st.button(t("p7.resample"), key="bert_resample", icon=":material/casino:", on_click=increment, args=("bert_seed",),
               help=t("p7.resample_help"))
@@ -111,10 +111,9 @@ def predictions_section() -> None:
     if not rows:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
-        hits = sum(r.original_rank == 0 for r in rows)
         chart(predicted := predictions_figure(rows[:16], texts=figure_texts()), key="bert_predictions",
               config=PLOT)
-        st.markdown(t("p7.predicted", vocab=cfg.vocab_size, hits=hits, rows=len(rows)))
+        predictions_caption(rows, cfg.vocab_size, text_b)
         if len(rows) > 16:
             st.caption(t("p7.first16", rows=len(rows)))
     legend_chips()
@@ -155,8 +154,8 @@ def pieces_section() -> None:
     explain_embedding()
     url_check("bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), t("p7.url.piece"),
               t("p7.url.piece1"))
-    pos = st.selectbox(t("p7.piece"), range(n), index=min(1, n - 1), key="bert_embed_pos",
-                       format_func=lambda i: f"{i} · {tokens[i]}", bind="query-params")
+    pos = linked(st.selectbox, t("p7.piece"), range(n), index=min(1, n - 1), key="bert_embed_pos",
+                       format_func=lambda i: f"{i} · {tokens[i]}")
     chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
                                plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
                                int(result.segment_ids[pos]), pos,
@@ -172,7 +171,7 @@ def attention_section() -> None:
     specials = [i for i in range(n) if result.input_tokens[i] in ("[CLS]", "[SEP]", "[MASK]")]
     url_check("bert_focus", url_labels(specials, lambda i: f"{result.input_tokens[i]} · {i}", optional=True),
               t("p7.url.token"), result.input_tokens[specials[0]])
-    focus = st.segmented_control(t("p7.token"), specials, default=specials[0], key="bert_focus", bind="query-params",
+    focus = linked(st.segmented_control, t("p7.token"), specials, default=specials[0], key="bert_focus",
                                  format_func=lambda i: f"{result.input_tokens[i]} · {i}")
     focus = specials[0] if focus is None else focus
     words = figure_texts()
@@ -239,6 +238,6 @@ def fine_tuning_section() -> None:
     explain_loss()
 
 
-topic_tabs([t(f"p7.tab.{name}") for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
+topic_tabs([f"p7.tab.{name}" for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
            [predictions_section, masking_section, pieces_section, attention_section, next_sentence_section,
             fine_tuning_section])

@@ -19,10 +19,12 @@ from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
 from ui.llm import visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
-from ui.state import at_most, checked, number_in, url_check  # noqa: E402
+from ui.state import at_most, checked, linked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
-from viz_core.bert import explorer_head_figures, lines_figure  # noqa: E402
+from viz_core.attention_grid import HEAD_VIEW_PX, head_figure  # noqa: E402
+from viz_core.bert import lines_figure  # noqa: E402
+from viz_core.labels import safe_label  # noqa: E402
 from viz_core.transformer import grid_figure  # noqa: E402
 
 
@@ -38,8 +40,8 @@ with left:  # the text widgets first: they must be drawn on every run, or Stream
         st.session_state["real_text"] = REAL_TEXT
     text = st.text_area(t("p8.text"), key="real_text", height=68, max_chars=20_000, bind="query-params")
 with right:  # (drawn before the options: a decoder has no second segment)
-    source = checked(st.radio, t("p8.model"), list(REAL_SOURCES), key="real_source", horizontal=True,
-                     format_func=REAL_SOURCES.get, bind="query-params")
+    source = linked(st.radio, t("p8.model"), list(REAL_SOURCES), key="real_source", horizontal=True,
+                     format_func=REAL_SOURCES.get)
     folder = ""
     if source == "folder":
         folder = checked(st.text_input, t("p8.folder"),
@@ -48,11 +50,10 @@ decoder = source == "decoder"
 with options.popover(t("common.options"), icon=":material/tune:", width="stretch"):
     text_b = st.text_input(t("p8.text_b"), key="real_text_b", max_chars=10_000,
                            bind="query-params", disabled=decoder, help=t("p8.text_b_decoder") if decoder else None)
-    max_tokens = st.select_slider(t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
-                                  key="real_max", bind="query-params")
+    max_tokens = linked(st.select_slider, t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
+                                  key="real_max")
     url_check("real_scale", url_labels(REAL_SHADES, REAL_SHADES.get, optional=True), t("p8.url.shade"))
-    scale = st.segmented_control(t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale",
-                                 bind="query-params", format_func=REAL_SHADES.get) or "absolute"
+    scale = linked(st.segmented_control, t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale", format_func=REAL_SHADES.get) or "absolute"
 text_b = "" if decoder else text_b
 if source == "folder" and not folder.strip():
     st.info(t("p8.type_folder"))
@@ -119,7 +120,11 @@ def head_view() -> None:
     """One head, the head average and the lines view: choosing a head reruns only this part."""
     trace = trace_again()  # (the page keeps no trace of its own: see the end of the page)
     layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
-    one, avg = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, texts=figure_texts())
+    # one head and the average across the column, every token labelled (viz_core.attention_grid.HEAD_VIEW_PX)
+    head_labels, zmax = [safe_label(tok, 16) for tok in tokens], None if scale == "head" else 1.0
+    one = head_figure(trace.attention[layer, head], head_labels, zmax=zmax, width=HEAD_VIEW_PX, texts=figure_texts())
+    avg = head_figure(trace.attention[layer].mean(0), head_labels, zmax=zmax, width=HEAD_VIEW_PX,
+                      relative_to=figure_texts()["bert.average_max"], texts=figure_texts())
     binned = t("p8.binned") if one.binned else ""
     st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
     if decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)
@@ -148,12 +153,12 @@ def head_view() -> None:
     lines_of = [None, *range(int(start), stop)]
     url_check("real_lines_query", url_labels(lines_of, lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}"),
               t("p8.url.query"), t("p8.every"))
-    query = w2.selectbox(t("p8.only"), lines_of, key="real_lines_query", bind="query-params",
+    query = linked(w2.selectbox, t("p8.only"), lines_of, key="real_lines_query",
                          format_func=lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}")
     WHICH = {"head": t("p8.which.head"), "average": t("p8.which.average")}
     url_check("real_lines_which", url_labels(WHICH, WHICH.get), t("p8.url.which"))
     url_check("real_lines_min", number_in(0.01, 0.5), t("p8.url.min"))
-    which = w3.selectbox(t("p8.weights_of"), list(WHICH), key="real_lines_which", format_func=WHICH.get, bind="query-params")
+    which = linked(w3.selectbox, t("p8.weights_of"), list(WHICH), key="real_lines_which", format_func=WHICH.get)
     min_w = w4.slider(t("p8.hide_below"), 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
     matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
     lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),

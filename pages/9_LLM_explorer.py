@@ -15,7 +15,7 @@ from ui.export import PLOT  # noqa: E402
 from ui.llm import DEFAULT_PROMPT, HEADS_TEXT, generation, head_scores, heavy_once, ready_model, visible  # noqa: E402
 from ui.llm import step_figure  # noqa: E402
 from ui.plot import chart  # noqa: E402
-from ui.state import checked, topic_tabs  # noqa: E402
+from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
 from viz_core.llm import gqa_figure, rope_pair_figure, score_grid_figure  # noqa: E402
@@ -42,8 +42,8 @@ def generation_tab() -> None:
         seed = checked(st.number_input, t("p10.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
         use_cache = checked(st.toggle, t("p10.kv_cache"), True, key="llm_cache", help=t("p10.kv_cache_help"),
                             bind="query-params")
-        rows = checked(st.segmented_control, t("p10.heads_shown"), ["layers", "heads"], default="layers",
-                       required=True, key="llm_rows", format_func=lambda r: t(f"p10.rows.{r}"), bind="query-params")
+        rows = linked(st.segmented_control, t("p10.heads_shown"), ["layers", "heads"], default="layers",
+                       required=True, key="llm_rows", format_func=lambda r: t(f"p10.rows.{r}"))
         layer = checked(st.slider, t("p10.layer"), 1, llm.n_layers, llm.n_layers // 2, key="llm_layer",
                         disabled=rows != "heads", bind="query-params")
     if not prompt.strip():
@@ -76,8 +76,8 @@ def gqa_tab() -> None:
           config=PLOT, where=left)
     with right:
         st.markdown(t("p10.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
-        size = checked(st.segmented_control, t("p10.gqa.bytes"), [4, 2], default=4, required=True, key="llm_bytes",
-                       format_func=lambda b: {4: "float32 (4)", 2: "bfloat16 (2)"}[b], bind="query-params")
+        size = linked(st.segmented_control, t("p10.gqa.bytes"), [4, 2], default=4, required=True, key="llm_bytes",
+                       format_func=lambda b: {4: "float32 (4)", 2: "bfloat16 (2)"}[b])
         context = checked(st.slider, t("p10.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
                           bind="query-params")
         gqa = kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size)
@@ -116,8 +116,8 @@ def rope_tab() -> None:
 def heads_tab() -> None:
     kinds = ["induction", "previous", "sink"]
     kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    kind = checked(kind_col.segmented_control, t("p10.heads.kind"), kinds, default="induction", required=True,
-                   key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"), bind="query-params")
+    kind = linked(kind_col.segmented_control, t("p10.heads.kind"), kinds, default="induction", required=True,
+                   key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"))
     with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
         text = checked(st.text_area, t("p10.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text")
         period = checked(st.slider, t("p10.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
@@ -146,7 +146,7 @@ def heads_tab() -> None:
         st.text(" ".join(visible(scores.induction_tokens)))
 
 
-topic_tabs([t("p10.tab.generation"), t("p10.tab.gqa"), t("p10.tab.rope"), t("p10.tab.heads")],
+topic_tabs(["p10.tab.generation", "p10.tab.gqa", "p10.tab.rope", "p10.tab.heads"],
            [generation_tab, gqa_tab, rope_tab, heads_tab])
 st.caption(t("p10.summary", layers=llm.n_layers, heads=llm.n_heads, kv=llm.n_kv_heads, dim=llm.head_dim,
              hidden=llm.hidden, theta=llm.rope_theta, load=llm.load_seconds))

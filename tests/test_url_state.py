@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import APPTEST_TIMEOUT, ROOT
+from ui.state import link_text
 
 PAGES = {
     1: "1_Attention_from_scratch.py", 2: "2_Seq2seq_attention.py", 3: "3_Positional_encoding.py",
@@ -99,8 +100,45 @@ def test_link_reopens_the_same_view(page):
     assert not _notices(at), _notices(at)
     for key, value in shown.items():
         assert _widget(at, key).value == value, key
-    for key in shown:  # the link's values stay in the URL, but for a default (Streamlit leaves those out)
-        assert at.query_params.get(key) == (None if key in DEFAULTS else params[key]), key
+    for key in shown:  # the link's values stay in the URL, but for a default (left out)
+        assert at.query_params.get(key) == (None if key in DEFAULTS else _link(at, key, params[key])), key
+
+
+def _link(at: AppTest, key: str, given: str) -> str:
+    """What the URL holds for ``key`` once the page ran: a choice's value (an older link's label is
+    rewritten as it), any other widget's text as the link gave it."""
+    widget = _widget(at, key)
+    return link_text(widget.value) if type(widget).__name__ in ("Selectbox", "Radio", "SelectSlider") else given
+
+
+# A link as this lab writes it now: values, never labels.
+VALUE_LINKS = {
+    2: {"s2s_model": "s2s-luong-dot", "s2s_text": "the red car is small .", "s2s_beam": "3", "s2s_mode": "hard",
+        "s2s_step": "2", "s2s_compare": "s2s-bahdanau"},
+    4: {"tf_model": "tf-copy", "tf_text": "3 1 4 1", "tf_layer": "1", "tf_head": "2", "tf_kind": "encoder"},
+    5: {"head_model": "tf-copy", "head_text": "3 1 4 1", "head_layer": "1", "head_head": "3", "head_kind": "decoder",
+        "head_scale": "false"},
+    7: {"bert_a": "The dog ran home .", "bert_rule": "independent", "bert_seed": "7", "topic": "masking"},
+    8: {"real_text": "The cat sat on the mat .", "real_layer": "2", "real_head": "4", "real_max": "64",
+        "real_scale": "head"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", sorted(VALUE_LINKS))
+def test_a_link_opens_the_same_view_in_either_language(page, lang):
+    """A link holds values, so it reads the same in English and 中文: no notice, every value shown,
+    and the URL written back unchanged (the choices as values, not as this language's labels)."""
+    at = _run(page, {**VALUE_LINKS[page], "lang": lang})
+    assert not at.info.values or not [n for n in at.info if "link" in n.value.lower() or "链接" in n.value], \
+        [n.value for n in at.info]
+    for key, raw in VALUE_LINKS[page].items():
+        if key == "topic":
+            continue
+        shown = at.session_state[key]  # every widget's value, whatever its kind
+        assert (shown if isinstance(shown, str) else link_text(shown)) == raw, (key, shown)
+        if key not in DEFAULTS:
+            assert at.query_params.get(key) in (raw, None), key
 
 
 @pytest.mark.parametrize("page, prefix", [(2, "s2s"), (4, "tf"), (6, "gen")])

@@ -20,9 +20,9 @@ from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, RE
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, t
 from ui.plot import chart
-from ui.state import boolean, labels, number_in, url_check
+from ui.state import boolean, link_option, number_in, url_check
 from ui.tokens import md_escape, model_text
-from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, nsp_figure, nsp_table
+from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, TYPED, PredictionRow, nsp_figure, nsp_table
 
 if TYPE_CHECKING:
     from models.inference.hf_adapter import HFModel
@@ -80,8 +80,8 @@ def masked_lm_choices() -> dict[str, str]:
 def linked_model(names: Sequence[str], format_func: Callable[[str], str] = str) -> str:
     """This run's masked LM: the widget's value, or on a first run the link's (checked by
     ui.state.url_check, with a notice when refused), else the first of ``names``."""
-    raw = url_check("bert_model", labels(names, format_func), t("p7.url.model"), names[0])
-    return st.session_state.get("bert_model", raw if raw in names else names[0])
+    found, name = link_option("bert_model", names, format_func, t("p7.url.model"), names[0])
+    return st.session_state.get("bert_model", name if found else names[0])
 
 
 def clean_text(text: str | None) -> str:
@@ -171,11 +171,10 @@ def load_real_model(typed: str) -> RealModel | str:
     """The shared model for a typed folder ('' = the installed MiniLM-L6) if the server's
     model_folders setting allows it, or a one-line message in the reader's language that is safe to
     show (escape it)."""
-    from models.inference.hf_adapter import DEFAULT_MODEL_LABEL
     from models.inference.model_access import ModelAccessError, folder_label, load_settings, resolve_folder
 
     try:
-        key, label = "", DEFAULT_MODEL_LABEL
+        key, label = "", t("p8.installed_label")  # hf_adapter.DEFAULT_MODEL_LABEL in the reader's language
         if typed.strip():
             settings = load_settings()
             folder = resolve_folder(typed, settings)
@@ -366,10 +365,10 @@ def linked_masking_settings() -> tuple[int, bool, str]:
     the link's (checked by ui.state.url_check, with a notice when refused)."""
     seed = url_check("bert_seed", number_in(0, 10**9), t("p7.url.seed"))
     draw = url_check("bert_draw", boolean, t("p7.url.draw"))
-    rule = url_check("bert_rule", labels(RULES, RULE_LABELS.get), t("p7.url.rule"))
+    found, rule = link_option("bert_rule", RULES, RULE_LABELS.get, t("p7.url.rule"))
     return (int(st.session_state.get("bert_seed", int(float(seed or 0)))),
             bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
-            st.session_state.get("bert_rule", next((r for r, lab in RULE_LABELS.items() if lab == rule), REFERENCE)))
+            st.session_state.get("bert_rule", rule if found else REFERENCE))
 
 
 def click_key(text_a: str, text_b: str, model: str = SMALL_BERT) -> str:
@@ -420,6 +419,18 @@ def masking_summary(outcome: np.ndarray, n_eligible: int, seed: int, n_clicked: 
     st.markdown(t("p7.draw_summary", seed=seed, chosen=sum(counts.values()), eligible=n_eligible,
                   mask=counts['[MASK]'], random=counts['random'], kept=counts['kept'],
                   clicked=t("p7.draw_clicked", n=n_clicked) if n_clicked else ""))
+
+
+def predictions_caption(rows: Sequence[PredictionRow], vocab_size: int, text_b: str | None) -> None:
+    """What the predictions figure shows: at the positions with an original piece, how many the model
+    got right at top-1; at the [MASK]s typed in the text (no original), that these are the numbers
+    of ``python -m models.fill_mask`` on sentence A, or why not when sentence B is read too."""
+    known = [r for r in rows if r.outcome != TYPED]
+    if known:
+        st.markdown(t("p7.predicted", vocab=vocab_size, hits=sum(r.original_rank == 0 for r in known),
+                      rows=len(known)))
+    if typed := len(rows) - len(known):
+        st.markdown(t("p7.typed.pair" if (text_b or "").strip() else "p7.typed", n=typed, vocab=vocab_size))
 
 
 def masking_stats_caption(stats, rule: str) -> None:

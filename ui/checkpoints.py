@@ -8,7 +8,7 @@ import streamlit as st
 
 from models.checkpoints import CheckpointError, read_config
 from ui.i18n import t
-from ui.state import labels as url_labels, url_check
+from ui.state import labels as url_labels, linked, url_check
 from ui.strings import STRINGS
 
 T = TypeVar("T")
@@ -58,7 +58,7 @@ def checkpoint_picker(choices: Sequence[tuple[str, str]], key: str, label: str, 
     (sizes, K …) go back to the new model's defaults when the choice changes. Returns the checkpoint."""
     names = dict(choices)
     url_check(key, url_labels(names, names.get), label)
-    return st.selectbox(label, list(names), format_func=names.get, key=key, bind="query-params", help=help,
+    return linked(st.selectbox, label, list(names), format_func=names.get, key=key, help=help,
                         on_change=_forget, args=(follow,))
 
 

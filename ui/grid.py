@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui.i18n import t
-from ui.state import labels, url_check
+from ui.state import labels, linked, url_check
 
 AVERAGE = -1  # the "head" that means the average over heads
 
@@ -33,8 +33,8 @@ def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = Tru
     url_check(lk, labels(range(n_layers), _layer_label), t("grid.layer_what"), _layer_label(0))
     url_check(hk, labels(heads, _head_label), t("grid.head_what"), _head_label(0))
     c1, c2 = columns if columns is not None else st.columns(2)
-    c1.selectbox(t("grid.layer"), list(range(n_layers)), format_func=_layer_label, key=lk, bind="query-params")
-    c2.selectbox(t("grid.head"), heads, format_func=_head_label, key=hk, bind="query-params")
+    linked(c1.selectbox, t("grid.layer"), list(range(n_layers)), format_func=_layer_label, key=lk)
+    linked(c2.selectbox, t("grid.head"), heads, format_func=_head_label, key=hk)
     return int(st.session_state[lk]), int(st.session_state[hk])
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from ui.i18n import Labels, t
-from ui.state import checked
+from ui.state import checked, linked
 from ui.tokens import md_escape
 
 if TYPE_CHECKING:
@@ -217,8 +217,8 @@ def step_quiz(page: str, origin: Hashable, step: int, *, emitted: str, candidate
     the student picks: where it looks, or what it writes)."""
     kind = "write"
     if alpha is not None:
-        kind = checked(st.segmented_control, t("quiz.kind"), list(KINDS), format_func=KINDS.get, default="look",
-                       required=True, key=f"{page}_quiz_kind", bind="query-params") or "look"
+        kind = linked(st.segmented_control, t("quiz.kind"), list(KINDS), format_func=KINDS.get, default="look",
+                       required=True, key=f"{page}_quiz_kind") or "look"
     elif src_tokens is not None:  # a seq2seq model without attention
         st.caption(t("quiz.no_attention"))
     qid = _question_id(origin, kind, step)
@@ -242,7 +242,7 @@ def step_quiz(page: str, origin: Hashable, step: int, *, emitted: str, candidate
 def masked_quiz(page: str, origin: Hashable, rows: Sequence[PredictionRow]) -> set[int]:
     """Ask, one at a time, for the original piece at every position the model read as [MASK];
     returns the positions not guessed yet (the page hides their predictions and originals)."""
-    targets = [r for r in rows if r.shown == "[MASK]"]
+    targets = [r for r in rows if r.shown == "[MASK]" and r.original != "[MASK]"]  # a typed [MASK] hides nothing
     board = _board(page)
     ids = {r.position: _question_id(origin, "masked", r.position) for r in targets}
     hidden = {pos for pos, qid in ids.items() if qid not in board}

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import LANGUAGES, reading, t, text
 from ui.tokens import md_escape
 
 _SHOWN = 40  # characters of a rejected URL value quoted in the notice
@@ -71,11 +71,29 @@ def quoted(raw: str) -> str:
     return md_escape(text + ("…" if len(raw) > _SHOWN else ""))
 
 
+_NOTICES = "state_link_notices"  # session key: the link notices of the page's last run
+
+
 def url_notice(what: str, raw: str, instead: str | None = None) -> None:
     """The one-line notice for a link value that is not used as given (``instead``: what is shown,
-    the default when None), in the reader's language."""
-    st.info(t("state.notice", what=what, raw=quoted(raw), instead=instead or t("state.default")),
-            icon=":material/link_off:")
+    the default when None), in the reader's language; kept for :func:`replay_notices`."""
+    message = t("state.notice", what=what, raw=quoted(raw), instead=instead or t("state.default"))
+    notices = st.session_state.get(_NOTICES)
+    if isinstance(notices, list) and len(notices) < 50:
+        notices.append(message)
+    st.info(message, icon=":material/link_off:")
+
+
+def replay_notices(again: bool) -> None:
+    """At the start of a page's run: when ``again`` (a rerun that no reader asked for, such as the
+    browser handing back its deck right after the page opened), show the last run's link notices once
+    more, since the link's values are used by now and would not be named again; else forget them."""
+    notices = st.session_state.get(_NOTICES)
+    if again and isinstance(notices, list):
+        for message in notices:
+            st.info(message, icon=":material/link_off:")
+    else:
+        st.session_state[_NOTICES] = []
 
 
 @dataclass(frozen=True)
@@ -116,8 +134,26 @@ def url_check(key: str, accept: Accept | Callable[[str], bool] | Collection[str]
     for raw in values:
         if not _passes(accept.url, raw):
             url_notice(what, raw, instead)
+            _drop_from_link(key)
             return None
     return values[-1]
+
+
+def _drop_from_link(key: str) -> None:
+    """Take a refused value out of the address bar (named once: the widget drawn next finds none)."""
+    try:
+        del st.query_params[key]
+    except Exception:  # noqa: BLE001  (a widget already bound to it: Streamlit drops it itself)
+        pass
+
+
+def link_option(key: str, options: Iterable[Any], format_func: Callable[[Any], Any] = str, what: str = "",
+                instead: str | None = None, optional: bool = False) -> tuple[bool, Any]:
+    """(found, option) that the link names for the option widget ``key``, on the widget's first run
+    (:func:`url_check` names a refused value once); (False, None) when the link names none."""
+    options = list(options)
+    raw = url_check(key, labels(options, format_func, optional), what, instead)
+    return (False, None) if raw is None else option_of(raw, options + ([None] if optional else []), format_func)
 
 
 def _passes(check: Callable[[Any], bool], value: Any) -> bool:
@@ -133,14 +169,49 @@ def _same(value: Any, option: Any) -> bool:
     return type(value) is type(option) and value == option
 
 
+def link_text(option: Any) -> str:
+    """An option as a link writes it: its value, never its label, so that the link reads the same
+    in every language (``True`` → ``true``, ``None`` → the empty text, 3 → ``3``)."""
+    if option is None:
+        return ""
+    if isinstance(option, bool):
+        return "true" if option else "false"
+    return str(option)
+
+
+def _labels_in_every_language(option: Any, format_func: Callable[[Any], Any]) -> set[str]:
+    """``option``'s label in each language (a ``format_func`` that translates as it is called)."""
+    names = set()
+    for lang in LANGUAGES:
+        with reading(lang):
+            try:
+                names.add(str(format_func(option)))
+            except Exception:  # noqa: BLE001  (a label that cannot be made is no match)
+                continue
+    return names
+
+
+def option_of(raw: str, options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> tuple[bool, Any]:
+    """(found, option) for a link's text: the option whose value it is (:func:`link_text`); for a link
+    made before links held values, the option whose label it is in any language."""
+    options = list(options)
+    for option in options:
+        if link_text(option) == raw:
+            return True, option
+    for option in options:
+        if option is not None and raw in _labels_in_every_language(option, format_func):
+            return True, option
+    return False, None
+
+
 def labels(options: Iterable[Any], format_func: Callable[[Any], Any] = str, optional: bool = False) -> Accept:
     """A selectbox, radio, segmented control, select slider or tabs over ``options``: the link
-    holds an option's label (its ``format_func`` text), the session state the option itself, or
-    None when the widget may be left empty (``optional``: ``index=None``, a segmented control or
-    pills that are not ``required``)."""
+    holds an option's value (:func:`link_text`; an older link its label, in any language), the
+    session state the option itself, or None when the widget may be left empty (``optional``:
+    ``index=None``, a segmented control or pills that are not ``required``)."""
     options = list(options) + ([None] if optional else [])
-    names = {str(format_func(o)) for o in options if o is not None}
-    return Accept(lambda value: any(_same(value, o) for o in options), names.__contains__)
+    return Accept(lambda value: any(_same(value, o) for o in options),
+                  lambda raw: option_of(raw, options, format_func)[0])
 
 
 def many(options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> Accept:
@@ -199,12 +270,132 @@ def checked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return draw(*args, **kwargs)
 
 
-def topic_tabs(titles: Sequence[str], sections: Sequence[Callable[[], None]]) -> None:
-    """A page's tabs, the open one kept in the URL (``?topic=…``, a refused value falls back with a
-    notice); only the open tab's section runs, as a fragment: its own widgets rerun it alone (a
-    section whose widget changes what the page computed above it calls ``st.rerun()``)."""
-    url_check("topic", labels(titles), t("state.topic"), f"“{titles[0]}”")
-    tabs = st.tabs(list(titles), key="topic", bind="query-params")
+OPTION_WIDGETS = frozenset({"selectbox", "radio", "segmented_control", "pills", "select_slider", "multiselect"})
+_DEFAULT_ARG = {"selectbox": "index", "radio": "index", "select_slider": "value"}  # the others: "default"
+
+
+def _default_option(kind: str, arguments: Mapping[str, Any], options: Sequence[Any], multi: bool) -> Any:
+    """The option an option widget shows when nothing chose another (its ``index``/``value``/``default``)."""
+    if kind in ("selectbox", "radio"):
+        index = arguments.get("index", 0)
+        return None if index is None else options[index]
+    if kind == "select_slider":
+        value = arguments.get("value")
+        return options[0] if value is None else value
+    default = arguments.get("default")
+    if multi:
+        return [] if default is None else list(default) if isinstance(default, (list, tuple)) else [default]
+    return default
+
+
+def _from_link(raws: list[str], options: Sequence[Any], format_func: Callable[[Any], Any], multi: bool,
+               optional: bool) -> tuple[bool, Any]:
+    """(found, the option or options) that the link's texts for one widget name."""
+    if multi:
+        chosen = []
+        for raw in raws:
+            if raw == "":
+                continue
+            found, option = option_of(raw, options, format_func)
+            if not found:
+                return False, raw
+            chosen.append(option)
+        return True, chosen
+    raw = raws[-1]
+    if raw == "" and optional:
+        return True, None
+    found, option = option_of(raw, options, format_func)
+    return (True, option) if found else (False, raw)
+
+
+def linked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Draw a widget whose value the link keeps under its key, after :func:`checked`'s checks.
+
+    An option widget (selectbox, radio, segmented control, pills, select slider, multiselect) keeps
+    the option's *value* in the link (:func:`link_text`), never its label, read on the widget's
+    first run and written after every run (left out when it is the default): a link made in
+    English opens the same view in 中文 and back. A link made before links held values (an option's
+    label, in either language) still opens; a text that names no option is named in one notice.
+    Other widgets (sliders, number inputs, toggles, text) keep plain values, language-free
+    already: Streamlit's own ``bind="query-params"`` keeps them."""
+    kind = draw.__name__
+    if kind not in OPTION_WIDGETS:
+        return checked(draw, *args, bind="query-params", **kwargs)
+    bound = inspect.signature(draw).bind(*args, **kwargs)
+    arguments = bound.arguments
+    key = str(arguments["key"])
+    options = list(arguments["options"])
+    format_func = arguments.get("format_func") or str
+    multi = kind == "multiselect" or arguments.get("selection_mode") == "multi"
+    optional = (arguments.get("index", 0) is None if kind in ("selectbox", "radio")
+                else kind in ("segmented_control", "pills") and not arguments.get("required"))
+    url_check(key, accepts(kind, arguments), str(arguments["label"]), url=False)
+    default = _default_option(kind, arguments, options, multi)
+    if key not in st.session_state and key in st.query_params:
+        found, chosen = _from_link(st.query_params.get_all(key), options, format_func, multi, optional)
+        if not found:
+            url_notice(str(arguments["label"]), chosen)
+        elif kind in ("selectbox", "radio"):
+            arguments["index"] = None if chosen is None else options.index(chosen)
+        else:
+            arguments[_DEFAULT_ARG.get(kind, "default")] = chosen
+    value = draw(*bound.args, **bound.kwargs)
+    _write_link(key, value, default, multi)
+    return value
+
+
+def _write_link(key: str, value: Any, default: Any, multi: bool) -> None:
+    """Keep ``value`` in the link under ``key`` (as values), or leave it out when it is ``default``."""
+    is_default = list(value or []) == default if multi else (_same(value, default) or value == default)
+    if is_default:
+        if key in st.query_params:
+            del st.query_params[key]
+        return
+    texts = ([link_text(v) for v in value] or [""]) if multi else [link_text(value)]
+    if st.query_params.get_all(key) != texts:
+        st.query_params[key] = texts if len(texts) > 1 else texts[0]
+
+
+def topic_name(title_id: str) -> str:
+    """A tab's name in the link: the last part of its title's string id (``p10.tab.heads`` → ``heads``)."""
+    return title_id.rsplit(".", 1)[-1]
+
+
+def topic_of(raw: str, title_ids: Sequence[str]) -> int | None:
+    """The index of the tab a link's ``?topic=`` names: its name (:func:`topic_name`), or, in a link
+    made before links held names, its title in any language; None when it names none."""
+    for i, title_id in enumerate(title_ids):
+        if raw == topic_name(title_id) or raw in {text(title_id, lang) for lang in LANGUAGES}:
+            return i
+    return None
+
+
+def topic_tabs(title_ids: Sequence[str], sections: Sequence[Callable[[], None]]) -> None:
+    """A page's tabs (``title_ids``: their titles' string ids), the open one kept in the link by name
+    (``?topic=heads``: the same link in every language; a refused value falls back with a notice);
+    only the open tab's section runs, as a fragment: its own widgets rerun it alone (a section whose
+    widget changes what the page computed above it calls ``st.rerun()``)."""
+    titles = [t(i) for i in title_ids]
+    index = None
+    shown = st.session_state.get("topic")  # the tab open in the last run (a title, in that run's language)
+    if isinstance(shown, str) and (index := topic_of(shown, title_ids)) is not None:
+        if shown != titles[index]:  # the reader switched language: the same tab, by its title in this one
+            del st.session_state["topic"]
+    else:
+        url_check("topic", labels(titles), t("state.topic"), url=False)  # a hostile value: one notice
+        if "topic" not in st.session_state and "topic" in st.query_params:
+            raw = st.query_params.get_all("topic")[-1]
+            index = topic_of(raw, title_ids)
+            if index is None:
+                url_notice(t("state.topic"), raw, f"“{titles[0]}”")
+    # The open tab is also the default: a rerun whose browser reports no tab keeps it open.
+    tabs = st.tabs(titles, key="topic", default=None if index is None else titles[index], on_change="rerun")
+    opened = next((i for i, tab in enumerate(tabs) if tab.open), 0)
+    if opened:
+        if st.query_params.get("topic") != topic_name(title_ids[opened]):
+            st.query_params["topic"] = topic_name(title_ids[opened])
+    elif "topic" in st.query_params:
+        del st.query_params["topic"]
     for tab, section in zip(tabs, sections):
         with tab:
             if tab.open is not False:

