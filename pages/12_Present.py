@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.deck import Deck, DeckError, deck_json, parse_deck, ready_decks, session_slides
+from ui.deck import (Deck, DeckError, browser_answered, copy_to_session, deck_json, edit_deck, keep_deck, parse_deck,
+                     ready_decks, session_slides)
 from ui.frame import page_frame, page_text
 from ui.i18n import current, t
-from ui.slides import RENDERERS, SlideProblem, SlideView, prepare, slide_controls, slide_frame, slide_step, start
+from ui.slides import (RENDERERS, SlideProblem, SlideView, deck_handout, prepare, slide_controls, slide_frame,
+                       clicker_keys, slide_notes, slide_step, start, stop_presenting)
 from ui.state import checked, url_check
 from ui.tokens import md_escape
 from viz_core.export import safe_filename
@@ -50,6 +52,12 @@ deck = chosen_deck(deck_id)
 # ------------------------------------------------------------------------------------------------
 # Presenting: one slide, full screen, the keys move through its steps and on (?slide=N&step=M)
 # ------------------------------------------------------------------------------------------------
+if "slide" in st.query_params and deck is None and deck_id == SESSION and not browser_answered():
+    slide_frame(t("p9.my_deck"))  # a reload while presenting: the browser hands the deck back (a rerun)
+    st.info(t("p9.nothing_linked"), icon=":material/link_off:")
+    st.button(t("slide.end_help"), key="slide_end", shortcut="Esc", on_click=stop_presenting)
+    keep_deck()
+    st.stop()
 if "slide" in st.query_params and deck is not None:
     slide_frame(deck.title)
     n = len(deck.slides)
@@ -66,12 +74,15 @@ if "slide" in st.query_params and deck is not None:
     for note in view.notes:
         st.caption(note)
     view.draw(step)
+    slide_notes(slide.notes)
+    clicker_keys()  # "." as well as B: on to the next slide
     st.stop()
 
 # ------------------------------------------------------------------------------------------------
 # The deck: choose, upload, look through, download, start
 # ------------------------------------------------------------------------------------------------
 page_frame(t("nav.12"), icon="📽️", intro=t("p9.intro"))
+lang = current()
 if "slide" in st.query_params:  # a link to present a deck this session does not have
     st.info(t("p9.nothing_linked"), icon=":material/link_off:")
     del st.query_params["slide"]
@@ -95,14 +106,31 @@ if deck is None:
     st.stop()
 
 st.subheader(deck.title or t("p9.untitled"))
-c1, c2, c3 = st.columns([1, 1, 2])
+c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
+# The clicker's "next" (PageDown) starts the deck from here, as F5 does (ui.slides.START_KEYS_JS).
 c1.button(t("p9.present"), key="present_start", type="primary", icon=":material/slideshow:", on_click=start,
-          args=(deck_id,), width="stretch")
+          args=(deck_id,), width="stretch", shortcut="PageDown", help=t("p9.present_help"))
+clicker_keys()  # and F5
 c2.download_button(t("p9.download"), data=deck_json(deck), file_name=f"{safe_filename(deck.title)}.json",
                    mime="application/json", key="present_download", icon=":material/download:", on_click="ignore",
                    width="stretch")
+handout_name = f"{safe_filename(deck.title or t('p9.my_deck'))}-handout.html"
+with c3.popover(t("p9.handout"), icon=":material/description:", width="stretch", help=t("p9.handout_help")):
+    if st.button(t("p9.handout_make", n=len(deck.slides)), key="present_handout_make"):
+        with st.spinner(t("p9.handout_making")):
+            st.session_state["present_handout"] = (deck, lang, deck_handout(deck.slides, deck.title, page_label))
+    made = st.session_state.get("present_handout")
+    if isinstance(made, tuple) and made[:2] == (deck, lang):
+        st.download_button(t("p9.handout_download"), data=made[2], mime="text/html", file_name=handout_name,
+                           key="present_handout_file", icon=":material/download:", on_click="ignore")
 if deck_id == SESSION:
-    c3.button(t("p9.remove_last"), key="present_pop", on_click=lambda: session_slides().pop(), icon=":material/undo:")
-st.dataframe([{t("p9.col.slide"): i, t("p9.col.page"): page_label(s.page), t("p9.col.title"): s.title,
-               t("p9.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
-              for i, s in enumerate(deck.slides, start=1)], hide_index=True, width="stretch")
+    c4.button(t("p9.clear"), key="present_clear", on_click=lambda: session_slides().clear(),
+              icon=":material/delete_sweep:", width="stretch")
+    edit_deck(session_slides(), page_label)
+else:
+    c4.button(t("p9.copy"), key="present_copy", on_click=copy_to_session, args=(deck,), icon=":material/edit:",
+              width="stretch", help=t("p9.copy_help"))
+    st.dataframe([{t("p9.col.slide"): i, t("p9.col.page"): page_label(s.page), t("p9.col.title"): s.title,
+                   t("p9.col.notes"): s.notes,
+                   t("p9.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
+                  for i, s in enumerate(deck.slides, start=1)], hide_index=True, width="stretch")

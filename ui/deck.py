@@ -4,12 +4,14 @@ deck that the sidebar's "Add this view to the deck" button fills.
 A deck file is small JSON::
 
     {"format": "attention-lab-deck", "version": 1, "title": "…",
-     "slides": [{"page": "2_Seq2seq_attention", "params": {"s2s_model": "Bahdanau", "s2s_step": "3"},
-                 "title": "optional"}]}
+     "slides": [{"page": "2_Seq2seq_attention", "params": {"s2s_model": "s2s-bahdanau", "s2s_step": "3"},
+                 "title": "optional", "notes": "optional speaker notes"}]}
 
 ``page`` is a page file's stem (its URL name, ``Seq2seq_attention``, is accepted too); ``params``
-are the page's URL values (widget key → the string, or list of strings, that the page's bound
-widget writes to the address bar), the step included. :func:`parse_deck` checks everything and
+are the page's URL values (widget key → the string, or list of strings, that the page writes to the
+address bar: a choice's value, never its label, so that a deck reads the same in every language;
+a deck written before that, with labels, still opens), the step included. ``notes`` are the
+speaker's notes, shown while presenting only when asked for. :func:`parse_deck` checks everything and
 raises :class:`DeckError` with one clear sentence (in English and 中文); it never raises anything else.
 """
 from __future__ import annotations
@@ -17,14 +19,15 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from ui.i18n import t, text
+from ui.i18n import current, t, text
+from ui.tokens import md_escape
 
 FORMAT = "attention-lab-deck"
 VERSION = 1
@@ -32,6 +35,7 @@ MAX_BYTES = 512_000  # a deck of 100 slides with long texts stays far below this
 MAX_SLIDES = 100
 MAX_PARAMS = 64  # per slide
 MAX_TITLE = 200  # characters of a deck's or slide's title
+MAX_NOTES = 2_000  # characters of a slide's speaker notes
 MAX_VALUE = 20_000  # characters of one URL value (the longest text input takes 20,000)
 MAX_LIST = 64  # values of one multi-valued URL key
 PRESENT_PAGE = "12_Present"
@@ -66,11 +70,12 @@ class DeckError(ValueError):
 
 @dataclass(frozen=True)
 class Slide:
-    """One view of one page: the page's stem and its URL values."""
+    """One view of one page: the page's stem and its URL values, with the teacher's title and notes."""
 
     page: str
     params: Params = field(default_factory=dict)
     title: str = ""
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,7 @@ def _slide(raw: Any, number: int, pages: Collection[str]) -> Slide:
     where: Phrase = ("deck.where.slide", {"number": number})
     if not isinstance(raw, dict):
         raise DeckError("deck.err.slide_object", where=where)
-    unknown = set(raw) - {"page", "params", "title"}
+    unknown = set(raw) - {"page", "params", "title", "notes"}
     if unknown:
         raise DeckError("deck.err.slide_field", where=where, field=sorted(unknown)[0][:40])
     if "page" not in raw:
@@ -155,7 +160,8 @@ def _slide(raw: Any, number: int, pages: Collection[str]) -> Slide:
         if not _KEY.fullmatch(key):
             raise DeckError("deck.err.param_name", where=where, name=_shown(key))
         params[key] = _param_value(value, ("deck.where.param", {"number": number, "key": key}))
-    return Slide(page, params, _text(raw.get("title", ""), ("deck.where.title", {"number": number}), MAX_TITLE))
+    return Slide(page, params, _text(raw.get("title", ""), ("deck.where.title", {"number": number}), MAX_TITLE),
+                 _text(raw.get("notes", ""), ("deck.where.notes", {"number": number}), MAX_NOTES, in_value=True))
 
 
 def _shown(text: str) -> str:
@@ -212,8 +218,8 @@ def parse_deck(data: bytes | str, pages: Collection[str] | None = None) -> Deck:
 def deck_dict(deck: Deck) -> dict[str, Any]:
     """The JSON object of a deck (what :func:`parse_deck` reads back)."""
     return {"format": FORMAT, "version": VERSION, "title": deck.title,
-            "slides": [{"page": s.page, "params": s.params, **({"title": s.title} if s.title else {})}
-                       for s in deck.slides]}
+            "slides": [{"page": s.page, "params": s.params, **({"title": s.title} if s.title else {}),
+                        **({"notes": s.notes} if s.notes else {})} for s in deck.slides]}
 
 
 def deck_json(deck: Deck) -> str:
@@ -254,13 +260,197 @@ def current_params() -> Params:
     return params
 
 
+# The browser keeps the deck being built (localStorage, this lab's origin only): a reload or a second
+# tab of the same browser finds it. Each run hands the component the session's deck to keep; the
+# component answers ({"text", "at"}) when the browser keeps a deck this session has not read (one rerun,
+# only then: a session of a browser without a deck never reruns for it) and whenever another tab
+# changes the deck.
+STORE_KEY = "deck_store"  # the component's key: its state "stored" is the browser's last answer
+_SEEN = "deck_store_seen"  # the answer this session last adopted
+_LOST = "deck_store_lost"  # why the browser's deck could not be read (said once)
+_STORE_JS = r"""
+const KEY = "attention-lab-deck";
+function stored() {
+  try { const text = window.localStorage.getItem(KEY); return text === null ? "" : text; } catch (e) { return null; }
+}
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  window.__labDeckSend = (text) => setStateValue("stored", {text: text, at: Date.now()});
+  if (!window.__labDeckListening) {  // another tab of this browser changed the deck
+    window.__labDeckListening = true;
+    window.addEventListener("storage", (ev) => {
+      if (ev.key === KEY && window.__labDeckSend) window.__labDeckSend(ev.newValue || "");
+    });
+  }
+  const now = stored();
+  if (now === null) return;  // storage switched off: the deck stays in this session
+  if (!data.answered && now && now !== data.save) {  // the browser keeps a deck this session has not read:
+    if (!parentElement.__labAsked) {                 // hand it over (never write over it before)
+      parentElement.__labAsked = true;
+      window.__labDeckSend(now);
+    }
+    return;
+  }
+  if (now === data.save) return;  // the session's deck: keep it (nothing to do when the browser has it)
+  try {
+    if (data.save) window.localStorage.setItem(KEY, data.save); else window.localStorage.removeItem(KEY);
+  } catch (e) { /* storage full: the deck stays in this session */ }
+}
+"""
+_store = st.components.v2.component("attention_lab.deck_store", html="<span></span>", js=_STORE_JS)
+
+
+def _browser_answer() -> Any:
+    """The browser's last answer ({"text", "at"}), or None before it answered."""
+    state = st.session_state.get(STORE_KEY)
+    try:
+        answer = state["stored"] if state is not None else None
+    except (KeyError, TypeError):
+        return None
+    return answer if isinstance(answer, dict) and isinstance(answer.get("text"), str) else None
+
+
+def _adopt_browser_deck(slides: list[Slide]) -> None:
+    """Take a new answer of the browser into the session's deck ``slides``: on the session's first
+    answer, what the browser kept comes first and what this session added before it answered
+    follows; later answers (another tab changed the deck) replace it. A deck the browser holds
+    that cannot be read (changed by hand, an older lab) is set aside with one notice."""
+    answer = _browser_answer()
+    if answer is None or answer == st.session_state.get(_SEEN):
+        return
+    first = _SEEN not in st.session_state
+    st.session_state[_SEEN] = answer
+    kept: list[Slide] = []
+    if answer["text"]:
+        try:
+            kept = list(parse_deck(answer["text"]).slides)
+        except DeckError as exc:
+            st.session_state[_LOST] = exc
+    if first and kept != slides:  # what this session added before the browser answered follows
+        kept = (kept + slides)[:MAX_SLIDES]
+    slides[:] = kept
+
+
+def browser_answered() -> bool:
+    """Whether the browser has handed this session the deck it keeps (or said it keeps none)."""
+    return _SEEN in st.session_state
+
+
 def session_slides() -> list[Slide]:
-    """The session's deck (kept across pages in ``st.session_state``; anything else found under
-    its key, left by a stale session or code, starts a new deck)."""
+    """The session's deck (kept across pages in ``st.session_state`` and, once the browser has
+    answered, in the browser: :func:`keep_deck`; anything else found under its key, left by a stale
+    session or code, starts a new deck)."""
     slides = st.session_state.get(SESSION_KEY)
     if not (isinstance(slides, list) and all(isinstance(s, Slide) for s in slides)):
         slides = st.session_state[SESSION_KEY] = []
+    _adopt_browser_deck(slides)
     return slides
+
+
+def keep_deck() -> None:
+    """Hand the session's deck to the browser to keep (a deck the browser keeps that this session
+    has not read yet is handed over first, never written over). Called by the page frame on every page."""
+    slides = session_slides()
+    if (lost := st.session_state.pop(_LOST, None)) is not None:
+        st.warning(t("deck.lost", reason=md_escape(lost.say(current()))), icon=":material/warning:")
+    save = deck_json(Deck("", tuple(slides))) if slides else ""
+    _store(key=STORE_KEY, data={"save": save, "answered": browser_answered()}, default={"stored": None},
+           on_stored_change=_answered)
+
+
+_ANSWER_RERUN = "deck_store_rerun"  # session key: this run is the browser's answer, not the reader's doing
+
+
+def _answered() -> None:
+    st.session_state[_ANSWER_RERUN] = True
+
+
+def answer_rerun() -> bool:
+    """Whether this run only takes in the browser's deck (once per run: the flag is cleared)."""
+    return st.session_state.pop(_ANSWER_RERUN, None) is True
+
+
+def _clean(text: Any, limit: int, in_value: bool = False) -> str:
+    """A teacher's typed title or notes as a deck may hold them: text, odd characters dropped, cut
+    to ``limit`` (what :func:`parse_deck` would refuse never reaches the kept deck)."""
+    if not isinstance(text, str):
+        return ""
+    return "".join(ch for ch in text if _odd_char(ch, in_value) is None)[:limit]
+
+
+def _position(value: Any, n: int) -> int | None:
+    """A typed slide position as 1 … n, or None when it is not a whole number (NaN, text, a list)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        return None
+    return min(max(int(value), 1), n)
+
+
+def apply_edits(slides: list[Slide], edited_rows: Any) -> list[Slide]:
+    """The deck after the overview table's edits (``edited_rows``: row → {column: value}, as
+    ``st.data_editor`` reports them; anything else is ignored): titles and notes changed, slides
+    ticked "remove" gone, and a slide given another number moved to that place."""
+    n = len(slides)
+    kept: list[Slide] = []
+    moved: list[tuple[int, Slide]] = []
+    rows = edited_rows if isinstance(edited_rows, dict) else {}
+    for i, slide in enumerate(slides):
+        change = rows.get(i, rows.get(str(i)))
+        change = change if isinstance(change, dict) else {}
+        if change.get("remove") is True:
+            continue
+        if "title" in change:
+            slide = Slide(slide.page, slide.params, _clean(change["title"], MAX_TITLE), slide.notes)
+        if "notes" in change:
+            slide = Slide(slide.page, slide.params, slide.title, _clean(change["notes"], MAX_NOTES, in_value=True))
+        target = _position(change.get("position"), n) if "position" in change else None
+        if target is None or target == i + 1:
+            kept.append(slide)
+        else:
+            moved.append((target, slide))
+    for target, slide in sorted(moved, key=lambda m: m[0]):  # each moved slide lands at its number
+        kept.insert(min(target - 1, len(kept)), slide)
+    return kept
+
+
+_EDITS = "deck_edits"  # session key: the overview table's generation (a fresh table after each edit)
+
+
+def _apply_table(key: str) -> None:
+    """The overview table's on_change: apply its edits to the session's deck, then start a fresh table."""
+    state = st.session_state.get(key)
+    edited = state.get("edited_rows") if isinstance(state, dict) else None
+    slides = session_slides()
+    slides[:] = apply_edits(slides, edited)
+    st.session_state[_EDITS] = int(st.session_state.get(_EDITS, 0)) + 1
+
+
+def edit_deck(slides: list[Slide], page_label: Callable[[str], str]) -> None:
+    """The session's deck as a table the teacher edits in place: each slide's position (type another
+    number to move it), its title and speaker notes, and a box that removes it. Applied at once and
+    kept by the browser with the deck (:func:`keep_deck`)."""
+    generation = st.session_state.get(_EDITS, 0)
+    key = f"deck_table_{generation if isinstance(generation, int) else 0}"
+    rows = [{"position": i, "page": page_label(s.page), "title": s.title, "notes": s.notes, "remove": False,
+             "settings": ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
+            for i, s in enumerate(slides, start=1)]
+    st.data_editor(rows, key=key, on_change=_apply_table, args=(key,), hide_index=True, width="stretch",
+                   num_rows="fixed", disabled=["page", "settings"], column_config={
+                       "position": st.column_config.NumberColumn(t("p9.col.slide"), min_value=1,
+                                                                 max_value=max(1, len(slides)), step=1,
+                                                                 help=t("p9.col.slide_help")),
+                       "page": st.column_config.TextColumn(t("p9.col.page")),
+                       "title": st.column_config.TextColumn(t("p9.col.title"), max_chars=MAX_TITLE),
+                       "notes": st.column_config.TextColumn(t("p9.col.notes"), max_chars=MAX_NOTES,
+                                                            help=t("p9.col.notes_help")),
+                       "remove": st.column_config.CheckboxColumn(t("p9.col.remove")),
+                       "settings": st.column_config.TextColumn(t("p9.col.settings"))})
+
+
+def copy_to_session(deck: Deck) -> None:
+    """Button callback: a ready-made or uploaded deck becomes the session's deck, to edit and keep."""
+    session_slides()[:] = list(deck.slides)[:MAX_SLIDES]
+    st.session_state.pop("present_pick", None)
+    st.query_params["deck"] = "session"
 
 
 def _add_view(page: str) -> None:
@@ -272,11 +462,11 @@ def _add_view(page: str) -> None:
 
 def add_view_button() -> None:
     """The sidebar's "Add this view to the deck" button: records this page and every setting in its
-    URL into the session's deck (shown and presented on the Present page). Nothing on other pages."""
+    URL into the session's deck (shown and presented on the Present page); on every page, how many
+    slides the deck has."""
     page = current_page()
-    if page is None:
-        return
     n = len(session_slides())
-    st.button(t("deck.add"), key="deck_add", icon=":material/add_to_queue:", on_click=_add_view, args=(page,),
-              disabled=n >= MAX_SLIDES, width="stretch", help=t("deck.add.help"))
+    if page is not None:
+        st.button(t("deck.add"), key="deck_add", icon=":material/add_to_queue:", on_click=_add_view, args=(page,),
+                  disabled=n >= MAX_SLIDES, width="stretch", help=t("deck.add.help"))
     st.caption(t("deck.count", n=n))

@@ -7,11 +7,11 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from ui.deck import add_view_button
+from ui.deck import add_view_button, answer_rerun, keep_deck
 from ui.export import image_buttons
 from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, language_switch, resolve, t, text
-from ui.state import quoted
+from ui.state import quoted, replay_notices
 
 _PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.py", "pages/3_Positional_encoding.py",
                "pages/4_Transformer_translation.py", "pages/5_Inside_one_head.py", "pages/6_Generation.py",
@@ -86,10 +86,12 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
         language_switch()
         page_list()
         st.divider()
+        keep_deck()  # the deck being built lives in the browser too: a reload or another tab finds it
         add_view_button()  # records this page and its URL settings as a slide (the Present page shows it)
         st.caption(device_caption())
         image_buttons()  # the SVG button beside each chart's PNG button
     st.title(title)
+    replay_notices(again=answer_rerun())  # the browser's deck came back right after the page opened
     if bad_lang is not None:
         st.info(t("lang.bad", raw=quoted(bad_lang), language=LANGUAGES[current()]), icon=":material/link_off:")
     if intro:

@@ -9,6 +9,7 @@ a :class:`SlideView`: how many steps the slide has, the step it starts at, and `
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -18,10 +19,11 @@ import streamlit as st
 from ui.export import PLOT_NO_BAR
 from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
 from ui.heap import upkeep
-from ui.i18n import LANGUAGES, current, reading, text
+from ui.i18n import LANGUAGES, current, figure_texts, reading, text
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
 from ui.plot import chart
-from ui.state import quoted
+from ui.quiz import hide_rows
+from ui.state import link_text, quoted, topic_of
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
 from viz_core.style import LINE_EM, TITLE_FONT_SIZE, title_dict
@@ -66,13 +68,16 @@ class SlideParams:
 
     def option(self, key: str, options: Iterable[T], default: T, what: str,
                format_func: Callable[[T], Any] = str) -> T:
-        """The option whose label (the URL string of a selectbox, radio, pills …) is the value, in
-        the reader's language or the one the view was saved in."""
+        """The option whose value (:func:`ui.state.link_text`) the slide holds; for a slide saved
+        before links held values, the option whose label it holds, in either language."""
         raw = self.raw(key)
         if raw is None:
             return default
         options = list(options)
-        for lang in sorted(LANGUAGES, key=lambda lang: lang != current()):  # the reader's first
+        value = next((o for o in options if link_text(o) == raw), None)  # a link holds the value
+        if value is not None:
+            return value
+        for lang in sorted(LANGUAGES, key=lambda lang: lang != current()):  # an older link: a label, reader first
             with reading(lang):
                 match = next((o for o in options if str(format_func(o)) == raw), None)
             if match is not None:
@@ -128,7 +133,7 @@ class SlideParams:
         raw = self.raw("topic")
         if raw is None:
             return default
-        tab = next((i for i in drawn if raw in (text(i, lang) for lang in LANGUAGES)), None)
+        tab = next((i for i in drawn if topic_of(raw, [i]) is not None), None)
         if tab is None:
             self.notes.append(tr("slide.other_topic", shown=tr(default), raw=quoted(raw)))
         return tab or default
@@ -143,9 +148,24 @@ class SlideParams:
         return SlideView(n_steps, start, draw, self.notes)
 
 
-def show_figure(fig: Any) -> None:
+# While a handout is made (:func:`deck_handout`), what a slide would draw is collected here instead.
+_CAPTURE: ContextVar[list[Any] | None] = ContextVar("slide_capture", default=None)
+
+
+def _captured(item: Any) -> bool:
+    """Keep ``item`` (a figure, a line of text) for the handout being made; False when none is."""
+    kept = _CAPTURE.get()
+    if kept is None:
+        return False
+    kept.append(item)
+    return True
+
+
+def show_figure(fig: Any, key: str = "slide_figure") -> None:
     """Draw ``fig`` across the slide at the slide's height, with larger text, its title re-wrapped
     for the slide's width and square heatmap cells let go (the screen is wider than tall); no mode bar."""
+    if _captured(fig):
+        return
     text = fig.layout.title.text
     if text:  # wrapping for font f at width W is wrapping for the style's font at W · size / f
         _, before = title_dict(text, float("inf"))  # the room the builder left for the title as it was wrapped
@@ -159,11 +179,25 @@ def show_figure(fig: Any) -> None:
     fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=FONT)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=FONT, scaleanchor=None)
     fig.update_annotations(font_size=TICK_FONT)  # subplot titles
-    chart(fig, key="slide_figure", config=PLOT_NO_BAR, stretch=True)
+    chart(fig, key=key, config=PLOT_NO_BAR, stretch=True)
+
+
+def show_figures(figs: list[Any]) -> None:
+    """Draw a view of several figures (a comparison: one pane per model) side by side across the
+    slide, each as :func:`show_figure` draws one."""
+    if len(figs) == 1 or _CAPTURE.get() is not None:
+        for fig in figs:
+            show_figure(fig)
+        return
+    with st.container(key="slide_figure", horizontal=True, gap="small"):
+        for i, fig in enumerate(figs):
+            show_figure(fig, key=f"slide_pane_{i}")
 
 
 def _line(*parts: str) -> None:
     """One line of user text above the figure, escaped (never markdown), cut with … where too long."""
+    if _captured(" · ".join(p for p in parts if p)):
+        return
     st.container(key="slide_line").markdown(" · ".join(md_escape(p) for p in parts if p))
 
 
@@ -193,26 +227,47 @@ def _input_error() -> type[Exception]:
 # ---------------------------------------------------------------------------------------------
 
 def seq2seq_slide(p: SlideParams) -> SlideView:
-    """Seq2seq attention: the α heatmap up to the step (a model without attention: its top-k)."""
-    from corpora.en_fr import example_sentences
+    """Seq2seq attention: the α heatmap up to the step (a model without attention: its top-k), or the
+    comparison pane's two heatmaps when the view compares two models."""
     from models.inference.common import DEFAULT_LENGTH_PENALTY
     from models.inference.traces import display_text
-    from ui.seq2seq import MODES, gold_alignment, load_model, model_choices, run_translation
+    from ui.seq2seq import (MODES, comparison_heatmap, example_inputs, gold_alignment, heatmap_texts, load_model,
+                            model_choices, run_translation)
     from viz_core.seq2seq import attention_heatmap, topk_bars
 
-    name, label, loaded = _model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
-    text = p.text("s2s_text", example_sentences()[0])
+    name, label, _ = _model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
+    text = p.text("s2s_text", example_inputs(name)[0])  # the page's own first input for this model
     beam = int(p.number("s2s_beam", 1, 8, 1, "p2.url.beam"))
     mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
     alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
-    if loaded.model.cfg.attention != "luong":
-        mode = "soft"
-    try:
-        trace = run_translation(name, text, beam, mode, alpha)
-    except _input_error() as exc:
-        raise SlideProblem(input_error(exc)) from None
+    labels = dict(model_choices())
+    compare = p.option("s2s_compare", [None, *(n for n in labels if n != name)], None, "p2.url.compare",
+                       lambda n: "" if n is None else labels[n])
+
+    def translate(model: str):
+        loaded_model = load_model(model)
+        if isinstance(loaded_model, str):
+            raise SlideProblem(loaded_model)
+        try:  # as the page does: a mode other than soft only for Luong models
+            return run_translation(model, text, beam, mode if loaded_model.model.cfg.attention == "luong" else "soft",
+                                   alpha)
+        except _input_error() as exc:
+            raise SlideProblem(input_error(exc)) from None
+
+    trace = translate(name)
     hyp = trace.best
     gold = gold_alignment(trace)
+    if compare is not None:  # the page's comparison pane: both models' heatmaps, side by side
+        other = translate(compare)
+        n_steps = max(len(trace.tgt_tokens), len(other.tgt_tokens))
+
+        def draw_pair(t: int) -> None:
+            _line(text, f"{label}: {display_text(trace.tgt_tokens)}", f"{labels[compare]}: {display_text(other.tgt_tokens)}")
+            panes = [comparison_heatmap(tr_, t, labels[tr_.model], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
+                     for tr_ in (trace, other)]
+            show_figures([pane for pane in panes if pane is not None])
+
+        return p.view(n_steps, p.step("s2s", n_steps), draw_pair)
 
     def draw(t: int) -> None:
         _line(label, f"{text} → {display_text(hyp.tokens[: t + 1])}")
@@ -220,10 +275,14 @@ def seq2seq_slide(p: SlideParams) -> SlideView:
             show_figure(topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
                                   title=tr("slide.s2s.none", k=len(hyp.topk_tokens[t]), step=t + 1)))
         else:
-            show_figure(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t, gold=gold,
-                                          src_unknown=trace.src_unknown, positions=hyp.positions,
+            rows = t + 1 if hiding() else len(hyp.tokens)  # "where will it look next?": later rows left blank
+            weights, row_tokens = hide_rows(hyp.attention, hyp.tokens, rows)
+            show_figure(attention_heatmap(weights, trace.src_tokens, row_tokens, step=t,
+                                          gold=gold and [(s, r) for s, r in gold if r < rows],
+                                          src_unknown=trace.src_unknown,
+                                          positions=None if hyp.positions is None else hyp.positions[:rows],
                                           width=PLAN_WIDTH, height=SLIDE_HEIGHT,
-                                          title=tr("slide.s2s.title", model=label)))
+                                          title=tr("slide.s2s.title", model=label), texts=heatmap_texts(name)))
 
     return p.view(len(hyp.tokens), p.step("s2s", len(hyp.tokens)), draw)
 
@@ -253,12 +312,15 @@ def transformer_slide(p: SlideParams) -> SlideView:
     def draw(t: int) -> None:
         weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
         _line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
+        matrix = pick(weights, layer, head)
+        if hiding() and kind != "encoder" and step_row is not None:  # the decoder's later rows left blank
+            matrix, queries = hide_rows(matrix, queries, step_row + 1)
         show_figure(attention_matrix_figure(
-            pick(weights, layer, head), keys, queries, blocked=blocked, step=step_row,
+            matrix, keys, queries, blocked=blocked, step=step_row,
             key_unknown=trace.src_unknown if kind != "decoder" else None, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
             title=f"{SHORT_LABELS[kind]}: {head_name(layer, head)}",
             x_title=tr("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
-            y_title=tr("p4.y.source" if kind == "encoder" else "p4.y.decoder")))
+            y_title=tr("p4.y.source" if kind == "encoder" else "p4.y.decoder"), texts=figure_texts()))
 
     return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
 
@@ -292,7 +354,7 @@ def head_slide(p: SlideParams) -> SlideView:
         weights = view.weights if scaled else view.unscaled_weights
         show_figure(chain_figure(view.key_tokens, view.scores, view.scaled, view.allowed, weights, view.scale,
                                  scaled, title=tr("slide.head.title", query=safe_label(queries[query], 30),
-                                                  layer=layer + 1, head=head + 1)))
+                                                  layer=layer + 1, head=head + 1), texts=figure_texts()))
 
     return p.view(1, 0, draw)
 
@@ -326,18 +388,21 @@ def generation_slide(p: SlideParams) -> SlideView:
         show_figure(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
                                             step=size - 1, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
                                             title=tr("slide.gen.title", head=head_name(layer, head), step=t + 1),
-                                            x_title=tr("p6.x_key"), y_title=tr("p6.y_query")))
+                                            x_title=tr("p6.x_key"), y_title=tr("p6.y_query"), texts=figure_texts()))
 
     return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)
 
 
 def bert_slide(p: SlideParams) -> SlideView:
-    """BERT masking: the small BERT's predictions at every chosen position."""
+    """BERT masking: the masked LM's predictions at every chosen position (the page's Model, minilm-mlm
+    by default; a [MASK] typed in the text is predicted as ``python -m models.fill_mask`` does)."""
     from corpora.masking import NOT_CHOSEN, REFERENCE
-    from ui.bert import BERT_PAIR, RULE_LABELS, SMALL_BERT, analyse, load_small_bert, outcome_labels
-    from viz_core.bert import prediction_rows, predictions_figure
+    from ui.bert import BERT_PAIR, RULE_LABELS, analyse, load_small_bert, masked_lm_choices, outcome_labels
+    from viz_core.bert import TYPED, prediction_rows, predictions_figure
 
-    loaded = load_small_bert()
+    choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
+    name = p.option("bert_model", list(choices), next(iter(choices)), "p7.url.model", choices.get)
+    loaded = load_small_bert(name)
     if isinstance(loaded, str):
         raise SlideProblem(loaded)
     text_a = p.text("bert_a", BERT_PAIR[0])
@@ -347,7 +412,7 @@ def bert_slide(p: SlideParams) -> SlideView:
     rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "p7.url.rule", RULE_LABELS.get)
     if not text_a.strip():
         raise SlideProblem(tr("p7.empty"))
-    result = analyse(SMALL_BERT, text_a, text_b, seed, draw_random, (), rule)
+    result = analyse(name, text_a, text_b, seed, draw_random, (), rule)
     masked = result.masked
     rows = prediction_rows(np.flatnonzero(result.outcome != NOT_CHOSEN), result.tokens, result.input_tokens,
                            outcome_labels(result.outcome, ()), result.top_tokens, masked.top_probs,
@@ -356,9 +421,11 @@ def bert_slide(p: SlideParams) -> SlideView:
         raise SlideProblem(tr("slide.bert.none"))
 
     def draw(t: int) -> None:
-        _line("A: " + text_a, "B: " + text_b if text_b else "", tr("slide.bert.seed", seed=seed))
-        hits = sum(r.original_rank == 0 for r in rows)
-        show_figure(predictions_figure(rows[:8], title=tr("slide.bert.title", hits=hits, n=len(rows))))
+        _line(choices[name], "A: " + text_a, "B: " + text_b if text_b else "", tr("slide.bert.seed", seed=seed))
+        known = [r for r in rows if r.outcome != TYPED]  # a [MASK] typed in the text has no original to get right
+        hits = sum(r.original_rank == 0 for r in known)
+        show_figure(predictions_figure(rows[:8], title=tr("slide.bert.title", hits=hits, n=len(known)) if known
+                                       else tr("slide.bert.typed"), texts=figure_texts()))
 
     return p.view(1, 0, draw)
 
@@ -395,7 +462,8 @@ def real_model_slide(p: SlideParams) -> SlideView:
         _line(model.label, tr("slide.real.tokens", n=len(trace.tokens)),
               text[:120] + ("…" if len(text) > 120 else ""))
         tokens = visible(trace.tokens) if decoder else trace.tokens
-        one, _ = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale)
+        one, _ = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, width=PLAN_WIDTH,
+                                       height=SLIDE_HEIGHT, texts=figure_texts())
         one.figure.update_layout(title_text=tr("slide.real.title", layer=layer + 1, head=head + 1))
         show_figure(one.figure)
 
@@ -420,7 +488,7 @@ def positional_slide(p: SlideParams) -> SlideView:
 
         def draw(t: int) -> None:
             show_figure(position_score_figure(scores, title=tr("slide.pe.scores", model=SCORE_MODEL, layer=layer,
-                                                               head=head)))
+                                                               head=head), texts=figure_texts()))
 
         return p.view(1, 0, draw)
     d_model = int(p.number("pe_d", 8, 512, 64, "slide.what.d_model"))
@@ -428,7 +496,8 @@ def positional_slide(p: SlideParams) -> SlideView:
     pe = sinusoids(length, d_model).pe
 
     def draw(t: int) -> None:
-        show_figure(pe_heatmap_figure(pe, title=tr("slide.pe.title", length=length, d=d_model)))
+        show_figure(pe_heatmap_figure(pe, title=tr("slide.pe.title", length=length, d=d_model),
+                                      texts=figure_texts()))
 
     return p.view(1, 0, draw)
 
@@ -447,13 +516,16 @@ def foundations_slide(p: SlideParams) -> SlideView:
     lr = p.number("kr_lr", 0.05, 2.0, 0.5, "slide.what.lr")
     seed = int(p.number("kr_seed", 0, 1_000_000, 0, "p6.url.seed"))
     data = toy_data(n_train, noise, seed)
+    trained = parametric(n_train, noise, seed, steps, lr)
     fits = {"average": kr.average_pooling(data), "gaussian": kr.gaussian_pooling(data, bandwidth),
-            "parametric": parametric(n_train, noise, seed, steps, lr)}
+            "parametric": trained}
+    names = {"average": tr("p1.kr.average"), "gaussian": tr("p1.kr.gaussian_h", h=bandwidth),  # the page's names
+             "parametric": tr("p1.kr.parametric_w", w=trained.w)}
 
     def draw(t: int) -> None:
         show_figure(kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
-                                      {k: (r.name, r.y_hat) for k, r in fits.items()}, highlight="gaussian",
-                                      title=tr("slide.kr.title")))
+                                      {k: (names[k], r.y_hat) for k, r in fits.items()}, highlight="gaussian",
+                                      title=tr("slide.kr.title"), texts=figure_texts()))
 
     return p.view(1, 0, draw)
 
@@ -620,6 +692,46 @@ def prepare(page: str, params: Mapping[str, str | list[str]]) -> SlideView:
     return RENDERERS[page](SlideParams(params))
 
 
+def capture(page: str, params: Mapping[str, str | list[str]], step: int | None = None) -> tuple[list[Any], list[str]]:
+    """(figures, lines of text) that the slide of ``page`` draws at ``step`` (default: its own step),
+    collected instead of drawn; a slide that cannot be drawn gives no figure and says why."""
+    try:
+        view = prepare(page, params)
+    except SlideProblem as exc:
+        return [], [str(exc)]
+    kept: list[Any] = []
+    token = _CAPTURE.set(kept)
+    try:
+        view.draw(view.start if step is None else min(max(step, 0), view.n_steps - 1))
+    finally:
+        _CAPTURE.reset(token)
+    return [k for k in kept if not isinstance(k, str)], [*view.notes, *(k for k in kept if isinstance(k, str))]
+
+
+def deck_handout(slides: Iterable[Any], title: str, page_label: Callable[[str], str]) -> str:
+    """The whole deck as one standalone, offline HTML page (viz_core.export.handout_html): each
+    slide's figures at the slide's own step, captioned with its number, title and text line, and
+    its speaker notes; every text escaped there."""
+    from viz_core.export import handout_html, safe_filename
+
+    figures: list[tuple[str, Any]] = []
+    names: list[str] = []
+    notes: list[str] = []
+    for number, slide in enumerate(slides, start=1):
+        heading = f"{number}. {slide.title or page_label(slide.page)}"
+        drawn, lines = capture(slide.page, slide.params)
+        caption = " — ".join([heading, *lines])
+        for k, fig in enumerate(drawn):
+            figures.append((caption if k == 0 else f"{heading} ({k + 1})", fig))
+            names.append(safe_filename(f"slide-{number}-{slide.page}" + (f"-{k + 1}" if k else "")))
+        if not drawn:
+            notes.append(caption)
+        if slide.notes:
+            notes.append(f"{heading}: {slide.notes}")
+    return handout_html(title, "", figures, note="\n".join(notes), texts=figure_texts(), lang=current(),
+                        image_names=names)
+
+
 # ---------------------------------------------------------------------------------------------
 # Presenting: the full-screen frame, the position in the deck and the clicker's keys
 # ---------------------------------------------------------------------------------------------
@@ -634,12 +746,17 @@ _SLIDE_CSS = """
 [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
 .block-container { padding: 0.5rem 1rem 0 1rem !important; max-width: 100% !important; }
 [data-testid="stMarkdownContainer"] p { font-size: 1.3rem; }
-.st-key-slide_pgup, .st-key-slide_pgdn { display: none !important; }
+.st-key-slide_pgup, .st-key-slide_pgdn, .st-key-slide_skip, .st-key-slide_notes_key,
+.st-key-slide_hide_key { display: none !important; }
+.st-key-slide_notes { font-size: 1.2rem; border-left: 4px solid #555; padding-left: 0.6rem; }
 /* The slide is one screen: the figure takes the height that the title, the controls and the
    line of text above it leave. */
 [data-testid="stMainBlockContainer"] { height: 100vh; }
 [data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] { height: 100%; }
 .st-key-slide_figure { flex: 1 1 0 !important; min-height: 300px; }
+.st-key-slide_figure > div { flex: 1 1 0; min-width: 0; height: 100%; }
+div:has(> .st-key-slide_figure[data-testid="stHorizontalBlock"]) { flex: 1 1 0 !important; min-height: 300px; }
+.st-key-slide_figure[data-testid="stHorizontalBlock"] { height: 100%; }
 .st-key-slide_title h3, .st-key-slide_line p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 </style>
 """
@@ -692,7 +809,7 @@ def start(deck_id: str) -> None:
     st.query_params["slide"] = "1"
 
 
-def _end() -> None:
+def stop_presenting() -> None:
     """Button callback: stop presenting (back to the deck's overview)."""
     st.session_state.pop(_AT, None)
     for key in ("slide", "step"):
@@ -700,10 +817,61 @@ def _end() -> None:
             del st.query_params[key]
 
 
+_NOTES = "present_show_notes"  # session key: the speaker's notes are shown while presenting
+_HIDE = "present_hide_next"  # session key: a step's later rows are left blank ("where will it look next?")
+
+
+def hiding() -> bool:
+    """Whether the presenter asked to hide what comes after the step (the H key)."""
+    return st.session_state.get(_HIDE) is True
+
+
+def _toggle(key: str) -> None:
+    st.session_state[key] = st.session_state.get(key) is not True
+
+
+def _skip(n_slides: int, slide: int) -> None:
+    """Button callback: straight on to the next slide's first step, however many steps are left."""
+    if slide < n_slides:
+        st.session_state[_AT] = (slide + 1, START)
+        st.query_params["slide"] = str(slide + 1)
+
+
+def slide_notes(notes: str) -> None:
+    """The slide's speaker notes, below the figure, only when the presenter asked for them (N)."""
+    if notes and st.session_state.get(_NOTES) is True:
+        st.container(key="slide_notes").text(notes)
+
+
+# The clicker's keys that Streamlit's shortcuts cannot name: F5 (and Shift+F5, what most clickers' "present"
+# button sends) on the deck's overview presses Present instead of reloading the page; "." (the "blank
+# screen" button of many clickers) while presenting skips to the next slide. Constant script, no user text.
+CLICKER_KEYS_JS = """
+if (!window.__labClickerKeys) {
+  window.__labClickerKeys = true;
+  const doc = window.parent.document;
+  doc.addEventListener("keydown", (ev) => {
+    const target = ev.key === "F5" ? ".st-key-present_start button"
+      : ev.key === "." && !ev.target.closest("input, textarea, [contenteditable]") ? ".st-key-slide_skip button" : null;
+    const button = target && doc.querySelector(target);
+    if (!button) return;
+    ev.preventDefault();
+    if (!button.disabled) button.click();
+  }, true);
+}
+"""
+
+
+def clicker_keys() -> None:
+    """Install the clicker keys that Streamlit's shortcuts cannot name (F5, ".") once per browser tab."""
+    st.html(f"<script>{CLICKER_KEYS_JS}</script>", unsafe_allow_javascript=True)
+
+
 def slide_controls(title: str, n_slides: int, slide: int, t: int, n_steps: int) -> None:
     """The slide's title and its step control: ◀/▶ (the ← and → keys) and, hidden, PageUp/PageDown
     (what a presenter's clicker sends), each one step, past the slide's ends to the next or
-    previous slide; ✕ (Esc) ends the presentation."""
+    previous slide; "." or B (a clicker's third button) skips to the next slide; N shows the speaker
+    notes, H hides the rows after the step; ✕ (Esc) ends the presentation."""
     first, last = slide == 1 and t == 0, slide == n_slides and t == n_steps - 1
     args = (n_slides, slide, t, n_steps)
     head, prev, nxt, where, end = st.columns([7, 0.8, 0.8, 1.8, 0.5], vertical_alignment="center")
@@ -713,7 +881,11 @@ def slide_controls(title: str, n_slides: int, slide: int, t: int, n_steps: int) 
     nxt.button("▶", key="slide_next", shortcut="Right", on_click=_move, args=(*args, 1), disabled=last,
                width="stretch", help=tr("slide.next_help"))
     where.markdown(f"**{slide} / {n_slides}**" + (" · " + tr("slide.step", t=t + 1, n=n_steps) if n_steps > 1 else ""))
-    end.button("✕", key="slide_end", shortcut="Esc", on_click=_end, help=tr("slide.end_help"),
+    end.button("✕", key="slide_end", shortcut="Esc", on_click=stop_presenting, help=tr("slide.end_help"),
                type="tertiary")
     st.button("PageUp", key="slide_pgup", shortcut="PageUp", on_click=_move, args=(*args, -1), disabled=first)
     st.button("PageDown", key="slide_pgdn", shortcut="PageDown", on_click=_move, args=(*args, 1), disabled=last)
+    st.button(tr("slide.skip"), key="slide_skip", shortcut="B", on_click=_skip, args=(n_slides, slide),
+              disabled=slide == n_slides)  # and "." (clicker_keys)
+    st.button(tr("slide.notes"), key="slide_notes_key", shortcut="N", on_click=_toggle, args=(_NOTES,))
+    st.button(tr("slide.hide"), key="slide_hide_key", shortcut="H", on_click=_toggle, args=(_HIDE,))

@@ -71,10 +71,13 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], title: str | None = No
     return legend_below(fig)
 
 
-def pe_heatmap_figure(pe: np.ndarray, title: str | None = None, y_title: str = "position",
+def pe_heatmap_figure(pe: np.ndarray, title: str | None = None, y_title: str | None = None,
                       height: int = 460, bound: float | None = None, texts: Texts | None = None) -> go.Figure:
     """The position × dimension table on the signed scale (blue negative, white 0, red positive);
-    the scale spans ±1 (sinusoids) unless ``bound`` is given; axis and hover words from ``texts``."""
+    the scale spans ±1 (sinusoids) unless ``bound`` is given; axis and hover words from ``texts``
+    (``y_title``: "position" in them, unless given)."""
+    if y_title is None:
+        y_title = word(texts, "pe.position")
     if bound is None:
         bound = max(1.0, float(np.nanmax(np.abs(pe)))) if np.isfinite(pe).any() else 1.0
     fig = go.Figure(_signed_heatmap(pe, bound, hovertemplate=word(texts, "pos.cell_hover", y_title=y_title)))

@@ -116,6 +116,13 @@ def outside(requests: list[str]) -> list[str]:
             and urlparse(u).hostname != "127.0.0.1"]
 
 
+def forget_deck(page, app_url: str) -> None:
+    """Start from an empty deck: the browser keeps the deck being built (localStorage), and the
+    tests share one browser profile."""
+    page.goto(f"{app_url}/_stcore/health", wait_until="domcontentloaded")
+    page.evaluate("window.localStorage.removeItem('attention-lab-deck')")
+
+
 def assert_no_error(page) -> None:
     """No exception or error element anywhere on the page."""
     for selector in ("[data-testid='stException']", "[data-testid='stAlertContentError']"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.browser.conftest import assert_no_error, forget_deck, save_screenshot, wait_for_app
 
 FIGURE = ".st-key-slide_figure"
 COUNTER = "document.querySelector('[data-testid=\"stMain\"]').innerText"
@@ -95,7 +95,8 @@ def test_added_view_is_presented_at_its_step(app_url, browser_context):
     page = browser_context.new_page()
     page.set_viewport_size({"width": 1400, "height": 1000})
     try:
-        page.goto(f"{app_url}/Seq2seq_attention?s2s_model=Luong+dot&s2s_step=3", wait_until="domcontentloaded")
+        forget_deck(page, app_url)
+        page.goto(f"{app_url}/Seq2seq_attention?s2s_model=s2s-luong-dot&s2s_step=3", wait_until="domcontentloaded")
         wait_for_app(page)
         page.wait_for_selector(".main-svg", timeout=60_000)
         page.get_by_role("button", name="Add this view to the deck").click()
@@ -112,4 +113,5 @@ def test_added_view_is_presented_at_its_step(app_url, browser_context):
         assert_no_error(page)
         save_screenshot(page, "present_session_deck")
     finally:
+        forget_deck(page, app_url)
         page.close()

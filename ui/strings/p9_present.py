@@ -13,6 +13,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                       "把本页面、它的输入和所有设置（包括当前步骤）保存为一张幻灯片；在“演示”页面播放。"),
     "deck.count": ("Your deck: {n} slide(s).", "你的幻灯片：{n} 张。"),
     "deck.added": ("Added as slide {n} of the deck.", "已加入为第 {n} 张幻灯片。"),
+    "deck.lost": ("The deck this browser kept could not be read, so a new one starts: {reason}",
+                  "无法读取此浏览器保存的幻灯片组，因此从新的幻灯片组开始：{reason}"),
     # why a deck file cannot be used (ui/deck.py, DeckError): {where} is one of the deck.where phrases
     "deck.where.deck_title": ("The deck's title", "幻灯片组的标题"),
     "deck.where.slide": ("Slide {number}", "第 {number} 张幻灯片"),
@@ -20,6 +22,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "deck.where.params": ("Slide {number}'s params", "第 {number} 张幻灯片的参数"),
     "deck.where.param": ("Slide {number}'s param “{key}”", "第 {number} 张幻灯片的参数“{key}”"),
     "deck.where.title": ("Slide {number}'s title", "第 {number} 张幻灯片的标题"),
+    "deck.where.notes": ("Slide {number}'s notes", "第 {number} 张幻灯片的备注"),
     "deck.err.not_text": ("{where} must be text, not {kind}.", "{where}必须是文本，而不是 {kind}。"),
     "deck.err.too_long": ("{where} has {n:,} characters; at most {most:,} are allowed.",
                           "{where}有 {n:,} 个字符；最多允许 {most:,} 个。"),
@@ -31,8 +34,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                          "{where}“{name}”不是幻灯片可以显示的页面（可选：{pages}）。"),
     "deck.err.slide_object": ("{where} must be an object with a page and its params.",
                               "{where}必须是一个包含页面及其参数的对象。"),
-    "deck.err.slide_field": ("{where} has an unknown field “{field}” (allowed: page, params, title).",
-                             "{where}有未知字段“{field}”（允许的字段：page、params、title）。"),
+    "deck.err.slide_field": ("{where} has an unknown field “{field}” (allowed: page, params, title, notes).",
+                             "{where}有未知字段“{field}”（允许的字段：page、params、title、notes）。"),
     "deck.err.slide_no_page": ("{where} names no page.", "{where}没有指明页面。"),
     "deck.err.params_object": ("{where} must be an object of URL values.", "{where}必须是由 URL 值组成的对象。"),
     "deck.err.too_many_params": ("{where} has {n} params; at most {most} are allowed.",
@@ -60,10 +63,13 @@ STRINGS: dict[str, tuple[str, str]] = {
                                  "幻灯片组有 {n} 张幻灯片；最多允许 {most} 张。"),
     # the Present page
     "p9.intro": ("Show views of any page as slides, one at a time and full screen. **←/→** or **PageUp/PageDown** "
-                 "(a presenter's clicker) walk through each slide's decoding steps and on to the next slide; "
-                 "**Esc** ends. Everything runs offline.",
+                 "(a presenter's clicker) walk through each slide's steps and on to the next slide; **.** or **B** "
+                 "(a clicker's third button) skips to the next slide; **N** shows your speaker notes, **H** hides "
+                 "what comes after the step; **Esc** ends. On this overview, **PageDown** or **F5** starts. "
+                 "Everything runs offline.",
                  "把任意页面的视图作为幻灯片逐张全屏显示。**←/→** 或 **PageUp/PageDown**（翻页笔）逐步走过每张"
-                 "幻灯片的解码步骤，再进入下一张；**Esc** 结束。全部离线运行。"),
+                 "幻灯片的步骤，再进入下一张；**.** 或 **B**（翻页笔的第三个键）直接跳到下一张；**N** 显示演讲备注，"
+                 "**H** 隐藏当前步之后的内容；**Esc** 结束。在本概览页按 **PageDown** 或 **F5** 开始演示。全部离线运行。"),
     "p9.deck": ("Deck", "幻灯片组"),
     "p9.deck.session": ("Your deck (views added with “Add this view to the deck”)",
                         "你的幻灯片（用“将此视图加入幻灯片”添加的视图）"),
@@ -85,11 +91,29 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p9.choose_file": ("Choose a deck file to upload.", "请选择要上传的幻灯片文件。"),
     "p9.present": ("Present", "开始演示"),
     "p9.download": ("Download deck", "下载幻灯片"),
-    "p9.remove_last": ("Remove the last slide", "删除最后一张"),
-    "p9.col.slide": ("slide", "幻灯片"),
+        "p9.col.slide": ("slide", "幻灯片"),
     "p9.col.page": ("page", "页面"),
     "p9.col.title": ("title", "标题"),
     "p9.col.settings": ("settings", "设置"),
+    "p9.col.notes": ("speaker notes", "演讲备注"),
+    "p9.col.notes_help": ("Shown while presenting only when you press N.", "演示时仅在按下 N 键后显示。"),
+    "p9.col.slide_help": ("Type another number to move the slide there.", "输入另一个编号即可把幻灯片移到该位置。"),
+    "p9.col.remove": ("remove", "删除"),
+    "p9.clear": ("Remove all", "全部删除"),
+    "p9.copy": ("Edit a copy", "编辑副本"),
+    "p9.copy_help": ("Makes this deck your own deck: titles, order and notes can then be changed.",
+                     "把这组幻灯片复制为你自己的幻灯片组，之后可以修改标题、顺序和备注。"),
+    "p9.present_help": ("Starts the deck. A clicker starts it too: its “next” (PageDown) or “present” (F5) "
+                        "button.", "开始演示。翻页笔也可以开始演示：按它的“下一页”（PageDown）或“放映”（F5）键。"),
+    "p9.handout": ("Handout of the deck", "整组讲义"),
+    "p9.handout_help": ("One offline HTML page with every slide's figure, title and notes.",
+                        "一个离线 HTML 页面，包含每张幻灯片的图、标题和备注。"),
+    "p9.handout_make": ("Make the handout of all {n} slides", "生成全部 {n} 张幻灯片的讲义"),
+    "p9.handout_making": ("Drawing every slide…", "正在绘制每张幻灯片……"),
+    "p9.handout_download": ("Download the handout (HTML)", "下载讲义（HTML）"),
+    "slide.skip": ("Next slide", "下一张幻灯片"),
+    "slide.notes": ("Speaker notes", "演讲备注"),
+    "slide.hide": ("Hide what comes next", "隐藏后续内容"),
     # presenting (ui/slides.py)
     "slide.prev_help": ("Previous step or slide (←, PageUp)", "上一步或上一张（←、PageUp）"),
     "slide.next_help": ("Next step or slide (→, PageDown)", "下一步或下一张（→、PageDown）"),
@@ -114,6 +138,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "slide.gen.title": ("Causal self-attention, {head}, step {step}", "因果自注意力，{head}，第 {step} 步"),
     "slide.bert.none": ("No piece was chosen in this draw: pick another seed for this slide.",
                         "这次抽取没有选中任何子词：请为这张幻灯片换一个随机种子。"),
+    "slide.bert.typed": ("What BERT predicts at the [MASK]s typed in the text", "BERT 在文本中输入的 [MASK] 处的预测"),
     "slide.bert.seed": ("seed {seed}", "随机种子 {seed}"),
     "slide.bert.title": ("What BERT predicts where pieces were masked: {hits} of {n} right at top-1 (green: the "
                          "original)", "BERT 在掩码位置的预测：{n} 个中 {hits} 个 top-1 正确（绿色：原来的子词）"),
