@@ -289,15 +289,13 @@ def seq2seq_slide(p: SlideParams) -> SlideView:
 
 def transformer_slide(p: SlideParams) -> SlideView:
     """Transformer translation: one head (or the average) of the chosen attention at the step."""
-    from corpora.en_fr import example_sentences
     from models.inference.common import DEFAULT_LENGTH_PENALTY
-    from ui.transformer import (KIND_LABELS, SHORT_LABELS, TOY_EXAMPLE, attention_of, load_model, run_translation,
+    from ui.transformer import (KIND_LABELS, SHORT_LABELS, attention_of, first_input, load_model, run_translation,
                                 transformer_choices)
     from viz_core.transformer import attention_matrix_figure
 
-    name, label, loaded = _model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr",
-                                 load_model)
-    text = p.text("tf_text", example_sentences()[0] if loaded.task == "en-fr" else TOY_EXAMPLE)
+    name, label, _ = _model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
+    text = p.text("tf_text", first_input(name))  # the page's own first input for this model
     beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
     alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
     kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
@@ -397,7 +395,10 @@ def bert_slide(p: SlideParams) -> SlideView:
     """BERT masking: the masked LM's predictions at every chosen position (the page's Model, minilm-mlm
     by default; a [MASK] typed in the text is predicted as ``python -m models.fill_mask`` does)."""
     from corpora.masking import NOT_CHOSEN, REFERENCE
-    from ui.bert import BERT_PAIR, RULE_LABELS, analyse, load_small_bert, masked_lm_choices, outcome_labels
+    from ui.bert import (
+        BERT_PAIR, CLICKED, RULE_LABELS, analyse, clickable, clicks_of, load_small_bert, masked_lm_choices,
+        outcome_labels,
+    )
     from viz_core.bert import TYPED, prediction_rows, predictions_figure
 
     choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
@@ -412,10 +413,15 @@ def bert_slide(p: SlideParams) -> SlideView:
     rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "p7.url.rule", RULE_LABELS.get)
     if not text_a.strip():
         raise SlideProblem(tr("p7.empty"))
-    result = analyse(name, text_a, text_b, seed, draw_random, (), rule)
+    clicked: tuple[int, ...] = ()  # the pieces clicked to mask on the page (bert_clicked=3,7), checked as it does
+    if (raw := p.raw(CLICKED)) is not None:
+        clicked, refused = clicks_of(raw, clickable(name, text_a, text_b))
+        if refused is not None:
+            p.refuse("p7.url.clicked", refused, tr("p7.url.none_clicked"))
+    result = analyse(name, text_a, text_b, seed, draw_random, clicked, rule)
     masked = result.masked
     rows = prediction_rows(np.flatnonzero(result.outcome != NOT_CHOSEN), result.tokens, result.input_tokens,
-                           outcome_labels(result.outcome, ()), result.top_tokens, masked.top_probs,
+                           outcome_labels(result.outcome, clicked), result.top_tokens, masked.top_probs,
                            masked.target_probs, masked.target_rank)
     if not rows:
         raise SlideProblem(tr("slide.bert.none"))
@@ -531,16 +537,25 @@ def foundations_slide(p: SlideParams) -> SlideView:
 
 
 def llm_slide(p: SlideParams) -> SlideView:
-    """Real LLM (SmolLM2-135M-Instruct): the query row that produced each generated token, per layer
-    (the mean over heads) or per head of one layer, one step per generated token."""
+    """Real LLM (SmolLM2-135M-Instruct), the tab it was added from: generation (the query row that
+    produced each generated token, per layer or per head of one layer, one step per generated
+    token), grouped-query attention, RoPE or head types (one step each), drawn by the page's own
+    view functions (ui.llm) with the page's settings."""
     from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
-    from ui.llm import DEFAULT_PROMPT, generation, heavy_once, load_failure, package_problem, step_figure, visible
+    from ui.llm import DEFAULT_PROMPT, generation, heavy_once, load_failure, package_problem, shared_llm, step_figure
+    from ui.llm import visible
 
-    p.topic("p10.tab.generation", ("p10.tab.generation",))
+    topic = p.topic("p10.tab.generation", _LLM_TOPICS)
     if problem := package_problem():
         raise SlideProblem(problem)
     if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
         raise SlideProblem(tr("p10.not_converted", command=PREPARE_COMMAND))
+    if topic != "p10.tab.generation":
+        try:
+            llm = shared_llm()
+        except (LLMError, OSError, ValueError) as exc:
+            raise SlideProblem(load_failure(exc)) from None
+        return _LLM_VIEWS[topic](p, llm)
     prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "p10.prompt")
     chat = p.flag("llm_chat", True, "p10.chat")
     temperature = p.number("llm_temperature", 0, 2, 0.7, "p10.temperature")
@@ -572,6 +587,69 @@ def llm_slide(p: SlideParams) -> SlideView:
         show_figure(step_figure(trace, t, rows, layer, width=PLAN_WIDTH))
 
     return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
+
+
+def _llm_gqa_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The Real LLM's grouped-query attention tab: which K/V head each query head reads, and the KV
+    cache at the page's bytes per value and context length (one step)."""
+    from ui.llm import BYTES, bytes_label, gqa_view
+
+    size = p.option("llm_bytes", BYTES, BYTES[0], "p10.gqa.bytes", bytes_label)
+    high = max(256, llm.max_positions)
+    context = int(p.number("llm_context", 256, high, min(2048, high), "p10.gqa.context"))
+
+    def draw(t: int) -> None:
+        figure, cache = gqa_view(llm, size, context)
+        _line(cache.summary())
+        show_figure(figure)
+
+    return p.view(1, 0, draw)
+
+
+def _llm_rope_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The Real LLM's RoPE tab: the page's dimension pair over its positions, every pair's wavelength,
+    and q·k at every pair of positions, side by side (one step)."""
+    from ui.llm import rope_view
+
+    pair = int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "p10.rope.pair"))
+    n = int(p.number("llm_positions", 4, 48, 16, "p10.rope.positions"))
+
+    def draw(t: int) -> None:
+        view = rope_view(llm, pair, n)
+        _line(tr("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+        show_figures(view.figures)
+
+    return p.view(1, 0, draw)
+
+
+def _llm_heads_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The Real LLM's head types tab: every head's score of the page's head type, measured on the
+    page's text and induction test (one step)."""
+    from models.inference.llm import LLMError
+    from ui.llm import HEAD_KINDS, HEADS_TEXT, head_scores, heads_figure, heavy_once, load_failure
+
+    kind = p.option("llm_kind", HEAD_KINDS, HEAD_KINDS[0], "p10.heads.kind", lambda k: tr(f"p10.kind.{k}"))
+    text = p.text("llm_heads_text", HEADS_TEXT, 4000, "p10.heads.text")
+    period = int(p.number("llm_period", 10, 200, 50, "p10.heads.period"))
+    seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "p10.heads.seed"))
+    if len(text.split()) < 2:
+        raise SlideProblem(tr("p10.empty_prompt"))
+    try:  # the page's arguments, so that the page's cached run is the slide's
+        scores = heavy_once(head_scores, text, period, seed, what=tr("p10.tab.heads"))
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(load_failure(exc)) from None
+
+    def draw(t: int) -> None:
+        best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
+        _line(tr("p10.heads.best_line", heads=best))
+        show_figure(heads_figure(scores, kind))
+
+    return p.view(1, 0, draw)
+
+
+_LLM_TOPICS = ("p10.tab.generation", "p10.tab.gqa", "p10.tab.rope", "p10.tab.heads")
+_LLM_VIEWS: dict[str, Callable[[SlideParams, Any], SlideView]] = {
+    "p10.tab.gqa": _llm_gqa_slide, "p10.tab.rope": _llm_rope_slide, "p10.tab.heads": _llm_heads_slide}
 
 
 def transformer_xl_slide(p: SlideParams) -> SlideView:
