@@ -113,7 +113,7 @@ c1.button(t("p9.present"), key="present_start", type="primary", icon=":material/
 clicker_keys()  # and F5
 c2.download_button(t("p9.download"), data=deck_json(deck), file_name=f"{safe_filename(deck.title)}.json",
                    mime="application/json", key="present_download", icon=":material/download:", on_click="ignore",
-                   width="stretch")
+                   width="stretch", help=t("p9.download_help"))
 handout_name = f"{safe_filename(deck.title or t('p9.my_deck'))}-handout.html"
 with c3.popover(t("p9.handout"), icon=":material/description:", width="stretch", help=t("p9.handout_help")):
     if st.button(t("p9.handout_make", n=len(deck.slides)), key="present_handout_make"):
