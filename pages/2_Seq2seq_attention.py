@@ -9,15 +9,13 @@ from ui.export import PLOT, export_menu
 from ui import i18n  # i18n.t: the page's steps use t for the step index and tr for a trace
 from ui.frame import page_frame
 from ui.plot import chart
-from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
+from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.seq2seq import (
     MODES,
     bleu_chart,
-    comparison_heatmap,
     example_inputs,
     explain,
     follow_model,
-    gold_alignment,
     heatmap_texts,
     load_model,
     local_caption,
@@ -28,6 +26,7 @@ from ui.seq2seq import (
 )
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
+from ui.views.seq2seq import attention_view, comparison_heatmap, page_gold
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
@@ -100,7 +99,7 @@ if compare:
         st.error(loaded_other)
     else:
         other = translate_or_message(compare)
-gold = None if corpus else gold_alignment(trace)  # real sentence pairs have no gold alignment
+gold = page_gold(trace)  # real sentence pairs have no gold alignment
 playing = quiz and other is None  # the quiz plays on one model's output
 
 
@@ -157,15 +156,8 @@ def steps_view() -> None:
             st.info(i18n.t("p2.no_attention"))
         else:
             rows = t + int(shown) if playing else len(hyp.tokens)  # the quiz shows only the guessed steps
-            weights, row_tokens = hide_rows(hyp.attention, hyp.tokens, rows) if playing else (hyp.attention, hyp.tokens)
-            seq2seq_chart(heat := attention_heatmap(weights, trace.src_tokens, row_tokens, step=t,
-                                                    gold=gold and [(s, r) for s, r in gold if r < rows],
-                                                    src_unknown=trace.src_unknown,
-                                                    positions=None if hyp.positions is None else hyp.positions[:rows],
-                                                    width=470,
-                                                    title=i18n.t("p2.fig.heatmap.zh" if source_lang == "zh"
-                                                                 else "p2.fig.heatmap"), texts=heatmap_texts(model_name)),
-                          "heatmap", trace, hyp, text, drawn=weights)
+            heat, weights = attention_view(trace, hyp, t, rows=rows, width=470)  # its slide draws the same figure
+            seq2seq_chart(heat, "heatmap", trace, hyp, text, drawn=weights)
             if gold:
                 st.caption(i18n.t("p2.gold"))
             elif corpus:

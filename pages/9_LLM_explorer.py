@@ -10,17 +10,13 @@ from ui.i18n import figure_texts, t
 
 page_frame(t("nav.9"), icon="🦙", intro=t("p10.intro"))
 
-from models.inference.llm import gqa_groups, kv_cache_bytes, rope_demo  # noqa: E402
 from ui.export import PLOT  # noqa: E402
-from ui.llm import DEFAULT_PROMPT, HEADS_TEXT, generation, head_scores, heavy_once, ready_model, visible  # noqa: E402
-from ui.llm import step_figure  # noqa: E402
+from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
+from ui.llm import head_scores, heads_figure, heavy_once, ready_model, rope_view, step_figure, visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
-from viz_core.llm import gqa_figure, rope_pair_figure, score_grid_figure  # noqa: E402
-from viz_core.llm import wavelength_figure  # noqa: E402
-from viz_core.positional import position_score_figure  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
 
 llm = ready_model()  # a message, the conversion button and its progress instead, until the model is converted
@@ -70,25 +66,21 @@ def generation_tab() -> None:
 
 
 def gqa_tab() -> None:
-    groups = gqa_groups(llm.n_heads, llm.n_kv_heads)
     left, right = st.columns([1, 1.3])
-    chart(gqa_figure(groups, title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"), y_title=t("p10.gqa.y")),
-          config=PLOT, where=left)
     with right:
         st.markdown(t("p10.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
-        size = linked(st.segmented_control, t("p10.gqa.bytes"), [4, 2], default=4, required=True, key="llm_bytes",
-                       format_func=lambda b: {4: "float32 (4)", 2: "bfloat16 (2)"}[b])
+        size = linked(st.segmented_control, t("p10.gqa.bytes"), list(BYTES), default=BYTES[0], required=True,
+                      key="llm_bytes", format_func=bytes_label)
         context = checked(st.slider, t("p10.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
                           bind="query-params")
-        gqa = kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size)
-        mha = kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size)
+        figure, cache = gqa_view(llm, size, int(context))
         a, b = st.columns(2)
-        a.metric(t("p10.gqa.per_token"), f"{gqa / 1024:.1f} KiB",
-                 help=t("p10.gqa.vs_mha", mha=f"{mha / 1024:.1f} KiB"))
-        b.metric(t("p10.gqa.at_context", n=context), f"{gqa * context / 2**20:.1f} MiB",
-                 help=t("p10.gqa.vs_mha", mha=f"{mha * context / 2**20:.1f} MiB"))
+        a.metric(t("p10.gqa.per_token"), cache.per_token[0], help=t("p10.gqa.vs_mha", mha=cache.per_token[1]))
+        b.metric(t("p10.gqa.at_context", n=cache.context), cache.at_context[0],
+                 help=t("p10.gqa.vs_mha", mha=cache.at_context[1]))
         st.caption(t("p10.gqa.formula", layers=llm.n_layers, kv=llm.n_kv_heads, dim=llm.head_dim, bytes=size,
-                     gqa=gqa, heads=llm.n_heads, mha=mha, share=gqa / mha))
+                     gqa=cache.gqa, heads=llm.n_heads, mha=cache.mha, share=cache.gqa / cache.mha))
+    chart(figure, config=PLOT, where=left)
 
 
 def rope_tab() -> None:
@@ -96,30 +88,23 @@ def rope_tab() -> None:
     c1, c2 = st.columns(2)
     pair = checked(c1.slider, t("p10.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
     n = checked(c2.slider, t("p10.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
-    demo = rope_demo(llm.head_dim, llm.rope_theta, int(n))
+    view = rope_view(llm, int(pair), int(n))
     left, right = st.columns(2)
-    chart(rope_pair_figure(
-        demo.pair("q", pair), demo.pair("k", pair)[0], list(range(int(n))),
-        title=t("p10.rope.fig.pair", i=pair, last=int(n) - 1), q_label=t("p10.rope.q"), k_label=t("p10.rope.k")),
-        config=PLOT, where=left)
-    left.caption(t("p10.rope.theta", i=pair, theta=demo.theta[pair], wave=2 * np.pi / demo.theta[pair]))
-    chart(wavelength_figure(
-        demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
-        y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)), config=PLOT, where=right)
+    chart(view.pair, config=PLOT, where=left)
+    left.caption(t("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+    chart(view.wavelengths, config=PLOT, where=right)
     st.markdown(t("p10.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
-    chart(position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
-          config=PLOT)
-    err = max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-int(n) + 1, int(n)))
-    st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=err))
+    chart(view.scores, config=PLOT)
+    st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=view.err))
 
 
 def heads_tab() -> None:
-    kinds = ["induction", "previous", "sink"]
     kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    kind = linked(kind_col.segmented_control, t("p10.heads.kind"), kinds, default="induction", required=True,
-                   key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"))
+    kind = linked(kind_col.segmented_control, t("p10.heads.kind"), list(HEAD_KINDS), default=HEAD_KINDS[0],
+                  required=True, key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"))
     with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
-        text = checked(st.text_area, t("p10.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text")
+        text = checked(st.text_area, t("p10.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text",
+                       bind="query-params")
         period = checked(st.slider, t("p10.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
         seed = checked(st.number_input, t("p10.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params")
     if len(text.split()) < 2:
@@ -128,9 +113,7 @@ def heads_tab() -> None:
     scores = heavy_once(head_scores, text, int(period), int(seed), what=t("p10.tab.heads"))
     best = scores.best(kind, 5)
     main, side = st.columns([3, 1.2])
-    chart(score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
-                            x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=best,
-                            height=560, texts=figure_texts()), config=PLOT, where=main)
+    chart(heads_figure(scores, kind), config=PLOT, where=main)
     with side:
         st.caption(t("p10.heads.best"))
         st.dataframe({t("p10.col.layer"): [b[0] + 1 for b in best], t("p10.col.head"): [b[1] + 1 for b in best],

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import streamlit as st
 
 from ui.i18n import figure_texts, t
@@ -22,7 +23,7 @@ from ui.work_queue import heavy_slot
 if TYPE_CHECKING:  # the model's module imports torch: not at the page's first paint
     import plotly.graph_objects as go
 
-    from models.inference.llm import LLMTrace
+    from models.inference.llm import LLM, HeadScores, LLMTrace
 
 DEFAULT_PROMPT = "What is attention in a neural network?"
 HEADS_TEXT = ("The students opened their books. The teacher wrote a short sentence on the board, and the students "
@@ -190,3 +191,101 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
         matrix, visible(trace.tokens[: shown.position]), labels,
         title=t("p10.fig.step", token=visible([shown.token])[0], n=step + 1), x_title=t("p10.axis.key"),
         y_title=t(y_title), height=420 if rows == "layers" else 340, texts=figure_texts(), width=width)
+
+
+# ---------------------------------------------------------------------------------------------
+# The views of the page's other tabs: plain settings in, figures out. The page's tab and its slide
+# (ui.slides.llm_slide) both draw them, so a slide shows what the page showed.
+# ---------------------------------------------------------------------------------------------
+
+BYTES = (4, 2)  # bytes per value the GQA tab offers: float32, bfloat16
+HEAD_KINDS = ("induction", "previous", "sink")  # the head types of the Head types tab, its default first
+
+
+def bytes_label(size: int) -> str:
+    """The GQA tab's label of a value size (the data type's name is the same in every language)."""
+    return {4: "float32 (4)", 2: "bfloat16 (2)"}[size]
+
+
+@dataclass(frozen=True)
+class KVCache:
+    """Bytes of the KV cache per token with grouped-query attention (``gqa``) and with one K/V head per
+    query head (``mha``) at ``size`` bytes per value, and the context length ``context`` it is shown for."""
+
+    gqa: int
+    mha: int
+    size: int
+    context: int
+
+    @property
+    def per_token(self) -> tuple[str, str]:
+        """(with GQA, with full multi-head attention) per token, in KiB."""
+        return f"{self.gqa / 1024:.1f} KiB", f"{self.mha / 1024:.1f} KiB"
+
+    @property
+    def at_context(self) -> tuple[str, str]:
+        """(with GQA, with full multi-head attention) at the context length, in MiB."""
+        return f"{self.gqa * self.context / 2**20:.1f} MiB", f"{self.mha * self.context / 2**20:.1f} MiB"
+
+    def summary(self) -> str:
+        """One line: per token and at the context length, against full multi-head attention."""
+        return t("p10.gqa.summary", per_token=self.per_token[0], n=self.context, total=self.at_context[0],
+                 mha=self.at_context[1], share=self.gqa / self.mha)
+
+
+def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
+    """The GQA tab's view of ``llm``: which key/value head each query head reads, and the KV cache's
+    bytes at ``size`` bytes per value and ``context`` tokens."""
+    from models.inference.llm import gqa_groups, kv_cache_bytes
+    from viz_core.llm import gqa_figure
+
+    figure = gqa_figure(gqa_groups(llm.n_heads, llm.n_kv_heads), title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"),
+                        y_title=t("p10.gqa.y"))
+    cache = KVCache(kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size),
+                    kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size), size, context)
+    return figure, cache
+
+
+@dataclass(frozen=True)
+class RopeView:
+    """The RoPE tab's figures (the pair, the wavelengths, the scores), the pair's θ (radians per
+    position) and the largest difference of the scores along a diagonal."""
+
+    pair: go.Figure
+    wavelengths: go.Figure
+    scores: go.Figure
+    theta: float
+    err: float
+
+    @property
+    def figures(self) -> list[go.Figure]:
+        return [self.pair, self.wavelengths, self.scores]
+
+
+def rope_view(llm: LLM, pair: int, n_positions: int) -> RopeView:
+    """The RoPE tab's view on ``llm``'s head dimension and θ base: dimension pair ``pair`` (0-based)
+    of a random query at positions 0 … ``n_positions`` − 1, every pair's wavelength, and q·k."""
+    from models.inference.llm import rope_demo
+    from viz_core.llm import rope_pair_figure, wavelength_figure
+    from viz_core.positional import position_score_figure
+
+    demo = rope_demo(llm.head_dim, llm.rope_theta, n_positions)
+    return RopeView(
+        rope_pair_figure(demo.pair("q", pair), demo.pair("k", pair)[0], list(range(n_positions)),
+                         title=t("p10.rope.fig.pair", i=pair, last=n_positions - 1), q_label=t("p10.rope.q"),
+                         k_label=t("p10.rope.k")),
+        wavelength_figure(demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
+                          y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)),
+        position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
+        float(demo.theta[pair]),
+        max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)))
+
+
+def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
+    """The Head types tab's grid: every head's score of ``kind`` (one of :data:`HEAD_KINDS`) in a
+    :class:`~models.inference.llm.HeadScores`, its five best heads outlined."""
+    from viz_core.llm import score_grid_figure
+
+    return score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
+                             x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=scores.best(kind, 5),
+                             height=height, texts=figure_texts())

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from corpora.text import detokenize, is_cjk
@@ -81,17 +80,6 @@ def heatmap_texts(name: str) -> Mapping[str, str]:
     if model_data(name)[1] != "zh":
         return texts
     return {**texts, "s2s.x": t("p2.axis.source_zh"), "s2s.y": t("p2.axis.target_en")}
-
-
-def comparison_heatmap(trace: DecodingTrace, step: int, label: str, **size: int) -> go.Figure | None:
-    """One model's pane of the comparison view (two models on one sentence) at decoding ``step``,
-    clamped to that model's own output: its attention heatmap titled with the model, None for a model
-    without attention. The page's pane and its slide draw this one figure (``size``: width, height)."""
-    if trace.attention is None or not trace.tgt_tokens:
-        return None
-    return attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens,
-                             step=min(step, len(trace.tgt_tokens) - 1), src_unknown=trace.src_unknown,
-                             title=label, texts=heatmap_texts(trace.model), **size)
 
 
 def follow_model(text_key: str, model_key: str) -> None:

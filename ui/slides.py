@@ -1,6 +1,8 @@
-"""Slide renderers: one per page, each turns a slide's URL values (ui.deck.Slide.params) into that
-page's main figure, full width and lettered for a projector, with the same cached runs and
-viz_core builders the page uses.
+"""Slide renderers (:data:`RENDERERS`, page stem → renderer), and presenting: the full-screen frame,
+the position in the deck, the clicker's keys and the deck's handout. A family whose views are declared
+in ui.views (ui.views.seq2seq …) has its renderer there; the others still have theirs here, each
+turning a slide's URL values (ui.deck.Slide.params) into that page's main figure, full width and
+lettered for a projector, with the same cached runs and viz_core builders the page uses.
 
 A renderer reads the values as the page reads its link (the URL string of a choice is its label;
 a value the page would refuse falls back to the page's default, with a one-line note) and returns
@@ -9,283 +11,25 @@ a :class:`SlideView`: how many steps the slide has, the step it starts at, and `
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import streamlit as st
 
-from ui.export import PLOT_NO_BAR
-from ui.grid import AVERAGE, _head_label, _layer_label, head_name, pick
+from ui.grid import AVERAGE, head_name, pick
 from ui.heap import upkeep
-from ui.i18n import LANGUAGES, current, figure_texts, reading, text
+from ui.i18n import current, figure_texts
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
-from ui.plot import chart
 from ui.quiz import hide_rows
-from ui.state import link_text, quoted, topic_of
 from ui.tokens import input_error, md_escape
+from ui.views.base import (CAPTURE, HIDE_KEY, PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, hiding,
+                           input_error_type, line, pick_model, show_figure, show_figures)
+from ui.views import seq2seq as seq2seq_view
 from viz_core.labels import safe_label
-from viz_core.style import LINE_EM, TITLE_FONT_SIZE, title_dict
-
-T = TypeVar("T")
-SLIDE_HEIGHT = 540  # px of a slide's figure on a 720 px screen (CSS lets it fill a taller one); ticks plan for it
-PLAN_WIDTH = 1200  # px a slide's ticks and titles are planned for (the figure spans the screen)
-FONT, TITLE_FONT, TICK_FONT = 20, 26, 18  # larger than a page's 16/20/16: read from the back row
-
-
-class SlideProblem(Exception):
-    """A slide that cannot be drawn (a missing model, unusable input): the message says why."""
-
-
-@dataclass
-class SlideView:
-    """A prepared slide: ``n_steps`` (1 when the page has no steps), the slide's own step
-    ``start`` (0-based), ``draw(t)`` and the notes on refused values."""
-
-    n_steps: int
-    start: int
-    draw: Callable[[int], None]
-    notes: list[str] = field(default_factory=list)
-
-
-class SlideParams:
-    """A slide's URL values, read the way each page reads its link."""
-
-    def __init__(self, params: Mapping[str, str | list[str]]) -> None:
-        self._params = params
-        self.notes: list[str] = []
-
-    def raw(self, key: str) -> str | None:
-        value = self._params.get(key)
-        if isinstance(value, list):
-            return value[-1] if value else None
-        return value
-
-    def refuse(self, what: str, raw: str, instead: str | None = None) -> None:
-        """Note a refused value; ``what`` is the string id of what it sets (the page's own URL notice's)."""
-        self.notes.append(tr("slide.refused", what=tr(what), raw=quoted(raw), instead=instead or tr("slide.default")))
-
-    def option(self, key: str, options: Iterable[T], default: T, what: str,
-               format_func: Callable[[T], Any] = str) -> T:
-        """The option whose value (:func:`ui.state.link_text`) the slide holds; for a slide saved
-        before links held values, the option whose label it holds, in either language."""
-        raw = self.raw(key)
-        if raw is None:
-            return default
-        options = list(options)
-        value = next((o for o in options if link_text(o) == raw), None)  # a link holds the value
-        if value is not None:
-            return value
-        for lang in sorted(LANGUAGES, key=lambda lang: lang != current()):  # an older link: a label, reader first
-            with reading(lang):
-                match = next((o for o in options if str(format_func(o)) == raw), None)
-            if match is not None:
-                return match
-        self.refuse(what, raw)
-        return default
-
-    def number(self, key: str, low: float, high: float, default: float, what: str) -> float:
-        """A slider's or number input's value in [low, high]."""
-        raw = self.raw(key)
-        if raw is None:
-            return default
-        try:
-            value = float(raw)
-        except ValueError:
-            value = float("nan")
-        if not low <= value <= high:
-            self.refuse(what, raw)
-            return default
-        return value
-
-    def text(self, key: str, default: str, limit: int = 10_000, what: str = "p2.url.text") -> str:
-        """A text input's value, cut to the page's ``limit`` with a note."""
-        raw = self.raw(key)
-        if raw is None:
-            return default
-        if len(raw) > limit:
-            self.refuse(what, raw, tr("slide.first_chars", n=limit))
-        return raw[:limit]
-
-    def flag(self, key: str, default: bool, what: str) -> bool:
-        raw = self.raw(key)
-        if raw is None:
-            return default
-        if raw.lower() not in ("true", "false"):
-            self.refuse(what, raw)
-            return default
-        return raw.lower() == "true"
-
-    def step(self, key: str, n_steps: int) -> int:
-        """The slide's own step (``{key}_step``, 1-based in the URL) as a 0-based index."""
-        raw = self.raw(f"{key}_step")
-        if raw is None:
-            return 0
-        if not raw.isdigit() or not 1 <= int(raw) <= n_steps:
-            self.refuse("slide.what.step", raw, tr("step.first"))
-            return 0
-        return int(raw) - 1
-
-    def topic(self, default: str, drawn: Iterable[str]) -> str:
-        """The string id of the page's tab (``?topic=`` is its title, in either language) if a slide
-        of the page draws it, else ``default`` with a note."""
-        raw = self.raw("topic")
-        if raw is None:
-            return default
-        tab = next((i for i in drawn if topic_of(raw, [i]) is not None), None)
-        if tab is None:
-            self.notes.append(tr("slide.other_topic", shown=tr(default), raw=quoted(raw)))
-        return tab or default
-
-    def layer_head(self, key: str, n_layers: int, n_heads: int, average: bool = True) -> tuple[int, int]:
-        """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3")."""
-        heads = list(range(n_heads)) + ([AVERAGE] if average else [])
-        return (self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", _layer_label),
-                self.option(f"{key}_head", heads, 0, "grid.head_what", _head_label))
-
-    def view(self, n_steps: int, start: int, draw: Callable[[int], None]) -> SlideView:
-        return SlideView(n_steps, start, draw, self.notes)
-
-
-# While a handout is made (:func:`deck_handout`), what a slide would draw is collected here instead.
-_CAPTURE: ContextVar[list[Any] | None] = ContextVar("slide_capture", default=None)
-
-
-def _captured(item: Any) -> bool:
-    """Keep ``item`` (a figure, a line of text) for the handout being made; False when none is."""
-    kept = _CAPTURE.get()
-    if kept is None:
-        return False
-    kept.append(item)
-    return True
-
-
-def show_figure(fig: Any, key: str = "slide_figure") -> None:
-    """Draw ``fig`` across the slide at the slide's height, with larger text, its title re-wrapped
-    for the slide's width and square heatmap cells let go (the screen is wider than tall); no mode bar."""
-    if _captured(fig):
-        return
-    text = fig.layout.title.text
-    if text:  # wrapping for font f at width W is wrapping for the style's font at W · size / f
-        _, before = title_dict(text, float("inf"))  # the room the builder left for the title as it was wrapped
-        title, top = title_dict(text.replace("<br>", " "), PLAN_WIDTH * TITLE_FONT_SIZE / TITLE_FONT)
-        title["font"]["size"] = TITLE_FONT
-        margin = fig.layout.margin.t if fig.layout.margin.t is not None else before
-        above = [a.text.count("<br>") + 1 for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 1]
-        room = max(margin - before, max(above, default=0) * LINE_EM * TICK_FONT)  # subplot titles over the plots
-        fig.update_layout(title=title, margin_t=int(room + top * TITLE_FONT / TITLE_FONT_SIZE))
-    fig.update_layout(width=None, height=None, autosize=True, font_size=FONT, hoverlabel_font_size=FONT)
-    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=FONT)
-    fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=FONT, scaleanchor=None)
-    fig.update_annotations(font_size=TICK_FONT)  # subplot titles
-    chart(fig, key=key, config=PLOT_NO_BAR, stretch=True)
-
-
-def show_figures(figs: list[Any]) -> None:
-    """Draw a view of several figures (a comparison: one pane per model) side by side across the
-    slide, each as :func:`show_figure` draws one."""
-    if len(figs) == 1 or _CAPTURE.get() is not None:
-        for fig in figs:
-            show_figure(fig)
-        return
-    with st.container(key="slide_figure", horizontal=True, gap="small"):
-        for i, fig in enumerate(figs):
-            show_figure(fig, key=f"slide_pane_{i}")
-
-
-def _line(*parts: str) -> None:
-    """One line of user text above the figure, escaped (never markdown), cut with … where too long."""
-    if _captured(" · ".join(p for p in parts if p)):
-        return
-    st.container(key="slide_line").markdown(" · ".join(md_escape(p) for p in parts if p))
-
-
-def _model(choices: Callable[[], list[tuple[str, str]]], p: SlideParams, key: str, default: str | None,
-           loader: Callable):
-    """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
-    in the language being read, the label is the URL value; ``default`` None: the first."""
-    names = [name for name, _ in choices()]
-    if not names:
-        raise SlideProblem(tr("slide.no_models"))
-    name = p.option(key, names, default if default in names else names[0], "p2.url.model",
-                    lambda n: dict(choices())[n])
-    loaded = loader(name)
-    if isinstance(loaded, str):
-        raise SlideProblem(loaded)
-    return name, dict(choices())[name], loaded
-
-
-def _input_error() -> type[Exception]:
-    from models.inference.common import InputError
-
-    return InputError
-
 
 # ---------------------------------------------------------------------------------------------
 # One renderer per page
 # ---------------------------------------------------------------------------------------------
-
-def seq2seq_slide(p: SlideParams) -> SlideView:
-    """Seq2seq attention: the α heatmap up to the step (a model without attention: its top-k), or the
-    comparison pane's two heatmaps when the view compares two models."""
-    from models.inference.common import DEFAULT_LENGTH_PENALTY
-    from models.inference.traces import display_text
-    from ui.seq2seq import (MODES, comparison_heatmap, example_inputs, gold_alignment, heatmap_texts, load_model,
-                            model_choices, run_translation)
-    from viz_core.seq2seq import attention_heatmap, topk_bars
-
-    name, label, _ = _model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
-    text = p.text("s2s_text", example_inputs(name)[0])  # the page's own first input for this model
-    beam = int(p.number("s2s_beam", 1, 8, 1, "p2.url.beam"))
-    mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
-    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
-    labels = dict(model_choices())
-    compare = p.option("s2s_compare", [None, *(n for n in labels if n != name)], None, "p2.url.compare",
-                       lambda n: "" if n is None else labels[n])
-
-    def translate(model: str):
-        loaded_model = load_model(model)
-        if isinstance(loaded_model, str):
-            raise SlideProblem(loaded_model)
-        try:  # as the page does: a mode other than soft only for Luong models
-            return run_translation(model, text, beam, mode if loaded_model.model.cfg.attention == "luong" else "soft",
-                                   alpha)
-        except _input_error() as exc:
-            raise SlideProblem(input_error(exc)) from None
-
-    trace = translate(name)
-    hyp = trace.best
-    gold = gold_alignment(trace)
-    if compare is not None:  # the page's comparison pane: both models' heatmaps, side by side
-        other = translate(compare)
-        n_steps = max(len(trace.tgt_tokens), len(other.tgt_tokens))
-
-        def draw_pair(t: int) -> None:
-            _line(text, f"{label}: {display_text(trace.tgt_tokens)}", f"{labels[compare]}: {display_text(other.tgt_tokens)}")
-            panes = [comparison_heatmap(tr_, t, labels[tr_.model], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                     for tr_ in (trace, other)]
-            show_figures([pane for pane in panes if pane is not None])
-
-        return p.view(n_steps, p.step("s2s", n_steps), draw_pair)
-
-    def draw(t: int) -> None:
-        _line(label, f"{text} → {display_text(hyp.tokens[: t + 1])}")
-        if hyp.attention is None:
-            show_figure(topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
-                                  title=tr("slide.s2s.none", k=len(hyp.topk_tokens[t]), step=t + 1)))
-        else:
-            rows = t + 1 if hiding() else len(hyp.tokens)  # "where will it look next?": later rows left blank
-            weights, row_tokens = hide_rows(hyp.attention, hyp.tokens, rows)
-            show_figure(attention_heatmap(weights, trace.src_tokens, row_tokens, step=t,
-                                          gold=gold and [(s, r) for s, r in gold if r < rows],
-                                          src_unknown=trace.src_unknown,
-                                          positions=None if hyp.positions is None else hyp.positions[:rows],
-                                          width=PLAN_WIDTH, height=SLIDE_HEIGHT,
-                                          title=tr("slide.s2s.title", model=label), texts=heatmap_texts(name)))
-
-    return p.view(len(hyp.tokens), p.step("s2s", len(hyp.tokens)), draw)
-
 
 def transformer_slide(p: SlideParams) -> SlideView:
     """Transformer translation: one head (or the average) of the chosen attention at the step."""
@@ -294,14 +38,14 @@ def transformer_slide(p: SlideParams) -> SlideView:
                                 transformer_choices)
     from viz_core.transformer import attention_matrix_figure
 
-    name, label, _ = _model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
+    name, label, _ = pick_model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
     text = p.text("tf_text", first_input(name))  # the page's own first input for this model
     beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
     alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
     kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
     try:
         trace = run_translation(name, text, beam, alpha)
-    except _input_error() as exc:
+    except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not trace.tgt_tokens:
         raise SlideProblem(tr("p4.no_tokens"))
@@ -309,7 +53,7 @@ def transformer_slide(p: SlideParams) -> SlideView:
 
     def draw(t: int) -> None:
         weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
-        _line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
+        line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
         matrix = pick(weights, layer, head)
         if hiding() and kind != "encoder" and step_row is not None:  # the decoder's later rows left blank
             matrix, queries = hide_rows(matrix, queries, step_row + 1)
@@ -328,7 +72,8 @@ def head_slide(p: SlideParams) -> SlideView:
     from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
     from viz_core.transformer import chain_figure
 
-    name, label, loaded = _model(lambda: transformer_choices("encoder-decoder") + transformer_choices("decoder-only"),
+    name, label, loaded = pick_model(lambda: transformer_choices("encoder-decoder")
+                                     + transformer_choices("decoder-only"),
                                  p, "head_model", "tf-en-fr", load_model)
     text = p.text("head_text", head_text(name, loaded.task))
     cfg = loaded.config
@@ -341,14 +86,14 @@ def head_slide(p: SlideParams) -> SlideView:
     scaled = p.flag("head_scale", True, "p5.url.scale")
     try:
         first = run_head_view(name, text, kind, layer, head, 0)
-    except _input_error() as exc:
+    except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     queries = first.query_tokens
     query = p.option("head_query", range(len(queries)), 0, "p5.url.query", lambda i: f"{i}: {queries[i]}")
     view = run_head_view(name, text, kind, layer, head, query) if query else first
 
     def draw(t: int) -> None:
-        _line(label, text)
+        line(label, text)
         weights = view.weights if scaled else view.unscaled_weights
         show_figure(chain_figure(view.key_tokens, view.scores, view.scaled, view.allowed, weights, view.scale,
                                  scaled, title=tr("slide.head.title", query=safe_label(queries[query], 30),
@@ -362,7 +107,7 @@ def generation_slide(p: SlideParams) -> SlideView:
     from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, load_model, run_generation, transformer_choices
     from viz_core.transformer import attention_matrix_figure, causal_mask
 
-    name, label, loaded = _model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
+    name, label, loaded = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
     prompt = p.text("gen_text", GEN_EXAMPLES[0])
     temperature = p.number("gen_temperature", 0, 2, 0.8, "p6.url.temperature")
     top_k = p.option("gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: tr("p6.no_limit") if k == 0 else str(k))
@@ -370,7 +115,7 @@ def generation_slide(p: SlideParams) -> SlideView:
     seed = int(p.number("gen_seed", 0, 1_000_000, 0, "p6.url.seed"))
     try:
         result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
-    except _input_error() as exc:
+    except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not result.steps:
         raise SlideProblem(tr("p6.nothing"))
@@ -380,7 +125,7 @@ def generation_slide(p: SlideParams) -> SlideView:
         step = result.steps[t]
         seen = result.tokens[: step.position]
         size = step.position
-        _line(label, " ".join(result.tokens[: len(result.prompt_tokens) + t]),
+        line(label, " ".join(result.tokens[: len(result.prompt_tokens) + t]),
               tr("slide.gen.samples", token=step.token, p=step.prob))
         weights = result.attention[:, :, :size, :size]
         show_figure(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
@@ -427,7 +172,7 @@ def bert_slide(p: SlideParams) -> SlideView:
         raise SlideProblem(tr("slide.bert.none"))
 
     def draw(t: int) -> None:
-        _line(choices[name], "A: " + text_a, "B: " + text_b if text_b else "", tr("slide.bert.seed", seed=seed))
+        line(choices[name], "A: " + text_a, "B: " + text_b if text_b else "", tr("slide.bert.seed", seed=seed))
         known = [r for r in rows if r.outcome != TYPED]  # a [MASK] typed in the text has no original to get right
         hits = sum(r.original_rank == 0 for r in known)
         show_figure(predictions_figure(rows[:8], title=tr("slide.bert.title", hits=hits, n=len(known)) if known
@@ -465,7 +210,7 @@ def real_model_slide(p: SlideParams) -> SlideView:
 
     def draw(t: int) -> None:
         trace = trace_again()
-        _line(model.label, tr("slide.real.tokens", n=len(trace.tokens)),
+        line(model.label, tr("slide.real.tokens", n=len(trace.tokens)),
               text[:120] + ("…" if len(text) > 120 else ""))
         tokens = visible(trace.tokens) if decoder else trace.tokens
         one, _ = explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, width=PLAN_WIDTH,
@@ -583,7 +328,7 @@ def llm_slide(p: SlideParams) -> SlideView:
     def draw(t: int) -> None:
         shown = trace.steps[t]
         answer = "".join(trace.generated_tokens[: t + 1]).replace("\n", " ↵ ")
-        _line(f"{prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
+        line(f"{prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
         show_figure(step_figure(trace, t, rows, layer, width=PLAN_WIDTH))
 
     return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
@@ -600,7 +345,7 @@ def _llm_gqa_slide(p: SlideParams, llm: Any) -> SlideView:
 
     def draw(t: int) -> None:
         figure, cache = gqa_view(llm, size, context)
-        _line(cache.summary())
+        line(cache.summary())
         show_figure(figure)
 
     return p.view(1, 0, draw)
@@ -616,7 +361,7 @@ def _llm_rope_slide(p: SlideParams, llm: Any) -> SlideView:
 
     def draw(t: int) -> None:
         view = rope_view(llm, pair, n)
-        _line(tr("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+        line(tr("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
         show_figures(view.figures)
 
     return p.view(1, 0, draw)
@@ -641,7 +386,7 @@ def _llm_heads_slide(p: SlideParams, llm: Any) -> SlideView:
 
     def draw(t: int) -> None:
         best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
-        _line(tr("p10.heads.best_line", heads=best))
+        line(tr("p10.heads.best_line", heads=best))
         show_figure(heads_figure(scores, kind))
 
     return p.view(1, 0, draw)
@@ -666,7 +411,7 @@ def transformer_xl_slide(p: SlideParams) -> SlideView:
     layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
     try:
         trace = run_read(text, seg_len, mem_len)
-    except _input_error() as exc:
+    except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if trace.dropped:
         p.notes.append(tr("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
@@ -676,7 +421,7 @@ def transformer_xl_slide(p: SlideParams) -> SlideView:
 
     def draw(t: int) -> None:
         seg = trace.segments[t]
-        _line(tr("slide.txl.line", s=t + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
+        line(tr("slide.txl.line", s=t + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
         show_figure(segment_figure(trace, t, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(n, p.step("txl", n), draw)
@@ -700,7 +445,7 @@ def xlnet_slide(p: SlideParams) -> SlideView:
     try:
         tokens, unknown = sentence(text)
         trace = run_predict(text, tuple(order_of(mode, len(tokens), seed, typed)), k_split)
-    except _input_error() as exc:
+    except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if any(unknown):
         p.notes.append(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
@@ -709,7 +454,7 @@ def xlnet_slide(p: SlideParams) -> SlideView:
     def draw(t: int) -> None:
         pos = targets.positions[t]
         tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[t], targets.top_probs[t]))
-        _line(tr("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos],
+        line(tr("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos],
                  tops=tops))
         show_figure(stream_view(trace, "query", layer, head, height=SLIDE_HEIGHT, width=PLAN_WIDTH, outlined=[pos]))
 
@@ -737,7 +482,7 @@ def studio_slide(p: SlideParams) -> SlideView:
 
     def draw(t: int) -> None:
         shot = shots[t]
-        _line(run.name, snapshot_caption(shot))
+        line(run.name, snapshot_caption(shot))
         if shot.weights is None:
             show_figure(run_curves(run, shot))
         else:
@@ -749,7 +494,7 @@ def studio_slide(p: SlideParams) -> SlideView:
 # Page file stem → its renderer: every page of the lab can be a slide.
 RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "1_Attention_from_scratch": foundations_slide,
-    "2_Seq2seq_attention": seq2seq_slide,
+    "2_Seq2seq_attention": seq2seq_view.slide,
     "3_Positional_encoding": positional_slide,
     "4_Transformer_translation": transformer_slide,
     "5_Inside_one_head": head_slide,
@@ -778,11 +523,11 @@ def capture(page: str, params: Mapping[str, str | list[str]], step: int | None =
     except SlideProblem as exc:
         return [], [str(exc)]
     kept: list[Any] = []
-    token = _CAPTURE.set(kept)
+    token = CAPTURE.set(kept)
     try:
         view.draw(view.start if step is None else min(max(step, 0), view.n_steps - 1))
     finally:
-        _CAPTURE.reset(token)
+        CAPTURE.reset(token)
     return [k for k in kept if not isinstance(k, str)], [*view.notes, *(k for k in kept if isinstance(k, str))]
 
 
@@ -896,14 +641,6 @@ def stop_presenting() -> None:
 
 
 _NOTES = "present_show_notes"  # session key: the speaker's notes are shown while presenting
-_HIDE = "present_hide_next"  # session key: a step's later rows are left blank ("where will it look next?")
-
-
-def hiding() -> bool:
-    """Whether the presenter asked to hide what comes after the step (the H key)."""
-    return st.session_state.get(_HIDE) is True
-
-
 def _toggle(key: str) -> None:
     st.session_state[key] = st.session_state.get(key) is not True
 
@@ -966,4 +703,4 @@ def slide_controls(title: str, n_slides: int, slide: int, t: int, n_steps: int) 
     st.button(tr("slide.skip"), key="slide_skip", shortcut="B", on_click=_skip, args=(n_slides, slide),
               disabled=slide == n_slides)  # and "." (clicker_keys)
     st.button(tr("slide.notes"), key="slide_notes_key", shortcut="N", on_click=_toggle, args=(_NOTES,))
-    st.button(tr("slide.hide"), key="slide_hide_key", shortcut="H", on_click=_toggle, args=(_HIDE,))
+    st.button(tr("slide.hide"), key="slide_hide_key", shortcut="H", on_click=_toggle, args=(HIDE_KEY,))

@@ -99,6 +99,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p10.gqa.per_token": ("KV cache per token", "每个词元的 KV 缓存"),
     "p10.gqa.at_context": ("At {n:,} tokens", "{n:,} 个词元时"),
     "p10.gqa.vs_mha": ("{mha} with full multi-head attention", "完整多头注意力为 {mha}"),
+    "p10.gqa.summary": ("KV cache: {per_token} per token, {total} at {n:,} tokens; {mha} with full multi-head "
+                        "attention ({share:.0%} of it).",
+                        "KV 缓存：每个词元 {per_token}，{n:,} 个词元时 {total}；完整多头注意力为 {mha}（只需其中的 {share:.0%}）。"),
     "p10.gqa.formula": ("2 (K and V) × {layers} layers × {kv} key/value heads × {dim} dimensions × {bytes} bytes = "
                         "{gqa:,} bytes per token; with {heads} key/value heads (full multi-head attention) it would be "
                         "{mha:,}: grouped-query attention keeps {share:.0%} of it.",
@@ -159,6 +162,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                               "看看接下来是什么”：这是复制和上下文学习的基础。随机词元没有含义，只有这种机制能预测它们。"),
     "p10.heads.fig": ("{kind}: score per layer × head", "{kind}：每层 × 每个头的分数"),
     "p10.heads.best": ("Best heads", "分数最高的头"),
+    "p10.heads.best_line": ("Best heads: {heads}", "分数最高的头：{heads}"),
     "p10.heads.per_layer": ("Mean sink score per layer", "每层的平均汇聚点分数"),
     "p10.col.layer": ("layer", "层"),
     "p10.col.head": ("head", "头"),

@@ -1,0 +1,115 @@
+"""Slides of the Real LLM page's other tabs (issue 24): a view added from the grouped-query attention,
+RoPE or head types tab, with settings other than the page's defaults, presents that tab's view with
+those settings (the same figure data as the page, one step, no "on the page itself" note), in English
+and 中文. The page's model is test_llm's tiny random Llama (its ``page_model`` fixture)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from models.inference import llm as L
+from tests.charts import charts
+from tests.conftest import APPTEST_TIMEOUT, ROOT
+from tests.test_llm import page_model  # noqa: F401  (the fixture: the page's model, a tiny random Llama)
+from ui.strings import STRINGS
+
+PAGE = str(ROOT / "pages" / "9_LLM_explorer.py")
+PRESENT = str(ROOT / "pages" / "12_Present.py")
+
+# (topic, the page's settings in its link: none of them its default)
+VIEWS = [
+    ("gqa", {"llm_bytes": "2", "llm_context": "1024"}),
+    ("rope", {"llm_pair": "2", "llm_positions": "20"}),
+    ("heads", {"llm_kind": "sink", "llm_period": "12", "llm_heads_seed": "3",
+               "llm_heads_text": "w3 w4 w5 w6 w7 w3 w4 w9 w10"}),
+    ("heads", {"llm_kind": "previous", "llm_period": "20"}),
+]
+OTHER_TOPIC = [text.split("“{raw}”")[1].strip(" .。") for text in STRINGS["slide.other_topic"]]  # "is on the page …"
+
+
+def _traces(at: AppTest) -> list[str]:
+    """The data of every figure the run drew (traces only: a slide draws larger fonts and sizes)."""
+    return [json.dumps(chart.figure["data"], sort_keys=True) for chart in charts(at)]
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join(e.value for kind in ("markdown", "caption", "info", "warning", "error") for e in getattr(at, kind))
+
+
+def _page(topic: str, settings: dict[str, str], lang: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(topic=topic, lang=lang, **settings)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.info and not at.warning, _texts(at)  # every setting of the link was taken
+    return at
+
+
+def _present(at: AppTest, lang: str) -> AppTest:
+    """The page's view added to the deck (the sidebar's button), presented as slide 1."""
+    at.button(key="deck_add").click().run()
+    assert not at.exception
+    present = AppTest.from_file(PRESENT, default_timeout=APPTEST_TIMEOUT)
+    present.session_state["deck_slides"] = at.session_state["deck_slides"]
+    present.query_params.update(deck="session", slide="1", lang=lang)
+    present.run()
+    assert not present.exception and not present.error and not present.warning, _texts(present)
+    return present
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("topic, settings", VIEWS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(VIEWS)])
+def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, settings: dict[str, str],
+                                                 lang: str) -> None:
+    at = _page(topic, settings, lang)
+    drawn = _traces(at)
+    assert drawn
+    present = _present(at, lang)
+    (slide,) = present.session_state["deck_slides"]
+    assert slide.page == "9_LLM_explorer" and slide.params["topic"] == topic
+    assert settings.items() <= slide.params.items()  # the slide keeps the page's settings
+    texts = _texts(present)
+    assert not any(note in texts for note in OTHER_TOPIC), texts  # no "on the page itself"
+    assert not present.caption, texts  # every setting taken: no refused value
+    assert _traces(present) == drawn  # the page's figures, with the page's numbers
+    assert present.button(key="slide_next").disabled  # a view without steps is one step (the deck's last)
+    if lang == "zh":  # every figure word of the slide in 中文
+        from tests.test_transformer_xl import _english_figure_words
+
+        assert _english_figure_words(present) == []
+    if topic == "gqa":  # the KV cache at the page's bytes per value and context length, as the page says it
+        line = texts.replace("\\", "")  # the slide's line is escaped markdown
+        assert at.metric[0].value in line and at.metric[1].value in line and "1,024" in line
+    if topic == "heads":
+        kind = STRINGS[f"p10.kind.{settings['llm_kind']}"][lang == "zh"]
+        assert charts(present)[0].figure["layout"]["title"]["text"].startswith(kind)
+
+
+def test_slide_settings_change_what_it_draws(page_model: L.LLM) -> None:
+    """The slide reads the settings, not the page's defaults: other settings, other figure data."""
+    from ui.deck import Slide
+
+    def slide_traces(params: dict[str, str]) -> list[str]:
+        present = AppTest.from_file(PRESENT, default_timeout=APPTEST_TIMEOUT)
+        present.session_state["deck_slides"] = [Slide("9_LLM_explorer", params)]
+        present.query_params.update(deck="session", slide="1")
+        present.run()
+        assert not present.exception and not present.caption, _texts(present)
+        return _traces(present)
+
+    assert slide_traces({"topic": "rope"}) != slide_traces({"topic": "rope", "llm_pair": "3"})
+    assert slide_traces({"topic": "heads"}) != slide_traces({"topic": "heads", "llm_kind": "sink"})
+    assert len(slide_traces({"topic": "rope"})) == 3  # the pair, the wavelengths, the scores
+
+
+def test_a_refused_slide_setting_is_noted_and_the_default_drawn(page_model: L.LLM) -> None:
+    from ui.deck import Slide
+
+    present = AppTest.from_file(PRESENT, default_timeout=APPTEST_TIMEOUT)
+    present.session_state["deck_slides"] = [Slide("9_LLM_explorer", {"topic": "rope", "llm_pair": "99"})]
+    present.query_params.update(deck="session", slide="1")
+    present.run()
+    assert not present.exception
+    assert "“99”" in _texts(present) and charts(present)
