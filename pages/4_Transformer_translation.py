@@ -14,6 +14,7 @@ from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
+from ui.views.transformer import head_view
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
@@ -34,7 +35,7 @@ from ui.transformer import (
     what_if_view,
 )
 from viz_core.seq2seq import beam_tree_figure, step_attention_bars, topk_bars
-from viz_core.transformer import attention_matrix_figure, grid_figure
+from viz_core.transformer import grid_figure
 
 page_frame(tr("nav.4"), icon="🤖", intro=tr("p4.intro"))
 
@@ -120,8 +121,8 @@ def steps_view() -> None:
         t = step_control(n, key="tf")
     with kind_col:
         url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("p4.url.kind"))
-        kind = linked(st.radio, tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind", horizontal=True,
-                        index=2)
+        kind = linked(st.radio, tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind",
+                      horizontal=True, index=2)
     weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
     quiz_box = st.container()  # the quiz's question, above the figures whose step row it hides
 
@@ -144,15 +145,11 @@ def steps_view() -> None:
     config=PLOT_NO_BAR)
         st.caption(tr("p4.grid_caption"))
     with head_col:
-        matrix = pick(weights, layer, head)
         what = SHORT_LABELS[kind]
-        head_chart(head_fig := attention_matrix_figure(
-            matrix, keys, queries, blocked=blocked, step=step_row, key_unknown=trace.src_unknown
-            if kind != "decoder" else None, title=tr("p4.fig.head", what=what, head=head_name(layer, head)),
-            x_title=tr("p4.x.source") if kind != "decoder" else tr("p4.x.decoder"),
-            y_title=tr("p4.y.source") if kind == "encoder" else tr("p4.y.decoder"), texts=figure_texts()),
-            "tf_head_fig", matrix, model_name, kind, layer, head, trace.n_heads, query_tokens=queries,
-            key_tokens=keys, src_ids=trace.src_ids, tgt_ids=trace.decoder_input_ids)
+        # the quiz: step t's query row is the answer, blank until guessed; its slide draws the same figure
+        head_fig, matrix = head_view(trace, kind, layer, head, t, rows=None if shown else t)
+        head_chart(head_fig, "tf_head_fig", matrix, model_name, kind, layer, head, trace.n_heads,
+                   query_tokens=queries, key_tokens=keys, src_ids=trace.src_ids, tgt_ids=trace.decoder_input_ids)
         if kind == "decoder":
             st.caption(tr("p4.lookahead"))
 

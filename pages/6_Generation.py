@@ -12,6 +12,7 @@ from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
+from ui.views.transformer import causal_view
 from ui.stepper import step_control
 from ui.tokens import input_error, md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
@@ -19,9 +20,7 @@ from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, run_ge
 from viz_core.attention_grid import HEAD_VIEW_PX, head_view_height
 from viz_core.labels import safe_label
 from viz_core.transformer import (
-    attention_matrix_figure,
     attention_row_bars,
-    causal_mask,
     grid_figure,
     next_token_figure,
 )
@@ -112,7 +111,8 @@ def steps_view() -> None:
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
         row = pick(np.asarray(step.attention)[:, :, None, :], layer, head)[0]
-        chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)), texts=figure_texts()),
+        chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30),
+                                                             head=head_name(layer, head)), texts=figure_texts()),
               key="gen_row", config=PLOT)
 
     size = step.position
@@ -126,13 +126,9 @@ def steps_view() -> None:
               key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"),
               config=PLOT_NO_BAR)
         st.caption(tr("p6.grid_caption"))
-    with big_col:
-        head_chart(matrix := attention_matrix_figure(pick(weights, layer, head), seen, seen,
-                                                     blocked=~causal_mask(size), step=size - 1,
-                                                     width=HEAD_VIEW_PX, height=head_view_height(size),
-                                                     title=tr("p6.fig.matrix", head=head_name(layer, head)),
-                                                     x_title=tr("p6.x_key"), y_title=tr("p6.y_query"), texts=figure_texts()),
-                   "gen_matrix", pick(weights, layer, head), model_name, "lm", layer, head, weights.shape[1],
+    with big_col:  # its slide draws the same figure
+        matrix, drawn = causal_view(result, layer, head, t, width=HEAD_VIEW_PX, height=head_view_height(size))
+        head_chart(matrix, "gen_matrix", drawn, model_name, "lm", layer, head, weights.shape[1],
                    query_tokens=seen, key_tokens=seen, src_ids=None, tgt_ids=result.ids)
     if not shown:  # the export would give the hidden token away
         return

@@ -16,56 +16,20 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from ui.grid import AVERAGE, head_name, pick
+from ui.grid import AVERAGE
 from ui.heap import upkeep
 from ui.i18n import current, figure_texts
 from ui.i18n import t as tr  # t is the step in the slides' draw(t)
-from ui.quiz import hide_rows
 from ui.tokens import input_error, md_escape
-from ui.views.base import (CAPTURE, HIDE_KEY, PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, hiding,
-                           input_error_type, line, pick_model, show_figure, show_figures)
 from ui.views import seq2seq as seq2seq_view
+from ui.views import transformer as transformer_view
+from ui.views.base import (CAPTURE, HIDE_KEY, PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView,
+                           input_error_type, line, pick_model, show_figure, show_figures)
 from viz_core.labels import safe_label
 
 # ---------------------------------------------------------------------------------------------
 # One renderer per page
 # ---------------------------------------------------------------------------------------------
-
-def transformer_slide(p: SlideParams) -> SlideView:
-    """Transformer translation: one head (or the average) of the chosen attention at the step."""
-    from models.inference.common import DEFAULT_LENGTH_PENALTY
-    from ui.transformer import (KIND_LABELS, SHORT_LABELS, attention_of, first_input, load_model, run_translation,
-                                transformer_choices)
-    from viz_core.transformer import attention_matrix_figure
-
-    name, label, _ = pick_model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
-    text = p.text("tf_text", first_input(name))  # the page's own first input for this model
-    beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
-    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
-    kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
-    try:
-        trace = run_translation(name, text, beam, alpha)
-    except input_error_type() as exc:
-        raise SlideProblem(input_error(exc)) from None
-    if not trace.tgt_tokens:
-        raise SlideProblem(tr("p4.no_tokens"))
-    layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
-
-    def draw(t: int) -> None:
-        weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
-        line(label, f"{text} → {' '.join(trace.tgt_tokens[: t + 1])}")
-        matrix = pick(weights, layer, head)
-        if hiding() and kind != "encoder" and step_row is not None:  # the decoder's later rows left blank
-            matrix, queries = hide_rows(matrix, queries, step_row + 1)
-        show_figure(attention_matrix_figure(
-            matrix, keys, queries, blocked=blocked, step=step_row,
-            key_unknown=trace.src_unknown if kind != "decoder" else None, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
-            title=f"{SHORT_LABELS[kind]}: {head_name(layer, head)}",
-            x_title=tr("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
-            y_title=tr("p4.y.source" if kind == "encoder" else "p4.y.decoder"), texts=figure_texts()))
-
-    return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
-
 
 def head_slide(p: SlideParams) -> SlideView:
     """Inside one head: q·kᵢ, ÷√d_k, the mask and the softmax for one query, as bars."""
@@ -100,40 +64,6 @@ def head_slide(p: SlideParams) -> SlideView:
                                                   layer=layer + 1, head=head + 1), texts=figure_texts()))
 
     return p.view(1, 0, draw)
-
-
-def generation_slide(p: SlideParams) -> SlideView:
-    """Generation: the causal self-attention of one head up to the step, the sampled token above it."""
-    from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, load_model, run_generation, transformer_choices
-    from viz_core.transformer import attention_matrix_figure, causal_mask
-
-    name, label, loaded = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
-    prompt = p.text("gen_text", GEN_EXAMPLES[0])
-    temperature = p.number("gen_temperature", 0, 2, 0.8, "p6.url.temperature")
-    top_k = p.option("gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: tr("p6.no_limit") if k == 0 else str(k))
-    max_new = int(p.number("gen_max_new", 1, 40, 20, "p6.url.max_new"))
-    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "p6.url.seed"))
-    try:
-        result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
-    except input_error_type() as exc:
-        raise SlideProblem(input_error(exc)) from None
-    if not result.steps:
-        raise SlideProblem(tr("p6.nothing"))
-    layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
-
-    def draw(t: int) -> None:
-        step = result.steps[t]
-        seen = result.tokens[: step.position]
-        size = step.position
-        line(label, " ".join(result.tokens[: len(result.prompt_tokens) + t]),
-              tr("slide.gen.samples", token=step.token, p=step.prob))
-        weights = result.attention[:, :, :size, :size]
-        show_figure(attention_matrix_figure(pick(weights, layer, head), seen, seen, blocked=~causal_mask(size),
-                                            step=size - 1, height=SLIDE_HEIGHT, width=PLAN_WIDTH,
-                                            title=tr("slide.gen.title", head=head_name(layer, head), step=t + 1),
-                                            x_title=tr("p6.x_key"), y_title=tr("p6.y_query"), texts=figure_texts()))
-
-    return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)
 
 
 def bert_slide(p: SlideParams) -> SlideView:
@@ -496,9 +426,9 @@ RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "1_Attention_from_scratch": foundations_slide,
     "2_Seq2seq_attention": seq2seq_view.slide,
     "3_Positional_encoding": positional_slide,
-    "4_Transformer_translation": transformer_slide,
+    "4_Transformer_translation": transformer_view.translation_slide,
     "5_Inside_one_head": head_slide,
-    "6_Generation": generation_slide,
+    "6_Generation": transformer_view.generation_slide,
     "7_BERT_masking": bert_slide,
     "8_Real_model_explorer": real_model_slide,
     "9_LLM_explorer": llm_slide,

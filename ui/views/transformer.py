@@ -1,0 +1,105 @@
+"""The Transformer pages' views, declared once: one head (or the mean over heads) of the translation
+model's encoder self-, masked decoder self- or cross-attention at a step, and the decoder-only
+model's causal self-attention up to a generated token. The pages (pages/4_Transformer_translation.py,
+pages/6_Generation.py), their slides (:func:`translation_slide`, :func:`generation_slide`) and the
+handout draw these same figures; a slide only draws them larger."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.grid import head_name, pick
+from ui.i18n import figure_texts, t
+from ui.quiz import hide_rows
+from ui.tokens import input_error
+from ui.transformer import (GEN_EXAMPLES, GEN_TOP_K, KIND_LABELS, SHORT_LABELS, attention_of, first_input, load_model,
+                            run_generation, run_translation, transformer_choices)
+from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, hiding, input_error_type,
+                           line, pick_model, show_figure)
+from viz_core.transformer import attention_matrix_figure, causal_mask
+
+
+def head_view(trace: Any, kind: str, layer: int, head: int, step: int, *, rows: int | None = None,
+              hide_labels: bool = False, **size: int) -> tuple[go.Figure, np.ndarray]:
+    """The translation page's head view: head ``head`` of ``layer`` (ui.grid.AVERAGE: the mean over
+    heads) of attention ``kind`` ("encoder", "decoder", "cross") at decoding ``step``, the step's row
+    outlined, masked cells grey; the decoder rows from ``rows`` on left blank (and their labels "?" with
+    ``hide_labels``). Returns the figure and the matrix it draws (``size``: width, height)."""
+    weights, keys, queries, step_row, blocked = attention_of(trace, kind, step)
+    matrix = pick(weights, layer, head)
+    if rows is not None and kind != "encoder":
+        hidden, hidden_queries = hide_rows(matrix, queries, rows)
+        matrix, queries = hidden, (hidden_queries if hide_labels else queries)
+    fig = attention_matrix_figure(
+        matrix, keys, queries, blocked=blocked, step=step_row,
+        key_unknown=trace.src_unknown if kind != "decoder" else None,
+        title=t("p4.fig.head", what=SHORT_LABELS[kind], head=head_name(layer, head)),
+        x_title=t("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
+        y_title=t("p4.y.source" if kind == "encoder" else "p4.y.decoder"), texts=figure_texts(), **size)
+    return fig, matrix
+
+
+def causal_view(result: Any, layer: int, head: int, step: int, **size: int) -> tuple[go.Figure, np.ndarray]:
+    """The generation page's head view: the causal self-attention of head ``head`` of ``layer`` over
+    every token seen when token ``step`` is generated (the future masked), the newest query outlined.
+    Returns the figure and the matrix it draws (``size``: width, height)."""
+    position = result.steps[step].position
+    seen = result.tokens[:position]
+    matrix = pick(np.ascontiguousarray(result.attention[:, :, :position, :position]), layer, head)
+    fig = attention_matrix_figure(matrix, seen, seen, blocked=~causal_mask(position), step=position - 1,
+                                  title=t("p6.fig.matrix", head=head_name(layer, head)), x_title=t("p6.x_key"),
+                                  y_title=t("p6.y_query"), texts=figure_texts(), **size)
+    return fig, matrix
+
+
+def translation_slide(p: SlideParams) -> SlideView:
+    """The translation page's head view as a slide, read from the link as the page reads it; H leaves
+    the decoder rows after the step blank, labels too ("where will it look next?")."""
+    from models.inference.common import DEFAULT_LENGTH_PENALTY
+
+    name, label, _ = pick_model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
+    text = p.text("tf_text", first_input(name))  # the page's own first input for this model
+    beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
+    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
+    kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
+    try:
+        trace = run_translation(name, text, beam, alpha)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    if not trace.tgt_tokens:
+        raise SlideProblem(t("p4.no_tokens"))
+    layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
+
+    def draw(step: int) -> None:
+        line(label, f"{text} → {' '.join(trace.tgt_tokens[: step + 1])}")
+        show_figure(head_view(trace, kind, layer, head, step, rows=step + 1 if hiding() else None, hide_labels=True,
+                              width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
+
+    return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
+
+
+def generation_slide(p: SlideParams) -> SlideView:
+    """The generation page's causal head view as a slide, one step per generated token."""
+    name, label, _ = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
+    prompt = p.text("gen_text", GEN_EXAMPLES[0])
+    temperature = p.number("gen_temperature", 0, 2, 0.8, "p6.url.temperature")
+    top_k = p.option("gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: t("p6.no_limit") if k == 0 else str(k))
+    max_new = int(p.number("gen_max_new", 1, 40, 20, "p6.url.max_new"))
+    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "p6.url.seed"))
+    try:
+        result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    if not result.steps:
+        raise SlideProblem(t("p6.nothing"))
+    layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
+
+    def draw(step: int) -> None:
+        shown = result.steps[step]
+        line(label, " ".join(result.tokens[: len(result.prompt_tokens) + step]),
+             t("slide.gen.samples", token=shown.token, p=shown.prob))
+        show_figure(causal_view(result, layer, head, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
+
+    return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)
