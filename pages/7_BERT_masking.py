@@ -13,11 +13,12 @@ page_frame(t("nav.7"), icon="🎭", intro=t("p7.intro"))
 from corpora.masking import NOT_CHOSEN, RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
-    BERT_PAIR, RULE_LABELS, analyse, click_key, embedding_check, example_pairs, explain_embedding,
+    BERT_PAIR, RULE_LABELS, analyse, click_key, clickable, embedding_check, example_pairs, explain_embedding,
     explain_loss,
     explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, head_label,
     held_out_pairs,
-    input_notes, legend_chips, linked_masking_settings, linked_model, load_small_bert, masked_lm_choices,
+    input_notes, keep_clicks, legend_chips, linked_clicks, linked_masking_settings, linked_model, load_small_bert,
+    masked_lm_choices,
     masking_chips, masking_stats, masking_stats_caption, predictions_caption,
     masking_summary, model_summary, outcome_labels,
 )
@@ -57,13 +58,12 @@ def _use_example() -> None:
 
 url_check("bert_a", at_most(10_000), t("p7.url.a"), t("p7.url.cut"))
 url_check("bert_b", at_most(10_000), t("p7.url.b"), t("p7.url.cut"))
-if "bert_a" not in st.session_state:
-    st.session_state["bert_a"], st.session_state["bert_b"] = BERT_PAIR
 seed, draw, rule = linked_masking_settings()  # read here, before their widgets are drawn below
 text_col, b_col, options_col = st.columns([4, 4, 1.6], vertical_alignment="bottom")
-text_a = text_col.text_input(t("p7.a"), key="bert_a", max_chars=10_000, bind="query-params")
-text_b = b_col.text_input(t("p7.b"), key="bert_b", max_chars=10_000,
-                          bind="query-params")
+# The classic pair is the widgets' default, so any other text, an empty B included, is in the link
+# (``?bert_b=``: one segment); a text equal to its default is left out of it.
+text_a = text_col.text_input(t("p7.a"), BERT_PAIR[0], key="bert_a", max_chars=10_000, bind="query-params")
+text_b = b_col.text_input(t("p7.b"), BERT_PAIR[1], key="bert_b", max_chars=10_000, bind="query-params")
 with options_col.popover(t("p7.masking"), icon=":material/tune:", width="stretch"):
     linked(st.selectbox, t("p7.model"), model_names, format_func=model_labels.get, key="bert_model",
                  help=t("p7.model_help"))
@@ -83,7 +83,9 @@ if not (text_a or "").strip():
 
 clicked_key = click_key(text_a, text_b, model_name)
 url_check(clicked_key, many(range(cfg.max_len)), t("p7.pills"), url=False)  # read before its pills are drawn
+linked_clicks(clicked_key, clickable(model_name, text_a, text_b or ""))  # the link's clicks (bert_clicked=3,7)
 clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
+keep_clicks(clicked)  # in the link, so that a link or a slide masks them too
 result = analyse(model_name, text_a, text_b or "", seed, draw, clicked, rule)
 tokens = result.tokens
 n = len(tokens)
@@ -117,8 +119,8 @@ def predictions_section() -> None:
         if len(rows) > 16:
             st.caption(t("p7.first16", rows=len(rows)))
     legend_chips()
-    checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,
-            format_func=lambda i: f"{i} {tokens[i]}")
+    keep_clicks(checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,
+                        format_func=lambda i: f"{i} {tokens[i]}") or ())
     masking_summary(current.outcome, len(eligible), seed, len(chosen))
     if rows and not hidden:
         with st.expander(t("p7.table")):

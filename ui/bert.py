@@ -20,7 +20,7 @@ from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, RE
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, t
 from ui.plot import chart
-from ui.state import boolean, link_option, number_in, url_check
+from ui.state import boolean, link_option, number_in, url_check, url_notice
 from ui.tokens import md_escape, model_text
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, TYPED, PredictionRow, nsp_figure, nsp_table
 
@@ -375,6 +375,68 @@ def click_key(text_a: str, text_b: str, model: str = SMALL_BERT) -> str:
     """Session key of the clicked pieces of this input pair and model (new text or another
     tokenizer: no stale clicks)."""
     return f"bert_click_{zlib.crc32(repr((text_a, text_b, model)).encode('utf-8', 'replace'))}"
+
+
+CLICKED = "bert_clicked"  # the link's key of the pieces clicked to mask: positions, ``bert_clicked=3,7``
+_CLICKS_READ = "bert_clicked_read"  # session key: the link's clicks were read (once per session)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def clickable(name: str, text_a: str, text_b: str) -> tuple[int, ...]:
+    """The positions a click may mask on this input pair (every piece but [CLS] and [SEP], as
+    :func:`analyse` tokenizes it): the BERT page's pills. Tokenizing only, no model run."""
+    loaded = _load_small(name)
+    enc = loaded.tokenizer.encode_pair(clean_text(text_a), clean_text(text_b) or None, max_len=loaded.config.max_len)
+    return tuple(i for i, special in enumerate(enc.special) if not special)
+
+
+def clicks_of(raw: str, eligible: Collection[int]) -> tuple[tuple[int, ...], str | None]:
+    """The clicked pieces that a link's ``bert_clicked`` text names (positions, comma-separated, any
+    order, language-free) as the sorted tuple the page masks, and None; or ``((), raw)`` when any
+    part is not the position of an ``eligible`` piece (a refused link masks no piece by click)."""
+    chosen: set[int] = set()
+    for part in raw.split(",") if raw.strip() else ():  # an empty value: no piece clicked
+        part = part.strip()
+        if not (part.isascii() and part.isdigit() and len(part) <= 6) or int(part) not in eligible:
+            return (), raw
+        chosen.add(int(part))
+    return tuple(sorted(chosen)), None
+
+
+def clicks_text(clicked: Sequence[int]) -> str:
+    """The link's ``bert_clicked`` text for ``clicked`` positions: ``3,7`` (sorted)."""
+    return ",".join(str(int(i)) for i in sorted(clicked))
+
+
+def linked_clicks(key: str, eligible: Collection[int]) -> None:
+    """Before the pills under ``key`` are first drawn: on the page's first run in this session, the
+    link's clicked pieces (:data:`CLICKED`) become their value; a value that names no clickable piece
+    of this input gets one notice (:func:`ui.state.url_notice`) and leaves the link, and no piece is
+    clicked. Later runs leave the clicks to the pills (the link then follows them, :func:`keep_clicks`)."""
+    if _CLICKS_READ in st.session_state:
+        return
+    st.session_state[_CLICKS_READ] = True
+    if key in st.session_state or CLICKED not in st.query_params:
+        return
+    raw = st.query_params.get_all(CLICKED)[-1]
+    chosen, refused = clicks_of(raw, eligible)
+    if refused is not None:
+        url_notice(t("p7.url.clicked"), refused, t("p7.url.none_clicked"))
+        del st.query_params[CLICKED]
+    elif chosen:
+        st.session_state[key] = list(chosen)
+
+
+def keep_clicks(clicked: Sequence[int]) -> None:
+    """Keep the clicked pieces in the link (:data:`CLICKED`), so that a link or a slide of the page
+    masks them too; left out when none is clicked."""
+    st.session_state[_CLICKS_READ] = True  # from now on the pills, not the link, say what is clicked
+    text = clicks_text(clicked)
+    if not text:
+        if CLICKED in st.query_params:
+            del st.query_params[CLICKED]
+    elif st.query_params.get_all(CLICKED) != [text]:
+        st.query_params[CLICKED] = text
 
 
 def input_notes(result, max_len: int) -> None:

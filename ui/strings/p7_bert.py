@@ -47,6 +47,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.first16": ("The first 16 of {rows} chosen positions are drawn; the table has them all.",
                    "图中只画出 {rows} 个被选位置中的前 16 个；表格中有全部。"),
     "p7.pills": ("Pieces to mask (they always become [MASK])", "要掩码的子词（它们总是变成 [MASK]）"),
+    "p7.url.clicked": ("pieces to mask", "要掩码的子词"),
+    "p7.url.none_clicked": ("no clicked piece", "没有点击的子词"),
     "p7.table": ("Every chosen position as a table", "以表格列出每个被选位置"),
     "p7.export.title": ("BERT masking", "BERT 掩码"),
     "p7.export.predictions": ("Predictions", "预测"),
