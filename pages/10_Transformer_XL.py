@@ -16,7 +16,7 @@ from ui.transformer_xl import (
     EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, model_choices, run_read,
     terms_section,
 )
-from ui.transformer_xl import segment_figure
+from ui.views.transformer_xl import segment_view
 
 page_frame(t("nav.10"), icon="🧠", intro=t("txl.intro"))
 
@@ -61,7 +61,7 @@ def segments_view() -> None:
     s = step_control(n, key="txl", label=t("txl.segment"))
     seg = trace.segments[s]
     m, l_ = len(seg.memory_tokens), len(seg.tokens)
-    chart(segment_figure(trace, s, layer, head), key="txl_attention", config=PLOT)
+    chart(segment_view(trace, s, layer, head), key="txl_attention", config=PLOT)
     st.caption(t("txl.strip", s=s + 1, n=n, m=m, l=l_))
     memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
     if memory_col is not None:

@@ -14,8 +14,9 @@ from ui.state import at_most, checked, linked, increment, labels, topic_tabs, ur
 from ui.tokens import input_error, md_escape
 from ui.xlnet import (
     EXAMPLES, MODES, bert_section, load_model, masks_section, model_choices, order_of, order_view, predictions_section,
-    run_predict, sentence, streams_caption, streams_section,
+    run_predict, sentence, streams_caption,
 )
+from ui.views.xlnet import stream_view
 
 page_frame(t("nav.13"), icon="🔀", intro=t("xlnet.intro"))
 
@@ -65,7 +66,9 @@ layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer
 with export_col:
     export_menu("xlnet", title=t("nav.13"), source=text, trace=trace, key="xlnet_export")
 caption_col.caption(streams_caption(trace))
-streams_section(trace, layer, head)
+query_col, content_col = st.columns(2)  # the query and the content stream of one head side by side
+chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
+chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs(["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],

@@ -13,15 +13,16 @@ from ui.i18n import figure_texts, t
 
 page_frame(t("nav.1"), icon="🧮", intro=t("p1.intro"))
 
-from models.lessons import complexity, kernel_regression as kr, sandbox  # noqa: E402
+from models.lessons import complexity, sandbox  # noqa: E402
 from ui.foundations import (  # noqa: E402
-    KEY_DEFAULTS, bleu_by_length, device_name, explain_bottleneck, explain_complexity, explain_growth,
-    explain_kernel_regression, explain_kernel_regression_setup, explain_sandbox, explain_sandbox_input,
-    explain_saturation, explain_scores, explain_soft_hard_local, parametric, qkv_steps, saturation, timings,
-    toy_data, vector_input,
+    KEY_DEFAULTS, KR_METHODS, KR_RATES, bleu_by_length, device_name, explain_bottleneck, explain_complexity,
+    explain_growth, explain_kernel_regression, explain_kernel_regression_setup, explain_sandbox,
+    explain_sandbox_input, explain_saturation, explain_scores, explain_soft_hard_local, qkv_steps, saturation,
+    timings, vector_input,
 )
 from ui.plot import chart  # noqa: E402
 from ui.state import Accept, checked, linked, increment, number_in, topic_tabs, url_check  # noqa: E402
+from ui.views.foundations import fit_view  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
 TABS = tuple(f"p1.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
@@ -51,28 +52,18 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     c6 = c5.popover(t("p1.kr.sgd"), icon=":material/tune:", width="stretch")
     steps = checked(c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps",
                     persist_state="page", bind="query-params")
-    lr = linked(c6.select_slider, t("p1.kr.lr"), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.5,
-                 key="kr_lr", persist_state="page")
-    method = linked(c7.radio, t("p1.kr.method"), ["average", "gaussian", "parametric"], index=1, horizontal=True,
+    lr = linked(c6.select_slider, t("p1.kr.lr"), list(KR_RATES), value=0.5, key="kr_lr", persist_state="page")
+    method = linked(c7.radio, t("p1.kr.method"), list(KR_METHODS), index=1, horizontal=True,
                      key="kr_method", persist_state="page", format_func=lambda m: t(f"p1.kr.{m}"))
 
-    data = toy_data(n_train, noise, seed)
-    trained = parametric(n_train, noise, seed, steps, lr)  # 500 steps: 30 ms (closed-form gradient)
-    results = {"average": kr.average_pooling(data),
-               "gaussian": kr.gaussian_pooling(data, bandwidth),
-               "parametric": trained}
-    names = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
-             "parametric": t("p1.kr.parametric_w", w=trained.w)}
+    fit, fits = fit_view(n_train, noise, bandwidth, seed, steps, lr, method)
+    data, results, names = fits.data, fits.results, fits.names
     short = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian"), "parametric": t("p1.kr.parametric_short")}
-    fits = {key: (names[key], r.y_hat) for key, r in results.items()}
     chosen = results[method]
     words = figure_texts()
 
     left, right = st.columns(2)
-    chart(viz.kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
-                                fits, highlight=method,
-                                title=t("p1.kr.fig_fit"), texts=words),
-          key="kr_fit", config=PLOT, where=left)
+    chart(fit, key="kr_fit", config=PLOT, where=left)
     chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
         title=t("p1.kr.fig_weights", name=names[method]), x_title=t("p1.kr.x_key"),

@@ -17,15 +17,15 @@ page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
 from models.lessons import positional as pos_enc  # noqa: E402
 from ui.state import checked, linked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
-    SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding, explain_rotation,
-    explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
+    D_CHOICES, SCORE_MODEL, explain_embeddings, explain_model_scores, explain_offsets, explain_padding,
+    explain_rotation, explain_scheme_maps, explain_schemes, explain_sinusoids, explain_wavelengths, learned_positions,
     learned_positions_view, mix, model_score_formula, model_scores, rotation, rotation_formulas, rotation_metrics,
     scheme_titles, schemes, score_model, sinusoids,
 )
+from ui.views.positional import position_score_view, sinusoid_view  # noqa: E402
 from viz_core import positional as viz  # noqa: E402
 
 TABS = tuple(f"p3.tab.{name}" for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
-D_CHOICES = [8, 16, 32, 64, 128, 256, 512]
 
 
 def sinusoid_section() -> None:
@@ -46,9 +46,7 @@ def sinusoid_section() -> None:
     words = figure_texts()
     chart(viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words), key="pe_curves",
           config=PLOT, where=left)
-    chart(viz.pe_heatmap_figure(trace.pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
-                                y_title=words["pe.position"], texts=words),
-          key="pe_heatmap", config=PLOT, where=right)
+    chart(sinusoid_view(trace.pe), key="pe_heatmap", config=PLOT, where=right)
     st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\qquad "
              r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     explain_sinusoids()
@@ -115,8 +113,7 @@ def model_score_section() -> None:
     model_score_formula()
     left, right = st.columns(2)
     words = figure_texts()
-    chart(viz.position_score_figure(result.scores, title=t("p3.fig.position_score", layer=layer, head=head),
-                                    texts=words), key="rot_tf_scores", config=PLOT, where=left)
+    chart(position_score_view(result), key="rot_tf_scores", config=PLOT, where=left)
     offsets = sorted({0, 3, result.worst_offset})
     chart(viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals"), texts=words),
           key="rot_tf_diagonals", config=PLOT, where=right)

@@ -15,8 +15,8 @@ from ui.state import at_most, boolean, checked, linked, labels as url_labels, ur
 from ui.table import table
 from ui.tokens import input_error, token_strip
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
-from viz_core.labels import safe_label
-from viz_core.transformer import chain_figure, chain_table, entropy, head_output_figure, vectors_figure
+from ui.views.one_head import chain_view
+from viz_core.transformer import chain_table, entropy, head_output_figure, vectors_figure
 
 page_frame(t("nav.5"), icon="🔬", intro=t("p5.intro"))
 
@@ -86,10 +86,7 @@ def head_view() -> None:
 
     left, right = st.columns([1, 1])
     with left:
-        title = t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1)
-        chart(chain := chain_figure(view.key_tokens, w.scores, w.scaled, w.allowed, weights, w.scale, scaled,
-                                    title=title, texts=figure_texts()),
-              key="head_chain", config=PLOT)
+        chart(chain := chain_view(view, query, layer, head, scaled), key="head_chain", config=PLOT)
         export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
                     figures={t("p5.export.chain"): chain},
                     numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1, "d_k": w.d_k,

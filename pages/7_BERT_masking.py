@@ -2,7 +2,6 @@
 attention around [MASK]/[CLS]/[SEP], next-sentence prediction and fine-tuning heads."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
@@ -10,7 +9,7 @@ from ui.i18n import figure_texts, t
 
 page_frame(t("nav.7"), icon="🎭", intro=t("p7.intro"))
 
-from corpora.masking import NOT_CHOSEN, RULES  # noqa: E402
+from corpora.masking import RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
     BERT_PAIR, RULE_LABELS, analyse, click_key, clickable, embedding_check, example_pairs, explain_embedding,
@@ -30,10 +29,11 @@ from ui.state import at_most, checked, linked, increment, many, number_in, topic
 from ui.state import labels as url_labels  # noqa: E402
 from ui.table import table  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
+from ui.views.bert import PAGE_ROWS, predicted_rows, predictions_view  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
     attention_share_figure, class_figure, embedding_sum_figure, masking_stats_figure, pieces_table,
-    prediction_rows, predictions_figure, predictions_table, span_figure, special_attention_figure, tag_figure,
+    predictions_table, span_figure, special_attention_figure, tag_figure,
     token_groups,
 )
 
@@ -102,9 +102,7 @@ def predictions_section() -> None:
     outcome_names = outcome_labels(current.outcome, chosen)
     chips = st.container()
     eligible = [i for i in range(n) if not current.special[i]]
-    run = current.masked
-    rows = prediction_rows(np.flatnonzero(current.outcome != NOT_CHOSEN), tokens, current.input_tokens, outcome_names,
-                           current.top_tokens, run.top_probs, run.target_probs, run.target_rank)
+    rows = predicted_rows(current, chosen)
     # Quiz: each [MASK]'s original piece and the predictions stay hidden until guessed (ui.quiz).
     hidden = masked_quiz("bert", (tuple(tokens), tuple(current.input_tokens)), rows) if quiz else set()
     with chips:
@@ -113,10 +111,9 @@ def predictions_section() -> None:
     if not rows:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
-        chart(predicted := predictions_figure(rows[:16], texts=figure_texts()), key="bert_predictions",
-              config=PLOT)
+        chart(predicted := predictions_view(rows), key="bert_predictions", config=PLOT)
         predictions_caption(rows, cfg.vocab_size, text_b)
-        if len(rows) > 16:
+        if len(rows) > PAGE_ROWS:
             st.caption(t("p7.first16", rows=len(rows)))
     legend_chips()
     keep_clicks(checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,

@@ -17,14 +17,13 @@ from ui.bert import RealInput, decoder_unavailable, heads_as_rows, real_grid  # 
 from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
-from ui.llm import visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import at_most, checked, linked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
-from viz_core.attention_grid import HEAD_VIEW_PX, head_figure  # noqa: E402
+from ui.views.real_model import head_views, shown_tokens  # noqa: E402
+from viz_core.attention_grid import HEAD_VIEW_PX  # noqa: E402
 from viz_core.bert import lines_figure  # noqa: E402
-from viz_core.labels import safe_label  # noqa: E402
 from viz_core.transformer import grid_figure  # noqa: E402
 
 
@@ -90,7 +89,7 @@ try:  # one heavy request at a time server-wide (ui.work_queue), so stepping els
 except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
     st.warning(input_error(exc))
     st.stop()
-tokens = visible(trace.tokens) if decoder else trace.tokens  # a decoder's pieces with their spaces shown (␣)
+tokens = shown_tokens(trace, decoder)  # a decoder's pieces with their spaces shown (␣)
 n_layers, n_heads, L, _ = trace.attention.shape
 if trace.truncated:
     st.warning(t("p8.truncated", n_in=trace.n_tokens_in, L=L, cut=trace.truncated,
@@ -121,10 +120,7 @@ def head_view() -> None:
     trace = trace_again()  # (the page keeps no trace of its own: see the end of the page)
     layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
     # one head and the average across the column, every token labelled (viz_core.attention_grid.HEAD_VIEW_PX)
-    head_labels, zmax = [safe_label(tok, 16) for tok in tokens], None if scale == "head" else 1.0
-    one = head_figure(trace.attention[layer, head], head_labels, zmax=zmax, width=HEAD_VIEW_PX, texts=figure_texts())
-    avg = head_figure(trace.attention[layer].mean(0), head_labels, zmax=zmax, width=HEAD_VIEW_PX,
-                      relative_to=figure_texts()["bert.average_max"], texts=figure_texts())
+    one, avg = head_views(trace, layer, head, tokens, scale, width=HEAD_VIEW_PX)
     binned = t("p8.binned") if one.binned else ""
     st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
     if decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)

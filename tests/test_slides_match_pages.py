@@ -24,17 +24,31 @@ VIEWS = [
     ("4_Transformer_translation", {"tf_model": "tf-hsk"}),
     ("4_Transformer_translation", {"tf_kind": "encoder", "tf_layer": "1", "tf_head": "2"}),
     ("5_Inside_one_head", {}),
+    ("5_Inside_one_head", {"head_kind": "decoder", "head_head": "3", "head_query": "2"}),
+    ("1_Attention_from_scratch", {}),
+    ("1_Attention_from_scratch", {"kr_method": "parametric", "kr_h": "0.5", "kr_steps": "50"}),
+    ("3_Positional_encoding", {"pe_d": "128", "pe_len": "50"}),
+    ("3_Positional_encoding", {"topic": "Similarity and rotation", "rot_tf_layer": "1", "rot_tf_head": "3"}),
     ("6_Generation", {"gen_step": "3"}),
+    ("7_BERT_masking", {"bert_seed": "7"}),
+    ("10_Transformer_XL", {"txl_seg": "6", "txl_head": "2", "txl_step": "2"}),
+    ("13_XLNet", {"xlnet_mode": "random", "xlnet_seed": "5", "xlnet_layer": "1"}),
     ("8_Real_model_explorer", {"real_layer": "5", "real_head": "11"}),
+    ("8_Real_model_explorer", {"real_layer": "2", "real_head": "4", "real_scale": "head"}),
 ]
 
 
 def _data(figure: dict) -> list[str]:
-    """Each heatmap or bar trace of a figure: its numbers and labels, nothing about size or font."""
+    """Each heatmap, bar or line/marker trace of a figure: its numbers and labels (a line's legend name, and
+    its opacity: which line is highlighted), nothing about size or font."""
     out = []
     for trace in figure["data"]:
-        if trace.get("type") in ("heatmap", "bar") and trace.get("visible", True) is not False:
+        kind = trace.get("type")
+        if kind in ("heatmap", "bar") and trace.get("visible", True) is not False:
             out.append(json.dumps({k: trace.get(k) for k in ("type", "z", "x", "y", "orientation")}, sort_keys=True))
+        elif kind == "scatter" and trace.get("visible", True) is not False:
+            keys = ("type", "x", "y", "name", "mode", "opacity")
+            out.append(json.dumps({k: trace.get(k) for k in keys}, sort_keys=True))
     return out
 
 

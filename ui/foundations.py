@@ -57,6 +57,8 @@ def device_name() -> str:
 
 
 KEY_DEFAULTS = ((1.0, 0.2), (0.2, 1.0), (-1.0, 0.3), (2.0, 1.0), (0.0, -1.5))  # k1 … k5 of the score lesson
+KR_METHODS = ("average", "gaussian", "parametric")  # the kernel regression lesson's methods (its Method radio)
+KR_RATES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # its SGD learning rates (the select slider)
 
 
 def vector_input(container, label: str, default: tuple[float, float], key: str) -> np.ndarray:

@@ -92,7 +92,7 @@ def _progress_panel() -> None:
 
 def package_problem() -> str:
     """Why the model package cannot be used (not installed, no GGUF file), in the reader's language
-    and escaped; "" when it can. The page and its slide (ui.slides.llm_slide) both ask here."""
+    and escaped; "" when it can. The page and its slide (ui.views.llm.slide) both ask here."""
     from models.inference.llm import LLMError, gguf_path
 
     try:
@@ -195,7 +195,7 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
 
 # ---------------------------------------------------------------------------------------------
 # The views of the page's other tabs: plain settings in, figures out. The page's tab and its slide
-# (ui.slides.llm_slide) both draw them, so a slide shows what the page showed.
+# (ui.views.llm.slide) both draw them, so a slide shows what the page showed.
 # ---------------------------------------------------------------------------------------------
 
 BYTES = (4, 2)  # bytes per value the GQA tab offers: float32, bfloat16

@@ -17,6 +17,7 @@ from viz_core import positional as viz
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORE_MODEL = "tf-en-fr"  # the shipped translation Transformer whose W_Q, W_K the page uses
+D_CHOICES = [8, 16, 32, 64, 128, 256, 512]  # the sinusoids tab's d_model (the page's select slider, its slide)
 
 
 # ------------------------------------------------------------------------------ cached lessons

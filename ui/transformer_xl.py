@@ -3,8 +3,6 @@ terms, evaluation, generation with memory), each drawn from :mod:`models.inferen
 traces by :mod:`viz_core.transformer_xl`."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import streamlit as st
 
@@ -22,12 +20,6 @@ from viz_core.transformer import attention_row_bars
 from viz_core.transformer_xl import (
     dependency_figure, memory_growth_figure, context_perplexity_figure, score_terms_figure, shift_figure,
 )
-from viz_core.transformer_xl import xl_attention_figure
-
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
-
-    from models.inference.transformer_xl import XLReadTrace
 
 MODEL = "xl-lm"
 SPEED_CONTEXT, SPEED_TOKENS = 512, 20  # the issue's length; the paper's 1,800× is at 3,800 tokens
@@ -94,22 +86,9 @@ def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temper
 
 
 #: The page's figures span its column: 1280 × 720 with the sidebar open (measured 762 px); their tick
-#: labels are planned for it, so that every token of a segment and its memory is labelled where it fits.
+#: labels are planned for it, so that every token of a segment and its memory is labelled where it fits
+#: (the segment's view: ui.views.transformer_xl.segment_view).
 FIGURE_PX = 760
-
-
-def segment_figure(trace: XLReadTrace, s: int, layer: int, head: int, width: float | None = None,
-                   height: int | None = None) -> go.Figure:
-    """Segment ``s``'s attention of one head (or the average over heads) over [memory | segment]:
-    the cached states of the tokens before it, then its own tokens under the causal mask (ticks
-    planned for ``width`` × ``height`` px; None: the page's column, :data:`FIGURE_PX`)."""
-    seg = trace.segments[s]
-    width = width or FIGURE_PX
-    return xl_attention_figure(
-        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
-        memory_label=t("txl.memory", n=len(seg.memory_tokens)), segment_label=t("txl.current", n=len(seg.tokens)),
-        title=t("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
-        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(), width=width, height=height)
 
 
 def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, tokens: list[str]) -> None:

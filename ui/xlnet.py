@@ -1,10 +1,9 @@
-"""The XLNet page's cached model and runs, and its views (the order and the two streams, the masks,
-the predictions, XLNet against BERT), each drawn from :mod:`models.inference.xlnet` traces by
+"""The XLNet page's cached model and runs, and its views (the order, the masks, the predictions,
+XLNet against BERT; the two streams: ui.views.xlnet), each drawn from :mod:`models.inference.xlnet` traces by
 :mod:`viz_core.xlnet` and :mod:`viz_core.transformer`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -12,13 +11,12 @@ import streamlit as st
 from models.checkpoints import LoadedXLNet, load_xlnet, shipped
 from ui.checkpoints import labelled, load_or_message
 from ui.export import PLOT
-from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
 from ui.plot import chart
 from ui.state import linked, many, url_check
 from ui.tokens import input_error, md_escape
 from viz_core.labels import safe_label
-from viz_core.xlnet import TopK, order_figure, stream_figure, stream_mask_figure, topk_panels_figure
+from viz_core.xlnet import TopK, order_figure, stream_mask_figure, topk_panels_figure
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -128,26 +126,6 @@ def order_view(trace: XLNetTrace, width: float = PAGE_WIDTH) -> go.Figure:
                         title=t("xlnet.fig.order", ll=trace.log_likelihood),
                         context_name=t("xlnet.fig.context"), predicted_name=t("xlnet.fig.predicted"),
                         step_hover=t("xlnet.fig.step_hover"), width=width)
-
-
-def stream_view(trace: XLNetTrace, stream: str, layer: int, head: int, height: int = STREAM_HEIGHT,
-                width: float = PAGE_WIDTH / 2, outlined: Sequence[int] | None = None) -> go.Figure:
-    """One stream's attention (``stream`` "query" or "content") of one head or the average over
-    heads, with the trace's mask; the ``outlined`` rows (default: every predicted position) orange."""
-    weights = trace.query_attention if stream == "query" else trace.content_attention
-    allowed = trace.query_mask if stream == "query" else trace.content_mask
-    rows = trace.predictions.positions if outlined is None else outlined
-    return stream_figure(pick(weights, layer, head), trace.tokens, allowed, rows,
-                         unknown=trace.unknown, title=t(f"xlnet.fig.{stream}", head=head_name(layer, head)),
-                         y_title=t("xlnet.fig.y"), texts=figure_texts(), width=width,
-                         height=height)
-
-
-def streams_section(trace: XLNetTrace, layer: int, head: int) -> None:
-    """The query and the content stream of one head side by side."""
-    query_col, content_col = st.columns(2)
-    chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
-    chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
 
 
 def streams_caption(trace: XLNetTrace) -> str:

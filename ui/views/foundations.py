@@ -1,0 +1,61 @@
+"""The Attention-from-scratch page's view, declared once: Nadaraya–Watson kernel regression, the
+training points, the true f and each method's fitted curve (the chosen one thick). The page
+(pages/1_Attention_from_scratch.py), its slide (:func:`slide`, the Present page's renderer) and the
+handout draw this same figure; a slide only draws it larger."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from models.lessons import kernel_regression as kr
+from ui.foundations import KR_METHODS, KR_RATES, parametric, toy_data
+from ui.i18n import figure_texts, t
+from ui.views.base import SlideParams, SlideView, show_figure
+from viz_core.foundations import kernel_fit_figure
+
+
+@dataclass(frozen=True)
+class KernelFits:
+    """The lesson's toy data and each method's pooling (``results[m]``, m in ui.foundations.KR_METHODS),
+    with the names the figures give the methods (the bandwidth h and the learned w in them)."""
+
+    data: kr.ToyData
+    results: dict[str, kr.PoolingResult]
+    names: dict[str, str]
+
+
+def fit_view(n_train: int, noise: float, bandwidth: float, seed: int, steps: int, lr: float,
+             method: str) -> tuple[go.Figure, KernelFits]:
+    """The page's main figure: ``n_train`` noisy points (sampled with ``seed``), the true f and the
+    curves of average pooling, Gaussian pooling of ``bandwidth`` and the width learned by ``steps`` of
+    SGD at rate ``lr``, ``method``'s thick. Returns the figure and the fits (for the page's weights and
+    test errors)."""
+    data = toy_data(n_train, noise, seed)
+    trained = parametric(n_train, noise, seed, steps, lr)  # 500 steps: 30 ms (closed-form gradient)
+    results = {"average": kr.average_pooling(data), "gaussian": kr.gaussian_pooling(data, bandwidth),
+               "parametric": trained}
+    names = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
+             "parametric": t("p1.kr.parametric_w", w=trained.w)}
+    fig = kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
+                            {key: (names[key], r.y_hat) for key, r in results.items()}, highlight=method,
+                            title=t("p1.kr.fig_fit"), texts=figure_texts())
+    return fig, KernelFits(data, results, names)
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's view as a slide (one step): the kernel regression fits, read from the link as the page
+    reads it (its seed: the page's first sample unless the link holds one)."""
+    p.topic("p1.tab.kr", ("p1.tab.kr",))
+    n_train = int(p.number("kr_n", 10, 100, 50, "slide.what.n_train"))
+    noise = p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise")
+    bandwidth = p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth")
+    steps = int(p.number("kr_steps", 0, 500, 200, "slide.what.steps"))
+    lr = p.option("kr_lr", KR_RATES, 0.5, "slide.what.lr")
+    method = p.option("kr_method", KR_METHODS, "gaussian", "p1.kr.method", lambda m: t(f"p1.kr.{m}"))
+    seed = int(p.number("kr_seed", 0, 1_000_000, 0, "p6.url.seed"))
+
+    def draw(step: int) -> None:
+        show_figure(fit_view(n_train, noise, bandwidth, seed, steps, lr, method)[0])
+
+    return p.view(1, 0, draw)

@@ -1,0 +1,125 @@
+"""The Real LLM page's views as slides: the tab a view was added from (generation, grouped-query
+attention, RoPE or head types), drawn by the view functions the page's tabs call (ui.llm: step_figure,
+gqa_view, rope_view, heads_figure) with the page's settings; a slide only draws them larger."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ui.i18n import t
+from ui.llm import (BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view, head_scores,
+                    heads_figure, heavy_once, load_failure, package_problem, rope_view, shared_llm, step_figure,
+                    visible)
+from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure, show_figures
+
+# (models.inference.llm is imported where it is used, as ui.llm does: read at the call, as tests stand in for it)
+
+
+def slide(p: SlideParams) -> SlideView:
+    """Real LLM (SmolLM2-135M-Instruct), the tab it was added from: generation (the query row that
+    produced each generated token, per layer or per head of one layer, one step per generated
+    token), grouped-query attention, RoPE or head types (one step each)."""
+    from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
+
+    topic = p.topic("p10.tab.generation", TOPICS)
+    if problem := package_problem():
+        raise SlideProblem(problem)
+    if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
+        raise SlideProblem(t("p10.not_converted", command=PREPARE_COMMAND))
+    if topic != "p10.tab.generation":
+        try:
+            llm = shared_llm()
+        except (LLMError, OSError, ValueError) as exc:
+            raise SlideProblem(load_failure(exc)) from None
+        return VIEWS[topic](p, llm)
+    prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "p10.prompt")
+    chat = p.flag("llm_chat", True, "p10.chat")
+    temperature = p.number("llm_temperature", 0, 2, 0.7, "p10.temperature")
+    top_k = int(p.number("llm_top_k", 0, 200, 50, "p10.top_k"))
+    top_p = p.number("llm_top_p", 0.05, 1, 0.9, "p10.top_p")
+    max_new = int(p.number("llm_max_new", 1, 64, 24, "p10.max_new"))
+    seed = int(p.number("llm_seed", 0, 10_000, 0, "p10.seed"))
+    use_cache = p.flag("llm_cache", True, "p10.kv_cache")
+    rows = p.option("llm_rows", ("layers", "heads"), "layers", "p10.heads_shown", lambda r: t(f"p10.rows.{r}"))
+    if not prompt.strip():
+        raise SlideProblem(t("p10.empty_prompt"))
+    try:  # the page's arguments, so that the page's cached run is the slide's
+        trace = heavy_once(generation, prompt, chat, max_new, float(temperature), top_k, float(top_p), seed,
+                           use_cache, what=t("p10.tab.generation"))
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(load_failure(exc)) from None
+    if not trace.steps:
+        raise SlideProblem(t("slide.llm.nothing"))
+    n_layers = trace.steps[0].attention.shape[0]
+    layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "p10.layer"))
+    if trace.dropped:
+        p.notes.append(t("p10.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
+                         dropped=trace.dropped))
+
+    def draw(step: int) -> None:
+        shown = trace.steps[step]
+        answer = "".join(trace.generated_tokens[: step + 1]).replace("\n", " ↵ ")
+        line(f"{prompt} → {answer}", t("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
+        show_figure(step_figure(trace, step, rows, layer, width=PLAN_WIDTH))
+
+    return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
+
+
+def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The grouped-query attention tab: which K/V head each query head reads, and the KV cache at the
+    page's bytes per value and context length (one step)."""
+    size = p.option("llm_bytes", BYTES, BYTES[0], "p10.gqa.bytes", bytes_label)
+    high = max(256, llm.max_positions)
+    context = int(p.number("llm_context", 256, high, min(2048, high), "p10.gqa.context"))
+
+    def draw(step: int) -> None:
+        figure, cache = gqa_view(llm, size, context)
+        line(cache.summary())
+        show_figure(figure)
+
+    return p.view(1, 0, draw)
+
+
+def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The RoPE tab: the page's dimension pair over its positions, every pair's wavelength, and q·k at
+    every pair of positions, side by side (one step)."""
+    pair = int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "p10.rope.pair"))
+    n = int(p.number("llm_positions", 4, 48, 16, "p10.rope.positions"))
+
+    def draw(step: int) -> None:
+        view = rope_view(llm, pair, n)
+        line(t("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+        show_figures(view.figures)
+
+    return p.view(1, 0, draw)
+
+
+def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The head types tab: every head's score of the page's head type, measured on the page's text and
+    induction test (one step)."""
+    from models.inference.llm import LLMError
+
+    kind = p.option("llm_kind", HEAD_KINDS, HEAD_KINDS[0], "p10.heads.kind", lambda k: t(f"p10.kind.{k}"))
+    text = p.text("llm_heads_text", HEADS_TEXT, 4000, "p10.heads.text")
+    period = int(p.number("llm_period", 10, 200, 50, "p10.heads.period"))
+    seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "p10.heads.seed"))
+    if len(text.split()) < 2:
+        raise SlideProblem(t("p10.empty_prompt"))
+    try:  # the page's arguments, so that the page's cached run is the slide's
+        scores = heavy_once(head_scores, text, period, seed, what=t("p10.tab.heads"))
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(load_failure(exc)) from None
+
+    def draw(step: int) -> None:
+        best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
+        line(t("p10.heads.best_line", heads=best))
+        show_figure(heads_figure(scores, kind))
+
+    return p.view(1, 0, draw)
+
+
+TOPICS = ("p10.tab.generation", "p10.tab.gqa", "p10.tab.rope", "p10.tab.heads")  # the page's tabs, in order
+VIEWS: dict[str, Callable[[SlideParams, Any], SlideView]] = {
+    "p10.tab.gqa": _gqa_slide, "p10.tab.rope": _rope_slide, "p10.tab.heads": _heads_slide}

@@ -1,0 +1,55 @@
+"""The Inside-one-head page's view, declared once: one query's walk through one head (q·kᵢ, ÷√d_k,
+the mask and the softmax) as three rows of bars. The page (pages/5_Inside_one_head.py), its slide
+(:func:`slide`, the Present page's renderer) and the handout draw this same figure; a slide only
+draws it larger."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from models.inference.traces import HeadWalkthrough
+from ui.i18n import figure_texts, t
+from ui.tokens import input_error
+from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
+from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
+from viz_core.labels import safe_label
+from viz_core.transformer import chain_figure
+
+
+def chain_view(view: HeadWalkthrough, query: int, layer: int, head: int, scaled: bool) -> go.Figure:
+    """The page's main figure: for query ``query`` of head ``head`` of ``layer`` (0-based), the bars of
+    q·kᵢ, of the score ÷√d_k (or unscaled, ``scaled`` False) with masked keys at −∞, and of the softmax
+    weights, titled with the query token, the layer and the head."""
+    weights = view.weights if scaled else view.unscaled_weights
+    return chain_figure(view.key_tokens, view.scores, view.scaled, view.allowed, weights, view.scale, scaled,
+                        title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1,
+                                head=head + 1), texts=figure_texts())
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's view as a slide (one step): the chain of one query in one head, read from the link as
+    the page reads it."""
+    name, label, loaded = pick_model(lambda: transformer_choices("encoder-decoder")
+                                     + transformer_choices("decoder-only"),
+                                     p, "head_model", "tf-en-fr", load_model)
+    text = p.text("head_text", head_text(name, loaded.task))
+    cfg = loaded.config
+    if loaded.kind == "decoder-only":
+        kind, n_layers = "lm", cfg.num_decoder_layers
+    else:
+        kind = p.option("head_kind", KIND_LABELS, "encoder", "p5.url.kind", KIND_LABELS.get)
+        n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
+    layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
+    scaled = p.flag("head_scale", True, "p5.url.scale")
+    try:
+        first = run_head_view(name, text, kind, layer, head, 0)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    queries = first.query_tokens
+    query = p.option("head_query", range(len(queries)), 0, "p5.url.query", lambda i: f"{i}: {queries[i]}")
+    view = run_head_view(name, text, kind, layer, head, query) if query else first
+
+    def draw(step: int) -> None:
+        line(label, text)
+        show_figure(chain_view(view, query, layer, head, scaled))
+
+    return p.view(1, 0, draw)

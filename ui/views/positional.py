@@ -1,0 +1,58 @@
+"""The Positional-encoding page's views, declared once: the sinusoid table (positions × dimensions)
+and, in its "Similarity and rotation" tab, the position-only attention score of one head of the
+shipped translation Transformer. The page (pages/3_Positional_encoding.py), its slide (:func:`slide`,
+the Present page's renderer) and the handout draw these same figures; a slide only draws them larger."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from models.lessons.positional import ModelPositionScores
+from ui.i18n import figure_texts, t
+from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
+from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, show_figure
+from viz_core.positional import pe_heatmap_figure, position_score_figure
+
+
+def sinusoid_view(pe: np.ndarray, *, height: int | None = None) -> go.Figure:
+    """The sinusoids tab's table: every position (down) × dimension (across) of the encoding ``pe``, on
+    the signed scale, titled with its size (``height``: the figure's, in px; the builder's by default)."""
+    words = figure_texts()
+    length, d_model = pe.shape
+    return pe_heatmap_figure(pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
+                             y_title=words["pe.position"], texts=words,
+                             **({} if height is None else {"height": height}))
+
+
+def position_score_view(result: ModelPositionScores) -> go.Figure:
+    """The rotation tab's trained head: the position-only score (W_Q PEᵢ)·(W_K PEⱼ)/√d_k of the head and
+    layer of ``result``, query i down, key j across, titled as the page's head control counts them."""
+    return position_score_figure(result.scores, title=t("p3.fig.position_score", layer=result.layer,
+                                                        head=result.head + 1), texts=figure_texts())
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's view as a slide (one step), read from the link as the page reads it: the sinusoid
+    table, or (topic "Similarity and rotation") tf-en-fr's position-only attention score."""
+    topic = p.topic("p3.tab.sinusoids", ("p3.tab.sinusoids", "p3.tab.rotation"))
+    if topic == "p3.tab.rotation":
+        loaded = score_model()
+        if isinstance(loaded, str):
+            raise SlideProblem(loaded)
+        layers = loaded.model.encoder.layers
+        layer = p.option("rot_tf_layer", range(len(layers)), 0, "slide.what.layer")
+        head = int(p.number("rot_tf_head", 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
+        result = model_scores(SCORE_MODEL, layer, head - 1)
+
+        def draw_scores(step: int) -> None:
+            show_figure(position_score_view(result))
+
+        return p.view(1, 0, draw_scores)
+    d_model = p.option("pe_d", D_CHOICES, 64, "slide.what.d_model")
+    length = int(p.number("pe_len", 10, 400, 100, "slide.what.length"))
+    pe = sinusoids(length, d_model).pe
+
+    def draw(step: int) -> None:
+        show_figure(sinusoid_view(pe, height=SLIDE_HEIGHT))
+
+    return p.view(1, 0, draw)

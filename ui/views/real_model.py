@@ -1,0 +1,67 @@
+"""The Real-model-explorer page's views, declared once: one head of a layer of a real pretrained model
+(MiniLM-L6, a model folder, or the decoder SmolLM2-135M) on the text, and the layer's average over its
+heads. The page (pages/8_Real_model_explorer.py), its slide (:func:`slide`, the Present page's renderer)
+and the handout draw these same figures; a slide only draws them larger."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from models.inference.traces import HFTrace
+from ui.i18n import figure_texts, t
+from ui.tokens import input_error, md_escape
+from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
+from viz_core.attention_grid import HeadFigure
+from viz_core.bert import explorer_head_figures
+
+
+def shown_tokens(trace: HFTrace, decoder: bool) -> list[str]:
+    """The trace's tokens as the figures label them: a decoder's pieces with their spaces shown (␣)."""
+    from ui.llm import visible
+
+    return visible(trace.tokens) if decoder else list(trace.tokens)
+
+
+def head_views(trace: HFTrace, layer: int, head: int, tokens: Sequence[str], scale: str, *,
+               width: int, height: int | None = None) -> tuple[HeadFigure, HeadFigure]:
+    """The page's head view: head ``head`` of ``layer`` (0-based) over the ``tokens`` (keys across, queries
+    down; binned above 128 tokens), and the layer's average over heads, on the 0–1 scale or (``scale``
+    "head") each to its own maximum; untitled (the page's headings and the slide's line say which).
+    ``height`` given: ticks planned for a ``width`` × ``height`` figure of cells not square (a slide)."""
+    return explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, width=width, height=height,
+                                 texts=figure_texts())
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's one-head view as a slide (one step), read from the link as the page reads it: one head
+    of MiniLM-L6 (the installed model) or of the decoder SmolLM2-135M (the Real LLM page's model) on the
+    slide's text."""
+    from models.inference.hf_adapter import MAX_TOKENS
+    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, RealInput, load_decoder, load_real_model
+
+    decoder = p.option("real_source", REAL_SOURCES, "installed", "p8.model", REAL_SOURCES.get) == "decoder"
+    model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
+    if isinstance(model, str):
+        raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
+    text = p.text("real_text", REAL_TEXT, 20_000)
+    text_b = "" if decoder else p.text("real_text_b", "")
+    max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "p8.url.max")
+    scale = p.option("real_scale", REAL_SHADES, "absolute", "p8.url.shade", REAL_SHADES.get)
+    if not text.strip():
+        raise SlideProblem(t("p8.empty"))
+    try:  # one heavy request at a time server-wide, as on the page
+        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(t("slide.real.run"))
+    except ValueError as exc:
+        raise SlideProblem(input_error(exc)) from None
+    n_layers, n_heads = trace.attention.shape[:2]
+    layer, head = p.layer_head("real", n_layers, n_heads, average=False)
+    del trace  # the slide's drawing keeps the input, not the attention (ui.bert.RealInput)
+
+    def draw(step: int) -> None:
+        trace = trace_again()
+        line(model.label, t("p8.export.head", layer=layer + 1, head=head + 1),
+             t("slide.real.tokens", n=len(trace.tokens)), text[:120] + ("…" if len(text) > 120 else ""))
+        one, _ = head_views(trace, layer, head, shown_tokens(trace, decoder), scale, width=PLAN_WIDTH,
+                            height=SLIDE_HEIGHT)
+        show_figure(one.figure)
+
+    return p.view(1, 0, draw)

@@ -1,0 +1,65 @@
+"""The Transformer-XL page's view, declared once: one head's attention (or the mean over heads) of a
+segment of the passage over [memory | segment]. The page (pages/10_Transformer_XL.py), its slide
+(:func:`slide`, one step per segment) and the handout draw this same figure; a slide only draws it larger."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ui.grid import head_name, pick
+from ui.i18n import figure_texts, t
+from ui.tokens import input_error
+from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
+from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
+                           show_figure)
+from viz_core.transformer_xl import xl_attention_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from models.inference.transformer_xl import XLReadTrace
+
+
+def segment_view(trace: XLReadTrace, s: int, layer: int, head: int, *, width: float | None = None,
+                 height: int | None = None) -> go.Figure:
+    """Segment ``s``'s attention of one head (or the average over heads, ui.grid.AVERAGE) over
+    [memory | segment]: the cached states of the tokens before it, then its own tokens under the causal
+    mask (ticks planned for ``width`` × ``height`` px; width None: the page's column, FIGURE_PX)."""
+    seg = trace.segments[s]
+    return xl_attention_figure(
+        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
+        memory_label=t("txl.memory", n=len(seg.memory_tokens)), segment_label=t("txl.current", n=len(seg.tokens)),
+        title=t("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
+        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(), width=width or FIGURE_PX,
+        height=height)
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's view as a slide (Dai et al. 2019): the page's model reading the passage, one step per
+    segment, read from the link as the page reads it."""
+    choices = dict(model_choices())  # the page's Model: the shipped xl-lm first, then the studio's XL runs
+    if not choices:
+        raise SlideProblem(t("slide.no_models"))
+    name = p.option("txl_model", list(choices), next(iter(choices)), "txl.model", choices.get)
+    loaded = load_model(name)
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
+    seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
+    mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))
+    layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
+    try:
+        trace = run_read(text, seg_len, mem_len, name)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    if trace.dropped:
+        p.notes.append(t("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
+    if any(trace.unknown):
+        p.notes.append(t("txl.unknown", n=sum(trace.unknown)))
+    n = len(trace.segments)
+
+    def draw(step: int) -> None:
+        seg = trace.segments[step]
+        line(t("slide.txl.line", s=step + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
+        show_figure(segment_view(trace, step, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+
+    return p.view(n, p.step("txl", n), draw)

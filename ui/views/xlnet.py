@@ -1,0 +1,73 @@
+"""The XLNet page's view, declared once: one stream's attention (the query or the content stream) of
+one head, or the mean over heads, under the factorisation order. The page (pages/13_XLNet.py), its
+slide (:func:`slide`, the query stream, one step per predicted position) and the handout draw this
+same figure; a slide only draws it larger."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ui.grid import head_name, pick
+from ui.i18n import figure_texts, t
+from ui.tokens import input_error, md_escape
+from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
+                           show_figure)
+from ui.xlnet import (EXAMPLES, MODES, PAGE_WIDTH, STREAM_HEIGHT, load_model, model_choices, order_of, run_predict,
+                      sentence)
+from viz_core.xlnet import stream_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from models.inference.xlnet import XLNetTrace
+
+
+def stream_view(trace: XLNetTrace, stream: str, layer: int, head: int, *, width: float = PAGE_WIDTH / 2,
+                height: int = STREAM_HEIGHT, outlined: Sequence[int] | None = None) -> go.Figure:
+    """One stream's attention (``stream`` "query" or "content") of head ``head`` of ``layer`` (ui.grid.AVERAGE:
+    the mean over heads) with the trace's mask, the ``outlined`` rows (default: every predicted position)
+    orange; planned for ``width`` × ``height`` px (default: the page's half column)."""
+    weights = trace.query_attention if stream == "query" else trace.content_attention
+    allowed = trace.query_mask if stream == "query" else trace.content_mask
+    rows = trace.predictions.positions if outlined is None else outlined
+    return stream_figure(pick(weights, layer, head), trace.tokens, allowed, rows,
+                         unknown=trace.unknown, title=t(f"xlnet.fig.{stream}", head=head_name(layer, head)),
+                         y_title=t("xlnet.fig.y"), texts=figure_texts(), width=width, height=height)
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's query stream as a slide (Yang et al. 2019): the page's model under its factorisation
+    order, one step per predicted position (its row outlined, its top guesses above the figure), read
+    from the link as the page reads it."""
+    from models.inference.xlnet import MAX_K
+
+    choices = dict(model_choices())  # the page's Model: the shipped xlnet-small first, then the studio's runs
+    if not choices:
+        raise SlideProblem(t("slide.no_models"))
+    name = p.option("xlnet_model", list(choices), next(iter(choices)), "xlnet.model", choices.get)
+    loaded = load_model(name)
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    text = p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text")
+    mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: t(f"xlnet.mode.{m}"))
+    seed = int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed"))
+    typed = p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else ""
+    k_split = int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k"))
+    layer, head = p.layer_head("xlnet", loaded.config.n_layers, loaded.config.n_heads)
+    try:
+        tokens, unknown = sentence(text, name)
+        trace = run_predict(text, tuple(order_of(mode, len(tokens), seed, typed)), k_split, name)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    if any(unknown):
+        p.notes.append(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
+    targets = trace.predictions
+
+    def draw(step: int) -> None:
+        pos = targets.positions[step]
+        tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[step], targets.top_probs[step]))
+        line(t("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos],
+               tops=tops))
+        show_figure(stream_view(trace, "query", layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT, outlined=[pos]))
+
+    return p.view(len(targets.positions), p.step("xlnet", len(targets.positions)), draw)
