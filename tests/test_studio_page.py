@@ -15,6 +15,8 @@ from ui.studio import DATA_LABELS, OWNER_KEY
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_runs import TEXT
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 PAGE = str(ROOT / "pages" / "11_Training_studio.py")
 OWNER = "this session"
 
@@ -185,10 +187,13 @@ def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_genera
     at = _page()
     at.button(key=f"studio_show_{run.id}").click().run()
     assert not at.exception and "Finished: 4 steps" in at.success[0].value
-    assert any(c.value.startswith("Step 0: validation perplexity") for c in at.caption)
+    # a finished run opens on its latest snapshot
+    last = run.snapshots[-1].step
+    assert any(c.value.startswith(f"Step {last}: validation perplexity") for c in at.caption), \
+        [c.value for c in at.caption]
     assert at.selectbox(key="studio_layer").options == ["layer 1"]  # every layer × head of the causal attention
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
-    assert " ".join(run.snapshots[0].tgt_tokens) in [x.value for x in at.text]  # the probe's next tokens
+    assert " ".join(run.snapshots[-1].tgt_tokens) in [x.value for x in at.text]  # the probe's next tokens at the latest snapshot
     generation = _page(str(ROOT / "pages" / "6_Generation.py"))
     picker = generation.selectbox(key="gen_model")
     assert "Your run: my LM" in picker.options

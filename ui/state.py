@@ -131,18 +131,22 @@ def url_check(key: str, accept: Accept | Callable[[str], bool] | Collection[str]
     values = url_value(key) if url else None
     if values is None:
         return None
-    for raw in values:
-        if not _passes(accept.url, raw):
-            url_notice(what, raw, instead)
-            _drop_from_link(key)
-            return None
+    refused = [raw for raw in values if not _passes(accept.url, raw)]
+    if refused:
+        url_notice(what, refused[0], instead)
+        _keep_in_link(key, [raw for raw in values if raw not in refused])
+        return None
     return values[-1]
 
 
-def _drop_from_link(key: str) -> None:
-    """Take a refused value out of the address bar (named once: the widget drawn next finds none)."""
+def _keep_in_link(key: str, values: list[str]) -> None:
+    """Leave only ``values`` of ``key`` in the address bar: a refused value is named once, and the
+    widget drawn next finds the link's other values (a multiselect's accepted options) or none."""
     try:
-        del st.query_params[key]
+        if values:
+            st.query_params[key] = values if len(values) > 1 else values[0]
+        else:
+            del st.query_params[key]
     except Exception:  # noqa: BLE001  (a widget already bound to it: Streamlit drops it itself)
         pass
 
