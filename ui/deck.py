@@ -241,14 +241,14 @@ def current_page() -> str | None:
     the landing page, the Present page, a page without a slide renderer, or outside a run)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    from ui.slides import RENDERERS
-
     ctx = get_script_run_ctx()
     if ctx is None:
         return None
     info = ctx.pages_manager.get_pages().get(ctx.page_script_hash)
     stem = Path(info["script_path"]).stem if info else None
-    return stem if stem in RENDERERS else None
+    # every page but Present has a slide (tests/test_deck.py checks it against ui.slides.RENDERERS, which
+    # is not imported here: its views load the models, and the landing page's first paint must not)
+    return stem if stem in slide_pages() else None
 
 
 def current_params() -> Params:
@@ -284,12 +284,17 @@ export default function (component) {
   }
   const now = stored();
   if (now === null) return;  // storage switched off: the deck stays in this session
-  if (!data.answered && now && now !== data.save) {  // the browser keeps a deck this session has not read:
-    if (!parentElement.__labAsked) {                 // hand it over (never write over it before)
-      parentElement.__labAsked = true;
+  if (!window.__labDeckAsked) {  // once per page load: a deck the browser kept that this session has not read
+    window.__labDeckAsked = true;
+    if (!data.answered && now && now !== data.save) {
+      window.__labDeckPending = true;  // hand it over, and write nothing over it until it is read
       window.__labDeckSend(now);
+      return;
     }
-    return;
+  }
+  if (window.__labDeckPending) {
+    if (!data.answered) return;
+    window.__labDeckPending = false;
   }
   if (now === data.save) return;  // the session's deck: keep it (nothing to do when the browser has it)
   try {
