@@ -15,8 +15,10 @@ from models.inference.common import InputError
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Predict the words under [MASK] with a masked language model.")
-    parser.add_argument("text", help='a sentence with [MASK] where a word is missing, e.g. "the cat sat on the [MASK] ."')
-    parser.add_argument("--model", default=DEFAULT_MASKED_LM, help=f"BERT checkpoint name or folder (default {DEFAULT_MASKED_LM})")
+    parser.add_argument("text",
+                        help='a sentence with [MASK] where a word is missing, e.g. "the cat sat on the [MASK] ."')
+    parser.add_argument("--model", default=DEFAULT_MASKED_LM,
+                        help=f"BERT checkpoint name or folder (default {DEFAULT_MASKED_LM})")
     parser.add_argument("--top-k", type=int, default=5, help="predictions per [MASK] (1–100)")
     parser.add_argument("--json", action="store_true", help="print the predictions as JSON")
     args = parser.parse_args(argv)

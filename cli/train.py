@@ -1,4 +1,5 @@
-"""`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR] [--log FILE]`: train one preset."""
+"""`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR] [--log FILE]`:
+train one preset."""
 from __future__ import annotations
 
 import argparse

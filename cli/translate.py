@@ -9,12 +9,14 @@ from cli.output import print_trace
 from models.checkpoints import CheckpointError, load_seq2seq, load_transformer, read_config
 from models.device import configure_threads
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
+from models.inference.traces import DecodeTrace, DecodingTrace
 from models.inference.translate import MAX_BEAM, translate, translate_transformer
 from models.nn.rnn_seq2seq import AttentionMode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Translate a sentence with a seq2seq or Transformer checkpoint (English; Chinese for the HSK models).")
+    parser = argparse.ArgumentParser(description="Translate a sentence with a seq2seq or Transformer checkpoint "
+                                                 "(English; Chinese for the HSK models).")
     parser.add_argument("sentence")
     parser.add_argument("--model", default="s2s-bahdanau", help="checkpoint name or folder")
     parser.add_argument("--beam", type=int, default=1, help=f"beam width 1–{MAX_BEAM} (1 = greedy)")
@@ -25,12 +27,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--topk", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the whole decoding trace as JSON")
     args = parser.parse_args(argv)
+    trace: DecodeTrace | DecodingTrace
     try:
         configure_threads()
         if read_config(args.model).get("family") == "transformer":
             loaded = load_transformer(args.model)
             if loaded.kind != "encoder-decoder":
-                raise InputError(f"{args.model} is a language model: use python -m models.generate --model {args.model}")
+                raise InputError(f"{args.model} is a language model: "
+                                 f"use python -m models.generate --model {args.model}")
             trace = translate_transformer(loaded, args.sentence, args.beam, args.topk, args.length_penalty)
         else:
             trace = translate(load_seq2seq(args.model), args.sentence, args.beam, AttentionMode(args.mode), args.topk,

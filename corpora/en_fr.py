@@ -44,7 +44,8 @@ import functools
 import itertools
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
+from typing import TypeVar
 
 from corpora.text import detokenize, tokenize
 
@@ -133,6 +134,18 @@ class _Pron:
 
 def _feats(s: str) -> frozenset[str]:
     return frozenset(s.split())
+
+
+def _adj_forms(forms: str) -> tuple[str, str, str, str]:
+    """An adjective's French forms from one row: masc sg, fem sg, masc pl, fem pl."""
+    ms, fs, mp, fp = forms.split()
+    return ms, fs, mp, fp
+
+
+def _verb_forms(forms: str) -> tuple[str, str, str, str, str]:
+    """A verb's French present forms from one row: je, vous, il/elle, nous, ils."""
+    je, vous, il, nous, ils = forms.split()
+    return je, vous, il, nous, ils
 
 
 _NOUN_ROWS = [
@@ -240,7 +253,7 @@ _ADJ_ROWS = [
 _ADJS: dict[str, _Adj] = {}
 for _r in _ADJ_ROWS:
     _ADJS[_r[0]] = _Adj(
-        key=_r[0], fr=tuple(_r[1].split()), pre=_r[2] == "pre", kind=_r[3], feats=_feats(_r[4]),
+        key=_r[0], fr=_adj_forms(_r[1]), pre=_r[2] == "pre", kind=_r[3], feats=_feats(_r[4]),
         include=_feats(_r[5]), exclude=_feats(_r[6]), comp=tuple(_r[7].split()),
         ms_vowel=_r[8],
         comp_fr=("meilleur", "meilleure", "meilleurs", "meilleures") if _r[0] == "good" else None,
@@ -299,7 +312,7 @@ _VERB_ROWS = [
      False, "in under behind"),
 ]
 _VERBS: dict[str, _Verb] = {
-    r[0]: _Verb(r[0], r[1], tuple(r[2].split()), _feats(r[3]),
+    r[0]: _Verb(r[0], r[1], _verb_forms(r[2]), _feats(r[3]),
                 None if r[4] is None else _feats(r[4]), r[5], tuple(r[6].split()),
                 need_pp=r[0] == "live")
     for r in _VERB_ROWS}
@@ -352,8 +365,8 @@ class NP:
     det: str = "the"       # the, a, some, my/your/his/her/our/their, two..ten
     plural: bool = False
     adjs: tuple[str, ...] = ()
-    rel: "Rel | None" = None
-    coord: "NP | None" = None     # "NP and coord" (subjects only)
+    rel: Rel | None = None
+    coord: NP | None = None     # "NP and coord" (subjects only)
 
 
 @dataclass(slots=True)
@@ -436,18 +449,18 @@ def _nouns_with(feats: frozenset[str], exclude: str = "") -> tuple[str, ...]:
     return _nouns_with_cached(feats, exclude)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _nouns_with_cached(feats: frozenset[str], exclude: str) -> tuple[str, ...]:
     return tuple(k for k, n in _NOUNS.items() if n.feats & feats and k != exclude)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _attr_adjs(noun: str) -> tuple[str, ...]:
     """Adjectives that can modify ``noun`` attributively, in lexicon order."""
     return tuple(a for a in _ADJS if _adj_ok(a, noun))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pred_adjs(noun: str) -> tuple[str, ...]:
     """Adjectives that can be predicated of ``noun`` ("" = a person pronoun)."""
     if not noun:
@@ -455,7 +468,7 @@ def _pred_adjs(noun: str) -> tuple[str, ...]:
     return tuple(a for a in _attr_adjs(noun) if not _ADJS[a].attributive_only)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _adj_pairs(noun: str) -> tuple[tuple[str, str], ...]:
     """Two-adjective sequences (English order) that can modify ``noun``."""
     cands = _attr_adjs(noun)
@@ -468,17 +481,22 @@ def _adj_pair_ok(first: str, second: str) -> bool:
     return (a.pre and b.kind == "color") or (a.kind == "quality" and b.kind == "age")
 
 
-def _verb_can_take(verb: str, noun: str) -> bool:
+def _verb_takes(verb: str, feats: frozenset[str]) -> bool:
+    """``verb`` is transitive and takes an object with one of ``feats``."""
     o = _VERBS[verb].obj
-    return o is not None and bool(o & _NOUNS[noun].feats)
+    return o is not None and bool(o & feats)
 
 
-@functools.lru_cache(maxsize=None)
+def _verb_can_take(verb: str, noun: str) -> bool:
+    return _verb_takes(verb, _NOUNS[noun].feats)
+
+
+@functools.cache
 def _verbs_taking(noun: str) -> tuple[str, ...]:
     return tuple(v for v in _TRANSITIVE if _verb_can_take(v, noun))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _verbs_for_subject(feats: frozenset[str], transitive: bool) -> tuple[str, ...]:
     pool = _TRANSITIVE if transitive else _INTRANSITIVE
     return tuple(v for v in pool if _VERBS[v].subj & feats)
@@ -515,7 +533,7 @@ def _std_nouns(adj: str, subj: NP) -> tuple[str, ...]:
     return _std_nouns_cached(adj, _cmp_class(subj), "" if subj.pron else subj.noun)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _std_nouns_cached(adj: str, cls: str, noun: str) -> tuple[str, ...]:
     return tuple(n for n in _NOUNS if _adj_ok(adj, n) and n != noun
                  and _cmp_class(NP(noun=n)) == cls)
@@ -623,6 +641,8 @@ class _Sampler:
     def obj_for(self, verb: str, subj: NP | None, rel: bool = True,
                 question: bool = False) -> NP:
         v = _VERBS[verb]
+        if v.obj is None:
+            raise ValueError(f"{verb} is intransitive: it takes no object")
         if v.pron_obj and self.rng.random() < 0.45:
             return self.pronoun(avoid=subj.pron if subj is not None and subj.pron else "")
         exclude = subj.noun if subj is not None and subj.noun else ""
@@ -821,8 +841,8 @@ _CLAUSE_KINDS = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equ
 _COMPARABLE = tuple(a for a, A in _ADJS.items() if A.comp)
 _ADJ_NOUNS = {a: tuple(n for n in _NOUNS if _adj_ok(a, n)) for a in _ADJS}
 _WHAT_VERBS = tuple(v for v in _TRANSITIVE
-                    if _VERBS[v].obj & _feats("thing food readable openable wearable washable "
-                                              "buyable paintable writable"))
+                    if _verb_takes(v, _feats("thing food readable openable wearable washable "
+                                             "buyable paintable writable")))
 
 # --------------------------------------------------------------------------- rendering
 
@@ -849,7 +869,7 @@ class _Renderer:
         return len(self.en) - 1
 
     # ---- noun phrases
-    def np(self, np: NP, role: str, neg: bool = False) -> list[list]:
+    def noun_phrase(self, np: NP, role: str, neg: bool = False) -> list[list]:
         """English tokens of ``np`` are appended; its French tokens are returned."""
         if np.pron:
             p = _PRONS[np.pron]
@@ -911,13 +931,13 @@ class _Renderer:
         if np.coord is not None:
             self.tags.add("coordination")
             fr.append(["et", self.e("and")])
-            fr += self.np(np.coord, role)
+            fr += self.noun_phrase(np.coord, role)
         return fr
 
     def pp(self, pp: PP) -> list[list]:
         self.tags.add("pp")
         p = self.e(pp.prep)
-        return [[_PREPS[pp.prep], p], *self.np(pp.np, "pp")]
+        return [[_PREPS[pp.prep], p], *self.noun_phrase(pp.np, "pp")]
 
     # ---- clauses
     def clause(self, c: Clause, head: _Agr | None = None, q: str = "") -> list[list]:
@@ -944,10 +964,11 @@ class _Renderer:
         if q in ("yn", "where", "why", "what"):
             self.tags.add("question")
             fr += self._question_prefix(q)
-            agr = _agr_of(c.subj)
+            subj = _needed(c.subj, "question without a subject")
+            agr = _agr_of(subj)
             d = self.e("does" if agr.en3 else "do")
             fr += [["est-ce", d], ["que", d]]
-            fr += self.np(c.subj, "subj")
+            fr += self.noun_phrase(subj, "subj")
             vi = self.e(v.key)
         else:
             if q == "who":
@@ -955,9 +976,9 @@ class _Renderer:
                 fr.append(["qui", self.e("who")])
                 agr = _WHO_AGR
             elif c.subj is None:
-                agr = head
+                agr = _needed(head, "subject gap without an antecedent")
             else:
-                fr += self.np(c.subj, "subj")
+                fr += self.noun_phrase(c.subj, "subj")
                 agr = _agr_of(c.subj)
             if c.neg == "not":
                 self.e("does" if agr.en3 else "do")
@@ -979,7 +1000,7 @@ class _Renderer:
         clitic: list[list] = []
         obj: list[list] = []
         if c.obj is not None:
-            o = self.np(c.obj, "obj", neg=bool(c.neg))
+            o = self.noun_phrase(c.obj, "obj", neg=bool(c.neg))
             if c.obj.pron:
                 clitic = o
             else:
@@ -997,26 +1018,28 @@ class _Renderer:
         if q in ("yn", "why"):
             self.tags.add("question")
             fr += self._question_prefix(q)
-            agr = _agr_of(c.subj)
+            subj = _needed(c.subj, "question without a subject")
+            agr = _agr_of(subj)
             b = self.e(agr.be)
             fr += [["est-ce", b], ["que", b]]
-            subj_fr = self.np(c.subj, "subj")
+            subj_fr = self.noun_phrase(subj, "subj")
         elif q == "where":
             self.tags.add("question")
             fr += self._question_prefix(q)
-            agr = _agr_of(c.subj)
+            subj = _needed(c.subj, "where-question without a subject")
+            agr = _agr_of(subj)
             b = self.e(agr.be)
             fr.append([verbs[agr.slot], b])
-            return fr + self.np(c.subj, "subj")
+            return fr + self.noun_phrase(subj, "subj")
         else:
             if q == "who":
                 self.tags.add("question")
                 fr.append(["qui", self.e("who")])
                 agr = _WHO_AGR
             elif c.subj is None:
-                agr = head
+                agr = _needed(head, "subject gap without an antecedent")
             else:
-                subj_fr = self.np(c.subj, "subj")
+                subj_fr = self.noun_phrase(c.subj, "subj")
                 agr = _agr_of(c.subj)
             b = self.e(agr.be)
             if c.neg:
@@ -1035,7 +1058,7 @@ class _Renderer:
             if form:
                 self.tags.add("agreement")
         elif c.kind == "loc":
-            pred = self.pp(c.pp)
+            pred = self.pp(_needed(c.pp, "location without a phrase"))
         elif c.kind in ("comp", "equal"):
             self.tags.add("comparison")
             A = _ADJS[c.adj]
@@ -1052,7 +1075,7 @@ class _Renderer:
                 pred = [["plus", m], [A.fr[form], m], ["que", self.e("than")]]
             if form:
                 self.tags.add("agreement")
-            pred += self.np(c.std, "std")
+            pred += self.noun_phrase(_needed(c.std, "standard of comparison"), "std")
         else:
             self.tags.add("age")
             one = c.num == "one"
@@ -1065,7 +1088,7 @@ class _Renderer:
                 self.tags.add("comparison")
                 m = self.e("older" if c.older else "younger")
                 pred += [["de", m], ["plus" if c.older else "moins", m], ["que", self.e("than")]]
-                pred += self.np(c.std, "std")
+                pred += self.noun_phrase(_needed(c.std, "standard of comparison"), "std")
         return fr + subj_fr + ne + [[verbs[agr.slot], b]] + pas + adv + pred
 
     # ---- sentences
@@ -1119,6 +1142,16 @@ def _check(cond: bool, what: str) -> None:
         raise ValueError(f"not generable by the grammar: {what}")
 
 
+_T = TypeVar("_T")
+
+
+def _needed(value: _T | None, what: str) -> _T:
+    """``value``, which the structure must have: the same ValueError as :func:`_check`."""
+    if value is None:
+        raise ValueError(f"not generable by the grammar: {what}")
+    return value
+
+
 def _validate_np(np: NP, role: str, question: bool, depth: int) -> None:
     if np.pron:
         _check(np.pron in _PRONS and not np.adjs and np.rel is None and np.coord is None,
@@ -1149,15 +1182,16 @@ def _validate_np(np: NP, role: str, question: bool, depth: int) -> None:
 
 
 def _validate_rel(head: NP) -> None:
-    rel = head.rel
+    rel = _needed(head.rel, "relative clause")
     c = rel.clause
     _check(not c.adv and c.neg in ("", "not"), "adverb or never in a relative")
     if rel.gap == "obj":
-        _check(c.kind == "verb" and c.obj is None and c.pp is None and c.subj is not None
-               and _verb_can_take(c.verb, head.noun) and c.subj.coord is None
-               and c.subj.rel is None and c.subj.noun != head.noun, "object relative")
-        _check(_np_ok(c.subj, _VERBS[c.verb].subj), "relative subject")
-        _validate_np(c.subj, "subj", False, 1)
+        subj = _needed(c.subj, "object relative")
+        _check(c.kind == "verb" and c.obj is None and c.pp is None
+               and _verb_can_take(c.verb, head.noun) and subj.coord is None
+               and subj.rel is None and subj.noun != head.noun, "object relative")
+        _check(_np_ok(subj, _VERBS[c.verb].subj), "relative subject")
+        _validate_np(subj, "subj", False, 1)
         return
     _check(rel.gap == "subj" and c.subj is None, "relative gap")
     feats = _NOUNS[head.noun].feats
@@ -1167,7 +1201,7 @@ def _validate_rel(head: NP) -> None:
         _check(c.adj in _pred_adjs(head.noun) and _predicate_ok(c.adj, head), "relative adjective")
     elif c.kind == "loc":
         _check(bool(feats & _PHYSICAL), "relative location")
-        _validate_pp(c.pp, True, head.noun, _small(head))
+        _validate_pp(_needed(c.pp, "relative location"), True, head.noun, _small(head))
     elif c.kind == "age":
         _check(bool(feats & _feats("person animal")) and c.num in _age_keys(NP(noun=head.noun)),
                "relative age")
@@ -1196,15 +1230,15 @@ def _validate_verb(c: Clause, subj: NP, subj_noun: str, depth: int, q: str) -> N
     elif v.obj is None:
         _check(c.obj is None, f"object of intransitive {c.verb}")
     else:
-        _check(c.obj is not None, f"missing object of {c.verb}")
-        if c.obj.pron:
+        obj = _needed(c.obj, f"missing object of {c.verb}")
+        if obj.pron:
             _check(v.pron_obj, f"pronoun object of {c.verb}")
             if c.subj is not None and c.subj.pron:
-                _check(not _pron_clash(c.subj.pron, c.obj.pron), "reflexive pronouns")
+                _check(not _pron_clash(c.subj.pron, obj.pron), "reflexive pronouns")
         else:
-            _check(_verb_can_take(c.verb, c.obj.noun) and c.obj.noun != subj_noun,
-                   f"object {c.obj.noun} of {c.verb}")
-        _validate_np(c.obj, "obj", bool(q), depth)
+            _check(_verb_can_take(c.verb, obj.noun) and obj.noun != subj_noun,
+                   f"object {obj.noun} of {c.verb}")
+        _validate_np(obj, "obj", bool(q), depth)
     if c.pp is not None:
         _check(c.pp.prep in v.preps and q != "where", f"{c.pp.prep} after {c.verb}")
         _check(not (c.pp.np.pron and subj.pron and c.subj is not None
@@ -1243,40 +1277,45 @@ def _validate_clause(c: Clause, q: str) -> None:
         _check(ok and not _ADJS[c.adj].attributive_only, f"predicate {c.adj}")
         _check(c.subj is None or _predicate_ok(c.adj, c.subj), f"predicate {c.adj} repeats")
     elif c.kind == "loc":
-        _check(c.subj is not None and _np_ok(subj, _PHYSICAL), "location subject")
+        loc_subj = _needed(c.subj, "location subject")
+        _check(_np_ok(loc_subj, _PHYSICAL), "location subject")
         if q == "where":
-            _check(c.pp is None and not c.subj.pron, "where-question")
+            _check(c.pp is None and not loc_subj.pron, "where-question")
         else:
-            _validate_pp(c.pp, True, subj_noun, _small(c.subj))
+            _validate_pp(_needed(c.pp, "location phrase"), True, subj_noun, _small(loc_subj))
     elif c.kind in ("comp", "equal"):
-        _check(c.adj in _COMPARABLE and c.subj is not None and _adj_ok_np(c.adj, c.subj)
-               and c.subj.coord is None, f"comparison {c.adj}")
-        _validate_std(c, "person" in _ADJS[c.adj].feats and _np_ok(subj, _feats("person animal")))
-        if c.std is not None and not c.std.pron:
-            _check(c.std.noun in _std_nouns(c.adj, c.subj), f"standard {c.std.noun} of {c.adj}")
+        comp_subj = _needed(c.subj, f"comparison {c.adj}")
+        _check(c.adj in _COMPARABLE and _adj_ok_np(c.adj, comp_subj)
+               and comp_subj.coord is None, f"comparison {c.adj}")
+        std = _validate_std(c, "person" in _ADJS[c.adj].feats
+                            and _np_ok(subj, _feats("person animal")))
+        if not std.pron:
+            _check(std.noun in _std_nouns(c.adj, comp_subj), f"standard {std.noun} of {c.adj}")
     elif c.kind in ("age", "agecomp"):
         _check(_np_ok(subj, _feats("person animal")) and c.num in _age_keys(subj), "age")
         if c.kind == "agecomp":
-            _validate_std(c, True)
-            person = _np_ok(c.subj, _feats("person"))
-            _check(person or not c.std.pron, "pronoun age standard of an animal")
-            if not c.std.pron:
-                _check(bool(_NOUNS[c.std.noun].feats & _feats("person" if person else "animal")),
+            std = _validate_std(c, True)
+            person = _np_ok(subj, _feats("person"))
+            _check(person or not std.pron, "pronoun age standard of an animal")
+            if not std.pron:
+                _check(bool(_NOUNS[std.noun].feats & _feats("person" if person else "animal")),
                        "age standard")
     else:
         _check(False, f"clause kind {c.kind}")
 
 
-def _validate_std(c: Clause, person_ok: bool) -> None:
-    std = c.std
-    _check(std is not None, "standard of comparison")
+def _validate_std(c: Clause, person_ok: bool) -> NP:
+    """Validate the standard of comparison of ``c`` ("than NP") and return it."""
+    std = _needed(c.std, "standard of comparison")
+    subj = _needed(c.subj, "subject of a comparison")
     if std.pron:
-        _check(person_ok and not (c.subj.pron and _pron_clash(c.subj.pron, std.pron)),
+        _check(person_ok and not (subj.pron and _pron_clash(subj.pron, std.pron)),
                "pronoun standard")
     else:
-        subj_noun = c.subj.noun if not c.subj.pron else ""
+        subj_noun = subj.noun if not subj.pron else ""
         _check(std.noun != subj_noun, "comparison with itself")
         _validate_np(std, "std", False, 1)
+    return std
 
 
 def _validate(s: Sentence) -> None:
@@ -1393,9 +1432,9 @@ def _match_lengths(cands: list[Pair], ref: dict[int, int], n: int) -> list[Pair]
             (chosen if pool else missing).append(pool.pop() if pool else L)
     for L in missing:             # nearest available length: L+1, L-1, L+2, L-2, ...
         for d in range(1, 100):
-            pool = pools.get(L + d) or pools.get(L - d)
-            if pool:
-                chosen.append(pool.pop())
+            near = pools.get(L + d) or pools.get(L - d)
+            if near:
+                chosen.append(near.pop())
                 break
     return [cands[i] for i in sorted(chosen)]
 
@@ -1436,7 +1475,8 @@ def make_splits(seed: int = 0, n_train: int = 40000, n_valid: int = 1000,
 
 def vocabulary(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
     """Sorted English and French token types of ``pairs``."""
-    en, fr = set(), set()
+    en: set[str] = set()
+    fr: set[str] = set()
     for p in pairs:
         en.update(p.src)
         fr.update(p.tgt)
@@ -1445,14 +1485,14 @@ def vocabulary(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
 # --------------------------------------------------------------------------- examples
 
 
-def _np(noun: str = "", det: str = "the", plural: bool = False, adjs: tuple[str, ...] = (),
+def _noun_phrase(noun: str = "", det: str = "the", plural: bool = False, adjs: tuple[str, ...] = (),
         rel: Rel | None = None, pron: str = "", coord: NP | None = None) -> NP:
     return NP(noun=noun, pron=pron, det=det, plural=plural, adjs=adjs, rel=rel, coord=coord)
 
 
 def _example_structures() -> list[Sentence]:
     """Curated sentences, one or more per phenomenon; each passes :func:`_validate`."""
-    P = _np
+    P = _noun_phrase
     return [
         # adjective–noun reordering, a location, a prenominal adjective
         Sentence((Clause(P("car", adjs=("red",)), "loc",

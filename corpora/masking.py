@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "MASK_RATE", "REPLACE_PROBS", "RULES", "REFERENCE", "NOT_CHOSEN", "MASKED", "RANDOM", "KEPT", "OUTCOME_NAMES", "IGNORE",
+    "MASK_RATE", "REPLACE_PROBS", "RULES", "REFERENCE", "NOT_CHOSEN", "MASKED", "RANDOM", "KEPT", "OUTCOME_NAMES",
+    "IGNORE",
     "mask_array", "MaskingRecord", "mask_sequence", "MaskingStats", "masking_statistics",
 ]
 

@@ -101,7 +101,8 @@ def check_tsv(data: bytes, name: str = "the file", max_bytes: int = MAX_BYTES) -
             pairs.append(row)
     if len(pairs) < MIN_PAIRS:
         if bad_lines:
-            line, reason = bad_lines[0]
-            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=MIN_PAIRS, line=line, reason=reason)
+            first_bad, reason = bad_lines[0]
+            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=MIN_PAIRS, line=first_bad,
+                          reason=reason)
         raise _refuse("tsv.too_few", name=name, n=len(pairs), least=MIN_PAIRS)
     return TsvCheck(pairs, bad_lines, n_bad)

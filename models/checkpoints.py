@@ -117,7 +117,7 @@ def typical_confidence(name: str) -> dict | None:
 # --------------------------------------------------------------------------------------
 
 def _write_folder(folder: Path, model: torch.nn.Module | Mapping[str, torch.Tensor], config: dict,
-                  extra: Callable[[Path], None]) -> Path:
+                  extra: Callable[[Path], object]) -> Path:
     """Write weights (a whole model, or only the named tensors given), config.json and the family's
     ``extra`` files into a staging folder and swap it in place of ``folder``
     (:func:`models.atomic.atomic_folder`); any failure, a full disk included, raises CheckpointError
@@ -236,6 +236,20 @@ class LoadedTransformer:
     @property
     def config(self) -> TransformerConfig:
         return self.model.config
+
+    @property
+    def encoder_decoder(self) -> Transformer:
+        """The model of a translation or toy-task checkpoint; ValueError for a language model."""
+        if not isinstance(self.model, Transformer):
+            raise ValueError(f"{self.name} is a language model, not an encoder–decoder")
+        return self.model
+
+    @property
+    def language_model(self) -> DecoderOnlyLM:
+        """The model of a language-model checkpoint; ValueError for an encoder–decoder."""
+        if not isinstance(self.model, DecoderOnlyLM):
+            raise ValueError(f"{self.name} is an encoder–decoder, not a language model")
+        return self.model
 
     @property
     def max_src_tokens(self) -> int:
@@ -376,8 +390,9 @@ def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:
     its WordPiece vocabulary (``vocab.txt``) and untrained heads; ``config`` overrides BertConfig fields."""
     try:
         tokenizer = WordPiece.from_vocab(base.folder / "vocab.txt")
-        cfg = config_from_hf(read_json(base.folder / CONFIG), **{"max_len": MINILM_MAX_LEN, "mask_id": tokenizer.mask_id,
-                                                                 "pad_id": tokenizer.pad_id, **config})
+        cfg = config_from_hf(read_json(base.folder / CONFIG),
+                             **{"max_len": MINILM_MAX_LEN, "mask_id": tokenizer.mask_id, "pad_id": tokenizer.pad_id,
+                                **config})
         model = SmallBert(cfg)
         model.load_state_dict(state_dict_from_hf(load_file(base.folder / WEIGHTS), cfg), strict=False)
     except CheckpointError:

@@ -28,8 +28,9 @@ from viz_core.texts import Texts, word
 
 __all__ = [
     "OUTCOME_COLORS", "OUTCOME_BG", "SPECIAL_COLOR", "pieces_table", "embedding_sum_figure", "masking_stats_figure",
-    "TYPED", "PREDICTIONS_WIDTH_PX", "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure", "special_attention_figure",
-    "token_groups", "attention_share_figure", "nsp_figure", "nsp_table", "class_figure", "tag_figure", "span_figure", "explorer_head_figures", "lines_figure", "head_labels",
+    "TYPED", "PREDICTIONS_WIDTH_PX", "PredictionRow", "prediction_rows", "predictions_table", "predictions_figure",
+    "special_attention_figure", "token_groups", "attention_share_figure", "nsp_figure", "nsp_table", "class_figure",
+    "tag_figure", "span_figure", "explorer_head_figures", "lines_figure", "head_labels",
     "shown_name",
 ]
 
@@ -382,7 +383,8 @@ def class_figure(labels: Sequence[str], probs: Sequence[float], trained: bool, t
     return fig
 
 
-def tag_figure(tokens: Sequence[str], probs: np.ndarray, label: str, trained: bool, title: str | None = None) -> go.Figure:
+def tag_figure(tokens: Sequence[str], probs: np.ndarray, label: str, trained: bool,
+               title: str | None = None) -> go.Figure:
     """P(``label``) per token as bars over the token axis (grey when the head is untrained)."""
     x = np.arange(len(tokens))
     color = SERIES_COLORS[2] if trained else "#b0b7c3"
@@ -480,7 +482,8 @@ def lines_figure(matrix: np.ndarray, tokens: Sequence[str], start: int = 0, stop
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
                                      line=dict(color=f"rgba(8,81,156,{0.15 + 0.85 * mid:.2f})", width=1 + 7 * mid)))
     y = np.arange(len(window))
-    highlight = [SERIES_COLORS[1] if query is not None and int(window[k]) == query else "#111" for k in range(len(window))]
+    highlight = [SERIES_COLORS[1] if query is not None and int(window[k]) == query else "#111"
+                 for k in range(len(window))]
     for side, anchor in ((0.0, "right"), (1.0, "left")):
         fig.add_trace(go.Scatter(x=[side] * len(window), y=y, mode="markers+text", text=labels,
                                  textposition="middle left" if anchor == "right" else "middle right",

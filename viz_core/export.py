@@ -156,9 +156,10 @@ def _columns(value: Any) -> dict[str, list[Any]] | None:
         keys = list(value[0])
         return {k: [v[k] for v in value] for k in keys} if all(list(v) == keys for v in value) else None
     inner = [_columns(v) for v in value]
-    if any(c is None for c in inner) or any(list(c) != list(inner[0]) for c in inner):
+    records = [c for c in inner if c is not None]
+    if len(records) < len(inner) or any(list(c) != list(records[0]) for c in records):
         return None
-    return {k: [c[k] for c in inner] for k in inner[0]}
+    return {k: [c[k] for c in records] for k in records[0]}
 
 
 def trace_arrays(trace: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -173,7 +174,7 @@ def trace_arrays(trace: Mapping[str, Any]) -> dict[str, np.ndarray]:
 def trace_npz(trace: Mapping[str, Any]) -> bytes:
     """The arrays of :func:`trace_arrays` as a compressed ``.npz`` (``np.load`` reads it without pickle)."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **trace_arrays(trace))
+    np.savez_compressed(buf, allow_pickle=False, **trace_arrays(trace))
     return buf.getvalue()
 
 

@@ -50,7 +50,8 @@ def score_grid_figure(scores: np.ndarray, *, title: str, x_title: str, y_title: 
     n_layers, n_heads = s.shape
     layers = [str(i + 1) for i in range(n_layers)]
     heads = [str(h + 1) for h in range(n_heads)]
-    hover = [[f"L{layer + 1} H{head + 1}: {s[layer, head]:.3f}" for head in range(n_heads)] for layer in range(n_layers)]
+    hover = [[f"L{layer + 1} H{head + 1}: {s[layer, head]:.3f}" for head in range(n_heads)]
+             for layer in range(n_layers)]
     fig = go.Figure(go.Heatmap(z=s, x=list(range(n_heads)), y=list(range(n_layers)),
                                **attention_scale(title=word(texts, "score")), text=hover, hoverinfo="text",
                                xgap=1, ygap=1))
@@ -72,7 +73,8 @@ def gqa_figure(groups: np.ndarray, *, title: str, x_title: str, y_title: str) ->
     for g in range(n_kv):
         members = np.flatnonzero(groups == g)
         fig.add_trace(go.Scatter(x=[g] * len(members), y=members.tolist(), mode="markers+text",
-                                 marker={"symbol": "square", "size": 34, "color": SERIES_COLORS[g % len(SERIES_COLORS)]},
+                                 marker={"symbol": "square", "size": 34,
+                                         "color": SERIES_COLORS[g % len(SERIES_COLORS)]},
                                  text=[f"Q{h + 1}→KV{g + 1}" for h in members], textposition="middle right",
                                  textfont={"size": 14}, showlegend=False, hoverinfo="text"))
     base_layout(fig, title=title, height=120 + 44 * n_heads, x_title=x_title, y_title=y_title)

@@ -4,7 +4,6 @@ Inputs are numpy arrays and token lists (a DecodingTrace's fields); outputs are 
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -110,7 +109,8 @@ def step_attention_bars(
     return fig
 
 
-def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = None, title: str | None = None) -> go.Figure:
+def topk_bars(tokens: Sequence[str], probs: np.ndarray, emitted: str | None = None,
+              title: str | None = None) -> go.Figure:
     """The top-k next-token probabilities, most likely on top; the emitted token highlighted."""
     labels = [safe_label(t) for t in tokens]
     probs = np.asarray(probs, dtype=float)
@@ -198,8 +198,11 @@ def beam_tree_figure(steps: Sequence[Sequence], upto: int | None = None, title: 
 
     rows: list[list[float]] = []  # y of every candidate
     label_end: list[list[float]] = []  # x (in steps) where an edge leaves the candidate
-    groups = {g: ([], [], [], [], []) for g in ("kept", "finished", "pruned")}
-    edges = {"kept": ([], []), "pruned": ([], [])}
+    # per group: x, y, label, hover text, custom data (step, rank, parent) of each candidate
+    groups: dict[str, tuple[list[int], list[float], list[str], list[str], list[list[int]]]] = {
+        g: ([], [], [], [], []) for g in ("kept", "finished", "pruned")}
+    # per kind: x and y of the edges, None between two edges
+    edges: dict[str, tuple[list[float | None], list[float | None]]] = {"kept": ([], []), "pruned": ([], [])}
     bottom = 0.0
     for t, (candidates, ranks) in enumerate(zip(shown_steps, parents), start=1):
         y, ys, ends = -1.0, [], []
@@ -276,7 +279,8 @@ def bleu_by_length_figure(results: dict, title: str | None = None, texts: Texts 
         fig.add_trace(go.Scatter(
             x=[f"{b['min_len']}–{b['max_len']}" for b in buckets], y=[b["bleu"] for b in buckets],
             mode="lines+markers", name=safe_label(model["label"]),
-            line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3, "dash": "dot" if model["kind"] == "none" else "solid"},
+            line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3,
+                  "dash": "dot" if model["kind"] == "none" else "solid"},
             marker={"size": 10},
             hovertext=[word(texts, "bleu.hover", model=safe_label(model["label"]), lo=b["min_len"], hi=b["max_len"],
                             bleu=b["bleu"], n=b["n"]) for b in buckets],

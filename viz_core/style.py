@@ -17,6 +17,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import overload
 
 import numpy as np
 import plotly.graph_objects as go
@@ -179,6 +180,12 @@ _CLOSING = "，。、：；！？）」』》…"
 _PIECES = re.compile(rf"[{_WIDE}][{_CLOSING}]*| +|[^ {_WIDE}]+[{_CLOSING}]*")
 
 
+@overload
+def wrap_text(text: str, width_px: float, font_size: float = ...) -> str: ...
+@overload
+def wrap_text(text: None, width_px: float, font_size: float = ...) -> None: ...
+@overload
+def wrap_text(text: str | None, width_px: float, font_size: float = ...) -> str | None: ...
 def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_SIZE) -> str | None:
     """``text`` broken with ``<br>`` so that no line is wider than ``width_px``: at spaces, and
     between Chinese characters, which have no spaces (a single word wider than that is cut with
@@ -351,7 +358,7 @@ def layout_dict(title: str | None = None, height: int | None = None, x_title: st
     background, tight margins. Building a figure with it in one go is ~10× faster than many
     update calls."""
     title_layout, top = title_dict(title, width)
-    layout = {
+    layout: dict[str, object] = {
         "font": {"size": BASE_FONT_SIZE, "family": FONT_FAMILY, "color": TEXT_COLOR},
         "title": title_layout,
         "margin": {"l": 10, "r": 10, "t": top, "b": 10},

@@ -249,7 +249,8 @@ def next_token_figure(tokens: Sequence[str], model_probs: np.ndarray, sampling_p
     y = list(range(len(labels)))
     fig = go.Figure()
     fig.add_trace(go.Bar(x=model_probs, y=y, orientation="h", name=word(texts, "gen.model"), offsetgroup="model",
-                         marker_color="#c5cbd3", hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, model_probs)],
+                         marker_color="#c5cbd3",
+                         hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, model_probs)],
                          hoverinfo="text"))
     sampled = np.asarray(sampling_probs, dtype=float)
     is_chosen = np.array([t == chosen for t in tokens], dtype=bool)
@@ -294,7 +295,8 @@ def attention_row_bars(weights: np.ndarray, tokens: Sequence[str], unknown: Sequ
         colors[-1] = HIGHLIGHT
     fig = go.Figure(go.Bar(x=list(range(len(w))), y=w, marker_color=colors,
                            text=[f"{v:.2f}" if v >= 0.05 else "" for v in w], textposition="outside",
-                           hovertext=[word(texts, "chain.weight_hover", token=lab, weight=v) for lab, v in zip(labels, w)],
+                           hovertext=[word(texts, "chain.weight_hover", token=lab, weight=v)
+                                      for lab, v in zip(labels, w)],
                            hoverinfo="text"))
     base_layout(fig, title=title, height=320)
     fig.update_xaxes(tick_axis(labels, plot_width(left_px=80, right_px=20)))

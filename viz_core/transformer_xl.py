@@ -126,7 +126,8 @@ def context_perplexity_figure(by_memory: Mapping[str, float], seg_len: int,
     if vanilla_by_window:
         cs = sorted(vanilla_by_window, key=int)
         fig.add_trace(go.Scatter(x=[int(c) for c in cs], y=[vanilla_by_window[c] for c in cs], name=vanilla_name,
-                                 mode="lines+markers", marker={"size": 10, "symbol": "square", "color": SERIES_COLORS[1]},
+                                 mode="lines+markers",
+                                 marker={"size": 10, "symbol": "square", "color": SERIES_COLORS[1]},
                                  line={"width": 3, "dash": "dash"}))
     base_layout(fig, title=title, height=380, x_title=x_title, y_title=y_title)
     legend_below(fig)

@@ -54,12 +54,14 @@ def order_figure(tokens: Sequence[str], order: Sequence[int], predicted: Sequenc
         fig.add_annotation(x=xs[-1], y=ys[-1], ax=xs[-4], ay=ys[-4], xref="x", yref="y", axref="x", ayref="y",
                            showarrow=True, arrowhead=2, arrowsize=1.3, arrowwidth=2, arrowcolor=ARC_COLOR, text="")
     for on, name, color in ((False, context_name, CONTEXT_COLOR), (True, predicted_name, HIGHLIGHT)):
-        xs = [i for i in range(n) if (i in targets) == on]
+        positions = [i for i in range(n) if (i in targets) == on]
         fig.add_trace(go.Scatter(
-            x=xs, y=[0.0] * len(xs), mode="markers+text", name=name, text=[str(rank[i] + 1) for i in xs],
+            x=positions, y=[0.0] * len(positions), mode="markers+text", name=name,
+            text=[str(rank[i] + 1) for i in positions],
             marker={"size": 32, "color": color, "line": {"width": 2, "color": "white"}},
             textfont={"size": BASE_FONT_SIZE + 1, "color": "white"}, cliponaxis=False,
-            hovertext=[step_hover.format(step=rank[i] + 1, token=labels[i]) for i in xs], hoverinfo="text"))
+            hovertext=[step_hover.format(step=rank[i] + 1, token=labels[i]) for i in positions],
+            hoverinfo="text"))
     base_layout(fig, height=height)
     title_layout, top = title_dict(title, width)
     fig.update_layout(title=title_layout, margin={"t": top, "b": 10}, showlegend=False)  # colours: the caption

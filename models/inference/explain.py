@@ -36,8 +36,8 @@ from models.inference.traces import CellExplanation, HeadWalkthrough
 from models.inference.translate import prepare_source
 from models.nn.attention import additive_score_projected
 from models.nn.bert import SmallBert
-from models.nn.rnn_seq2seq import SOFT, AttentionMode
-from models.nn.transformer import DecoderOnlyLM, Transformer
+from models.nn.rnn_seq2seq import SOFT, AttentionMode, BahdanauDecoder, LuongDecoder
+from models.nn.transformer import DecoderOnlyLM, Transformer, as_attention
 from models.text.vocab import SOS_ID
 
 if TYPE_CHECKING:
@@ -94,14 +94,20 @@ def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequen
             _, state, alpha = dec.step(y_prev, state, memory, mode)
             if s < step:
                 y_prev = torch.tensor([fed[s]], device=device)
+        if alpha is None:
+            raise ValueError(f"the {type(dec).__name__} returned no attention weights")
         h_key = memory.keys[0, key] if memory.keys is not None else memory.states[0, key]
         if cfg.attention == "bahdanau":
+            if not isinstance(dec, BahdanauDecoder) or memory.keys is None:
+                raise ValueError(f"a Bahdanau model needs its decoder and projected keys, not a {type(dec).__name__}")
             family = "bahdanau"
             w_s = dec.w_query(before.hidden)
             scores = additive_score_projected(w_s, memory.keys, dec.v)
             inner = torch.tanh(w_s[0] + h_key)
             terms = {"W s_{t−1}": w_s[0], "U h_i + b": h_key, "tanh(W s_{t−1} + U h_i + b)": inner, "v": dec.v}
         else:
+            if not isinstance(dec, LuongDecoder):
+                raise ValueError(f"a Luong model needs a Luong decoder, not a {type(dec).__name__}")
             family = f"luong-{cfg.score}"
             s_t = state.hidden
             scores = dec.score(s_t, memory)
@@ -123,6 +129,8 @@ def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequen
     soft = softmax_row(masked)
     weights = soft
     if cfg.alignment == "local-p":
+        if position is None:
+            raise ValueError("local-p attention without its aligned position p_t")
         sigma = cfg.window / 2
         factor = np.exp(-((np.arange(len(row)) - position) ** 2) / (2 * sigma**2)).astype(np.float32)
         weights, after = (soft * factor).astype(np.float32), "local-p Gaussian"
@@ -205,7 +213,7 @@ def explain_bert_cell(model: SmallBert, ids: Sequence[int], segment_ids: Sequenc
     """α[query, key] of one head of the small BERT on ``ids``/``segment_ids``: the layer's
     self-attention inputs are captured during one pass, q and k are its W^Q, W^K projections."""
     _check(layer, len(model.encoder.layers), "layer")
-    module = model.encoder.layers[layer].self_attn
+    module = as_attention(model.encoder.layers[layer].self_attn)
     _check(head, module.n_heads, "head")
     _check(query, len(ids), "query")
     device = device_of(model)
@@ -228,14 +236,14 @@ def _hf_attention_modules(model: nn.Module) -> list[nn.Module]:
             if isinstance(getattr(m, "query", None), nn.Linear) and isinstance(getattr(m, "key", None), nn.Linear)]
 
 
-def explain_hf_cell(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int,
+def explain_hf_cell(m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int,
                     query: int, key: int) -> CellExplanation:
     """α[query, key] of one head of a real encoder: :func:`explain_hf_heads` for one head."""
     return explain_hf_heads(m, ids, segment_ids, layer, [head], query, key)[0]
 
 
 @torch.inference_mode()
-def explain_hf_heads(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int], layer: int,
+def explain_hf_heads(m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int,
                      heads: Sequence[int], query: int, key: int) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of a real encoder (BERT-style self-attention with
     ``query`` and ``key`` projections, as MiniLM, BERT, RoBERTa), from one pass on the trace's ids:
@@ -257,7 +265,10 @@ def explain_hf_heads(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int
     hidden, mask = _arg(captured, 0, "hidden_states"), _arg(captured, 1, "attention_mask")
     d_k = int(getattr(module, "attention_head_size", m.hidden // m.n_heads))
     scale = 1.0 / float(getattr(module, "scaling", d_k**-0.5))
-    q_all, k_all = module.query(hidden)[0], module.key(hidden)[0]
+    query_proj, key_proj = module.query, module.key
+    if not isinstance(query_proj, nn.Linear) or not isinstance(key_proj, nn.Linear):
+        raise ValueError(f"click-to-explain reads query/key projections; this {m.model_type} layer has none")
+    q_all, k_all = query_proj(hidden)[0], key_proj(hidden)[0]
     n = k_all.shape[0]
     if mask is None:
         addend = np.zeros(n, dtype=np.float32)
@@ -276,7 +287,7 @@ def explain_hf_heads(m: "HFModel", ids: Sequence[int], segment_ids: Sequence[int
     return cells
 
 
-def _heads_to_explain(m: "HFModel", layer: int, heads: Sequence[int], query: int, n: int) -> None:
+def _heads_to_explain(m: HFModel, layer: int, heads: Sequence[int], query: int, n: int) -> None:
     """ValueError unless ``layer``, each of ``heads`` and ``query`` (of ``n`` tokens) exist in ``m``."""
     _check(layer, m.n_layers, "layer")
     for head in heads:
@@ -285,7 +296,7 @@ def _heads_to_explain(m: "HFModel", layer: int, heads: Sequence[int], query: int
 
 
 @torch.inference_mode()
-def explain_llama_heads(m: "HFModel", ids: Sequence[int], layer: int, heads: Sequence[int], query: int,
+def explain_llama_heads(m: HFModel, ids: Sequence[int], layer: int, heads: Sequence[int], query: int,
                         key: int) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of the real decoder (a Llama-type causal LM seen by
     :func:`models.inference.hf_adapter.llm_view`), from one pass on the trace's ids: the decoder

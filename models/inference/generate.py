@@ -56,7 +56,7 @@ def generate_text(loaded: LoadedTransformer, prompt: str, max_new: int = 20, tem
                          max=MAX_TOP_K)
     max_new = min(max_new, loaded.config.max_len - 2)
     tokens, ids, unknown, dropped = prepare_prompt(prompt, loaded, max_new)
-    trace = generate(loaded.model, ids, max_new=max_new, temperature=temperature, top_k=top_k, seed=seed,
+    trace = generate(loaded.language_model, ids, max_new=max_new, temperature=temperature, top_k=top_k, seed=seed,
                      n_candidates=n_candidates, itos=loaded.tgt_itos)
     return replace(trace, model=loaded.name, label=loaded.label, prompt_tokens=tokens, prompt_unknown=unknown,
                    input_tokens_dropped=dropped)

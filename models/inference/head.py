@@ -16,7 +16,7 @@ from torch import Tensor, nn
 
 from models.inference.common import as_ids, device_of, eval_mode, softmax_row, to_numpy
 from models.inference.traces import ATTENTION_KINDS, HeadWalkthrough
-from models.nn.transformer import DecoderOnlyLM, Transformer
+from models.nn.transformer import DecoderOnlyLM, Transformer, as_attention
 
 
 @torch.inference_mode()
@@ -37,16 +37,16 @@ def head_walkthrough(
         if kind != "lm":
             raise ValueError("a decoder-only LM has only causal self-attention: kind='lm'")
         layers = model.decoder.layers
-        module = layers[layer].self_attn
+        module = as_attention(layers[layer].self_attn)
     else:
         if kind == "lm":
             raise ValueError("kind='lm' needs a DecoderOnlyLM")
         if kind == "encoder":
-            module = model.encoder.layers[layer].self_attn
+            module = as_attention(model.encoder.layers[layer].self_attn)
         elif kind == "decoder":
-            module = model.decoder.layers[layer].self_attn
+            module = as_attention(model.decoder.layers[layer].self_attn)
         else:
-            module = model.decoder.layers[layer].cross_attn
+            module = as_attention(model.decoder.layers[layer].cross_attn)
     if not 0 <= head < module.n_heads:
         raise ValueError(f"head {head} out of range (0 … {module.n_heads - 1})")
     captured: dict[str, Any] = {}

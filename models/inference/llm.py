@@ -196,7 +196,9 @@ def load_llm(folder: Path | None = None, device: str | torch.device = "cpu") -> 
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
                                                  dtype=torch.float32, use_safetensors=True)
-    model.to(device)
+    # transformers types PreTrainedModel.to through a decorator that loses its signature (it expects the model
+    # again as the first argument); nn.Module.to(device) is what runs
+    model.to(device)  # type: ignore[arg-type]
     return LLM.wrap(model, tokenizer, MODEL_LABEL, time.perf_counter() - start)
 
 

@@ -29,7 +29,7 @@ class _Partial:
     positions: list[float] = field(default_factory=list)
 
     def extend(self, token: int, log_p: float, probs: torch.Tensor, alpha: np.ndarray | None, k: int,
-               position: float | None) -> "_Partial":
+               position: float | None) -> _Partial:
         top_p, top_i = probs.topk(min(k, probs.shape[-1]))
         return _Partial(
             self.ids + [token],
@@ -177,7 +177,8 @@ def greedy_batch(
         return _greedy_batch(model, src_batch, mode)
 
 
-def _greedy_batch(model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMode) -> list[tuple[list[int], np.ndarray | None]]:
+def _greedy_batch(model: Seq2Seq, src_batch: list[list[int]],
+                  mode: AttentionMode) -> list[tuple[list[int], np.ndarray | None]]:
     device = device_of(model)
     lengths = torch.tensor([len(s) for s in src_batch])
     caps = [max_output_len(len(s), model.cfg.max_tgt_len) for s in src_batch]  # each sentence's own limit
@@ -200,6 +201,6 @@ def _greedy_batch(model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMod
     alpha_all = torch.stack(alphas, 1).cpu().numpy() if alphas else None
     out = []
     for i, row in enumerate(id_matrix):
-        ids = cut_at_end(row[: caps[i]], EOS_ID)
-        out.append((ids, None if alpha_all is None else alpha_all[i, : len(ids), : len(src_batch[i])]))
+        out_ids = cut_at_end(row[: caps[i]], EOS_ID)
+        out.append((out_ids, None if alpha_all is None else alpha_all[i, : len(out_ids), : len(src_batch[i])]))
     return out

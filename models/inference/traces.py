@@ -49,7 +49,9 @@ class Trace:
 
     def to_dict(self, keep_arrays: bool = False) -> dict[str, Any]:
         """Every field and every ``DERIVED`` property as plain Python (numpy arrays kept with ``keep_arrays``)."""
-        names = [f.name for f in dataclasses.fields(self)] + list(self.DERIVED)  # type: ignore[arg-type]
+        if not dataclasses.is_dataclass(self):
+            raise TypeError(f"{type(self).__name__} is a Trace but not a dataclass")
+        names = [f.name for f in dataclasses.fields(self)] + list(self.DERIVED)
         return {name: plain(getattr(self, name), keep_arrays) for name in names}
 
 

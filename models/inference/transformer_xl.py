@@ -26,7 +26,7 @@ from models.checkpoints import LoadedTXL
 from models.inference.common import InputError, eval_mode, sampling_distribution, to_numpy
 from models.inference.generate import MAX_TOP_K, check_sampling
 from models.inference.traces import Trace
-from models.nn.transformer_xl import TransformerXL, XLOutput, rel_shift, score_terms, xl_mask
+from models.nn.transformer_xl import RelMultiHeadAttention, TransformerXL, XLOutput, rel_shift, score_terms, xl_mask
 from models.text.vocab import SOS
 
 MAX_TOKENS = 400
@@ -178,7 +178,10 @@ def explain_score(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segm
             if s > segment or not 0 <= query < n:
                 break
             assert out.layer_inputs is not None and out.scores is not None and out.attention is not None
-            terms = score_terms(loaded.model.layers[layer].attn, out.layer_inputs[layer][0], m, head, query)
+            attn = loaded.model.layers[layer].attn
+            if not isinstance(attn, RelMultiHeadAttention):
+                raise ValueError(f"layer {layer + 1} has no relative multi-head attention")
+            terms = score_terms(attn, out.layer_inputs[layer][0], m, head, query)
             visible = slice(0, m + query + 1)
             return XLScoreCheck(tokens[start - m: start + query + 1], *(to_numpy(t) for t in (
                 terms.a, terms.b, terms.c, terms.d, terms.total, out.scores[0, layer, head, query, visible],

@@ -24,7 +24,7 @@ from models.inference.generate import prepare_prompt
 from models.inference.head import head_walkthrough
 from models.inference.notices import mean_log_prob, scope_notice, translation_notices
 from models.inference.seq2seq import beam_search, greedy_decode
-from models.inference.traces import DecodeTrace, DecodingTrace, HeadWalkthrough
+from models.inference.traces import BeamCandidate, DecodeTrace, DecodingTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.nn.transformer import HeadMask
 from models.text.segment import segment
@@ -101,7 +101,7 @@ def translate(
     source = prepare_source(text, loaded)
     if beam == 1:
         hypotheses = [greedy_decode(loaded.model, source.ids, loaded.tgt_vocab, mode, topk, length_penalty, forced)]
-        steps = []
+        steps: list[list[BeamCandidate]] = []
     else:
         hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk, length_penalty)
     best = hypotheses[0]
@@ -167,10 +167,10 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
     source = prepare_transformer_source(text, loaded)
     max_len = _decode_len(loaded, source)
     if beam == 1:
-        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=max_len, top_k=topk, itos=loaded.tgt_itos,
-                                        forced=forced, head_mask=head_mask)
+        trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=max_len, top_k=topk,
+                                        itos=loaded.tgt_itos, forced=forced, head_mask=head_mask)
     else:
-        result = tf_decode.beam_search(loaded.model, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
+        result = tf_decode.beam_search(loaded.encoder_decoder, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
                                        itos=loaded.tgt_itos, length_penalty=length_penalty, head_mask=head_mask)
         trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
                         hypotheses=[(loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty))
@@ -202,7 +202,7 @@ def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head:
         if kind not in ("encoder", "decoder", "cross"):
             raise InputError(f"unknown attention {kind!r}", "err.unknown_attention", kind=repr(kind))
         source = prepare_transformer_source(text, loaded)
-        trace = tf_decode.greedy_decode(loaded.model, source.ids, max_len=_decode_len(loaded, source))
+        trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=_decode_len(loaded, source))
         dec_ids = trace.decoder_input_ids if trace.output_ids else [cfg.bos_id]
         src_ids, tgt_ids, dropped = source.ids, dec_ids, source.dropped
         dec_tokens = loaded.tgt_tokens(dec_ids)

@@ -20,6 +20,7 @@ from models.nn.positional import (
     alibi_bias, alibi_slopes, apply_rope, inverse_frequencies, relative_scores, rotation_matrix, sinusoid_at,
     sinusoidal_encoding, wavelengths,
 )
+from models.nn.transformer import Transformer, as_attention
 
 @dataclass(frozen=True)
 class SinusoidTrace:
@@ -324,10 +325,12 @@ def model_position_scores(model: nn.Module, layer: int, head: int,
     """(W_Q PE_i)·(W_K PE_j)/√d_k for encoder self-attention layer ``layer``, head ``head`` (0-based)
     of an encoder–decoder :class:`~models.nn.transformer.Transformer`, over its first ``length``
     positions (all it has an encoding for when None). Computed in float64, no biases."""
+    if not isinstance(model, Transformer):
+        raise ValueError(f"position scores need an encoder–decoder Transformer, not a {type(model).__name__}")
     layers = model.encoder.layers
     if not 0 <= layer < len(layers):
         raise ValueError(f"layer must be in 0 … {len(layers) - 1}")
-    attn = layers[layer].self_attn
+    attn = as_attention(layers[layer].self_attn)
     if not 0 <= head < attn.n_heads:
         raise ValueError(f"head must be in 0 … {attn.n_heads - 1}")
     table = model.src_embed.positions.pe

@@ -21,7 +21,7 @@ checkpoint format is in :mod:`models.checkpoints`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -190,16 +190,16 @@ def config_from_hf(hf: Mapping[str, Any], **overrides: Any) -> BertConfig:
     if hf.get("model_type") != "bert" or hf.get("hidden_act", "gelu") != "gelu" \
             or hf.get("position_embedding_type", "absolute") != "absolute":
         raise ValueError("not a BERT config with GELU and absolute positions")
-    fields = dict(vocab_size=int(hf["vocab_size"]), d_model=int(hf["hidden_size"]),
-                  n_heads=int(hf["num_attention_heads"]), n_layers=int(hf["num_hidden_layers"]),
-                  d_ff=int(hf["intermediate_size"]), max_len=int(hf["max_position_embeddings"]),
-                  type_vocab_size=int(hf["type_vocab_size"]), dropout=float(hf.get("hidden_dropout_prob", 0.1)),
-                  pad_id=int(hf.get("pad_token_id", 0)), norm_eps=float(hf["layer_norm_eps"]),
-                  init_std=float(hf.get("initializer_range", 0.02)))
-    fields.update(overrides)
-    if fields["max_len"] > int(hf["max_position_embeddings"]):
-        raise ValueError(f"max_len {fields['max_len']} > the model's {hf['max_position_embeddings']} positions")
-    return BertConfig(**fields)
+    config = BertConfig(vocab_size=int(hf["vocab_size"]), d_model=int(hf["hidden_size"]),
+                        n_heads=int(hf["num_attention_heads"]), n_layers=int(hf["num_hidden_layers"]),
+                        d_ff=int(hf["intermediate_size"]), max_len=int(hf["max_position_embeddings"]),
+                        type_vocab_size=int(hf["type_vocab_size"]), dropout=float(hf.get("hidden_dropout_prob", 0.1)),
+                        pad_id=int(hf.get("pad_token_id", 0)), norm_eps=float(hf["layer_norm_eps"]),
+                        init_std=float(hf.get("initializer_range", 0.02)))
+    config = replace(config, **overrides)
+    if config.max_len > int(hf["max_position_embeddings"]):
+        raise ValueError(f"max_len {config.max_len} > the model's {hf['max_position_embeddings']} positions")
+    return config
 
 
 def state_dict_from_hf(hf_state: Mapping[str, Tensor], config: BertConfig) -> dict[str, Tensor]:
@@ -209,7 +209,8 @@ def state_dict_from_hf(hf_state: Mapping[str, Tensor], config: BertConfig) -> di
     state = {k.removeprefix("bert."): v for k, v in hf_state.items()}
     names = dict(_HF_TOP)
     for i in range(config.n_layers):
-        names.update({f"encoder.layers.{i}.{ours}": f"encoder.layer.{i}.{theirs}" for ours, theirs in _HF_LAYER.items()})
+        names.update({f"encoder.layers.{i}.{ours}": f"encoder.layer.{i}.{theirs}"
+                      for ours, theirs in _HF_LAYER.items()})
     out: dict[str, Tensor] = {}
     for ours, theirs in names.items():
         for part in ("weight", "bias"):

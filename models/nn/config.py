@@ -17,11 +17,15 @@ class JsonConfig:
     IGNORE_UNKNOWN = False
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
+        if not dataclasses.is_dataclass(self) or isinstance(self, type):
+            raise TypeError(f"{type(self).__name__} is a JsonConfig but not a dataclass")
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls: type[C], data: dict[str, Any]) -> C:
-        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{cls.__name__} is a JsonConfig but not a dataclass")
+        known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown and not cls.IGNORE_UNKNOWN:
             raise ValueError(f"unknown {cls.__name__} keys: {sorted(unknown)}")

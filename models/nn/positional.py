@@ -24,6 +24,8 @@ def sinusoidal_encoding(length: int, d_model: int) -> Tensor:
 class PositionalEncoding(nn.Module):
     """Adds the sinusoidal encoding to (B, L, d) embeddings, then dropout."""
 
+    pe: Tensor  # (max_len, d) buffer, not saved
+
     def __init__(self, d_model: int, max_len: int = 512, dropout: float = 0.0) -> None:
         super().__init__()
         self.dropout = nn.Dropout(dropout)

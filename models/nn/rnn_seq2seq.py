@@ -110,10 +110,13 @@ class Memory:
     keys: Tensor | None  # (B, S, ·) keys projected once per sentence, or None
     final: Tensor  # (B, dec_dim) bridged final encoder state
 
-    def index_select(self, index: Tensor) -> "Memory":
+    def index_select(self, index: Tensor) -> Memory:
         """Rows ``index`` of every tensor (to expand or reorder beams)."""
-        pick = lambda t: None if t is None else t.index_select(0, index)  # noqa: E731
-        return Memory(pick(self.states), pick(self.mask), pick(self.keys), pick(self.final))
+        def pick(t: Tensor) -> Tensor:
+            return t.index_select(0, index)
+
+        return Memory(pick(self.states), pick(self.mask), None if self.keys is None else pick(self.keys),
+                      pick(self.final))
 
 
 @dataclass
@@ -123,7 +126,7 @@ class DecoderState:
     step: int = 0
     position: Tensor | None = None  # p_t (B,) of the last local-attention step, else None
 
-    def index_select(self, index: Tensor) -> "DecoderState":
+    def index_select(self, index: Tensor) -> DecoderState:
         pick = lambda t: None if t is None else t.index_select(0, index)  # noqa: E731
         return DecoderState(self.hidden.index_select(0, index), pick(self.feed), self.step, pick(self.position))
 
@@ -251,6 +254,8 @@ class LuongDecoder(Decoder):
     def score(self, query: Tensor, memory: Memory) -> Tensor:
         if self.cfg.score == "dot":
             return dot_score(query, memory.states)
+        if memory.keys is None:
+            raise ValueError(f"the {self.cfg.score} score reads keys projected by project_keys; the memory has none")
         if self.cfg.score == "general":
             return dot_score(query, memory.keys)
         q_proj = query @ self.w_concat.weight[:, : query.shape[-1]].T
@@ -313,7 +318,8 @@ class Seq2Seq(nn.Module):
         """
         memory = self.encode(src, lengths)
         state = self.decoder.initial_state(memory)
-        logits, alphas = [], []
+        logits: list[Tensor] = []
+        alphas: list[Tensor] = []
         y_prev = tgt_in[:, 0]
         for t in range(tgt_in.shape[1]):
             if t > 0:

@@ -32,7 +32,7 @@ from models.nn.positional import PositionalEncoding
 __all__ = [
     "subsequent_mask", "padding_mask", "MultiHeadAttention", "PositionwiseFeedForward",
     "EncoderLayer", "DecoderLayer", "Encoder", "Decoder", "TransformerConfig", "Transformer",
-    "TransformerOutput", "DecoderOnlyLM", "LMOutput", "HeadMask", "label_smoothed_cross_entropy",
+    "TransformerOutput", "DecoderOnlyLM", "LMOutput", "HeadMask", "label_smoothed_cross_entropy", "as_attention",
 ]
 
 
@@ -114,6 +114,14 @@ class MultiHeadAttention(nn.Module):
         b, _, n, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(b, n, self.d_model)
         return self.w_o(concat), weights
+
+
+def as_attention(module: object) -> MultiHeadAttention:
+    """A layer's ``self_attn`` or ``cross_attn`` as the :class:`MultiHeadAttention` it is (``nn.ModuleList``
+    gives its layers as plain modules); ValueError for a layer without that sub-layer."""
+    if not isinstance(module, MultiHeadAttention):
+        raise ValueError(f"no multi-head attention here (found {type(module).__name__})")
+    return module
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -368,7 +376,7 @@ class HeadMask:
     cross: Tensor | None = None
 
     @classmethod
-    def one_head_off(cls, config: TransformerConfig, kind: str, layer: int, head: int) -> "HeadMask":
+    def one_head_off(cls, config: TransformerConfig, kind: str, layer: int, head: int) -> HeadMask:
         """Every head on but ``head`` of ``layer`` in attention ``kind`` (encoder | decoder | cross)."""
         if kind not in ("encoder", "decoder", "cross"):
             raise ValueError(f"kind must be 'encoder', 'decoder' or 'cross', not {kind!r}")

@@ -242,5 +242,5 @@ def score_terms(attn: RelMultiHeadAttention, context: Tensor, mem_len: int, head
                             torch.tensor([float(i)]), torch.arange(i + 1, dtype=context.dtype))
     scale = math.sqrt(attn.d_k)
     distances = i - torch.arange(i + 1)
-    return ScoreTerms(*(terms[n][0] / scale for n in "abcd"), distances,
-                      sinusoid_at(distances, attn.d_model, context.dtype))
+    a, b, c, d = (terms[n][0] / scale for n in "abcd")
+    return ScoreTerms(a, b, c, d, distances, sinusoid_at(distances, attn.d_model, context.dtype))

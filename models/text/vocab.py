@@ -23,7 +23,7 @@ class Vocab:
         self.stoi = {t: i for i, t in enumerate(self.itos)}
 
     @classmethod
-    def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1) -> "Vocab":
+    def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1) -> Vocab:
         """All tokens seen at least ``min_freq`` times, most frequent first (ties alphabetical)."""
         counts = Counter(t for s in sentences for t in s)
         tokens = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),

@@ -102,7 +102,8 @@ class WordPiece:
         missing = [tok for tok, i in found.items() if i is None]
         if missing:
             raise ValueError(f"the vocabulary lacks the special pieces {', '.join(missing)}")
-        self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (int(found[t]) for t in SPECIAL_TOKENS)
+        self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (
+            int(i) for i in found.values() if i is not None)  # in SPECIAL_TOKENS order, none missing
         self._vocab: list[str] | None = None
 
     # -- files ---------------------------------------------------------------------------
@@ -162,7 +163,7 @@ class WordPiece:
     def pieces_with_offsets(self, text: str) -> tuple[list[int], list[int | None], list[tuple[int, int]]]:
         """(ids, word index, (start, end) character span in ``text``) of every piece, no specials."""
         enc = self.tokenizer.encode(text or "", add_special_tokens=False)
-        return list(enc.ids), list(enc.word_ids), [tuple(o) for o in enc.offsets]
+        return list(enc.ids), list(enc.word_ids), [(start, end) for start, end in enc.offsets]
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         """Piece ids of many texts at once (no special tokens)."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -74,20 +74,20 @@ def encode_documents(docs: Sequence[Document], tokenizer: WordPiece) -> EncodedC
     return EncodedCorpus(out, list(docs))
 
 
-def collate(pairs: Sequence[tuple[Sequence[int], Sequence[int] | None]], max_len: int) -> tuple[np.ndarray, np.ndarray]:
+def collate(pairs: Sequence[tuple[Iterable[int], Iterable[int] | None]], max_len: int) -> tuple[np.ndarray, np.ndarray]:
     """``[CLS] A [SEP] (B [SEP])`` per pair, truncated longest-first, right-padded with [PAD] → (ids, segments)."""
     rows, segs = [], []
-    for a, b in pairs:
-        a, b = list(a), (list(b) if b is not None else None)
-        budget = max_len - (3 if b is not None else 2)
-        while len(a) + len(b or []) > budget:
-            if len(a) >= len(b or []):
+    for first, second in pairs:
+        a, b = list(first), (list(second) if second is not None else [])
+        budget = max_len - (3 if second is not None else 2)
+        while len(a) + len(b) > budget:
+            if len(a) >= len(b):
                 a.pop()
             else:
-                b.pop()  # type: ignore[union-attr]
+                b.pop()
         row = [CLS_ID, *a, SEP_ID]
         seg = [0] * len(row)
-        if b is not None:
+        if second is not None:
             row += [*b, SEP_ID]
             seg += [1] * (len(b) + 1)
         rows.append(row)
@@ -156,10 +156,11 @@ def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, voc
     model = SmallBert(cfg).to(device)
     groups = param_groups(model, settings.weight_decay)
     stream = pair_batches(corpus, settings.batch_size, rng)
-    state = {"epoch": 0, "mlm": None, "nsp": None}
+    state: dict[str, float | None] = {"epoch": 0, "mlm": None, "nsp": None}
 
     def ema(key: str, value: float) -> None:
-        state[key] = value if state[key] is None else 0.98 * state[key] + 0.02 * value
+        previous = state[key]
+        state[key] = value if previous is None else 0.98 * previous + 0.02 * value
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
         state["epoch"], chunk = next(stream)

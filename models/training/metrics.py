@@ -49,10 +49,11 @@ def chrf(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
     orders = [n for n in range(order) if hyp_n[n] and ref_n[n]]
     if not orders:
         return 0.0
-    p = sum(match_n[n] / hyp_n[n] for n in orders) / len(orders)
-    r = sum(match_n[n] / ref_n[n] for n in orders) / len(orders)
+    precision = sum(match_n[n] / hyp_n[n] for n in orders) / len(orders)
+    recall = sum(match_n[n] / ref_n[n] for n in orders) / len(orders)
     factor = beta ** 2
-    return 100.0 * (1 + factor) * p * r / (factor * p + r) if p + r else 0.0
+    return (100.0 * (1 + factor) * precision * recall / (factor * precision + recall)
+            if precision + recall else 0.0)
 
 
 def exact_match(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> float:

@@ -109,7 +109,8 @@ def masked_batches(tokenizer: WordPiece, sentences: Sequence[str], draws: int, b
 
 
 @torch.no_grad()
-def frozen_states(model: SmallBert, batches: Iterable[Batch], frozen_layers: int) -> list[tuple[Tensor, Tensor, Tensor]]:
+def frozen_states(model: SmallBert, batches: Iterable[Batch],
+                  frozen_layers: int) -> list[tuple[Tensor, Tensor, Tensor]]:
     """(hidden after the first ``frozen_layers`` encoder layers (B, L, d), key mask, labels) per batch
     (under no_grad, not inference_mode: the tuned layers back-propagate through them)."""
     model.eval()
@@ -129,7 +130,8 @@ def trained_names(model: SmallBert, tune_layers: int) -> list[str]:
     bias (its decoder matrix is the frozen, tied token embedding) and the last ``tune_layers`` encoder layers."""
     first = model.config.n_layers - tune_layers
     layers = tuple(f"encoder.layers.{i}." for i in range(first, model.config.n_layers))
-    return [n for n in model.state_dict() if n.startswith(("mlm.dense.", "mlm.norm.", *layers)) or n == "mlm.decoder.bias"]
+    return [n for n in model.state_dict()
+            if n.startswith(("mlm.dense.", "mlm.norm.", *layers)) or n == "mlm.decoder.bias"]
 
 
 # --------------------------------------------------------------------------------------
@@ -141,7 +143,7 @@ def evaluate_everyday(loaded: LoadedBert, examples: int = 5) -> dict:
     when the hidden word (lower-cased) is among the k most probable pieces. A word that the model's
     vocabulary splits into several pieces cannot be one piece's guess: counted as a miss, and counted."""
     top1 = top5 = single = 0
-    shown = []
+    shown: list[dict[str, object]] = []
     for sentence, word in masked_items():
         predictions = fill_mask(loaded, sentence, top_k=5).masks[0]["predictions"]
         guesses = [p["token"] for p in predictions]
@@ -202,7 +204,8 @@ def train_preset(preset: Preset, data: object, epochs: float | None, settings: T
     params = dict(model.named_parameters())
     for name, p in params.items():
         p.requires_grad_(name in names)
-    groups = [{"params": [p for n, p in params.items() if n in names and p.dim() > 1], "weight_decay": settings.weight_decay},
+    groups = [{"params": [p for n, p in params.items() if n in names and p.dim() > 1],
+               "weight_decay": settings.weight_decay},
               {"params": [p for n, p in params.items() if n in names and p.dim() <= 1], "weight_decay": 0.0}]
     tuned = model.encoder.layers[model.config.n_layers - tune:]
     order = np.concatenate([rng.permutation(len(states)) for _ in range(settings.steps // len(states) + 1)])

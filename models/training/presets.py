@@ -7,7 +7,7 @@ steps) and the data settings. ``order`` places it in the pages' model pickers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from models.training.loop import TrainSettings
 
@@ -68,7 +68,14 @@ _LOCAL_D = 3
 
 
 # Transformers: Adam with β = (0.9, 0.98), ε = 1e-9 (§5.3), label smoothing ε = 0.1 (§5.4).
-_TF_ADAM = dict(betas=(0.9, 0.98), eps=1e-9)
+class _Adam(TypedDict):
+    """Adam's settings of a :class:`TrainSettings`, given together."""
+
+    betas: tuple[float, float]
+    eps: float
+
+
+_TF_ADAM: _Adam = {"betas": (0.9, 0.98), "eps": 1e-9}
 _TOY_MODEL = dict(d_model=64, n_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=256, dropout=0.0,
                   max_len=32)
 _TOY_DATA = dict(n_symbols=10, min_len=3, max_len=12)

@@ -32,7 +32,11 @@ def run_preset(preset: Preset, out: Path | None = None, data: Path | None = None
     ``steps`` or ``epochs`` override the preset's number of steps, ``minutes`` its wall-clock
     guard. Returns (folder, training record, one-line summary).
     """
-    settings = replace(preset.train, **{k: v for k, v in {"steps": steps, "max_minutes": minutes}.items() if v})
+    settings = preset.train
+    if steps:
+        settings = replace(settings, steps=steps)
+    if minutes:
+        settings = replace(settings, max_minutes=minutes)
     torch.manual_seed(settings.seed)
     dev = pick_device(device)
     close = None

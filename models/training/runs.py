@@ -48,7 +48,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -144,6 +144,7 @@ ZIP_NAMES = frozenset({RUN_FILE, LOG_FILE, SNAPSHOT_FILE, f"{CHECKPOINT}/{WEIGHT
 MAX_ZIP_BYTES = 100_000_000
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
+Line = tuple[str, ...]  # one line of text as tokens (the LM, Transformer-XL, XLNet)
 Upload = Sequence[TokenPair] | str  # an uploaded file's sentence pairs, or its text (LM, BERT)
 
 
@@ -209,8 +210,9 @@ class RunSettings:
     ``data`` (one of :data:`PAIR_DATA` for the encoder–decoders, of :data:`TEXT_DATA` for the text
     families), ``n_train`` pairs, or lines (LM, XL, XLNet) or sentences (BERT) of text. Transformer-XL
     (``xl``, Dai et al. 2019): segment length ``seg_len`` L and memory ``mem_len`` M; XLNet (``xlnet``,
-    Yang et al. 2019): its window ``window`` n and partial prediction ``k_split`` K. ``probe``: the sentence decoded at each
-    of ``snapshots`` snapshots (empty: the first validation sentence, with its gold alignment if any)."""
+    Yang et al. 2019): its window ``window`` n and partial prediction ``k_split`` K. ``probe``: the sentence
+    decoded at each of ``snapshots`` snapshots (empty: the first validation sentence, with its gold alignment if
+    any)."""
 
     name: str = ""
     family: str = RNN
@@ -387,18 +389,40 @@ class Snapshot:
 
 
 @dataclass
-class Data:
-    """A run's training and validation items: sentence pairs (encoder–decoders), token lines (LM) or
-    documents of sentences (BERT)."""
+class PairData:
+    """A run's training and validation sentence pairs (the encoder–decoders)."""
 
-    train: list[TokenPair] | list[tuple[str, ...]] | list[Document]
-    valid: list[TokenPair] | list[tuple[str, ...]] | list[Document]
+    train: Sequence[TokenPair]
+    valid: Sequence[TokenPair]
     gold: list[Pair] | None  # validation pairs with gold alignments (the embedded grammar only)
+    description: str
+
+
+@dataclass
+class LineData:
+    """A run's training and validation token lines (the LM, Transformer-XL, XLNet)."""
+
+    train: list[Line]
+    valid: list[Line]
+    gold: None
+    description: str
+
+
+@dataclass
+class DocData:
+    """A run's training and validation documents of sentences (BERT)."""
+
+    train: list[Document]
+    valid: list[Document]
+    gold: None
     description: str
     tokenizer: WordPiece | None = None  # BERT's vocabulary when it is given (a resumed run's), not learnt
 
 
-def load_text(settings: RunSettings, text: str | None = None) -> Data:
+Data = PairData | LineData | DocData  # a run's training and validation items
+
+
+def load_text(settings: RunSettings, text: str | None = None) -> LineData | DocData:
     """The LM's token lines or BERT's documents: the World English Bible (its own held-out chapters:
     :mod:`corpora.lm_data`, :mod:`corpora.bert_data`) or an uploaded ``text`` (LM: 95/5 by line; BERT:
     paragraphs are documents, every 10th held out); at most ``n_train`` training lines or sentences,
@@ -415,12 +439,13 @@ def load_text(settings: RunSettings, text: str | None = None) -> Data:
                 n_held = max(1, len(lines) // 20)
                 train, held = lines[n_held:], lines[:n_held]
                 description = "uploaded text, held out: the first 5% of lines"
-            return Data(train[: settings.n_train], held[:N_VALID_LINES], None, description)
+            return LineData(train[: settings.n_train], held[:N_VALID_LINES], None, description)
         docs = load_web_documents() if settings.data == "bible-text" else text_documents(str(text), name)
         train_docs, held_docs = split_documents(docs, every=HELDOUT_EVERY if settings.data == "bible-text" else 10)
     except (ValueError, CorpusError) as exc:
         raise RunError("run.err.short_text", detail=first_line(exc)) from None
-    kept, n = [], 0
+    kept: list[Document] = []
+    n = 0
     for doc in train_docs:
         if n >= settings.n_train:
             break
@@ -428,27 +453,27 @@ def load_text(settings: RunSettings, text: str | None = None) -> Data:
         n += len(doc.sentences)
     description = ("World English Bible chapters, every 20th held out" if settings.data == "bible-text"
                    else "uploaded text: its paragraphs, every 10th held out")
-    return Data(kept, held_docs[:N_VALID_DOCS], None, description)
+    return DocData(kept, held_docs[:N_VALID_DOCS], None, description)
 
 
-def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -> Data:
+def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -> PairData:
     """The run's training and validation pairs: the embedded grammar (with gold alignments), WEB→Segond
     verse pairs, HSK Chinese→English, or ``pairs`` from an uploaded file (one pair per source sentence,
     split 95/5 with at most :data:`N_VALID` for validation, seeded)."""
     if settings.data == "grammar":
-        splits = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=N_VALID)
-        return Data([(p.src, p.tgt) for p in splits["train"]], [(p.src, p.tgt) for p in splits["valid"]],
-                    splits["valid"], "embedded English→French grammar")
+        grammar = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=N_VALID)
+        return PairData([(p.src, p.tgt) for p in grammar["train"]], [(p.src, p.tgt) for p in grammar["valid"]],
+                        grammar["valid"], "embedded English→French grammar")
     if settings.data in REAL_CORPORA:
         # the fixed splits of corpora.real_pairs: a studio run never trains on the evaluation's test sentences
         splits = real_splits(settings.data)
-        return Data(splits["train"][: settings.n_train], splits["valid"][:N_VALID], None, describe(settings.data))
+        return PairData(splits["train"][: settings.n_train], splits["valid"][:N_VALID], None, describe(settings.data))
     if not pairs:
         raise RunError("run.err.no_pairs")
     # one pair per source sentence (the Bible repeats verses), so that no validation source is trained on
     n_valid = min(N_VALID, max(1, len(unique_sources(pairs)) // 20))
     valid, train = seeded_split(pairs, settings.seed, n_valid)
-    return Data(train[: settings.n_train], valid, None, "uploaded sentence pairs")
+    return PairData(train[: settings.n_train], valid, None, "uploaded sentence pairs")
 
 
 @dataclass
@@ -628,13 +653,24 @@ class Trainee:
     carry: dict[str, Any] = field(default_factory=dict)  # state that steps hand on (XL's memory): kept on a stop
 
 
+_ModelT = TypeVar("_ModelT", bound=nn.Module)
+
+
+def model_as(model: nn.Module, kind: type[_ModelT]) -> _ModelT:
+    """``model`` (the CPU copy of a trainee's own model that its decode and score receive) as its
+    family's class; TypeError for a model of another class."""
+    if not isinstance(model, kind):
+        raise TypeError(f"expected a {kind.__name__} model, got {type(model).__name__}")
+    return model
+
+
 def pair_languages(data: str) -> dict[str, str]:
     """A pair source's languages, recorded with the run: they tell translation how to read the probe
     and typed input (HSK: Chinese, segmented); the grammar and uploaded pairs read as English→French."""
     return dict(zip(("src_lang", "tgt_lang"), LANGUAGES.get(data, ("en", "fr"))))
 
 
-def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Seq2Seq with teacher-forced (or scheduled-sampling) cross-entropy over length-bucketed batches."""
     src_vocab, tgt_vocab = build_vocabs(data.train)
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
@@ -649,20 +685,23 @@ def rnn_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: tor
         return sequence_loss(logits, batch.tgt_out), batch.n_tokens
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        trace = translate(LoadedSeq2Seq(s.name, cpu, src_vocab, tgt_vocab, languages), probe)
+        trace = translate(LoadedSeq2Seq(s.name, model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, languages), probe)
         return trace.src_tokens, trace.tgt_tokens, trace.attention
 
-    def aer(cpu: nn.Module) -> float:
-        links = forced_alignments(cpu, src_vocab, tgt_vocab, data.gold)
-        return alignment_error_rate(links, [set(p.alignment) for p in data.gold])
+    aer: Callable[[nn.Module], float] | None = None
+    gold = data.gold
+    if gold is not None and cfg.attention != "none":
+        def aer(cpu: nn.Module) -> float:
+            links = forced_alignments(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, gold)
+            return alignment_error_rate(links, [set(p.alignment) for p in gold])
 
-    return Trainee(model, loss_of_batch, decode, lambda cpu: corpus_bleu_of(cpu, src_vocab, tgt_vocab, data.valid),
-                   aer if data.gold is not None and cfg.attention != "none" else None,
+    return Trainee(model, loss_of_batch, decode,
+                   lambda cpu: corpus_bleu_of(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, data.valid), aer,
                    lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab,
                                                        {**record, **languages}))
 
 
-def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Transformer encoder–decoder with label-smoothed cross-entropy (§5.4) over length-bucketed batches."""
     src_vocab, tgt_vocab = build_vocabs(data.train)
     limit = TF_MAX_LEN - 1
@@ -681,13 +720,15 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
         return loss, int((tgt_out != PAD_ID).sum())
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTransformer(s.name, cpu, ENCODER_DECODER, TF_TASK, src_vocab.itos, tgt_vocab.itos,
+        loaded = LoadedTransformer(s.name, model_as(cpu, Transformer), ENCODER_DECODER, TF_TASK, src_vocab.itos,
+                                   tgt_vocab.itos,
                                    {"max_src_len": TF_MAX_LEN, **languages})
         trace = translate_transformer(loaded, probe)
         return trace.src_tokens, trace.tgt_tokens, trace.cross_attention
 
     def valid_bleu(cpu: nn.Module) -> float:
-        hyps = translate_batch(cpu, [x for x, _ in data.valid], src_vocab.stoi, tgt_vocab.itos, limit)
+        hyps = translate_batch(model_as(cpu, Transformer), [x for x, _ in data.valid], src_vocab.stoi, tgt_vocab.itos,
+                               limit)
         return bleu(hyps, [list(y) for _, y in data.valid])
 
     def save(folder: Path, record: dict) -> Path:
@@ -697,7 +738,7 @@ def transformer_trainee(s: RunSettings, data: Data, settings: TrainSettings, dev
     return Trainee(model, loss_of_batch, decode, valid_bleu, None, save)
 
 
-def lm_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A decoder-only Transformer LM (tf-lm's recipe, :mod:`models.training.transformer`, at the studio's
     size): next-token cross-entropy over random windows of the text's ``<s> line </s>`` stream;
     validation perplexity exp(mean −log p) on held-out lines; the probe: its greedy next tokens."""
@@ -716,7 +757,8 @@ def lm_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torc
             target.numel()
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTransformer(s.name, cpu, DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos, {})
+        loaded = LoadedTransformer(s.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos,
+                                   {})
         trace = generate_text(loaded, probe, max_new=LM_PROBE_NEW, temperature=0.0)  # greedy, its own generator
         return trace.tokens, trace.generated_tokens, trace.attention
 
@@ -724,11 +766,12 @@ def lm_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torc
         return save_transformer(folder, model.to("cpu"), LM_TASK, vocab.itos, vocab.itos,
                                 dict(record, task=LM_TASK, context=LM_CONTEXT, vocab_cap=len(vocab)))
 
-    return Trainee(model, loss_of_batch, decode, lambda cpu: perplexity(cpu, held, LM_CONTEXT, skip_id=SOS_ID)[0],
+    return Trainee(model, loss_of_batch, decode,
+                   lambda cpu: perplexity(model_as(cpu, DecoderOnlyLM), held, LM_CONTEXT, skip_id=SOS_ID)[0],
                    None, save, metric=PERPLEXITY)
 
 
-def bert_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A small BERT (Devlin et al. 2019; bert-small's recipe, :mod:`models.training.bert`, at the studio's
     size): a WordPiece vocabulary of the training text, then masked-LM + next-sentence losses on
     ``[CLS] A [SEP] B [SEP]`` pairs with the 80/10/10 masking rule, masked afresh at every step (its
@@ -751,12 +794,12 @@ def bert_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         enc = tokenizer.assemble(tokenizer.pieces(probe)[0], None, BERT_MAX_LEN)
-        trace = run_bert(cpu, enc.ids, enc.segment_ids, top_k=1)
+        trace = run_bert(model_as(cpu, SmallBert), enc.ids, enc.segment_ids, top_k=1)
         masked = [i for i, x in enumerate(enc.ids) if x == MASK_ID]
         return enc.tokens, [tokenizer.id_to_token(int(trace.top_ids[i][0])) for i in masked], trace.attention
 
     def accuracy(cpu: nn.Module) -> float:
-        return bert_recipe.evaluate_bert(cpu, held, repeats=1)["mlm_top1"]
+        return bert_recipe.evaluate_bert(model_as(cpu, SmallBert), held, repeats=1)["mlm_top1"]
 
     def save(folder: Path, record: dict) -> Path:
         return save_bert(folder, model.to("cpu"), tokenizer, record)
@@ -765,7 +808,7 @@ def bert_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
                    bert_recipe.param_groups(model, BERT_WEIGHT_DECAY), MLM_ACCURACY)
 
 
-def text_stream(data: Data, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
+def text_stream(data: LineData, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
     """(vocabulary, training stream, held-out stream) of a text run's token lines (``<s> line </s>``,
     the ``vocab_cap`` most frequent tokens); RunError when the training stream is shorter than ``minimum``."""
     vocab = lm_vocab(data.train, vocab_cap)
@@ -775,7 +818,7 @@ def text_stream(data: Data, vocab_cap: int, minimum: int) -> tuple[Any, list[int
     return vocab, stream, line_stream(data.valid, vocab)
 
 
-def xl_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Transformer-XL LM (Dai et al. 2019; xl-lm's recipe, :func:`models.training.transformer_xl.recurrent_loss`,
     at the studio's size): the text cut into B contiguous streams, step t reads segment t of each after the
     memory step t − 1 left (kept in ``carry``, so a stopped run goes on with it). Validation: perplexity with
@@ -793,7 +836,7 @@ def xl_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torc
     carry: dict[str, Any] = {"memory": None}
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTXL(s.name, cpu, vocab.itos, {})
+        loaded = LoadedTXL(s.name, model_as(cpu, TransformerXL), vocab.itos, {})
         last = read_passage(loaded, probe, s.seg_len, s.mem_len).segments[-1]
         nexts = generate_with_memory(loaded, probe, LM_PROBE_NEW, s.mem_len, s.seg_len, temperature=0.0, top_k=None)
         return [*last.memory_tokens, *last.tokens], [step.token for step in nexts.steps], last.attention
@@ -805,11 +848,12 @@ def xl_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torc
                                                        memory_evaluation=evaluation))
 
     return Trainee(model, recurrent_loss(model, rows, s.seg_len, device, carry), decode,
-                   lambda cpu: segment_perplexity(cpu, held, s.seg_len, s.mem_len)[0], None, save,
+                   lambda cpu: segment_perplexity(model_as(cpu, TransformerXL), held, s.seg_len, s.mem_len)[0], None,
+                   save,
                    metric=PERPLEXITY, carry=carry)
 
 
-def xlnet_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
     """An XLNet permutation LM (Yang et al. 2019; xlnet-small's recipe, :mod:`models.training.xlnet`, at the
     studio's size): windows of n tokens at seeded offsets, each under a fresh random order, the last ⌈n/K⌉
     of each order predicted (:func:`~models.training.xlnet.permutation_loss`); batches are a function of the
@@ -829,15 +873,16 @@ def xlnet_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: t
         words = tokenize(probe)[: s.window]
         if len(words) < 2:
             raise RunError("run.err.short_probe")
-        trace = predict(LoadedXLNet(s.name, cpu, vocab.itos, {}), " ".join(words), identity_order(len(words)),
-                        s.k_split, top_k=1)
+        trace = predict(LoadedXLNet(s.name, model_as(cpu, XLNet), vocab.itos, {}), " ".join(words),
+                        identity_order(len(words)), s.k_split, top_k=1)
         return trace.tokens, [top[0] for top in trace.predictions.top_tokens], trace.query_attention
 
     def save(folder: Path, record: dict) -> Path:
         return save_xlnet(folder, model.to("cpu"), vocab.itos, dict(record, task="plm", vocab_cap=len(vocab)))
 
     return Trainee(model, loss_of_batch, decode,
-                   lambda cpu: math.exp(permutation_nll(cpu, held, s.window, s.k_split)[0]), None, save,
+                   lambda cpu: math.exp(permutation_nll(model_as(cpu, XLNet), held, s.window, s.k_split)[0]), None,
+                   save,
                    metric=PLM_PERPLEXITY)
 
 
@@ -856,20 +901,37 @@ def studio_wordpiece(sentences: tuple[str, ...]) -> WordPiece:
 def default_probe(s: RunSettings, data: Data) -> str:
     """The probe when none was typed: the first validation sentence (the LM: its first words; BERT: with
     its middle word masked)."""
-    if s.family == LM:
-        return detokenize(list(data.valid[0][:LM_PROBE_WORDS]))
-    if s.family in (XL, XLNET):  # XL: enough words for a segment after a full memory; XLNet: one window
+    if isinstance(data, LineData):
+        if s.family == LM:
+            return detokenize(list(data.valid[0][:LM_PROBE_WORDS]))
+        # XL: enough words for a segment after a full memory; XLNet: one window
         words = [w for line in data.valid for w in line]
         return detokenize(words[: s.seg_len + s.mem_len - 1 if s.family == XL else s.window])
-    if s.family == BERT:
-        words = data.valid[0].sentences[0].split()
-        words[len(words) // 2] = MASK
-        return " ".join(words)
+    if isinstance(data, DocData):
+        pieces = data.valid[0].sentences[0].split()
+        pieces[len(pieces) // 2] = MASK
+        return " ".join(pieces)
     return detokenize(list(data.valid[0][0]))
 
 
+PAIR_TRAINEES: dict[str, Callable[[RunSettings, PairData, TrainSettings, torch.device], Trainee]] = {
+    RNN: rnn_trainee, TRANSFORMER: transformer_trainee}
+LINE_TRAINEES: dict[str, Callable[[RunSettings, LineData, TrainSettings, torch.device], Trainee]] = {
+    LM: lm_trainee, XL: xl_trainee, XLNET: xlnet_trainee}
 TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee, LM: lm_trainee, BERT: bert_trainee, XL: xl_trainee,
-            XLNET: xlnet_trainee}
+            XLNET: xlnet_trainee}  # every studio family, in the studio's order
+
+
+def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+    """The trainee of the run's family on ``data``; ValueError when the family does not train on that
+    kind of data (sentence pairs, token lines, documents)."""
+    if isinstance(data, PairData) and s.family in PAIR_TRAINEES:
+        return PAIR_TRAINEES[s.family](s, data, settings, device)
+    if isinstance(data, LineData) and s.family in LINE_TRAINEES:
+        return LINE_TRAINEES[s.family](s, data, settings, device)
+    if isinstance(data, DocData) and s.family == BERT:
+        return bert_trainee(s, data, settings, device)
+    raise ValueError(f"the {s.family} family does not train on {type(data).__name__}")
 
 
 @torch.no_grad()
@@ -912,18 +974,22 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     run.device = describe_device(device)
     if state is None:  # a resumed run's run.json still says "stopped" until it ends
         _write_meta(run)
-    data = load_text(s, upload) if s.data in TEXT_DATA else load_data(s, upload)
-    if state is not None and s.family == BERT:  # the vocabulary its weights were trained with
+    data: Data
+    if s.data in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
+        data = load_text(s, upload if isinstance(upload, str) else None)
+    else:
+        data = load_data(s, None if isinstance(upload, str) else upload)
+    if state is not None and isinstance(data, DocData):  # BERT: the vocabulary its weights were trained with
         data.tokenizer = WordPiece.from_file(run.checkpoint / TOKENIZER_FILE)
     run.data = data.description
     probe, gold = s.probe, None
     if not probe.strip():  # the first validation sentence, with its gold alignment where the data has one
         probe = default_probe(s, data)
         if data.gold is not None:
-            gold = list(data.gold[0].tgt), [tuple(link) for link in data.gold[0].alignment]
+            gold = list(data.gold[0].tgt), list(data.gold[0].alignment)
     settings = s.train_settings()
     torch.manual_seed(s.seed)
-    trainee = TRAINEES[s.family](s, data, settings, device)
+    trainee = make_trainee(s, data, settings, device)
     optimizer = make_optimizer(trainee.model, settings, trainee.param_groups)
     start, before = 0, 0.0
     if state is not None:
@@ -1109,7 +1175,7 @@ def own_run(run_id: str, root: Path | None = None, owner: str | None = None) -> 
 
 def read_snapshots(folder: Path) -> list[Snapshot]:
     """The snapshots a run wrote (a saved run's scrubber); unreadable lines are skipped."""
-    out = []
+    out: list[Snapshot] = []
     try:
         lines = (folder / SNAPSHOT_FILE).read_text(encoding="utf-8").splitlines()
     except OSError:

@@ -54,7 +54,8 @@ def build_vocabs(pairs: Sequence[TokenPair], min_freq: int = 1) -> tuple[Vocab, 
     return Vocab.build((p[0] for p in pairs), min_freq), Vocab.build((p[1] for p in pairs), min_freq)
 
 
-def encode_pairs(pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab, cfg: Seq2SeqConfig) -> list[EncodedPair]:
+def encode_pairs(pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab,
+                 cfg: Seq2SeqConfig) -> list[EncodedPair]:
     """Token pairs → id pairs with </s>, cut to the model's length limits."""
     return [EncodedPair(encode_source(src_vocab.stoi, s, cfg.max_src_len - 1),
                         encode_source(tgt_vocab.stoi, t, cfg.max_tgt_len - 1)) for s, t in pairs]
@@ -124,7 +125,7 @@ def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[T
     return TrainResult(model, src_vocab, tgt_vocab, stats)
 
 
-def training_pairs(preset: Preset, data_file: Path | None) -> tuple[list[TokenPair], list[TokenPair], str]:
+def training_pairs(preset: Preset, data_file: Path | None) -> tuple[Sequence[TokenPair], Sequence[TokenPair], str]:
     """(train, valid, description): the embedded corpus, a real corpus's fixed splits
     (``preset.data["corpus"]``: bible | hsk), or a user's Tatoeba-format file split 95/5."""
     corpus = preset.data.get("corpus")
@@ -132,9 +133,9 @@ def training_pairs(preset: Preset, data_file: Path | None) -> tuple[list[TokenPa
         splits = real_splits(corpus)
         return splits["train"][: preset.data.get("n_train")], splits["valid"], describe(corpus)
     if data_file is None:
-        splits = make_splits(seed=preset.train.seed)
-        train = [(p.src, p.tgt) for p in splits["train"][: preset.data.get("n_train", 40000)]]
-        return train, [(p.src, p.tgt) for p in splits["valid"]], "embedded English→French generator"
+        grammar = make_splits(seed=preset.train.seed)
+        train = [(p.src, p.tgt) for p in grammar["train"][: preset.data.get("n_train", 40000)]]
+        return train, [(p.src, p.tgt) for p in grammar["valid"]], "embedded English→French generator"
     pairs = [(p.src, p.tgt) for p in load_tatoeba(data_file)]
     random.Random(preset.train.seed).shuffle(pairs)
     n_valid = max(1, len(pairs) // 20)
@@ -153,7 +154,7 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     result.model.to("cpu")
     valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
     corpus = preset.data.get("corpus") if data is None else None
-    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr"))  # loaders tokenise the input by src_lang
+    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr")) if corpus else ("en", "fr")  # loaders tokenise by src_lang
     stats = dict(result.stats, data=source, valid_bleu=round(valid_bleu, 2), src_lang=src_lang, tgt_lang=tgt_lang,
                  **({"corpus": corpus} if corpus else {}))
 
@@ -167,7 +168,8 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
 # Evaluation
 # --------------------------------------------------------------------------------------
 
-def greedy_outputs(model: Seq2Seq, src_vocab: Vocab, sources: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[list[int]]]:
+def greedy_outputs(model: Seq2Seq, src_vocab: Vocab,
+                   sources: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[list[int]]]:
     """(source ids, greedy output ids with </s> when finished) of many sentences, in batches;
     each sentence decoded exactly as the page decodes it alone."""
     limit = model.cfg.max_src_len - 1
@@ -178,7 +180,8 @@ def greedy_outputs(model: Seq2Seq, src_vocab: Vocab, sources: Sequence[Sequence[
     return encoded, out
 
 
-def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, sources: Sequence[Sequence[str]]) -> list[list[str]]:
+def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab,
+                  sources: Sequence[Sequence[str]]) -> list[list[str]]:
     """Greedy translations (tokens, without </s>) of many sentences, in batches."""
     return [tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in greedy_outputs(model, src_vocab, sources)[1]]
 
@@ -303,7 +306,7 @@ def evaluate_shipped() -> dict[str, Any]:
             models.append(evaluate_checkpoint(name, test_pairs))
         except CheckpointError as exc:
             errors.append(str(exc))
-    for corpus, names in sorted(groups.items()):
+    for corpus, names in sorted((c, n) for c, n in groups.items() if c is not None):
         try:
             real[corpus] = evaluate_real(corpus, names, real_splits(corpus)["test"])
         except (CheckpointError, CorpusError) as exc:

@@ -115,7 +115,7 @@ def translate_batch(loaded_or_model: LoadedTransformer | Transformer, sources: S
                     limit: int = 47) -> list[list[str]]:
     """Greedy translations (tokens without </s>) of many token lists, in batches of similar length."""
     if isinstance(loaded_or_model, LoadedTransformer):
-        model, src_stoi, tgt_itos = loaded_or_model.model, loaded_or_model.src_stoi, loaded_or_model.tgt_itos
+        model, src_stoi, tgt_itos = loaded_or_model.encoder_decoder, loaded_or_model.src_stoi, loaded_or_model.tgt_itos
         limit = loaded_or_model.max_src_tokens
     else:
         model = loaded_or_model
@@ -179,7 +179,8 @@ def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, 
     hyps = translate_batch(model, [s for s, _ in check], src_vocab.stoi, tgt_vocab.itos, limit)
     valid_bleu = bleu(hyps, [list(t) for _, t in check])
     corpus = preset.data.get("corpus") if data_file is None else None
-    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr"))  # loaders read typed input by src_lang
+    # loaders read typed input by src_lang
+    src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr")) if corpus else ("en", "fr")
     stats.update(valid_bleu=round(valid_bleu, 2), data=source, n_train=len(train), max_src_len=limit + 1,
                  epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2), src_lang=src_lang,
                  tgt_lang=tgt_lang, **({"corpus": corpus} if corpus else {}))
@@ -215,7 +216,8 @@ def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, dat
     if len(stream) < context + 2:
         raise ValueError(f"the training text is too short: {len(stream)} tokens for a context of {context}")
     if epochs:
-        settings = replace(settings, steps=max(1, round(epochs * math.ceil(len(stream) / (settings.batch_size * context)))))
+        batches_per_epoch = math.ceil(len(stream) / (settings.batch_size * context))
+        settings = replace(settings, steps=max(1, round(epochs * batches_per_epoch)))
     cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
     model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
     windows = lm_windows(stream, context, settings.batch_size, settings.seed)
@@ -266,24 +268,25 @@ def evaluate_checkpoint(name: str) -> dict:
                            "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
     if loaded.task in TOY_TASKS:
         task = toy_task(t, loaded.task)
-        row.update(metric="held-out exact match", exact_match=round(toy_exact_match(loaded.model, task), 4),
+        row.update(metric="held-out exact match", exact_match=round(toy_exact_match(loaded.encoder_decoder, task), 4),
                    n_test=1000)
     elif loaded.task == TRANSLATION:
         corpus = t.get("corpus")  # a real corpus's fixed test split (sources in its own tokens), or the grammar's
         test = real_splits(corpus)["test"] if corpus else [(p.src, p.tgt) for p in make_splits()["test"]]
-        sources, outputs = greedy_outputs(loaded.model, [encode_source(loaded.src_stoi, src, loaded.max_src_tokens)
-                                                         for src, _ in test])
+        sources, outputs = greedy_outputs(loaded.encoder_decoder,
+                                          [encode_source(loaded.src_stoi, src, loaded.max_src_tokens)
+                                           for src, _ in test])
         hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
         refs = [list(tgt) for _, tgt in test]
         row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), chrf=round(chrf(hyps, refs), 2),
                    n_test=len(test), exact_match=round(exact_match(hyps, refs), 4), family="transformer",
-                   confidence=confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs),
+                   confidence=confidence_summary(output_log_probs(loaded.encoder_decoder, sources, outputs), outputs),
                    **({"corpus": corpus} if corpus else {}))
     elif loaded.task == "lm":
         held = [v.tokens for v in split_verses(load_verses())["heldout"]]
         context = int(t.get("context", loaded.config.max_len))
         stream = line_stream(held, Vocab(loaded.tgt_itos))
-        ppl, counted = perplexity(loaded.model, stream, context, skip_id=SOS_ID)
+        ppl, counted = perplexity(loaded.language_model, stream, context, skip_id=SOS_ID)
         row.update(metric="held-out perplexity", perplexity=round(ppl, 2), n_tokens=counted)
     return row
 

@@ -126,7 +126,8 @@ def vanilla_perplexity(itos: Sequence[str], held: Sequence[Sequence[str]]) -> di
         stream = line_stream(held, Vocab(vanilla.tgt_itos))
         windows = [c for c in VANILLA_WINDOWS if c <= vanilla.config.max_len]
         return {"name": name, "label": vanilla.label, "epochs": vanilla.training.get("epochs"),
-                "perplexity_by_window": {str(c): round(perplexity(vanilla.model, stream, c, skip_id=SOS_ID)[0], 2)
+                "perplexity_by_window": {str(c): round(perplexity(vanilla.language_model, stream, c,
+                                                                  skip_id=SOS_ID)[0], 2)
                                          for c in windows}}
     return None
 
