@@ -129,7 +129,8 @@ def main() -> None:
                   f"  {ratio:4.2f}× floor  ({len(times)} clicks, {time.perf_counter() - started:.0f} s)", flush=True)
             page.close()
         ctx.close()
-    worst = max((n for n in results if not n.startswith("floor") and n != "real512"), key=lambda n: results[n], default=None)
+    worst = max((n for n in results if not n.startswith("floor") and n != "real512"),
+                key=lambda n: results[n], default=None)
     if worst:
         print(f"slowest page: {worst}, {results[worst] / results['floor']:.2f}× the floor (bar: 1.5×)")
     if "real512" in results:

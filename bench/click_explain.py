@@ -56,8 +56,8 @@ def main() -> None:
 
     tf = load_transformer("tf-en-fr")
     dec = translate_transformer(tf, SENTENCE)
-    print(f"Transformer cross-attention cell: "
-          f"{timed(lambda: explain_head_cell(tf.model, 'cross', 1, 2, 5, 3, dec.src_ids, dec.decoder_input_ids), r):.1f} ms")
+    cell = timed(lambda: explain_head_cell(tf.model, "cross", 1, 2, 5, 3, dec.src_ids, dec.decoder_input_ids), r)
+    print(f"Transformer cross-attention cell: {cell:.1f} ms")
 
     bert = load_bert("bert-small")
     enc = bert.tokenizer.encode_pair(SENTENCE, "", max_len=bert.config.max_len)
@@ -70,14 +70,15 @@ def main() -> None:
     for limit in (32, 128, 512):
         real = run_hf(m, " ".join([SENTENCE] * (limit // 20 + 1)), max_tokens=limit)
         ids, segs = real.ids.tolist(), real.segment_ids.tolist()
-        print(f"MiniLM-L6 cell at {len(ids)} tokens: one head "
-              f"{timed(lambda: explain_hf_heads(m, ids, segs, 3, [5], 4, 2), r):.1f} ms, all 12 heads "
-              f"{timed(lambda: explain_hf_heads(m, ids, segs, 3, list(range(m.n_heads)), 4, 2), r):.1f} ms")
+        one = timed(lambda ids=ids, segs=segs: explain_hf_heads(m, ids, segs, 3, [5], 4, 2), r)
+        every = timed(lambda ids=ids, segs=segs: explain_hf_heads(m, ids, segs, 3, list(range(m.n_heads)), 4, 2), r)
+        print(f"MiniLM-L6 cell at {len(ids)} tokens: one head {one:.1f} ms, all 12 heads {every:.1f} ms")
 
     heat = attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens)
     before = nbytes(heat)
     add_cell_layer(heat)
-    print(f"seq2seq heatmap {hyp.attention.shape}: {before / 1e3:.1f} kB → {nbytes(heat) / 1e3:.1f} kB with the click layer")
+    print(f"seq2seq heatmap {hyp.attention.shape}: {before / 1e3:.1f} kB → {nbytes(heat) / 1e3:.1f} kB "
+          "with the click layer")
     w = np.random.default_rng(0).dirichlet(np.ones(128), size=128).astype(np.float32)
     fig = head_figure(w, [f"t{i}" for i in range(128)]).figure
     before = nbytes(fig)
@@ -87,7 +88,8 @@ def main() -> None:
     fig = head_figure(w, [f"t{i}" for i in range(512)]).figure
     before = nbytes(fig)
     add_cell_layer(fig)
-    print(f"head figure 512 × 512 (binned 4 × 4): {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB with the click layer")
+    print(f"head figure 512 × 512 (binned 4 × 4): {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB "
+          "with the click layer")
 
 
 if __name__ == "__main__":

@@ -468,7 +468,7 @@ async def main_async(args: argparse.Namespace) -> dict:
         tasks = []
         if args.training:
             tasks.append(asyncio.create_task(trainer(base_url, until, runs)))
-        for i in range(args.sessions):  # staggered arrival, as a class opening the link
+        for _ in range(args.sessions):  # staggered arrival, as a class opening the link
             tasks.append(asyncio.create_task(student(base_url, until, (args.think_min, args.think_max), args.steps,
                                                      runs, random.Random(rng.random()), args.pages == "both")))
             await asyncio.sleep(args.ramp / max(1, args.sessions))
@@ -520,7 +520,8 @@ def print_report(report: dict) -> None:
           f"({report['rss_after_vs_before']:+.1%} vs before; {report['rss_60s_after_mb']:.0f} at 60 s)")
     n_runs = sum(r["n"] for r in report["interactions"].values())
     print(f"CPU over the {report['load_wall_s']} s of load: server {report['server_cpu_s']} s "
-          f"({report['server_cpu_s'] / max(1, n_runs) * 1e3:.0f} ms per interaction), clients {report['client_cpu_s']} s; "
+          f"({report['server_cpu_s'] / max(1, n_runs) * 1e3:.0f} ms per interaction), "
+          f"clients {report['client_cpu_s']} s; "
           f"machine load average {report['load_average_at_start'][0]:.1f} at start, "
           f"{report['load_average_at_end'][0]:.1f} at end (other work on these cores)")
 

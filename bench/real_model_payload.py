@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     model = llm_view(load_llm()) if args.model == MODEL_NAME else load_hf_model(args.model or None)
     print(f"{model.summary}; loaded in {time.perf_counter() - t0:.1f} s (once per server: st.cache_resource); "
           f"torch threads {torch.get_num_threads()}; best of {args.repeat}")
-    header = f"{'tokens':>6} {'forward':>8} {'grid':>7} {'views':>7} {'total':>7} {'grid MB':>8} {'all MB':>7}  within bounds"
+    header = (f"{'tokens':>6} {'forward':>8} {'grid':>7} {'views':>7} {'total':>7} {'grid MB':>8} {'all MB':>7}"
+              "  within bounds")
     print(header)
     print("-" * len(header))
     failures = 0

@@ -4,9 +4,9 @@
 
 Runs s2s-bahdanau, tf-copy, tf-en-fr, tf-lm and bert-small for ``--steps`` steps on the CPU with
 one thread, seed 0, each preset's warm-up scaled to the shorter run (warm-up steps × N / preset
-steps; BERT reads with the shipped bert-small tokenizer), and prints per family the loss at a few steps, the final loss, the wall seconds of the
-steps and target tokens per second. ``--compare`` prints the largest loss difference, step for
-step, and the speed ratio against a file written the same way by an earlier version of the code
+steps; BERT reads with the shipped bert-small tokenizer), and prints per family the loss at a few steps, the
+final loss, the wall seconds of the steps and target tokens per second. ``--compare`` prints the largest loss
+difference, step for step, and the speed ratio against a file written the same way by an earlier version of the code
 (``bench/baselines/train_curves_before.json`` holds the figures of the three separate loops that
 this loop replaced, written at the commit before the move).
 """

@@ -40,13 +40,15 @@ loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
                            help=t("xlnet.text_help"))
-mode = linked(mode_col.selectbox, t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode", help=t("xlnet.mode_help"))
+mode = linked(mode_col.selectbox, t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode",
+              help=t("xlnet.mode_help"))
 if mode == "random":
     param_col.button(t("xlnet.resample"), key="xlnet_resample", icon=":material/casino:", on_click=increment,
                      args=("xlnet_seed",), help=t("xlnet.resample_help"), width="stretch")
 typed = checked(param_col.text_input, t("xlnet.typed"), key="xlnet_typed", max_chars=200, bind="query-params",
                 placeholder=t("xlnet.typed_placeholder"), help=t("xlnet.typed_help")) if mode == "typed" else ""
-k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help", k=cfg.k_split))
+k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params",
+                  help=t("xlnet.k_help", k=cfg.k_split))
 with popover:
     checked(st.selectbox, t("xlnet.example"), EXAMPLES, key="xlnet_example", index=None,
             on_change=use_example("xlnet_example", "xlnet_text"), placeholder=t("xlnet.example_placeholder"))
@@ -72,4 +74,5 @@ chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PL
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs(["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
-           [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)])
+           [lambda: masks_section(trace), lambda: predictions_section(trace),
+            lambda: bert_section(text, tokens, model_name)])

@@ -67,7 +67,8 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     chart(viz.weights_heatmap(
         chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
         title=t("p1.kr.fig_weights", name=names[method]), x_title=t("p1.kr.x_key"),
-        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT, where=right)
+        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT,
+        where=right)
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
         col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}",

@@ -178,7 +178,8 @@ def steps_view() -> None:
     if trace.search == "beam":
         st.subheader(i18n.t("p2.beam_header"))
         chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                               title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1), texts=i18n.figure_texts()),
+                               title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1),
+                               texts=i18n.figure_texts()),
               key="beam_tree", config=PLOT)
 
 
@@ -197,7 +198,8 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
             if h.attention is not None:
                 with st.columns([3, 2])[0]:
                     seq2seq_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
-                                                    src_unknown=trace.src_unknown, texts=heatmap_texts(model_name)), f"hyp_{i}", trace, h, text)
+                                                    src_unknown=trace.src_unknown, texts=heatmap_texts(model_name)),
+                                  f"hyp_{i}", trace, h, text)
 
 st.divider()
 bleu_chart()

@@ -38,8 +38,8 @@ def _model_changed() -> None:
 url_check("head_model", url_labels(labels, labels.get), t("p5.url.model"))  # the URL holds the model's label
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-model_name = linked(c1.selectbox, t("p5.model"), list(labels), format_func=labels.get, key="head_model", on_change=_model_changed,
-                          index=list(labels).index(default_model))
+model_name = linked(c1.selectbox, t("p5.model"), list(labels), format_func=labels.get, key="head_model",
+                    on_change=_model_changed, index=list(labels).index(default_model))
 loaded = loaded_or_stop(load_model(model_name))
 url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
 if "head_text" not in st.session_state:

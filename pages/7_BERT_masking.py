@@ -177,7 +177,8 @@ def attention_section() -> None:
     bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "from",
                                               title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus),
                                               texts=words),
-                     "bert_from", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus, "from")
+                     "bert_from", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus,
+                     "from")
     bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "to",
                                               title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
                                               texts=words),

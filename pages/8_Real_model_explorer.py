@@ -52,7 +52,8 @@ with options.popover(t("common.options"), icon=":material/tune:", width="stretch
     max_tokens = linked(st.select_slider, t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
                                   key="real_max")
     url_check("real_scale", url_labels(REAL_SHADES, REAL_SHADES.get, optional=True), t("p8.url.shade"))
-    scale = linked(st.segmented_control, t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale", format_func=REAL_SHADES.get) or "absolute"
+    scale = linked(st.segmented_control, t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale",
+                   format_func=REAL_SHADES.get) or "absolute"
 text_b = "" if decoder else text_b
 if source == "folder" and not folder.strip():
     st.info(t("p8.type_folder"))

@@ -170,7 +170,8 @@ def test_figures_escape_user_text_and_stay_small():
     att /= att.sum(-1, keepdims=True)
     figs = [
         special_attention_figure(att, tokens, 3, "from"), special_attention_figure(att, tokens, 0, "to"),
-        attention_share_figure(att, {"[CLS]": np.array([1, 0, 0, 0, 0], bool), "other tokens": np.array([0, 1, 1, 1, 1], bool)}),
+        attention_share_figure(att, {"[CLS]": np.array([1, 0, 0, 0, 0], bool),
+                                     "other tokens": np.array([0, 1, 1, 1, 1], bool)}),
         lines_figure(att[0, 0], tokens, query=1, min_weight=0.0),
         predictions_figure([PredictionRow(1, "<script>", "[MASK]", "[MASK]", ["<i>", "a"], [0.6, 0.1], 0.0, 9)]),
         embedding_sum_figure(*(rng.standard_normal(8) for _ in range(4)), rng.standard_normal(8), "<b>", 0, 1),
@@ -188,6 +189,7 @@ def test_figures_escape_user_text_and_stay_small():
         special_attention_figure(att, tokens, 0, "sideways")
 
 
+@pytest.mark.slow
 def test_train_command_bad_data_is_one_line(tmp_path):
     import subprocess
     import sys
@@ -242,7 +244,8 @@ def test_typed_mask_predicts_as_fill_mask_and_draws_nothing(model, tokenizer, tm
             assert result.tokens == expected.tokens
             positions = typed_masks(result)
             assert positions == [m["position"] for m in expected.masks] == [4]
-            assert result.outcome.tolist() == [MASKED if i in positions else NOT_CHOSEN for i in range(len(result.tokens))]
+            outcome = [MASKED if i in positions else NOT_CHOSEN for i in range(len(result.tokens))]
+            assert result.outcome.tolist() == outcome
             top = expected.masks[0]["predictions"]
             assert result.top_tokens[4] == [p["token"] for p in top]
             np.testing.assert_allclose(result.masked.top_probs[4], [p["prob"] for p in top], rtol=1e-6)

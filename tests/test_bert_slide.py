@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts
@@ -80,6 +81,7 @@ def test_clicks_in_a_link_are_positions_of_clickable_pieces():
     assert clicks_text([4, 2]) == "2,4" and clicks_text(()) == ""
 
 
+@pytest.mark.slow
 def test_a_link_with_clicks_and_an_empty_b_opens_them_on_the_page():
     at = _page(VIEW)
     assert at.text_input(key="bert_b").value == ""  # not the default B

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 if __name__ == "__main__":  # the worker: the repository root on the path, as tests/conftest.py does
@@ -167,14 +168,14 @@ def worker(root: Path) -> None:
         (root / mode / "dry").mkdir(parents=True)
         _prepare(mode, root / mode / "dry")
         labels_file = root / mode / "labels.json"
-        assert _in_child(lambda: _dry_run(mode, root / mode / "dry", labels_file)) == 0, mode
+        assert _in_child(partial(_dry_run, mode, root / mode / "dry", labels_file)) == 0, mode
         labels = json.loads(labels_file.read_text())
         runs = []
         for n in range(1, len(labels) + 1):
             folder = root / mode / str(n)
             folder.mkdir()
             _prepare(mode, folder)
-            status = _in_child(lambda: _killed_at(mode, folder, n))
+            status = _in_child(partial(_killed_at, mode, folder, n))
             runs.append(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL)
         results[mode] = {"labels": labels, "killed": runs}
     (root / "fsize").mkdir()
@@ -215,7 +216,8 @@ def _version(mode: str, folder: Path) -> str | None:
     """Which whole version ``folder`` holds ("first", "second" or "third"), None when there is none;
     fails on anything else (a mix, a half file)."""
     if mode == "cache":
-        found = [key for key in ("first", "second", "third") if cache.is_complete(folder / "c", key, verify=cache.SHA256)]
+        found = [key for key in ("first", "second", "third")
+                 if cache.is_complete(folder / "c", key, verify=cache.SHA256)]
         assert found or not (folder / "c").exists(), sorted(p.name for p in (folder / "c").rglob("*"))
         return found[0] if found else None
     if mode == "json":
@@ -231,6 +233,7 @@ def _version(mode: str, folder: Path) -> str | None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.slow
 def test_a_save_killed_at_any_call_leaves_a_whole_version(killed, mode: str) -> None:
     root, results = killed
     labels, runs = results[mode]["labels"], results[mode]["killed"]
@@ -312,6 +315,7 @@ def test_a_full_disk_on_a_first_save_leaves_nothing(tmp_path: Path, monkeypatch)
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_train_command_prints_a_full_disk_as_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
     from cli.train import main
 

@@ -7,6 +7,8 @@ import pytest
 from tests.cli_helpers import assert_one_line_error, run
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 SHIPPED = ROOT / "checkpoints" / "s2s-bahdanau"
 
 

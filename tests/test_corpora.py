@@ -214,6 +214,7 @@ def test_elision_and_vowel_forms(sample):
 # ----------------------------------------------------------------- splits
 
 
+@pytest.mark.slow
 def test_splits_sizes_and_disjoint(splits):
     assert [len(splits[k]) for k in ("train", "valid", "test")] == [40000, 1000, 1000]
     srcs = [set(p.src for p in splits[k]) for k in ("train", "valid", "test")]

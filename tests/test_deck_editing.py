@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts
@@ -55,6 +56,7 @@ def _present(slides: list[Slide], **query: str) -> AppTest:
     return at.run()
 
 
+@pytest.mark.slow
 def test_the_session_deck_is_edited_in_a_table_and_a_ready_deck_is_copied():
     at = _present(SLIDES, deck="session")
     assert not at.exception
@@ -70,6 +72,7 @@ def _texts(at: AppTest) -> str:
     return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [x.value for x in at.text])
 
 
+@pytest.mark.slow
 def test_notes_only_on_request_and_the_third_button_skips_the_slide():
     slides = [Slide("2_Seq2seq_attention", {}, "Decoding", "Point at the diagonal."), Slide("3_Positional_encoding")]
     at = _present(slides, deck="session", slide="1")
@@ -83,6 +86,7 @@ def test_notes_only_on_request_and_the_third_button_skips_the_slide():
     assert at.query_params["slide"] == "2" and "2 / 2" in _texts(at)
 
 
+@pytest.mark.slow
 def test_hiding_what_comes_next_blanks_the_later_rows():
     at = _present([Slide("2_Seq2seq_attention", {"s2s_step": "2"})], deck="session", slide="1")
     full = charts(at)[-1].figure
@@ -100,6 +104,7 @@ def test_hiding_what_comes_next_blanks_the_later_rows():
     assert all(v is not None and v == v for row in z_full for v in row)
 
 
+@pytest.mark.slow
 def test_the_whole_deck_is_one_offline_handout():
     slides = [Slide("3_Positional_encoding", {}, "Sinusoids <b>", "Ask about <i>frequencies</i>"),
               Slide("5_Inside_one_head", {}, "One head")]
@@ -122,6 +127,7 @@ def _data(figure: dict) -> str:
                        figure["layout"]["title"]["text"].replace("<br>", " ")], sort_keys=True)
 
 
+@pytest.mark.slow
 def test_a_comparison_view_presents_both_models_as_on_the_page():
     params = {"s2s_model": "s2s-luong-dot", "s2s_compare": "s2s-bahdanau", "s2s_step": "3"}
     page = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)

@@ -24,6 +24,8 @@ from deploy.serve import find_nginx
 from tests.conftest import ROOT
 from tests.server import run_coroutine
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 COOKIE = "attention_lab_replica"
 REPLICA_HEADER = "x-attention-lab-replica"
 

@@ -67,6 +67,7 @@ def _check_row(e, drawn_row: np.ndarray) -> None:
     ("s2s-luong-concat", "luong-concat"), ("s2s-luong-local-m", "luong-general"),
     ("s2s-luong-local-p", "luong-general"),
 ])
+@pytest.mark.slow
 def test_rnn_cells_reproduce_the_drawn_weights(name, family):
     loaded = load_seq2seq(name)
     trace = translate(loaded, SENTENCE)
@@ -175,6 +176,7 @@ def minilm():
     return m, run_hf(m, "The animal didn't cross the street because it was too tired.", "It was late.")
 
 
+@pytest.mark.slow
 def test_real_encoder_cells_reproduce_the_drawn_weights(minilm):
     m, trace = minilm
     ids, segs = trace.ids.tolist(), trace.segment_ids.tolist()
@@ -195,6 +197,7 @@ def minilm_512(minilm):
     return m, run_hf(m, LONG_TEXT, max_tokens=512)
 
 
+@pytest.mark.slow
 def test_real_encoder_binned_block_and_its_cells_at_512_tokens(minilm_512):
     """The explorer's own figures at 512 tokens (4 × 4 weights per drawn cell): a click on drawn
     cell (37, 40) is the block of queries 148–151 and keys 160–163, drawn as the mean over its
@@ -302,6 +305,7 @@ def _derivation(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown if "Why" in m.value and "Query" in m.value)
 
 
+@pytest.mark.slow
 def test_seq2seq_page_explains_the_clicked_cell():
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -319,6 +323,7 @@ def test_seq2seq_page_explains_the_clicked_cell():
     assert not at.exception and _derivation(at) == ""
 
 
+@pytest.mark.slow
 def test_generation_page_explains_a_masked_cell():
     at = AppTest.from_file(str(ROOT / "pages" / "6_Generation.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -330,6 +335,7 @@ def test_generation_page_explains_a_masked_cell():
     assert "(−∞): the mask blocks this key" in how
 
 
+@pytest.mark.slow
 def test_transformer_page_explains_the_average_over_heads():
     at = AppTest.from_file(str(ROOT / "pages" / "4_Transformer_translation.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -344,6 +350,7 @@ def test_transformer_page_explains_the_average_over_heads():
     assert float(heads.iloc[4, -1].replace("\\", "")) == pytest.approx(np.mean(weights), abs=1e-4)
 
 
+@pytest.mark.slow
 def test_bert_page_explains_a_layer_and_head_cell():
     at = AppTest.from_file(str(ROOT / "pages" / "7_BERT_masking.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["topic"] = "Attention"  # the page's attention tab
@@ -357,6 +364,7 @@ def test_bert_page_explains_a_layer_and_head_cell():
     assert values[-2] == values[-1]
 
 
+@pytest.mark.slow
 def test_real_model_page_explains_a_cell():
     at = AppTest.from_file(str(ROOT / "pages" / "8_Real_model_explorer.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -372,6 +380,7 @@ def _values(at: AppTest, table: int = 0) -> list[float]:
     return [float(v.replace("\\", "")) for v in at.table[table].value.iloc[:, -1]]
 
 
+@pytest.mark.slow
 def test_real_model_page_explains_a_binned_block_at_512_tokens(minilm_512):
     """Page 8 at 512 tokens draws binned heads; a click on a drawn cell names its block, checks its
     value, offers its cells (the largest first) and explains the picked one with the model's numbers."""
@@ -411,6 +420,7 @@ def test_real_model_page_explains_a_binned_block_at_512_tokens(minilm_512):
     assert not any("Block:" in m.value for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_inside_one_head_page_explains_a_cell_of_the_whole_head():
     at = AppTest.from_file(str(ROOT / "pages" / "5_Inside_one_head.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()

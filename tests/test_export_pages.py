@@ -15,6 +15,8 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.plot import COMPONENT
 from viz_core.export import page_slug
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 # page file → (export name, the CSV captions expected at the first paint)
 PAGES = {
     "2_Seq2seq_attention.py": ("seq2seq", 3),

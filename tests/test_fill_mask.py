@@ -40,6 +40,7 @@ def shipped():
     return load_bert(DEFAULT_MASKED_LM)
 
 
+@pytest.mark.slow
 def test_converter_equals_transformers_bert(base, minilm):
     from transformers import BertModel
 
@@ -105,6 +106,7 @@ def test_shipped_checkpoint_holds_only_trained_tensors(base, shipped):
             assert torch.equal(shipped.model.state_dict()[name], stored.float()), name
 
 
+@pytest.mark.slow
 def test_shipped_everyday_figures_are_the_models_own(shipped):
     """The page prints the record's top-1 / top-5: they must be what the shipped weights score now."""
     from models.training.mlm_head import evaluate_everyday
@@ -172,6 +174,7 @@ def test_fill_mask_on_shipped_model(shipped):
             fill_mask(shipped, bad)
 
 
+@pytest.mark.slow
 def test_fill_mask_command_json():
     proc = run("models.fill_mask", "--top-k", "3", "--json", EASY)
     assert proc.returncode == 0, proc.stderr
@@ -183,6 +186,7 @@ def test_fill_mask_command_json():
     assert text.returncode == 0 and text.stdout.startswith("[MASK] 1 (piece ") and "\nfilled: " in text.stdout
 
 
+@pytest.mark.slow
 def test_fill_mask_command_errors():
     assert_one_line_error(run("models.fill_mask", "there is no mask here"), "no [MASK]")
     assert_one_line_error(run("models.fill_mask", "--top-k", "0", EASY), "top-k")
@@ -196,6 +200,7 @@ def test_evaluation_sentences_are_held_out():
     assert is_held_out("i BRUSH my teeth every morning") and not is_held_out("I brush my teeth every evening.")
 
 
+@pytest.mark.slow
 def test_bert_page_runs_on_minilm_and_shows_its_guess():
     text = "I brush my teeth every morning."
     at = AppTest.from_file(str(ROOT / "pages" / "7_BERT_masking.py"), default_timeout=APPTEST_TIMEOUT)

@@ -77,6 +77,7 @@ def test_attention_models_flag_low_confidence_on_unknown_structure():
         assert flagged >= 2, name
 
 
+@pytest.mark.slow
 def test_commands_print_the_same_notes():
     proc = run("models.translate", "--model", "s2s-bahdanau", "the giraffe ate the apple .")
     assert proc.returncode == 0
@@ -88,6 +89,7 @@ def test_commands_print_the_same_notes():
     assert "unknown" in kinds and "confidence" in kinds
 
 
+@pytest.mark.slow
 def test_the_evaluation_decodes_each_sentence_as_the_page_does():
     """Batched greedy decoding (the evaluation) equals one-sentence decoding (the page), token for
     token, in batches that mix short and long sentences."""

@@ -16,6 +16,8 @@ import pytest
 from bench.hostile_state import HOSTILE, ROOT, VIEWS, View, discover, failures, rotated, run
 from ui.state import accepts, at_most, boolean, labels, many, number_in
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 SESSION_NOTICE = "This session's"
 
 

@@ -26,7 +26,7 @@ CONVERTED = ["app.py", "ui/frame.py", "ui/state.py", "ui/stepper.py", "ui/export
              "ui/explain.py", "ui/foundations.py", "ui/work_queue.py", "ui/i18n.py", "ui/checkpoints.py",
              "pages/11_Training_studio.py", "ui/studio.py", "pages/12_Present.py", "ui/deck.py", "ui/quiz.py",
              "pages/9_LLM_explorer.py", "ui/llm.py", "pages/10_Transformer_XL.py", "ui/transformer_xl.py",
-             "ui/slides.py"]
+             "ui/slides.py", *sorted(f"ui/views/{p.name}" for p in (ROOT / "ui" / "views").glob("*.py"))]
 
 
 LATEX_ARG = re.compile(r"\\[a-zA-Z]+\{[^{}]*\}")  # \text{…}: LaTeX, not a format field
@@ -99,7 +99,8 @@ def english_literals(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SHOWN):
             continue
-        shown = node.args[:1 if node.func.attr != "page_link" else 0] + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS]
+        shown = (node.args[:1 if node.func.attr != "page_link" else 0]
+                 + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS])
         if node.func.attr == "markdown" and any(k.arg == "unsafe_allow_html" for k in node.keywords):
             shown = []  # constant CSS
         for arg in shown:
@@ -139,6 +140,7 @@ def _texts(at: AppTest) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES)
+@pytest.mark.slow
 def test_every_page_runs_in_chinese(page: str) -> None:
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
     at.query_params["lang"] = "zh"
@@ -158,6 +160,7 @@ TABS = sorted(key for key in STRINGS if re.fullmatch(r"p\d\.tab\.\w+", key))  # 
 
 
 @pytest.mark.parametrize("tab", TABS)
+@pytest.mark.slow
 def test_every_tab_runs_in_chinese(tab: str) -> None:
     """Every tab of a page with tabs, opened from a Chinese link (its ?topic= is the 中文 title)."""
     page = next(p for p in PAGES if p.startswith(f"{tab[1]}_"))  # "1_…", not "10_…"
@@ -171,6 +174,7 @@ def test_every_tab_runs_in_chinese(tab: str) -> None:
     assert [s for s in texts if english_words(s) and not CJK.search(s)] == [], tab
 
 
+@pytest.mark.slow
 def test_landing_page_switches_language() -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -256,6 +260,7 @@ def _table_words(at: AppTest) -> list[str]:
 
 
 @pytest.mark.parametrize("page, topic", FIGURE_VIEWS)
+@pytest.mark.slow
 def test_figures_draw_chinese_words_in_chinese(page: str, topic: str | None) -> None:
     """In 中文, no figure of the page draws an English-only title, axis title, colour-bar title or
     legend name (viz_core's words come in through ``texts=ui.i18n.figure_texts()``), and no table

@@ -103,6 +103,7 @@ def test_lower_layers_never_import_streamlit_or_the_ui() -> None:
             assert not any(m.startswith("models") for m in GRAPH[name]), name
 
 
+@pytest.mark.slow
 def test_every_module_imports_alone() -> None:
     """Each module imported first, on its own, in a fresh interpreter: one subprocess preloads the
     third-party libraries (torch, transformers …), then forks one child per module, so no project

@@ -376,6 +376,7 @@ def page_model(monkeypatch) -> L.LLM:
 @pytest.mark.parametrize("topic, kind", [("p10.tab.generation", None), ("p10.tab.gqa", None),
                                          ("p10.tab.rope", None), ("p10.tab.heads", "induction"),
                                          ("p10.tab.heads", "sink"), ("p10.tab.heads", "previous")])
+@pytest.mark.slow
 def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str | None) -> None:
     """Every tab (and head type) of the page in 中文 with a model loaded: labels, headings, table
     columns and every figure word (titles, axes, colour bars, legends, hover templates) are Chinese."""

@@ -15,6 +15,8 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_llm import page_model  # noqa: F401  (the fixture: the page's model, a tiny random Llama)
 from ui.strings import STRINGS
 
+pytestmark = pytest.mark.slow  # every test runs a page
+
 PAGE = str(ROOT / "pages" / "9_LLM_explorer.py")
 PRESENT = str(ROOT / "pages" / "12_Present.py")
 
@@ -61,7 +63,7 @@ def _present(at: AppTest, lang: str) -> AppTest:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("topic, settings", VIEWS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(VIEWS)])
-def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, settings: dict[str, str],
+def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, settings: dict[str, str],  # noqa: F811
                                                  lang: str) -> None:
     at = _page(topic, settings, lang)
     drawn = _traces(at)
@@ -87,7 +89,7 @@ def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, 
         assert charts(present)[0].figure["layout"]["title"]["text"].startswith(kind)
 
 
-def test_slide_settings_change_what_it_draws(page_model: L.LLM) -> None:
+def test_slide_settings_change_what_it_draws(page_model: L.LLM) -> None:  # noqa: F811
     """The slide reads the settings, not the page's defaults: other settings, other figure data."""
     from ui.deck import Slide
 
@@ -104,7 +106,7 @@ def test_slide_settings_change_what_it_draws(page_model: L.LLM) -> None:
     assert len(slide_traces({"topic": "rope"})) == 3  # the pair, the wavelengths, the scores
 
 
-def test_a_refused_slide_setting_is_noted_and_the_default_drawn(page_model: L.LLM) -> None:
+def test_a_refused_slide_setting_is_noted_and_the_default_drawn(page_model: L.LLM) -> None:  # noqa: F811
     from ui.deck import Slide
 
     present = AppTest.from_file(PRESENT, default_timeout=APPTEST_TIMEOUT)

@@ -274,6 +274,7 @@ def test_settings_from_the_config_file_and_the_environment(tmp_path):
 # Page 8 with a hostile path
 # --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_page_shows_the_one_message_for_hostile_paths(lab, monkeypatch):
     monkeypatch.setenv("ATTENTION_LAB_MODEL_FOLDERS", "confined")
     monkeypatch.setenv("ATTENTION_LAB_MODEL_ROOTS", str(lab["root"]))

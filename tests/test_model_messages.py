@@ -130,6 +130,7 @@ def _run(page: str, **params: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_pages_show_model_messages_in_chinese() -> None:
     """Page 2 in 中文: the scope notice in Chinese; an empty sentence: the model's refusal in Chinese
     (escaped), no English."""

@@ -4,6 +4,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 PAGE = str(ROOT / "pages" / "2_Seq2seq_attention.py")
 
 

@@ -7,6 +7,8 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_hf_adapter import make_tiny_bert
 
+pytestmark = pytest.mark.slow  # every test runs a page
+
 BERT_PAGE = str(ROOT / "pages" / "7_BERT_masking.py")
 REAL_PAGE = str(ROOT / "pages" / "8_Real_model_explorer.py")
 BAD_TEXT = ["", "   \n\t ", "😀🎉 🚗", "红色的汽车很小", "<script>alert('x')</script> <b>bold</b> **md** [l](x)",
@@ -131,7 +133,8 @@ def test_real_session_keeps_no_trace_of_its_own(monkeypatch) -> None:
     monkeypatch.setattr(hf, "run_hf", lambda *a, **k: made.append(weakref.ref(trace := run_hf(*a, **k))) or trace)
     add_deferred = MediaFileManager.add_deferred
     monkeypatch.setattr(MediaFileManager, "add_deferred", lambda self, data, mime, coordinates, file_name=None, **k:
-                        downloads.setdefault(file_name, data) and add_deferred(self, data, mime, coordinates, file_name, **k))
+                        downloads.setdefault(file_name, data)
+                        and add_deferred(self, data, mime, coordinates, file_name, **k))
     bert.real_trace.clear()
     at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
     at.run()

@@ -44,6 +44,7 @@ def test_kernel_regression_tab_reacts_to_its_controls():
     assert "0 steps of gradient descent" in _markdown(at)
 
 
+@pytest.mark.slow
 def test_score_functions_tab():
     at = _open(SCRATCH, "Score functions")
     table = at.dataframe[0].value
@@ -57,6 +58,7 @@ def test_score_functions_tab():
     assert not at.exception and "At $d$ = 1024" in _markdown(at)
 
 
+@pytest.mark.slow
 def test_soft_hard_local_tab():
     at = _open(SCRATCH, "Soft, hard, local")
     at.selectbox(key="shl_focus").set_value(2).run()
@@ -66,6 +68,7 @@ def test_soft_hard_local_tab():
     assert "Only 2 of 13 words are scored" in _markdown(at)
 
 
+@pytest.mark.slow
 def test_sandbox_runs_and_rejects_bad_input_with_messages():
     at = _open(SCRATCH, "Q/K/V sandbox")
     assert not at.error
@@ -101,6 +104,7 @@ def test_why_attention_tab_explains_without_results():
     assert shown  # either the chart or the note on how to get it
 
 
+@pytest.mark.slow
 def test_why_attention_tab_draws_the_shipped_results(monkeypatch):
     pytest.importorskip("viz_core.seq2seq")
     evaluate = pytest.importorskip("models.checkpoints")
@@ -154,6 +158,7 @@ def _captions(at: AppTest) -> str:
     return "\n".join(c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_similarity_tab_draws_tf_en_fr_position_only_score():
     at = _open(POSITIONAL, "Similarity and rotation")
     assert "What attention scores: the position-only score of tf-en-fr" in _markdown(at)
@@ -187,6 +192,7 @@ def without_tf_en_fr(tmp_path, monkeypatch):
     st.cache_resource.clear()
 
 
+@pytest.mark.slow
 def test_similarity_tab_without_tf_en_fr_shows_a_message(without_tf_en_fr):
     folder, copy_model = without_tf_en_fr
     at = _open(POSITIONAL, "Similarity and rotation")

@@ -43,6 +43,7 @@ def _ok(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+@pytest.mark.slow
 def test_translation_steps_kinds_heads_and_compare(translation: AppTest) -> None:
     at = translation
     assert "Output of" in " ".join(s.value for s in at.caption)
@@ -88,6 +89,7 @@ def test_translation_bad_input(translation: AppTest, text: str) -> None:
         assert "cut off" in warnings
 
 
+@pytest.mark.slow
 def test_one_head_chain_and_scaling_switch(one_head: AppTest) -> None:
     at = one_head
     assert [s.value for s in at.subheader][:1] == ["The chain, as numbers"]
@@ -115,6 +117,7 @@ def test_one_head_bad_input(one_head: AppTest, text: str) -> None:
     assert not one_head.exception, one_head.exception
 
 
+@pytest.mark.slow
 def test_generation_steps_and_sampling(generation: AppTest) -> None:
     at = generation
     assert "Generated text" in [c.value for c in at.caption]
@@ -130,6 +133,7 @@ def test_generation_steps_and_sampling(generation: AppTest) -> None:
 
 
 @pytest.mark.parametrize("text", BAD_INPUTS, ids=BAD_IDS)
+@pytest.mark.slow
 def test_generation_bad_input(generation: AppTest, text: str) -> None:
     generation.text_input(key="gen_text").set_value(text).run()
     assert not generation.exception, generation.exception

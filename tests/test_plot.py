@@ -10,6 +10,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import plotly.io as pio
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts
@@ -41,6 +42,7 @@ def test_the_lab_template_is_every_figures_default() -> None:
     assert LAB_TEMPLATE.layout.margin.pad is None  # no padding the tick planner does not know of
 
 
+@pytest.mark.slow
 def test_the_lab_template_stays_the_default_whatever_was_imported_first() -> None:
     """Importing Streamlit makes its theme plotly's default; the figures drawn through ui.plot
     keep the lab's template even when viz_core was imported before Streamlit."""
@@ -67,6 +69,7 @@ def _page() -> None:
     chart(go.Figure(go.Bar(x=["x"], y=[1])), key="bar", config=PLOT, where=right)
 
 
+@pytest.mark.slow
 def test_chart_sends_the_figure_json_under_its_key_and_reports_a_click() -> None:
     at = AppTest.from_function(_page, default_timeout=60).run()
     assert not at.exception
@@ -143,6 +146,7 @@ def test_images_are_named_after_view_and_step_and_the_config_stays_the_same() ->
     assert second["heat_map"]["config"]["toImageButtonOptions"]["width"] == 1280
 
 
+@pytest.mark.slow
 def test_the_toolbar_speaks_the_readers_language_and_never_offers_the_cloud() -> None:
     """In 中文 every chart's config carries plotly's zh-CN locale with the toolbar's strings from the
     string table (ui/strings/toolbar.py), including the lab's SVG button; in English none (plotly's own)."""

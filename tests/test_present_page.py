@@ -20,6 +20,8 @@ from tests.test_runs import TINY, wait
 from ui.deck import FORMAT, Deck, Slide, deck_json
 from viz_core.export import _decode
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 PAGE = str(ROOT / "pages" / "12_Present.py")
 TEACHING = "1_teaching_order"
 
@@ -197,7 +199,7 @@ def _next(at: AppTest) -> AppTest:
 
 
 @pytest.fixture
-def tiny_llm(tiny, monkeypatch):
+def tiny_llm(tiny, monkeypatch):  # noqa: F811
     """The Real LLM page's model replaced by test_llm's tiny random Llama (3 layers, 6 heads)."""
     from ui import llm as page_llm
 

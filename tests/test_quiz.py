@@ -114,6 +114,7 @@ def _charts(at: AppTest) -> int:
     return len(charts(at))
 
 
+@pytest.mark.slow
 def test_seq2seq_quiz_hides_the_step_until_a_guess_and_keeps_score() -> None:
     trace = _reference_trace()
     alpha = trace.best.attention
@@ -155,6 +156,7 @@ def test_seq2seq_quiz_hides_the_step_until_a_guess_and_keeps_score() -> None:
     assert not at.exception and not at.error
 
 
+@pytest.mark.slow
 def test_a_link_opens_the_seq2seq_page_in_quiz_mode() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["s2s_quiz"] = "true"
@@ -164,6 +166,7 @@ def test_a_link_opens_the_seq2seq_page_in_quiz_mode() -> None:
     assert any(m.value == EN["quiz.ask.write"].format(step=1) for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_a_hidden_step_cannot_be_clicked_open() -> None:
     """Click-to-explain on a step the student has not guessed yet would give the answer away."""
     from ui.strings.explain import STRINGS as EXPLAIN
@@ -181,6 +184,7 @@ def test_a_hidden_step_cannot_be_clicked_open() -> None:
     assert not any(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)
 
 
+@pytest.mark.slow
 def test_a_bad_quiz_link_falls_back_with_a_notice() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["s2s_quiz"] = "<b>maybe</b>"
@@ -189,6 +193,7 @@ def test_a_bad_quiz_link_falls_back_with_a_notice() -> None:
     assert any(EN["quiz.toggle"] in i.value and "maybe" in i.value for i in at.info)
 
 
+@pytest.mark.slow
 def test_the_quiz_in_chinese_on_the_generation_page() -> None:
     """Page 6 (a link with ?lang=zh&gen_quiz=true) asks in 中文. (Clicking is left to the English
     tests: AppTest cannot send a Chinese page's translated head picker back.)"""
@@ -214,6 +219,7 @@ def _mask_only(at: AppTest, position: int) -> str:
     return label.split(" ", 1)[1]
 
 
+@pytest.mark.slow
 def test_bert_quiz_hides_the_predictions_until_every_mask_is_guessed() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "7_BERT_masking.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -249,6 +255,7 @@ def test_bert_quiz_hides_the_predictions_until_every_mask_is_guessed() -> None:
 # ---------- pages 4 and 6: the same quiz beside their step control -----------------------
 
 @pytest.mark.parametrize("page, key", [("4_Transformer_translation.py", "tf"), ("6_Generation.py", "gen")])
+@pytest.mark.slow
 def test_transformer_pages_hide_the_step_until_a_guess(page: str, key: str) -> None:
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -266,6 +273,7 @@ def test_transformer_pages_hide_the_step_until_a_guess(page: str, key: str) -> N
     assert _charts(at) < before and _score(at).endswith("of 1 right")  # the next step: hidden again
 
 
+@pytest.mark.slow
 def test_seq2seq_quiz_without_attention_asks_for_the_token() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["s2s_quiz"] = "true"

@@ -51,6 +51,7 @@ def _segments(fig) -> dict[str, list[tuple[float, float, float, float]]]:
 
 
 @pytest.mark.parametrize("width", [2, 3])
+@pytest.mark.slow
 def test_beam_tree_has_every_candidate_of_every_step_joined_to_its_parent(width: int) -> None:
     hyps, steps = _real_beam(width)
     assert len(steps) >= 3 and any(not c.kept for c in steps[1])

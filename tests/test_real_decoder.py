@@ -170,6 +170,7 @@ def test_page_8_explores_the_decoder(decoder_model: L.LLM) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -> None:
     from ui import llm as page_llm
 
@@ -182,6 +183,7 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
     assert not charts(at)
 
 
+@pytest.mark.slow
 def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
     def missing():
         raise L.LLMError("the model package is not installed", "llm.no_package", command="pip install x")
@@ -193,6 +195,7 @@ def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
     assert any(m.value == _string("p8.decoder_convert_text") for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_a_bad_model_in_the_link_falls_back_with_a_notice(decoder_model: L.LLM) -> None:
     at = _page("<b>GPT-9</b>", real_text=TEXT)
     assert at.radio(key="real_source").value == "installed"
@@ -261,6 +264,7 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
             cached.clear()
 
 
+@pytest.mark.slow
 def test_the_deck_slide_of_a_decoder_view(decoder_model: L.LLM) -> None:  # noqa: F811
     """A page-8 view of the decoder added to the deck draws the decoder's head on its slide."""
     def script() -> None:

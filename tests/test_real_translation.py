@@ -28,6 +28,7 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT
 
 
 @pytest.mark.parametrize("corpus", ["hsk", "bible"])
+@pytest.mark.slow
 def test_real_splits_are_fixed_unique_and_disjoint(corpus: str) -> None:
     splits = real_splits(corpus)
     n_test, n_valid = HELD_OUT[corpus]
@@ -172,6 +173,7 @@ def test_evaluation_of_real_models_and_copy_baseline(tiny_models) -> None:
 # Page 2 on the shipped HSK model
 # --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_page_translates_chinese_with_the_hsk_model() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -217,6 +219,7 @@ def test_a_link_to_the_hsk_model_opens_with_chinese_input() -> None:
     assert "source (Chinese)" in heatmap and "target step (English)" in heatmap and "喝" in heatmap
 
 
+@pytest.mark.slow
 def test_the_hsk_model_in_chinese() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["lang"] = "zh"

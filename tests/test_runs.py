@@ -53,6 +53,7 @@ def finished(tmp_path_factory):
     return registry, run
 
 
+@pytest.mark.slow
 def test_run_reports_every_step_and_takes_snapshots(finished):
     _, run = finished
     assert run.step == TINY.steps and len(run.losses) == TINY.steps
@@ -78,6 +79,7 @@ def test_checkpoint_is_loadable_and_is_the_trained_model(finished):
     assert runs.user_checkpoints("transformer", registry.root) == []
 
 
+@pytest.mark.slow
 def test_stop_ends_the_run_and_keeps_its_model(tmp_path):
     registry = Registry(tmp_path, max_active=1)
     run_id = registry.start(replace(TINY, steps=runs.MAX_STEPS))
@@ -90,6 +92,7 @@ def test_stop_ends_the_run_and_keeps_its_model(tmp_path):
     assert load_seq2seq(run.checkpoint).training["cut_short"]
 
 
+@pytest.mark.slow
 def test_queue_runs_one_at_a_time_in_order(tmp_path):
     registry = Registry(tmp_path, max_active=1)
     first = registry.start(replace(TINY, steps=runs.MAX_STEPS))
@@ -127,6 +130,7 @@ def test_gold_links_are_kept_only_for_the_reference_output():
     assert runs.take_snapshot(7, trainee(["le", "chien", ".", "</s>"]), "the cat .", (reference, links)).gold is None
 
 
+@pytest.mark.slow
 def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
     registry = Registry(tmp_path, max_active=1)
     settings = replace(PRESETS["tiny-transformer"], steps=6, snapshots=2, layers=2, heads=2, probe=TINY.probe)
@@ -143,6 +147,7 @@ def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
     assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").kind == "encoder-decoder"
 
 
+@pytest.mark.slow
 def test_a_failing_run_says_why_and_the_next_one_trains(tmp_path):
     registry = Registry(tmp_path, max_active=1)
     bad = wait(registry, registry.start(replace(TINY, data="upload"), pairs=[]))
@@ -165,6 +170,7 @@ def test_a_run_trains_at_a_lower_cpu_priority_than_the_pages(tmp_path, monkeypat
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == page  # the caller's thread is untouched
 
 
+@pytest.mark.slow
 def test_the_registry_forgets_old_ended_runs_but_not_their_files(tmp_path, monkeypatch):
     monkeypatch.setattr(runs, "MAX_KEPT", 1)
     registry = Registry(tmp_path, max_active=1)
@@ -301,6 +307,7 @@ def test_rename_and_delete(finished, tmp_path):
         runs.delete_run("../" + run.id, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_transformer_run_on_hsk_reads_typed_chinese(tmp_path):
     """Its languages travel with the run: the probe and the saved checkpoint segment Chinese."""
     registry = Registry(tmp_path, max_active=1)
@@ -345,6 +352,7 @@ class StopAtStep(threading.Event):
                                                   ("tiny-lm", load_transformer, TEXT), ("tiny-bert", load_bert, TEXT),
                                                   ("tiny-xl", load_txl, TEXT), ("tiny-xlnet", load_xlnet, TEXT)],
                          ids=["rnn", "transformer", "lm", "bert", "xl", "xlnet"])
+@pytest.mark.slow
 def test_stop_and_resume_give_the_weights_of_an_uninterrupted_run(tmp_path, preset, loader, text):
     # dropout and scheduled sampling draw random numbers: the resumed run must draw the same ones
     settings = replace(PRESETS[preset], steps=10, snapshots=1, dropout=0.3, teacher_forcing=0.5,
@@ -393,6 +401,7 @@ def test_the_registry_resumes_a_stopped_upload_run_and_refuses_a_finished_one(tm
 # ---- private runs per browser session -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_each_session_sees_its_own_runs_until_one_is_published(finished, tmp_path):
     registry, cli_run = finished
     mine = wait(registry, registry.start(replace(TINY, name="ann's", steps=2, snapshots=1), owner="ann"))

@@ -54,7 +54,8 @@ def test_bahdanau_scores_from_previous_state():
     h, s_prev = memory.states, state.hidden
     for b in range(2):
         n = int(lengths[b])
-        e = torch.stack([dec.v @ torch.tanh(dec.w_query.weight @ s_prev[b] + dec.w_key.weight @ h[b, i] + dec.w_key.bias)
+        e = torch.stack([dec.v @ torch.tanh(dec.w_query.weight @ s_prev[b] + dec.w_key.weight @ h[b, i]
+                                            + dec.w_key.bias)
                          for i in range(n)])
         assert torch.allclose(alpha[b, :n], torch.softmax(e, 0), atol=1e-5)
         c = (alpha[b, :n, None] * h[b, :n]).sum(0)
@@ -145,6 +146,7 @@ def vocab(n: int) -> Vocab:
 
 
 @pytest.mark.parametrize("attention,score", KINDS)
+@pytest.mark.slow
 def test_beam_width_one_equals_greedy_and_batch_equals_single(attention, score):
     model = tiny(attention, score)
     tv = vocab(11)
@@ -185,10 +187,12 @@ def reverse_corpus(n: int = 120, seed: int = 0):
 
 
 @pytest.mark.parametrize("attention", ["bahdanau", "luong"])
+@pytest.mark.slow
 def test_tiny_model_overfits_tiny_corpus(attention):
     pairs = reverse_corpus()
     cfg = Seq2SeqConfig(attention=attention, emb_dim=16, hidden_dim=32, attn_dim=32, dropout=0.0)
-    result = train_seq2seq(cfg, TrainSettings(steps=25 * 8, batch_size=16, lr=5e-3, warmup=20), pairs, torch.device("cpu"))
+    settings = TrainSettings(steps=25 * 8, batch_size=16, lr=5e-3, warmup=20)
+    result = train_seq2seq(cfg, settings, pairs, torch.device("cpu"))
     correct = sum(
         greedy_decode(result.model, result.src_vocab.encode(s) + [EOS_ID], result.tgt_vocab).tokens[:-1] == list(t)
         for s, t in pairs[:40]

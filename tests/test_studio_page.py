@@ -193,7 +193,8 @@ def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_genera
         [c.value for c in at.caption]
     assert at.selectbox(key="studio_layer").options == ["layer 1"]  # every layer × head of the causal attention
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
-    assert " ".join(run.snapshots[-1].tgt_tokens) in [x.value for x in at.text]  # the probe's next tokens at the latest snapshot
+    # the probe's next tokens at the latest snapshot
+    assert " ".join(run.snapshots[-1].tgt_tokens) in [x.value for x in at.text]
     generation = _page(str(ROOT / "pages" / "6_Generation.py"))
     picker = generation.selectbox(key="gen_model")
     assert "Your run: my LM" in picker.options

@@ -108,6 +108,7 @@ def runs_root(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_studio_trains_an_xlnet_run_that_the_xlnet_page_lists_and_renders(runs_root):
     at = _page()
     at.selectbox(key="studio_preset").select("tiny-xlnet").run()
@@ -133,6 +134,7 @@ def test_the_studio_trains_an_xlnet_run_that_the_xlnet_page_lists_and_renders(ru
     assert "Your run: class XLNet" not in other.selectbox(key="xlnet_model").options
 
 
+@pytest.mark.slow
 def test_an_xl_run_shows_in_the_studio_and_on_the_transformer_xl_page(runs_root):
     registry = Registry(runs_root, max_active=1)
     run = wait(registry, registry.start(replace(PRESETS["tiny-xl"], data="text", steps=4, snapshots=1, name="my XL",
@@ -157,6 +159,7 @@ def test_an_xl_run_shows_in_the_studio_and_on_the_transformer_xl_page(runs_root)
 
 
 @pytest.mark.parametrize("path, key", [("10_Transformer_XL.py", "txl_model"), ("13_XLNet.py", "xlnet_model")])
+@pytest.mark.slow
 def test_a_link_to_a_model_that_is_not_listed_falls_back_with_a_notice(runs_root, path, key):
     at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=APPTEST_TIMEOUT)
     at.query_params[key] = "a deleted run"

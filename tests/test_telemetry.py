@@ -13,12 +13,15 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
 from tests.conftest import ROOT
 from tests.server import streamlit_server
+
+pytestmark = pytest.mark.slow  # starts a Streamlit server
 
 
 def _first_session_config(port: int) -> ForwardMsg:

@@ -84,7 +84,8 @@ def test_same_seed_same_curve() -> None:
     for _ in range(2):
         model, loss_of_batch = _regression(seed=3)
         losses: list[float] = []
-        fit(model, loss_of_batch, TrainSettings(steps=15, lr=0.05, warmup=3), callbacks=[lambda p: losses.append(p.loss)])
+        fit(model, loss_of_batch, TrainSettings(steps=15, lr=0.05, warmup=3),
+            callbacks=[lambda p, out=losses: out.append(p.loss)])
         curves.append(losses)
     assert curves[0] == curves[1]
 

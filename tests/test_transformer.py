@@ -332,6 +332,7 @@ def copy_model() -> tuple[Transformer, ToyTask, list[list[int]]]:
     return model, task, seqs
 
 
+@pytest.mark.slow
 def test_transformer_overfits_copy_task(copy_model: tuple[Transformer, ToyTask, list[list[int]]]) -> None:
     model, task, seqs = copy_model
     for s in seqs:
@@ -390,6 +391,7 @@ def test_decoder_only_lm_overfits_a_tiny_sequence() -> None:
     assert trace.ids == data[0].tolist()
 
 
+@pytest.mark.slow
 def test_decoder_only_lm_learns_reverse_and_generates() -> None:
     torch.manual_seed(0)
     task = ToyTask("reverse", n_symbols=6, min_len=3, max_len=4)

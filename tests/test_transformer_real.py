@@ -45,6 +45,7 @@ def tiny(tmp_path_factory) -> dict[str, tuple[object, Path, dict]]:
 
 
 @pytest.mark.parametrize("name", list(CORPORA))
+@pytest.mark.slow
 def test_presets_train_on_the_rnns_splits_with_their_vocabulary(tiny, name: str) -> None:
     corpus = CORPORA[name]
     rnn = PRESETS[f"s2s-{corpus}-bahdanau"]
@@ -101,6 +102,7 @@ def test_unknown_words_are_flagged(tiny) -> None:
     assert bible.src_unknown[bible.src_tokens.index("zorglub")] and not bible.src_unknown[0]
 
 
+@pytest.mark.slow
 def test_scores_go_beside_the_rnns_and_the_copy_baseline(tiny, monkeypatch) -> None:
     folder = tiny["tf-hsk"][1]
     row = tf_recipe.evaluate_checkpoint(str(folder))
@@ -154,6 +156,7 @@ def test_page_runs_tf_hsk_on_chinese_and_shows_its_scores() -> None:
     assert compare[1:] and all("HSK" in option for option in compare[1:])  # only models that read Chinese
 
 
+@pytest.mark.slow
 def test_page_follows_the_model_language() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "4_Transformer_translation.py"), default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -166,6 +169,7 @@ def test_page_follows_the_model_language() -> None:
     assert not at.exception and at.text_input(key="tf_text").value == "3 1 4 1 5 9 2 6"
 
 
+@pytest.mark.slow
 def test_page_in_chinese_on_tf_hsk() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "4_Transformer_translation.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params["lang"] = "zh"

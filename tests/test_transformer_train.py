@@ -87,6 +87,7 @@ def tiny_checkpoints(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_training_writes_a_loadable_checkpoint(tiny_checkpoints: Path) -> None:
     for name, kind in (("tf-copy", "encoder-decoder"), ("tf-en-fr", "encoder-decoder"), ("tf-lm", "decoder-only")):
         folder = tiny_checkpoints / name
@@ -129,6 +130,7 @@ def test_corrupt_checkpoints_are_one_line_errors(tiny_checkpoints: Path, tmp_pat
         tt.load_transformer(bad)
 
 
+@pytest.mark.slow
 def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> None:
     import models.train as train
 
@@ -142,6 +144,7 @@ def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> 
                        str(tmp_path / "r2")]) == 1  # toy tasks take no --data: one-line error
 
 
+@pytest.mark.slow
 def test_train_command_steps_and_progress_log(monkeypatch, tmp_path: Path) -> None:
     """--steps overrides the preset's steps; --log gets one JSON line per step from the loop's callback."""
     import models.train as train
@@ -156,6 +159,7 @@ def test_train_command_steps_and_progress_log(monkeypatch, tmp_path: Path) -> No
     assert training["steps"] == 12 and training["settings"]["steps"] == 12 and training["cut_short"] is None
 
 
+@pytest.mark.slow
 def test_evaluate_plugin(monkeypatch, tiny_checkpoints: Path) -> None:
     import models.checkpoints as ck
 
@@ -206,6 +210,7 @@ def test_translate_and_generate_json(tiny_checkpoints: Path, capsys) -> None:
     assert np.array(step["attention"]).shape == (1, 2, 3)
 
 
+@pytest.mark.slow
 def test_generate_command_line(tiny_checkpoints: Path) -> None:
     plain = run("models.generate", "--model", str(tiny_checkpoints / "tf-lm"), "--temperature", "0", "in the")
     assert plain.returncode == 0 and plain.stdout.startswith("in the")

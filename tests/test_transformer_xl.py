@@ -274,6 +274,7 @@ def _topic(at: AppTest, topic: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_page_segments_tabs_and_bad_input() -> None:
     at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -317,6 +318,7 @@ def _english_figure_words(at: AppTest) -> list[str]:
     return [w for w, p in zip(words, plain) if english_words(p) and not CJK.search(w)]
 
 
+@pytest.mark.slow
 def test_page_in_chinese_and_no_english_literals() -> None:
     from tests.test_i18n import CJK, english_literals, english_words
 
@@ -347,6 +349,7 @@ def test_page_in_chinese_and_no_english_literals() -> None:
     assert [w.value for w in at.warning] == [STRINGS["txl.err.word"][1].format(n=1)]
 
 
+@pytest.mark.slow
 def test_page_refuses_hostile_links_with_notices() -> None:
     at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
     for key, value in {"txl_seg": "abc", "txl_mem": "999", "txl_step": "99", "txl_head": "x", "topic": "nope",
@@ -360,6 +363,7 @@ def test_page_refuses_hostile_links_with_notices() -> None:
     assert at.slider(key="txl_step").value == at.slider(key="txl_step").max
 
 
+@pytest.mark.slow
 def test_generate_command_carries_the_memory() -> None:
     """`python -m models.generate --model xl-lm --mem-len M "prompt"` (issue 13's command)."""
     proc = run("models.generate", "--model", "xl-lm", "--mem-len", "16", "--max-new", "5", "--temperature", "0",
@@ -371,6 +375,7 @@ def test_generate_command_carries_the_memory() -> None:
     assert_one_line_error(run("models.generate", "--model", "xl-lm", "--mem-len", "9999", "x"), "memory length")
 
 
+@pytest.mark.slow
 def test_evaluate_command_reports_memory_and_the_vanilla_lm(tmp_path) -> None:
     """`python -m models.evaluate --json` evaluates a Transformer-XL checkpoint against memory length
     and the decoder-only LM of the same vocabulary against its window (issue 13 §4)."""

@@ -1,4 +1,5 @@
 """Shared widgets: the token strip escapes user text; the stepper clamps and steps."""
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import APPTEST_TIMEOUT
@@ -10,6 +11,7 @@ def _strip_app():
     token_strip(["<b>bold</b>", "<script>alert(1)</script>", "ok"], [True, False, False], highlight=2)
 
 
+@pytest.mark.slow
 def test_token_strip_escapes_html_and_marks_unknown():
     at = AppTest.from_function(_strip_app, default_timeout=APPTEST_TIMEOUT).run()
     (html,) = at.get("html")
@@ -40,6 +42,7 @@ def test_step_control_moves_and_clamps():
     assert at.session_state["shown"] == 0
 
 
+@pytest.mark.slow
 def test_landing_page_first_paint_never_imports_torch():
     """The landing page runs without torch (the device label waits until a model page loads it)."""
     import subprocess

@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.state import link_text
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 PAGES = {
     1: "1_Attention_from_scratch.py", 2: "2_Seq2seq_attention.py", 3: "3_Positional_encoding.py",
     4: "4_Transformer_translation.py", 5: "5_Inside_one_head.py", 6: "6_Generation.py",

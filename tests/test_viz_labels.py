@@ -180,6 +180,7 @@ def _attention_figures(n: int) -> list:
 
 
 @pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.slow
 def test_attention_figures_use_one_0_to_1_scale_and_fitting_ticks(n: int) -> None:
     for fig in _attention_figures(n):
         heat = fig.data[0]

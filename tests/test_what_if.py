@@ -229,6 +229,7 @@ def _page(name: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_seq2seq_page_forces_a_candidate_and_a_typed_token() -> None:
     at = _page("2_Seq2seq_attention.py")
     at.button(key="s2s_next").click().run()  # step 2
@@ -248,6 +249,7 @@ def test_seq2seq_page_forces_a_candidate_and_a_typed_token() -> None:
     assert at.session_state["s2s_what_if"] is None and not at.warning
 
 
+@pytest.mark.slow
 def test_seq2seq_what_if_is_dropped_when_the_input_changes() -> None:
     at = _page("2_Seq2seq_attention.py")
     at.text_input(key="s2s_what_if_typed_0").input(" Le ").run()  # read as the tokenizer reads it: "le"
@@ -256,6 +258,7 @@ def test_seq2seq_what_if_is_dropped_when_the_input_changes() -> None:
     assert not at.exception and at.session_state["s2s_what_if"] is None
 
 
+@pytest.mark.slow
 def test_transformer_page_forces_a_token_and_switches_off_a_head() -> None:
     at = _page("4_Transformer_translation.py")
     at.text_input(key="tf_what_if_typed_0").input("une").run()

@@ -236,6 +236,7 @@ def test_independent_against_sequential() -> None:
     assert c.changed == [a[0] != b[0] for a, b in zip(c.independent.top_tokens, c.sequential.top_tokens)]
 
 
+@pytest.mark.slow
 def test_dependency_cases_are_the_pairs_where_sequential_gets_the_later_word_right() -> None:
     loaded = _loaded()
     gen = np.random.default_rng(0)

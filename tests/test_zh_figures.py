@@ -32,6 +32,8 @@ from tests.test_i18n import MATH
 from tests.test_llm import tiny  # noqa: F401  (the fixture: a tiny random Llama)
 from ui.strings import SAME, STRINGS
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
+
 PRESENT = str(ROOT / "pages" / "12_Present.py")
 
 _FIELD = re.compile(r"%\{\{[^{}]*\}\}|%\{[^{}]*\}|\{[^{}]*\}|<[^>]*>|\n")  # format fields, plotly fields, tags
@@ -232,7 +234,7 @@ def one_run(tmp_path_factory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def tiny_llm(tiny) -> Iterator[object]:
+def tiny_llm(tiny) -> Iterator[object]:  # noqa: F811
     """The Real LLM's model replaced by test_llm's tiny random Llama (as tests/test_present_page does)."""
     from models.inference import llm as L
     from ui import llm as page_llm

@@ -59,7 +59,8 @@ def test_an_unusable_upload_is_refused_in_chinese(runs_root):
     at = _rerun(at.button(key="studio_train").click())
     assert not at.exception
     (error,) = at.error
-    assert error.value == "无法使用此文件：pairs\\.tsv：只有 0 个可用句对，至少需要 20 个（第 1 行：两个句子之间没有制表符）"
+    assert error.value == ("无法使用此文件：pairs\\.tsv：只有 0 个可用句对，"
+                           "至少需要 20 个（第 1 行：两个句子之间没有制表符）")
     assert not runs.list_runs(runs_root)
     # a usable file trains, and its left-out lines are listed in 中文
     good = "".join(f"I see {i} cats.\tJe vois {i} chats.\n" for i in range(20)).encode()
@@ -98,7 +99,8 @@ def test_a_saved_runs_data_and_status_are_said_in_chinese(runs_root):
         "id": folder.name, "name": "my bible run", "family": "seq2seq", "created": 1.0, "status": "finished",
         "data": "World English Bible → Louis Segond 1910 verses", "steps": 40, "seconds": 12.0, "bleu": 3.5,
         "settings": {"data": "bible"}}))
-    (folder / runs.LOG_FILE).write_text("".join(json.dumps({"step": i, "loss": 3.0 - i / 20}) + "\n" for i in range(40)))
+    lines = (json.dumps({"step": i, "loss": 3.0 - i / 20}) + "\n" for i in range(40))
+    (folder / runs.LOG_FILE).write_text("".join(lines))
     alpha = np.array([[0.9, 0.1], [0.2, 0.8]], dtype=np.float32)
     (folder / runs.SNAPSHOT_FILE).write_text("".join(
         Snapshot(step, ["a", "b"], ["x", "y"], alpha, bleu, aer, [(0, 0), (1, 1)]).to_json() + "\n"

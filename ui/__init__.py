@@ -1,1 +1,2 @@
-"""Streamlit widgets shared by the pages: frame, step-through control, token strip, head picker and grid clicks, explanations."""
+"""Streamlit widgets shared by the pages: frame, step-through control, token strip, head picker and grid clicks,
+explanations."""

@@ -328,8 +328,8 @@ def legend_chips() -> None:
     """The colour key of the masking outcomes."""
     items = [("[MASK]", t("p7.legend.mask")), ("random", t("p7.legend.random")),
              ("kept", t("p7.legend.kept")), ("not chosen", t("p7.legend.not"))]
-    chips = [f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">{html.escape(text)}</span>'
-             for k, text in items]
+    chips = [f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">'
+             f'{html.escape(text)}</span>' for k, text in items]
     chips.append(f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">'
                  f'{html.escape(t("p7.legend.special"))}</span>')
     st.html(f'<div>{"".join(chips)}</div>')

@@ -108,8 +108,8 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
                 key: str | None = None) -> None:
     """A small "Export" popover: each figure's numbers as CSV, the ``trace`` (anything with
     ``to_dict()``, or a function that gives it again on click, so that a page's session need not
-    keep a large trace alive: ui.bert.RealInput) as JSON and NPZ, and a standalone offline HTML handout (``title``, ``source``
-    text, the figures, ``numbers``). ``figures`` maps a caption to a plotly figure. Files are
+    keep a large trace alive: ui.bert.RealInput) as JSON and NPZ, and a standalone offline HTML handout
+    (``title``, ``source`` text, the figures, ``numbers``). ``figures`` maps a caption to a plotly figure. Files are
     built on click; downloading does not rerun the page."""
     figures = dict(figures or {})
     key = key or f"export_{safe_filename(name)}"

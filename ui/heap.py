@@ -88,7 +88,7 @@ def _reap_forever(storage: Any, loop: asyncio.AbstractEventLoop) -> None:
         freeze_modules()  # also what a fragment's run imported: a fragment rerun has no page_frame
         expired: Future[int] = Future()
 
-        def expire() -> None:
+        def expire(expired: Future[int] = expired) -> None:
             if expired.set_running_or_notify_cancel():
                 expired.set_result(expire_sessions(storage))
 

@@ -341,8 +341,8 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         off_kind = checked(c_kind.selectbox, tr("ab.attention"), kinds, format_func=SHORT_LABELS.get, key="tf_ab_kind",
                                     index=kinds.index(kind))
         n_layers = _n_layers(trace, off_kind)
-        off_layer = checked(c_layer.selectbox, tr("ab.layer"), range(n_layers), format_func=lambda i: str(i + 1), key="tf_ab_layer",
-                                      index=min(layer, n_layers - 1))
+        off_layer = checked(c_layer.selectbox, tr("ab.layer"), range(n_layers), format_func=lambda i: str(i + 1),
+                            key="tf_ab_layer", index=min(layer, n_layers - 1))
         off_head = checked(c_head.selectbox, tr("ab.head"), range(trace.n_heads), format_func=lambda i: str(i + 1),
                                     key="tf_ab_head", index=max(0, head))
         if not checked(c_on.toggle, tr("ab.switch"), key="tf_ab_on"):
@@ -430,7 +430,8 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
         chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
                           title=tr("p4.masks.pad", n=n_pad),
-                          x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()), key="tf_pad_mask",
+                          x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()),
+              key="tf_pad_mask",
               config=PLOT)
     with m2:
         chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,

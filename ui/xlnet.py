@@ -185,8 +185,8 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
     options = list(range(n))
     url_check("xlnet_hidden", many(options, lambda i: _hidden_label(tokens, i)), t("xlnet.bert.hidden"),
               t("xlnet.url.hidden_rest"))
-    hidden = linked(st.pills, t("xlnet.bert.hidden"), options, selection_mode="multi", default=[0, 1], key="xlnet_hidden",
-                      format_func=lambda i: _hidden_label(tokens, i), help=t("xlnet.bert.help"))
+    hidden = linked(st.pills, t("xlnet.bert.hidden"), options, selection_mode="multi", default=[0, 1],
+                    key="xlnet_hidden", format_func=lambda i: _hidden_label(tokens, i), help=t("xlnet.bert.help"))
     st.markdown(t("xlnet.bert.point"))
     try:
         case = run_compare(text, tuple(sorted(hidden)), name)

@@ -57,7 +57,8 @@ def test_a_step_keeps_the_traces_it_did_not_change(open_page):
     page.keyboard.press("ArrowRight")
     page.get_by_text("Step 2 of").first.wait_for(state="attached", timeout=30_000)
     page.wait_for_function(f"() => document.querySelector('{HEATMAP}').layout.shapes[0].y0 === 0.5", timeout=30_000)
-    page.wait_for_function(f"() => document.querySelector('{bars}').data[0].y !== document.querySelector('{bars}').__bars",
+    page.wait_for_function(f"() => document.querySelector('{bars}').data[0].y"
+                           f" !== document.querySelector('{bars}').__bars",
                            timeout=30_000)
     heatmap_kept, bars_kept = page.evaluate(f"""() => [document.querySelector('{HEATMAP}'),
         document.querySelector('{bars}')].map((gd) => gd.calcdata === gd.__calcBefore)""")
