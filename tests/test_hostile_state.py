@@ -87,7 +87,7 @@ def test_accept_rules() -> None:
     assert alpha.value(0.5) and alpha.value(1) and not alpha.value(math.nan)
     pick = labels(["a", "b"], str.upper)
     assert pick.value("a") and not pick.value("A") and not pick.value(None) and not pick.value(["a"])
-    assert pick.url("A") and not pick.url("a")
+    assert pick.url("a") and pick.url("A") and not pick.url("c")  # a value, or an older link's label
     assert labels([1, 2], optional=True).value(None) and not labels([1, 2]).value(True)
     several = many([1, 2, 3])
     assert several.value([1, 3]) and several.value([]) and not several.value([1, 1]) and not several.value([4])

@@ -26,7 +26,7 @@ ASSETS = {
 # Packages that ship code only (checked below against their installed files).
 CODE_ONLY = {
     "torch", "numpy", "pandas", "altair", "safetensors", "sacrebleu", "tqdm", "tokenizers", "transformers",
-    "sentence-transformers", "gguf", "accelerate", "pytest", "fonttools",
+    "sentence-transformers", "gguf", "accelerate", "pytest", "fonttools", "ruff", "mypy", "pandas-stubs", "types-tqdm",
 }
 # File types that are a model, a database or a font wherever a package ships them.
 ASSET_SUFFIXES = {".safetensors", ".gguf", ".onnx", ".ckpt", ".pth", ".db", ".sqlite", ".woff", ".woff2", ".ttf",

@@ -145,7 +145,7 @@ def test_page_8_explores_the_decoder(decoder_model: L.LLM) -> None:
 
     at = _page(_string("p8.decoder_choice"), real_text=TEXT, real_layer="layer 2", real_head="head 5")
     assert at.radio(key="real_source").value == "decoder"
-    assert at.query_params.get("real_source") == _string("p8.decoder_choice")  # the choice stays in the URL
+    assert at.query_params.get("real_source") == "decoder"  # the choice stays in the URL, as its value
     assert not at.info and not at.warning, ([i.value for i in at.info], [w.value for w in at.warning])
     assert any("3 layers × 6 query heads sharing 2 key/value heads" in c.value for c in at.caption)
     assert at.text_input(key="real_text_b").disabled
