@@ -1032,9 +1032,10 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
                                      optimizer=optimizer.state_dict(), upload=upload, carry=trainee.carry, **rng))
     else:
         shutil.rmtree(run.folder / RESUME, ignore_errors=True)
-    run.status = STOPPED if stats["cut_short"] else FINISHED
     run.message = stats["cut_short"] or ""
-    _write_meta(run)
+    final = STOPPED if stats["cut_short"] else FINISHED
+    _write_meta(run, final)  # run.json first: a caller that sees the status may change the file at once
+    run.status = final
 
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:
@@ -1082,11 +1083,11 @@ def restore_state(state: dict[str, Any], model: nn.Module, optimizer: torch.opti
     return int(state["step"]), float(state["seconds"])
 
 
-def _write_meta(run: Run) -> None:
-    """run.json: the run's name, settings, status and summary (atomic)."""
+def _write_meta(run: Run, status: str | None = None) -> None:
+    """run.json: the run's name, settings, status (``status``, default the run's) and summary (atomic)."""
     write_json_atomic(run.folder / RUN_FILE, {
         "id": run.id, "name": run.settings.name, "family": CHECKPOINT_FAMILY[run.settings.family],
-        "created": run.created, "owner": run.owner, "published": run.published, "status": run.status,
+        "created": run.created, "owner": run.owner, "published": run.published, "status": status or run.status,
         "message": run.message, "device": run.device, "data": run.data, "steps": run.step,
         "seconds": round(run.elapsed, 1), "settings": asdict(run.settings),
         "kind": KINDS.get(run.settings.family), "metric": METRICS[run.settings.family],
