@@ -195,13 +195,14 @@ def line(*parts: str) -> None:
 
 
 def pick_model(choices: Callable[[], list[tuple[str, str]]], p: SlideParams, key: str, default: str | None,
-           loader: Callable):
+               loader: Callable, what: str = "p2.url.model"):
     """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
-    in the language being read, the label is the URL value; ``default`` None: the first."""
+    in the language being read; ``default`` None: the first; ``what``: the string id a refused value's
+    note names the setting by."""
     names = [name for name, _ in choices()]
     if not names:
         raise SlideProblem(tr("slide.no_models"))
-    name = p.option(key, names, default if default in names else names[0], "p2.url.model",
+    name = p.option(key, names, default if default in names else names[0], what,
                     lambda n: dict(choices())[n])
     loaded = loader(name)
     if isinstance(loaded, str):

@@ -10,6 +10,7 @@ from ui.i18n import figure_texts, t
 from ui.tokens import input_error
 from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
 from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
+                           pick_model,
                            show_figure)
 from viz_core.transformer_xl import xl_attention_figure
 
@@ -36,13 +37,8 @@ def segment_view(trace: XLReadTrace, s: int, layer: int, head: int, *, width: fl
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (Dai et al. 2019): the page's model reading the passage, one step per
     segment, read from the link as the page reads it."""
-    choices = dict(model_choices())  # the page's Model: the shipped xl-lm first, then the studio's XL runs
-    if not choices:
-        raise SlideProblem(t("slide.no_models"))
-    name = p.option("txl_model", list(choices), next(iter(choices)), "txl.model", choices.get)
-    loaded = load_model(name)
-    if isinstance(loaded, str):
-        raise SlideProblem(loaded)
+    # the page's Model: the shipped xl-lm first, then the studio's XL runs
+    name, _, loaded = pick_model(model_choices, p, "txl_model", None, load_model, "txl.model")
     text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
     seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
     mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))

@@ -11,6 +11,7 @@ from ui.grid import head_name, pick
 from ui.i18n import figure_texts, t
 from ui.tokens import input_error, md_escape
 from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
+                           pick_model,
                            show_figure)
 from ui.xlnet import (EXAMPLES, MODES, PAGE_WIDTH, STREAM_HEIGHT, load_model, model_choices, order_of, run_predict,
                       sentence)
@@ -41,13 +42,8 @@ def slide(p: SlideParams) -> SlideView:
     from the link as the page reads it."""
     from models.inference.xlnet import MAX_K
 
-    choices = dict(model_choices())  # the page's Model: the shipped xlnet-small first, then the studio's runs
-    if not choices:
-        raise SlideProblem(t("slide.no_models"))
-    name = p.option("xlnet_model", list(choices), next(iter(choices)), "xlnet.model", choices.get)
-    loaded = load_model(name)
-    if isinstance(loaded, str):
-        raise SlideProblem(loaded)
+    # the page's Model: the shipped xlnet-small first, then the studio's runs
+    name, _, loaded = pick_model(model_choices, p, "xlnet_model", None, load_model, "xlnet.model")
     text = p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text")
     mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: t(f"xlnet.mode.{m}"))
     seed = int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed"))
