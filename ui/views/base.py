@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from ui.export import PLOT_NO_BAR
-from ui.grid import AVERAGE, _head_label, _layer_label
+from ui.grid import AVERAGE, head_option_label, layer_option_label
 from ui.i18n import LANGUAGES, current, reading
 from ui.i18n import t as tr  # t is the step in the views' draw(t)
 from ui.plot import chart
@@ -134,8 +134,8 @@ class SlideParams:
     def layer_head(self, key: str, n_layers: int, n_heads: int, average: bool = True) -> tuple[int, int]:
         """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3")."""
         heads = list(range(n_heads)) + ([AVERAGE] if average else [])
-        return (self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", _layer_label),
-                self.option(f"{key}_head", heads, 0, "grid.head_what", _head_label))
+        return (self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", layer_option_label),
+                self.option(f"{key}_head", heads, 0, "grid.head_what", head_option_label))
 
     def view(self, n_steps: int, start: int, draw: Callable[[int], None]) -> SlideView:
         return SlideView(n_steps, start, draw, self.notes)
