@@ -2,7 +2,7 @@
 
 `python -m bench.studio_quick [--preset bahdanau] [--device cpu|cuda|mps] [--steps N]` trains one
 preset of :data:`models.training.runs.PRESETS` in a background run of a
-:class:`~models.training.runs.Registry` (a temporary runs folder), exactly as the page does, and
+:class:`~models.runs.registry.Registry` (a temporary runs folder), exactly as the page does, and
 prints the device, wall time, target tokens per second, validation BLEU and the AER of the first and
 last snapshots, and BLEU on the grammar's test split (the LM and BERT presets: their validation
 perplexity or masked-LM accuracy at the first and last snapshots). Issue 12's bar: test BLEU ≥ 80 within 2 minutes,
@@ -28,9 +28,9 @@ from corpora.en_fr import make_splits
 from models.checkpoints import load_seq2seq, load_transformer
 from models.device import configure_threads
 from models.training.metrics import bleu
-from models.training.runs import (
-    CHECKPOINT, N_VALID, PRESETS, RNN, TEXT_DATA, Registry, RunSettings, SavedRun, Snapshot, list_runs, read_snapshots,
-)
+from models.runs.registry import Registry
+from models.runs.store import SavedRun, list_runs
+from models.training.runs import CHECKPOINT, N_VALID, PRESETS, RNN, TEXT_DATA, RunSettings, Snapshot, read_snapshots
 from models.training.seq2seq import translate_all
 from models.training.transformer import translate_batch
 

@@ -63,6 +63,28 @@ def _leftovers(target: Path, role: str) -> list[Path]:
             if (m := pattern.fullmatch(name)) and not _alive(int(m.group(1)))]
 
 
+def clean_folder(folder: Path) -> int:
+    """Delete every staging sibling in ``folder`` left by a writer that is gone (a save or an import
+    killed mid-write: ``.<name>.saving-<pid>-<hex>``), restoring a target first where one was lost
+    (:func:`recover`); returns how many were deleted. A live writer's siblings are left alone."""
+    pattern = re.compile(rf"\.(.+)\.({SAVING}|{REPLACED})-(\d+)-[0-9a-f]+")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    gone = 0
+    for name in names:
+        m = pattern.fullmatch(name)
+        if m is None or _alive(int(m.group(3))):
+            continue
+        if m.group(2) == REPLACED:
+            recover(folder / m.group(1))
+        if os.path.lexists(folder / name):
+            _remove(folder / name)
+            gone += 1
+    return gone
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

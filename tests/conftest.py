@@ -23,3 +23,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if browser_dir in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.browser)
+
+
+# Browser owners in tests: one known signing secret for the whole session, servers started by tests
+# included (a test of the secret file itself unsets it), and named test browsers whose secret ids and
+# owner keys the tests compute as the app does.
+OWNER_SECRET = "attention-lab-test-secret"
+os.environ["ATTENTION_LAB_SECRET"] = OWNER_SECRET  # models.runs.owners.SECRET_ENV
+
+
+def owner_id(name: str) -> str:
+    """The secret id of the test browser ``name`` (what its session state and signed cookie hold)."""
+    import hashlib
+
+    return hashlib.sha256(name.encode()).hexdigest()[:32]
+
+
+def owner_of(name: str) -> str:
+    """What the runs of test browser ``name`` record as their owner (under :data:`OWNER_SECRET`)."""
+    from models.runs.owners import owner_key
+
+    return owner_key(owner_id(name), ROOT / "tests")  # under the environment's secret, the folder is not read

@@ -21,10 +21,13 @@ from models.inference.bert import fill_mask
 from models.inference.generate import generate_text
 from models.inference.translate import translate, translate_transformer
 from models.priority import BACKGROUND_NICENESS
+from models.runs import registry as registry_module
+from models.runs import store
+from models.runs.registry import Registry
+from models.runs.store import export_zip, import_zip, list_runs
 from models.training import runs
 from models.training.runs import (
-    FAILED, FINISHED, PRESETS, STOPPED, WAITING, Registry, RunError, RunSettings, export_zip, import_zip, list_runs,
-    read_losses, read_snapshots, snapshot_steps,
+    FAILED, FINISHED, PRESETS, STOPPED, WAITING, RunError, RunSettings, read_losses, read_snapshots, snapshot_steps,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,8 +78,8 @@ def test_checkpoint_is_loadable_and_is_the_trained_model(finished):
     assert trace.tgt_tokens == run.snapshots[-1].tgt_tokens  # the saved weights decode as the last snapshot
     assert not [p for p in run.folder.iterdir() if p.name.startswith(".")]  # no staging folder left behind
     assert [r.id for r in list_runs(registry.root)] == [run.id]
-    assert runs.user_checkpoints("seq2seq", registry.root) == [(str(run.checkpoint), "tiny test run", True)]
-    assert runs.user_checkpoints("transformer", registry.root) == []
+    assert store.user_checkpoints("seq2seq", registry.root) == [(str(run.checkpoint), "tiny test run", True)]
+    assert store.user_checkpoints("transformer", registry.root) == []
 
 
 @pytest.mark.slow
@@ -142,7 +145,7 @@ def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
     loaded = load_transformer(run.checkpoint)
     assert loaded.kind == "encoder-decoder" and loaded.training["user_run"]
     assert translate_transformer(loaded, TINY.probe).tgt_tokens == shot.tgt_tokens
-    assert runs.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
+    assert store.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
     copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")
     assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").kind == "encoder-decoder"
 
@@ -163,7 +166,7 @@ def test_a_run_trains_at_a_lower_cpu_priority_than_the_pages(tmp_path, monkeypat
         seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
         run.status = FINISHED
 
-    monkeypatch.setattr(runs, "train_run", train_run)
+    monkeypatch.setattr(registry_module, "train_run", train_run)
     page = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     wait(registry := Registry(tmp_path, max_active=1), registry.start(TINY))
     assert seen == [min(19, page + BACKGROUND_NICENESS)]
@@ -172,7 +175,7 @@ def test_a_run_trains_at_a_lower_cpu_priority_than_the_pages(tmp_path, monkeypat
 
 @pytest.mark.slow
 def test_the_registry_forgets_old_ended_runs_but_not_their_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "MAX_KEPT", 1)
+    monkeypatch.setattr(registry_module, "MAX_KEPT", 1)
     registry = Registry(tmp_path, max_active=1)
     first = wait(registry, registry.start(replace(TINY, steps=2, snapshots=1)))
     second = registry.start(replace(TINY, steps=2, snapshots=1))
@@ -296,15 +299,15 @@ def test_a_zip_that_unpacks_too_large_is_refused(finished, tmp_path):
 def test_rename_and_delete(finished, tmp_path):
     registry, run = finished
     new_id = import_zip(export_zip(run.id, registry.root), tmp_path)
-    runs.rename_run(new_id, "  a   better name ", tmp_path)
+    store.rename_run(new_id, "  a   better name ", tmp_path)
     assert list_runs(tmp_path)[0].name == "a better name"
     assert json.loads((tmp_path / new_id / runs.RUN_FILE).read_text())["name"] == "a better name"
     with pytest.raises(RunError):
-        runs.rename_run(new_id, "   ", tmp_path)
-    runs.delete_run(new_id, tmp_path)
+        store.rename_run(new_id, "   ", tmp_path)
+    store.delete_run(new_id, tmp_path)
     assert not list_runs(tmp_path) and not (tmp_path / new_id).exists()
     with pytest.raises(RunError, match="no saved run"):
-        runs.delete_run("../" + run.id, tmp_path)
+        store.delete_run("../" + run.id, tmp_path)
 
 
 @pytest.mark.slow
@@ -410,27 +413,27 @@ def test_each_session_sees_its_own_runs_until_one_is_published(finished, tmp_pat
     assert {r.name for r in list_runs(root, "ann")} == {"ann's", "tiny test run"}  # the command line's is everyone's
     assert {r.name for r in list_runs(root, "bob")} == {"bob's", "tiny test run"}
     assert {r.name for r in list_runs(root)} == {"tiny test run"}  # a session without runs
-    assert [n for _, n, _ in runs.user_checkpoints("seq2seq", root, "ann")] == ["ann's", "tiny test run"]
+    assert [n for _, n, _ in store.user_checkpoints("seq2seq", root, "ann")] == ["ann's", "tiny test run"]
     assert registry.get(theirs.id, "ann") is None and registry.get(theirs.id, "bob") is theirs
-    for change in (lambda: runs.rename_run(theirs.id, "mine now", root, "ann"),
-                   lambda: runs.delete_run(theirs.id, root, "ann"), lambda: export_zip(theirs.id, root, "ann"),
-                   lambda: runs.publish_run(theirs.id, True, root, "ann")):
+    for change in (lambda: store.rename_run(theirs.id, "mine now", root, "ann"),
+                   lambda: store.delete_run(theirs.id, root, "ann"), lambda: export_zip(theirs.id, root, "ann"),
+                   lambda: store.publish_run(theirs.id, True, root, "ann")):
         with pytest.raises(RunError, match="no saved run"):
             change()
-    runs.publish_run(theirs.id, True, root, "bob")
+    store.publish_run(theirs.id, True, root, "bob")
     assert {r.name for r in list_runs(root, "ann")} == {"ann's", "bob's", "tiny test run"}
-    assert ("bob's", False) in [(n, own) for _, n, own in runs.user_checkpoints("seq2seq", root, "ann")]
+    assert ("bob's", False) in [(n, own) for _, n, own in store.user_checkpoints("seq2seq", root, "ann")]
     with pytest.raises(RunError, match="only the session"):  # seen, used, downloaded, but not changed
-        runs.delete_run(theirs.id, root, "ann")
+        store.delete_run(theirs.id, root, "ann")
     assert export_zip(theirs.id, root, "ann")
     copy_id = import_zip(export_zip(theirs.id, root, "ann"), root, owner="ann")  # an upload is the uploader's
     assert {r.id for r in list_runs(root, "cid")} == {theirs.id, cli_run.id}
     assert copy_id in {r.id for r in list_runs(root, "ann")}
-    runs.publish_run(theirs.id, False, root, "bob")
+    store.publish_run(theirs.id, False, root, "bob")
     assert theirs.id not in {r.id for r in list_runs(root, "ann")}
-    runs.delete_run(mine.id, root, "ann")
-    runs.delete_run(theirs.id, root, "bob")
-    runs.delete_run(copy_id, root, "ann")
+    store.delete_run(mine.id, root, "ann")
+    store.delete_run(theirs.id, root, "bob")
+    store.delete_run(copy_id, root, "ann")
     assert [r.id for r in list_runs(root)] == [cli_run.id]
 
 
@@ -452,9 +455,9 @@ def test_an_lm_run_saves_a_decoder_only_checkpoint_the_generation_page_can_use(t
     assert loaded.kind == "decoder-only" and loaded.task == "lm" and loaded.training["user_run"]
     again = generate_text(loaded, settings.probe, max_new=runs.LM_PROBE_NEW, temperature=0.0)
     assert again.generated_tokens == shot.tgt_tokens  # the saved weights continue as the last snapshot
-    assert runs.user_checkpoints("transformer", tmp_path, "ann", kind="decoder-only") == [
+    assert store.user_checkpoints("transformer", tmp_path, "ann", kind="decoder-only") == [
         (str(run.checkpoint), run.settings.name, True)]
-    assert runs.user_checkpoints("transformer", tmp_path, "ann", kind="encoder-decoder") == []
+    assert store.user_checkpoints("transformer", tmp_path, "ann", kind="encoder-decoder") == []
     assert list_runs(tmp_path, "ann")[0].meta["metric"] == "perplexity"
 
 
@@ -472,7 +475,7 @@ def test_a_bert_run_saves_a_checkpoint_whose_masked_lm_fills_as_its_snapshot(tmp
     assert loaded.training["user_run"] and "mlm" in loaded.config.trained_heads
     filled = fill_mask(loaded, settings.probe, top_k=1)
     assert [m["predictions"][0]["token"] for m in filled.masks] == shot.tgt_tokens
-    assert runs.user_checkpoints("bert", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
+    assert store.user_checkpoints("bert", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
     copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")  # a BERT zip travels too
     assert load_bert(tmp_path / "elsewhere" / copy_id / "checkpoint").config.vocab_size == loaded.config.vocab_size
 

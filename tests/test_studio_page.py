@@ -10,15 +10,17 @@ from dataclasses import replace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.training.runs import PAIR_DATA, PRESETS, RUNS_ENV, TEXT_DATA, Registry, list_runs
+from models.runs.registry import Registry
+from models.runs.store import list_runs
+from models.training.runs import PAIR_DATA, PRESETS, RUNS_ENV, TEXT_DATA
 from ui.studio import DATA_LABELS, OWNER_KEY
-from tests.conftest import APPTEST_TIMEOUT, ROOT
+from tests.conftest import APPTEST_TIMEOUT, ROOT, owner_id, owner_of
 from tests.test_runs import TEXT
 
 pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
 
 PAGE = str(ROOT / "pages" / "11_Training_studio.py")
-OWNER = "this session"
+OWNER = "this session"  # a test browser (tests.conftest.owner_id / owner_of)
 
 
 @pytest.fixture
@@ -30,7 +32,7 @@ def runs_root(tmp_path, monkeypatch):
 def _page(path: str = PAGE, owner: str = OWNER) -> AppTest:
     """A page run in a browser session whose id (the owner of its runs) is ``owner``."""
     at = AppTest.from_file(path, default_timeout=APPTEST_TIMEOUT)
-    at.session_state[OWNER_KEY] = owner
+    at.session_state[OWNER_KEY] = owner_id(owner)
     at.run()
     assert not at.exception
     return at
@@ -69,7 +71,7 @@ def test_a_tiny_run_trains_and_appears_in_the_seq2seq_picker(runs_root):
     assert any(c.value.startswith("Step 30: validation BLEU") for c in at.caption)
     at.run()  # and it stays where it was put
     assert at.slider(key="studio_snap_step").value == 4
-    (saved,) = list_runs(runs_root, OWNER)
+    (saved,) = list_runs(runs_root, owner_of(OWNER))
     assert saved.name == "my first run" and (saved.checkpoint / "model.safetensors").is_file()
     other = _page(str(ROOT / "pages" / "2_Seq2seq_attention.py"))  # another page of the same session
     picker = other.selectbox(key="s2s_model")
@@ -78,9 +80,9 @@ def test_a_tiny_run_trains_and_appears_in_the_seq2seq_picker(runs_root):
     assert not other.exception and not other.error  # the user's run decodes on the seq2seq page
     at.text_input(key=f"studio_name_{saved.id}").input("renamed run")
     at.button(key=f"studio_rename_{saved.id}").click().run()
-    assert list_runs(runs_root, OWNER)[0].name == "renamed run"
+    assert list_runs(runs_root, owner_of(OWNER))[0].name == "renamed run"
     at.button(key=f"studio_delete_{saved.id}").click().run()
-    assert not at.exception and not list_runs(runs_root, OWNER)
+    assert not at.exception and not list_runs(runs_root, owner_of(OWNER))
     assert "No run yet" in at.info[0].value
 
 
@@ -99,14 +101,14 @@ def test_stop_ends_a_long_run_and_resume_goes_on(runs_root):
     at.button(key="studio_stop").click().run()
     _until(at, lambda a: len(a.success) > 0)
     assert "Stopped at step" in at.success[0].value
-    (saved,) = list_runs(runs_root, OWNER)
+    (saved,) = list_runs(runs_root, owner_of(OWNER))
     assert saved.meta["status"] == "stopped"
     at.button(key="studio_resume").click().run()  # goes on from the step it stopped at
     assert not at.exception and not at.error
     _until(at, lambda a: _progress_step(a) > saved.meta["steps"])
     at.button(key="studio_stop").click().run()
     _until(at, lambda a: len(a.success) > 0)
-    (again,) = list_runs(runs_root, OWNER)
+    (again,) = list_runs(runs_root, owner_of(OWNER))
     assert again.id == saved.id and again.meta["status"] == "stopped" and again.meta["steps"] > saved.meta["steps"]
 
 
@@ -115,7 +117,7 @@ def test_an_upload_choice_without_a_file_says_so(runs_root):
     at.selectbox(key="studio_data").select("upload")
     at.button(key="studio_train").click().run()
     assert "Choose a file of sentence pairs" in at.error[0].value
-    assert not list_runs(runs_root, OWNER) and "No run yet" in at.info[0].value
+    assert not list_runs(runs_root, owner_of(OWNER)) and "No run yet" in at.info[0].value
 
 
 def test_the_data_choices_follow_the_family(runs_root):
@@ -143,7 +145,7 @@ def test_a_transformer_run_shows_its_heads_and_appears_in_the_transformer_picker
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
     at.selectbox(key="studio_head").select(1).run()
     assert not at.exception
-    (saved,) = list_runs(runs_root, OWNER)
+    (saved,) = list_runs(runs_root, owner_of(OWNER))
     other = _page(str(ROOT / "pages" / "4_Transformer_translation.py"))
     picker = other.selectbox(key="tf_model")
     assert f"Your run: {saved.name}" in picker.options
@@ -155,7 +157,8 @@ def test_the_pickers_show_a_session_its_own_runs_and_published_ones(runs_root):
     registry = Registry(runs_root, max_active=1)
     names = {}
     for owner in ("ann", "bob"):
-        run_id = registry.start(replace(PRESETS["tiny"], steps=2, snapshots=1, name=f"{owner}'s run"), owner=owner)
+        settings = replace(PRESETS["tiny"], steps=2, snapshots=1, name=f"{owner}'s run")
+        run_id = registry.start(settings, owner=owner_of(owner))
         names[owner] = run_id
     for run_id in names.values():
         while registry.runs[run_id].active:
@@ -169,7 +172,7 @@ def test_the_pickers_show_a_session_its_own_runs_and_published_ones(runs_root):
     assert not [o for o in picker_options("cid") if o.startswith(("Your run", "Class run"))]
     at = _page(owner="bob")
     at.toggle(key=f"studio_publish_{names['bob']}").set_value(True).run()  # bob publishes his run
-    assert not at.exception and list_runs(runs_root, "ann")[0].meta["published"]
+    assert not at.exception and list_runs(runs_root, owner_of("ann"))[0].meta["published"]
     assert "Class run: bob's run" in picker_options("ann") and "Class run: bob's run" in picker_options("cid")
     ann = _page(owner="ann")
     keys = {w.key for w in ann.button} | {w.key for w in ann.toggle}
@@ -180,7 +183,7 @@ def test_the_pickers_show_a_session_its_own_runs_and_published_ones(runs_root):
 def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_generation_picker(runs_root):
     registry = Registry(runs_root, max_active=1)
     run = registry.runs[registry.start(replace(PRESETS["tiny-lm"], data="text", steps=4, snapshots=1,
-                                               name="my LM", probe="The cat number"), owner=OWNER, text=TEXT)]
+                                               name="my LM", probe="The cat number"), owner=owner_of(OWNER), text=TEXT)]
     while run.active:
         time.sleep(0.1)
     assert run.status == "finished", run.message
@@ -207,7 +210,7 @@ def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_genera
 def test_a_bert_run_appears_in_the_bert_page_picker_of_its_session(runs_root):
     registry = Registry(runs_root, max_active=1)
     run = registry.runs[registry.start(replace(PRESETS["tiny-bert"], data="text", steps=4, snapshots=1,
-                                               name="my BERT"), owner=OWNER, text=TEXT)]
+                                               name="my BERT"), owner=owner_of(OWNER), text=TEXT)]
     while run.active:
         time.sleep(0.1)
     assert run.status == "finished", run.message

@@ -15,10 +15,14 @@ from models.inference.transformer_xl import generate_with_memory, read_passage
 from models.inference.xlnet import identity_order, predict
 from models.nn.transformer_xl import xl_mask
 from models.training import runs
-from models.training.runs import FINISHED, PRESETS, RUNS_ENV, Registry, RunError, RunSettings, list_runs
+from models.runs import store
+from models.runs.registry import Registry
+from models.runs.store import list_runs
+from models.training.runs import FINISHED, PRESETS, RUNS_ENV, RunError, RunSettings
 from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_runs import TEXT, wait
+from tests.conftest import owner_of
 from tests.test_studio_page import OWNER, _page, _until
 
 XL_PROBE = "The cat number 3 saw 0 small cats. The dog number 4 saw 1 small dogs."  # 18 words: 3 segments of 8
@@ -28,7 +32,7 @@ XL_PROBE = "The cat number 3 saw 0 small cats. The dog number 4 saw 1 small dogs
 def xl_run(tmp_path_factory):
     registry = Registry(tmp_path_factory.mktemp("xl"), max_active=1)
     settings = replace(PRESETS["tiny-xl"], data="text", steps=6, snapshots=2, name="my XL", probe=XL_PROBE)
-    run = wait(registry, registry.start(settings, text=TEXT, owner=OWNER))
+    run = wait(registry, registry.start(settings, text=TEXT, owner=owner_of(OWNER)))
     assert run.status == FINISHED, run.message
     return run
 
@@ -38,7 +42,7 @@ def xlnet_run(tmp_path_factory):
     registry = Registry(tmp_path_factory.mktemp("xlnet"), max_active=1)
     settings = replace(PRESETS["tiny-xlnet"], data="text", steps=6, snapshots=2, name="my XLNet",
                        probe="the cat number 3 saw 0 small cats")
-    run = wait(registry, registry.start(settings, text=TEXT, owner=OWNER))
+    run = wait(registry, registry.start(settings, text=TEXT, owner=owner_of(OWNER)))
     assert run.status == FINISHED, run.message
     return run
 
@@ -63,9 +67,10 @@ def test_an_xl_run_keeps_its_last_segment_over_memory_and_saves_a_txl_checkpoint
                                  top_k=None)
     assert [x.token for x in nexts.steps] == shot.tgt_tokens
     assert set(loaded.training["memory_evaluation"]["perplexity_by_memory"]) == {"0", "8"}
-    assert runs.user_checkpoints("transformer-xl", run.folder.parent, OWNER) == [(str(run.checkpoint), "my XL", True)]
-    assert runs.user_checkpoints("transformer", run.folder.parent, OWNER) == []
-    copy_id = runs.import_zip(runs.export_zip(run.id, run.folder.parent, OWNER), run.folder.parent / "elsewhere")
+    mine = owner_of(OWNER)
+    assert store.user_checkpoints("transformer-xl", run.folder.parent, mine) == [(str(run.checkpoint), "my XL", True)]
+    assert store.user_checkpoints("transformer", run.folder.parent, mine) == []
+    copy_id = store.import_zip(store.export_zip(run.id, run.folder.parent, mine), run.folder.parent / "elsewhere")
     assert load_txl(run.folder.parent / "elsewhere" / copy_id / "checkpoint").config.mem_len == 8
 
 
@@ -83,7 +88,8 @@ def test_an_xlnet_run_keeps_its_query_stream_and_saves_an_xlnet_checkpoint(xlnet
     trace = predict(loaded, s.probe, identity_order(n), s.k_split, top_k=1)
     assert [top[0] for top in trace.predictions.top_tokens] == shot.tgt_tokens
     assert np.allclose(trace.query_attention, shot.weights, atol=1e-4)
-    assert runs.user_checkpoints("xlnet", run.folder.parent, OWNER) == [(str(run.checkpoint), "my XLNet", True)]
+    mine = owner_of(OWNER)
+    assert store.user_checkpoints("xlnet", run.folder.parent, mine) == [(str(run.checkpoint), "my XLNet", True)]
 
 
 def test_an_xlnet_probe_of_one_word_fails_the_run_with_its_reason(tmp_path):
@@ -124,7 +130,7 @@ def test_the_studio_trains_an_xlnet_run_that_the_xlnet_page_lists_and_renders(ru
     # a finished run opens on its latest snapshot
     assert any(re.match(r"Step \d+: permutation-LM perplexity", c.value) for c in at.caption)
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
-    (saved,) = list_runs(runs_root, OWNER)
+    (saved,) = list_runs(runs_root, owner_of(OWNER))
     page = _page(str(ROOT / "pages" / "13_XLNet.py"))
     picker = page.selectbox(key="xlnet_model")
     assert picker.options[0] != "Your run: class XLNet" and "Your run: class XLNet" in picker.options
@@ -140,7 +146,7 @@ def test_the_studio_trains_an_xlnet_run_that_the_xlnet_page_lists_and_renders(ru
 def test_an_xl_run_shows_in_the_studio_and_on_the_transformer_xl_page(runs_root):
     registry = Registry(runs_root, max_active=1)
     run = wait(registry, registry.start(replace(PRESETS["tiny-xl"], data="text", steps=4, snapshots=1, name="my XL",
-                                                probe=XL_PROBE), owner=OWNER, text=TEXT))
+                                                probe=XL_PROBE), owner=owner_of(OWNER), text=TEXT))
     assert run.status == FINISHED, run.message
     at = _page()
     at.button(key=f"studio_show_{run.id}").click().run()

@@ -222,7 +222,8 @@ def test_the_installed_models_label_comes_from_the_table() -> None:
 @pytest.fixture(scope="module")
 def one_run(tmp_path_factory) -> Iterator[Path]:
     """The Training studio's runs folder with one finished tiny run (tests/test_runs.TINY)."""
-    from models.training.runs import FINISHED, RUNS_ENV, Registry
+    from models.runs.registry import Registry
+    from models.training.runs import FINISHED, RUNS_ENV
     from tests.test_runs import TINY, wait
 
     root = tmp_path_factory.mktemp("runs")

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from corpora import user_tsv
 from models.training import runs
+from models.runs import store
 from models.training.runs import RUN_FILE, RUNS_ENV, RunSettings, Snapshot
 from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
@@ -61,7 +62,7 @@ def test_an_unusable_upload_is_refused_in_chinese(runs_root):
     (error,) = at.error
     assert error.value == ("无法使用此文件：pairs\\.tsv：只有 0 个可用句对，"
                            "至少需要 20 个（第 1 行：两个句子之间没有制表符）")
-    assert not runs.list_runs(runs_root)
+    assert not store.list_runs(runs_root)
     # a usable file trains, and its left-out lines are listed in 中文
     good = "".join(f"I see {i} cats.\tJe vois {i} chats.\n" for i in range(20)).encode()
     at.file_uploader(key="studio_upload").set_value(("pairs.tsv", good + "é\t\n".encode("latin-1"), "text/plain"))

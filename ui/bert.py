@@ -17,6 +17,7 @@ import numpy as np
 import streamlit as st
 
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
+from ui.checkpoints import cached_loader
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, t
 from ui.plot import chart
@@ -45,7 +46,7 @@ MAX_CHARS = 10_000
 # The small BERT
 # --------------------------------------------------------------------------------------
 
-@st.cache_resource(show_spinner=False)
+@cached_loader
 @spinning("spin.bert")
 def _load_small(name: str):
     from models.checkpoints import load_bert
@@ -342,7 +343,7 @@ def legend_chips() -> None:
 def model_summary(config, training: dict) -> None:
     """The model's vocabulary, input length, held-out scores and how it was made (a head trained here
     on an installed pretrained encoder, or a small BERT trained here from scratch)."""
-    st.markdown(t("p7.summary.model", label=training.get('label', SMALL_BERT), vocab=config.vocab_size,
+    st.markdown(t("p7.summary.model", label=md_escape(str(training.get('label', SMALL_BERT))), vocab=config.vocab_size,
                   max_len=config.max_len))
     if "base" in training:
         everyday = training.get("everyday", {})

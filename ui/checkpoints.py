@@ -12,6 +12,26 @@ from ui.state import labels as url_labels, linked, url_check
 from ui.strings import STRINGS
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable)
+
+#: Loaded models a server keeps per family (shipped and studio runs together; the least recently used
+#: goes first): each studio run opened holds its model until evicted or deleted.
+MAX_LOADED = 16
+_LOADERS: list = []  # the families' cached loaders (:func:`cached_loader`)
+
+
+def cached_loader(load: F) -> F:
+    """A family's checkpoint loader as a bounded ``st.cache_resource`` (at most :data:`MAX_LOADED`
+    models), registered so that :func:`release` frees a deleted run's model."""
+    cached = st.cache_resource(show_spinner=False, max_entries=MAX_LOADED)(load)
+    _LOADERS.append(cached)
+    return cached  # type: ignore[return-value]
+
+
+def release(path: str) -> None:
+    """Forget the model loaded from checkpoint folder ``path`` in every family (its run was deleted)."""
+    for cached in _LOADERS:
+        cached.clear(path)
 
 
 def label_of(name: str, label: str) -> str:

@@ -11,7 +11,7 @@ from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.common import InputError
 from models.inference.traces import DecodingTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
-from ui.checkpoints import label_of, labelled, load_or_message
+from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.i18n import Labels, current, figure_texts, spinning, t
 from ui.plot import chart
@@ -95,7 +95,7 @@ def follow_model(text_key: str, model_key: str) -> None:
         st.session_state[text_key] = example_inputs(name)[0]
 
 
-@st.cache_resource(show_spinner=False)
+@cached_loader
 @spinning("spin.model")
 def _load(name: str) -> LoadedSeq2Seq:
     return load_seq2seq(name)

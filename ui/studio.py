@@ -9,9 +9,9 @@ runs in a training thread.
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import MutableMapping
 from dataclasses import replace
+from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -19,12 +19,17 @@ import streamlit as st
 from models.nn.transformer_xl import xl_mask
 from corpora.text import CorpusFormatError, decode_text
 from corpora.user_tsv import MAX_BYTES, check_tsv
-from models.training.runs import (
-    ACTIVE_STATES, BLEU, DATA_SOURCES, FAILED, FINISHED, MAX_WINDOW, MAX_XL_MEM, METRICS, MLM_ACCURACY, PERPLEXITY,
-    PLM_PERPLEXITY, PRESETS, STATES, STOPPED, TRAINEES, WAITING, XL, XLNET, Registry, Run, RunError, RunSettings,
-    SavedRun, Snapshot, data_for, delete_run, export_zip, import_zip, list_runs, mine, publish_run, read_losses,
-    read_snapshots, rename_run, resumable, user_checkpoints,
+from models.runs.owners import cookie_value, new_owner_id, owner_key, read_cookie
+from models.runs.registry import Registry
+from models.runs.store import (
+    SavedRun, delete_run, export_zip, import_zip, list_runs, mine, publish_run, rename_run, resumable, user_checkpoints,
 )
+from models.training.runs import (
+    ACTIVE_STATES, BLEU, CHECKPOINT, DATA_SOURCES, FAILED, FINISHED, MAX_WINDOW, MAX_XL_MEM, METRICS, MLM_ACCURACY,
+    PERPLEXITY, PLM_PERPLEXITY, PRESETS, STATES, STOPPED, TRAINEES, WAITING, XL, XLNET, Run, RunError, RunSettings,
+    Snapshot, data_for, read_losses, read_snapshots,
+)
+from ui.checkpoints import release
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t
 from ui.plot import chart
@@ -36,10 +41,11 @@ from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer_xl import xl_attention_figure
 from viz_core.studio import aer_figure, curves_figure
 
+MAX_ZIP_UPLOAD = 25_000_000  # a run zip (a studio-sized checkpoint is under 5 MB; it unpacks to at most 100 MB)
 RUN_KEY = "studio_run"  # the run this session shows: an id of the registry or of a saved run
-OWNER_KEY = "studio_owner"  # this browser session's random id: the owner of the runs it starts or uploads
+OWNER_KEY = "studio_owner"  # this browser session's secret id (its runs record a key derived from it)
 OWNER_COOKIE, _COOKIE_WRITTEN = "attention_lab_owner", "studio_owner_cookie"
-_OWNER_FORM = re.compile(r"[0-9a-f]{16}")  # secrets.token_hex(8)
+_SIGNED_FORM = re.compile(r"[0-9a-f]{32}\.[0-9a-f]{64}")  # models.runs.owners.cookie_value
 _COOKIE_AGE_S = 180 * 24 * 3600
 ATTENTION_OPTIONS = ("bahdanau", "luong-general", "luong-dot", "luong-concat", "none")
 ATTENTION_LABELS = Labels({a: f"studio.attn.{a}" for a in ATTENTION_OPTIONS})
@@ -80,8 +86,11 @@ _FIELDS = {"studio_family": lambda s: s.family, "studio_layers": lambda s: s.lay
 
 @st.cache_resource(show_spinner=False)
 def registry() -> Registry:
-    """The server's one run registry (its threads outlive every script run)."""
-    return Registry()
+    """The server's one run registry (its threads outlive every script run). Made once per server: it
+    first queues again the runs a killed server left waiting (:meth:`Registry.recover`)."""
+    reg = Registry()
+    reg.recover()
+    return reg
 
 
 def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
@@ -91,30 +100,37 @@ def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
             for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)]
 
 
+def _owner_id() -> str:
+    """This browser's secret id: kept in its session state and, by :func:`keep_owner`, in a cookie that
+    this server signed (:mod:`models.runs.owners`). A cookie the server did not sign (forged, edited, of
+    the old unsigned form) is ignored: the session gets a fresh id. Anything else left under its key
+    (a stale or hostile value) is replaced the same way."""
+    owner_id = st.session_state.get(OWNER_KEY)
+    if not (isinstance(owner_id, str) and re.fullmatch(r"[0-9a-f]{32}", owner_id)):
+        owner_id = read_cookie(st.context.cookies.get(OWNER_COOKIE), registry().root) or new_owner_id()
+        st.session_state[OWNER_KEY] = owner_id
+    return owner_id
+
+
 def session_owner() -> str:
-    """This browser's id (random, kept in its session state and, by :func:`keep_owner`, in a cookie
-    that outlives a reload): its runs are private to it until published
-    (:func:`models.training.runs.publish_run`). Anything else left under its key (a stale or hostile
-    value) is replaced: by the cookie's id when it has the form of one, else by a fresh id."""
-    owner = st.session_state.get(OWNER_KEY)
-    if not (isinstance(owner, str) and 0 < len(owner) <= 64 and owner.isprintable()):
-        kept = st.context.cookies.get(OWNER_COOKIE)
-        owner = kept if isinstance(kept, str) and _OWNER_FORM.fullmatch(kept) else secrets.token_hex(8)
-        st.session_state[OWNER_KEY] = owner
-    return owner
+    """What this browser's runs record as their owner: a key derived from its secret id
+    (:func:`models.runs.owners.owner_key`); its runs are private to it until published
+    (:func:`models.runs.store.publish_run`). Nothing a run holds can be turned into the cookie."""
+    return owner_key(_owner_id(), registry().root)
 
 
 def keep_owner() -> None:
-    """Keep this session's id in a cookie of this site (a same-origin script writes it; once per session),
-    so that a reload or a new tab of the same browser still finds its private runs. Only an id of
-    :func:`session_owner`'s own form (16 hex digits) is written: nothing typed reaches the script."""
-    owner = session_owner()
-    if st.session_state.get(_COOKIE_WRITTEN) == owner or not _OWNER_FORM.fullmatch(owner):
+    """Keep this session's id in a cookie of this site, signed by the server (a same-origin script writes
+    the value the server made; once per session), so that a reload or a new tab of the same browser
+    still finds its private runs. Only hex digits and a dot reach the script: nothing typed."""
+    owner_id = _owner_id()
+    if st.session_state.get(_COOKIE_WRITTEN) == owner_id:
         return
-    if st.context.cookies.get(OWNER_COOKIE) != owner:
-        st.html(f"<script>document.cookie = '{OWNER_COOKIE}={owner}; path=/; max-age={_COOKIE_AGE_S}; "
+    value = cookie_value(owner_id, registry().root)
+    if st.context.cookies.get(OWNER_COOKIE) != value and _SIGNED_FORM.fullmatch(value):
+        st.html(f"<script>document.cookie = '{OWNER_COOKIE}={value}; path=/; max-age={_COOKIE_AGE_S}; "
                 f"SameSite=Strict';</script>", unsafe_allow_javascript=True)
-    st.session_state[_COOKIE_WRITTEN] = owner
+    st.session_state[_COOKIE_WRITTEN] = owner_id
 
 
 def error_text(exc: RunError | CorpusFormatError) -> str:
@@ -138,8 +154,20 @@ def _data_label(run: Run | SavedRun) -> str:
     return DATA_LABELS[source] if source in DATA_SOURCES else str(run.meta.get("data", ""))
 
 
+def vocab_note(cuts: object) -> None:
+    """Say where a vocabulary was cut to its cap (words kept of words seen, per side): the rest read as <unk>."""
+    if not isinstance(cuts, list):
+        return
+    for kept, seen in (c for c in cuts if isinstance(c, (list, tuple)) and len(c) == 2):
+        if isinstance(kept, int) and isinstance(seen, int) and seen > kept:
+            st.caption(t("studio.vocab_cut", kept=kept, seen=seen), help=t("studio.vocab_cut_help"))
+            return
+
+
 def _apply_preset() -> None:
-    preset = PRESETS[st.session_state["studio_preset"]]
+    preset = PRESETS.get(st.session_state.get("studio_preset"))  # a crafted client may send anything
+    if preset is None:
+        return
     for key, value_of in _FIELDS.items():
         st.session_state[key] = value_of(preset)
 
@@ -230,6 +258,10 @@ def _start(values: dict, upload) -> None:
     pairs = text = None
     if values["data"] in ("upload", "text") and upload is None:
         st.error(t("studio.no_file"))
+        return
+    if upload is not None and upload.size > MAX_BYTES:  # the box says so too; a crafted client may not listen
+        st.error(t("studio.bad_file", error=md_escape(t("tsv.too_big", name=upload.name, mb=upload.size / 1e6,
+                                                          limit=MAX_BYTES / 1e6))))
         return
     if values["data"] == "text":
         try:
@@ -386,6 +418,7 @@ def live_panel() -> None:
                         text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0))
         status.caption(t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device,
                          data=_data_label(run)))
+        vocab_note(run.vocab_cut)
     stop.button(t("studio.stop"), key="studio_stop", on_click=reg.stop, args=(run.id,), icon=":material/stop:",
                 help=t("studio.stop_help"))
     st.session_state.pop(SNAP_RUN_KEY, None)  # when it ends, the result's scrubber starts on its last snapshot
@@ -407,6 +440,7 @@ def result_view(run: Run | SavedRun) -> None:
     meta = run.meta if isinstance(run, SavedRun) else {"steps": run.step, "seconds": run.elapsed}
     key = "studio.finished" if status == FINISHED else "studio.stopped"
     st.success(t(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
+    vocab_note(run.vocab_cut if isinstance(run, Run) else run.meta.get("vocab"))
     if status == STOPPED and resumable(run.folder) and st.button(
             t("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=t("studio.resume_help")):
         _resume(run.id)
@@ -459,12 +493,15 @@ def _delete(run_id: str, root) -> None:
     """Button callback: delete a saved run's folder and forget it here (it was perhaps the one shown)."""
     _run_action(delete_run, run_id, root, session_owner())
     registry().forget(run_id)
+    release(str(Path(root) / run_id / CHECKPOINT))  # its model, if a page had loaded it, is freed
     if st.session_state.get(RUN_KEY) == run_id:
         del st.session_state[RUN_KEY]
 
 
 def _import(upload) -> None:
     try:
+        if upload.size > MAX_ZIP_UPLOAD:  # the box says so too; a crafted client may not listen
+            raise RunError("run.err.too_big", mb=MAX_ZIP_UPLOAD / 1e6)
         st.session_state[RUN_KEY] = import_zip(upload.getvalue(), registry().root, owner=session_owner())
     except RunError as exc:
         st.session_state["studio_error"] = error_text(exc)
@@ -509,7 +546,8 @@ def runs_manager() -> None:
                     if own:
                         st.button(t("studio.delete"), key=f"studio_delete_{run.id}", on_click=_delete,
                                   args=(run.id, root), icon=":material/delete:")
-        upload = st.file_uploader(t("studio.import"), type=["zip"], key="studio_import")
+        upload = st.file_uploader(t("studio.import"), type=["zip"], key="studio_import",
+                                  max_upload_size=MAX_ZIP_UPLOAD // 1_000_000)
         if upload is not None:
             st.button(t("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))
 

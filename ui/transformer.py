@@ -14,7 +14,7 @@ import streamlit as st
 
 from models.checkpoints import CheckpointError, LoadedTransformer, load_transformer, read_config, shipped_transformers
 from models.inference.translate import TRANSLATION
-from ui.checkpoints import label_of, labelled, load_or_message
+from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
@@ -140,7 +140,7 @@ def scores_view(name: str) -> None:
         real_scores(results, model_data(name)[0])
 
 
-@st.cache_resource(show_spinner=False)
+@cached_loader
 @spinning("spin.model")
 def _load(name: str) -> LoadedTransformer:
     return load_transformer(name)
@@ -405,7 +405,7 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
     st.caption(tr("p4.cmp.caption", head=head_name(layer, head)))
     c1, c2 = st.columns(2)
     with c1:
-        st.markdown(f"**{safe_label(other_label, 60)}** — {display_text(other.tgt_tokens)}")
+        st.markdown(f"**{md_escape(other_label)}** — {md_escape(display_text(other.tgt_tokens))}")
         show_notices([n for n in other.notices if n.level == "warning"])
         if other.attention is None:
             st.info(tr("p4.cmp.none"))
@@ -414,7 +414,7 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
                                     step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
                                     title=tr("p4.cmp.rnn"), texts=texts), key="tf_cmp_rnn", config=PLOT)
     with c2:
-        st.markdown(f"**{label}** — {trace.text}")
+        st.markdown(f"**{md_escape(label)}** — {md_escape(trace.text)}")
         chart(attention_matrix_figure(
     pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
     key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),

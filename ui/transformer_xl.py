@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from models.checkpoints import LoadedTXL, load_txl, shipped
-from ui.checkpoints import label_of, labelled, load_or_message
+from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
 from ui.i18n import current, figure_texts, spinning, t
@@ -33,7 +33,7 @@ EXAMPLES = [
 ]
 
 
-@st.cache_resource(show_spinner=False)
+@cached_loader
 @spinning("spin.model")
 def _load(name: str) -> LoadedTXL:
     return load_txl(name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from models.checkpoints import LoadedXLNet, load_xlnet, shipped
-from ui.checkpoints import labelled, load_or_message
+from ui.checkpoints import cached_loader, labelled, load_or_message
 from ui.export import PLOT
 from ui.i18n import current, figure_texts, spinning, t
 from ui.plot import chart
@@ -38,7 +38,7 @@ EXAMPLES = [  # the first is the default: every word of it is in the model's voc
 CASE_SEARCH, CASE_CHUNK, CASE_SECONDS = 400, 25, 20.0  # held-out verses searched for a case, at most ~20 s
 
 
-@st.cache_resource(show_spinner=False)
+@cached_loader
 @spinning("spin.model")
 def _load(name: str) -> LoadedXLNet:
     return load_xlnet(name)

@@ -44,9 +44,8 @@ import secrets
 import shutil
 import threading
 import time
-import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -62,11 +61,11 @@ from corpora.en_fr import Pair, make_splits
 from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize, tokenize
-from models.atomic import atomic_folder, first_line, json_bytes, write_json_atomic, write_new
+from models.atomic import atomic_folder, first_line, write_json_atomic, write_new
 from models.checkpoints import (
-    CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, CheckpointError, LoadedSeq2Seq,
+    CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, LoadedSeq2Seq,
     LoadedTransformer, LoadedTXL, LoadedXLNet, load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet,
-    read_json, save_bert, save_seq2seq, save_transformer, save_txl, save_xlnet,
+    save_bert, save_seq2seq, save_transformer, save_txl, save_xlnet,
 )
 from models.device import describe_device, pick_device
 from models.inference.bert import run_bert
@@ -80,8 +79,7 @@ from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
-from models.priority import lower_priority
-from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, encode_source
+from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, SPECIALS, Vocab, encode_source
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
@@ -97,7 +95,7 @@ from models.training.transformer import lm_vocab, lm_windows, translate_batch
 from models.training.transformer_xl import batchify, memory_evaluation, recurrent_loss, segment_perplexity
 from models.training.xlnet import permutation_loss, permutation_nll, permuted_windows
 
-RUNS_ENV, MAX_ACTIVE_ENV = "ATTENTION_LAB_RUNS", "ATTENTION_LAB_MAX_TRAININGS"
+RUNS_ENV = "ATTENTION_LAB_RUNS"
 RUN_FILE, LOG_FILE, SNAPSHOT_FILE, CHECKPOINT = "run.json", "log.jsonl", "snapshots.jsonl", "checkpoint"
 RESUME, STATE = "resume", "state.pt"  # a stopped run's training state: resume/state.pt (never in a zip)
 PAIR_DATA = ("grammar", "bible", "hsk", "upload")  # sentence pairs, for the encoder–decoders
@@ -134,14 +132,17 @@ N_VALID_LINES, N_VALID_DOCS = 200, 6  # the LM's validation lines; BERT's valida
 WAITING, RUNNING, FINISHED, STOPPED, FAILED = "waiting", "running", "finished", "stopped", "failed"
 STATES, ACTIVE_STATES = (WAITING, RUNNING, FINISHED, STOPPED, FAILED), (WAITING, RUNNING)
 MAX_STEPS = 5000  # per-run step cap: bounds a run's time, memory (curves) and disk
-MAX_STORED = 40  # runs kept on disk; a new run is refused beyond this until some are deleted
 N_VALID = 100  # validation sentences decoded at each snapshot (BLEU, and AER on the grammar)
 MAX_NAME = 60
-MAX_KEPT = 20  # ended runs the registry keeps in memory (the newest); older ones are read back from disk
 # What a run's zip may hold, and how large it may unpack (a checkpoint of the studio's sizes is < 5 MB).
 ZIP_NAMES = frozenset({RUN_FILE, LOG_FILE, SNAPSHOT_FILE, f"{CHECKPOINT}/{WEIGHTS}", f"{CHECKPOINT}/{CONFIG}",
                        f"{CHECKPOINT}/vocab.json", f"{CHECKPOINT}/{TOKENIZER_FILE}"})
 MAX_ZIP_BYTES = 100_000_000
+#: The largest model the studio builds or imports, counted from its settings or config before anything is
+#: allocated: 20 M parameters (80 MB of float32; with Adam's two moments and the gradients about 320 MB).
+MAX_PARAMETERS = 20_000_000
+PAIR_VOCAB = 8000  # an encoder–decoder's words per side: the most frequent; the rest read as <unk>
+CHECKPOINT_EVERY = 100  # steps between a training run's saves of its state (a killed server resumes from there)
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
 Line = tuple[str, ...]  # one line of text as tokens (the LM, Transformer-XL, XLNet)
@@ -176,6 +177,11 @@ MESSAGES: dict[str, str] = {
     "run.err.xl": "Transformer-XL needs a segment length of 2–{seg} and a memory of 0–{mem} tokens",
     "run.err.xlnet": "XLNet needs a window of 4–{window} tokens and a K of 1–{k} (at most the window)",
     "run.err.short_probe": "XLNet's probe needs at least 2 words (it predicts words from the other words)",
+    "run.err.bad_field": "the run's record is not one the studio writes: its field {field!r} is wrong",
+    "run.err.quota": "you keep at most {most} runs here: delete one of yours first",
+    "run.err.one_at_a_time": "you already have a run training or waiting: wait for it, or stop it first",
+    "run.err.busy": "this run is training in another process of the server",
+    "run.err.too_large_model": "this model is too large for the studio (over {most:.0f} million parameters)",
 }
 
 
@@ -237,6 +243,7 @@ class RunSettings:
     mem_len: int = 16
     window: int = 16
     k_split: int = 4
+    checkpoint_every: int = CHECKPOINT_EVERY
 
     def __post_init__(self) -> None:
         if (self.family not in CHECKPOINT_FAMILY or self.data not in DATA_SOURCES or self.attention not in ATTENTIONS
@@ -260,6 +267,21 @@ class RunSettings:
         kinds = data_for(self.family)
         if self.data not in kinds:
             raise RunError("run.err.data_family", family=self.family, kinds=", ".join(kinds), data=self.data)
+        if not (isinstance(self.checkpoint_every, int) and 0 <= self.checkpoint_every <= MAX_STEPS):
+            raise RunError("run.err.range")
+        if self.parameters() > MAX_PARAMETERS:
+            raise RunError("run.err.too_large_model", most=MAX_PARAMETERS / 1e6)
+
+    def parameters(self) -> int:
+        """An upper estimate of the model's parameters from the settings alone, with each family's
+        vocabulary at its cap (:data:`PAIR_VOCAB` per side, ``LM_VOCAB``, ``BERT_VOCAB``): embeddings
+        and output layers 2·V·d, and per layer 8·d² + 2·d·d_ff (d_ff = 4d; an RNN: 12·d² per direction
+        and layer, plus its attention's 4·d²)."""
+        d = self.hidden
+        if self.family == RNN:
+            return 2 * 2 * PAIR_VOCAB * d + 2 * 12 * d * d + 4 * d * d
+        vocab = {TRANSFORMER: 2 * PAIR_VOCAB, BERT: BERT_VOCAB}.get(self.family, LM_VOCAB)
+        return 2 * vocab * d + 2 * self.layers * (8 * d * d + 2 * d * 4 * d)
 
     def rnn_config(self, src_vocab_size: int, tgt_vocab_size: int) -> Seq2SeqConfig:
         return Seq2SeqConfig(attention=self.attention, score=self.score, bidirectional=self.bidirectional,
@@ -388,6 +410,36 @@ class Snapshot:
         return cls(**data)
 
 
+def read_snapshots(folder: Path) -> list[Snapshot]:
+    """The snapshots a run wrote (a saved run's scrubber); unreadable lines are skipped."""
+    out: list[Snapshot] = []
+    try:
+        lines = (folder / SNAPSHOT_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            out.append(Snapshot.from_json(line))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def read_losses(folder: Path) -> list[float]:
+    """The per-step training losses a run logged (``log.jsonl``)."""
+    try:
+        lines = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            out.append(float(json.loads(line)["loss"]))
+        except (ValueError, TypeError, KeyError):
+            continue
+    return out
+
+
 @dataclass
 class PairData:
     """A run's training and validation sentence pairs (the encoder–decoders)."""
@@ -498,6 +550,7 @@ class Run:
     tokens_per_second: float = 0.0
     losses: list[float] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
+    vocab_cut: list[tuple[int, int]] = field(default_factory=list)  # (words kept, words seen) per vocabulary
     stop: threading.Event = field(default_factory=threading.Event, repr=False)
     thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -520,122 +573,6 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
-class Registry:
-    """The server's runs: at most ``max_active`` train at once (default ``$ATTENTION_LAB_MAX_TRAININGS``,
-    else 1 on a CPU and 2 on an accelerator), the others wait in arrival order."""
-
-    def __init__(self, root: Path | None = None, max_active: int | None = None) -> None:
-        self._root = root
-        if max_active is None:
-            fallback = 1 if pick_device().type == "cpu" else 2
-            max_active = int(os.environ.get(MAX_ACTIVE_ENV, fallback))
-        self.max_active = max(1, max_active)
-        self.runs: dict[str, Run] = {}
-        self._queue: list[str] = []
-        self._n_active = 0
-        self._cond = threading.Condition()
-
-    @property
-    def root(self) -> Path:
-        return self._root if self._root is not None else runs_dir()
-
-    def start(self, settings: RunSettings, pairs: Sequence[TokenPair] | None = None, owner: str | None = None,
-              text: str | None = None) -> str:
-        """Queue a run of ``settings`` for session ``owner`` and return its id; ``pairs``: an uploaded file's
-        sentence pairs (the encoder–decoders), ``text``: an uploaded text (the LM and BERT)."""
-        if len(_saved_runs(self.root)) + sum(r.active for r in self.runs.values()) >= MAX_STORED:
-            raise RunError("run.err.full", most=MAX_STORED)
-        run_id = new_run_id()
-        name = " ".join(settings.name.split())[:MAX_NAME] or f"run {run_id}"
-        upload = text if settings.data in TEXT_DATA else pairs
-        return self._enqueue(Run(run_id, replace(settings, name=name), self.root / run_id, owner=owner), upload)
-
-    def get(self, run_id: str | None, owner: str | None = None) -> Run | None:
-        """The live run ``run_id`` if session ``owner`` may see it (its own, or one of the command line)."""
-        run = self.runs.get(run_id) if run_id else None
-        return run if run is not None and run.owner in (None, owner) else None
-
-    def resume(self, run_id: str, owner: str | None = None) -> str:
-        """Queue a stopped run of ``owner`` to go on from the step it stopped at to its planned steps
-        (same id and folder); RunError when it kept no training state or is another session's."""
-        live = self.get(run_id, owner)
-        if live is not None and live.active:
-            return run_id
-        saved = own_run(run_id, self.root, owner)
-        if not resumable(saved.folder):
-            raise RunError("run.err.no_resume")
-        settings = replace(RunSettings(**saved.meta.get("settings", {})), name=saved.name)  # renamed since
-        run = Run(run_id, settings, saved.folder, created=float(saved.meta.get("created") or time.time()),
-                  owner=saved.meta.get("owner"), published=bool(saved.meta.get("published")))
-        return self._enqueue(run, None, resume=True)
-
-    def _enqueue(self, run: Run, upload: Upload | None, resume: bool = False) -> str:
-        """Keep ``run`` in memory (forgetting the oldest ended runs), queue it and start its thread."""
-        run_id = run.id
-        with self._cond:
-            ended = [r.id for r in sorted(self.runs.values(), key=lambda r: r.created) if not r.active]
-            for old in ended[: max(0, len(ended) - MAX_KEPT + 1)]:
-                del self.runs[old]  # its checkpoint, curve and snapshots stay on disk
-            self.runs[run_id] = run
-            self._queue.append(run_id)
-        run.thread = threading.Thread(target=self._work, args=(run, upload, resume), name=f"studio-{run_id}",
-                                      daemon=True)
-        run.thread.start()
-        return run_id
-
-    def stop(self, run_id: str) -> None:
-        run = self.runs.get(run_id)
-        if run is not None:
-            run.stop.set()
-            with self._cond:
-                self._cond.notify_all()
-
-    def forget(self, run_id: str) -> None:
-        """Drop an ended run from memory (its files were deleted); an active run stays."""
-        with self._cond:
-            if run_id in self.runs and not self.runs[run_id].active:
-                del self.runs[run_id]
-
-    def position(self, run_id: str) -> int:
-        """How many runs are ahead of a waiting run in the queue (0: next), or -1 when not waiting."""
-        with self._cond:
-            return self._queue.index(run_id) if run_id in self._queue else -1
-
-    def _acquire(self, run: Run) -> bool:
-        """Wait for a slot in arrival order; False when the run was stopped while waiting."""
-        with self._cond:
-            while not run.stop.is_set() and (self._queue[0] != run.id or self._n_active >= self.max_active):
-                self._cond.wait(0.5)
-            self._queue.remove(run.id)
-            self._cond.notify_all()
-            if run.stop.is_set():
-                return False
-            self._n_active += 1
-            return True
-
-    def _release(self) -> None:
-        with self._cond:
-            self._n_active -= 1
-            self._cond.notify_all()
-
-    def _work(self, run: Run, upload: Upload | None, resume: bool) -> None:
-        lower_priority()  # a training takes only what the class's page runs leave (models.priority)
-        if not self._acquire(run):
-            run.status, run.message = STOPPED, "stopped before it started"
-            return
-        try:
-            run.status = RUNNING
-            train_run(run, upload, resume)
-        except Exception as exc:  # bad data, out of memory …: this run fails, the server goes on
-            run.status, run.message = FAILED, first_line(exc)
-            if isinstance(exc, RunError):
-                run.message_key, run.message_params = exc.key, exc.params
-            if not resume:  # nothing of a failed run is kept on disk; a failed resume keeps the stopped run
-                shutil.rmtree(run.folder, ignore_errors=True)
-        finally:
-            self._release()
-
-
 @dataclass
 class Trainee:
     """One family's private model for a run and what the run does with it: the batch loss for
@@ -651,6 +588,22 @@ class Trainee:
     param_groups: list[dict[str, Any]] | None = None  # for make_optimizer (AdamW groups), default all parameters
     metric: str = BLEU
     carry: dict[str, Any] = field(default_factory=dict)  # state that steps hand on (XL's memory): kept on a stop
+    vocab_cut: list[tuple[int, int]] = field(default_factory=list)  # (words kept, words seen) per vocabulary
+
+
+def capped(full: Vocab, cap: int) -> tuple[Vocab, tuple[int, int]]:
+    """The ``cap`` first entries of ``full`` (specials, then words most frequent first) and (words kept,
+    words seen): a file of a million distinct words trains a model of ``cap``, the rest read as <unk>."""
+    words = len(full.itos) - len(SPECIALS)
+    kept = Vocab(full.itos[:cap])
+    return kept, (len(kept.itos) - len(SPECIALS), words)
+
+
+def capped_vocabs(pairs: Sequence[TokenPair]) -> tuple[Vocab, Vocab, list[tuple[int, int]]]:
+    """An encoder–decoder's source and target vocabularies, each cut to :data:`PAIR_VOCAB` by frequency."""
+    full_src, full_tgt = build_vocabs(pairs)
+    (src, cut_src), (tgt, cut_tgt) = capped(full_src, PAIR_VOCAB), capped(full_tgt, PAIR_VOCAB)
+    return src, tgt, [cut_src, cut_tgt]
 
 
 _ModelT = TypeVar("_ModelT", bound=nn.Module)
@@ -672,7 +625,7 @@ def pair_languages(data: str) -> dict[str, str]:
 
 def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Seq2Seq with teacher-forced (or scheduled-sampling) cross-entropy over length-bucketed batches."""
-    src_vocab, tgt_vocab = build_vocabs(data.train)
+    src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
     languages = pair_languages(s.data)
@@ -698,12 +651,12 @@ def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device:
     return Trainee(model, loss_of_batch, decode,
                    lambda cpu: corpus_bleu_of(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, data.valid), aer,
                    lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab,
-                                                       {**record, **languages}))
+                                                       {**record, **languages}), vocab_cut=cut)
 
 
 def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
     """A Transformer encoder–decoder with label-smoothed cross-entropy (§5.4) over length-bucketed batches."""
-    src_vocab, tgt_vocab = build_vocabs(data.train)
+    src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
     limit = TF_MAX_LEN - 1
     encoded = [(encode_source(src_vocab.stoi, src, limit), tgt_vocab.encode(list(tgt)[: TF_MAX_LEN - 2]))
                for src, tgt in data.train]
@@ -735,7 +688,7 @@ def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings,
         return save_transformer(folder, model.to("cpu"), TF_TASK, src_vocab.itos, tgt_vocab.itos,
                                 dict(record, max_src_len=TF_MAX_LEN, **languages))
 
-    return Trainee(model, loss_of_batch, decode, valid_bleu, None, save)
+    return Trainee(model, loss_of_batch, decode, valid_bleu, None, save, vocab_cut=cut)
 
 
 def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -962,9 +915,12 @@ def snapshot_steps(steps: int, n: int) -> set[int]:
 
 def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> None:
     """Train ``run`` in the calling thread (the registry's thread; tests may call it directly),
-    taking snapshots and writing logs and the checkpoint into ``run.folder``; a run cut short also
-    writes its training state. ``upload``: the uploaded file's sentence pairs or text, for the data
-    "upload" or "text". ``resume``: go on from the state a stopped run kept (with its upload)."""
+    taking snapshots and writing logs and the checkpoint into ``run.folder``. Every
+    ``checkpoint_every`` steps, and when a run is cut short, it also writes its checkpoint and its
+    training state (model, Adam's moments, the step, torch's random state, the upload), so that a stopped
+    or killed run goes on from there. ``upload``: the uploaded file's sentence pairs or text, for the data
+    "upload" or "text". ``resume``: go on from the state the run kept (with its upload); the log and the
+    snapshots written after that state are dropped first, so no step is logged twice."""
     s = run.settings
     state = read_state(run.folder) if resume else None
     if state is not None:
@@ -972,8 +928,8 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     run.folder.mkdir(parents=True, exist_ok=True)
     device = pick_device()
     run.device = describe_device(device)
-    if state is None:  # a resumed run's run.json still says "stopped" until it ends
-        _write_meta(run)
+    run.status = RUNNING
+    write_meta(run)
     data: Data
     if s.data in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
         data = load_text(s, upload if isinstance(upload, str) else None)
@@ -990,13 +946,15 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     settings = s.train_settings()
     torch.manual_seed(s.seed)
     trainee = make_trainee(s, data, settings, device)
+    run.vocab_cut = list(trainee.vocab_cut)
     optimizer = make_optimizer(trainee.model, settings, trainee.param_groups)
     start, before = 0, 0.0
     if state is not None:
         start, before = restore_state(state, trainee.model, optimizer, device)
         trainee.carry.update(to_device(state.get("carry", {}), device))
         run.step, run.elapsed = start, before
-        run.losses, run.snapshots = read_losses(run.folder)[:start], read_snapshots(run.folder)
+        run.losses = truncate_log(run.folder, start)
+        run.snapshots = truncate_snapshots(run.folder, start)
     when = snapshot_steps(settings.steps, s.snapshots)
 
     def snap(step: int) -> None:
@@ -1005,11 +963,28 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
         with (run.folder / SNAPSHOT_FILE).open("a", encoding="utf-8") as fh:
             fh.write(shot.to_json() + "\n")
 
+    def save(cut_short: str | None, stats: dict[str, Any]) -> None:
+        """The checkpoint of the model as it is now, and (a run that stops before its last step) its state."""
+        last = run.snapshots[-1]
+        record = dict(stats, seconds=round(run.elapsed, 1), label=s.name, user_run=True, run_id=run.id,
+                      data=data.description, aer=last.aer, settings=settings.to_dict(), studio=asdict(s),
+                      **{f"valid_{last.metric}": last.score},
+                      parameters=sum(p.numel() for p in trainee.model.parameters()))
+        trainee.save(run.checkpoint, record)
+        trainee.model.to(device)  # a save moves the model to the CPU
+        if cut_short:
+            write_state(run.folder, dict(step=run.step, seconds=run.elapsed, model=trainee.model.state_dict(),
+                                         optimizer=optimizer.state_dict(), upload=upload, carry=trainee.carry,
+                                         **random_state(device)))
+
     def on_step(p: Progress) -> None:
         run.losses.append(p.loss)
         run.step, run.elapsed, run.tokens_per_second = p.step, before + p.elapsed, p.tokens_per_second
         if p.step in when:
             snap(p.step)
+        if s.checkpoint_every and p.step % s.checkpoint_every == 0 and p.step < settings.steps:
+            save("periodic", {"steps": p.step, "cut_short": "periodic"})
+            write_meta(run)
 
     log, close = jsonl_log(run.folder / LOG_FILE)
     try:
@@ -1019,23 +994,51 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
                     optimizer=optimizer)
     finally:
         close()
-    rng = random_state(device)  # as it is before the next step (snapshots draw no random numbers)
     if run.snapshots[-1].step != run.step:
         snap(run.step)  # a stopped run ends with a snapshot of the model it keeps
-    last = run.snapshots[-1]
-    record = dict(stats, seconds=round(run.elapsed, 1), label=s.name, user_run=True, run_id=run.id,
-                  data=data.description, aer=last.aer, settings=settings.to_dict(), studio=asdict(s),
-                  **{f"valid_{last.metric}": last.score}, parameters=sum(p.numel() for p in trainee.model.parameters()))
-    trainee.save(run.checkpoint, record)
-    if stats["cut_short"]:
-        write_state(run.folder, dict(step=run.step, seconds=run.elapsed, model=trainee.model.state_dict(),
-                                     optimizer=optimizer.state_dict(), upload=upload, carry=trainee.carry, **rng))
-    else:
+    save(stats["cut_short"], stats)
+    if not stats["cut_short"]:
         shutil.rmtree(run.folder / RESUME, ignore_errors=True)
     run.message = stats["cut_short"] or ""
     final = STOPPED if stats["cut_short"] else FINISHED
-    _write_meta(run, final)  # run.json first: a caller that sees the status may change the file at once
+    write_meta(run, final)  # run.json first: a caller that sees the status may change the file at once
     run.status = final
+
+
+def truncate_log(folder: Path, step: int) -> list[float]:
+    """Keep the lines of ``log.jsonl`` up to ``step`` (a resumed run logs the later steps again) and
+    return their losses."""
+    path = folder / LOG_FILE
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    kept, losses = [], []
+    for line in lines:
+        try:
+            record = json.loads(line)
+            if int(record["step"]) > step:
+                break
+            losses.append(float(record["loss"]))
+        except (ValueError, TypeError, KeyError):
+            continue
+        kept.append(line)
+    write_json_lines(path, kept)
+    return losses
+
+
+def truncate_snapshots(folder: Path, step: int) -> list[Snapshot]:
+    """Keep the snapshots up to ``step`` in ``snapshots.jsonl`` and return them."""
+    kept = [shot for shot in read_snapshots(folder) if shot.step <= step]
+    write_json_lines(folder / SNAPSHOT_FILE, [shot.to_json() for shot in kept])
+    return kept
+
+
+def write_json_lines(path: Path, lines: list[str]) -> None:
+    """Replace a .jsonl file atomically (a temporary file renamed over it)."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    staging.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    os.replace(staging, path)
 
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:
@@ -1083,7 +1086,7 @@ def restore_state(state: dict[str, Any], model: nn.Module, optimizer: torch.opti
     return int(state["step"]), float(state["seconds"])
 
 
-def _write_meta(run: Run, status: str | None = None) -> None:
+def write_meta(run: Run, status: str | None = None) -> None:
     """run.json: the run's name, settings, status (``status``, default the run's) and summary (atomic)."""
     write_json_atomic(run.folder / RUN_FILE, {
         "id": run.id, "name": run.settings.name, "family": CHECKPOINT_FAMILY[run.settings.family],
@@ -1092,207 +1095,4 @@ def _write_meta(run: Run, status: str | None = None) -> None:
         "seconds": round(run.elapsed, 1), "settings": asdict(run.settings),
         "kind": KINDS.get(run.settings.family), "metric": METRICS[run.settings.family],
         "score": run.snapshots[-1].score if run.snapshots else None,
-        "aer": run.snapshots[-1].aer if run.snapshots else None})
-
-
-# --------------------------------------------------------------------------------------
-# Saved runs on disk
-# --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SavedRun:
-    """A run folder with a checkpoint: its id, name and run.json."""
-
-    id: str
-    folder: Path
-    name: str
-    meta: dict[str, Any]
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.folder / CHECKPOINT
-
-
-def visible(meta: dict[str, Any], owner: str | None) -> bool:
-    """Whether session ``owner`` sees a run: its own, a published one, or one of the command line (no owner)."""
-    return not meta.get("owner") or meta.get("owner") == owner or meta.get("published") is True
-
-
-def mine(meta: dict[str, Any], owner: str | None) -> bool:
-    """Whether session ``owner`` may change a run: its own, or one of the command line (no owner)."""
-    return not meta.get("owner") or meta.get("owner") == owner
-
-
-def list_runs(root: Path | None = None, owner: str | None = None) -> list[SavedRun]:
-    """The runs session ``owner`` sees (:func:`visible`; None: a session of its own, so only published
-    and command-line runs) under ``root`` (default :func:`runs_dir`) that have a checkpoint, newest first."""
-    return [r for r in _saved_runs(root) if visible(r.meta, owner)]
-
-
-def _saved_runs(root: Path | None = None) -> list[SavedRun]:
-    """Every run under ``root`` that has a checkpoint, whoever owns it, newest first."""
-    root = root if root is not None else runs_dir()
-    out = []
-    for meta_file in root.glob(f"*/{RUN_FILE}"):
-        folder = meta_file.parent
-        if folder.name.startswith(".") or not (folder / CHECKPOINT / CONFIG).is_file():
-            continue
-        try:
-            meta = read_json(meta_file)
-        except CheckpointError:
-            continue
-        out.append(SavedRun(folder.name, folder, str(meta.get("name") or folder.name)[:MAX_NAME], meta))
-    return sorted(out, key=lambda r: float(r.meta.get("created") or 0), reverse=True)
-
-
-def user_checkpoints(family: str, root: Path | None = None, owner: str | None = None,
-                     kind: str | None = None) -> list[tuple[str, str, bool]]:
-    """(checkpoint folder, run name, whether it is ``owner``'s) of the saved runs of a checkpoint family
-    (and transformer ``kind``: encoder-decoder or decoder-only) that session ``owner`` sees, for model pickers."""
-    return [(str(r.checkpoint), r.name, mine(r.meta, owner)) for r in list_runs(root, owner)
-            if r.meta.get("family") == family and (kind is None or r.meta.get("kind", ENCODER_DECODER) == kind)]
-
-
-def resumable(folder: Path) -> bool:
-    """Whether a run kept a training state to go on from (a stopped run of this server)."""
-    return (folder / RESUME / STATE).is_file()
-
-
-def find_run(run_id: str, root: Path | None = None, owner: str | None = None) -> SavedRun:
-    """A saved run that session ``owner`` sees."""
-    found = next((r for r in list_runs(root, owner) if r.id == run_id), None)
-    if found is None:
-        raise RunError("run.err.no_run", run_id=run_id)
-    return found
-
-
-def own_run(run_id: str, root: Path | None = None, owner: str | None = None) -> SavedRun:
-    """A saved run that session ``owner`` may change (RunError for another session's published run)."""
-    found = find_run(run_id, root, owner)
-    if not mine(found.meta, owner):
-        raise RunError("run.err.not_yours")
-    return found
-
-
-def read_snapshots(folder: Path) -> list[Snapshot]:
-    """The snapshots a run wrote (a saved run's scrubber); unreadable lines are skipped."""
-    out: list[Snapshot] = []
-    try:
-        lines = (folder / SNAPSHOT_FILE).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        try:
-            out.append(Snapshot.from_json(line))
-        except (ValueError, TypeError):
-            continue
-    return out
-
-
-def read_losses(folder: Path) -> list[float]:
-    """The per-step training losses a run logged (``log.jsonl``)."""
-    try:
-        lines = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    out = []
-    for line in lines:
-        try:
-            out.append(float(json.loads(line)["loss"]))
-        except (ValueError, TypeError, KeyError):
-            continue
-    return out
-
-
-def rename_run(run_id: str, name: str, root: Path | None = None, owner: str | None = None) -> None:
-    saved = own_run(run_id, root, owner)
-    clean = " ".join(name.split())[:MAX_NAME]
-    if not clean:
-        raise RunError("run.err.no_name")
-    write_json_atomic(saved.folder / RUN_FILE, dict(saved.meta, name=clean))
-
-
-def publish_run(run_id: str, published: bool, root: Path | None = None, owner: str | None = None) -> None:
-    """Show session ``owner``'s run to every session of the server (``published``), or to it alone again."""
-    saved = own_run(run_id, root, owner)
-    write_json_atomic(saved.folder / RUN_FILE, dict(saved.meta, published=bool(published)))
-
-
-def delete_run(run_id: str, root: Path | None = None, owner: str | None = None) -> None:
-    shutil.rmtree(own_run(run_id, root, owner).folder)
-
-
-def export_zip(run_id: str, root: Path | None = None, owner: str | None = None) -> bytes:
-    """The run's checkpoint and logs as a zip (the names of :data:`ZIP_NAMES` that exist)."""
-    folder = find_run(run_id, root, owner).folder
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(ZIP_NAMES):
-            if (folder / name).is_file():
-                archive.write(folder / name, name)
-    return buffer.getvalue()
-
-
-def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_BYTES, owner: str | None = None) -> str:
-    """Unpack a run's zip into a new run folder of session ``owner`` (unpublished) and check that its
-    checkpoint loads; returns the new id. Refused (RunError, nothing written): not a zip, a name other
-    than :data:`ZIP_NAMES` (so no path can leave the folder), a name twice, more than ``max_bytes``
-    unpacked, a broken checkpoint."""
-    root = root if root is not None else runs_dir()
-    if len(_saved_runs(root)) >= MAX_STORED:
-        raise RunError("run.err.full", most=MAX_STORED)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        infos = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError):
-        raise RunError("run.err.not_zip") from None
-    names = [i.filename for i in infos]
-    strange = sorted(set(names) - ZIP_NAMES)
-    if strange:
-        raise RunError("run.err.strange", name=strange[0][:80])
-    if len(set(names)) != len(names):
-        raise RunError("run.err.twice")
-    if sum(i.file_size for i in infos) > max_bytes:
-        raise RunError("run.err.too_big", mb=max_bytes / 1e6)
-    contents = {}
-    for info in infos:
-        try:
-            with archive.open(info) as fh:
-                body = fh.read(info.file_size + 1)  # a header that lies about the size reads one byte too many
-        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
-            raise RunError("run.err.damaged", detail=first_line(exc)) from None
-        if len(body) > info.file_size:
-            raise RunError("run.err.lying")
-        contents[info.filename] = body
-    if f"{CHECKPOINT}/{CONFIG}" not in contents or f"{CHECKPOINT}/{WEIGHTS}" not in contents:
-        raise RunError("run.err.no_checkpoint")
-    run_id = new_run_id()
-    folder = root / run_id
-    meta, config = _json_object(contents.get(RUN_FILE, b"{}")), _json_object(contents[f"{CHECKPOINT}/{CONFIG}"])
-    family, spec = config.get("family"), config.get("model")
-    kind = spec.get("kind") if family == "transformer" and isinstance(spec, dict) else None
-    if family not in LOADERS or (family == "transformer" and kind not in KINDS.values()):
-        raise RunError("run.err.other_model")
-    name = " ".join(str(meta.get("name") or "uploaded run").split())[:MAX_NAME]
-    contents[RUN_FILE] = json_bytes(dict(meta, id=run_id, name=name, family=family, created=time.time(),
-                                         imported=True, owner=owner, published=False, kind=kind))
-    root.mkdir(parents=True, exist_ok=True)
-    with atomic_folder(folder) as staging:
-        (staging / CHECKPOINT).mkdir()
-        for name_in_zip, body in contents.items():
-            write_new(staging / name_in_zip, body)
-    try:
-        LOADERS[family](folder / CHECKPOINT)
-    except CheckpointError as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise RunError("run.err.bad_checkpoint", detail=str(exc)) from None
-    return run_id
-
-
-def _json_object(body: bytes) -> dict[str, Any]:
-    """A JSON object from a zip member, or {} when it is not one."""
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        "aer": run.snapshots[-1].aer if run.snapshots else None, "vocab": [list(c) for c in run.vocab_cut]})

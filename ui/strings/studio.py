@@ -263,6 +263,21 @@ STRINGS: dict[str, tuple[str, str]] = {
                       "XLNet 需要 4–{window} 个词元的窗口和 1–{k} 的 K（不超过窗口大小）"),
     "run.err.short_probe": ("XLNet's probe needs at least 2 words (it predicts words from the other words)",
                             "XLNet 的探针文本至少需要 2 个词（它根据其他词来预测词）"),
+    "studio.vocab_cut": ("Vocabulary: the {kept:,} most frequent words of the {seen:,} in the data; the others "
+                         "read as <unk>.", "词表：数据中 {seen:,} 个词里最常见的 {kept:,} 个；其余的读作 <unk>。"),
+    "studio.vocab_cut_help": ("A vocabulary is capped so that one large file cannot make a model too large for the "
+                              "class's server; rare words matter least to what the model learns.",
+                              "词表设有上限，这样一个大文件不会造出对全班服务器来说过大的模型；罕见词对模型学到的东西影响最小。"),
+    "run.err.bad_field": ("the run's record is not one the studio writes: its field {field!r} is wrong",
+                          "这份训练记录不是训练工作室写出的：其字段 {field!r} 有误"),
+    "run.err.quota": ("you keep at most {most} runs here: delete one of yours first",
+                      "你在这里最多保留 {most} 个训练：请先删除一个你自己的训练"),
+    "run.err.one_at_a_time": ("you already have a run training or waiting: wait for it, or stop it first",
+                              "你已有一个训练正在进行或排队：请等它结束，或先停止它"),
+    "run.err.busy": ("this run is training in another process of the server",
+                     "这个训练正在服务器的另一个进程中进行"),
+    "run.err.too_large_model": ("this model is too large for the studio (over {most:.0f} million parameters)",
+                                "这个模型对训练工作室来说太大（超过 {most:.0f} 百万个参数）"),
     # explanation
     "studio.explain": (
         "**What you are watching.** Each step shows the model a batch of sentence pairs with the gold translation "

@@ -13,7 +13,8 @@ def slide(p: SlideParams) -> SlideView:
     """The page's run as a slide, one step per snapshot: the probe's map (Bahdanau et al. 2015's α, or
     a Transformer's cross-attention, of the page's layer and head); a model without attention shows
     its loss and BLEU curves at the snapshot instead."""
-    from models.training.runs import list_runs, read_snapshots
+    from models.runs.store import list_runs
+    from models.training.runs import read_snapshots
     from ui.studio import probe_figure, registry, run_curves, session_owner, snapshot_caption
 
     saved = {run.id: run for run in list_runs(registry().root, session_owner())}  # newest first, the page's default
