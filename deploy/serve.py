@@ -7,7 +7,9 @@ With ``--replicas N`` (N ≥ 2) N Streamlit servers listen on 127.0.0.1 at port+
 Debian's nginx listens on the address and port as a reverse proxy with sticky sessions (see
 deploy/nginx.conf.template). It prints one "ready" line once every replica answers
 ``/_stcore/health`` and the proxy answers ``/nginx-health``; it stops everything on Ctrl-C or
-SIGTERM, and stops everything (exit 1) when any part dies.
+SIGTERM. A replica that dies is started again (its students reconnect to a live one through nginx,
+starting a new session: what they had typed or picked is lost, their runs and decks are not); the lab
+stops (exit 1) when nginx dies or a replica keeps dying.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,12 +56,43 @@ def streamlit_command(address: str, port: int) -> list[str]:
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
             "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
-            "--server.disconnectedSessionTTL", str(SESSION_TTL_S)]
+            "--server.disconnectedSessionTTL", str(SESSION_TTL_S), "--client.showErrorDetails", "none"]
+
+
+#: a replica that dies is started again at once; one that died this many times in RESTART_WINDOW_S is
+#: broken (a bad install, a port taken): the lab stops and says so rather than restart it forever
+MAX_RESTARTS, RESTART_WINDOW_S = 5, 60.0
+
+
+def supervise(procs: list[subprocess.Popen], ports: list[int], proxy: subprocess.Popen | None,
+              start_replica: Callable[[int], subprocess.Popen]) -> int:
+    """Keep the lab up: a replica that exits is started again on its port (nginx sends its students to
+    the live replicas meanwhile; they reconnect and start a new session there). Returns 1 when the
+    proxy dies or a replica keeps dying (:data:`MAX_RESTARTS` in :data:`RESTART_WINDOW_S`)."""
+    deaths: dict[int, list[float]] = {port: [] for port in ports}
+    while True:
+        time.sleep(1)
+        if proxy is not None and proxy.poll() is not None:
+            print(f"{_name(proxy)} exited with status {proxy.returncode}: stopping the lab", file=sys.stderr)
+            return 1
+        for i, port in enumerate(ports):
+            replica = procs[i]
+            if replica.poll() is None:
+                continue
+            now = time.monotonic()
+            deaths[port] = [t for t in deaths[port] if now - t < RESTART_WINDOW_S] + [now]
+            if len(deaths[port]) > MAX_RESTARTS:
+                print(f"the replica on port {port} died {len(deaths[port])} times in {RESTART_WINDOW_S:.0f} s: "
+                      "stopping the lab", file=sys.stderr)
+                return 1
+            print(f"the replica on port {port} exited with status {replica.returncode}: starting it again",
+                  file=sys.stderr, flush=True)
+            procs[i] = start_replica(port)
 
 
 def nginx_config(listen: str, replica_ports: list[int], run_dir: Path) -> str:
     """deploy/nginx.conf.template filled in: listen on ``listen`` (address:port), proxy to the replicas."""
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;" for p in replica_ports)
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in replica_ports)
     text = TEMPLATE.read_text(encoding="utf-8")
     return text.replace("@RUN_DIR@", str(run_dir)).replace("@LISTEN@", listen).replace("@SERVERS@", servers)
 
@@ -144,27 +178,27 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_signal)
+    def start_replica(port: int) -> subprocess.Popen:
+        log = open(run_dir / f"replica-{port}.log", "ab")  # noqa: SIM115  (the child keeps it)
+        return subprocess.Popen(streamlit_command(host, port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
     try:
         for port in ports:
-            log = open(run_dir / f"replica-{port}.log", "ab")  # noqa: SIM115  (the child keeps it)
-            procs.append(subprocess.Popen(streamlit_command(host, port), cwd=ROOT, env=env,
-                                          stdout=log, stderr=subprocess.STDOUT))
+            procs.append(start_replica(port))
         probe = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         wait_ready([f"http://{_listen(probe, p)}/_stcore/health" for p in ports], procs)
+        proxy = None
         if nginx:
             conf = run_dir / "nginx.conf"
             conf.write_text(nginx_config(_listen(args.address, args.port), ports, run_dir), encoding="utf-8")
-            procs.append(subprocess.Popen([nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "error.log"),
-                                           "-g", "daemon off;"]))
+            proxy = subprocess.Popen([nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "error.log"),
+                                      "-g", "daemon off;"])
+            procs.append(proxy)
             probe = "127.0.0.1" if args.address in ("0.0.0.0", "::") else args.address
             wait_ready([f"http://{_listen(probe, args.port)}/nginx-health"], procs, timeout_s=20)
         print(f"Attention Lab ready on http://{_listen(args.address, args.port)} "
               f"({args.replicas} replica{'s' * (args.replicas > 1)}; logs in {run_dir})", flush=True)
-        while all(p.poll() is None for p in procs):
-            time.sleep(1)
-        dead = next(p for p in procs if p.poll() is not None)
-        print(f"{_name(dead)} exited with status {dead.returncode}: stopping the lab", file=sys.stderr)
-        return 1
+        return supervise(procs, ports, proxy, start_replica)
     except KeyboardInterrupt:
         return 0
     except RuntimeError as exc:

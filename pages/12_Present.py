@@ -95,7 +95,7 @@ def _picked() -> None:
 checked(st.radio, t("p9.deck"), DECKS, index=DECKS.index(deck_id), format_func=deck_label, key="present_pick",
          on_change=_picked, horizontal=True)
 if deck_id == UPLOAD:
-    upload = st.file_uploader(t("p9.upload"), type=["json"], key="present_upload")
+    upload = st.file_uploader(t("p9.upload"), type=["json"], key="present_upload", max_upload_size=1)
     if upload is not None:
         try:
             st.session_state[UPLOADED] = deck = parse_deck(upload.getvalue(), RENDERERS)

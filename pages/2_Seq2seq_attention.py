@@ -106,7 +106,8 @@ playing = quiz and other is None  # the quiz plays on one model's output
 def translation_summary() -> None:
     """The translation and its notices (unknown words, cut input, confidence), next to the output."""
     if not playing:  # in the quiz the output shows step by step, once guessed
-        token_strip([display_text(trace.tgt_tokens)], caption=i18n.t("p2.translation_by", model=labels[model_name]))
+        caption = i18n.t("p2.translation_by", model=md_escape(labels[model_name]))
+        token_strip([display_text(trace.tgt_tokens)], caption=caption)
     show_notices(trace.notices)
 
 

@@ -92,7 +92,7 @@ except InputError as exc:
     st.stop()
 
 if not trace.tgt_tokens:
-    token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=labels[model_name]))
+    token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=md_escape(labels[model_name])))
     show_notices(trace.notices)
     st.info(tr("p4.no_tokens"))
     st.stop()
@@ -154,7 +154,7 @@ def steps_view() -> None:
             st.caption(tr("p4.lookahead"))
 
     if not quiz:  # in the quiz the output shows step by step, once guessed
-        token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=labels[model_name]))
+        token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=md_escape(labels[model_name])))
     show_notices(trace.notices)
     st.markdown(tr("p4.step", step=t + 1, n=n, token=md_escape(trace.decoder_tokens[t])))
     token_strip([*trace.tgt_tokens[:t], trace.tgt_tokens[t] if shown else HIDDEN], highlight=t)

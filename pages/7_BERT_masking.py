@@ -52,7 +52,7 @@ examples = [BERT_PAIR, *example_pairs()]
 
 def _use_example() -> None:
     pick = st.session_state.get("bert_example")
-    if pick is not None:
+    if isinstance(pick, int) and 0 <= pick < len(examples):  # a crafted client may send anything
         st.session_state["bert_a"], st.session_state["bert_b"] = examples[pick]
 
 

@@ -1,11 +1,14 @@
 """The shared page frame: page config, projector-friendly styling and the sidebar."""
 from __future__ import annotations
 
+import logging
+import secrets
 import sys
 from pathlib import Path
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.deck import add_view_button, answer_rerun, keep_deck
 from ui.export import image_buttons
@@ -21,14 +24,20 @@ _PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.p
 # Pages in teaching order: (file, English label, English blurb), from the string table (ids nav.N and
 # nav.N.blurb, N the file's number); page_text gives them in the reader's language. The landing
 # page links those that exist.
-PAGES: list[tuple[str, str, str]] = [(path, text(f"nav.{n}", "en"), text(f"nav.{n}.blurb", "en"))
-                                     for n, path in enumerate(_PAGE_FILES, start=1)]
+def page_number(path: str) -> str:
+    """A page file's own number (its string ids are nav.N, nav.N.blurb), whatever its place in the order."""
+    return Path(path).name.split("_", 1)[0]
+
+
+PAGES: list[tuple[str, str, str]] = [(path, text(f"nav.{page_number(path)}", "en"),
+                                      text(f"nav.{page_number(path)}.blurb", "en")) for path in _PAGE_FILES]
 
 
 def page_text(path: str) -> tuple[str, str]:
     """A page's (label, blurb) in the current language."""
-    n = Path(path).name.split("_", 1)[0]
+    n = page_number(path)
     return t(f"nav.{n}"), t(f"nav.{n}.blurb")
+
 
 _CSS = """
 <style>
@@ -76,8 +85,33 @@ def page_list() -> None:
         pass  # a page script run on its own (AppTest) has no app around it to link to
 
 
+_log = logging.getLogger("attention_lab.errors")
+
+
+def one_line_error(ex: Exception) -> bool:
+    """What a student sees of an error no page caught: one line with a reference; the traceback goes to
+    the server's log under that reference (Streamlit's on_script_error hook; True: its own display,
+    with the exception's text and perhaps a server path, is not shown)."""
+    ref = secrets.token_hex(4)
+    _log.log(logging.ERROR, "page error %s", ref, exc_info=ex)
+    try:
+        st.error(t("error.page", ref=ref), icon=":material/error:")
+    except Exception:  # the page is gone (a closed tab): the log has it
+        pass
+    return True
+
+
+def catch_errors() -> None:
+    """Route this script run's uncaught errors (the page's and its fragments') to :func:`one_line_error`."""
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        ctx.on_script_error = one_line_error
+
+
 def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None:
-    """Start a page: config (with a local ``page_icon``, so no font server is asked), style, sidebar."""
+    """Start a page: config (with a local ``page_icon``, so no font server is asked), style, sidebar;
+    an error the page does not catch shows one line and a reference (:func:`catch_errors`)."""
+    catch_errors()
     upkeep()  # Streamlit's collection after each run kept cheap; closed tabs' sessions freed on time (ui.heap)
     bad_lang = resolve()  # this run's language (?lang=, the session's choice, the browser's locale)
     st.set_page_config(page_title=f"{title} · {t('app.title')}", page_icon=icon, layout="wide")

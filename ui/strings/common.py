@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
+    "error.page": ("Something went wrong on this page (error {ref}). Reload the page to go on; the teacher finds "
+                   "the details under this reference in the server's log.",
+                   "本页出了错（错误编号 {ref}）。请重新加载页面继续；老师可在服务器日志中按此编号查到详情。"),
     # language switch and its notice
     "lang.switch": ("Language · 语言", "语言 · Language"),
     "lang.bad": ("The link's language “{raw}” is not available, so this shows {language}.",
