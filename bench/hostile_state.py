@@ -99,6 +99,7 @@ VIEWS: tuple[View, ...] = (
     View("pages/11_Training_studio.py", "studio_preset"),
     View("pages/10_Transformer_XL.py", "txl_text"),
     View("pages/13_XLNet.py", "xlnet_text"),
+    View("pages/14_Transformer_block.py", "block_diagram"),
 )
 
 

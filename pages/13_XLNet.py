@@ -71,6 +71,7 @@ caption_col.caption(streams_caption(trace))
 query_col, content_col = st.columns(2)  # the query and the content stream of one head side by side
 chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
 chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
+st.caption(t("xlnet.memory_note"))
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs(["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],

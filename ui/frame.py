@@ -18,6 +18,7 @@ from ui.state import quoted, replay_notices
 
 _PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.py", "pages/3_Positional_encoding.py",
                "pages/4_Transformer_translation.py", "pages/5_Inside_one_head.py", "pages/6_Generation.py",
+               "pages/14_Transformer_block.py",
                "pages/7_BERT_masking.py", "pages/8_Real_model_explorer.py",
                "pages/9_LLM_explorer.py", "pages/10_Transformer_XL.py", "pages/11_Training_studio.py",
                "pages/12_Present.py", "pages/13_XLNet.py")

@@ -135,6 +135,10 @@ STRINGS: dict[str, tuple[str, str]] = {
                          "**留出文本中的一个例子：**“{text}”。隐藏“{first} {second}”：独立预测时，模型对“{second}”的首选是"
                          "“{ind}”；先预测出“{first}”之后，首选变成“{seq}”。"),
     "xlnet.case.show": ("Show this case", "显示这个例子"),
+    "xlnet.memory_note": ("The reference XLNet (Yang et al. 2019) also has Transformer-XL's segment recurrence "
+                          "(a memory of the previous segment's states); this one does not: it reads one window.",
+                          "参考实现的 XLNet（Yang 等，2019）还带有 Transformer-XL 的片段循环（记住上一片段的状态）；"
+                          "这里的 XLNet 没有：它只读取一个窗口。"),
 }
 
 SAME = frozenset({"nav.13"})

@@ -1,0 +1,92 @@
+"""The Transformer block page (AppTest on the shipped tf-en-fr, tf-lm and bert-small): the diagram and one box's
+figure from the link's values, their numbers against the traces computed here, the family switch, every tab in
+English and 中文, and the slide drawing the page's figures."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from models.checkpoints import load_transformer
+from models.lessons.block import block_trace
+from tests.charts import charts
+from tests.conftest import APPTEST_TIMEOUT, ROOT
+from ui.block import EXAMPLES
+from ui.strings import STRINGS
+from viz_core.export import _decode
+
+PAGE = str(ROOT / "pages" / "14_Transformer_block.py")
+TABS = ("changes", "norms", "batch", "smoothing", "schedule")
+
+
+def _run(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(query or {})
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.warning, [w.value for w in at.warning]
+    return at
+
+
+def _figure(at: AppTest, key: str) -> dict:
+    return next(c.figure for c in charts(at) if c.key == key)
+
+
+def test_the_first_screen_is_the_diagram_and_the_chosen_box() -> None:
+    at = _run()
+    assert at.session_state["block_family"] == "encoder-decoder" and at.session_state["block_box"] == "enc.self"
+    diagram = _figure(at, "block_diagram")
+    clickable = next(d for d in diagram["data"] if d.get("customdata"))
+    assert "dec.cross" in clickable["customdata"] and "out" in clickable["customdata"]
+    chosen = [s for s in diagram["layout"]["shapes"] if s["line"].get("width") == 5]
+    assert len(chosen) == 1  # one box outlined
+    assert _figure(at, "block_detail")["data"][0]["type"] == "heatmap"
+
+
+def test_the_ffn_box_from_a_link_shows_the_models_own_hidden_units() -> None:
+    at = _run({"block_family": "decoder-only", "block_box": "dec.ffn", "block_layer": "1", "block_token": "2"})
+    trace = block_trace(load_transformer("tf-lm"), EXAMPLES["decoder-only"])
+    sub = trace.stacks[0].layers[1][1]
+    bars = [d for d in _figure(at, "block_detail")["data"] if d["type"] == "bar"]
+    shown = np.zeros(trace.d_ff)
+    for bar in bars:
+        shown[np.asarray(_decode(bar["x"]), dtype=int)] = _decode(bar["y"])
+    assert np.allclose(shown, sub.hidden[2], atol=1e-5)
+    caption = " ".join(c.value for c in at.caption)
+    assert f"{sub.zeros(2)} of {trace.d_ff} hidden units are exactly 0" in caption
+
+
+def test_a_norm_box_reports_mean_zero_variance_one() -> None:
+    at = _run({"block_family": "encoder-only", "block_box": "enc.self.norm", "block_token": "3"})
+    caption = " ".join(c.value for c in at.caption)
+    assert "variance 1.0000" in caption or "variance 0.9999" in caption, caption
+    lines = _figure(at, "block_detail")["data"]
+    assert len(lines) == 3
+
+
+def test_another_model_resets_the_box() -> None:
+    at = _run({"block_box": "dec.cross"})
+    assert at.session_state["block_box"] == "dec.cross"
+    at.selectbox(key="block_family").set_value("encoder-only").run()
+    assert not at.exception, at.exception
+    assert at.session_state["block_box"] == "enc.self"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("tab", TABS)
+def test_every_tab_draws(tab: str, lang: str) -> None:
+    at = _run({"topic": tab, "lang": lang})
+    keys = {c.key for c in charts(at)}
+    assert {"block_diagram", "block_detail"} <= keys
+    assert len(keys) >= 3 or tab == "changes" and len(keys) >= 4, keys
+    if lang == "zh":
+        assert STRINGS[f"block.tab.{tab}"][1] in [t.label for t in at.tabs]
+
+
+def test_the_slide_draws_the_pages_figures() -> None:
+    from ui.slides import capture
+
+    figures, lines = capture("14_Transformer_block", {"block_family": "decoder-only", "block_box": "out"})
+    assert len(figures) == 2 and lines
+    assert any(d.get("orientation") == "h" for d in figures[1].to_plotly_json()["data"])

@@ -1,0 +1,171 @@
+"""The Transformer block page's cached runs (:mod:`models.lessons.block`, :mod:`models.lessons.training_ideas`)
+and its tabs: what each sub-layer adds, post-LN against pre-LN at initialisation, LayerNorm against BatchNorm,
+label smoothing, and the warm-up schedule with Adam. The architecture view and one box's tensors are
+ui.views.block."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.bert import load_small_bert
+from ui.export import PLOT
+from ui.i18n import spinning, t
+from ui.plot import chart
+from ui.tokens import md_escape
+from ui.transformer import load_model as load_transformer_model
+from viz_core.block import (
+    changes_figure, gradient_figure, norm_shift_figure, parts, schedule_figure, smoothing_figure,
+)
+
+if TYPE_CHECKING:
+    from models.lessons.block import BlockTrace, GradientNorms
+    from models.lessons.training_ideas import NormComparison
+
+FAMILIES = ("encoder-decoder", "decoder-only", "encoder-only")
+MODELS = {"encoder-decoder": "tf-en-fr", "decoder-only": "tf-lm", "encoder-only": "bert-small"}
+EXAMPLES = {"encoder-decoder": "The red car is in the small house.", "decoder-only": "In the beginning God created",
+            "encoder-only": "In the beginning God created the heavens and the earth."}
+PAGE_WIDTH = 1000  # px a full-width figure is planned for
+BATCH = ("In the beginning God created the heavens and the earth", "Jesus wept", "The lord is my shepherd")
+SMOOTH_WORDS = ("<pad>", "the", "cat", "sat", "down")  # the course's example: 4 words and the padding entry
+SMOOTH_TARGET, EPSILON = 2, 0.1
+ADAM_THETA = (1.0, -0.5, 0.2)
+ADAM_GRADS = ((0.5, -0.02, 3.0), (0.4, 0.01, -1.0), (0.1, -0.03, 2.0))
+ADAM_LR = 0.01
+D_PAPER, WARMUP_PAPER = 512, 4000  # the base model of §5.3
+
+
+def load(family: str):
+    """The family's shipped model (shared, read-only), or a one-line message."""
+    name = MODELS[family]
+    return load_small_bert(name) if family == "encoder-only" else load_transformer_model(name)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+@spinning("spin.compute")
+def run_block(family: str, text: str) -> BlockTrace:
+    """The sentence through the family's model, every block's tensors recorded; InputError for unusable text."""
+    from models.lessons.block import block_trace
+
+    loaded = load(family)
+    if isinstance(loaded, str):
+        raise RuntimeError(loaded)
+    return block_trace(loaded, text)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+@spinning("block.grad.computing")
+def gradient_norms() -> GradientNorms:
+    from models.lessons.block import init_gradient_norms
+
+    return init_gradient_norms(seeds=3)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def batch_comparison() -> tuple[NormComparison, list[str]]:
+    """BatchNorm against LayerNorm on :data:`BATCH` through tf-lm's embedding layer, and sentence 1's tokens."""
+    from corpora.text import tokenize
+    from models.lessons.training_ideas import embedded_batch, norm_comparison
+
+    loaded = load("decoder-only")
+    if isinstance(loaded, str):
+        raise RuntimeError(loaded)
+    unk = loaded.tgt_stoi["<unk>"]
+    rows = [[loaded.config.bos_id] + [loaded.tgt_stoi.get(w, unk) for w in tokenize(s)] for s in BATCH]
+    x, real = embedded_batch(loaded.language_model.embed, rows, loaded.config.pad_id)
+    return norm_comparison(x, real), ["<s>"] + tokenize(BATCH[0])
+
+
+def changes_section(trace: BlockTrace, layer: int) -> None:
+    """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
+    cols = st.columns(len(trace.stacks))
+    names = {k: t(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
+    for col, stack in zip(cols, trace.stacks):
+        s = "enc" if stack.name == "encoder" else "dec"
+        fig = changes_figure(stack.changes(), parts(trace.family, s), names, min(layer, len(stack.layers) - 1),
+                             title=t("block.changes.title", stack=t(f"block.stack.{s}")), x_title=t("block.changes.x"),
+                             y_title=t("block.changes.y"), layer_label=t("block.layer_option"),
+                             width=PAGE_WIDTH / len(cols))
+        chart(fig, key=f"block_changes_{s}", config=PLOT, where=col)
+    st.markdown(t("block.changes.explain"))
+
+
+def norms_section() -> None:
+    """Gradient norms at initialisation, post-LN against pre-LN (Xiong et al. 2020)."""
+    g = gradient_norms()
+    series = {t("block.grad.dec_post"): g.decoder_post, t("block.grad.dec_pre"): g.decoder_pre,
+              t("block.grad.enc_post"): g.encoder_post, t("block.grad.enc_pre"): g.encoder_pre}
+    chart(gradient_figure(series, title=t("block.grad.title"), x_title=t("block.grad.x"), y_title=t("block.grad.y"),
+                          width=PAGE_WIDTH), key="block_gradients", config=PLOT)
+    st.markdown(t("block.grad.explain", n=g.n_layers, d=g.d_model, ff=g.d_ff, h=g.n_heads, v=g.vocab, seeds=g.seeds,
+                  post=g.decoder_post[-1] / g.decoder_post[0], pre=g.decoder_pre[-1] / g.decoder_pre[0]))
+
+
+def batch_section() -> None:
+    """A padded batch normalised both ways."""
+    c, tokens = batch_comparison()
+    shifts = {t("block.batch.bn"): c.bn_shift, t("block.batch.ln"): c.ln_shift}
+    chart(norm_shift_figure(tokens, shifts, title=t("block.batch.title"), x_title=t("block.batch.x"),
+                            y_title=t("block.batch.y"), width=PAGE_WIDTH), key="block_batch", config=PLOT)
+    b, length, d = c.x.shape
+    st.markdown(t("block.batch.explain", b=b, l=length, d=d, real=int(c.real.sum()), pad=int((~c.real).sum()),
+                  cells=b * length, mean_all=float(c.bn_mean[0]), mean_real=float(c.bn_mean_real[0]),
+                  ln=float(c.ln_shift.max()), bn=float(c.bn_shift.max())))
+
+
+def smoothing_section(trace: BlockTrace) -> None:
+    """The smoothed targets: the course's 5-word example and the translation model's real vocabulary."""
+    from models.lessons.training_ideas import ALL, OTHERS, WORDS, smoothed_target
+
+    loaded = load("encoder-decoder")
+    if isinstance(loaded, str):
+        st.info(loaded)
+        return
+    eps = float(loaded.training.get("settings", {}).get("label_smoothing", EPSILON))
+    v = loaded.config.vocab_size
+    target_word = trace.stacks[-1].tokens[1] if trace.family == "encoder-decoder" and len(trace.stacks[-1].tokens) > 1 \
+        else loaded.tgt_itos[4]
+    target = loaded.tgt_stoi.get(target_word, 4)
+    q = smoothed_target(v, target, eps, ALL)
+    targets = {t("block.smooth.words"): smoothed_target(5, SMOOTH_TARGET, EPSILON, WORDS, pad=0),
+               t("block.smooth.all"): smoothed_target(5, SMOOTH_TARGET, EPSILON, ALL),
+               t("block.smooth.others"): smoothed_target(5, SMOOTH_TARGET, EPSILON, OTHERS)}
+    fig = smoothing_figure(SMOOTH_WORDS, targets, q, target, title=t("block.smooth.title", eps=EPSILON),
+                           left_title=t("block.smooth.left"),
+                           right_title=t("block.smooth.right", model=loaded.name, v=v),
+                           y_title=t("block.smooth.y"), vocab_x=t("block.smooth.vocab_x"),
+                           target_name=t("block.smooth.target"), other_name=t("block.smooth.other"), width=PAGE_WIDTH)
+    chart(fig, key="block_smoothing", config=PLOT)
+    st.markdown(t("block.smooth.explain", model=loaded.name, eps=eps, word=md_escape(target_word),
+                  top=float(q[target]), low=float(eps / v), others=v - 1))
+
+
+def schedule_section() -> None:
+    """The warm-up schedule of §5.3 with and without warm-up, and Adam's update written out."""
+    from models.lessons.training_ideas import adam_steps, noam_rate, torch_adam
+
+    steps = np.unique(np.geomspace(1, 40_000, 400).astype(int))
+    rates = {t("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
+             t("block.lr.without"): noam_rate(steps, D_PAPER, None)}
+    chart(schedule_figure(steps, rates, WARMUP_PAPER, title=t("block.lr.title", d=D_PAPER), x_title=t("block.lr.x"),
+                          y_title=t("block.lr.y"), warmup_label=t("block.lr.end"), width=PAGE_WIDTH),
+          key="block_schedule", config=PLOT)
+    peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
+    first = float(noam_rate(1, D_PAPER, None))
+    st.markdown(t("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))
+    st.markdown(f"**{t('block.adam.head')}**")
+    st.markdown(t("block.adam.explain", lr=ADAM_LR))
+    run = adam_steps(ADAM_THETA, ADAM_GRADS, lr=ADAM_LR)
+    checked = torch_adam(ADAM_THETA, ADAM_GRADS, lr=ADAM_LR)
+    rows = []
+    for s in range(len(ADAM_GRADS)):
+        for p in range(len(ADAM_THETA)):
+            rows.append({t("block.adam.step"): s + 1, t("block.adam.param"): f"θ{p + 1}", "g_t": run.grads[s, p],
+                         "m_t": run.m[s, p], "v_t": run.v[s, p], "m̂_t": run.m_hat[s, p], "v̂_t": run.v_hat[s, p],
+                         "Δθ": run.update[s, p], "θ_t": run.theta[s, p], t("block.adam.torch"): checked[s, p]})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config={
+        k: st.column_config.NumberColumn(format="%.6g") for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t",
+                                                                  t("block.adam.torch"))})
