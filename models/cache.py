@@ -9,6 +9,7 @@ truncated, grown, or with other bytes) is not complete, and :func:`ensure` rebui
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ def user_cache_dir() -> Path:
     return Path(base) / "attention-lab"
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -39,9 +40,22 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def known_sha256(path: Path) -> str:
+    """A file's SHA-256, read once per process for each (path, size, modification time): for files
+    that are read again and again (a GGUF, a pretrained encoder's weights) and change only by being
+    replaced."""
+    stat = Path(path).stat()
+    return _known_sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _known_sha256(path: str, size: int, mtime_ns: int) -> str:
+    return file_sha256(Path(path))
+
+
 def _inventory(folder: Path) -> dict[str, dict[str, Any]]:
     """{relative POSIX path: {"size", "sha256"}} of every file under ``folder``."""
-    return {path.relative_to(folder).as_posix(): {SIZE: path.stat().st_size, SHA256: _sha256(path)}
+    return {path.relative_to(folder).as_posix(): {SIZE: path.stat().st_size, SHA256: file_sha256(path)}
             for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
@@ -70,7 +84,7 @@ def is_complete(folder: Path, key: Any = None, verify: str = SIZE) -> bool:
         try:
             if not path.is_file() or path.stat().st_size != entry.get(SIZE):
                 return False
-            if verify == SHA256 and _sha256(path) != entry.get(SHA256):
+            if verify == SHA256 and file_sha256(path) != entry.get(SHA256):
                 return False
         except OSError:
             return False

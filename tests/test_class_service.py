@@ -386,3 +386,35 @@ def test_the_class_server_hides_error_details_and_logs_no_typed_text(tmp_path):
     for leak in ("$request ", "$request_uri", "$args", "$query_string", "$http_referer", "$remote_addr"):
         assert leak not in log_format
     assert "access_log" in conf and " lab;" in conf and "proxy_next_upstream error" in conf
+
+
+def test_messages_name_files_never_where_the_server_keeps_them():
+    from models.errors import without_paths
+
+    said = without_paths("corrupt checkpoint file /home/lab/.local/share/attention-lab/runs/2026-x/checkpoint/"
+                         "model.safetensors: bad header")
+    assert said == "corrupt checkpoint file …/checkpoint/model.safetensors: bad header"
+    for kept in ("http://example.org/a/b", "a/b/c", "~/x/y", "3/4", "/single"):
+        assert without_paths(kept) == kept
+
+
+def test_a_crafted_model_name_is_refused_before_the_file_system_sees_it():
+    from models.checkpoints import CheckpointError, checkpoint_path, load_seq2seq
+
+    for name in ("x" * 10_000, "a\x00b", "/tmp/" + "y" * 300):
+        with pytest.raises(CheckpointError, match="no such checkpoint"):
+            checkpoint_path(name)
+        with pytest.raises(CheckpointError):
+            load_seq2seq(name)
+
+
+@pytest.mark.slow
+def test_a_studio_run_is_a_comparison_model_on_the_seq2seq_page(made, monkeypatch):
+    registry, run = made
+    monkeypatch.setenv(runs.RUNS_ENV, str(registry.root))
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Seq2seq_attention.py"), default_timeout=APPTEST_TIMEOUT)
+    at.session_state["studio_owner"] = owner_id("ann")
+    at.run()
+    at.selectbox(key="s2s_compare").select(str(run.checkpoint)).run()
+    assert not at.exception and not at.error
+    assert len(at.text) >= 2  # both models' translations, side by side

@@ -256,6 +256,31 @@ def test_conversion_cache_is_built_once_and_rebuilt_when_broken(tmp_path, monkey
     assert not cache.is_complete(folder, L.source_key(gguf))  # the kill left no cache that passes as built
 
 
+def test_the_cache_is_keyed_by_the_ggufs_contents_and_a_change_in_place_is_found(tmp_path, monkeypatch) -> None:
+    """Two Python environments of one machine install the same GGUF at other paths and times: one cache
+    serves both. A converted file changed in place at the same size passes the page's quick check but
+    not the load's (every byte against the manifest's SHA-256)."""
+    import os
+    import shutil
+
+    first = tmp_path / "env1" / "m.gguf"
+    first.parent.mkdir()
+    first.write_bytes(b"GGUF" + bytes(60))
+    second = tmp_path / "env2" / "m.gguf"
+    second.parent.mkdir()
+    shutil.copyfile(first, second)
+    os.utime(second, ns=(1, 1))
+    assert L.source_key(first) == L.source_key(second)
+    folder, calls = tmp_path / "cache", []
+    L.ensure_converted(lambda stage, done: None, folder, first, _fake_convert(calls))
+    monkeypatch.setattr(L, "gguf_path", lambda: second)
+    assert L.is_converted(folder) and L.is_converted(folder, verify=cache.SHA256)
+    weights = folder / "model.safetensors"
+    body = weights.read_bytes()
+    weights.write_bytes(body[:-1] + bytes([body[-1] ^ 1]))  # one bit, same size
+    assert L.is_converted(folder) and not L.is_converted(folder, verify=cache.SHA256)
+
+
 def test_save_converted_drops_the_quantizer(tiny: L.LLM, tmp_path) -> None:
     tiny.model.config.quantization_config = {"quant_method": "gguf"}
     stages: list[str] = []

@@ -7,9 +7,11 @@ from typing import TypeVar
 import streamlit as st
 
 from models.checkpoints import CheckpointError, read_config
+from models.errors import without_paths
 from ui.i18n import t
 from ui.state import labels as url_labels, linked, url_check
 from ui.strings import STRINGS
+from ui.tokens import md_escape
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable)
@@ -58,7 +60,8 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
     try:
         return load(name)
     except CheckpointError as exc:
-        return t("ckpt.cannot_load", name=name, error=exc) + hint
+        said = md_escape(without_paths(str(exc)))
+        return t("ckpt.cannot_load", name=md_escape(without_paths(name)), error=said) + hint
 
 
 def loaded_or_stop(result: T | str) -> T:

@@ -19,6 +19,7 @@ import streamlit as st
 from models.nn.transformer_xl import xl_mask
 from corpora.text import CorpusFormatError, decode_text
 from corpora.user_tsv import MAX_BYTES, check_tsv
+from models.errors import without_paths
 from models.runs.owners import cookie_value, new_owner_id, owner_key, read_cookie
 from models.runs.registry import Registry
 from models.runs.store import (
@@ -136,7 +137,7 @@ def keep_owner() -> None:
 def error_text(exc: RunError | CorpusFormatError) -> str:
     """A run's or an uploaded file's error in the reader's language (its ``key`` and ``params``, see
     :func:`ui.tokens.model_text`; a ``reason`` param is a string id too), else its own English."""
-    return _said(exc.key or "", exc.params, str(exc))
+    return without_paths(_said(exc.key or "", exc.params, str(exc)))
 
 
 def _said(key: str, params: dict[str, object], english: str = "") -> str:

@@ -84,10 +84,11 @@ def cache_folder() -> Path:
 
 
 def source_key(gguf: Path) -> dict[str, Any]:
-    """What the converted copy is made of: the GGUF's name, size and modification time and the
-    converter's version; another value makes :func:`models.cache.ensure` rebuild it."""
+    """What the converted copy is made of: the GGUF's name, size and SHA-256 (its contents, not where or
+    when it was installed: two Python environments of one machine share one cache) and the converter's
+    version; another value makes :func:`models.cache.ensure` rebuild it."""
     stat = gguf.stat()
-    return {"gguf": gguf.name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+    return {"gguf": gguf.name, "size": stat.st_size, "sha256": cache.known_sha256(gguf),
             "transformers": importlib.metadata.version("transformers"), "dtype": "float32"}
 
 
@@ -126,13 +127,15 @@ def save_converted(model: Any, tokenizer: Any, out: Path, progress: Progress | N
     report("done", 1.0)
 
 
-def is_converted(folder: Path | None = None) -> bool:
-    """Whether the converted copy is in the cache, complete, and made from the installed GGUF."""
+def is_converted(folder: Path | None = None, verify: str = cache.SIZE) -> bool:
+    """Whether the converted copy is in the cache, complete, and made from the installed GGUF: its
+    files' sizes against the manifest (a page's quick check), or with ``verify=SHA256`` every byte
+    (the load's check: a file changed in place, even at the same size, is found)."""
     try:
         key = source_key(gguf_path())
     except (LLMError, OSError):
         return False
-    return cache.is_complete(folder or cache_folder(), key)
+    return cache.is_complete(folder or cache_folder(), key, verify)
 
 
 def ensure_converted(progress: Progress | None = None, folder: Path | None = None,
@@ -187,7 +190,7 @@ def load_llm(folder: Path | None = None, device: str | torch.device = "cpu") -> 
     from models.device import configure_threads
 
     folder = folder or cache_folder()
-    if folder == cache_folder() and not is_converted(folder):
+    if folder == cache_folder() and not is_converted(folder, verify=cache.SHA256):  # every byte, once per load
         raise LLMError(f"the model is not converted yet: run {PREPARE_COMMAND}", "llm.not_converted",
                        command=PREPARE_COMMAND)
     configure_threads()

@@ -38,6 +38,7 @@ from typing import Any
 
 from models.atomic import atomic_folder, clean_folder, first_line, json_bytes, write_json_atomic, write_new
 from models.checkpoints import CONFIG, WEIGHTS, CheckpointError, read_json
+from models.errors import without_paths
 from models.training.runs import (
     CHECKPOINT, FINISHED, KINDS, LOADERS, MAX_NAME, MAX_PARAMETERS, MAX_STEPS, MAX_ZIP_BYTES, METRICS, RESUME,
     RUN_FILE, STATE, STATES, STOPPED, ZIP_NAMES, RunError, RunSettings, new_run_id, runs_dir,
@@ -458,7 +459,7 @@ def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_B
         LOADERS[family](folder / CHECKPOINT)
     except (CheckpointError, RuntimeError, ValueError, TypeError, KeyError, MemoryError) as exc:
         shutil.rmtree(folder, ignore_errors=True)
-        raise RunError("run.err.bad_checkpoint", detail=first_line(exc)[:200]) from None
+        raise RunError("run.err.bad_checkpoint", detail=without_paths(first_line(exc))[:200]) from None
     return run_id
 
 

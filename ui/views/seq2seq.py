@@ -85,8 +85,8 @@ def slide(p: SlideParams) -> SlideView:
         def draw_pair(step: int) -> None:
             line(text, f"{label}: {display_text(trace.tgt_tokens)}",
                  f"{labels[compare]}: {display_text(other.tgt_tokens)}")
-            panes = [comparison_heatmap(tr, step, labels[tr.model], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                     for tr in (trace, other)]
+            panes = [comparison_heatmap(tr, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
+                     for key, tr in ((name, trace), (compare, other))]
             show_figures([pane for pane in panes if pane is not None])
 
         return p.view(n_steps, p.step("s2s", n_steps), draw_pair)
