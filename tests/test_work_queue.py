@@ -1,4 +1,4 @@
-"""The heavy-request queue (ui.work_queue.WorkQueue): first come first served, never more than
+"""The heavy-request queue (models.slots.WorkQueue): first come first served, never more than
 ``slots`` at once, "n ahead" as reported to the page, released however a holder ends, bounded."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from bench.load_test import REAL, StreamlitSession, free_port, long_text, start_server
 from models.priority import BACKGROUND_NICENESS, background_priority
 from tests.server import run_coroutine
-from ui.work_queue import QueueFull, WorkQueue
+from models.slots import QueueFull, WorkQueue
 
 
 def _wait_until(cond, timeout: float = 5.0) -> None:
@@ -222,3 +222,35 @@ def test_background_priority_lowers_only_its_thread() -> None:
     main_thread.set()
     worker.join()
     assert seen == [min(19, start + BACKGROUND_NICENESS), start]
+
+
+def test_a_ticket_keeps_the_place_it_took_and_can_leave_when_woken():
+    """The studio's use (models.runs.registry): a run takes its place when it is queued, before its
+    thread waits; a stop wakes the waiters and the stopped one leaves by raising from on_wait."""
+    queue = WorkQueue(slots=1, max_waiting=5)
+    first, second = queue.enter("a"), queue.enter("b")
+    assert (queue.position(first), queue.position(second), queue.position("c")) == (0, 1, -1)
+    leave = threading.Event()
+
+    def on_wait(_ahead: int) -> None:
+        if leave.is_set():
+            raise KeyError("stopped")
+
+    outcome: list[str] = []
+
+    def wait_second() -> None:
+        try:
+            with queue.slot(on_wait=on_wait, ticket=second, poll_s=60):
+                outcome.append("ran")
+        except KeyError:
+            outcome.append("left")
+
+    holder = threading.Thread(target=wait_second)
+    with queue.slot(ticket=first):
+        holder.start()
+        time.sleep(0.2)
+        assert queue.position(second) == 0 and not outcome
+        leave.set()
+        queue.wake()  # without it the waiter would sleep its whole poll (60 s)
+        holder.join(5)
+    assert outcome == ["left"] and queue.counts() == (0, 0)

@@ -30,6 +30,7 @@ from models.atomic import first_line, write_json_atomic
 from models.checkpoints import read_json
 from models.device import pick_device
 from models.priority import lower_priority
+from models.slots import WorkQueue
 from models.runs.store import check_room, clean_name, clean_staging, locked, own_run, resumable, run_lock
 from models.training.runs import (
     ACTIVE_STATES, CHECKPOINT, FAILED, RUN_FILE, RUNNING, STOPPED, TEXT_DATA, Run, RunError,
@@ -38,6 +39,7 @@ from models.training.runs import (
 
 MAX_ACTIVE_ENV = "ATTENTION_LAB_MAX_TRAININGS"
 MAX_KEPT = 20  # ended runs the registry keeps in memory (the newest); older ones are read back from disk
+MAX_QUEUED = 1000  # waiting runs (each owner has at most one, so a class never comes near it)
 PENDING = "pending.json"  # a queued run's upload (sentence pairs or text), until it starts
 
 
@@ -52,9 +54,9 @@ class Registry:
             max_active = int(os.environ.get(MAX_ACTIVE_ENV, fallback))
         self.max_active = max(1, max_active)
         self.runs: dict[str, Run] = {}
-        self._queue: list[str] = []
-        self._n_active = 0
-        self._cond = threading.Condition()
+        # the lab's one slot queue (models.slots); its length is bounded by one run per owner
+        self._slots = WorkQueue(self.max_active, max_waiting=MAX_QUEUED)
+        self._cond = threading.Condition()  # guards ``runs``
 
     @property
     def root(self) -> Path:
@@ -150,8 +152,8 @@ class Registry:
         ended = [r.id for r in sorted(self.runs.values(), key=lambda r: r.created) if not r.active]
         for old in ended[: max(0, len(ended) - MAX_KEPT + 1)]:
             del self.runs[old]  # its checkpoint, curve and snapshots stay on disk
+        self._slots.enter(run_id)  # its place is taken now, before its thread runs
         self.runs[run_id] = run
-        self._queue.append(run_id)
         run.thread = threading.Thread(target=self._work, args=(run, upload, resume), name=f"studio-{run_id}",
                                       daemon=True)
         run.thread.start()
@@ -161,8 +163,7 @@ class Registry:
         run = self.runs.get(run_id)
         if run is not None:
             run.stop.set()
-            with self._cond:
-                self._cond.notify_all()
+            self._slots.wake()  # a waiting run leaves the queue at once
 
     def forget(self, run_id: str) -> None:
         """Drop an ended run from memory (its files were deleted); an active run stays."""
@@ -172,33 +173,27 @@ class Registry:
 
     def position(self, run_id: str) -> int:
         """How many runs are ahead of a waiting run in the queue (0: next), or -1 when not waiting."""
-        with self._cond:
-            return self._queue.index(run_id) if run_id in self._queue else -1
-
-    def _acquire(self, run: Run) -> bool:
-        """Wait for a slot in arrival order; False when the run was stopped while waiting."""
-        with self._cond:
-            while not run.stop.is_set() and (self._queue[0] != run.id or self._n_active >= self.max_active):
-                self._cond.wait(0.5)
-            self._queue.remove(run.id)
-            self._cond.notify_all()
-            if run.stop.is_set():
-                return False
-            self._n_active += 1
-            return True
-
-    def _release(self) -> None:
-        with self._cond:
-            self._n_active -= 1
-            self._cond.notify_all()
+        return self._slots.position(run_id)
 
     def _work(self, run: Run, upload: Upload | None, resume: bool) -> None:
         lower_priority()  # a training takes only what the class's page runs leave (models.priority)
-        if not self._acquire(run):
+
+        def leave_if_stopped(_ahead: int) -> None:
+            if run.stop.is_set():
+                raise _Stopped
+
+        try:
+            with self._slots.slot(on_wait=leave_if_stopped, ticket=run.id):
+                self._train(run, upload, resume)
+        except _Stopped:
             if not resume:  # never started: nothing to keep
                 shutil.rmtree(run.folder, ignore_errors=True)
             run.status, run.message = STOPPED, "stopped before it started"
-            return
+
+    @staticmethod
+    def _train(run: Run, upload: Upload | None, resume: bool) -> None:
+        if run.stop.is_set():  # stopped as its slot came free
+            raise _Stopped
         try:
             with run_lock(run.folder):
                 run.status = RUNNING
@@ -211,8 +206,10 @@ class Registry:
                 run.message_key, run.message_params = exc.key, exc.params
             run.message = first_line(exc)
             run.status = FAILED  # last: a caller that sees the status finds the folder as it will stay
-        finally:
-            self._release()
+
+
+class _Stopped(Exception):
+    """A run stopped while it waited for its slot."""
 
 
 def _read_pending(path: Path) -> Upload:
