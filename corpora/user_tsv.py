@@ -1,8 +1,9 @@
 """Validation of an uploaded file of sentence pairs in the Tatoeba format, row by row.
 
-``source<TAB>target[<TAB>attribution]``, any language pair, one pair per line. Unlike
-:func:`corpora.tatoeba.load_tatoeba` (which stops at the first bad line), every line is judged and
-the bad ones are listed with their line numbers, so a user can fix a file in one pass: a line
+``source<TAB>target[<TAB>attribution]``, any language pair, one pair per line: the lab's one reader
+of pair files (the studio's uploads here, the command line's files through
+:func:`corpora.tatoeba.load_tatoeba`). Every line is judged and the bad ones are listed with their
+line numbers, so a user can fix a file in one pass: a line
 without a tab, an empty side, a line that is not UTF-8 (a file saved in mixed encodings). A file
 that is binary (a NUL byte), empty, over :data:`MAX_BYTES`, or has fewer than :data:`MIN_PAIRS`
 good pairs is refused as a whole with :class:`~corpora.text.CorpusFormatError`. Every message has an
@@ -77,8 +78,9 @@ def _row(line: bytes) -> TokenPair | str:
     return tuple(src), tuple(tgt)
 
 
-def check_tsv(data: bytes, name: str = "the file", max_bytes: int = MAX_BYTES) -> TsvCheck:
-    """Judge every line of ``data``; raise CorpusFormatError when the file as a whole is unusable."""
+def check_tsv(data: bytes, name: str = "the file", max_bytes: int = MAX_BYTES, min_pairs: int = MIN_PAIRS) -> TsvCheck:
+    """Judge every line of ``data``; raise CorpusFormatError when the file as a whole is unusable
+    (over ``max_bytes``, empty, binary, fewer than ``min_pairs`` good pairs)."""
     if len(data) > max_bytes:
         raise _refuse("tsv.too_big", name=name, mb=len(data) / 1e6, limit=max_bytes / 1e6)
     if not data.strip():
@@ -99,10 +101,10 @@ def check_tsv(data: bytes, name: str = "the file", max_bytes: int = MAX_BYTES) -
                 bad_lines.append((number, row))
         else:
             pairs.append(row)
-    if len(pairs) < MIN_PAIRS:
+    if len(pairs) < min_pairs:
         if bad_lines:
             first_bad, reason = bad_lines[0]
-            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=MIN_PAIRS, line=first_bad,
+            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=min_pairs, line=first_bad,
                           reason=reason)
-        raise _refuse("tsv.too_few", name=name, n=len(pairs), least=MIN_PAIRS)
+        raise _refuse("tsv.too_few", name=name, n=len(pairs), least=min_pairs)
     return TsvCheck(pairs, bad_lines, n_bad)

@@ -391,16 +391,20 @@ def test_tatoeba_bad_line_names_file_and_line(tmp_path):
         load_tatoeba(f)
     msg = str(err.value)
     assert "pairs.tsv" in msg and "line 3" in msg and "\n" not in msg
-    with pytest.raises(CorpusFormatError, match="line 2.*empty French"):
+    with pytest.raises(CorpusFormatError, match="line 2: the second sentence is empty"):
         load_tatoeba("Go.\tVa !\nHello.\t   \n")
-    with pytest.raises(CorpusFormatError, match="upload.tsv: line 1"):
+    with pytest.raises(CorpusFormatError) as every:  # every bad line, so the file is fixed in one pass
+        load_tatoeba("Go.\tVa !\nno tab\nHi.\t\n\tSalut.\n")
+    assert str(every.value) == ("<text>: line 2: no tab between the two sentences; line 3: the second sentence "
+                                "is empty; line 4: the first sentence is empty")
+    with pytest.raises(CorpusFormatError, match="upload.tsv: .*line 1: the first sentence is empty"):
         load_tatoeba(b"\tVa !\n", name="upload.tsv")
     assert isinstance(err.value, ValueError)
 
 
 @pytest.mark.parametrize("data, fragment", [
     (b"Go.\tVa !\nCaf\xe9.\tCaf\xe9.\n", "line 2: not valid UTF-8"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "line 1: not valid UTF-8"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "line 3: binary"),
     (b"Go.\tVa !\n\x00\x01\x02", "line 2: binary"),
     (b"", "empty"),
     (b"\n  \n\r\n", "empty"),
