@@ -381,6 +381,7 @@ def test_the_class_server_hides_error_details_and_logs_no_typed_text(tmp_path):
 
     command = streamlit_command("127.0.0.1", 8600)
     assert command[command.index("--client.showErrorDetails") + 1] == "none"
+    assert command[command.index("--runner.postScriptGC") + 1] == "false"
     conf = nginx_config("127.0.0.1:8600", [8601, 8602], tmp_path)
     log_format = next(line for line in conf.splitlines() if "log_format" in line)
     for leak in ("$request ", "$request_uri", "$args", "$query_string", "$http_referer", "$remote_addr"):

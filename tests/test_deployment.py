@@ -4,7 +4,9 @@ dir). Sessions opened through the proxy must stay on their replica: the page, it
 health check and its websocket; and a reconnecting tab must find its session again."""
 from __future__ import annotations
 
+import os
 import queue
+import signal
 import random
 import re
 import socket
@@ -178,6 +180,53 @@ def test_sessions_stay_on_their_replica(lab: Lab) -> None:
     assert not errors and resumed == session_id
     elsewhere, fresh, errors = _open_session(lab.url, others[0][0], resume=session_id)
     assert not errors and elsewhere != replica and fresh != session_id
+
+
+def _replicas(lab: Lab) -> dict[int, int]:
+    """{port: pid} of the lab's Streamlit replicas."""
+    out = {}
+    for pid in _children(lab.proc.pid):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in args:
+            out[int(args[args.index(b"--server.port") + 1])] = pid
+    return out
+
+
+def test_a_killed_replica_is_started_again_and_its_students_reach_the_other(lab: Lab) -> None:
+    """Issue 25: killing one of 2 replicas stopped the whole lab. Now every student, whichever replica
+    their cookie chose, opens the page through the proxy (the live replica answers), and the dead one
+    is started again on its port."""
+    before = _replicas(lab)
+    assert len(before) == 2
+    port, pid = min(before.items())
+    os.kill(pid, signal.SIGKILL)
+    cookies = [f"{COOKIE}=student-{i}" for i in range(6)]  # spread over both replicas by the sticky hash
+    deadline = time.monotonic() + 60
+    for cookie in cookies:
+        while True:
+            try:
+                _, _, errors = _open_session(lab.url, cookie)
+                if not errors:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"{cookie} found no live replica"
+            time.sleep(0.5)
+    assert lab.proc.poll() is None  # the lab kept running
+    deadline = time.monotonic() + 180
+    while True:
+        again = _replicas(lab).get(port)
+        if again not in (None, pid):
+            try:
+                if _get(f"http://127.0.0.1:{port}/_stcore/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+        assert time.monotonic() < deadline, "the killed replica was not started again"
+        time.sleep(1)
 
 
 def test_stopping_stops_every_part(lab: Lab) -> None:
