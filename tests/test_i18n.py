@@ -49,15 +49,35 @@ def _fields(s: str) -> set[str]:
         return {"<unbalanced braces>"}
 
 
-@pytest.mark.parametrize("key", sorted(STRINGS))
-def test_every_id_has_english_and_chinese(key: str) -> None:
-    en, zh = STRINGS[key]
-    assert en.strip() and zh.strip(), key
+def string_problems(key: str, en: str, zh: str) -> list[str]:
+    """What is wrong with one id of the table: an empty side, 中文 that is the English text or has no
+    Chinese, format fields that differ between the two."""
+    if not (en.strip() and zh.strip()):
+        return [f"{key}: an empty side"]
+    problems = []
     words = re.sub(r"\{[^{}]*\}|\\[a-zA-Z]+", "", en)  # what is said, less fields and LaTeX commands
     if key not in SAME and english_words(words):
-        assert zh != en, f"{key}: the 中文 is the English text"
-        assert CJK.search(zh), f"{key}: the 中文 has no Chinese characters: {zh!r}"
-    assert _fields(en) == _fields(zh), f"{key}: format fields differ between English and 中文"
+        if zh == en:
+            problems.append(f"{key}: the 中文 is the English text")
+        elif not CJK.search(zh):
+            problems.append(f"{key}: the 中文 has no Chinese characters: {zh!r}")
+    if _fields(en) != _fields(zh):
+        problems.append(f"{key}: format fields differ between English and 中文")
+    return problems
+
+
+def test_every_id_has_english_and_chinese() -> None:
+    """One check over the whole table, reporting every problem at once."""
+    problems = [p for key in sorted(STRINGS) for p in string_problems(key, *STRINGS[key])]
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+def test_the_table_check_finds_each_problem() -> None:
+    assert string_problems("x", "", "好") == ["x: an empty side"]
+    assert string_problems("x", "Run the model", "Run the model") == ["x: the 中文 is the English text"]
+    assert string_problems("x", "Run the model", "Lauf") == ["x: the 中文 has no Chinese characters: 'Lauf'"]
+    assert string_problems("x", "Run {n} steps", "运行 {m} 步") == ["x: format fields differ between English and 中文"]
+    assert string_problems("x", "Run {n} steps", "运行 {n} 步") == []
 
 
 def test_glossary_terms_are_used_consistently() -> None:
