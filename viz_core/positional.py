@@ -45,7 +45,7 @@ def _labels(n: int, start: int = 0) -> list[str]:
     return [str(i) for i in range(start, start + n)]
 
 
-def _signed_heatmap(z: np.ndarray, bound: float | None = None, name: str = "",
+def signed_heatmap(z: np.ndarray, bound: float | None = None, name: str = "",
                     showscale: bool = True, **kw) -> go.Heatmap:
     z = np.asarray(z, dtype=np.float32)
     if bound is None:
@@ -80,7 +80,7 @@ def pe_heatmap_figure(pe: np.ndarray, title: str | None = None, y_title: str | N
         y_title = word(texts, "pe.position")
     if bound is None:
         bound = max(1.0, float(np.nanmax(np.abs(pe)))) if np.isfinite(pe).any() else 1.0
-    fig = go.Figure(_signed_heatmap(pe, bound, hovertemplate=word(texts, "pos.cell_hover", y_title=y_title)))
+    fig = go.Figure(signed_heatmap(pe, bound, hovertemplate=word(texts, "pos.cell_hover", y_title=y_title)))
     return heatmap_layout(fig, _labels(pe.shape[1]), _labels(pe.shape[0]), title,
                           x_title=word(texts, "dimension"), y_title=y_title, height=height, max_ticks=16)
 
@@ -103,7 +103,7 @@ def wavelength_figure(wavelengths: np.ndarray, d_model: int, texts: Texts | None
 
 def similarity_figure(sim: np.ndarray, title: str | None = None, texts: Texts | None = None) -> go.Figure:
     """PE(p)·PE(q) for all position pairs."""
-    fig = go.Figure(_signed_heatmap(sim, hovertemplate="p = %{y}, q = %{x}: %{z:.2f}<extra></extra>"))
+    fig = go.Figure(signed_heatmap(sim, hovertemplate="p = %{y}, q = %{x}: %{z:.2f}<extra></extra>"))
     n = sim.shape[0]
     return heatmap_layout(fig, _labels(n), _labels(n), title, x_title=word(texts, "pe.position_q"),
                           y_title=word(texts, "pe.position_p"), height=480, max_ticks=12)
@@ -127,7 +127,7 @@ def offset_figure(offsets: np.ndarray, formula: np.ndarray, measured: np.ndarray
 def rotation_matrix_figure(m: np.ndarray, k: int, max_dims: int = 16, texts: Texts | None = None) -> go.Figure:
     """The top-left corner of the block-diagonal M_k (2×2 rotations along the diagonal)."""
     n = min(max_dims, m.shape[0])
-    fig = go.Figure(_signed_heatmap(m[:n, :n], 1.0, hovertemplate=word(texts, "fd.cell_hover")))
+    fig = go.Figure(signed_heatmap(m[:n, :n], 1.0, hovertemplate=word(texts, "fd.cell_hover")))
     title = f"M_{k}" if n == m.shape[0] else word(texts, "pe.m_first", k=k, n=n)
     return heatmap_layout(fig, _labels(n), _labels(n), title, height=460, max_ticks=8)
 
@@ -172,7 +172,7 @@ def embedding_mix_figure(tokens: Sequence[str], embedded: np.ndarray, pe: np.nda
                         subplot_titles=[word(texts, key) for key in ("pe.mix.word", "pe.mix.pe", "pe.mix.sum")])
     labels = [f"{t} ({p})" for p, t in enumerate(tokens)]
     for c, m in enumerate(mats, start=1):
-        fig.add_trace(_signed_heatmap(m, bound, showscale=c == 3,
+        fig.add_trace(signed_heatmap(m, bound, showscale=c == 3,
                                       hovertemplate=word(texts, "pe.dim_hover", row="%{y}")),
                       row=1, col=c)
         heatmap_layout(fig, _labels(n), labels if c == 1 else None, row=1, col=c, max_ticks=8)
@@ -228,7 +228,7 @@ def schemes_figure(maps: Mapping[str, np.ndarray], train_len: int,
     for c, name in enumerate(names, start=1):
         m = maps[name]
         n = m.shape[0]
-        fig.add_trace(_signed_heatmap(m, 1.0, showscale=c == len(names), hovertemplate=word(
+        fig.add_trace(signed_heatmap(m, 1.0, showscale=c == len(names), hovertemplate=word(
             texts, "pe.scheme_hover", scheme=shown[c - 1].replace("<br>", " "))), row=1, col=c)
         heatmap_layout(fig, _labels(n), _labels(n) if c == 1 else None, row=1, col=c,
                        max_ticks=4)
@@ -265,7 +265,7 @@ def position_score_figure(scores: np.ndarray, title: str | None = None, texts: T
     on 0 and bounded by its own largest |score|: a score is not an attention weight, so it does
     not use the 0–1 weight scale; axis, colour-bar and hover words from ``texts``."""
     n = scores.shape[0]
-    fig = go.Figure(_signed_heatmap(scores, hovertemplate=word(texts, "pos.score_hover")))
+    fig = go.Figure(signed_heatmap(scores, hovertemplate=word(texts, "pos.score_hover")))
     fig.update_traces(colorbar=colorbar(word(texts, "score")))
     return heatmap_layout(fig, _labels(n), _labels(n), title, x_title=word(texts, "pos.key_j"),
                           y_title=word(texts, "pos.query_i"), height=460, max_ticks=12)
@@ -318,7 +318,7 @@ def padding_encoded_figure(encoded: np.ndarray, max_dims: int = 32, texts: Texts
     fig = make_subplots(rows=1, cols=b, shared_yaxes=True, horizontal_spacing=0.03,
                         subplot_titles=[word(texts, "pe.pad.sentence", n=i + 1) for i in range(b)])
     for i in range(b):
-        fig.add_trace(_signed_heatmap(encoded[i, :, :n], 1.0, showscale=i == b - 1,
+        fig.add_trace(signed_heatmap(encoded[i, :, :n], 1.0, showscale=i == b - 1,
                                       hovertemplate=word(texts, "pe.dim_hover", row=word(texts, "pe.pad.slot_y"))),
                       row=1, col=i + 1)
         heatmap_layout(fig, _labels(n), _labels(length) if i == 0 else None, row=1, col=i + 1,

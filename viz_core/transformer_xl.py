@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz_core.labels import token_labels
-from viz_core.positional import _signed_heatmap
+from viz_core.positional import signed_heatmap
 from viz_core.style import (
     BASE_FONT_SIZE, SERIES_COLORS, TEXT_COLOR, base_layout, heatmap_layout, legend_below,
     tick_axis, plot_width,
@@ -84,7 +84,7 @@ def score_terms_figure(rows: Mapping[str, np.ndarray], keys: Sequence[str], titl
     and title planned for ``width`` px (None: the style's narrowest column)."""
     z = np.stack([np.asarray(v, dtype=float) for v in rows.values()])
     text = [[f"{v:.2f}" for v in r] for r in z]
-    fig = go.Figure(_signed_heatmap(z, text=text, texttemplate="%{text}" if z.shape[1] <= 24 else None,
+    fig = go.Figure(signed_heatmap(z, text=text, texttemplate="%{text}" if z.shape[1] <= 24 else None,
                                     hovertemplate=word(texts, "txl.term_hover"), xgap=1, ygap=1))
     heatmap_layout(fig, token_labels(keys), list(rows), title=title, height=150 + 44 * len(rows), max_ticks=40,
                    width=width)

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from models.inference.common import as_ids, device_of, eval_mode, softmax_row, to_numpy
-from models.inference.traces import ATTENTION_KINDS, HeadWalkthrough
+from models.inference.traces import TRANSFORMER_ATTENTIONS, HeadWalkthrough
 from models.nn.transformer import DecoderOnlyLM, Transformer, as_attention
 
 
@@ -26,13 +26,13 @@ def head_walkthrough(
 ) -> HeadWalkthrough:
     """Recompute one head of one attention sub-layer for one query, step by step.
 
-    ``kind`` in :data:`ATTENTION_KINDS`. For a :class:`Transformer` give ``src_ids`` and the
+    ``kind`` in :data:`TRANSFORMER_ATTENTIONS`. For a :class:`Transformer` give ``src_ids`` and the
     decoder input ``tgt_ids`` (BOS + outputs so far); for a :class:`DecoderOnlyLM` (kind
     "lm") the sequence as ``tgt_ids``. The sub-layer's real inputs (after LayerNorm when
     pre-norm) are captured by a forward hook during one teacher-forced pass.
     """
-    if kind not in ATTENTION_KINDS:
-        raise ValueError(f"kind must be one of {ATTENTION_KINDS}, not {kind!r}")
+    if kind not in TRANSFORMER_ATTENTIONS:
+        raise ValueError(f"kind must be one of {TRANSFORMER_ATTENTIONS}, not {kind!r}")
     if isinstance(model, DecoderOnlyLM):
         if kind != "lm":
             raise ValueError("a decoder-only LM has only causal self-attention: kind='lm'")

@@ -394,7 +394,7 @@ class GenerationTrace(Trace):
 
 #: Which attention a walkthrough opens: encoder self, masked decoder self, cross (encoder–
 #: decoder), or the causal self-attention of a decoder-only LM.
-ATTENTION_KINDS = ("encoder", "decoder", "cross", "lm")
+TRANSFORMER_ATTENTIONS = ("encoder", "decoder", "cross", "lm")
 
 
 @dataclass

@@ -151,7 +151,7 @@ def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceIn
     return SourceInput(kept, [loaded.src_stoi[t] for t in kept], [False] * len(kept), dropped)
 
 
-def _decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
+def decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
     return max_output_len(len(source.ids), loaded.config.max_len - 1)
 
 
@@ -165,7 +165,7 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
     if forced and beam != 1:
         raise ValueError("forced tokens continue greedily: beam must be 1")
     source = prepare_transformer_source(text, loaded)
-    max_len = _decode_len(loaded, source)
+    max_len = decode_len(loaded, source)
     if beam == 1:
         trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=max_len, top_k=topk,
                                         itos=loaded.tgt_itos, forced=forced, head_mask=head_mask)
@@ -202,7 +202,7 @@ def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head:
         if kind not in ("encoder", "decoder", "cross"):
             raise InputError(f"unknown attention {kind!r}", "err.unknown_attention", kind=repr(kind))
         source = prepare_transformer_source(text, loaded)
-        trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=_decode_len(loaded, source))
+        trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=decode_len(loaded, source))
         dec_ids = trace.decoder_input_ids if trace.output_ids else [cfg.bos_id]
         src_ids, tgt_ids, dropped = source.ids, dec_ids, source.dropped
         dec_tokens = loaded.tgt_tokens(dec_ids)

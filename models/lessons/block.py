@@ -223,7 +223,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
         return _bert_trace(loaded, text)
     from models.inference.generate import prepare_prompt
     from models.inference.transformer import greedy_decode
-    from models.inference.translate import _decode_len, prepare_transformer_source
+    from models.inference.translate import decode_len, prepare_transformer_source
 
     model = loaded.model
     c: TransformerConfig = model.config
@@ -242,7 +242,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
         else:
             tf = loaded.encoder_decoder
             source = prepare_transformer_source(text, loaded)
-            decoded = greedy_decode(tf, source.ids, max_len=_decode_len(loaded, source))
+            decoded = greedy_decode(tf, source.ids, max_len=decode_len(loaded, source))
             dec_ids = decoded.decoder_input_ids if decoded.output_ids else [c.bos_id]
             src = torch.tensor([source.ids], dtype=torch.long)
             tgt = torch.tensor([dec_ids], dtype=torch.long)

@@ -38,7 +38,7 @@ from models.nn.attention import (
 )
 from models.text.vocab import PAD_ID
 
-ATTENTION_KINDS = ("none", "bahdanau", "luong")
+ATTENTIONS = ("none", "bahdanau", "luong")  # the decoder's attention (Bahdanau et al. 2015, Luong et al. 2015)
 LUONG_SCORES = ("dot", "general", "concat")
 LUONG_ALIGNMENTS = ("global", "local-m", "local-p")
 
@@ -65,8 +65,8 @@ class Seq2SeqConfig(JsonConfig):
     window: int = 3  # D, the half-width of a local window [p_t − D, p_t + D]
 
     def __post_init__(self) -> None:
-        if self.attention not in ATTENTION_KINDS:
-            raise ValueError(f"attention must be one of {ATTENTION_KINDS}, not {self.attention!r}")
+        if self.attention not in ATTENTIONS:
+            raise ValueError(f"attention must be one of {ATTENTIONS}, not {self.attention!r}")
         if self.attention == "luong" and self.score not in LUONG_SCORES:
             raise ValueError(f"Luong score must be one of {LUONG_SCORES}, not {self.score!r}")
         if self.alignment not in LUONG_ALIGNMENTS or (self.alignment != "global" and self.attention != "luong"):

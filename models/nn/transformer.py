@@ -140,7 +140,7 @@ class PositionwiseFeedForward(nn.Module):
         return self.w_2(self.dropout(self.activation(self.w_1(x))))
 
 
-class _Residual(nn.Module):
+class Residual(nn.Module):
     """Dropout + residual + LayerNorm around a sub-layer.
 
     post-norm (paper): LN(x + Dropout(Sublayer(x))); pre-norm: x + Dropout(Sublayer(LN(x))).
@@ -163,7 +163,7 @@ class _Residual(nn.Module):
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention then FFN, each wrapped by :class:`_Residual` (§3.1)."""
+    """Self-attention then FFN, each wrapped by :class:`Residual` (§3.1)."""
 
     def __init__(
         self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
@@ -173,8 +173,8 @@ class EncoderLayer(nn.Module):
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
-        self.sub_attn = _Residual(d_model, dropout, norm_first, norm_eps)
-        self.sub_ff = _Residual(d_model, dropout, norm_first, norm_eps)
+        self.sub_attn = Residual(d_model, dropout, norm_first, norm_eps)
+        self.sub_ff = Residual(d_model, dropout, norm_first, norm_eps)
 
     def forward(
         self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None
@@ -199,14 +199,14 @@ class DecoderLayer(nn.Module):
         super().__init__()
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout)
-        self.sub_self = _Residual(d_model, dropout, norm_first)
+        self.sub_self = Residual(d_model, dropout, norm_first)
         self.cross_attn: MultiHeadAttention | None = None
-        self.sub_cross: _Residual | None = None
+        self.sub_cross: Residual | None = None
         if cross_attention:
             self.cross_attn = MultiHeadAttention(d_model, n_heads, dropout)
-            self.sub_cross = _Residual(d_model, dropout, norm_first)
+            self.sub_cross = Residual(d_model, dropout, norm_first)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
-        self.sub_ff = _Residual(d_model, dropout, norm_first)
+        self.sub_ff = Residual(d_model, dropout, norm_first)
 
     def forward(
         self, x: Tensor, memory: Tensor | None = None, tgt_mask: Tensor | None = None,
@@ -326,7 +326,7 @@ class TransformerConfig(JsonConfig):
 
 
 @torch.no_grad()
-def _init_xavier(module: nn.Module) -> None:
+def init_xavier(module: nn.Module) -> None:
     """Glorot-uniform for every matrix, as in the reference implementations; the PAD
     embedding row stays zero (``padding_idx`` also keeps it from being trained)."""
     for p in module.parameters():
@@ -360,7 +360,7 @@ def _generator(model: nn.Module, c: TransformerConfig, embedding: _Embedding) ->
     then tie W_out to the decoder's token embedding when ``c.tie_embeddings`` (Press & Wolf 2017)."""
     generator = nn.Linear(c.d_model, c.vocab_size)
     model.generator = generator
-    _init_xavier(model)
+    init_xavier(model)
     if c.tie_embeddings:
         generator.weight = embedding.tokens.weight
     return generator

@@ -27,7 +27,7 @@ from torch import Tensor, nn
 from models.nn.attention import masked_softmax
 from models.nn.config import JsonConfig
 from models.nn.positional import relative_scores, sinusoid_at
-from models.nn.transformer import PositionwiseFeedForward, _init_xavier, _Residual
+from models.nn.transformer import PositionwiseFeedForward, init_xavier, Residual
 
 __all__ = ["TXLConfig", "xl_mask", "rel_shift", "RelMultiHeadAttention", "XLLayer", "TransformerXL",
            "XLOutput", "ScoreTerms", "score_terms", "update_memory"]
@@ -130,9 +130,9 @@ class XLLayer(nn.Module):
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
         super().__init__()
         self.attn = RelMultiHeadAttention(d_model, n_heads, dropout)
-        self.sub_attn = _Residual(d_model, dropout, norm_first=False)
+        self.sub_attn = Residual(d_model, dropout, norm_first=False)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
-        self.sub_ff = _Residual(d_model, dropout, norm_first=False)
+        self.sub_ff = Residual(d_model, dropout, norm_first=False)
 
     def forward(self, x: Tensor, memory: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """``x`` (B, L, d), ``memory`` (B, M, d) already detached. Returns (x, weights, scores)."""
@@ -172,7 +172,7 @@ class TransformerXL(nn.Module):
         self.drop = nn.Dropout(c.dropout)
         self.layers = nn.ModuleList(XLLayer(c.d_model, c.n_heads, c.d_ff, c.dropout) for _ in range(c.n_layers))
         self.generator = nn.Linear(c.d_model, c.vocab_size)
-        _init_xavier(self)
+        init_xavier(self)
         if c.tie_embeddings:
             self.generator.weight = self.embed.weight
 

@@ -29,7 +29,7 @@ import torch
 from torch import Tensor, nn
 
 from models.nn.positional import sinusoid_at
-from models.nn.transformer import PositionwiseFeedForward, _init_xavier, _Residual
+from models.nn.transformer import PositionwiseFeedForward, init_xavier, Residual
 from models.nn.transformer_xl import RelLMConfig, RelMultiHeadAttention, rel_shift
 
 __all__ = ["XLNetConfig", "ranks", "content_mask", "query_mask", "n_targets", "target_mask", "two_sided_rel_shift",
@@ -135,9 +135,9 @@ class XLNetLayer(nn.Module):
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float) -> None:
         super().__init__()
         self.attn = TwoSidedRelAttention(d_model, n_heads, dropout)
-        self.sub_attn = _Residual(d_model, dropout, norm_first=False)
+        self.sub_attn = Residual(d_model, dropout, norm_first=False)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
-        self.sub_ff = _Residual(d_model, dropout, norm_first=False)
+        self.sub_ff = Residual(d_model, dropout, norm_first=False)
 
     def _after(self, x: Tensor, attended: Tensor) -> Tensor:
         x = self.sub_attn.post(x, attended)
@@ -175,7 +175,7 @@ class XLNet(nn.Module):
         self.drop = nn.Dropout(c.dropout)
         self.layers = nn.ModuleList(XLNetLayer(c.d_model, c.n_heads, c.d_ff, c.dropout) for _ in range(c.n_layers))
         self.generator = nn.Linear(c.d_model, c.vocab_size)
-        _init_xavier(self)
+        init_xavier(self)
         nn.init.normal_(self.query_init)  # the scale of the embeddings × √d
         if c.tie_embeddings:
             self.generator.weight = self.embed.weight

@@ -75,7 +75,7 @@ from models.inference.transformer_xl import MAX_SEG, generate_with_memory, read_
 from models.inference.translate import translate, translate_transformer
 from models.inference.xlnet import MAX_K, identity_order, predict
 from models.nn.bert import BertConfig, SmallBert
-from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
+from models.nn.rnn_seq2seq import ATTENTIONS, Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
@@ -101,7 +101,6 @@ RESUME, STATE = "resume", "state.pt"  # a stopped run's training state: resume/s
 PAIR_DATA = ("grammar", "bible", "hsk", "upload")  # sentence pairs, for the encoder–decoders
 TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an uploaded file), for the LM and BERT
 DATA_SOURCES = PAIR_DATA + TEXT_DATA
-ATTENTIONS = ("none", "bahdanau", "luong")
 SCORES = ("dot", "general", "concat")
 RNN, TRANSFORMER, LM, BERT, XL, XLNET = "rnn", "transformer", "lm", "bert", "xl", "xlnet"  # the studio's families
 CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert",
