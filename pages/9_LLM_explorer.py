@@ -8,7 +8,7 @@ import streamlit as st
 from ui.frame import page_frame
 from ui.i18n import figure_texts, t
 
-page_frame(t("nav.9"), icon="🦙", intro=t("p10.intro"))
+page_frame(t("nav.9"), icon="🦙", intro=t("llm_explorer.intro"))
 
 from ui.export import PLOT  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
@@ -24,33 +24,33 @@ llm = ready_model()  # a message, the conversion button and its progress instead
 
 def generation_tab() -> None:
     prompt_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    prompt = checked(prompt_col.text_input, t("p10.prompt"), DEFAULT_PROMPT, max_chars=2000, key="llm_prompt",
+    prompt = checked(prompt_col.text_input, t("llm_explorer.prompt"), DEFAULT_PROMPT, max_chars=2000, key="llm_prompt",
                      bind="query-params")
-    with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
-        chat = checked(st.toggle, t("p10.chat"), True, key="llm_chat", help=t("p10.chat_help"), bind="query-params")
-        temperature = checked(st.slider, t("p10.temperature"), 0.0, 2.0, 0.7, 0.05, key="llm_temperature",
-                              help=t("p10.temperature_help"), bind="query-params")
-        top_k = checked(st.slider, t("p10.top_k"), 0, 200, 50, key="llm_top_k", help=t("p10.top_k_help"),
+    with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+        chat = checked(st.toggle, t("llm_explorer.chat"), True, key="llm_chat", help=t("llm_explorer.chat_help"), bind="query-params")
+        temperature = checked(st.slider, t("llm_explorer.temperature"), 0.0, 2.0, 0.7, 0.05, key="llm_temperature",
+                              help=t("llm_explorer.temperature_help"), bind="query-params")
+        top_k = checked(st.slider, t("llm_explorer.top_k"), 0, 200, 50, key="llm_top_k", help=t("llm_explorer.top_k_help"),
                         bind="query-params")
-        top_p = checked(st.slider, t("p10.top_p"), 0.05, 1.0, 0.9, 0.05, key="llm_top_p", help=t("p10.top_p_help"),
+        top_p = checked(st.slider, t("llm_explorer.top_p"), 0.05, 1.0, 0.9, 0.05, key="llm_top_p", help=t("llm_explorer.top_p_help"),
                         bind="query-params")
-        max_new = checked(st.slider, t("p10.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
-        seed = checked(st.number_input, t("p10.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
-        use_cache = checked(st.toggle, t("p10.kv_cache"), True, key="llm_cache", help=t("p10.kv_cache_help"),
+        max_new = checked(st.slider, t("llm_explorer.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
+        seed = checked(st.number_input, t("llm_explorer.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
+        use_cache = checked(st.toggle, t("llm_explorer.kv_cache"), True, key="llm_cache", help=t("llm_explorer.kv_cache_help"),
                             bind="query-params")
-        rows = linked(st.segmented_control, t("p10.heads_shown"), ["layers", "heads"], default="layers",
-                       required=True, key="llm_rows", format_func=lambda r: t(f"p10.rows.{r}"))
-        layer = checked(st.slider, t("p10.layer"), 1, llm.n_layers, llm.n_layers // 2, key="llm_layer",
+        rows = linked(st.segmented_control, t("llm_explorer.heads_shown"), ["layers", "heads"], default="layers",
+                       required=True, key="llm_rows", format_func=lambda r: t(f"llm_explorer.rows.{r}"))
+        layer = checked(st.slider, t("llm_explorer.layer"), 1, llm.n_layers, llm.n_layers // 2, key="llm_layer",
                         disabled=rows != "heads", bind="query-params")
     if not prompt.strip():
-        st.warning(t("p10.empty_prompt"))
+        st.warning(t("llm_explorer.empty_prompt"))
         return
     trace = heavy_once(generation, prompt, bool(chat), int(max_new), float(temperature), int(top_k), float(top_p),
-                       int(seed), bool(use_cache), what=t("p10.tab.generation"))
+                       int(seed), bool(use_cache), what=t("llm_explorer.tab.generation"))
     if trace.dropped:
-        st.info(t("p10.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
+        st.info(t("llm_explorer.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
                   dropped=trace.dropped))
-    step = step_control(len(trace.steps), key="llm", label=t("p10.step"))
+    step = step_control(len(trace.steps), key="llm", label=t("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
     chart(step_figure(trace, step, rows, layer), config=PLOT, where=main)
@@ -58,27 +58,27 @@ def generation_tab() -> None:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
     chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
                             shown.sampling_probs[:8], visible([shown.token])[0],
-                            title=t("p10.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT, where=side)
+                            title=t("llm_explorer.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT, where=side)
     total = sum(trace.step_seconds)
-    st.caption(t("p10.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
-                 cache=t("p10.with_cache" if trace.use_cache else "p10.without_cache"), prompt=len(trace.prompt_ids)))
-    st.markdown(t("p10.explain.generation"))
+    st.caption(t("llm_explorer.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
+                 cache=t("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"), prompt=len(trace.prompt_ids)))
+    st.markdown(t("llm_explorer.explain.generation"))
 
 
 def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
-        st.markdown(t("p10.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
-        size = linked(st.segmented_control, t("p10.gqa.bytes"), list(BYTES), default=BYTES[0], required=True,
+        st.markdown(t("llm_explorer.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
+        size = linked(st.segmented_control, t("llm_explorer.gqa.bytes"), list(BYTES), default=BYTES[0], required=True,
                       key="llm_bytes", format_func=bytes_label)
-        context = checked(st.slider, t("p10.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
+        context = checked(st.slider, t("llm_explorer.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
                           bind="query-params")
         figure, cache = gqa_view(llm, size, int(context))
         a, b = st.columns(2)
-        a.metric(t("p10.gqa.per_token"), cache.per_token[0], help=t("p10.gqa.vs_mha", mha=cache.per_token[1]))
-        b.metric(t("p10.gqa.at_context", n=cache.context), cache.at_context[0],
-                 help=t("p10.gqa.vs_mha", mha=cache.at_context[1]))
-        st.caption(t("p10.gqa.formula", layers=llm.n_layers, kv=llm.n_kv_heads, dim=llm.head_dim, bytes=size,
+        a.metric(t("llm_explorer.gqa.per_token"), cache.per_token[0], help=t("llm_explorer.gqa.vs_mha", mha=cache.per_token[1]))
+        b.metric(t("llm_explorer.gqa.at_context", n=cache.context), cache.at_context[0],
+                 help=t("llm_explorer.gqa.vs_mha", mha=cache.at_context[1]))
+        st.caption(t("llm_explorer.gqa.formula", layers=llm.n_layers, kv=llm.n_kv_heads, dim=llm.head_dim, bytes=size,
                      gqa=cache.gqa, heads=llm.n_heads, mha=cache.mha, share=cache.gqa / cache.mha))
     chart(figure, config=PLOT, where=left)
 
@@ -86,50 +86,50 @@ def gqa_tab() -> None:
 def rope_tab() -> None:
     half = llm.head_dim // 2
     c1, c2 = st.columns(2)
-    pair = checked(c1.slider, t("p10.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
-    n = checked(c2.slider, t("p10.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
+    pair = checked(c1.slider, t("llm_explorer.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
+    n = checked(c2.slider, t("llm_explorer.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
     view = rope_view(llm, int(pair), int(n))
     left, right = st.columns(2)
     chart(view.pair, config=PLOT, where=left)
-    left.caption(t("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+    left.caption(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
     chart(view.wavelengths, config=PLOT, where=right)
-    st.markdown(t("p10.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
+    st.markdown(t("llm_explorer.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
     chart(view.scores, config=PLOT)
-    st.caption(t("p10.rope.scores_explain", dim=llm.head_dim, err=view.err))
+    st.caption(t("llm_explorer.rope.scores_explain", dim=llm.head_dim, err=view.err))
 
 
 def heads_tab() -> None:
     kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    kind = linked(kind_col.segmented_control, t("p10.heads.kind"), list(HEAD_KINDS), default=HEAD_KINDS[0],
-                  required=True, key="llm_kind", format_func=lambda k: t(f"p10.kind.{k}"))
-    with options_col.popover(t("p10.options"), icon=":material/tune:", width="stretch"):
-        text = checked(st.text_area, t("p10.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text",
+    kind = linked(kind_col.segmented_control, t("llm_explorer.heads.kind"), list(HEAD_KINDS), default=HEAD_KINDS[0],
+                  required=True, key="llm_kind", format_func=lambda k: t(f"llm_explorer.kind.{k}"))
+    with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+        text = checked(st.text_area, t("llm_explorer.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text",
                        bind="query-params")
-        period = checked(st.slider, t("p10.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
-        seed = checked(st.number_input, t("p10.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params")
+        period = checked(st.slider, t("llm_explorer.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
+        seed = checked(st.number_input, t("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params")
     if len(text.split()) < 2:
-        st.warning(t("p10.empty_prompt"))
+        st.warning(t("llm_explorer.empty_prompt"))
         return
-    scores = heavy_once(head_scores, text, int(period), int(seed), what=t("p10.tab.heads"))
+    scores = heavy_once(head_scores, text, int(period), int(seed), what=t("llm_explorer.tab.heads"))
     best = scores.best(kind, 5)
     main, side = st.columns([3, 1.2])
     chart(heads_figure(scores, kind), config=PLOT, where=main)
     with side:
-        st.caption(t("p10.heads.best"))
-        st.dataframe({t("p10.col.layer"): [b[0] + 1 for b in best], t("p10.col.head"): [b[1] + 1 for b in best],
-                      t("p10.col.score"): [round(b[2], 3) for b in best]}, hide_index=True)
-        st.markdown(t(f"p10.explain.{kind}", n=int(period)))
+        st.caption(t("llm_explorer.heads.best"))
+        st.dataframe({t("llm_explorer.col.layer"): [b[0] + 1 for b in best], t("llm_explorer.col.head"): [b[1] + 1 for b in best],
+                      t("llm_explorer.col.score"): [round(b[2], 3) for b in best]}, hide_index=True)
+        st.markdown(t(f"llm_explorer.explain.{kind}", n=int(period)))
     if kind == "sink":
-        st.caption(t("p10.heads.per_layer"))
-        st.bar_chart({t("p10.col.layer"): list(range(1, llm.n_layers + 1)),
-                      t("p10.col.score"): scores.sink.mean(axis=1).round(3)}, x=t("p10.col.layer"),
-                     y=t("p10.col.score"), height=220)
-    with st.expander(t("p10.heads.tokens")):
+        st.caption(t("llm_explorer.heads.per_layer"))
+        st.bar_chart({t("llm_explorer.col.layer"): list(range(1, llm.n_layers + 1)),
+                      t("llm_explorer.col.score"): scores.sink.mean(axis=1).round(3)}, x=t("llm_explorer.col.layer"),
+                     y=t("llm_explorer.col.score"), height=220)
+    with st.expander(t("llm_explorer.heads.tokens")):
         st.text(" ".join(visible(scores.text_tokens)))
         st.text(" ".join(visible(scores.induction_tokens)))
 
 
-topic_tabs(["p10.tab.generation", "p10.tab.gqa", "p10.tab.rope", "p10.tab.heads"],
+topic_tabs(["llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads"],
            [generation_tab, gqa_tab, rope_tab, heads_tab])
-st.caption(t("p10.summary", layers=llm.n_layers, heads=llm.n_heads, kv=llm.n_kv_heads, dim=llm.head_dim,
+st.caption(t("llm_explorer.summary", layers=llm.n_layers, heads=llm.n_heads, kv=llm.n_kv_heads, dim=llm.head_dim,
              hidden=llm.hidden, theta=llm.rope_theta, load=llm.load_seconds))

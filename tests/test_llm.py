@@ -311,8 +311,8 @@ def test_page_without_the_converted_model(tmp_path, monkeypatch, lang: str) -> N
     from ui.strings import STRINGS
     i = 1 if lang == "zh" else 0
     assert at.title[0].value == STRINGS["nav.9"][i]
-    assert [w.value for w in at.warning] == [STRINGS["p10.not_converted"][i].format(command=L.PREPARE_COMMAND)]
-    assert [b.label for b in at.button if b.key == "llm_convert"] == [STRINGS["p10.convert"][i]]
+    assert [w.value for w in at.warning] == [STRINGS["llm_explorer.not_converted"][i].format(command=L.PREPARE_COMMAND)]
+    assert [b.label for b in at.button if b.key == "llm_convert"] == [STRINGS["llm_explorer.convert"][i]]
 
 
 def test_rope_demo_rotates_llama_pairs_by_position() -> None:
@@ -354,7 +354,7 @@ def test_the_button_converts_in_a_background_thread(tmp_path, monkeypatch) -> No
     worker.join(10)
     at.run()
     from ui.strings import STRINGS
-    assert at.error[0].value == STRINGS["p10.convert_failed"][0].format(error="disk full while saving")
+    assert at.error[0].value == STRINGS["llm_explorer.convert_failed"][0].format(error="disk full while saving")
     assert not at.button(key="llm_convert").disabled
 
 
@@ -398,9 +398,9 @@ def page_model(monkeypatch) -> L.LLM:
         cached.clear()
 
 
-@pytest.mark.parametrize("topic, kind", [("p10.tab.generation", None), ("p10.tab.gqa", None),
-                                         ("p10.tab.rope", None), ("p10.tab.heads", "induction"),
-                                         ("p10.tab.heads", "sink"), ("p10.tab.heads", "previous")])
+@pytest.mark.parametrize("topic, kind", [("llm_explorer.tab.generation", None), ("llm_explorer.tab.gqa", None),
+                                         ("llm_explorer.tab.rope", None), ("llm_explorer.tab.heads", "induction"),
+                                         ("llm_explorer.tab.heads", "sink"), ("llm_explorer.tab.heads", "previous")])
 @pytest.mark.slow
 def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str | None) -> None:
     """Every tab (and head type) of the page in 中文 with a model loaded: labels, headings, table
@@ -412,7 +412,7 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
     at = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
     at.query_params.update(lang="zh", topic=STRINGS[topic][1], llm_max_new="3")
     if kind:
-        at.query_params["llm_kind"] = STRINGS[f"p10.kind.{kind}"][1]
+        at.query_params["llm_kind"] = STRINGS[f"llm_explorer.kind.{kind}"][1]
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.info, [i.value for i in at.info]  # the link's values were all accepted
@@ -423,7 +423,7 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
     assert any(f"{page_model.n_layers} 层" in c.value for c in at.caption)  # the tiny model was the one run
     if kind:  # the head type from the link is the one drawn
         title = charts(at)[0].figure["layout"]["title"]["text"]
-        assert title.startswith(STRINGS[f"p10.kind.{kind}"][1])
+        assert title.startswith(STRINGS[f"llm_explorer.kind.{kind}"][1])
 
 
 # ---------------------------------------------------------------------------- the command line

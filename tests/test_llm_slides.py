@@ -85,7 +85,7 @@ def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, 
         line = texts.replace("\\", "")  # the slide's line is escaped markdown
         assert at.metric[0].value in line and at.metric[1].value in line and "1,024" in line
     if topic == "heads":
-        kind = STRINGS[f"p10.kind.{settings['llm_kind']}"][lang == "zh"]
+        kind = STRINGS[f"llm_explorer.kind.{settings['llm_kind']}"][lang == "zh"]
         assert charts(present)[0].figure["layout"]["title"]["text"].startswith(kind)
 
 

@@ -395,7 +395,7 @@ def test_the_llm_page_and_slide_say_the_package_is_missing_in_chinese(tmp_path: 
 
     _fake_package(tmp_path, monkeypatch, "gguf_less_package")
     missing = STRINGS["llm.no_gguf"][1].format(package=llm.GGUF_DIST, file=llm.GGUF_FILE)
-    expected = STRINGS["p10.no_package"][1].format(error=md_escape(missing))
+    expected = STRINGS["llm_explorer.no_package"][1].format(error=md_escape(missing))
     at = _run("9_LLM_explorer.py")
     assert [e.value for e in at.error] == [expected]
     with reading("zh"), pytest.raises(SlideProblem) as err:
@@ -412,7 +412,7 @@ def test_a_failed_llm_load_is_shown_in_chinese(tmp_path: Path, monkeypatch: pyte
     with reading("zh"):
         shown = load_failure(exc)
     filled = STRINGS["llm.not_converted"][1].format(**exc.params)
-    assert shown == STRINGS["p10.load_failed"][1].format(error=md_escape(filled))
+    assert shown == STRINGS["llm_explorer.load_failed"][1].format(error=md_escape(filled))
     assert "python \\-m models\\.prepare\\_llm" in shown
 
 

@@ -177,7 +177,7 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
     monkeypatch.setenv("ATTN_LAB_CACHE", str(tmp_path))  # an empty cache: not converted
     page_llm.shared_llm.clear()
     at = _page(_string("p8.decoder_choice", lang), lang)
-    assert [w.value for w in at.warning] == [_string("p10.not_converted", lang).format(command=L.PREPARE_COMMAND)]
+    assert [w.value for w in at.warning] == [_string("llm_explorer.not_converted", lang).format(command=L.PREPARE_COMMAND)]
     # (a page run on its own has no app to link to: the hint names page 9; the browser test clicks the link)
     assert any(m.value == _string("p8.decoder_convert_text", lang) for m in at.markdown)
     assert not charts(at)
@@ -190,7 +190,7 @@ def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
 
     monkeypatch.setattr(L, "gguf_path", missing)
     at = _page(_string("p8.decoder_choice"))
-    prefix = _string("p10.no_package").split("{error}")[0]
+    prefix = _string("llm_explorer.no_package").split("{error}")[0]
     assert len(at.warning) == 1 and at.warning[0].value.startswith(prefix)
     assert any(m.value == _string("p8.decoder_convert_text") for m in at.markdown)
 
@@ -291,4 +291,4 @@ def test_the_deck_slide_says_the_decoder_is_not_converted(tmp_path, monkeypatch)
     page_llm.shared_llm.clear()
     with pytest.raises(SlideProblem) as err:
         prepare("8_Real_model_explorer", {"real_source": "SmolLM2-135M (decoder)"})
-    assert str(err.value) == _string("p10.not_converted").format(command=L.PREPARE_COMMAND)
+    assert str(err.value) == _string("llm_explorer.not_converted").format(command=L.PREPARE_COMMAND)

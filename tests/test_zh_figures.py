@@ -305,7 +305,7 @@ TAB_IDS: dict[str, tuple[str, ...]] = {
                                                               "padding")),
     "7_BERT_masking.py": tuple(f"p7.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp",
                                                        "finetune")),
-    "9_LLM_explorer.py": tuple(f"p10.tab.{n}" for n in ("generation", "gqa", "rope", "heads")),
+    "9_LLM_explorer.py": tuple(f"llm_explorer.tab.{n}" for n in ("generation", "gqa", "rope", "heads")),
     "10_Transformer_XL.py": tuple(f"txl.tab.{n}" for n in ("dependency", "terms", "eval", "generate")),
     "13_XLNet.py": tuple(f"xlnet.tab.{n}" for n in ("masks", "predictions", "bert")),
     "14_Transformer_block.py": tuple(f"block.tab.{n}" for n in ("changes", "norms", "batch", "smoothing", "schedule")),

@@ -199,9 +199,9 @@ def load_decoder() -> RealModel | str:
     if problem := package_problem():
         return problem
     if not is_converted():
-        return t("p10.not_converted", command=PREPARE_COMMAND)
+        return t("llm_explorer.not_converted", command=PREPARE_COMMAND)
     try:
-        with st.spinner(t("p10.loading")):
+        with st.spinner(t("llm_explorer.loading")):
             return RealModel(DECODER_KEY, MODEL_LABEL, _real_model(DECODER_KEY))
     except (LLMError, OSError, ValueError) as exc:
         return load_failure(exc)

@@ -440,15 +440,15 @@ def edit_deck(slides: list[Slide], page_label: Callable[[str], str]) -> None:
             for i, s in enumerate(slides, start=1)]
     st.data_editor(rows, key=key, on_change=_apply_table, args=(key,), hide_index=True, width="stretch",
                    num_rows="fixed", disabled=["page", "settings"], column_config={
-                       "position": st.column_config.NumberColumn(t("p9.col.slide"), min_value=1,
+                       "position": st.column_config.NumberColumn(t("present.col.slide"), min_value=1,
                                                                  max_value=max(1, len(slides)), step=1,
-                                                                 help=t("p9.col.slide_help")),
-                       "page": st.column_config.TextColumn(t("p9.col.page")),
-                       "title": st.column_config.TextColumn(t("p9.col.title"), max_chars=MAX_TITLE),
-                       "notes": st.column_config.TextColumn(t("p9.col.notes"), max_chars=MAX_NOTES,
-                                                            help=t("p9.col.notes_help")),
-                       "remove": st.column_config.CheckboxColumn(t("p9.col.remove")),
-                       "settings": st.column_config.TextColumn(t("p9.col.settings"))})
+                                                                 help=t("present.col.slide_help")),
+                       "page": st.column_config.TextColumn(t("present.col.page")),
+                       "title": st.column_config.TextColumn(t("present.col.title"), max_chars=MAX_TITLE),
+                       "notes": st.column_config.TextColumn(t("present.col.notes"), max_chars=MAX_NOTES,
+                                                            help=t("present.col.notes_help")),
+                       "remove": st.column_config.CheckboxColumn(t("present.col.remove")),
+                       "settings": st.column_config.TextColumn(t("present.col.settings"))})
 
 
 def copy_to_session(deck: Deck) -> None:

@@ -83,9 +83,9 @@ def _progress_panel() -> None:
     """Polled every second while the conversion runs; reruns the page when it is over."""
     job = conversion()
     if job.running:
-        stage = t(f"p10.stage.{job.stage}") if job.stage in STAGES else job.stage
+        stage = t(f"llm_explorer.stage.{job.stage}") if job.stage in STAGES else job.stage
         st.progress(STAGES.index(job.stage) / (len(STAGES) - 1) if job.stage in STAGES else 0.0,
-                    text=t("p10.converting", stage=stage, elapsed=time.monotonic() - job.started))
+                    text=t("llm_explorer.converting", stage=stage, elapsed=time.monotonic() - job.started))
     elif job.thread is not None:
         st.rerun(scope="app")
 
@@ -98,14 +98,14 @@ def package_problem() -> str:
     try:
         gguf_path()
     except LLMError as exc:
-        return t("p10.no_package", error=input_error(exc))
+        return t("llm_explorer.no_package", error=input_error(exc))
     return ""
 
 
 def load_failure(exc: Exception) -> str:
     """A failed load or run of the model (an LLMError such as "not converted", or the library's
     OSError/ValueError), in the reader's language and escaped."""
-    return t("p10.load_failed", error=input_error(exc))
+    return t("llm_explorer.load_failed", error=input_error(exc))
 
 
 def ready_model():
@@ -119,15 +119,15 @@ def ready_model():
     job = conversion()
     if not is_converted():
         if job.error:
-            st.error(t("p10.convert_failed", error=md_escape(job.error)))
-        st.warning(t("p10.not_converted", command=PREPARE_COMMAND))
-        st.button(t("p10.convert"), key="llm_convert", on_click=job.start, disabled=job.running,
-                  help=t("p10.convert_help"), type="primary")
+            st.error(t("llm_explorer.convert_failed", error=md_escape(job.error)))
+        st.warning(t("llm_explorer.not_converted", command=PREPARE_COMMAND))
+        st.button(t("llm_explorer.convert"), key="llm_convert", on_click=job.start, disabled=job.running,
+                  help=t("llm_explorer.convert_help"), type="primary")
         if job.running:
             st.fragment(_progress_panel, run_every=1.0)()
         st.stop()
     try:
-        with st.spinner(t("p10.loading")):
+        with st.spinner(t("llm_explorer.loading")):
             return shared_llm()
     except (LLMError, OSError, ValueError) as exc:
         st.error(load_failure(exc))
@@ -184,12 +184,12 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
     shown = trace.steps[step]
     n_layers, n_heads = shown.attention.shape[:2]
     if rows == "layers":
-        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(n_layers)], "p10.axis.layer"
+        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(n_layers)], "llm_explorer.axis.layer"
     else:
-        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(n_heads)], "p10.axis.head"
+        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(n_heads)], "llm_explorer.axis.head"
     return step_attention_figure(
         matrix, visible(trace.tokens[: shown.position]), labels,
-        title=t("p10.fig.step", token=visible([shown.token])[0], n=step + 1), x_title=t("p10.axis.key"),
+        title=t("llm_explorer.fig.step", token=visible([shown.token])[0], n=step + 1), x_title=t("llm_explorer.axis.key"),
         y_title=t(y_title), height=420 if rows == "layers" else 340, texts=figure_texts(), width=width)
 
 
@@ -229,7 +229,7 @@ class KVCache:
 
     def summary(self) -> str:
         """One line: per token and at the context length, against full multi-head attention."""
-        return t("p10.gqa.summary", per_token=self.per_token[0], n=self.context, total=self.at_context[0],
+        return t("llm_explorer.gqa.summary", per_token=self.per_token[0], n=self.context, total=self.at_context[0],
                  mha=self.at_context[1], share=self.gqa / self.mha)
 
 
@@ -239,8 +239,8 @@ def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
     from models.inference.llm import gqa_groups, kv_cache_bytes
     from viz_core.llm import gqa_figure
 
-    figure = gqa_figure(gqa_groups(llm.n_heads, llm.n_kv_heads), title=t("p10.gqa.fig"), x_title=t("p10.gqa.x"),
-                        y_title=t("p10.gqa.y"))
+    figure = gqa_figure(gqa_groups(llm.n_heads, llm.n_kv_heads), title=t("llm_explorer.gqa.fig"), x_title=t("llm_explorer.gqa.x"),
+                        y_title=t("llm_explorer.gqa.y"))
     cache = KVCache(kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size),
                     kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size), size, context)
     return figure, cache
@@ -272,11 +272,11 @@ def rope_view(llm: LLM, pair: int, n_positions: int) -> RopeView:
     demo = rope_demo(llm.head_dim, llm.rope_theta, n_positions)
     return RopeView(
         rope_pair_figure(demo.pair("q", pair), demo.pair("k", pair)[0], list(range(n_positions)),
-                         title=t("p10.rope.fig.pair", i=pair, last=n_positions - 1), q_label=t("p10.rope.q"),
-                         k_label=t("p10.rope.k")),
-        wavelength_figure(demo.theta, llm.max_positions, title=t("p10.rope.fig.wave"), x_title=t("p10.rope.x"),
-                          y_title=t("p10.rope.y"), context_label=t("p10.rope.context", n=llm.max_positions)),
-        position_score_figure(demo.scores, title=t("p10.rope.fig.scores"), texts=figure_texts()),
+                         title=t("llm_explorer.rope.fig.pair", i=pair, last=n_positions - 1), q_label=t("llm_explorer.rope.q"),
+                         k_label=t("llm_explorer.rope.k")),
+        wavelength_figure(demo.theta, llm.max_positions, title=t("llm_explorer.rope.fig.wave"), x_title=t("llm_explorer.rope.x"),
+                          y_title=t("llm_explorer.rope.y"), context_label=t("llm_explorer.rope.context", n=llm.max_positions)),
+        position_score_figure(demo.scores, title=t("llm_explorer.rope.fig.scores"), texts=figure_texts()),
         float(demo.theta[pair]),
         max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)))
 
@@ -286,6 +286,6 @@ def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
     :class:`~models.inference.llm.HeadScores`, its five best heads outlined."""
     from viz_core.llm import score_grid_figure
 
-    return score_grid_figure(getattr(scores, kind), title=t("p10.heads.fig", kind=t(f"p10.kind.{kind}")),
-                             x_title=t("p10.axis.head"), y_title=t("p10.axis.layer"), best=scores.best(kind, 5),
+    return score_grid_figure(getattr(scores, kind), title=t("llm_explorer.heads.fig", kind=t(f"llm_explorer.kind.{kind}")),
+                             x_title=t("llm_explorer.axis.head"), y_title=t("llm_explorer.axis.layer"), best=scores.best(kind, 5),
                              height=height, texts=figure_texts())

@@ -361,7 +361,7 @@ def _write_link(key: str, value: Any, default: Any, multi: bool) -> None:
 
 
 def topic_name(title_id: str) -> str:
-    """A tab's name in the link: the last part of its title's string id (``p10.tab.heads`` → ``heads``)."""
+    """A tab's name in the link: the last part of its title's string id (``llm_explorer.tab.heads`` → ``heads``)."""
     return title_id.rsplit(".", 1)[-1]
 
 

@@ -3,13 +3,13 @@ that a page's strings sit together. Terms follow the glossary in :mod:`ui.i18n`.
 from __future__ import annotations
 
 from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation
-from ui.strings import explain, p7_bert, p8_real_model, p9_present, p10_llm, quiz
+from ui.strings import explain, p7_bert, p8_real_model, present, llm_explorer, quiz
 from ui.strings import figures, messages, studio, transformer_xl, what_if
 from ui.strings import slides, toolbar, xlnet
 from ui.strings import block
 
 _PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
-          p8_real_model, p9_present, p10_llm, explain, quiz, studio, transformer_xl, what_if, figures, messages,
+          p8_real_model, present, llm_explorer, explain, quiz, studio, transformer_xl, what_if, figures, messages,
           slides, toolbar, xlnet, block)
 
 

@@ -1,5 +1,5 @@
 """Strings of the slides of the Real LLM, Transformer-XL and Training studio pages (ui/slides.py):
-id → (English, 中文). The other slides' strings sit with the Present page's (p9_present.py)."""
+id → (English, 中文). The other slides' strings sit with the Present page's (present.py)."""
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {

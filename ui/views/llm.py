@@ -23,39 +23,39 @@ def slide(p: SlideParams) -> SlideView:
     token), grouped-query attention, RoPE or head types (one step each)."""
     from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
 
-    topic = p.topic("p10.tab.generation", TOPICS)
+    topic = p.topic("llm_explorer.tab.generation", TOPICS)
     if problem := package_problem():
         raise SlideProblem(problem)
     if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
-        raise SlideProblem(t("p10.not_converted", command=PREPARE_COMMAND))
-    if topic != "p10.tab.generation":
+        raise SlideProblem(t("llm_explorer.not_converted", command=PREPARE_COMMAND))
+    if topic != "llm_explorer.tab.generation":
         try:
             llm = shared_llm()
         except (LLMError, OSError, ValueError) as exc:
             raise SlideProblem(load_failure(exc)) from None
         return VIEWS[topic](p, llm)
-    prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "p10.prompt")
-    chat = p.flag("llm_chat", True, "p10.chat")
-    temperature = p.number("llm_temperature", 0, 2, 0.7, "p10.temperature")
-    top_k = int(p.number("llm_top_k", 0, 200, 50, "p10.top_k"))
-    top_p = p.number("llm_top_p", 0.05, 1, 0.9, "p10.top_p")
-    max_new = int(p.number("llm_max_new", 1, 64, 24, "p10.max_new"))
-    seed = int(p.number("llm_seed", 0, 10_000, 0, "p10.seed"))
-    use_cache = p.flag("llm_cache", True, "p10.kv_cache")
-    rows = p.option("llm_rows", ("layers", "heads"), "layers", "p10.heads_shown", lambda r: t(f"p10.rows.{r}"))
+    prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "llm_explorer.prompt")
+    chat = p.flag("llm_chat", True, "llm_explorer.chat")
+    temperature = p.number("llm_temperature", 0, 2, 0.7, "llm_explorer.temperature")
+    top_k = int(p.number("llm_top_k", 0, 200, 50, "llm_explorer.top_k"))
+    top_p = p.number("llm_top_p", 0.05, 1, 0.9, "llm_explorer.top_p")
+    max_new = int(p.number("llm_max_new", 1, 64, 24, "llm_explorer.max_new"))
+    seed = int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed"))
+    use_cache = p.flag("llm_cache", True, "llm_explorer.kv_cache")
+    rows = p.option("llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: t(f"llm_explorer.rows.{r}"))
     if not prompt.strip():
-        raise SlideProblem(t("p10.empty_prompt"))
+        raise SlideProblem(t("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
         trace = heavy_once(generation, prompt, chat, max_new, float(temperature), top_k, float(top_p), seed,
-                           use_cache, what=t("p10.tab.generation"))
+                           use_cache, what=t("llm_explorer.tab.generation"))
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
         raise SlideProblem(t("slide.llm.nothing"))
     n_layers = trace.steps[0].attention.shape[0]
-    layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "p10.layer"))
+    layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer"))
     if trace.dropped:
-        p.notes.append(t("p10.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
+        p.notes.append(t("llm_explorer.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
                          dropped=trace.dropped))
 
     def draw(step: int) -> None:
@@ -70,9 +70,9 @@ def slide(p: SlideParams) -> SlideView:
 def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
     """The grouped-query attention tab: which K/V head each query head reads, and the KV cache at the
     page's bytes per value and context length (one step)."""
-    size = p.option("llm_bytes", BYTES, BYTES[0], "p10.gqa.bytes", bytes_label)
+    size = p.option("llm_bytes", BYTES, BYTES[0], "llm_explorer.gqa.bytes", bytes_label)
     high = max(256, llm.max_positions)
-    context = int(p.number("llm_context", 256, high, min(2048, high), "p10.gqa.context"))
+    context = int(p.number("llm_context", 256, high, min(2048, high), "llm_explorer.gqa.context"))
 
     def draw(step: int) -> None:
         figure, cache = gqa_view(llm, size, context)
@@ -85,12 +85,12 @@ def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
 def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
     """The RoPE tab: the page's dimension pair over its positions, every pair's wavelength, and q·k at
     every pair of positions, side by side (one step)."""
-    pair = int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "p10.rope.pair"))
-    n = int(p.number("llm_positions", 4, 48, 16, "p10.rope.positions"))
+    pair = int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "llm_explorer.rope.pair"))
+    n = int(p.number("llm_positions", 4, 48, 16, "llm_explorer.rope.positions"))
 
     def draw(step: int) -> None:
         view = rope_view(llm, pair, n)
-        line(t("p10.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+        line(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
         show_figures(view.figures)
 
     return p.view(1, 0, draw)
@@ -101,25 +101,25 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     induction test (one step)."""
     from models.inference.llm import LLMError
 
-    kind = p.option("llm_kind", HEAD_KINDS, HEAD_KINDS[0], "p10.heads.kind", lambda k: t(f"p10.kind.{k}"))
-    text = p.text("llm_heads_text", HEADS_TEXT, 4000, "p10.heads.text")
-    period = int(p.number("llm_period", 10, 200, 50, "p10.heads.period"))
-    seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "p10.heads.seed"))
+    kind = p.option("llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: t(f"llm_explorer.kind.{k}"))
+    text = p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text")
+    period = int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period"))
+    seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed"))
     if len(text.split()) < 2:
-        raise SlideProblem(t("p10.empty_prompt"))
+        raise SlideProblem(t("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
-        scores = heavy_once(head_scores, text, period, seed, what=t("p10.tab.heads"))
+        scores = heavy_once(head_scores, text, period, seed, what=t("llm_explorer.tab.heads"))
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
 
     def draw(step: int) -> None:
         best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
-        line(t("p10.heads.best_line", heads=best))
+        line(t("llm_explorer.heads.best_line", heads=best))
         show_figure(heads_figure(scores, kind))
 
     return p.view(1, 0, draw)
 
 
-TOPICS = ("p10.tab.generation", "p10.tab.gqa", "p10.tab.rope", "p10.tab.heads")  # the page's tabs, in order
+TOPICS = ("llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads")  # the page's tabs, in order
 VIEWS: dict[str, Callable[[SlideParams, Any], SlideView]] = {
-    "p10.tab.gqa": _gqa_slide, "p10.tab.rope": _rope_slide, "p10.tab.heads": _heads_slide}
+    "llm_explorer.tab.gqa": _gqa_slide, "llm_explorer.tab.rope": _rope_slide, "llm_explorer.tab.heads": _heads_slide}
