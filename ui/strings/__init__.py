@@ -7,10 +7,11 @@ from ui.strings import explain, p7_bert, p8_real_model, present, llm_explorer, q
 from ui.strings import figures, messages, studio, transformer_xl, what_if
 from ui.strings import slides, toolbar, xlnet
 from ui.strings import block
+from ui.strings import explanations
 
 _PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
           p8_real_model, present, llm_explorer, explain, quiz, studio, transformer_xl, what_if, figures, messages,
-          slides, toolbar, xlnet, block)
+          slides, toolbar, xlnet, block, explanations)
 
 
 def _merge() -> dict[str, tuple[str, str]]:

@@ -1,0 +1,64 @@
+"""The explanations page's view, declared once: every method's scores over the same input tokens,
+one row each, on one 0–1 colour scale (pages/16_Attention_as_explanation.py, its slide and its export
+draw this same figure)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
+from ui.i18n import t
+from ui.tokens import input_error
+from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line, \
+    show_figure
+from viz_core.explanations import methods_figure, swap_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from models.lessons.explanations import AttentionSwap, Explanation
+
+FIGURE_HEIGHT = 470
+
+
+def methods_view(trace: Explanation, *, width: float = PAGE_WIDTH, height: int = FIGURE_HEIGHT,
+                 outlined: Sequence[int] = ()) -> go.Figure:
+    """Rows: raw attention (one head, last layer, every layer), rollout, sink-aware rollout, flow,
+    norm-based, gradient × input, integrated gradients, occlusion; columns: the input tokens."""
+    layer, head = trace.attn_head
+    names = [method_name(m) if m != "attn_head" else t("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
+             for m in trace.methods]
+    return methods_figure(trace.scores, trace.tokens, names,
+                          title=t("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
+                          scale_title=t("xai.fig.scale"), value_name=t("xai.fig.value"),
+                          undefined=t("xai.fig.undefined"), outlined=outlined, width=width, height=height)
+
+
+def swap_view(swap: AttentionSwap, *, width: float = PAGE_WIDTH) -> go.Figure:
+    """Jain & Wallace's test at one decoding step: the model's attention, a random permutation of it and an
+    adversary's, one row each, with the output under each and its distance from the original."""
+    names = [t("xai.swap.row.original", out=swap.outputs[0], p=swap.probs[0])]
+    names += [t(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
+              for i, kind in ((1, "permuted"), (2, "adversarial"))]
+    return swap_figure(swap.weights, swap.tokens, names, title=t("xai.swap.title", step=swap.step + 1),
+                       scale_title=t("xai.swap.scale"), value_name=t("xai.swap.scale"), width=width)
+
+
+def slide(p: SlideParams) -> SlideView:
+    """The page's figure as a slide: the same model, text, output step and head, read from the link."""
+    name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: t(f"xai.model.{m}"))
+    text = p.text("xai_text", EXAMPLES[name], MAX_CHARS, "xai.text")
+    step = int(p.number("xai_step", -1, 200, -1, "xai.step"))
+    layer = int(p.number("xai_layer", -1, 100, -1, "xai.layer"))
+    head = int(p.number("xai_head", 0, 100, 0, "xai.head"))
+    try:
+        trace = run(name, text, step, layer, head)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+
+    def draw(_: int) -> None:
+        line(t("xai.slide.line", target=trace.target))
+        show_figure(methods_view(trace, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+
+    return p.view(1, 0, draw)
