@@ -100,6 +100,7 @@ VIEWS: tuple[View, ...] = (
     View("pages/10_Transformer_XL.py", "txl_text"),
     View("pages/13_XLNet.py", "xlnet_text"),
     View("pages/14_Transformer_block.py", "block_diagram"),
+    View("pages/15_Attention_at_scale.py", "scale_tiles"),
     View("pages/16_Attention_as_explanation.py", "xai_methods"),
 )
 

@@ -34,6 +34,7 @@ VIEWS = [
     ("10_Transformer_XL", {"txl_seg": "6", "txl_head": "2", "txl_step": "2"}),
     ("13_XLNet", {"xlnet_mode": "random", "xlnet_seed": "5", "xlnet_layer": "1"}),
     ("14_Transformer_block", {"block_family": "decoder-only", "block_box": "dec.ffn", "block_layer": "1"}),
+    ("15_Attention_at_scale", {"scale_block": "16", "scale_qblock": "1", "scale_step": "2"}),
     ("16_Attention_as_explanation", {"xai_model": "tf-en-fr", "xai_head": "2"}),
     ("8_Real_model_explorer", {"real_layer": "5", "real_head": "11"}),
     ("8_Real_model_explorer", {"real_layer": "2", "real_head": "4", "real_scale": "head"}),

@@ -309,6 +309,7 @@ TAB_IDS: dict[str, tuple[str, ...]] = {
     "10_Transformer_XL.py": tuple(f"txl.tab.{n}" for n in ("dependency", "terms", "eval", "generate")),
     "13_XLNet.py": tuple(f"xlnet.tab.{n}" for n in ("masks", "predictions", "bert")),
     "14_Transformer_block.py": tuple(f"block.tab.{n}" for n in ("changes", "norms", "batch", "smoothing", "schedule")),
+    "15_Attention_at_scale.py": tuple(f"scale.tab.{n}" for n in ("rebuild", "cache", "window", "linear", "cost")),
 }
 VIEWS = [(page, tab) for page in PAGES for tab in TAB_IDS.get(page, (None,))]
 # Views drawn by a model other than the page's default: minilm-mlm has no trained next-sentence head; a local

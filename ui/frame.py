@@ -21,7 +21,8 @@ _PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.p
                "pages/14_Transformer_block.py",
                "pages/7_BERT_masking.py", "pages/8_Real_model_explorer.py",
                "pages/9_LLM_explorer.py", "pages/10_Transformer_XL.py", "pages/11_Training_studio.py",
-               "pages/12_Present.py", "pages/13_XLNet.py", "pages/16_Attention_as_explanation.py")
+               "pages/12_Present.py", "pages/13_XLNet.py", "pages/15_Attention_at_scale.py",
+               "pages/16_Attention_as_explanation.py")
 # Pages in teaching order: (file, English label, English blurb), from the string table (ids nav.N and
 # nav.N.blurb, N the file's number); page_text gives them in the reader's language. The landing
 # page links those that exist.

@@ -30,6 +30,7 @@ from ui.views import studio as studio_view
 from ui.views import transformer as transformer_view
 from ui.views import transformer_xl as transformer_xl_view
 from ui.views import xlnet as xlnet_view
+from ui.views import at_scale as at_scale_view
 from ui.views import block as block_view
 from ui.views import explanations as explanations_view
 from ui.views.base import CAPTURE, HIDE_KEY, SlideParams, SlideProblem, SlideView
@@ -49,6 +50,7 @@ RENDERERS: dict[str, Callable[[SlideParams], SlideView]] = {
     "11_Training_studio": studio_view.slide,
     "13_XLNet": xlnet_view.slide,
     "14_Transformer_block": block_view.slide,
+    "15_Attention_at_scale": at_scale_view.slide,
     "16_Attention_as_explanation": explanations_view.slide,
 }
 

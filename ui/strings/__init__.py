@@ -6,12 +6,12 @@ from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_tra
 from ui.strings import explain, p7_bert, p8_real_model, present, llm_explorer, quiz
 from ui.strings import figures, messages, studio, transformer_xl, what_if
 from ui.strings import slides, toolbar, xlnet
-from ui.strings import block
+from ui.strings import at_scale, block
 from ui.strings import explanations
 
 _PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
           p8_real_model, present, llm_explorer, explain, quiz, studio, transformer_xl, what_if, figures, messages,
-          slides, toolbar, xlnet, block, explanations)
+          slides, toolbar, xlnet, block, at_scale, explanations)
 
 
 def _merge() -> dict[str, tuple[str, str]]:
