@@ -11,7 +11,7 @@ import re
 
 __all__ = ["KeyedError", "Count", "without_paths"]
 
-_ABSOLUTE = re.compile(r"(?<![\w.~:/])(?:/[^\s/:'\"`]+){2,}/?")
+_ABSOLUTE = re.compile(r"(?<![\w.~:/…])(?:/[^\s/:'\"`]+){2,}/?")
 
 
 def without_paths(text: str) -> str:

@@ -1,15 +1,38 @@
 """Present: a deck of views from any page as slides, one at a time and full screen; ←/→ and
 PageUp/PageDown walk through the decoding steps and on to the next slide; offline."""
+
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.deck import (Deck, DeckError, browser_answered, copy_to_session, deck_json, edit_deck, keep_deck, parse_deck,
-                     ready_decks, session_slides)
+from ui.deck import (
+    Deck,
+    DeckError,
+    browser_answered,
+    copy_to_session,
+    deck_json,
+    edit_deck,
+    keep_deck,
+    parse_deck,
+    ready_decks,
+    session_slides,
+)
 from ui.frame import page_frame, page_text
 from ui.i18n import current, t
-from ui.slides import (RENDERERS, SlideProblem, SlideView, deck_handout, prepare, slide_controls, slide_frame,
-                       clicker_keys, slide_notes, slide_step, start, stop_presenting)
+from ui.slides import (
+    RENDERERS,
+    SlideProblem,
+    SlideView,
+    deck_handout,
+    prepare,
+    slide_controls,
+    slide_frame,
+    clicker_keys,
+    slide_notes,
+    slide_step,
+    start,
+    stop_presenting,
+)
 from ui.state import checked, url_check
 from ui.tokens import md_escape
 from viz_core.export import safe_filename
@@ -61,7 +84,9 @@ if "slide" in st.query_params and deck is None and deck_id == SESSION and not br
 if "slide" in st.query_params and deck is not None:
     slide_frame(deck.title)
     n = len(deck.slides)
-    raw = url_check("slide", lambda v: v.isdigit() and 1 <= int(v) <= n, t("present.url.slide"), t("present.url.slide_first"))
+    raw = url_check(
+        "slide", lambda v: v.isdigit() and 1 <= int(v) <= n, t("present.url.slide"), t("present.url.slide_first")
+    )
     number = int(raw) if raw is not None else 1
     st.query_params["slide"] = str(number)
     slide = deck.slides[number - 1]
@@ -92,8 +117,16 @@ def _picked() -> None:
     st.query_params["deck"] = st.session_state["present_pick"]
 
 
-checked(st.radio, t("present.deck"), DECKS, index=DECKS.index(deck_id), format_func=deck_label, key="present_pick",
-         on_change=_picked, horizontal=True)
+checked(
+    st.radio,
+    t("present.deck"),
+    DECKS,
+    index=DECKS.index(deck_id),
+    format_func=deck_label,
+    key="present_pick",
+    on_change=_picked,
+    horizontal=True,
+)
 if deck_id == UPLOAD:
     upload = st.file_uploader(t("present.upload"), type=["json"], key="present_upload", max_upload_size=1)
     if upload is not None:
@@ -105,15 +138,32 @@ if deck is None:
     st.info(t("present.no_slides" if deck_id == SESSION else "present.choose_file"))
     st.stop()
 
-st.subheader(deck.title or t("present.untitled"))
+st.subheader(md_escape(deck.title) if deck.title else t("present.untitled"))  # a student's title
 c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
 # The clicker's "next" (PageDown) starts the deck from here, as F5 does (ui.slides.START_KEYS_JS).
-c1.button(t("present.present"), key="present_start", type="primary", icon=":material/slideshow:", on_click=start,
-          args=(deck_id,), width="stretch", shortcut="PageDown", help=t("present.present_help"))
+c1.button(
+    t("present.present"),
+    key="present_start",
+    type="primary",
+    icon=":material/slideshow:",
+    on_click=start,
+    args=(deck_id,),
+    width="stretch",
+    shortcut="PageDown",
+    help=t("present.present_help"),
+)
 clicker_keys()  # and F5
-c2.download_button(t("present.download"), data=deck_json(deck), file_name=f"{safe_filename(deck.title)}.json",
-                   mime="application/json", key="present_download", icon=":material/download:", on_click="ignore",
-                   width="stretch", help=t("present.download_help"))
+c2.download_button(
+    t("present.download"),
+    data=deck_json(deck),
+    file_name=f"{safe_filename(deck.title)}.json",
+    mime="application/json",
+    key="present_download",
+    icon=":material/download:",
+    on_click="ignore",
+    width="stretch",
+    help=t("present.download_help"),
+)
 handout_name = f"{safe_filename(deck.title or t('present.my_deck'))}-handout.html"
 with c3.popover(t("present.handout"), icon=":material/description:", width="stretch", help=t("present.handout_help")):
     if st.button(t("present.handout_make", n=len(deck.slides)), key="present_handout_make"):
@@ -121,16 +171,45 @@ with c3.popover(t("present.handout"), icon=":material/description:", width="stre
             st.session_state["present_handout"] = (deck, lang, deck_handout(deck.slides, deck.title, page_label))
     made = st.session_state.get("present_handout")
     if isinstance(made, tuple) and made[:2] == (deck, lang):
-        st.download_button(t("present.handout_download"), data=made[2], mime="text/html", file_name=handout_name,
-                           key="present_handout_file", icon=":material/download:", on_click="ignore")
+        st.download_button(
+            t("present.handout_download"),
+            data=made[2],
+            mime="text/html",
+            file_name=handout_name,
+            key="present_handout_file",
+            icon=":material/download:",
+            on_click="ignore",
+        )
 if deck_id == SESSION:
-    c4.button(t("present.clear"), key="present_clear", on_click=lambda: session_slides().clear(),
-              icon=":material/delete_sweep:", width="stretch")
+    c4.button(
+        t("present.clear"),
+        key="present_clear",
+        on_click=lambda: session_slides().clear(),
+        icon=":material/delete_sweep:",
+        width="stretch",
+    )
     edit_deck(session_slides(), page_label)
 else:
-    c4.button(t("present.copy"), key="present_copy", on_click=copy_to_session, args=(deck,), icon=":material/edit:",
-              width="stretch", help=t("present.copy_help"))
-    st.dataframe([{t("present.col.slide"): i, t("present.col.page"): page_label(s.page), t("present.col.title"): s.title,
-                   t("present.col.notes"): s.notes,
-                   t("present.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
-                  for i, s in enumerate(deck.slides, start=1)], hide_index=True, width="stretch")
+    c4.button(
+        t("present.copy"),
+        key="present_copy",
+        on_click=copy_to_session,
+        args=(deck,),
+        icon=":material/edit:",
+        width="stretch",
+        help=t("present.copy_help"),
+    )
+    st.dataframe(
+        [
+            {
+                t("present.col.slide"): i,
+                t("present.col.page"): page_label(s.page),
+                t("present.col.title"): s.title,
+                t("present.col.notes"): s.notes,
+                t("present.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200],
+            }
+            for i, s in enumerate(deck.slides, start=1)
+        ],
+        hide_index=True,
+        width="stretch",
+    )

@@ -1,5 +1,6 @@
 """Real LLM: SmolLM2-135M-Instruct run offline: generation with every head's attention, grouped-query
 attention, RoPE on its own head dimension, and head types found by measurement."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,62 +25,190 @@ llm = ready_model()  # a message, the conversion button and its progress instead
 
 def generation_tab() -> None:
     prompt_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    prompt = checked(prompt_col.text_input, t("llm_explorer.prompt"), DEFAULT_PROMPT, max_chars=2000, key="llm_prompt",
-                     bind="query-params")
+    prompt = checked(
+        prompt_col.text_input,
+        t("llm_explorer.prompt"),
+        DEFAULT_PROMPT,
+        max_chars=2000,
+        key="llm_prompt",
+        bind="query-params",
+    )
     with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
-        chat = checked(st.toggle, t("llm_explorer.chat"), True, key="llm_chat", help=t("llm_explorer.chat_help"), bind="query-params")
-        temperature = checked(st.slider, t("llm_explorer.temperature"), 0.0, 2.0, 0.7, 0.05, key="llm_temperature",
-                              help=t("llm_explorer.temperature_help"), bind="query-params")
-        top_k = checked(st.slider, t("llm_explorer.top_k"), 0, 200, 50, key="llm_top_k", help=t("llm_explorer.top_k_help"),
-                        bind="query-params")
-        top_p = checked(st.slider, t("llm_explorer.top_p"), 0.05, 1.0, 0.9, 0.05, key="llm_top_p", help=t("llm_explorer.top_p_help"),
-                        bind="query-params")
+        chat = checked(
+            st.toggle,
+            t("llm_explorer.chat"),
+            True,
+            key="llm_chat",
+            help=t("llm_explorer.chat_help"),
+            bind="query-params",
+        )
+        temperature = checked(
+            st.slider,
+            t("llm_explorer.temperature"),
+            0.0,
+            2.0,
+            0.7,
+            0.05,
+            key="llm_temperature",
+            help=t("llm_explorer.temperature_help"),
+            bind="query-params",
+        )
+        top_k = checked(
+            st.slider,
+            t("llm_explorer.top_k"),
+            0,
+            200,
+            50,
+            key="llm_top_k",
+            help=t("llm_explorer.top_k_help"),
+            bind="query-params",
+        )
+        top_p = checked(
+            st.slider,
+            t("llm_explorer.top_p"),
+            0.05,
+            1.0,
+            0.9,
+            0.05,
+            key="llm_top_p",
+            help=t("llm_explorer.top_p_help"),
+            bind="query-params",
+        )
         max_new = checked(st.slider, t("llm_explorer.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
         seed = checked(st.number_input, t("llm_explorer.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
-        use_cache = checked(st.toggle, t("llm_explorer.kv_cache"), True, key="llm_cache", help=t("llm_explorer.kv_cache_help"),
-                            bind="query-params")
-        rows = linked(st.segmented_control, t("llm_explorer.heads_shown"), ["layers", "heads"], default="layers",
-                       required=True, key="llm_rows", format_func=lambda r: t(f"llm_explorer.rows.{r}"))
-        layer = checked(st.slider, t("llm_explorer.layer"), 1, llm.n_layers, llm.n_layers // 2, key="llm_layer",
-                        disabled=rows != "heads", bind="query-params")
+        use_cache = checked(
+            st.toggle,
+            t("llm_explorer.kv_cache"),
+            True,
+            key="llm_cache",
+            help=t("llm_explorer.kv_cache_help"),
+            bind="query-params",
+        )
+        rows = linked(
+            st.segmented_control,
+            t("llm_explorer.heads_shown"),
+            ["layers", "heads"],
+            default="layers",
+            required=True,
+            key="llm_rows",
+            format_func=lambda r: t(f"llm_explorer.rows.{r}"),
+        )
+        layer = checked(
+            st.slider,
+            t("llm_explorer.layer"),
+            1,
+            llm.n_layers,
+            llm.n_layers // 2,
+            key="llm_layer",
+            disabled=rows != "heads",
+            bind="query-params",
+        )
     if not prompt.strip():
         st.warning(t("llm_explorer.empty_prompt"))
         return
-    trace = heavy_once(generation, prompt, bool(chat), int(max_new), float(temperature), int(top_k), float(top_p),
-                       int(seed), bool(use_cache), what=t("llm_explorer.tab.generation"))
+    trace = heavy_once(
+        generation,
+        prompt,
+        bool(chat),
+        int(max_new),
+        float(temperature),
+        int(top_k),
+        float(top_p),
+        int(seed),
+        bool(use_cache),
+        what=t("llm_explorer.tab.generation"),
+    )
     if trace.dropped:
-        st.info(t("llm_explorer.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
-                  dropped=trace.dropped))
+        st.info(
+            t(
+                "llm_explorer.cut",
+                n=len(trace.prompt_ids) + trace.dropped,
+                limit=len(trace.prompt_ids),
+                dropped=trace.dropped,
+            )
+        )
     step = step_control(len(trace.steps), key="llm", label=t("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
     chart(step_figure(trace, step, rows, layer), config=PLOT, where=main)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
-    chart(next_token_figure(visible(shown.top_tokens[:8]), shown.top_probs[:8],
-                            shown.sampling_probs[:8], visible([shown.token])[0],
-                            title=t("llm_explorer.fig.candidates", n=step + 1), texts=figure_texts()), config=PLOT, where=side)
+    chart(
+        next_token_figure(
+            visible(shown.top_tokens[:8]),
+            shown.top_probs[:8],
+            shown.sampling_probs[:8],
+            visible([shown.token])[0],
+            title=t("llm_explorer.fig.candidates", n=step + 1),
+            texts=figure_texts(),
+        ),
+        config=PLOT,
+        where=side,
+    )
     total = sum(trace.step_seconds)
-    st.caption(t("llm_explorer.speed", n=len(trace.steps), seconds=total, rate=len(trace.steps) / max(total, 1e-9),
-                 cache=t("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"), prompt=len(trace.prompt_ids)))
+    st.caption(
+        t(
+            "llm_explorer.speed",
+            n=len(trace.steps),
+            seconds=total,
+            rate=len(trace.steps) / max(total, 1e-9),
+            cache=t("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"),
+            prompt=len(trace.prompt_ids),
+        )
+    )
     st.markdown(t("llm_explorer.explain.generation"))
 
 
 def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
-        st.markdown(t("llm_explorer.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads))
-        size = linked(st.segmented_control, t("llm_explorer.gqa.bytes"), list(BYTES), default=BYTES[0], required=True,
-                      key="llm_bytes", format_func=bytes_label)
-        context = checked(st.slider, t("llm_explorer.gqa.context"), 256, llm.max_positions, 2048, 256, key="llm_context",
-                          bind="query-params")
+        st.markdown(
+            t("llm_explorer.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads)
+        )
+        size = linked(
+            st.segmented_control,
+            t("llm_explorer.gqa.bytes"),
+            list(BYTES),
+            default=BYTES[0],
+            required=True,
+            key="llm_bytes",
+            format_func=bytes_label,
+        )
+        context = checked(
+            st.slider,
+            t("llm_explorer.gqa.context"),
+            256,
+            llm.max_positions,
+            2048,
+            256,
+            key="llm_context",
+            bind="query-params",
+        )
         figure, cache = gqa_view(llm, size, int(context))
         a, b = st.columns(2)
-        a.metric(t("llm_explorer.gqa.per_token"), cache.per_token[0], help=t("llm_explorer.gqa.vs_mha", mha=cache.per_token[1]))
-        b.metric(t("llm_explorer.gqa.at_context", n=cache.context), cache.at_context[0],
-                 help=t("llm_explorer.gqa.vs_mha", mha=cache.at_context[1]))
-        st.caption(t("llm_explorer.gqa.formula", layers=llm.n_layers, kv=llm.n_kv_heads, dim=llm.head_dim, bytes=size,
-                     gqa=cache.gqa, heads=llm.n_heads, mha=cache.mha, share=cache.gqa / cache.mha))
+        a.metric(
+            t("llm_explorer.gqa.per_token"),
+            cache.per_token[0],
+            help=t("llm_explorer.gqa.vs_mha", mha=cache.per_token[1]),
+        )
+        b.metric(
+            t("llm_explorer.gqa.at_context", n=cache.context),
+            cache.at_context[0],
+            help=t("llm_explorer.gqa.vs_mha", mha=cache.at_context[1]),
+        )
+        st.caption(
+            t(
+                "llm_explorer.gqa.formula",
+                layers=llm.n_layers,
+                kv=llm.n_kv_heads,
+                dim=llm.head_dim,
+                bytes=size,
+                gqa=cache.gqa,
+                heads=llm.n_heads,
+                mha=cache.mha,
+                share=cache.gqa / cache.mha,
+            )
+        )
     chart(figure, config=PLOT, where=left)
 
 
@@ -100,13 +229,28 @@ def rope_tab() -> None:
 
 def heads_tab() -> None:
     kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    kind = linked(kind_col.segmented_control, t("llm_explorer.heads.kind"), list(HEAD_KINDS), default=HEAD_KINDS[0],
-                  required=True, key="llm_kind", format_func=lambda k: t(f"llm_explorer.kind.{k}"))
+    kind = linked(
+        kind_col.segmented_control,
+        t("llm_explorer.heads.kind"),
+        list(HEAD_KINDS),
+        default=HEAD_KINDS[0],
+        required=True,
+        key="llm_kind",
+        format_func=lambda k: t(f"llm_explorer.kind.{k}"),
+    )
     with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
-        text = checked(st.text_area, t("llm_explorer.heads.text"), HEADS_TEXT, max_chars=4000, key="llm_heads_text",
-                       bind="query-params")
+        text = checked(
+            st.text_area,
+            t("llm_explorer.heads.text"),
+            HEADS_TEXT,
+            max_chars=4000,
+            key="llm_heads_text",
+            bind="query-params",
+        )
         period = checked(st.slider, t("llm_explorer.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
-        seed = checked(st.number_input, t("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params")
+        seed = checked(
+            st.number_input, t("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params"
+        )
     if len(text.split()) < 2:
         st.warning(t("llm_explorer.empty_prompt"))
         return
@@ -116,20 +260,44 @@ def heads_tab() -> None:
     chart(heads_figure(scores, kind), config=PLOT, where=main)
     with side:
         st.caption(t("llm_explorer.heads.best"))
-        st.dataframe({t("llm_explorer.col.layer"): [b[0] + 1 for b in best], t("llm_explorer.col.head"): [b[1] + 1 for b in best],
-                      t("llm_explorer.col.score"): [round(b[2], 3) for b in best]}, hide_index=True)
+        st.dataframe(
+            {
+                t("llm_explorer.col.layer"): [b[0] + 1 for b in best],
+                t("llm_explorer.col.head"): [b[1] + 1 for b in best],
+                t("llm_explorer.col.score"): [round(b[2], 3) for b in best],
+            },
+            hide_index=True,
+        )
         st.markdown(t(f"llm_explorer.explain.{kind}", n=int(period)))
     if kind == "sink":
         st.caption(t("llm_explorer.heads.per_layer"))
-        st.bar_chart({t("llm_explorer.col.layer"): list(range(1, llm.n_layers + 1)),
-                      t("llm_explorer.col.score"): scores.sink.mean(axis=1).round(3)}, x=t("llm_explorer.col.layer"),
-                     y=t("llm_explorer.col.score"), height=220)
+        st.bar_chart(
+            {
+                t("llm_explorer.col.layer"): list(range(1, llm.n_layers + 1)),
+                t("llm_explorer.col.score"): scores.sink.mean(axis=1).round(3),
+            },
+            x=t("llm_explorer.col.layer"),
+            y=t("llm_explorer.col.score"),
+            height=220,
+        )
     with st.expander(t("llm_explorer.heads.tokens")):
         st.text(" ".join(visible(scores.text_tokens)))
         st.text(" ".join(visible(scores.induction_tokens)))
 
 
-topic_tabs(["llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads"],
-           [generation_tab, gqa_tab, rope_tab, heads_tab])
-st.caption(t("llm_explorer.summary", layers=llm.n_layers, heads=llm.n_heads, kv=llm.n_kv_heads, dim=llm.head_dim,
-             hidden=llm.hidden, theta=llm.rope_theta, load=llm.load_seconds))
+topic_tabs(
+    ["llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads"],
+    [generation_tab, gqa_tab, rope_tab, heads_tab],
+)
+st.caption(
+    t(
+        "llm_explorer.summary",
+        layers=llm.n_layers,
+        heads=llm.n_heads,
+        kv=llm.n_kv_heads,
+        dim=llm.head_dim,
+        hidden=llm.hidden,
+        theta=llm.rope_theta,
+        load=llm.load_seconds,
+    )
+)

@@ -177,7 +177,8 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
     monkeypatch.setenv("ATTN_LAB_CACHE", str(tmp_path))  # an empty cache: not converted
     page_llm.shared_llm.clear()
     at = _page(_string("p8.decoder_choice", lang), lang)
-    assert [w.value for w in at.warning] == [_string("llm_explorer.not_converted", lang).format(command=L.PREPARE_COMMAND)]
+    said = _string("llm_explorer.not_converted", lang).format(command=L.PREPARE_COMMAND)
+    assert [w.value for w in at.warning] == [said]
     # (a page run on its own has no app to link to: the hint names page 9; the browser test clicks the link)
     assert any(m.value == _string("p8.decoder_convert_text", lang) for m in at.markdown)
     assert not charts(at)

@@ -6,6 +6,7 @@ would abort it): a thread kept in a ``st.cache_resource`` registry does it, and 
 polls its progress every second (DESIGN.md, "Training from the app"). No ``st.*`` call runs in
 the thread.
 """
+
 from __future__ import annotations
 
 import threading
@@ -26,8 +27,10 @@ if TYPE_CHECKING:  # the model's module imports torch: not at the page's first p
     from models.inference.llm import LLM, HeadScores, LLMTrace
 
 DEFAULT_PROMPT = "What is attention in a neural network?"
-HEADS_TEXT = ("The students opened their books. The teacher wrote a short sentence on the board, and the students "
-              "copied the sentence into their notebooks before the bell rang. Then the teacher asked a question.")
+HEADS_TEXT = (
+    "The students opened their books. The teacher wrote a short sentence on the board, and the students "
+    "copied the sentence into their notebooks before the bell rang. Then the teacher asked a question."
+)
 STAGES = ("start", "tokenizer", "weights", "saving", "done")
 
 
@@ -84,8 +87,10 @@ def _progress_panel() -> None:
     job = conversion()
     if job.running:
         stage = t(f"llm_explorer.stage.{job.stage}") if job.stage in STAGES else job.stage
-        st.progress(STAGES.index(job.stage) / (len(STAGES) - 1) if job.stage in STAGES else 0.0,
-                    text=t("llm_explorer.converting", stage=stage, elapsed=time.monotonic() - job.started))
+        st.progress(
+            STAGES.index(job.stage) / (len(STAGES) - 1) if job.stage in STAGES else 0.0,
+            text=t("llm_explorer.converting", stage=stage, elapsed=time.monotonic() - job.started),
+        )
     elif job.thread is not None:
         st.rerun(scope="app")
 
@@ -121,8 +126,14 @@ def ready_model():
         if job.error:
             st.error(t("llm_explorer.convert_failed", error=md_escape(job.error)))
         st.warning(t("llm_explorer.not_converted", command=PREPARE_COMMAND))
-        st.button(t("llm_explorer.convert"), key="llm_convert", on_click=job.start, disabled=job.running,
-                  help=t("llm_explorer.convert_help"), type="primary")
+        st.button(
+            t("llm_explorer.convert"),
+            key="llm_convert",
+            on_click=job.start,
+            disabled=job.running,
+            help=t("llm_explorer.convert_help"),
+            type="primary",
+        )
         if job.running:
             st.fragment(_progress_panel, run_every=1.0)()
         st.stop()
@@ -150,13 +161,23 @@ def heavy_once(run, *args, what: str):
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def generation(prompt: str, chat: bool, max_new: int, temperature: float, top_k: int, top_p: float, seed: int,
-               use_cache: bool):
+def generation(
+    prompt: str, chat: bool, max_new: int, temperature: float, top_k: int, top_p: float, seed: int, use_cache: bool
+):
     """The :class:`~models.inference.llm.LLMTrace` of one prompt and setting (top_k 0 = no limit)."""
     from models.inference.llm import generate_text
 
-    return generate_text(shared_llm(), prompt, chat, max_new=max_new, temperature=temperature, top_k=top_k or None,
-                         top_p=top_p, seed=seed, use_cache=use_cache)
+    return generate_text(
+        shared_llm(),
+        prompt,
+        chat,
+        max_new=max_new,
+        temperature=temperature,
+        top_k=top_k or None,
+        top_p=top_p,
+        seed=seed,
+        use_cache=use_cache,
+    )
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -184,13 +205,28 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
     shown = trace.steps[step]
     n_layers, n_heads = shown.attention.shape[:2]
     if rows == "layers":
-        matrix, labels, y_title = shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(n_layers)], "llm_explorer.axis.layer"
+        matrix, labels, y_title = (
+            shown.attention.mean(axis=1),
+            [f"L{i + 1}" for i in range(n_layers)],
+            "llm_explorer.axis.layer",
+        )
     else:
-        matrix, labels, y_title = shown.attention[layer - 1], [f"H{h + 1}" for h in range(n_heads)], "llm_explorer.axis.head"
+        matrix, labels, y_title = (
+            shown.attention[layer - 1],
+            [f"H{h + 1}" for h in range(n_heads)],
+            "llm_explorer.axis.head",
+        )
     return step_attention_figure(
-        matrix, visible(trace.tokens[: shown.position]), labels,
-        title=t("llm_explorer.fig.step", token=visible([shown.token])[0], n=step + 1), x_title=t("llm_explorer.axis.key"),
-        y_title=t(y_title), height=420 if rows == "layers" else 340, texts=figure_texts(), width=width)
+        matrix,
+        visible(trace.tokens[: shown.position]),
+        labels,
+        title=t("llm_explorer.fig.step", token=visible([shown.token])[0], n=step + 1),
+        x_title=t("llm_explorer.axis.key"),
+        y_title=t(y_title),
+        height=420 if rows == "layers" else 340,
+        texts=figure_texts(),
+        width=width,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,8 +265,14 @@ class KVCache:
 
     def summary(self) -> str:
         """One line: per token and at the context length, against full multi-head attention."""
-        return t("llm_explorer.gqa.summary", per_token=self.per_token[0], n=self.context, total=self.at_context[0],
-                 mha=self.at_context[1], share=self.gqa / self.mha)
+        return t(
+            "llm_explorer.gqa.summary",
+            per_token=self.per_token[0],
+            n=self.context,
+            total=self.at_context[0],
+            mha=self.at_context[1],
+            share=self.gqa / self.mha,
+        )
 
 
 def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
@@ -239,10 +281,18 @@ def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
     from models.inference.llm import gqa_groups, kv_cache_bytes
     from viz_core.llm import gqa_figure
 
-    figure = gqa_figure(gqa_groups(llm.n_heads, llm.n_kv_heads), title=t("llm_explorer.gqa.fig"), x_title=t("llm_explorer.gqa.x"),
-                        y_title=t("llm_explorer.gqa.y"))
-    cache = KVCache(kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size),
-                    kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size), size, context)
+    figure = gqa_figure(
+        gqa_groups(llm.n_heads, llm.n_kv_heads),
+        title=t("llm_explorer.gqa.fig"),
+        x_title=t("llm_explorer.gqa.x"),
+        y_title=t("llm_explorer.gqa.y"),
+    )
+    cache = KVCache(
+        kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size),
+        kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size),
+        size,
+        context,
+    )
     return figure, cache
 
 
@@ -271,14 +321,26 @@ def rope_view(llm: LLM, pair: int, n_positions: int) -> RopeView:
 
     demo = rope_demo(llm.head_dim, llm.rope_theta, n_positions)
     return RopeView(
-        rope_pair_figure(demo.pair("q", pair), demo.pair("k", pair)[0], list(range(n_positions)),
-                         title=t("llm_explorer.rope.fig.pair", i=pair, last=n_positions - 1), q_label=t("llm_explorer.rope.q"),
-                         k_label=t("llm_explorer.rope.k")),
-        wavelength_figure(demo.theta, llm.max_positions, title=t("llm_explorer.rope.fig.wave"), x_title=t("llm_explorer.rope.x"),
-                          y_title=t("llm_explorer.rope.y"), context_label=t("llm_explorer.rope.context", n=llm.max_positions)),
+        rope_pair_figure(
+            demo.pair("q", pair),
+            demo.pair("k", pair)[0],
+            list(range(n_positions)),
+            title=t("llm_explorer.rope.fig.pair", i=pair, last=n_positions - 1),
+            q_label=t("llm_explorer.rope.q"),
+            k_label=t("llm_explorer.rope.k"),
+        ),
+        wavelength_figure(
+            demo.theta,
+            llm.max_positions,
+            title=t("llm_explorer.rope.fig.wave"),
+            x_title=t("llm_explorer.rope.x"),
+            y_title=t("llm_explorer.rope.y"),
+            context_label=t("llm_explorer.rope.context", n=llm.max_positions),
+        ),
         position_score_figure(demo.scores, title=t("llm_explorer.rope.fig.scores"), texts=figure_texts()),
         float(demo.theta[pair]),
-        max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)))
+        max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)),
+    )
 
 
 def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
@@ -286,6 +348,12 @@ def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
     :class:`~models.inference.llm.HeadScores`, its five best heads outlined."""
     from viz_core.llm import score_grid_figure
 
-    return score_grid_figure(getattr(scores, kind), title=t("llm_explorer.heads.fig", kind=t(f"llm_explorer.kind.{kind}")),
-                             x_title=t("llm_explorer.axis.head"), y_title=t("llm_explorer.axis.layer"), best=scores.best(kind, 5),
-                             height=height, texts=figure_texts())
+    return score_grid_figure(
+        getattr(scores, kind),
+        title=t("llm_explorer.heads.fig", kind=t(f"llm_explorer.kind.{kind}")),
+        x_title=t("llm_explorer.axis.head"),
+        y_title=t("llm_explorer.axis.layer"),
+        best=scores.best(kind, 5),
+        height=height,
+        texts=figure_texts(),
+    )

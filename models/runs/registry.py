@@ -17,6 +17,7 @@ the others as stopped, resumable from their last save.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import threading
@@ -27,15 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from models.atomic import first_line, write_json_atomic
-from models.checkpoints import read_json
+from models.checkpoints import CheckpointError, read_json
 from models.device import pick_device
 from models.priority import lower_priority
 from models.slots import WorkQueue
-from models.runs.store import check_room, clean_name, clean_staging, locked, own_run, resumable, run_lock
+from models.runs.store import (
+    check_room, checked_meta, clean_name, clean_staging, locked, own_run, resumable, run_lock,
+)
 from models.training.runs import (
     ACTIVE_STATES, CHECKPOINT, FAILED, RUN_FILE, RUNNING, STOPPED, TEXT_DATA, Run, RunError,
     RunSettings, TokenPair, Upload, new_run_id, runs_dir, train_run, write_meta,
 )
+
+log = logging.getLogger(__name__)
 
 MAX_ACTIVE_ENV = "ATTENTION_LAB_MAX_TRAININGS"
 MAX_KEPT = 20  # ended runs the registry keeps in memory (the newest); older ones are read back from disk
@@ -117,14 +122,18 @@ class Registry:
             folder = meta_file.parent
             if folder.name.startswith(".") or folder.name in self.runs or locked(folder) or resumable(folder):
                 continue
+            try:  # a record that says anything else is left alone (it is not listed either)
+                meta = checked_meta(read_json(meta_file))
+            except (CheckpointError, RunError) as exc:
+                log.warning("run %s is not recovered: %s", folder.name, first_line(exc))
+                continue
+            if meta.get("status") not in ACTIVE_STATES:
+                continue
             try:
-                meta = read_json(meta_file)
-                if meta.get("status") not in ACTIVE_STATES:
-                    continue
                 settings = RunSettings(**meta["settings"])
                 upload = _read_pending(folder / PENDING) if settings.data in ("upload", "text") else None
             except (OSError, ValueError, TypeError, KeyError, RunError) as exc:
-                write_json_atomic(meta_file, dict(meta if isinstance(meta, dict) else {}, status=FAILED,
+                write_json_atomic(meta_file, dict(meta, status=FAILED,
                                                   message=f"lost in a server restart: {first_line(exc)}"))
                 continue
             shutil.rmtree(folder / CHECKPOINT, ignore_errors=True)

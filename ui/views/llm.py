@@ -1,6 +1,7 @@
 """The Real LLM page's views as slides: the tab a view was added from (generation, grouped-query
 attention, RoPE or head types), drawn by the view functions the page's tabs call (ui.llm: step_figure,
 gqa_view, rope_view, heads_figure) with the page's settings; a slide only draws them larger."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,9 +10,24 @@ from typing import Any
 import numpy as np
 
 from ui.i18n import t
-from ui.llm import (BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view, head_scores,
-                    heads_figure, heavy_once, load_failure, package_problem, rope_view, shared_llm, step_figure,
-                    visible)
+from ui.llm import (
+    BYTES,
+    DEFAULT_PROMPT,
+    HEAD_KINDS,
+    HEADS_TEXT,
+    bytes_label,
+    generation,
+    gqa_view,
+    head_scores,
+    heads_figure,
+    heavy_once,
+    load_failure,
+    package_problem,
+    rope_view,
+    shared_llm,
+    step_figure,
+    visible,
+)
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure, show_figures
 
 # (models.inference.llm is imported where it is used, as ui.llm does: read at the call, as tests stand in for it)
@@ -42,12 +58,24 @@ def slide(p: SlideParams) -> SlideView:
     max_new = int(p.number("llm_max_new", 1, 64, 24, "llm_explorer.max_new"))
     seed = int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed"))
     use_cache = p.flag("llm_cache", True, "llm_explorer.kv_cache")
-    rows = p.option("llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: t(f"llm_explorer.rows.{r}"))
+    rows = p.option(
+        "llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: t(f"llm_explorer.rows.{r}")
+    )
     if not prompt.strip():
         raise SlideProblem(t("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
-        trace = heavy_once(generation, prompt, chat, max_new, float(temperature), top_k, float(top_p), seed,
-                           use_cache, what=t("llm_explorer.tab.generation"))
+        trace = heavy_once(
+            generation,
+            prompt,
+            chat,
+            max_new,
+            float(temperature),
+            top_k,
+            float(top_p),
+            seed,
+            use_cache,
+            what=t("llm_explorer.tab.generation"),
+        )
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
@@ -55,8 +83,14 @@ def slide(p: SlideParams) -> SlideView:
     n_layers = trace.steps[0].attention.shape[0]
     layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer"))
     if trace.dropped:
-        p.notes.append(t("llm_explorer.cut", n=len(trace.prompt_ids) + trace.dropped, limit=len(trace.prompt_ids),
-                         dropped=trace.dropped))
+        p.notes.append(
+            t(
+                "llm_explorer.cut",
+                n=len(trace.prompt_ids) + trace.dropped,
+                limit=len(trace.prompt_ids),
+                dropped=trace.dropped,
+            )
+        )
 
     def draw(step: int) -> None:
         shown = trace.steps[step]
@@ -101,7 +135,9 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     induction test (one step)."""
     from models.inference.llm import LLMError
 
-    kind = p.option("llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: t(f"llm_explorer.kind.{k}"))
+    kind = p.option(
+        "llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: t(f"llm_explorer.kind.{k}")
+    )
     text = p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text")
     period = int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period"))
     seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed"))
@@ -120,6 +156,14 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     return p.view(1, 0, draw)
 
 
-TOPICS = ("llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads")  # the page's tabs, in order
+TOPICS = (
+    "llm_explorer.tab.generation",
+    "llm_explorer.tab.gqa",
+    "llm_explorer.tab.rope",
+    "llm_explorer.tab.heads",
+)  # the page's tabs, in order
 VIEWS: dict[str, Callable[[SlideParams, Any], SlideView]] = {
-    "llm_explorer.tab.gqa": _gqa_slide, "llm_explorer.tab.rope": _rope_slide, "llm_explorer.tab.heads": _heads_slide}
+    "llm_explorer.tab.gqa": _gqa_slide,
+    "llm_explorer.tab.rope": _rope_slide,
+    "llm_explorer.tab.heads": _heads_slide,
+}
