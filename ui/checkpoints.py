@@ -11,7 +11,6 @@ from models.errors import without_paths
 from ui.i18n import t
 from ui.state import labels as url_labels, linked, url_check
 from ui.strings import STRINGS
-from ui.tokens import md_escape
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable)
@@ -60,8 +59,9 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
     try:
         return load(name)
     except CheckpointError as exc:
-        said = md_escape(without_paths(str(exc)))
-        return t("ckpt.cannot_load", name=md_escape(without_paths(name)), error=said) + hint
+        # the message names the file, not where the server keeps it; its text is the lab's own (folder and
+        # file names of the shipped models and of studio runs, whose names are ids), never a student's
+        return t("ckpt.cannot_load", name=without_paths(name), error=without_paths(str(exc))) + hint
 
 
 def loaded_or_stop(result: T | str) -> T:
