@@ -7,6 +7,9 @@ trained on them (tf-bible, tf-hsk);
 Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
 masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
 beside the vanilla LM against its context window; XLNet: held-out permutation-LM log-likelihood.
+Then the issue-27 comparisons: BERT fine-tuned end to end (§4) beside the frozen-feature head (§5.3), test
+accuracy or exact match per task (``finetuned``); the ε = 0 / ε = 0.1 Transformers' BLEU, perplexity and
+expected calibration error (``label_smoothing``); the teacher-forcing 1.0 / 0.5 RNNs (``teacher_forcing``).
 ``--write`` keeps the results beside the checkpoints (the seq2seq page's BLEU-against-length chart reads them).
 """
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from models.atomic import why_write_failed, write_json_atomic
 from models.checkpoints import CHECKPOINT_DIR, SEQ2SEQ_RESULTS
 from models.device import configure_threads
-from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
+from models.training import bert, finetune, seq2seq, transformer, transformer_xl, xlnet
 
 FAMILIES = {"transformer": transformer, "bert": bert, "transformer-xl": transformer_xl, "xlnet": xlnet}
 
@@ -34,6 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = seq2seq.evaluate_shipped()
         transformer.add_real(results)  # tf-bible, tf-hsk beside the RNNs and the copy baseline of their corpus
         results["families"] = {name: family.evaluate_shipped() for name, family in FAMILIES.items()}
+        results["finetuned"] = finetune.evaluate_shipped()
+        results["label_smoothing"] = transformer.label_smoothing_comparison()
+        results["teacher_forcing"] = seq2seq.exposure_comparison()
+        for part in ("finetuned", "label_smoothing", "teacher_forcing"):
+            results["errors"] += results[part]["errors"]
     except Exception as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -50,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(seq2seq.format_results(results))
         for name, family in FAMILIES.items():
             print(family.format_results(results["families"][name]))
+        print(finetune.format_results(results["finetuned"]))
+        print(transformer.format_label_smoothing(results["label_smoothing"]))
+        print(seq2seq.format_exposure(results["teacher_forcing"]))
     return 1 if results["errors"] or not results["models"] else 0
 
 

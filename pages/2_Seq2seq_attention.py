@@ -15,6 +15,7 @@ from ui.seq2seq import (
     bleu_chart,
     example_inputs,
     explain,
+    exposure_view,
     follow_model,
     heatmap_texts,
     load_model,
@@ -205,4 +206,6 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
 
 st.divider()
 bleu_chart()
+st.divider()
+exposure_view()
 explain()

@@ -24,6 +24,7 @@ from ui.transformer import (
     attention_of,
     compare_with_rnn,
     explain_translation,
+    label_smoothing_view,
     first_input,
     follow_translation_model,
     grid_for,
@@ -198,6 +199,8 @@ token_strip(trace.src_tokens, trace.src_unknown,
             caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else ""))
 if is_translation:
     scores_view(model_name)
+    st.divider()
+    label_smoothing_view()
 
 st.divider()
 masks_section(trace.src_tokens, trace.decoder_tokens)

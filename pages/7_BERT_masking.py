@@ -1,5 +1,6 @@
 """BERT masking: WordPiece, segments and positions, the 15% / 80-10-10 masking, predictions,
-attention around [MASK]/[CLS]/[SEP], next-sentence prediction and fine-tuning heads."""
+attention around [MASK]/[CLS]/[SEP], next-sentence prediction, heads on the frozen encoder and
+full fine-tuning beside them."""
 from __future__ import annotations
 
 import streamlit as st
@@ -14,7 +15,8 @@ from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
     BERT_PAIR, RULE_LABELS, analyse, click_key, clickable, embedding_check, example_pairs, explain_embedding,
     explain_loss,
-    explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, head_label,
+    explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, finetuned_view,
+    head_label,
     held_out_pairs,
     input_notes, keep_clicks, legend_chips, linked_clicks, linked_masking_settings, linked_model, load_small_bert,
     masked_lm_choices,
@@ -211,7 +213,7 @@ def next_sentence_section() -> None:
 
 
 def fine_tuning_section() -> None:
-    """How BERT is fine-tuned: one small head on top (§4)."""
+    """Output heads on the frozen encoder (§5.3), then every parameter fine-tuned (§4) beside them."""
     st.subheader(t("p7.ft.header"))
     st.markdown(t("p7.ft.intro"))
     heads = training.get("heads", {})
@@ -234,6 +236,8 @@ def fine_tuning_section() -> None:
               key="bert_span", config=PLOT)
         if i >= 0:
             st.caption(t("p7.span", i=i, j=j))
+    st.divider()
+    finetuned_view()
     st.divider()
     explain_loss()
 

@@ -347,6 +347,10 @@ def test_the_evaluate_command_prints_a_full_disk_as_one_line(tmp_path: Path, mon
     monkeypatch.setattr(evaluate.seq2seq, "evaluate_shipped", lambda: {"errors": [], "models": []})
     monkeypatch.setattr(evaluate.transformer, "add_real", lambda results: None)  # no real evaluation here
     monkeypatch.setattr(evaluate, "FAMILIES", {})
+    empty = {"errors": [], "models": []}
+    monkeypatch.setattr(evaluate.finetune, "evaluate_shipped", lambda: dict(empty))
+    monkeypatch.setattr(evaluate.transformer, "label_smoothing_comparison", lambda: dict(empty))
+    monkeypatch.setattr(evaluate.seq2seq, "exposure_comparison", lambda: dict(empty))
     monkeypatch.setattr(os, "write", _disk_full)
     assert evaluate.main(["--json", "--write"]) == 1
     monkeypatch.undo()

@@ -119,3 +119,16 @@ def test_corrupt_checkpoint_is_named_and_the_page_keeps_working(checkpoint_folde
     assert any("model.safetensors" in e.value and "s2s-luong-dot" in e.value for e in at.error)
     at.selectbox(key="s2s_model").set_value("s2s-bahdanau").run()
     assert not at.exception and not at.error
+
+
+def test_exposure_bias_view(app):
+    """One test sentence decoded from the gold prefix and from its own, the parting step said, both models."""
+    assert any("Teacher forcing and exposure bias" in s.value for s in app.subheader)
+    assert not app.exception, app.exception
+    for name in ("s2s-forcing-1.0", "s2s-forcing-0.5"):
+        app.selectbox(key="exp_model").set_value(name).run()
+        assert not app.exception, app.exception
+        said = [w.value for w in app.warning] + [s.value for s in app.success]
+        assert any("They part at step" in v or "never leaves the gold prefix" in v for v in said)
+    app.number_input(key="exp_index").set_value(5).run()
+    assert not app.exception, app.exception

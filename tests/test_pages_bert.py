@@ -45,10 +45,27 @@ def test_bert_page_default(bert):
     assert bert.number_input(key="bert_seed").value == 0
     for topic, part in (("Pieces and embeddings", "WordPiece"), ("Masking", "Masking"),
                         ("Attention", "[MASK], [CLS] and [SEP]"), ("Next sentence", "Next-sentence"),
-                        ("Fine-tuning", "fine-tuned")):
+                        ("Fine-tuning", "Fine-tuning every parameter")):
         heads = " ".join(s.value for s in _topic(bert, topic).subheader)
         assert part in heads, (topic, part)
     assert len(bert.tabs) == 6 + 3  # the page's topics, and the fine-tuning heads
+
+
+def test_fine_tuning_against_frozen_head(bert):
+    """The fine-tuned checkpoints' recorded figures, then one test item's predictions and attention."""
+    from models.training.finetune import load_finetuned, shipped_finetuned
+
+    at = _topic(bert, "Fine-tuning")
+    assert any("Fine-tuning every parameter" in s.value for s in at.subheader)
+    assert {m.label for m in at.metric} == {"All parameters (§4)", "Frozen encoder, head only (§5.3)"}
+    at.number_input(key="bert_ft_example").set_value(3).run()
+    at.selectbox(key="bert_ft_layer").set_value(2).run()
+    at.selectbox(key="bert_ft_head").set_value(1).run()
+    _ok(at)
+    for name in shipped_finetuned():
+        at.selectbox(key="bert_ft_task").set_value(load_finetuned(name).task).run()
+        _ok(at)
+        assert at.metric[0].value  # the fine-tuned model's answer on the item
 
 
 def test_resample_and_click_to_mask(bert):

@@ -139,3 +139,16 @@ def test_generation_bad_input(generation: AppTest, text: str) -> None:
     assert not generation.exception, generation.exception
     if len(text) > 1000:
         assert any("cut off" in w.value for w in generation.warning)
+
+
+@pytest.mark.slow
+def test_label_smoothing_section(translation: AppTest) -> None:
+    """The ε = 0 / ε = 0.1 comparison, from the written evaluation: the table and the verdict with its ECEs."""
+    import json
+
+    _ok(translation)
+    assert any("Label smoothing" in s.value for s in translation.subheader)
+    saved = json.loads((ROOT / "checkpoints" / "seq2seq_evaluation.json").read_text())["label_smoothing"]["models"]
+    zero, smooth = sorted(saved, key=lambda m: m["label_smoothing"])
+    verdict = next(m.value for m in translation.markdown if "lower" in m.value and "ECE" in m.value)
+    assert f"{zero['ece']:.4f}" in verdict and f"{smooth['ece']:.4f}" in verdict

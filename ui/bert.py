@@ -584,3 +584,116 @@ def explain_loss() -> None:
     st.markdown(t("p7.explain.loss"))
     st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{i\in M}\log P(x_i \mid \tilde{x}) \;-\; "
              r"\log P(\text{IsNext}_{\text{true}} \mid \tilde{x})")
+
+
+# --------------------------------------------------------------------------------------
+# Fine-tuning every parameter (§4) beside the frozen-feature head (§5.3)
+# --------------------------------------------------------------------------------------
+
+FINETUNE_TASKS = ("nli", "cls", "qa")
+
+
+@st.cache_resource(show_spinner=False)
+def _finetuned(name: str):
+    """(fine-tuned model checkpoint, pre-trained base, frozen-head model), shared and read-only."""
+    from models.training import finetune
+    loaded = finetune.load_finetuned(name)
+    base, _ = finetune.load_base(str(loaded.training.get("base", SMALL_BERT)))
+    return loaded, base, finetune.frozen_model(base, loaded)
+
+
+def _finetuned_names() -> dict[str, str]:
+    """task → shipped fine-tuned checkpoint name."""
+    from models.training import finetune
+    out = {}
+    for name in finetune.shipped_finetuned():
+        try:
+            out[str(finetune.load_finetuned(name).task)] = name
+        except Exception:  # a bad checkpoint is reported by python -m models.evaluate; the view skips it
+            continue
+    return out
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _finetune_example(name: str, index: int) -> dict:
+    """One test item of the checkpoint's task: its text, gold label or span, both models' predictions and
+    the attention (layers, heads, L, L) of the pre-trained and the fine-tuned encoder (numpy)."""
+    from models.training import finetune
+    loaded, base, frozen = _finetuned(name)
+    test = finetune.example_items(loaded)  # the first test items, recorded in the checkpoint
+    item, enc = test[index % len(test)]
+    tuned_p = finetune.predict(loaded.model, loaded.task, [(item, enc)])
+    frozen_p = finetune.predict(frozen, loaded.task, [(item, enc)])
+    return {"item": item, "tokens": loaded.tokenizer.convert_ids(enc.ids), "n_test": len(test),
+            "tuned": tuned_p["predictions"][0], "frozen": frozen_p["predictions"][0],
+            "before": finetune.attention_rows(base, enc), "after": finetune.attention_rows(loaded.model, enc)}
+
+
+def _answer(item, task: str, prediction) -> str:
+    if task == "qa":
+        i, j = prediction
+        return " ".join(item.context[i: j + 1])
+    return t(f"p7.ftx.label.{task}.{int(prediction)}")
+
+
+def finetuned_view() -> None:
+    """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
+    task how fine-tuning changed the attention, per layer × head and on one test input."""
+    from viz_core.finetune import before_after_figure, change_grid_figure
+    st.subheader(t("p7.ftx.header"))
+    st.markdown(t("p7.ftx.intro"))
+    names = _finetuned_names()
+    if not names:
+        st.info(t("p7.ftx.none"))
+        return
+    rows = []
+    for task in FINETUNE_TASKS:
+        if task in names:
+            rec = _finetuned(names[task])[0].training
+            rows.append({t("p7.ftx.col.task"): t(f"p7.ftx.task.{task}"),
+                         t("p7.ftx.col.metric"): t(f"p7.ftx.metric.{task}"),
+                         t("p7.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
+                         t("p7.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
+                         t("p7.ftx.col.n"): str(rec.get("n_test", "")),
+                         t("p7.ftx.col.steps"): str(rec.get("steps", ""))})
+    import pandas as pd
+
+    from ui.table import table
+    table(pd.DataFrame(rows), key="bert_finetune_table")
+    st.caption(t("p7.ftx.data"))
+    tasks = [task for task in FINETUNE_TASKS if task in names]
+    task = st.selectbox(t("p7.ftx.pick"), tasks, format_func=lambda x: t(f"p7.ftx.task.{x}"), key="bert_ft_task")
+    name = names[task]
+    loaded = _finetuned(name)[0]
+    change = np.asarray(loaded.training.get("attention_change", []), dtype=float)
+    if change.ndim == 2 and change.size:
+        chart(change_grid_figure(change, t("p7.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
+                                 t("p7.ftx.layer"), t("p7.ftx.head"), t("p7.ftx.distance")),
+              key="bert_ft_change", config=PLOT)
+        st.caption(t("p7.ftx.change_caption"))
+    n_examples = len(loaded.training.get("examples", [])) or 1
+    index = int(st.number_input(t("p7.ftx.example", n=n_examples), min_value=0, max_value=n_examples - 1, value=0,
+                                step=1, key="bert_ft_example"))
+    ex = _finetune_example(name, index)
+    item = ex["item"]
+    if task == "nli":
+        st.markdown(t("p7.ftx.show.nli", p=md_escape(" ".join(item.premise)), h=md_escape(" ".join(item.hypothesis)),
+                      gold=t(f"p7.ftx.label.nli.{item.label}")))
+    elif task == "cls":
+        st.markdown(t("p7.ftx.show.cls", s=md_escape(" ".join(item.tokens)), gold=t(f"p7.ftx.label.cls.{item.label}")))
+    else:
+        st.markdown(t("p7.ftx.show.qa", q=md_escape(" ".join(item.question)), c=md_escape(" ".join(item.context)),
+                      gold=md_escape(" ".join(item.answer))))
+    c1, c2 = st.columns(2)
+    c1.metric(t("p7.ftx.col.all"), _answer(item, task, ex["tuned"]))
+    c2.metric(t("p7.ftx.col.frozen"), _answer(item, task, ex["frozen"]))
+    n_layers, n_heads = ex["after"].shape[:2]
+    l1, l2 = st.columns(2)
+    layer = int(l1.selectbox(t("p7.ftx.layer"), range(n_layers), key="bert_ft_layer"))
+    head = int(l2.selectbox(t("p7.ftx.head"), range(n_heads), key="bert_ft_head"))
+    before, after = ex["before"][layer, head], ex["after"][layer, head]
+    chart(before_after_figure(ex["tokens"], before, after, [t("p7.ftx.before"), t("p7.ftx.after")],
+                              t("p7.ftx.fig.pair", layer=layer, head=head,
+                                d=float(0.5 * np.abs(after - before).sum(-1).mean())),
+                              texts=figure_texts()),
+          key="bert_ft_pair", config=PLOT)

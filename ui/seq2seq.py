@@ -273,3 +273,75 @@ def explain() -> None:
 def local_caption(cfg: Seq2SeqConfig) -> str:
     """What the diamonds on a local model's heatmap are."""
     return t("p2.local_m" if cfg.alignment == "local-m" else "p2.local_p", w=cfg.window)
+
+
+# --------------------------------------------------------------------------------------
+# Teacher forcing and exposure bias
+# --------------------------------------------------------------------------------------
+
+FORCING_MODELS = ("s2s-forcing-1.0", "s2s-forcing-0.5")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _exposure(name: str, index: int):
+    """The exposure trace of test sentence ``index`` (models.training.seq2seq.ExposureTrace, numpy inside)."""
+    from corpora.en_fr import make_splits
+    from models.training.seq2seq import exposure_trace
+
+    loaded = _load(name)
+    test = make_splits()["test"]
+    pair = test[index % len(test)]
+    return exposure_trace(loaded.model, loaded.src_vocab, loaded.tgt_vocab, pair.src, pair.tgt)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _first_parting(name: str, limit: int = 100) -> int:
+    """The first test sentence (of the first ``limit``) whose free run leaves the gold prefix, else 0."""
+    for i in range(limit):
+        if _exposure(name, i).parted is not None:
+            return i
+    return 0
+
+
+def exposure_view() -> None:
+    """One test sentence decoded from the gold prefix and from the model's own prefix, step by step side by
+    side, with the attention of each and the step where they part; the two teacher-forcing ratios compared."""
+    from models.checkpoints import load_results
+    from viz_core.finetune import exposure_figure
+
+    st.subheader(t("p2.exp.header"))
+    st.markdown(t("p2.exp.intro"))
+    names = [n for n in FORCING_MODELS if n in shipped("seq2seq")]
+    if not names:
+        st.info(t("p2.exp.none"))
+        return
+    part = (load_results() or {}).get("teacher_forcing") or {}
+    if part.get("models"):
+        rows = [{t("p2.bleu.col.model"): label_of(m["name"], m["label"]), t("p2.exp.col.ratio"): m["teacher_forcing"],
+                 t("p2.bleu.col.bleu"): m["bleu"], t("p2.bleu.col.exact"): m["exact_match"],
+                 t("p2.exp.col.forced"): m["forced_token_accuracy"], t("p2.exp.col.left"): m["left_gold_prefix"],
+                 t("p2.exp.col.step"): m["mean_parting_step"]} for m in part["models"]]
+        st.dataframe(rows, hide_index=True)
+        st.caption(t("p2.exp.table_caption", n=part["models"][0]["n_test"]))
+    name = st.selectbox(t("p2.exp.model"), names, format_func=lambda n: label_of(n, n), key="exp_model")
+    index = int(st.number_input(t("p2.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name),
+                                step=1, key="exp_index"))
+    trace = _exposure(name, index)
+    st.markdown(t("p2.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
+    if trace.parted is None:
+        st.success(t("p2.exp.same"))
+    else:
+        st.warning(t("p2.exp.parted", step=trace.parted,
+                     gold=md_escape(trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>"),
+                     own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—")))
+    n = max(len(trace.forced_tokens), len(trace.free_tokens))
+    rows = [{t("p2.exp.col.t"): k,
+             t("p2.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
+             t("p2.exp.col.forced_word"): trace.forced_tokens[k] if k < len(trace.forced_tokens) else "",
+             t("p2.exp.col.free_word"): trace.free_tokens[k] if k < len(trace.free_tokens) else ""} for k in range(n)]
+    st.dataframe(rows, hide_index=True)
+    if trace.forced_attention is not None and trace.free_attention is not None:
+        chart(exposure_figure(trace.source, trace.forced_tokens, trace.free_tokens, trace.forced_attention,
+                              trace.free_attention, trace.parted, [t("p2.exp.forced"), t("p2.exp.free")],
+                              t("p2.exp.fig"), t("p2.exp.fig.parted"), texts=figure_texts()),
+              key="exposure_attention", config=PLOT)

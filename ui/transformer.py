@@ -444,3 +444,36 @@ def explain_translation() -> None:
     st.subheader(tr("p4.explain.header"))
     st.markdown(tr("p4.explain.multihead"))
     st.markdown(tr("p4.explain.kinds"))
+
+
+# --------------------------------------------------------------------------------------
+# Label smoothing: ε = 0 against ε = 0.1
+# --------------------------------------------------------------------------------------
+
+def label_smoothing_view() -> None:
+    """The two small Transformers that differ only in label smoothing: BLEU, perplexity and calibration (ECE and
+    the reliability diagram), from `python -m models.evaluate --write`."""
+    from models.checkpoints import load_results
+    from viz_core.finetune import reliability_figure
+
+    st.subheader(tr("p4.ls.header"))
+    st.markdown(tr("p4.ls.intro"))
+    part = (load_results() or {}).get("label_smoothing") or {}
+    models = part.get("models") or []
+    if not models:
+        st.info(tr("p4.ls.none"))
+        return
+    rows = [{tr("p4.ls.col.model"): label_of(m["name"], m["label"]), "ε": m["label_smoothing"],
+             tr("p4.ls.col.bleu"): m["bleu"], tr("p4.ls.col.ppl"): m["perplexity"],
+             tr("p4.ls.col.acc"): m["token_accuracy"], tr("p4.ls.col.conf"): m["mean_confidence"],
+             tr("p4.ls.col.ece"): m["ece"]} for m in models]
+    st.dataframe(rows, hide_index=True)
+    chart(reliability_figure([(f"ε = {m['label_smoothing']}", m["bins"]) for m in models], tr("p4.ls.fig"),
+                             tr("p4.ls.fig.x"), tr("p4.ls.fig.y"), tr("p4.ls.fig.ideal")),
+          key="tf_reliability", config=PLOT)
+    st.caption(tr("p4.ls.caption", n=models[0]["n_tokens"]))
+    if len(models) == 2:
+        zero, smooth = sorted(models, key=lambda m: m["label_smoothing"])
+        st.markdown(tr("p4.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "p4.ls.verdict.higher",
+                       a=zero["ece"], b=smooth["ece"], c0=zero["mean_confidence"], acc0=zero["token_accuracy"],
+                       c1=smooth["mean_confidence"], acc1=smooth["token_accuracy"]))

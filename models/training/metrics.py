@@ -90,3 +90,35 @@ def perplexity(lm: DecoderOnlyLM, stream: Sequence[int], context: int, skip_id: 
         total += float(nll[keep].sum())
         count += int(keep.sum())
     return (math.exp(total / count) if count else float("nan")), count
+
+
+ECE_BINS = 10
+
+
+def reliability_bins(confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                     n_bins: int = ECE_BINS) -> list[dict[str, float]]:
+    """The reliability diagram's bins: confidences cut into ``n_bins`` equal-width bins of (0, 1]
+    (bin b holds (b/n, (b+1)/n]; a confidence of 0 goes to the first), and for each its count, mean
+    confidence and accuracy (NaN where empty)."""
+    conf = np.asarray(confidences, dtype=np.float64)
+    hit = np.asarray(correct, dtype=np.float64)
+    index = np.clip(np.ceil(np.round(conf * n_bins, 9)).astype(int) - 1, 0, n_bins - 1)  # 0.3·10 is 3.0000000000000004
+    out = []
+    for b in range(n_bins):
+        sel = index == b
+        n = int(sel.sum())
+        out.append({"lower": b / n_bins, "upper": (b + 1) / n_bins, "count": n,
+                    "confidence": float(conf[sel].mean()) if n else float("nan"),
+                    "accuracy": float(hit[sel].mean()) if n else float("nan")})
+    return out
+
+
+def expected_calibration_error(confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                               n_bins: int = ECE_BINS) -> float:
+    """ECE = Σ_b (n_b / N) · |accuracy_b − confidence_b| over equal-width confidence bins (Guo et al. 2017):
+    how far, on average over the predictions, the model's confidence is from how often it is right."""
+    bins = reliability_bins(confidences, correct, n_bins)
+    total = sum(b["count"] for b in bins)
+    if not total:
+        return float("nan")
+    return float(sum(b["count"] / total * abs(b["accuracy"] - b["confidence"]) for b in bins if b["count"]))

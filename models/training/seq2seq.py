@@ -331,3 +331,140 @@ def format_results(results: dict) -> str:
         lines += [f"{label:36} {b:6.2f} {c:6.2f}" for label, b, c in rows]
     lines += [f"error: {err}" for err in results["errors"]]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------
+# Teacher forcing and exposure bias
+# --------------------------------------------------------------------------------------
+
+#: The two small RNNs that differ only in their teacher-forcing ratio (presets s2s-forcing-1.0, -0.5).
+FORCING_PAIR = ("s2s-forcing-1.0", "s2s-forcing-0.5")
+
+
+@dataclass
+class ExposureTrace:
+    """One sentence decoded twice by the same model, step by step (greedy):
+
+    * ``forced``: at step t the decoder reads the *gold* previous word y_{t-1} (teacher forcing, as in
+      training at ratio 1.0); ``forced_tokens[t]`` is its argmax there;
+    * ``free``: it reads its *own* previous output (as at test time); ``free_tokens`` is its translation.
+
+    ``*_attention`` (steps, source tokens) are the attention weights of each (None without attention),
+    ``*_prob`` the probability of the word it chose; ``parted`` is the first step where the free run's
+    output differs from the gold word (its prefix stops being the gold prefix), None if it never does.
+    """
+
+    source: list[str]
+    gold: list[str]
+    forced_tokens: list[str]
+    forced_prob: list[float]
+    forced_attention: np.ndarray | None
+    free_tokens: list[str]
+    free_prob: list[float]
+    free_attention: np.ndarray | None
+    parted: int | None
+
+
+@torch.no_grad()
+def exposure_trace(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, source: Sequence[str],
+                   gold: Sequence[str]) -> ExposureTrace:
+    """Decode ``source`` from the gold prefix and from the model's own prefix (greedy, up to the gold
+    length + 10 steps or </s>); tokens include "</s>" where it is chosen."""
+    model.eval()
+    ids = encode_source(src_vocab.stoi, source, model.cfg.max_src_len - 1)
+    src = torch.tensor([ids])
+    memory = model.encode(src, torch.tensor([len(ids)]))
+    gold_ids = tgt_vocab.encode(list(gold)) + [EOS_ID]
+
+    def run(forced: bool) -> tuple[list[int], list[float], list[np.ndarray]]:
+        state = model.decoder.initial_state(memory)
+        y_prev = torch.tensor([SOS_ID])
+        out, probs, alphas = [], [], []
+        steps = len(gold_ids) if forced else len(gold_ids) + 10
+        for t in range(steps):
+            logits, state, alpha = model.decoder.step(y_prev, state, memory)
+            p = torch.softmax(logits.float(), -1)[0]
+            choice = int(p.argmax())
+            out.append(choice)
+            probs.append(round(float(p[choice]), 4))
+            if alpha is not None:
+                alphas.append(alpha[0].float().numpy())
+            if not forced and choice == EOS_ID:
+                break
+            y_prev = torch.tensor([gold_ids[t] if forced else choice])
+        return out, probs, alphas
+
+    forced_ids, forced_prob, forced_att = run(True)
+    free_ids, free_prob, free_att = run(False)
+    parted = next((t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
+                  None if len(free_ids) >= len(gold_ids) else len(free_ids))
+
+    def words(seq: list[int]) -> list[str]:
+        return ["</s>" if i == EOS_ID else tgt_vocab.itos[i] for i in seq]
+
+    return ExposureTrace(list(source), list(gold), words(forced_ids), forced_prob,
+                         np.stack(forced_att) if forced_att else None, words(free_ids), free_prob,
+                         np.stack(free_att) if free_att else None, parted)
+
+
+@torch.no_grad()
+def forced_token_accuracy(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab,
+                          pairs: Sequence[Any]) -> float:
+    """Share of target words (and </s>) predicted right when every previous word is the gold one."""
+    model.eval()
+    data = encode_pairs([(p.src, p.tgt) for p in pairs], src_vocab, tgt_vocab, model.cfg)
+    hits = total = 0
+    for i in range(0, len(data), BATCH):
+        batch = collate(data[i: i + BATCH], torch.device("cpu"))
+        logits, _ = model(batch.src, batch.lengths, batch.tgt_in)
+        keep = batch.tgt_out != PAD_ID
+        hits += int(((logits.argmax(-1) == batch.tgt_out) & keep).sum())
+        total += int(keep.sum())
+    return hits / max(total, 1)
+
+
+def exposure_comparison(names: Sequence[str] = FORCING_PAIR) -> dict[str, Any]:
+    """The teacher-forcing pair on the grammar's test split: greedy BLEU and exact match (free running),
+    teacher-forced word accuracy, and the share of sentences whose free run leaves the gold prefix, with
+    the mean step where it does (those shipped)."""
+    test = make_splits()["test"]
+    rows, errors = [], []
+    for name in names:
+        if name not in shipped("seq2seq"):
+            continue
+        try:
+            loaded = load_seq2seq(name)
+        except CheckpointError as exc:
+            errors.append(str(exc))
+            continue
+        m, sv, tv = loaded.model, loaded.src_vocab, loaded.tgt_vocab
+        _, outputs = greedy_outputs(m, sv, [p.src for p in test])
+        hyps = [tv.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
+        refs = [list(p.tgt) for p in test]
+        parts = []
+        for ids, p in zip(outputs, test):
+            gold = tv.encode(list(p.tgt)) + [EOS_ID]
+            parts.append(next((t for t in range(len(gold)) if t >= len(ids) or ids[t] != gold[t]), None))
+        left = [t for t in parts if t is not None]
+        rows.append({"name": name, "label": loaded.training.get("label", name),
+                     "teacher_forcing": loaded.training.get("settings", {}).get("teacher_forcing"),
+                     "bleu": round(bleu(hyps, refs), 2), "exact_match": round(exact_match(hyps, refs), 4),
+                     "forced_token_accuracy": round(forced_token_accuracy(m, sv, tv, test), 4),
+                     "left_gold_prefix": round(len(left) / len(test), 4),
+                     "mean_parting_step": round(float(np.mean(left)), 2) if left else None,
+                     "n_test": len(test), "train_seconds": loaded.training.get("seconds")})
+    return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split", "models": rows,
+            "errors": errors}
+
+
+def format_exposure(results: dict) -> str:
+    lines = ["", f"{'teacher forcing (test split)':40} {'ratio':>5} {'BLEU':>6} {'exact':>6} {'forced acc':>10} "
+                 f"{'left gold':>9} {'at step':>7}"]
+    for m in results.get("models", []):
+        step = "—" if m["mean_parting_step"] is None else f"{m['mean_parting_step']:.1f}"
+        lines.append(f"{m['label'][:40]:40} {m['teacher_forcing']:5.1f} {m['bleu']:6.2f} {m['exact_match']:6.3f} "
+                     f"{m['forced_token_accuracy']:10.3f} {m['left_gold_prefix']:9.3f} {step:>7}")
+    if not results.get("models"):
+        lines.append("no teacher-forcing pair: python -m models.train --preset s2s-forcing-1.0 (and -0.5)")
+    lines += [f"error: {e}" for e in results.get("errors", [])]
+    return "\n".join(lines)

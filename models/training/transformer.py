@@ -44,7 +44,9 @@ from models.inference.translate import TRANSLATION
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.metrics import bleu, chrf, exact_match, perplexity
+from models.training.metrics import (
+    bleu, chrf, exact_match, expected_calibration_error, perplexity, reliability_bins,
+)
 from models.training.presets import Preset
 from models.training.seq2seq import (
     build_vocabs, confidence_summary, evaluate_real, shipped_by_corpus, steps_for_epochs, training_pairs,
@@ -339,4 +341,73 @@ def format_results(results: dict) -> str:
     if not results.get("models"):
         lines.append("no shipped transformer checkpoints: python -m models.train --preset tf-copy (…)")
     lines.extend(f"error: {e}" for e in results.get("errors", []))
+    return "\n".join(lines)
+
+
+# ---- label smoothing: calibration of the ε = 0 and ε = 0.1 pair -----------------------------------
+
+#: The two small Transformers that differ only in label smoothing (presets tf-en-fr-ls0, tf-en-fr-ls10).
+LABEL_SMOOTHING_PAIR = ("tf-en-fr-ls0", "tf-en-fr-ls10")
+
+
+@torch.inference_mode()
+def token_calibration(model: Transformer, src_stoi: dict[str, int], tgt_stoi: dict[str, int],
+                      pairs: Sequence[tuple[Sequence[str], Sequence[str]]], limit: int) -> dict[str, Any]:
+    """Teacher-forced next-token predictions on ``pairs`` (every reference token and the end token):
+    perplexity exp(mean −log p(gold)), top-1 accuracy, mean confidence (max p), expected calibration error
+    and the reliability diagram's bins (:func:`models.training.metrics.reliability_bins`)."""
+    model.eval()
+    c = model.config
+    unk = tgt_stoi.get(UNK, 1)
+    nll: list[np.ndarray] = []
+    conf: list[np.ndarray] = []
+    hit: list[np.ndarray] = []
+    for i in range(0, len(pairs), 128):
+        chunk = pairs[i: i + 128]
+        src = pad_ids([encode_source(src_stoi, s, limit) for s, _ in chunk], c.pad_id)
+        gold = [[tgt_stoi.get(t, unk) for t in tgt] + [EOS_ID] for _, tgt in chunk]
+        tgt_in = pad_ids([[c.bos_id] + g[:-1] for g in gold], c.pad_id)
+        target = pad_ids(gold, c.pad_id)
+        logp = torch.log_softmax(model(src, tgt_in).float(), -1)
+        keep = target != c.pad_id
+        picked = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+        top, arg = logp.max(-1)
+        nll.append((-picked[keep]).numpy())
+        conf.append(top[keep].exp().numpy())
+        hit.append((arg == target)[keep].numpy())
+    nlls, confs, hits = np.concatenate(nll), np.concatenate(conf), np.concatenate(hit)
+    return {"perplexity": round(float(np.exp(nlls.mean())), 4), "token_accuracy": round(float(hits.mean()), 4),
+            "mean_confidence": round(float(confs.mean()), 4),
+            "ece": round(expected_calibration_error(confs, hits), 4), "bins": reliability_bins(confs, hits),
+            "n_tokens": int(len(hits))}
+
+
+def calibration_of(name: str) -> dict[str, Any]:
+    """BLEU (greedy) and teacher-forced calibration of one grammar translation checkpoint on the test split."""
+    loaded = load_transformer(name)
+    test = [(p.src, p.tgt) for p in make_splits()["test"]]
+    row = evaluate_checkpoint(name)
+    cal = token_calibration(loaded.encoder_decoder, loaded.src_stoi, loaded.tgt_stoi, test, loaded.max_src_tokens)
+    settings = loaded.training.get("settings", {})
+    return {"name": name, "label": loaded.label, "label_smoothing": settings.get("label_smoothing"),
+            "bleu": row["bleu"], "exact_match": row["exact_match"], "n_test": len(test), **cal}
+
+
+def label_smoothing_comparison(names: Sequence[str] = LABEL_SMOOTHING_PAIR) -> dict[str, Any]:
+    """The ε = 0 and ε = 0.1 models side by side (those shipped), for `python -m models.evaluate`."""
+    present = set(shipped_by_corpus("transformer").get(None, []))
+    part = evaluate_each([n for n in names if n in present], calibration_of)
+    part["test_set"] = "embedded corpus, test split; calibration of teacher-forced next-token predictions, 10 bins"
+    return part
+
+
+def format_label_smoothing(results: dict) -> str:
+    lines = ["", f"{'label smoothing (test split)':44} {'ε':>4} {'BLEU':>6} {'ppl':>6} {'acc':>6} {'conf':>6} "
+                 f"{'ECE':>6}"]
+    for m in results.get("models", []):
+        lines.append(f"{m['label'][:44]:44} {m['label_smoothing']:4.1f} {m['bleu']:6.2f} {m['perplexity']:6.3f} "
+                     f"{m['token_accuracy']:6.3f} {m['mean_confidence']:6.3f} {m['ece']:6.4f}")
+    if not results.get("models"):
+        lines.append("no label-smoothing pair: python -m models.train --preset tf-en-fr-ls0 (and tf-en-fr-ls10)")
+    lines += [f"error: {e}" for e in results.get("errors", [])]
     return "\n".join(lines)

@@ -140,6 +140,50 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p2.local_p": ("Diamonds: the position p_t that local-p predicted at each step; it attends within [p_t − {w}, "
                    "p_t + {w}], weighted by a Gaussian around p_t.",
                    "菱形：local-p 在每一步预测的位置 p_t；它在 [p_t − {w}, p_t + {w}] 内分配注意力，并按以 p_t 为中心的高斯加权。"),
+    # Teacher forcing and exposure bias (ui.seq2seq.exposure_view)
+    "p2.exp.header": ("Teacher forcing and exposure bias", "教师强制与暴露偏差"),
+    "p2.exp.intro": ("In training with teacher forcing, the decoder reads the **gold** previous word at every "
+                     "step; at test time it reads **its own** previous output. A model that only ever saw gold "
+                     "prefixes has never practised recovering from its own mistakes (exposure bias). Below, one "
+                     "test sentence is decoded both ways by the same model, greedily: the left panel's row t is "
+                     "the word chosen after the gold words y₁…y_(t−1), the right panel's after the model's own "
+                     "words. Two small Bahdanau RNNs trained on the same 20,000 grammar pairs differ only in the "
+                     "teacher-forcing ratio: 1.0 (always gold) and 0.5 (at half the steps, the model's own "
+                     "previous word — scheduled sampling).",
+                     "用教师强制训练时，解码器在每一步读入**正确的**上一个词；测试时它读入的是**自己的**上一个输出。"
+                     "一个只见过正确前缀的模型从未练习过从自己的错误中恢复（暴露偏差）。下面用同一个模型以贪心方式"
+                     "把一个测试句子解码两次：左图第 t 行是在正确词 y₁…y_(t−1) 之后选出的词，右图是在模型自己的词之后"
+                     "选出的词。两个小型 Bahdanau RNN 在同样的 20,000 个语法句对上训练，只有教师强制比例不同：1.0"
+                     "（总是正确词）和 0.5（一半的步骤用模型自己的上一个词，即计划采样）。"),
+    "p2.exp.none": ("The teacher-forcing pair is not shipped. Train it: `python -m models.train --preset "
+                    "s2s-forcing-1.0` and `--preset s2s-forcing-0.5`.",
+                    "没有随附教师强制对比模型。训练它们：`python -m models.train --preset s2s-forcing-1.0` 和 "
+                    "`--preset s2s-forcing-0.5`。"),
+    "p2.exp.col.ratio": ("teacher forcing", "教师强制比例"),
+    "p2.exp.col.forced": ("word accuracy from gold prefixes", "正确前缀下的词准确率"),
+    "p2.exp.col.left": ("share leaving the gold prefix", "偏离正确前缀的比例"),
+    "p2.exp.col.step": ("mean step where they part", "平均分歧步"),
+    "p2.exp.table_caption": ("On the {n} test sentences of the grammar corpus (greedy decoding), from "
+                             "`python -m models.evaluate --write`.",
+                             "在语法语料的 {n} 个测试句子上（贪心解码），来自 `python -m models.evaluate --write`。"),
+    "p2.exp.model": ("Model", "模型"),
+    "p2.exp.sentence": ("Test sentence (index)", "测试句子（序号）"),
+    "p2.exp.source": ("**Source:** {src}  \n**Reference:** {gold}", "**源句：** {src}  \n**参考译文：** {gold}"),
+    "p2.exp.same": ("The free run never leaves the gold prefix on this sentence: both decodings are the same.",
+                    "在这个句子上，自由解码从未偏离正确前缀：两种解码相同。"),
+    "p2.exp.parted": ("They part at step {step}: the reference has “{gold}”, the free run chose “{own}”; from "
+                      "there on it reads its own words.",
+                      "它们在第 {step} 步分歧：参考译文是“{gold}”，自由解码选了“{own}”；此后它读入的是自己的词。"),
+    "p2.exp.col.t": ("step", "步"),
+    "p2.exp.col.gold": ("reference word", "参考词"),
+    "p2.exp.col.forced_word": ("chosen after the gold prefix", "正确前缀后选出的词"),
+    "p2.exp.col.free_word": ("chosen after its own prefix", "自己的前缀后选出的词"),
+    "p2.exp.forced": ("gold prefix (teacher forcing)", "正确前缀（教师强制）"),
+    "p2.exp.free": ("own prefix (free running)", "自己的前缀（自由解码）"),
+    "p2.exp.fig": ("Attention at each step: gold prefix beside own prefix", "每一步的注意力：正确前缀与自己的前缀并排"),
+    "p2.exp.fig.parted": ("they part", "分歧"),
+    "ckpt.label.s2s-forcing-1.0": ("Bahdanau, teacher forcing 1.0 (small)", "Bahdanau，教师强制 1.0（小型）"),
+    "ckpt.label.s2s-forcing-0.5": ("Bahdanau, teacher forcing 0.5 (small)", "Bahdanau，教师强制 0.5（小型）"),
 }
 
 SAME: frozenset[str] = frozenset()

@@ -113,6 +113,58 @@ STRINGS: dict[str, tuple[str, str]] = {
                          "所以 softmax 给未来的权重恰为 0。\n"
                          "- **交叉注意力**：查询来自解码器，键和值来自编码器的输出 — 这是 Transformer 中与序列到序列页"
                          "的 RNN 注意力 α 相对应的部分，每层每个头各一个。"),
+    # Label smoothing ε = 0 against ε = 0.1 (ui.transformer.label_smoothing_view)
+    "p4.ls.header": ("Label smoothing: ε = 0 against ε = 0.1", "标签平滑：ε = 0 与 ε = 0.1 对比"),
+    "p4.ls.intro": ("The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
+                    "over the rest of the vocabulary (§5.4): it “hurts perplexity, as the model learns to be more "
+                    "unsure, but improves accuracy and BLEU”. Two small Transformers trained on the same 20,000 "
+                    "grammar pairs, all else equal, with ε = 0 and ε = 0.1. Calibration: when the model gives its "
+                    "top word probability p, is that word right about p of the time? The expected calibration error "
+                    "(ECE) is the average gap, over 10 bins of confidence, weighted by how many predictions fall in "
+                    "each.",
+                    "Transformer 训练时的目标在参考词上放 1 − ε，把 ε 分摊到词表的其余部分（§5.4）：它“损害困惑度，"
+                    "因为模型学会更不确定，但提高准确率和 BLEU”。两个小型 Transformer 在同样的 20,000 个语法句对上"
+                    "训练，其他一切相同，ε = 0 和 ε = 0.1。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的"
+                    "时候是对的吗？期望标定误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。"),
+    "p4.ls.none": ("The label-smoothing pair is not shipped. Train it: `python -m models.train --preset tf-en-fr-ls0` "
+                   "and `--preset tf-en-fr-ls10`, then `python -m models.evaluate --write`.",
+                   "没有随附标签平滑对比模型。训练它们：`python -m models.train --preset tf-en-fr-ls0` 和 "
+                   "`--preset tf-en-fr-ls10`，然后运行 `python -m models.evaluate --write`。"),
+    "p4.ls.col.model": ("model", "模型"),
+    "p4.ls.col.bleu": ("test BLEU", "测试集 BLEU"),
+    "p4.ls.col.ppl": ("perplexity", "困惑度"),
+    "p4.ls.col.acc": ("next-word accuracy", "下一个词的准确率"),
+    "p4.ls.col.conf": ("mean confidence", "平均置信度"),
+    "p4.ls.col.ece": ("ECE", "ECE（期望标定误差）"),
+    "p4.ls.fig": ("Reliability diagram: accuracy against confidence", "可靠性图：准确率与置信度"),
+    "p4.ls.fig.x": ("confidence (top word probability)", "置信度（最高词概率）"),
+    "p4.ls.fig.y": ("accuracy", "准确率"),
+    "p4.ls.fig.ideal": ("perfectly calibrated", "完全标定"),
+    "p4.ls.caption": ("Teacher-forced next-word predictions on the grammar corpus's test split ({n} words, the end "
+                      "token included); points are the 10 bins, larger where more predictions fall. Perplexity is "
+                      "that of the reference words; BLEU is greedy decoding. From `python -m models.evaluate "
+                      "--write`.",
+                      "语法语料测试集上教师强制的下一个词预测（{n} 个词，包括结束词元）；点是 10 个区间，落入的预测越多"
+                      "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码。来自 `python -m models.evaluate --write`。"),
+    "p4.ls.verdict.lower": ("Here label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). Mean "
+                            "confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} "
+                            "with it.",
+                            "在这里，标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对准确率："
+                            "没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。"),
+    "p4.ls.verdict.higher": ("Here label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
+                             "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is "
+                             "below its accuracy {acc0:.3f}, and its points lie above the diagonal (a small model, "
+                             "trained briefly with dropout) — and label smoothing, which trains towards 1 − ε on the "
+                             "right word, lowers the confidence further ({c1:.3f} against an accuracy of {acc1:.3f}). "
+                             "Label smoothing corrects over-confidence; this model does not have it.",
+                             "在这里，标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。ε = 0 的模型本来"
+                             "就信心不足——平均置信度 {c0:.3f} 低于准确率 {acc0:.3f}，它的点位于对角线之上（一个小模型，"
+                             "带 dropout 短时间训练）——而标签平滑在正确词上以 1 − ε 为目标训练，使置信度进一步降低"
+                             "（{c1:.3f}，准确率 {acc1:.3f}）。标签平滑纠正的是过度自信，而这个模型并没有。"),
+    "ckpt.label.tf-en-fr-ls0": ("Transformer · en→fr, label smoothing ε = 0.0 (small)",
+                                "Transformer · 英→法，标签平滑 ε = 0.0（小型）"),
+    "ckpt.label.tf-en-fr-ls10": ("Transformer · en→fr, label smoothing ε = 0.1 (small)",
+                                 "Transformer · 英→法，标签平滑 ε = 0.1（小型）"),
 }
 
 SAME: frozenset[str] = frozenset()

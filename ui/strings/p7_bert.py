@@ -79,10 +79,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.nsp.yours": ("Your pair: P(B follows A)", "你的句对：P(B 紧接 A)"),
     "p7.nsp.type_b": ("Type a sentence B above to score your own pair.", "在上方输入句子 B，即可为你自己的句对打分。"),
     "p7.nsp.draw": ("Draw other pairs", "抽取其他句对"),
-    "p7.ft.header": ("How BERT is fine-tuned: one small head on top", "BERT 如何微调：在顶部加一个小的输出头"),
-    "p7.ft.intro": ("Fine-tuning adds one layer on top of the pre-trained encoder and trains it on labelled "
-                    "examples (§4). Shown here on this model and on your input above:",
-                    "微调在预训练编码器顶部加一层，并在带标签的样本上训练它（§4）。这里用这个模型和你在上方的输入来展示："),
+    "p7.ft.header": ("Output heads on the pre-trained encoder", "预训练编码器上的输出头"),
+    "p7.ft.intro": ("BERT fine-tunes by adding one output layer and training **all** parameters end to end on "
+                    "labelled examples (§4). The heads below are different: each is one linear layer trained on "
+                    "the *frozen* encoder's features, the feature-based approach of §5.3. Shown on this model "
+                    "and on your input above; full fine-tuning is compared with them further down.",
+                    "BERT 的微调是加一个输出层，再在带标签的样本上端到端地训练**全部**参数（§4）。下面的输出头不同："
+                    "每个都是在*冻结*编码器的特征上训练的一个线性层，即 §5.3 的基于特征的方法。这里用这个模型和你在上方的"
+                    "输入来展示；完整微调与它们的比较在下方。"),
     "p7.ft.class": ("Sentence classification ([CLS])", "句子分类（[CLS]）"),
     "p7.ft.tag": ("Token tagging (every piece)", "词元标注（每个子词）"),
     "p7.ft.span": ("Answer span (start/end)", "答案区间（起点/终点）"),
@@ -98,6 +102,73 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p7.fig.span": ("Start and end scores per piece; shaded: the highest-scoring span",
                     "每个子词的起点和终点分数；阴影：得分最高的区间"),
     "p7.span": ("Highest-scoring span: pieces {i}–{j}.", "得分最高的区间：子词 {i}–{j}。"),
+    # Fine-tuning every parameter (§4) beside the frozen-feature head (§5.3): ui.bert.finetuned_view
+    "p7.ftx.header": ("Fine-tuning every parameter (§4) against a frozen-feature head (§5.3)",
+                      "微调全部参数（§4）与冻结特征上的输出头（§5.3）对比"),
+    "p7.ftx.intro": ("Each model below starts from this page's bert-small. **All parameters** (embeddings, every "
+                     "attention and feed-forward layer, the pooler, a fresh output layer) were trained on the task "
+                     "with AdamW; beside it, the **same output layer trained alone on the frozen encoder**, on the "
+                     "same training split for the same number of steps. Both are scored on the same held-out test "
+                     "split.",
+                     "下面每个模型都从本页的 bert-small 出发。**全部参数**（嵌入、每个注意力层和前馈层、池化层、一个新的"
+                     "输出层）都用 AdamW 在任务上训练；旁边是**只在冻结编码器上训练的同一个输出层**，训练集相同，步数相同。"
+                     "两者都在同一个留出的测试集上评分。"),
+    "p7.ftx.none": ("No fine-tuned BERT is shipped. Train one: `python -m models.train --preset bert-small-nli` "
+                    "(also `bert-small-cls`, `bert-small-qa`).",
+                    "没有随附微调过的 BERT。训练一个：`python -m models.train --preset bert-small-nli`"
+                    "（还有 `bert-small-cls`、`bert-small-qa`）。"),
+    "p7.ftx.data": ("The data is synthetic: sentences of the lab's English grammar (the one behind the en→fr "
+                    "corpus), edited in their structure so that every label is true by construction. NLI: an "
+                    "adjective or a prepositional phrase dropped, or a subject replaced by its pronoun → "
+                    "entailment; a colour changed or the clause negated → contradiction (one scene per sentence); "
+                    "the subject replaced or an adjective added → neutral. Questions ask what a subject does to "
+                    "what, or who does it; the answer is a span of the context. Figures recorded at training; "
+                    "`python -m models.evaluate` recomputes them.",
+                    "数据是合成的：实验室英语语法（英→法语料背后的那一个）生成的句子，在结构上加以修改，使每个标签按构造"
+                    "必然为真。NLI：删去一个形容词或介词短语，或把主语换成它的代词 → 蕴含；改变一个颜色或否定该从句 → "
+                    "矛盾（每个句子描述一个场景）；换掉主语或加一个形容词 → 中立。问题问某个主语对什么做了某事，或谁做了"
+                    "某事；答案是上下文中的一个区间。数字在训练时记录；`python -m models.evaluate` 会重新计算。"),
+    "p7.ftx.col.task": ("Task", "任务"),
+    "p7.ftx.col.metric": ("Test figure", "测试指标"),
+    "p7.ftx.col.all": ("All parameters (§4)", "全部参数（§4）"),
+    "p7.ftx.col.frozen": ("Frozen encoder, head only (§5.3)", "冻结编码器，只训练输出头（§5.3）"),
+    "p7.ftx.col.n": ("Test items", "测试样本数"),
+    "p7.ftx.col.steps": ("Steps", "步数"),
+    "p7.ftx.task.nli": ("Sentence pair: entailment / contradiction / neutral ([CLS])",
+                        "句对：蕴含 / 矛盾 / 中立（[CLS]）"),
+    "p7.ftx.task.cls": ("One sentence: is its subject a person, an animal or a thing? ([CLS])",
+                        "单句：主语是人、动物还是物体？（[CLS]）"),
+    "p7.ftx.task.qa": ("Answer span: start and end over the context's pieces", "答案区间：在上下文的子词上预测起点和终点"),
+    "p7.ftx.metric.nli": ("accuracy", "准确率"),
+    "p7.ftx.metric.cls": ("accuracy", "准确率"),
+    "p7.ftx.metric.qa": ("exact match", "完全匹配"),
+    "p7.ftx.pick": ("Task", "任务"),
+    "p7.ftx.layer": ("layer", "层"),
+    "p7.ftx.head": ("head", "头"),
+    "p7.ftx.distance": ("mean ½Σ|a′ − a| per query", "每个查询的平均 ½Σ|a′ − a|"),
+    "p7.ftx.fig.change": ("How fine-tuning changed the attention ({n} test inputs)",
+                          "微调如何改变了注意力（{n} 个测试输入）"),
+    "p7.ftx.change_caption": ("Each cell: for one layer × head, the total-variation distance between the "
+                              "fine-tuned and the pre-trained model's attention rows on the same inputs, averaged "
+                              "over queries and inputs (0: unchanged, 1: attends to entirely different tokens).",
+                              "每个格子：对某一层 × 头，微调后与预训练模型在相同输入上的注意力行之间的总变差距离，"
+                              "对查询和输入取平均（0：不变，1：关注完全不同的词元）。"),
+    "p7.ftx.example": ("Test item (the first {n} of the test split)", "测试样本（测试集的前 {n} 个）"),
+    "p7.ftx.show.nli": ("**Premise:** {p}  \n**Hypothesis:** {h}  \n**True label:** {gold}",
+                        "**前提：** {p}  \n**假设：** {h}  \n**真实标签：** {gold}"),
+    "p7.ftx.show.cls": ("**Sentence:** {s}  \n**True label:** {gold}", "**句子：** {s}  \n**真实标签：** {gold}"),
+    "p7.ftx.show.qa": ("**Question:** {q}  \n**Context:** {c}  \n**True answer:** {gold}",
+                       "**问题：** {q}  \n**上下文：** {c}  \n**真实答案：** {gold}"),
+    "p7.ftx.label.nli.0": ("entailment", "蕴含"),
+    "p7.ftx.label.nli.1": ("contradiction", "矛盾"),
+    "p7.ftx.label.nli.2": ("neutral", "中立"),
+    "p7.ftx.label.cls.0": ("person", "人"),
+    "p7.ftx.label.cls.1": ("animal", "动物"),
+    "p7.ftx.label.cls.2": ("thing", "物体"),
+    "p7.ftx.before": ("pre-trained (bert-small)", "预训练（bert-small）"),
+    "p7.ftx.after": ("fine-tuned", "微调后"),
+    "p7.ftx.fig.pair": ("Layer {layer}, head {head} on this input: mean change {d:.3f}",
+                        "第 {layer} 层第 {head} 个头在此输入上：平均变化 {d:.3f}"),
     "p7.tab.predictions": ("Predictions", "预测"),
     "p7.tab.masking": ("Masking", "掩码"),
     "p7.tab.pieces": ("Pieces and embeddings", "子词与嵌入"),

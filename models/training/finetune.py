@@ -1,0 +1,494 @@
+"""Fine-tuning BERT as the paper does it (Devlin et al. 2019, §4): every parameter, end to end.
+
+``python -m models.train --preset bert-small-nli`` (and ``-cls``, ``-qa``) starts from the shipped
+``bert-small`` and trains, on one task of :mod:`corpora.nli` (synthetic, from the lab's grammar):
+
+* **full fine-tuning (§4)**: a fresh output layer on top, and all of the encoder's weights (embeddings,
+  every attention and feed-forward layer, the pooler) trained with it — AdamW, weight decay 0.01,
+  linear warm-up and decay (Appendix A.3);
+* **the frozen-feature head (§5.3)**: the same output layer trained on the *frozen* pre-trained encoder
+  (only the head learns), on the same split, for the same number of steps: what the lab's older heads did.
+
+Tasks (Fig. 4): ``cls`` single-sentence classification and ``nli`` sentence-pair classification, both
+``softmax(W · tanh(W_p h_[CLS] + b_p))``; ``qa`` answer spans, start score S·h_i and end score E·h_j over
+the context's pieces, the answer ``argmax_{i ≤ j} S·h_i + E·h_j`` (§4.2), judged by exact match of the
+answer's words.
+
+Each run also measures how fine-tuning changed the attention: for every layer × head, the mean over
+the test inputs and query positions of the total-variation distance ½ Σ_k |a'_qk − a_qk| between the
+fine-tuned and the pre-trained model's attention rows (0: unchanged, 1: disjoint).
+
+The checkpoint (family ``bert-finetuned``) holds the fine-tuned model, the frozen head
+(``frozen_head.safetensors``) and bert-small's tokenizer; it names its base, and ``python -m
+models.evaluate`` recomputes both accuracies from it.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
+from torch import Tensor, nn
+
+from corpora import nli
+from models.atomic import atomic_folder, json_bytes, why_write_failed, write_new
+from models.checkpoints import (
+    CHECKPOINT_DIR, CONFIG, WEIGHTS, CheckpointError, checkpoint_path, load_bert, read_json,
+)
+from models.nn.bert import BertConfig, SmallBert
+from models.text.wordpiece import CLS_ID, PAD_ID, SEP_ID, TOKENIZER_FILE, WordPiece
+from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.presets import Preset
+
+FAMILY = "bert-finetuned"
+FROZEN_HEAD = "frozen_head.safetensors"
+TASKS = ("cls", "nli", "qa")
+MAX_ANSWER_PIECES = 16
+LABELS = {"cls": list(nli.SUBJECT_LABELS), "nli": list(nli.NLI_LABELS)}
+TASK_NAMES = {"cls": "single-sentence classification: is the subject a person, an animal or a thing?",
+              "nli": "sentence-pair classification (NLI): entailment, contradiction or neutral, from [CLS]",
+              "qa": "span question answering: start and end of the answer among the context's pieces"}
+
+
+# --------------------------------------------------------------------------------------
+# Encoding
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class Encoded:
+    """One input: piece ids and segments of ``[CLS] A [SEP] (B [SEP])``; for a span task the word of
+    each piece of B (None elsewhere) and the gold answer's first and last piece."""
+
+    ids: list[int]
+    segments: list[int]
+    label: int = 0
+    words: list[int | None] | None = None
+    start: int = 0
+    end: int = 0
+
+
+def _text(tokens: Sequence[str]) -> str:
+    return " ".join(tokens)
+
+
+def encode_item(tokenizer: WordPiece, task: str, item: Any, max_len: int) -> Encoded | None:
+    """Encode one item of :mod:`corpora.nli`; None when it does not fit ``max_len`` pieces."""
+    if task == "cls":
+        a = tokenizer.pieces(_text(item.tokens))[0]
+        ids = [CLS_ID, *a, SEP_ID]
+        return Encoded(ids, [0] * len(ids), item.label) if len(ids) <= max_len else None
+    if task == "nli":
+        a, b = tokenizer.pieces(_text(item.premise))[0], tokenizer.pieces(_text(item.hypothesis))[0]
+        ids = [CLS_ID, *a, SEP_ID, *b, SEP_ID]
+        return Encoded(ids, [0] * (len(a) + 2) + [1] * (len(b) + 1), item.label) if len(ids) <= max_len else None
+    q = tokenizer.pieces(_text(item.question))[0]
+    c, _, _ = tokenizer.pieces_with_offsets(_text(item.context))
+    word_ids = tokenizer.pieces_with_offsets(_text(item.context))[1]
+    ids = [CLS_ID, *q, SEP_ID, *c, SEP_ID]
+    if len(ids) > max_len:
+        return None
+    words: list[int | None] = [None] * (len(q) + 2) + list(word_ids) + [None]
+    start = words.index(item.start)
+    end = len(words) - 1 - words[::-1].index(item.end)
+    return Encoded(ids, [0] * (len(q) + 2) + [1] * (len(c) + 1), 0, words, start, end)
+
+
+def encode_all(tokenizer: WordPiece, task: str, items: Sequence[Any], max_len: int) -> list[tuple[Any, Encoded]]:
+    out = []
+    for item in items:
+        enc = encode_item(tokenizer, task, item, max_len)
+        if enc is not None:
+            out.append((item, enc))
+    return out
+
+
+def batch_tensors(batch: Sequence[Encoded], device: torch.device | str = "cpu") -> tuple[Tensor, Tensor]:
+    width = max(len(e.ids) for e in batch)
+    ids = torch.full((len(batch), width), PAD_ID, dtype=torch.long)
+    seg = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, e in enumerate(batch):
+        ids[i, : len(e.ids)] = torch.tensor(e.ids)
+        seg[i, : len(e.segments)] = torch.tensor(e.segments)
+    return ids.to(device), seg.to(device)
+
+
+# --------------------------------------------------------------------------------------
+# Heads, losses, predictions
+# --------------------------------------------------------------------------------------
+
+def head_of(model: SmallBert, task: str) -> nn.Linear:
+    """The task's output layer: the [CLS] classifier or the span (start, end) layer."""
+    return model.span if task == "qa" else model.classifier
+
+
+def context_mask(batch: Sequence[Encoded], width: int, device: torch.device | str = "cpu") -> Tensor:
+    """(B, L) True at the context's pieces (the positions an answer may start or end at)."""
+    mask = torch.zeros((len(batch), width), dtype=torch.bool)
+    for i, e in enumerate(batch):
+        for j, w in enumerate(e.words or []):
+            mask[i, j] = w is not None
+    return mask.to(device)
+
+
+def logits_of(model: SmallBert, task: str, batch: Sequence[Encoded], head: nn.Linear | None = None,
+              device: torch.device | str = "cpu") -> tuple[Tensor, list[Tensor]]:
+    """Class logits (B, C), or span logits (B, L, 2) with -inf outside the context; and the attention."""
+    ids, seg = batch_tensors(batch, device)
+    hidden, attention = model.encode(ids, seg)
+    layer = head if head is not None else head_of(model, task)
+    if task == "qa":
+        out = layer(hidden)
+        return out.masked_fill(~context_mask(batch, ids.shape[1], device)[..., None], float("-inf")), attention
+    return layer(model.pool(hidden)), attention
+
+
+def loss_of(model: SmallBert, task: str, batch: Sequence[Encoded], head: nn.Linear | None = None,
+            device: torch.device | str = "cpu") -> Tensor:
+    logits, _ = logits_of(model, task, batch, head, device)
+    if task == "qa":
+        starts = torch.tensor([e.start for e in batch], device=logits.device)
+        ends = torch.tensor([e.end for e in batch], device=logits.device)
+        return (F.cross_entropy(logits[..., 0], starts) + F.cross_entropy(logits[..., 1], ends)) / 2
+    return F.cross_entropy(logits, torch.tensor([e.label for e in batch], device=logits.device))
+
+
+def best_span(start: np.ndarray, end: np.ndarray, max_pieces: int = MAX_ANSWER_PIECES) -> tuple[int, int]:
+    """argmax over i ≤ j < i + max_pieces of start[i] + end[j] (−inf entries never win)."""
+    n = len(start)
+    scores = start[:, None] + end[None, :]
+    i, j = np.indices((n, n))
+    scores = np.where((j >= i) & (j < i + max_pieces), scores, -np.inf)
+    flat = int(np.argmax(scores))
+    return flat // n, flat % n
+
+
+def span_words(enc: Encoded, start_piece: int, end_piece: int) -> tuple[int, int]:
+    """The context words (first, last) that the answer's first and last piece belong to."""
+    words = enc.words or []
+    first, last = words[start_piece], words[end_piece]
+    if first is None or last is None:
+        raise ValueError("an answer piece outside the context")
+    return first, last
+
+
+@torch.inference_mode()
+def predict(model: SmallBert, task: str, data: Sequence[tuple[Any, Encoded]], head: nn.Linear | None = None,
+            batch_size: int = 128) -> dict[str, Any]:
+    """Predictions on ``data``: accuracy (classification: also the probabilities, for calibration) or
+    exact match of the answer words (spans)."""
+    model.eval()
+    preds: list[Any] = []
+    probs: list[np.ndarray] = []
+    for i in range(0, len(data), batch_size):
+        chunk = [e for _, e in data[i: i + batch_size]]
+        logits, _ = logits_of(model, task, chunk, head)
+        if task == "qa":
+            for e, row in zip(chunk, logits.float().numpy()):
+                s, t = best_span(row[:, 0], row[:, 1])
+                preds.append(span_words(e, s, t))
+        else:
+            p = torch.softmax(logits.float(), -1).numpy()
+            probs.append(p)
+            preds += p.argmax(-1).tolist()
+    if task == "qa":
+        hits = [pred == (item.start, item.end) for pred, (item, _) in zip(preds, data)]
+        return {"exact_match": float(np.mean(hits)) if hits else float("nan"), "predictions": preds, "n": len(hits)}
+    gold = np.array([e.label for _, e in data])
+    p_all = np.concatenate(probs) if probs else np.zeros((0, 1))
+    return {"accuracy": float(np.mean(np.array(preds) == gold)) if len(gold) else float("nan"),
+            "predictions": preds, "probabilities": p_all, "n": len(gold)}
+
+
+def score_of(result: dict[str, Any]) -> float:
+    return float(result["exact_match"] if "exact_match" in result else result["accuracy"])
+
+
+# --------------------------------------------------------------------------------------
+# How fine-tuning changed the attention
+# --------------------------------------------------------------------------------------
+
+@torch.inference_mode()
+def attention_rows(model: SmallBert, enc: Encoded) -> np.ndarray:
+    """(layers, heads, L, L) attention of one input."""
+    model.eval()
+    ids, seg = batch_tensors([enc])
+    _, attention = model.encode(ids, seg)
+    return torch.stack(attention, 1)[0].float().numpy()
+
+
+def attention_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """(layers, heads): mean over query rows of the total-variation distance ½ Σ_k |after − before|."""
+    return 0.5 * np.abs(after - before).sum(-1).mean(-1)
+
+
+def mean_attention_change(base: SmallBert, tuned: SmallBert, data: Sequence[tuple[Any, Encoded]]) -> np.ndarray:
+    """:func:`attention_change` averaged over the inputs of ``data``."""
+    changes = [attention_change(attention_rows(base, e), attention_rows(tuned, e)) for _, e in data]
+    return np.mean(changes, 0)
+
+
+# --------------------------------------------------------------------------------------
+# Training
+# --------------------------------------------------------------------------------------
+
+def fresh_model(base: SmallBert, task: str, seed: int) -> SmallBert:
+    """A copy of the pre-trained ``base`` with a freshly initialised output layer for ``task``."""
+    torch.manual_seed(seed)
+    config = replace(base.config, class_labels=LABELS.get(task, ["class 0", "class 1"]),
+                     class_task=TASK_NAMES[task] if task != "qa" else base.config.class_task,
+                     trained_heads=["mlm", "nsp", "span" if task == "qa" else "classifier"])
+    model = SmallBert(config)
+    state = {k: v for k, v in base.state_dict().items() if not k.startswith("classifier.")}
+    model.load_state_dict(state, strict=False)
+    layer = head_of(model, task)
+    with torch.no_grad():
+        layer.weight.normal_(0.0, config.init_std)
+        layer.bias.zero_()
+    return model
+
+
+def _stream(data: Sequence[tuple[Any, Encoded]], batch_size: int, rng: np.random.Generator):
+    while True:
+        order = rng.permutation(len(data))
+        for i in range(0, len(order) - batch_size + 1, batch_size):
+            yield [data[k][1] for k in order[i: i + batch_size]]
+
+
+def train_one(model: SmallBert, task: str, train: Sequence[tuple[Any, Encoded]], settings: TrainSettings,
+              device: torch.device, frozen: bool, callbacks: Sequence[Callback] = (),
+              stop: threading.Event | None = None) -> dict[str, Any]:
+    """Fine-tune every parameter (``frozen`` False), or only the output layer on the frozen encoder."""
+    model.to(device)
+    layer = head_of(model, task)
+    head_ids = {id(p) for p in layer.parameters()}
+    for p in model.parameters():
+        p.requires_grad_(not frozen or id(p) in head_ids)
+    if frozen:
+        groups = [{"params": list(layer.parameters()), "weight_decay": 0.0}]
+    else:
+        named = [(n, p) for n, p in model.named_parameters()]
+        decay = [p for n, p in named if p.dim() > 1 and "embeddings" not in n]
+        rest = [p for n, p in named if not (p.dim() > 1 and "embeddings" not in n)]
+        groups = [{"params": decay, "weight_decay": settings.weight_decay}, {"params": rest, "weight_decay": 0.0}]
+    rng = np.random.default_rng(settings.seed)
+    stream = _stream(train, settings.batch_size, rng)
+
+    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
+        batch = next(stream)
+        if frozen:
+            model.eval()  # the frozen encoder in inference mode (no dropout); only the head learns
+        return loss_of(model, task, batch, device=device), sum(len(e.ids) for e in batch)
+
+    stats = fit(model, loss_of_batch, settings, callbacks, stop, param_groups=groups)
+    for p in model.parameters():
+        p.requires_grad_(True)
+    model.to("cpu").eval()
+    return stats
+
+
+N_EXAMPLES = 30
+_ITEM_TYPES: dict[str, Any] = {"cls": nli.ClsItem, "nli": nli.NLIPair, "qa": nli.QAItem}
+
+
+def example_records(test: Sequence[tuple[Any, Encoded]], n: int = N_EXAMPLES) -> list[dict[str, Any]]:
+    """The first ``n`` test items as JSON (kept in the checkpoint, so that the page shows test items
+    without building the whole split)."""
+    return [{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(item).items()} for item, _ in test[:n]]
+
+
+def example_items(loaded: LoadedFinetuned) -> list[tuple[Any, Encoded]]:
+    """The checkpoint's recorded test items, encoded with its tokenizer."""
+    kind = _ITEM_TYPES[loaded.task]
+    items = [kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
+             for rec in loaded.training.get("examples", [])]
+    return encode_all(loaded.tokenizer, loaded.task, items, loaded.model.config.max_len)
+
+
+def task_of(preset: Preset) -> str:
+    return preset.task.removeprefix("finetune-")
+
+
+def load_base(name: str) -> tuple[SmallBert, WordPiece]:
+    loaded = load_bert(name)
+    if loaded.base is not None:
+        raise CheckpointError(f"{name}: fine-tuning needs a BERT trained here (its own tokenizer)")
+    return loaded.model, loaded.tokenizer
+
+
+def task_data(task: str, data: dict[str, Any], tokenizer: WordPiece, max_len: int) -> dict[str, list]:
+    raw = nli.splits(task, int(data["n_train"]), int(data["n_test"]))
+    return {split: encode_all(tokenizer, task, items, max_len) for split, items in raw.items()}
+
+
+def train_preset(preset: Preset, data_file: Path | None, epochs: float | None, settings: TrainSettings,
+                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+    """Fine-tune all of bert-small on the preset's task, and train the frozen-feature head beside it."""
+    if data_file is not None:
+        raise ValueError(f"{preset.name} trains on the grammar's synthetic task; --data is not used")
+    task = task_of(preset)
+    base_name = str(preset.data.get("base", "bert-small"))
+    base, tokenizer = load_base(base_name)
+    splits = task_data(task, preset.data, tokenizer, base.config.max_len)
+    if epochs:
+        settings = replace(settings, steps=max(1, round(epochs * len(splits["train"]) / settings.batch_size)))
+    print(f"Fine-tuning {base_name} on {task} ({len(splits['train'])} train / {len(splits['test'])} test items, "
+          f"{nli.describe()}); device {device}", file=sys.stderr)
+    # §5.3: the head alone on the frozen encoder (its own learning rate: a linear layer learns faster)
+    frozen = fresh_model(base, task, settings.seed)
+    frozen_settings = replace(settings, lr=float(preset.data.get("frozen_lr", 1e-2)), weight_decay=0.0)
+    frozen_stats = train_one(frozen, task, splits["train"], frozen_settings, device, frozen=True, stop=stop)
+    frozen_result = predict(frozen, task, splits["test"])
+    # §4: every parameter
+    tuned = fresh_model(base, task, settings.seed)
+    stats = train_one(tuned, task, splits["train"], settings, device, frozen=False, callbacks=callbacks, stop=stop)
+    tuned_result = predict(tuned, task, splits["test"])
+    change = mean_attention_change(base, tuned, splits["test"][: int(preset.data.get("attention_inputs", 200))])
+    metric = "exact_match" if task == "qa" else "accuracy"
+    stats.update(
+        task=task, task_name=TASK_NAMES[task], base=base_name, data=nli.describe(), metric=metric,
+        n_train=len(splits["train"]), n_test=len(splits["test"]),
+        test={"finetuned": round(score_of(tuned_result), 4), "frozen": round(score_of(frozen_result), 4)},
+        frozen_training={"lr": frozen_settings.lr, "steps": frozen_stats["steps"], "seconds": frozen_stats["seconds"],
+                         "final_loss": frozen_stats["final_loss"]},
+        attention_change=[[round(float(v), 4) for v in row] for row in change],
+        attention_inputs=min(len(splits["test"]), int(preset.data.get("attention_inputs", 200))),
+        examples=example_records(splits["test"]),
+        data_settings=dict(preset.data))
+    frozen_head = {k: v.detach().clone() for k, v in head_of(frozen, task).state_dict().items()}
+
+    def save(folder: Path, record: dict) -> Path:
+        return save_finetuned(folder, tuned, frozen_head, tokenizer, record)
+
+    summary = (f"test {metric} {score_of(tuned_result):.3f} fine-tuned, {score_of(frozen_result):.3f} frozen head; "
+               f"mean attention change {float(change.mean()):.3f}")
+    return Trained(tuned, save, settings, stats, summary)
+
+
+# --------------------------------------------------------------------------------------
+# The checkpoint
+# --------------------------------------------------------------------------------------
+
+def save_finetuned(folder: Path, model: SmallBert, frozen_head: dict[str, Tensor], tokenizer: WordPiece,
+                   training: dict) -> Path:
+    """model.safetensors (the fine-tuned model), frozen_head.safetensors, config.json, tokenizer.json (atomic)."""
+    folder = Path(folder)
+    config = {"family": FAMILY, "model": model.config.to_dict(), "training": training}
+    try:
+        with atomic_folder(folder) as staging:
+            state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
+                     if k != "mlm.decoder.weight"}  # tied to the token embedding: stored once
+            save_file(state, str(staging / WEIGHTS))
+            save_file({k: v.contiguous() for k, v in frozen_head.items()}, str(staging / FROZEN_HEAD))
+            write_new(staging / CONFIG, json_bytes(config))
+            tokenizer.save(staging / TOKENIZER_FILE)
+    except Exception as exc:
+        raise CheckpointError(f"cannot save checkpoint {folder}: {why_write_failed(exc)}") from None
+    return folder
+
+
+@dataclass
+class LoadedFinetuned:
+    name: str
+    task: str
+    model: SmallBert
+    frozen_head: nn.Linear
+    tokenizer: WordPiece
+    training: dict
+
+
+def load_finetuned(name_or_path: str | Path) -> LoadedFinetuned:
+    """A fine-tuned BERT checkpoint with its frozen-feature head; CheckpointError names a bad file."""
+    folder = checkpoint_path(name_or_path)
+    config = read_json(folder / CONFIG)
+    if config.get("family") != FAMILY:
+        raise CheckpointError(f"{folder / CONFIG} is not a fine-tuned BERT checkpoint")
+    try:
+        cfg = BertConfig.from_dict(config["model"])
+        task = str(config["training"]["task"]).removeprefix("finetune-")  # the preset's task name, recorded last
+        tokenizer = WordPiece.from_file(folder / TOKENIZER_FILE)
+        head_state = load_file(str(folder / FROZEN_HEAD))
+    except Exception as exc:  # missing keys, a missing or corrupt file
+        raise CheckpointError(f"corrupt checkpoint {folder}: {exc.__class__.__name__}") from None
+    model = SmallBert(cfg)
+    state = load_file(str(folder / WEIGHTS)) if (folder / WEIGHTS).exists() else None
+    if state is None:
+        raise CheckpointError(f"missing checkpoint file: {folder / WEIGHTS}")
+    state["mlm.decoder.weight"] = state["embeddings.tokens.weight"]
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as exc:
+        raise CheckpointError(f"corrupt checkpoint file {folder / WEIGHTS}: {str(exc).splitlines()[0]}") from None
+    model.eval()
+    out_features = int(head_state["weight"].shape[0])
+    head = nn.Linear(cfg.d_model, out_features)
+    head.load_state_dict(head_state)
+    return LoadedFinetuned(folder.name, task, model, head.eval(), tokenizer, config.get("training", {}))
+
+
+def frozen_model(base: SmallBert, loaded: LoadedFinetuned) -> SmallBert:
+    """The pre-trained ``base`` with the frozen-feature head in its output layer."""
+    model = fresh_model(base, loaded.task, 0)
+    head_of(model, loaded.task).load_state_dict(loaded.frozen_head.state_dict())
+    return model.eval()
+
+
+def shipped_finetuned() -> list[str]:
+    names = []
+    for config in sorted(CHECKPOINT_DIR.glob(f"*/{CONFIG}")):
+        try:
+            if not config.parent.name.startswith(".") and read_json(config).get("family") == FAMILY:
+                names.append(config.parent.name)
+        except CheckpointError:
+            continue
+    return names
+
+
+def evaluate_checkpoint(name: str) -> dict[str, Any]:
+    loaded = load_finetuned(name)
+    t = loaded.training
+    base, tokenizer = load_base(str(t.get("base", "bert-small")))
+    splits = task_data(loaded.task, t.get("data_settings", {}), loaded.tokenizer, loaded.model.config.max_len)
+    test = splits["test"]
+    tuned = predict(loaded.model, loaded.task, test)
+    frozen = predict(frozen_model(base, loaded), loaded.task, test)
+    row: dict[str, Any] = {"name": name, "task": loaded.task, "task_name": TASK_NAMES[loaded.task],
+                           "metric": t.get("metric"), "n_test": len(test), "data": nli.describe(),
+                           "finetuned": round(score_of(tuned), 4), "frozen": round(score_of(frozen), 4),
+                           "recorded": t.get("test"), "train_seconds": t.get("seconds"),
+                           "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
+    if loaded.task != "qa":
+        from models.training.metrics import expected_calibration_error
+        gold = np.array([e.label for _, e in test])
+        for key, result in (("finetuned", tuned), ("frozen", frozen)):
+            p = result["probabilities"]
+            row[f"{key}_ece"] = round(expected_calibration_error(p.max(-1), p.argmax(-1) == gold), 4)
+    return row
+
+
+def evaluate_shipped() -> dict[str, Any]:
+    models, errors = [], []
+    for name in shipped_finetuned():
+        try:
+            models.append(evaluate_checkpoint(name))
+        except CheckpointError as exc:
+            errors.append(str(exc))
+    return {"command": "python -m models.evaluate", "models": models, "errors": errors}
+
+
+def format_results(results: dict) -> str:
+    lines = ["", f"{'BERT fine-tuned (synthetic grammar tasks, test split)':56} {'metric':>12} {'all (§4)':>9} "
+                 f"{'frozen (§5.3)':>14}"]
+    for m in results.get("models", []):
+        lines.append(f"{m['name'] + ' · ' + m['task']:56} {m['metric']:>12} {m['finetuned']:9.3f} {m['frozen']:14.3f}"
+                     f"   (n = {m['n_test']})")
+    if not results.get("models"):
+        lines.append("no fine-tuned BERT: python -m models.train --preset bert-small-nli")
+    lines += [f"error: {e}" for e in results.get("errors", [])]
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Teacher forcing and exposure bias (models.training.seq2seq.exposure_trace) and the label-smoothing
+calibration figures (models.training.transformer.token_calibration), checked against direct computations
+on the shipped s2s-bahdanau and tf-en-fr."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from corpora.en_fr import make_splits
+from models.checkpoints import load_seq2seq, load_transformer
+from models.inference.common import pad_ids
+from models.text.vocab import EOS_ID, SOS_ID, encode_source
+from models.training.metrics import expected_calibration_error
+from models.training.seq2seq import exposure_trace
+from models.training.transformer import token_calibration
+
+pytestmark = pytest.mark.slow  # the grammar's splits take 10–30 s to build
+
+
+@pytest.fixture(scope="module")
+def test_pairs():
+    return make_splits()["test"]
+
+
+def test_forced_run_is_the_teacher_forced_argmax_and_runs_agree_until_they_part(test_pairs) -> None:
+    loaded = load_seq2seq("s2s-bahdanau")
+    m, sv, tv = loaded.model, loaded.src_vocab, loaded.tgt_vocab
+    for pair in test_pairs[:12]:
+        trace = exposure_trace(m, sv, tv, pair.src, pair.tgt)
+        src_ids = encode_source(sv.stoi, pair.src, m.cfg.max_src_len - 1)
+        gold = tv.encode(list(pair.tgt)) + [EOS_ID]
+        with torch.no_grad():
+            logits, _ = m(torch.tensor([src_ids]), torch.tensor([len(src_ids)]), torch.tensor([[SOS_ID] + gold[:-1]]))
+        direct = ["</s>" if i == EOS_ID else tv.itos[i] for i in logits[0].argmax(-1).tolist()]
+        assert trace.forced_tokens == direct
+        gold_words = list(pair.tgt) + ["</s>"]
+        parted = trace.parted
+        if parted is None:
+            assert trace.free_tokens == gold_words
+        else:
+            assert trace.free_tokens[:parted] == gold_words[:parted]
+            assert parted >= len(trace.free_tokens) or trace.free_tokens[parted] != gold_words[parted]
+        shared = len(trace.free_tokens) if parted is None else parted + 1  # same inputs up to and at the parting step
+        assert trace.free_tokens[:shared] == trace.forced_tokens[:shared]
+        assert trace.forced_attention is not None and trace.free_attention is not None
+        assert np.allclose(trace.free_attention[:shared], trace.forced_attention[:shared], atol=1e-5)
+
+
+def test_token_calibration_against_a_direct_computation(test_pairs) -> None:
+    loaded = load_transformer("tf-en-fr")
+    model = loaded.encoder_decoder
+    pairs = [(p.src, p.tgt) for p in test_pairs[:40]]
+    cal = token_calibration(model, loaded.src_stoi, loaded.tgt_stoi, pairs, loaded.max_src_tokens)
+    nll, conf, hit = [], [], []
+    with torch.no_grad():
+        for src, tgt in pairs:
+            s = pad_ids([encode_source(loaded.src_stoi, src, loaded.max_src_tokens)], 0)
+            gold = [loaded.tgt_stoi[t] for t in tgt] + [EOS_ID]
+            logits = model(s, torch.tensor([[model.config.bos_id] + gold[:-1]]))[0].float()
+            nll += F.cross_entropy(logits, torch.tensor(gold), reduction="none").tolist()
+            p = logits.softmax(-1)
+            conf += p.max(-1).values.tolist()
+            hit += (p.argmax(-1) == torch.tensor(gold)).tolist()
+    assert cal["n_tokens"] == len(nll)
+    assert cal["perplexity"] == pytest.approx(math.exp(np.mean(nll)), rel=1e-3)
+    assert cal["token_accuracy"] == pytest.approx(np.mean(hit), abs=1e-4)
+    assert cal["ece"] == pytest.approx(expected_calibration_error(conf, hit), abs=1e-4)
+
+
+def test_shipped_pairs_reproduce_the_written_evaluation() -> None:
+    """`python -m models.evaluate --write` keeps the label-smoothing and teacher-forcing comparisons beside the
+    checkpoints (the pages read them); recomputing gives the same figures."""
+    from models.checkpoints import load_results
+    from models.training.seq2seq import exposure_comparison
+    from models.training.transformer import label_smoothing_comparison
+
+    saved = load_results() or {}
+    for key, compute, fields in (("label_smoothing", label_smoothing_comparison,
+                                  ("bleu", "perplexity", "ece", "token_accuracy")),
+                                 ("teacher_forcing", exposure_comparison,
+                                  ("bleu", "exact_match", "forced_token_accuracy", "left_gold_prefix"))):
+        rows = {m["name"]: m for m in compute()["models"]}
+        assert len(rows) == 2, key
+        for m in saved[key]["models"]:
+            for field in fields:
+                assert rows[m["name"]][field] == pytest.approx(m[field], abs=1e-4), (key, m["name"], field)
