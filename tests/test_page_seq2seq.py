@@ -128,7 +128,7 @@ def test_exposure_bias_view(app):
     for name in ("s2s-forcing-1.0", "s2s-forcing-0.5"):
         app.selectbox(key="exp_model").set_value(name).run()
         assert not app.exception, app.exception
-        said = [w.value for w in app.warning] + [s.value for s in app.success]
+        said = [i.value for i in app.info]
         assert any("They part at step" in v or "never leaves the gold prefix" in v for v in said)
     app.number_input(key="exp_index").set_value(5).run()
     assert not app.exception, app.exception

@@ -328,12 +328,14 @@ def exposure_view() -> None:
                                 step=1, key="exp_index"))
     trace = _exposure(name, index)
     st.markdown(t("p2.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
+    # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
-        st.success(t("p2.exp.same"))
+        st.info(t("p2.exp.same"), icon=":material/check:")
     else:
-        st.warning(t("p2.exp.parted", step=trace.parted,
+        st.info(t("p2.exp.parted", step=trace.parted,
                      gold=md_escape(trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>"),
-                     own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—")))
+                     own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—")),
+                icon=":material/call_split:")
     n = max(len(trace.forced_tokens), len(trace.free_tokens))
     rows = [{t("p2.exp.col.t"): k,
              t("p2.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
