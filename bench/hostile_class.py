@@ -41,11 +41,9 @@ import logging
 import math
 import os
 import queue
-import random
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -1104,25 +1102,6 @@ def leak_nan_inputs(lab: Lab) -> Held:
 # The deployment: cookies on a real server, logs, and a killed replica
 # --------------------------------------------------------------------------------------
 
-def _free_block(n: int) -> int:
-    """A port p with p … p+n-1 all free on loopback."""
-    for _ in range(200):
-        base = random.randint(20_000, 60_000)
-        socks: list[socket.socket] = []
-        try:
-            for p in range(base, base + n):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", p))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError("no free block of ports")
-
-
 def _get(url: str, headers: dict[str, str] | None = None, timeout: float = 5) -> tuple[int, dict[str, str]]:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
     try:
@@ -1187,7 +1166,9 @@ def deployment(lab: Lab) -> dict[str, Held]:
     shared, _ = lab.finished()
     root = lab.folder("served")
     private = lab.copy_run(root, owner=lab.owner("ann"), published=False, name="ann's private run")
-    port = _free_block(3)
+    from tests.server import free_block
+
+    port = free_block(3)
     run_dir = lab.base / "serve"
     proc = subprocess.Popen([sys.executable, "-m", "deploy.serve", "--address", "127.0.0.1", "--port", str(port),
                              "--replicas", "2" if nginx else "1", "--run-dir", str(run_dir)],

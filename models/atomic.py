@@ -148,14 +148,19 @@ def json_bytes(data: Any, indent: int | None = 2) -> bytes:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` through a hidden sibling file, fsync and os.replace: a reader (or a
+    """Write JSON to ``path`` atomically (:func:`write_atomic`)."""
+    write_atomic(path, json_bytes(data))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a hidden sibling file, fsync and os.replace: a reader (or a
     process killed mid-write) sees the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _clean(path)
     tmp = _sibling(path, SAVING)
     try:
-        write_new(tmp, json_bytes(data))
+        write_new(tmp, data)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -7,9 +7,7 @@ from __future__ import annotations
 import os
 import queue
 import signal
-import random
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -24,7 +22,7 @@ import pytest
 from bench.load_test import StreamlitSession
 from deploy.serve import find_nginx
 from tests.conftest import ROOT
-from tests.server import run_coroutine
+from tests.server import free_block, run_coroutine
 
 pytestmark = pytest.mark.slow  # each test here takes seconds (AppTest page runs, servers or training)
 
@@ -43,30 +41,11 @@ class Lab:
         return f"http://127.0.0.1:{self.port}"
 
 
-def _free_block(n: int) -> int:
-    """A port p with p … p+n-1 all free on loopback."""
-    for _ in range(200):
-        base = random.randint(20_000, 60_000)
-        try:
-            socks = []
-            for p in range(base, base + n):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", p))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError("no free block of ports")
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     if find_nginx() is None:
         pytest.fail("nginx is missing: bash scripts/setup_tests.sh installs Debian's nginx-light")
-    port = _free_block(3)
+    port = free_block(3)
     run_dir = tmp_path_factory.mktemp("lab")
     proc = subprocess.Popen([sys.executable, "-m", "deploy.serve", "--address", "127.0.0.1", "--port", str(port),
                              "--replicas", "2", "--run-dir", str(run_dir)],

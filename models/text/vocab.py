@@ -30,6 +30,12 @@ class Vocab:
                         key=lambda t: (-counts[t], t))
         return cls(list(SPECIALS) + tokens)
 
+    def capped(self, cap: int) -> tuple[Vocab, tuple[int, int]]:
+        """Its ``cap`` first entries (the specials, then the most frequent words) and (words kept, words
+        seen): a file of a million distinct words trains a model of ``cap``, the rest read as <unk>."""
+        kept = Vocab(self.itos[:cap])
+        return kept, (len(kept.itos) - len(SPECIALS), len(self.itos) - len(SPECIALS))
+
     def __len__(self) -> int:
         return len(self.itos)
 

@@ -61,7 +61,7 @@ from corpora.en_fr import Pair, make_splits
 from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize, tokenize
-from models.atomic import atomic_folder, first_line, write_json_atomic, write_new
+from models.atomic import atomic_folder, first_line, write_atomic, write_json_atomic, write_new
 from models.checkpoints import (
     CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, LoadedSeq2Seq,
     LoadedTransformer, LoadedTXL, LoadedXLNet, load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet,
@@ -79,7 +79,7 @@ from models.nn.rnn_seq2seq import ATTENTIONS, Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
-from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, SPECIALS, Vocab, encode_source
+from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
@@ -590,18 +590,10 @@ class Trainee:
     vocab_cut: list[tuple[int, int]] = field(default_factory=list)  # (words kept, words seen) per vocabulary
 
 
-def capped(full: Vocab, cap: int) -> tuple[Vocab, tuple[int, int]]:
-    """The ``cap`` first entries of ``full`` (specials, then words most frequent first) and (words kept,
-    words seen): a file of a million distinct words trains a model of ``cap``, the rest read as <unk>."""
-    words = len(full.itos) - len(SPECIALS)
-    kept = Vocab(full.itos[:cap])
-    return kept, (len(kept.itos) - len(SPECIALS), words)
-
-
 def capped_vocabs(pairs: Sequence[TokenPair]) -> tuple[Vocab, Vocab, list[tuple[int, int]]]:
     """An encoder–decoder's source and target vocabularies, each cut to :data:`PAIR_VOCAB` by frequency."""
     full_src, full_tgt = build_vocabs(pairs)
-    (src, cut_src), (tgt, cut_tgt) = capped(full_src, PAIR_VOCAB), capped(full_tgt, PAIR_VOCAB)
+    (src, cut_src), (tgt, cut_tgt) = full_src.capped(PAIR_VOCAB), full_tgt.capped(PAIR_VOCAB)
     return src, tgt, [cut_src, cut_tgt]
 
 
@@ -1034,10 +1026,8 @@ def truncate_snapshots(folder: Path, step: int) -> list[Snapshot]:
 
 
 def write_json_lines(path: Path, lines: list[str]) -> None:
-    """Replace a .jsonl file atomically (a temporary file renamed over it)."""
-    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    staging.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    os.replace(staging, path)
+    """Replace a .jsonl file atomically (:func:`models.atomic.write_atomic`)."""
+    write_atomic(path, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:

@@ -195,7 +195,7 @@ def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, 
 
 def lm_vocab(lines: Sequence[Sequence[str]], cap: int) -> Vocab:
     """The ``cap`` most frequent tokens of ``lines`` (the four specials included); the rest read as <unk>."""
-    return Vocab(Vocab.build(lines).itos[:cap])
+    return Vocab.build(lines).capped(cap)[0]
 
 
 def lm_windows(stream: Tensor, context: int, batch_size: int, seed: int) -> Iterator[Tensor]:
