@@ -419,3 +419,16 @@ def test_a_studio_run_is_a_comparison_model_on_the_seq2seq_page(made, monkeypatc
     at.selectbox(key="s2s_compare").select(str(run.checkpoint)).run()
     assert not at.exception and not at.error
     assert len(at.text) >= 2  # both models' translations, side by side
+
+
+def test_a_run_on_disk_and_training_counts_once(made, tmp_path):
+    """A resumed run is a saved run and an active one at once: it takes one place of its owner's quota."""
+    import shutil
+
+    registry, run = made
+    shutil.copytree(run.folder, tmp_path / run.id)
+    store.set_limits(tmp_path, per_owner=2)
+    store.check_room(tmp_path, owner_of("ann"), [(run.id, owner_of("ann"))])  # 1 of 2
+    with pytest.raises(RunError, match="at most 2 runs"):
+        store.check_room(tmp_path, owner_of("ann"), [(run.id, owner_of("ann")), ("20260101-000000-aaaaaa",
+                                                                                  owner_of("ann"))])

@@ -76,7 +76,7 @@ class Registry:
             active = [r for r in self.runs.values() if r.active]
             if owner is not None and any(r.owner == owner for r in active):
                 raise RunError("run.err.one_at_a_time")
-            check_room(self.root, owner, [r.owner for r in active])
+            check_room(self.root, owner, [(r.id, r.owner) for r in active])
             run_id = new_run_id()
             name = clean_name(settings.name) or f"run {run_id}"
             upload = text if settings.data in TEXT_DATA else pairs

@@ -277,19 +277,18 @@ def set_limits(root: Path, per_owner: int | None = None, total: int | None = Non
     return new
 
 
-def check_room(root: Path, owner: str | None, active_owners: Iterable[str | None] = ()) -> None:
+def check_room(root: Path, owner: str | None, active: Iterable[tuple[str, str | None]] = ()) -> None:
     """RunError unless ``owner`` may keep one more run: ``run.err.quota`` over its own cap,
-    ``run.err.full`` over the server's. ``active_owners``: the owners of runs training or waiting
-    that are not on disk as saved runs yet. A command-line run (owner None) counts only for the server."""
+    ``run.err.full`` over the server's. ``active``: (id, owner) of the runs training or waiting; each
+    run counts once, whether or not it is on disk as a saved run yet (a resumed one is). A command-line
+    run (owner None) counts only for the server."""
     caps = limits(root)
-    stored = saved_runs(root)
-    active = list(active_owners)
-    if len(stored) + len(active) >= caps.total:
+    owners = {r.id: r.meta.get("owner") for r in saved_runs(root)}
+    owners.update(active)
+    if len(owners) >= caps.total:
         raise RunError("run.err.full", most=caps.total)
-    if owner is not None:
-        theirs = sum(r.meta.get("owner") == owner for r in stored) + sum(a == owner for a in active)
-        if theirs >= caps.per_owner:
-            raise RunError("run.err.quota", most=caps.per_owner)
+    if owner is not None and sum(o == owner for o in owners.values()) >= caps.per_owner:
+        raise RunError("run.err.quota", most=caps.per_owner)
 
 
 def clear_class(root: Path, keep_published: bool = False) -> int:
