@@ -1,5 +1,5 @@
-"""Real LLM: SmolLM2-135M-Instruct run offline: generation with every head's attention, grouped-query
-attention, RoPE on its own head dimension, and head types found by measurement."""
+"""Real LLM: SmolLM2-135M-Instruct (or, once converted, Gemma 3 270M) run offline: generation with every
+head's attention, grouped-query attention, RoPE on its own head dimension, and head types found by measurement."""
 
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ page_frame(t("nav.9"), icon="🦙", intro=t("llm_explorer.intro"))
 
 from ui.export import PLOT  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
-from ui.llm import head_scores, heads_figure, heavy_once, ready_model, rope_view, step_figure, visible  # noqa: E402
+from ui.llm import choose_model, head_scores, heads_figure, heavy_once, ready_model, rope_bases, rope_view  # noqa: E402
+from ui.llm import step_figure, visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
 
-llm = ready_model()  # a message, the conversion button and its progress instead, until the model is converted
+model = choose_model()  # SmolLM2, or the choice of it and Gemma 3 once Gemma is converted
+llm = ready_model(model)  # a message, the conversion button and its progress instead, until the model is converted
 
 
 def generation_tab() -> None:
@@ -108,6 +110,7 @@ def generation_tab() -> None:
         return
     trace = heavy_once(
         generation,
+        model,
         prompt,
         bool(chat),
         int(max_new),
@@ -223,6 +226,8 @@ def rope_tab() -> None:
     left.caption(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
     chart(view.wavelengths, config=PLOT, where=right)
     st.markdown(t("llm_explorer.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
+    if bases := rope_bases(llm):
+        st.caption(bases)
     chart(view.scores, config=PLOT)
     st.caption(t("llm_explorer.rope.scores_explain", dim=llm.head_dim, err=view.err))
 
@@ -254,7 +259,7 @@ def heads_tab() -> None:
     if len(text.split()) < 2:
         st.warning(t("llm_explorer.empty_prompt"))
         return
-    scores = heavy_once(head_scores, text, int(period), int(seed), what=t("llm_explorer.tab.heads"))
+    scores = heavy_once(head_scores, model, text, int(period), int(seed), what=t("llm_explorer.tab.heads"))
     best = scores.best(kind, 5)
     main, side = st.columns([3, 1.2])
     chart(heads_figure(scores, kind), config=PLOT, where=main)
@@ -301,3 +306,5 @@ st.caption(
         load=llm.load_seconds,
     )
 )
+if bases := rope_bases(llm):
+    st.caption(bases)

@@ -139,9 +139,9 @@ def test_generation_time_button(monkeypatch) -> None:
                          num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=512,
                          attn_implementation="eager")
     tiny = L.LLM.wrap(LlamaForCausalLM(config), None, "tiny")
-    monkeypatch.setattr(L, "gguf_path", lambda: ROOT)
-    monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
-    monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": tiny)
+    monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT)
+    monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
     caches = (page_llm.shared_llm, at_scale.generation_times)
     for cached in caches:
         cached.clear()

@@ -273,7 +273,7 @@ def test_the_cache_is_keyed_by_the_ggufs_contents_and_a_change_in_place_is_found
     assert L.source_key(first) == L.source_key(second)
     folder, calls = tmp_path / "cache", []
     L.ensure_converted(lambda stage, done: None, folder, first, _fake_convert(calls))
-    monkeypatch.setattr(L, "gguf_path", lambda: second)
+    monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: second)
     assert L.is_converted(folder) and L.is_converted(folder, verify=cache.SHA256)
     weights = folder / "model.safetensors"
     body = weights.read_bytes()
@@ -295,7 +295,7 @@ def test_save_converted_drops_the_quantizer(tiny: L.LLM, tmp_path) -> None:
 
 def test_the_package_ships_the_gguf() -> None:
     path = L.gguf_path()
-    assert path.name == L.GGUF_FILE and path.read_bytes()[:4] == b"GGUF"
+    assert path.name == L.spec_of().file and path.read_bytes()[:4] == b"GGUF"
     assert path.stat().st_size > 90_000_000
 
 
@@ -335,7 +335,7 @@ def test_the_button_converts_in_a_background_thread(tmp_path, monkeypatch) -> No
 
     release, calls = threading.Event(), []
 
-    def stand_in(progress):
+    def stand_in(progress, model=L.MODEL_NAME):
         calls.append(threading.current_thread().name)
         progress("weights", 0.15)
         release.wait(10)
@@ -387,9 +387,9 @@ def page_model(monkeypatch) -> L.LLM:
                          num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
                          rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
     tiny = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
-    monkeypatch.setattr(L, "gguf_path", lambda: ROOT)
-    monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
-    monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": tiny)
+    monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT)
+    monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
     caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores)
     for cached in caches:
         cached.clear()
@@ -433,7 +433,7 @@ def test_generate_command_runs_the_real_llm(tiny: L.LLM, monkeypatch, capsys) ->
     continuation and each new token's attention of every layer × head over all tokens before it."""
     from cli.generate import main
 
-    monkeypatch.setattr(L, "load_llm", lambda: tiny)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
     assert main(["--model", "smollm2", "--plain", "--json", "--max-new", "4", "--temperature", "0.8",
                  "--top-k", "10", "--top-p", "0.9", "--seed", "5", "w3 w4 w5"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -451,7 +451,7 @@ def test_generate_command_runs_the_real_llm(tiny: L.LLM, monkeypatch, capsys) ->
 def test_generate_command_refuses_bad_llm_input_in_one_line(tiny: L.LLM, monkeypatch, capsys, argv, said) -> None:
     from cli.generate import main
 
-    monkeypatch.setattr(L, "load_llm", lambda: tiny)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1

@@ -4,6 +4,8 @@ command line; models.errors.KeyedError), the "trained on" notice names its data,
 slides show them in 中文."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 import sys
@@ -246,7 +248,7 @@ def _fake_package(tmp: Path, mp: pytest.MonkeyPatch, name: str) -> None:
     (tmp / name).mkdir()
     (tmp / name / "__init__.py").write_text("", encoding="utf-8")
     mp.syspath_prepend(str(tmp))
-    mp.setattr(llm, "GGUF_PACKAGE", name)
+    mp.setitem(llm.SPECS, llm.MODEL_NAME, dataclasses.replace(llm.spec_of(), package=name))
 
 
 def _not_converted(tmp: Path, mp: pytest.MonkeyPatch) -> object:
@@ -303,7 +305,8 @@ def _access_cases() -> list[tuple[str, Callable[[Path, pytest.MonkeyPatch], obje
         ("access.failed_model", lambda tmp, mp: _failed_load(tmp, lambda f: (f / "model.safetensors").write_bytes(
             b"not safetensors"))),
         ("access.no_attention", _no_attention),
-        ("llm.no_package", lambda tmp, mp: mp.setattr(llm, "GGUF_PACKAGE", "no_such_model_package") or llm.gguf_path()),
+        ("llm.no_package", lambda tmp, mp: mp.setitem(llm.SPECS, llm.MODEL_NAME, dataclasses.replace(
+            llm.spec_of(), package="no_such_model_package")) or llm.gguf_path()),
         ("llm.no_gguf", lambda tmp, mp: _fake_package(tmp, mp, "empty_model_package") or llm.gguf_path()),
         ("llm.not_converted", _not_converted),
     ]
@@ -394,7 +397,7 @@ def test_the_llm_page_and_slide_say_the_package_is_missing_in_chinese(tmp_path: 
     from ui.slides import SlideProblem, prepare
 
     _fake_package(tmp_path, monkeypatch, "gguf_less_package")
-    missing = STRINGS["llm.no_gguf"][1].format(package=llm.GGUF_DIST, file=llm.GGUF_FILE)
+    missing = STRINGS["llm.no_gguf"][1].format(package=llm.spec_of().dist, file=llm.spec_of().file)
     expected = STRINGS["llm_explorer.no_package"][1].format(error=md_escape(missing))
     at = _run("9_LLM_explorer.py")
     assert [e.value for e in at.error] == [expected]

@@ -205,8 +205,8 @@ def tiny_llm(tiny, monkeypatch):  # noqa: F811
     """The Real LLM page's model replaced by test_llm's tiny random Llama (3 layers, 6 heads)."""
     from ui import llm as page_llm
 
-    monkeypatch.setattr(L, "gguf_path", lambda: ROOT / "tiny.gguf")
-    monkeypatch.setattr(L, "is_converted", lambda folder=None: True)
+    monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT / "tiny.gguf")
+    monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)
     monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
     page_llm.shared_llm.clear()
     page_llm.generation.clear()

@@ -186,7 +186,7 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
 
 @pytest.mark.slow
 def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
-    def missing():
+    def missing(*args, **kwargs):
         raise L.LLMError("the model package is not installed", "llm.no_package", command="pip install x")
 
     monkeypatch.setattr(L, "gguf_path", missing)
@@ -242,7 +242,7 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
                          attn_implementation="eager")
     deep = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "deep")
-    monkeypatch.setattr(L, "load_llm", lambda folder=None, device="cpu": deep)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: deep)
     for cached in (page_llm.shared_llm, bert.real_trace, bert.real_grid):
         cached.clear()
     try:

@@ -241,8 +241,8 @@ def tiny_llm(tiny) -> Iterator[object]:  # noqa: F811
     from ui import llm as page_llm
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(L, "gguf_path", lambda: ROOT / "tiny.gguf")
-        mp.setattr(L, "is_converted", lambda folder=None: True)
+        mp.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT / "tiny.gguf")
+        mp.setattr(L, "is_converted", lambda *args, **kwargs: True)
         mp.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
         page_llm.shared_llm.clear()
         page_llm.generation.clear()

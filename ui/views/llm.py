@@ -21,8 +21,11 @@ from ui.llm import (
     head_scores,
     heads_figure,
     heavy_once,
+    licence_notice,
     load_failure,
+    model_names,
     package_problem,
+    rope_bases,
     rope_view,
     shared_llm,
     step_figure,
@@ -34,19 +37,23 @@ from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line
 
 
 def slide(p: SlideParams) -> SlideView:
-    """Real LLM (SmolLM2-135M-Instruct), the tab it was added from: generation (the query row that
-    produced each generated token, per layer or per head of one layer, one step per generated
-    token), grouped-query attention, RoPE or head types (one step each)."""
-    from models.inference.llm import PREPARE_COMMAND, LLMError, is_converted
+    """Real LLM (SmolLM2-135M-Instruct, or Gemma 3 270M), the tab it was added from: generation (the
+    query row that produced each generated token, per layer or per head of one layer, one step per
+    generated token), grouped-query attention, RoPE or head types (one step each)."""
+    from models.inference.llm import MODEL_NAME, LLMError, is_converted, spec_of
 
     topic = p.topic("llm_explorer.tab.generation", TOPICS)
-    if problem := package_problem():
+    model = p.option("llm_model", model_names(), MODEL_NAME, "llm_explorer.model",
+                     lambda name: t(f"llm_explorer.model.{name}"))
+    if problem := package_problem(model):
         raise SlideProblem(problem)
-    if not is_converted():  # the conversion takes minutes: it is started on the page, never by a slide
-        raise SlideProblem(t("llm_explorer.not_converted", command=PREPARE_COMMAND))
+    if not is_converted(model=model):  # the conversion takes minutes: it is started on the page, never by a slide
+        raise SlideProblem(t("llm_explorer.not_converted", command=spec_of(model).prepare_command))
+    if notice := licence_notice(model):
+        p.notes.append(notice)
     if topic != "llm_explorer.tab.generation":
         try:
-            llm = shared_llm()
+            llm = shared_llm(model)
         except (LLMError, OSError, ValueError) as exc:
             raise SlideProblem(load_failure(exc)) from None
         return VIEWS[topic](p, llm)
@@ -66,6 +73,7 @@ def slide(p: SlideParams) -> SlideView:
     try:  # the page's arguments, so that the page's cached run is the slide's
         trace = heavy_once(
             generation,
+            model,
             prompt,
             chat,
             max_new,
@@ -124,7 +132,7 @@ def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
 
     def draw(step: int) -> None:
         view = rope_view(llm, pair, n)
-        line(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+        line(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
         show_figures(view.figures)
 
     return p.view(1, 0, draw)
@@ -144,7 +152,7 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     if len(text.split()) < 2:
         raise SlideProblem(t("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
-        scores = heavy_once(head_scores, text, period, seed, what=t("llm_explorer.tab.heads"))
+        scores = heavy_once(head_scores, llm.name, text, period, seed, what=t("llm_explorer.tab.heads"))
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
 
