@@ -39,7 +39,6 @@ import io
 import json
 import math
 import os
-import random
 import secrets
 import shutil
 import threading
@@ -53,7 +52,6 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from corpora.batching import bucketed_batches
 from corpora.bert_data import (
     HELDOUT_EVERY, CorpusError, Document, load_web_documents, split_documents, text_documents,
 )
@@ -69,17 +67,16 @@ from models.checkpoints import (
 )
 from models.device import describe_device, pick_device
 from models.inference.bert import run_bert
-from models.inference.common import pad_ids
 from models.inference.generate import generate_text
 from models.inference.transformer_xl import MAX_SEG, generate_with_memory, read_passage
 from models.inference.translate import translate, translate_transformer
 from models.inference.xlnet import MAX_K, identity_order, predict
 from models.nn.bert import BertConfig, SmallBert
 from models.nn.rnn_seq2seq import ATTENTIONS, Seq2Seq, Seq2SeqConfig
-from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
+from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
-from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
+from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
@@ -89,9 +86,9 @@ from models.training.loop import (
 )
 from models.training.metrics import alignment_error_rate, bleu, perplexity
 from models.training.seq2seq import (
-    build_vocabs, collate, corpus_bleu_of, encode_pairs, forced_alignments, pair_batches, sequence_loss,
+    build_vocabs, corpus_bleu_of, encode_pairs, forced_alignments, rnn_loss,
 )
-from models.training.transformer import lm_vocab, lm_windows, translate_batch
+from models.training.transformer import encode_tf_pairs, lm_loss, lm_vocab, pair_loss, translate_batch
 from models.training.transformer_xl import batchify, memory_evaluation, recurrent_loss, segment_perplexity
 from models.training.xlnet import permutation_loss, permutation_nll, permuted_windows
 
@@ -620,13 +617,8 @@ def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device:
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
     languages = pair_languages(s.data)
-    batch_at = batch_at_step(pair_batches(encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size,
-                                          random.Random(s.seed)))
-
-    def loss_of_batch(step: int) -> tuple[Tensor, int]:
-        batch = collate(batch_at(step), device)
-        logits, _ = model(batch.src, batch.lengths, batch.tgt_in, settings.teacher_forcing)
-        return sequence_loss(logits, batch.tgt_out), batch.n_tokens
+    loss_of_batch = rnn_loss(model, encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size, s.seed,
+                             settings.teacher_forcing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         trace = translate(LoadedSeq2Seq(s.name, model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, languages), probe)
@@ -649,19 +641,10 @@ def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings,
     """A Transformer encoder–decoder with label-smoothed cross-entropy (§5.4) over length-bucketed batches."""
     src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
     limit = TF_MAX_LEN - 1
-    encoded = [(encode_source(src_vocab.stoi, src, limit), tgt_vocab.encode(list(tgt)[: TF_MAX_LEN - 2]))
-               for src, tgt in data.train]
+    encoded = encode_tf_pairs(data.train, src_vocab, tgt_vocab, limit, TF_MAX_LEN - 2)
     model = Transformer(s.transformer_config(len(src_vocab), len(tgt_vocab))).to(device)
     languages = pair_languages(s.data)
-    chunk_at = batch_at_step(bucketed_batches([len(x) for x, _ in encoded], settings.batch_size, random.Random(s.seed)))
-
-    def loss_of_batch(step: int) -> tuple[Tensor, int]:
-        items = [encoded[i] for i in chunk_at(step)]
-        src = pad_ids([x for x, _ in items], PAD_ID).to(device)
-        tgt_in = pad_ids([[SOS_ID] + y for _, y in items], PAD_ID).to(device)
-        tgt_out = pad_ids([y + [EOS_ID] for _, y in items], PAD_ID).to(device)
-        loss = label_smoothed_cross_entropy(model(src, tgt_in), tgt_out, s.label_smoothing, ignore_index=PAD_ID)
-        return loss, int((tgt_out != PAD_ID).sum())
+    loss_of_batch = pair_loss(model, encoded, settings.batch_size, s.seed, s.label_smoothing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         loaded = LoadedTransformer(s.name, model_as(cpu, Transformer), ENCODER_DECODER, TF_TASK, src_vocab.itos,
@@ -692,13 +675,7 @@ def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
         raise RunError("run.err.short_text", detail=f"{len(stream)} tokens for a window of {LM_CONTEXT}")
     held = line_stream(data.valid, vocab)
     model = DecoderOnlyLM(s.lm_config(len(vocab))).to(device)
-    window_at = batch_at_step(lm_windows(stream, LM_CONTEXT, settings.batch_size, s.seed))
-
-    def loss_of_batch(step: int) -> tuple[Tensor, int]:
-        x = window_at(step).to(device)
-        target = x[:, 1:]
-        return label_smoothed_cross_entropy(model(x[:, :-1]), target, s.label_smoothing, ignore_index=PAD_ID), \
-            target.numel()
+    loss_of_batch = lm_loss(model, stream, LM_CONTEXT, settings.batch_size, s.seed, s.label_smoothing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         loaded = LoadedTransformer(s.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos,

@@ -34,7 +34,7 @@ from models.inference.notices import mean_log_prob
 from models.inference.seq2seq import greedy_batch
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
-from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.metrics import alignment_error_rate, bleu, chrf, exact_match
 from models.training.presets import Preset
 
@@ -85,6 +85,21 @@ def pair_batches(data: Sequence[EncodedPair], batch_size: int, rng: random.Rando
         yield [data[i] for i in chunk]
 
 
+def rnn_loss(model: Seq2Seq, data: Sequence[EncodedPair], batch_size: int, seed: int, teacher_forcing: float,
+             device: torch.device) -> LossOfBatch:
+    """The RNN encoder–decoder recipe, for the command line and the studio alike: step t's batch is item t
+    of seeded length-bucketed batches (:func:`pair_batches`), decoded with teacher forcing at rate
+    ``teacher_forcing`` (1.0: always; below: scheduled sampling), mean cross-entropy over real tokens."""
+    batch_at = batch_at_step(pair_batches(data, batch_size, random.Random(seed)))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        batch = collate(batch_at(step), device)
+        logits, _ = model(batch.src, batch.lengths, batch.tgt_in, teacher_forcing)
+        return sequence_loss(logits, batch.tgt_out), batch.n_tokens
+
+    return loss_of_batch
+
+
 def sequence_loss(logits: Tensor, target: Tensor) -> Tensor:
     """Mean cross-entropy over real (non-PAD) target tokens."""
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=PAD_ID)
@@ -108,18 +123,11 @@ def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[T
     """Train a fresh model on ``pairs`` for ``settings.steps`` steps; return it with its vocabularies
     (words seen fewer than ``min_freq`` times read as <unk>)."""
     torch.manual_seed(settings.seed)
-    rng = random.Random(settings.seed)
     src_vocab, tgt_vocab = build_vocabs(pairs, min_freq)
     cfg = replace(cfg, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     data = encode_pairs(pairs, src_vocab, tgt_vocab, cfg)
     model = Seq2Seq(cfg).to(device)
-    stream = pair_batches(data, settings.batch_size, rng)
-
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        batch = collate(next(stream), device)
-        logits, _ = model(batch.src, batch.lengths, batch.tgt_in, settings.teacher_forcing)
-        return sequence_loss(logits, batch.tgt_out), batch.n_tokens
-
+    loss_of_batch = rnn_loss(model, data, settings.batch_size, settings.seed, settings.teacher_forcing, device)
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     stats["n_train"] = len(pairs)
     return TrainResult(model, src_vocab, tgt_vocab, stats)

@@ -43,7 +43,7 @@ from models.inference.transformer import greedy_batch
 from models.inference.translate import TRANSLATION
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
-from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.metrics import (
     bleu, chrf, exact_match, expected_calibration_error, perplexity, reliability_bins,
 )
@@ -61,8 +61,8 @@ def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, b
                              eos_id=eos, **preset.model)
 
 
-def _smoothed_loss(logits: Tensor, target: Tensor, settings: TrainSettings) -> tuple[Tensor, int]:
-    return (label_smoothed_cross_entropy(logits, target, settings.label_smoothing, ignore_index=PAD_ID),
+def _smoothed_loss(logits: Tensor, target: Tensor, label_smoothing: float) -> tuple[Tensor, int]:
+    return (label_smoothed_cross_entropy(logits, target, label_smoothing, ignore_index=PAD_ID),
             int((target != PAD_ID).sum()))
 
 
@@ -100,7 +100,7 @@ def _train_toy(preset: Preset, settings: TrainSettings, device: torch.device, ca
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
         b = next(stream).to(device)
-        return _smoothed_loss(model(b.src, b.tgt_in), b.tgt_out, settings)
+        return _smoothed_loss(model(b.src, b.tgt_in), b.tgt_out, settings.label_smoothing)
 
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
@@ -154,6 +154,30 @@ def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: 
     return totals
 
 
+def encode_tf_pairs(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], src_vocab: Vocab, tgt_vocab: Vocab,
+                    src_limit: int, tgt_limit: int) -> list[tuple[list[int], list[int]]]:
+    """Token pairs → (x_1 … x_n </s>, y_1 … y_m) ids, the source cut to ``src_limit`` words and the target to
+    ``tgt_limit`` (<s> and </s> are added per batch by :func:`pair_loss`)."""
+    return [(encode_source(src_vocab.stoi, s, src_limit), tgt_vocab.encode(list(t)[:tgt_limit])) for s, t in pairs]
+
+
+def pair_loss(model: Transformer, encoded: Sequence[tuple[list[int], list[int]]], batch_size: int, seed: int,
+              label_smoothing: float, device: torch.device) -> LossOfBatch:
+    """The encoder–decoder recipe, for the command line and the studio alike: step t's batch is item t of
+    seeded length-bucketed batches (a function of the step, so a resumed run reads on), decoded
+    teacher-forced from ``<s> y``, with label-smoothed cross-entropy against ``y </s>`` (§5.4)."""
+    chunk_at = batch_at_step(bucketed_batches([len(x) for x, _ in encoded], batch_size, random.Random(seed)))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        items = [encoded[i] for i in chunk_at(step)]
+        src = pad_ids([x for x, _ in items], PAD_ID).to(device)
+        tgt_in = pad_ids([[SOS_ID] + y for _, y in items], PAD_ID).to(device)
+        tgt_out = pad_ids([y + [EOS_ID] for _, y in items], PAD_ID).to(device)
+        return _smoothed_loss(model(src, tgt_in), tgt_out, label_smoothing)
+
+    return loss_of_batch
+
+
 def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
                  epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
     """An encoder–decoder on sentence pairs: the embedded grammar, a real corpus's fixed split
@@ -161,20 +185,11 @@ def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, 
     train, valid, source = training_pairs(preset, data_file)
     src_vocab, tgt_vocab = build_vocabs(train, int(preset.data.get("min_freq", 1)))
     limit = int(preset.data.get("max_src_len", 48)) - 1
-    data = [(encode_source(src_vocab.stoi, s, limit), tgt_vocab.encode(list(t)[: preset.model["max_len"] - 2]))
-            for s, t in train]
+    data = encode_tf_pairs(train, src_vocab, tgt_vocab, limit, preset.model["max_len"] - 2)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(data), settings.batch_size, epochs))
     model = Transformer(_model_config(preset, len(tgt_vocab), len(src_vocab), SOS_ID, EOS_ID)).to(device)
-    chunks = bucketed_batches([len(s) for s, _ in data], settings.batch_size, random.Random(settings.seed))
-
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        items = [data[i] for i in next(chunks)]
-        src = pad_ids([s for s, _ in items], PAD_ID).to(device)
-        tgt_in = pad_ids([[SOS_ID] + t for _, t in items], PAD_ID).to(device)
-        tgt_out = pad_ids([t + [EOS_ID] for _, t in items], PAD_ID).to(device)
-        return _smoothed_loss(model(src, tgt_in), tgt_out, settings)
-
+    loss_of_batch = pair_loss(model, data, settings.batch_size, settings.seed, settings.label_smoothing, device)
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
     check = valid[:500]
@@ -208,6 +223,19 @@ def lm_windows(stream: Tensor, context: int, batch_size: int, seed: int) -> Iter
         yield stream[starts.unsqueeze(1) + offsets]
 
 
+def lm_loss(model: DecoderOnlyLM, stream: Tensor, context: int, batch_size: int, seed: int, label_smoothing: float,
+            device: torch.device) -> LossOfBatch:
+    """The decoder-only LM recipe, for the command line and the studio alike: step t's batch is item t of
+    :func:`lm_windows`; next-token label-smoothed cross-entropy, x[:, :-1] predicting x[:, 1:]."""
+    window_at = batch_at_step(lm_windows(stream, context, batch_size, seed))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        x = window_at(step).to(device)
+        return _smoothed_loss(model(x[:, :-1]), x[:, 1:], label_smoothing)
+
+    return loss_of_batch
+
+
 def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
               epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
     train_lines, held_lines, source = lm_corpus(data_file)
@@ -222,12 +250,8 @@ def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, dat
         settings = replace(settings, steps=max(1, round(epochs * batches_per_epoch)))
     cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
     model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
-    windows = lm_windows(stream, context, settings.batch_size, settings.seed)
-
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        x = next(windows).to(device)
-        return _smoothed_loss(model(x[:, :-1]), x[:, 1:], settings)
-
+    loss_of_batch = lm_loss(model, stream, context, settings.batch_size, settings.seed, settings.label_smoothing,
+                            device)
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
     ppl, counted = perplexity(model, held, context, skip_id=SOS_ID)
