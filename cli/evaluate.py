@@ -3,7 +3,10 @@
 Seq2seq: test BLEU, BLEU by source length and AER on the embedded corpus's test split; the models
 trained on real pairs (Bible verses en→fr, HSK zh→en): test BLEU and chrF on their corpus's fixed test
 split, beside the no-attention model and a copy baseline (under "real"), and so are the Transformers
-trained on them (tf-bible, tf-hsk);
+trained on them (tf-bible, tf-hsk); where the page reads a typed sentence differently from the corpus's
+tokens (HSK: re-segmented), the same figures through the page's own input pipeline (``page``), and each
+model's wrong-output notice (``notice``: fitted on the validation split, its ROC AUC for "sentence chrF < 30"
+on the test split, against the bar of 0.75);
 Transformers: held-out exact match, test BLEU or held-out perplexity by task; BERT: held-out
 masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
 beside the vanilla LM against its context window; XLNet: held-out permutation-LM log-likelihood.

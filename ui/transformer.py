@@ -107,8 +107,12 @@ def _test_set(row: dict, results: dict) -> str:
 
 
 def _figures(row: dict) -> dict[str, object]:
-    """A row's BLEU, chrF and test-set size; a figure the evaluation has not written reads as "—"."""
-    return {key: "—" if row.get(key) is None else row[key] for key in ("bleu", "chrf", "n_test")}
+    """A row's BLEU, chrF and test-set size as this page computes them (through its own input pipeline:
+    :func:`ui.seq2seq.page_scores`); a figure the evaluation has not written reads as "—"."""
+    from ui.seq2seq import page_scores
+
+    figures = {**row, **page_scores(row)}
+    return {key: "—" if figures.get(key) is None else figures[key] for key in ("bleu", "chrf", "n_test")}
 
 
 def scores_view(name: str) -> None:
@@ -127,6 +131,8 @@ def scores_view(name: str) -> None:
     else:
         st.markdown(tr("p4.scores.line", model=md_escape(label_of(name, mine.get("label", name))), **_figures(mine),
                        test=md_escape(_test_set(mine, results))))
+        if "page" in mine:
+            st.caption(tr("p4.scores.page", bleu=mine.get("bleu"), chrf=mine.get("chrf")))
     if grammar is not None:
         st.caption(tr("p4.scores.grammar_line", model=md_escape(label_of(grammar["name"], grammar.get("label", ""))),
                       **_figures(grammar)))
@@ -135,8 +141,8 @@ def scores_view(name: str) -> None:
     with st.expander(tr("p4.scores.expander"), icon=":material/leaderboard:"):
         st.dataframe([{tr("p2.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
                        tr("p4.scores.col.test"): _test_set(m, results),
-                       tr("p4.scores.col.n"): m.get("n_test"), tr("p2.bleu.col.bleu"): m.get("bleu"),
-                       tr("p2.real.col.chrf"): m.get("chrf")} for m in rows], hide_index=True)
+                       tr("p4.scores.col.n"): m.get("n_test"), tr("p2.bleu.col.bleu"): _figures(m)["bleu"],
+                       tr("p2.real.col.chrf"): _figures(m)["chrf"]} for m in rows], hide_index=True)
         real_scores(results, model_data(name)[0])
 
 

@@ -12,12 +12,13 @@ line is ``python -m models.translate`` (:mod:`cli.translate`).
 """
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from corpora.text import normalize, tokenize
-from models.checkpoints import LoadedSeq2Seq, LoadedTransformer, typical_confidence
+from models.checkpoints import LoadedSeq2Seq, LoadedTransformer, typical_confidence, wrong_output_fit
 from models.inference import transformer as tf_decode
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError, length_normalised, max_output_len
 from models.inference.generate import prepare_prompt
@@ -107,7 +108,9 @@ def translate(
     best = hypotheses[0]
     notices = translation_notices(source.tokens[:-1], source.unknown[:-1], source.dropped, best.finished,
                                   mean_log_prob(best.log_prob, len(best.tokens)), typical_confidence(loaded.name),
-                                  scope_notice(loaded.training, len(loaded.src_vocab) - 4))
+                                  scope_notice(loaded.training, len(loaded.src_vocab) - 4),
+                                  [math.log(max(float(q), 1e-45)) for q in best.token_probs],
+                                  wrong_output_fit(loaded.name))
     return DecodingTrace(
         model=loaded.name, kind=loaded.kind, mode=mode.kind, search="greedy" if beam == 1 else "beam",
         beam_width=beam, src_tokens=source.tokens, src_unknown=source.unknown,
@@ -179,7 +182,8 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
     notices = translation_notices(source.tokens[:n_read], source.unknown[:n_read], source.dropped, trace.finished,
                                   mean_log_prob(trace.score, len(trace.output_ids)), typical_confidence(loaded.name),
                                   scope_notice(loaded.training,
-                                               len([t for t in loaded.src_itos if not t.startswith("<")])))
+                                               len([t for t in loaded.src_itos if not t.startswith("<")])),
+                                  [float(v) for v in trace.token_log_probs], wrong_output_fit(loaded.name))
     return replace(trace, model=loaded.name, label=loaded.label, task=loaded.task, src_tokens=source.tokens,
                    src_unknown=source.unknown, input_tokens_dropped=source.dropped, length_penalty=length_penalty,
                    notices=notices)

@@ -1,4 +1,5 @@
-"""Quality figures shared by the recipes and the evaluation: BLEU, chrF, AER, exact match, perplexity."""
+"""Quality figures shared by the recipes and the evaluation: BLEU, chrF (corpus and sentence), AER, exact
+match, perplexity, calibration; ROC AUC, a logistic fit and a Youden cut for the wrong-output notice."""
 from __future__ import annotations
 
 import math
@@ -54,6 +55,72 @@ def chrf(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
     factor = beta ** 2
     return (100.0 * (1 + factor) * precision * recall / (factor * precision + recall)
             if precision + recall else 0.0)
+
+
+def sentence_chrf(hypothesis: Sequence[str], reference: Sequence[str], order: int = CHRF_ORDER,
+                  beta: float = CHRF_BETA) -> float:
+    """Sentence-level chrF (0–100): :func:`chrf` of one hypothesis against its reference, i.e.
+    chrF = (1 + β²) P R / (β² P + R) with P, R the mean character n-gram precision and recall of that
+    sentence alone (sacreBLEU's ``sentence_chrf``)."""
+    return chrf([hypothesis], [reference], order, beta)
+
+
+def roc_auc(scores: Sequence[float] | np.ndarray, positive: Sequence[bool] | np.ndarray) -> float:
+    """Area under the ROC curve of ``scores`` for telling the positives (higher score = more likely
+    positive): the Mann–Whitney statistic AUC = P(s⁺ > s⁻) + ½ P(s⁺ = s⁻) over all (positive,
+    negative) pairs, with average ranks for ties: (Σ ranks⁺ − n⁺(n⁺ + 1)/2) / (n⁺ n⁻). NaN when
+    one class is empty."""
+    s = np.asarray(scores, dtype=np.float64)
+    pos = np.asarray(positive, dtype=bool)
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(len(s), dtype=np.float64)
+    sorted_s = s[order]
+    i = 0
+    while i < len(s):  # average rank (1-based) over each run of tied scores
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i: j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def logistic_fit(x: np.ndarray, y: Sequence[bool] | np.ndarray, l2: float = 1.0,
+                 steps: int = 50) -> tuple[np.ndarray, float]:
+    """Logistic regression p(y = 1 | x) = σ(b + wᵀx) by Newton's method (IRLS) on the mean
+    log-likelihood minus (l2 / 2n)‖w‖² (the intercept b is not penalised). Returns (w, b)."""
+    data = np.asarray(x, dtype=np.float64)
+    target = np.asarray(y, dtype=np.float64)
+    n, d = data.shape
+    design = np.hstack([np.ones((n, 1)), data])
+    theta = np.zeros(d + 1)
+    penalty = np.diag([0.0] + [l2] * d)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-design @ theta))
+        gradient = design.T @ (target - p) - penalty @ theta
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(d + 1)
+        delta = np.linalg.solve(hessian, gradient)
+        theta += delta
+        if np.abs(delta).max() < 1e-10:
+            break
+    return theta[1:], float(theta[0])
+
+
+def youden_threshold(scores: Sequence[float] | np.ndarray, positive: Sequence[bool] | np.ndarray) -> float:
+    """The cut t maximising Youden's J = TPR − FPR for the rule "score ≥ t ⇒ positive" (the first
+    such t, scanning the distinct scores from high to low)."""
+    s = np.asarray(scores, dtype=np.float64)
+    pos = np.asarray(positive, dtype=bool)
+    best, cut = -np.inf, float(s.max()) if len(s) else 0.0
+    for t in np.unique(s)[::-1]:
+        flagged = s >= t
+        j = (flagged & pos).sum() / max(1, pos.sum()) - (flagged & ~pos).sum() / max(1, (~pos).sum())
+        if j > best:
+            best, cut = j, float(t)
+    return cut
 
 
 def exact_match(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> float:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Sized
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,14 +28,18 @@ from corpora.bible import CorpusError
 from corpora.en_fr import make_splits
 from corpora.real_pairs import LANGUAGES, describe, real_splits
 from corpora.tatoeba import load_tatoeba
-from models.checkpoints import CheckpointError, load_seq2seq, read_config, save_seq2seq, shipped
+from corpora.text import detokenize
+from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, save_seq2seq, shipped
 from models.inference.common import pad_ids
-from models.inference.notices import mean_log_prob
+from models.inference.notices import SIGNALS, bad_output_chance, mean_log_prob, output_signals
 from models.inference.seq2seq import greedy_batch
+from models.inference.translate import source_tokens
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
 from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
-from models.training.metrics import alignment_error_rate, bleu, chrf, exact_match
+from models.training.metrics import (
+    alignment_error_rate, bleu, chrf, exact_match, logistic_fit, roc_auc, sentence_chrf, youden_threshold,
+)
 from models.training.presets import Preset
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
@@ -195,17 +199,24 @@ def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab,
 
 
 @torch.no_grad()
-def output_log_probs(model: Seq2Seq, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
-    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+def output_token_log_probs(model: Seq2Seq, sources: Sequence[list[int]],
+                           outputs: Sequence[list[int]]) -> list[list[float]]:
+    """log p(y_t | y_<t, x) of each token of given outputs, teacher-forced (the numbers greedy decoding
+    computed)."""
     model.eval()
-    totals = []
+    rows: list[list[float]] = []
     for i in range(0, len(sources), BATCH):
         items = [EncodedPair(s, o) for s, o in zip(sources[i : i + BATCH], outputs[i : i + BATCH])]
         batch = collate(items, torch.device("cpu"))
         logits, _ = model(batch.src, batch.lengths, batch.tgt_in)
         picked = torch.log_softmax(logits.float(), -1).gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)
-        totals += (picked * (batch.tgt_out != PAD_ID)).sum(-1).tolist()
-    return totals
+        rows += [row[: len(item.tgt)] for row, item in zip(picked.tolist(), items)]
+    return rows
+
+
+def output_log_probs(model: Seq2Seq, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
+    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+    return [sum(row) for row in output_token_log_probs(model, sources, outputs)]
 
 
 def corpus_bleu_of(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs: Sequence[TokenPair]) -> float:
@@ -257,7 +268,7 @@ def evaluate_checkpoint(name: str, test_pairs) -> dict:
     }
 
 
-def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sequence[int]]) -> dict[str, float]:
+def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sized]) -> dict[str, float]:
     """The test set's mean log-probability per output token: median, 5th and 1st percentiles
     (what a translation's confidence notice compares with)."""
     values = np.array([mean_log_prob(lp, len(o)) for lp, o in zip(log_probs, outputs)])
@@ -265,28 +276,124 @@ def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sequence[in
             "p01": round(float(np.percentile(values, 1)), 4), "n": len(values)}
 
 
-def evaluate_real_model(name: str | Path, test_pairs: Sequence[TokenPair]) -> dict:
+#: What one model makes of many token sources: (hypotheses as tokens, log p of each output token with the
+#: end token, which source words it read as <unk>, up to its length limit), decoded as the page decodes.
+Decoded = tuple[list[list[str]], list[list[float]], list[list[bool]]]
+#: An output is bad when its sentence-level chrF against the reference is below this (issue 29).
+BAD_CHRF = 30.0
+
+
+def _scores(decoded: Decoded, refs: Sequence[Sequence[str]]) -> dict[str, Any]:
+    hyps, token_lps, _ = decoded
+    return {"bleu": round(bleu(hyps, refs), 2), "chrf": round(chrf(hyps, refs), 2),
+            "exact_match": round(exact_match(hyps, refs), 4),
+            "confidence": confidence_summary([sum(lp) for lp in token_lps], token_lps)}
+
+
+def _signals(decoded: Decoded, sources: Sequence[Sequence[str]]) -> list[dict[str, float]]:
+    return [output_signals(src, unknown, lps) for src, (_, lps, unknown) in zip(sources, zip(*decoded))]
+
+
+def _bad(decoded: Decoded, refs: Sequence[Sequence[str]]) -> np.ndarray:
+    return np.array([sentence_chrf(h, r) < BAD_CHRF for h, r in zip(decoded[0], refs)])
+
+
+def fit_notice(valid: Decoded, valid_pairs: Sequence[TokenPair], test: Decoded,
+               test_pairs: Sequence[TokenPair]) -> dict[str, Any] | None:
+    """The wrong-output notice of one model: a logistic regression of "sentence chrF < 30" on the
+    standardised signals (:data:`models.inference.notices.SIGNALS`), fitted on the validation outputs,
+    with the cut of Youden's J on validation; then its ROC AUC on the test outputs, beside each signal
+    alone (AUC of −mean/−min log-probability and of each other signal), and what the cut does there;
+    "long_src" is the 95th percentile of the validation sources' length (the notice's "long sentence").
+    None when the validation outputs are all bad or all good (nothing to fit); an AUC with one class empty
+    on the test split is None."""
+    v_sig, t_sig = _signals(valid, [p[0] for p in valid_pairs]), _signals(test, [p[0] for p in test_pairs])
+    v_bad, t_bad = _bad(valid, [p[1] for p in valid_pairs]), _bad(test, [p[1] for p in test_pairs])
+    if v_bad.all() or not v_bad.any():
+        return None
+    v_x = np.array([[row[k] for k in SIGNALS] for row in v_sig])
+    mean, scale = v_x.mean(0), v_x.std(0)
+    scale[scale == 0] = 1.0
+    coef, intercept = logistic_fit((v_x - mean) / scale, v_bad)
+    fit: dict[str, Any] = {"signals": list(SIGNALS), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
+                           "coef": coef.round(6).tolist(), "intercept": round(intercept, 6), "bad_chrf": BAD_CHRF}
+    v_p = np.array([bad_output_chance(fit, row) for row in v_sig])
+    t_p = np.array([bad_output_chance(fit, row) for row in t_sig])
+    threshold = youden_threshold(v_p, v_bad)
+    flagged = t_p >= threshold
+    direction = {"mean_log_prob": -1.0, "min_log_prob": -1.0}  # the others: higher, more likely bad
+    def area(scores: Sequence[float] | np.ndarray, bad: np.ndarray) -> float | None:
+        value = roc_auc(scores, bad)
+        return None if math.isnan(value) else round(value, 4)
+
+    auc = area(t_p, t_bad)
+    return {**fit, "threshold": round(threshold, 6),
+            "long_src": int(np.percentile([row["src_len"] for row in v_sig], 95)),
+            "auc_test": auc, "auc_valid": area(v_p, v_bad), "meets_bar": auc is not None and auc >= 0.75,
+            "auc_test_by_signal": {k: area([direction.get(k, 1.0) * row[k] for row in t_sig], t_bad) for k in SIGNALS},
+            "n_valid": len(v_bad), "n_test": len(t_bad), "bad_share_test": round(float(t_bad.mean()), 4),
+            "flagged_share_test": round(float(flagged.mean()), 4),
+            "bad_share_flagged": round(float(t_bad[flagged].mean()), 4) if flagged.any() else None,
+            "bad_share_passed": round(float(t_bad[~flagged].mean()), 4) if (~flagged).any() else None}
+
+
+def real_figures(decode: Callable[[Sequence[Sequence[str]]], Decoded], read: Callable[[str], list[str]],
+                 test_pairs: Sequence[TokenPair], valid_pairs: Sequence[TokenPair] | None = None) -> dict[str, Any]:
+    """Test BLEU, chrF and confidence of one model on the corpus's own tokens; under "page" the same
+    through the page's reading of the typed sentence (``read`` of the detokenized source: for HSK the
+    page re-segments the Chinese and splits unknown words into characters) when that reading differs;
+    under "notice" (given ``valid_pairs``) the wrong-output notice fitted on the page's reading
+    (:func:`fit_notice`)."""
+    def page(pairs: Sequence[TokenPair]) -> list[TokenPair]:
+        return [(read(detokenize(list(src))), tgt) for src, tgt in pairs]
+
+    sources, refs = [list(p[0]) for p in test_pairs], [list(p[1]) for p in test_pairs]
+    decoded = decode(sources)
+    row = _scores(decoded, refs)
+    page_test, page_decoded = page(test_pairs), decoded
+    if [list(src) for src, _ in page_test] != sources:
+        page_decoded = decode([src for src, _ in page_test])
+        row["page"] = {**_scores(page_decoded, refs), "reading": "the page's input pipeline on the typed sentence"}
+    if valid_pairs:
+        page_valid = page(valid_pairs)
+        notice = fit_notice(decode([src for src, _ in page_valid]), page_valid, page_decoded, page_test)
+        if notice is not None:
+            row["notice"] = notice
+    return row
+
+
+def decoder_of(loaded: LoadedSeq2Seq) -> Callable[[Sequence[Sequence[str]]], Decoded]:
+    """:data:`Decoded` of an RNN seq2seq checkpoint: greedy, as the page decodes."""
+    def decode(sources: Sequence[Sequence[str]]) -> Decoded:
+        encoded, outputs = greedy_outputs(loaded.model, loaded.src_vocab, sources)
+        hyps = [loaded.tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
+        limit = loaded.model.cfg.max_src_len - 1
+        unknown = [[t not in loaded.src_vocab for t in list(src)[:limit]] for src in sources]
+        return hyps, output_token_log_probs(loaded.model, encoded, outputs), unknown
+    return decode
+
+
+def evaluate_real_model(name: str | Path, test_pairs: Sequence[TokenPair],
+                        valid_pairs: Sequence[TokenPair] | None = None) -> dict:
     """Test BLEU and chrF of one checkpoint trained on real pairs (no gold alignment, so no AER),
-    with its confidence summary. The sources are the corpus's own tokens (for HSK, the package's
-    segmentation)."""
+    with its confidence summary, on the corpus's own tokens and on the page's reading, and its
+    wrong-output notice (:func:`real_figures`)."""
     loaded = load_seq2seq(name)
-    sources, outputs = greedy_outputs(loaded.model, loaded.src_vocab, [p[0] for p in test_pairs])
-    hyps = [loaded.tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
-    refs = [list(p[1]) for p in test_pairs]
+    figures = real_figures(decoder_of(loaded), lambda text: source_tokens(text, loaded), test_pairs, valid_pairs)
     return {"name": loaded.name, "label": loaded.training.get("label", loaded.name),
-            "attention": loaded.model.cfg.attention, "bleu": round(bleu(hyps, refs), 2),
-            "chrf": round(chrf(hyps, refs), 2), "n_test": len(test_pairs),
-            "confidence": confidence_summary(output_log_probs(loaded.model, sources, outputs), outputs),
+            "attention": loaded.model.cfg.attention, **figures, "n_test": len(test_pairs),
             "train_seconds": loaded.training.get("seconds")}
 
 
-def evaluate_real(corpus: str, names: Sequence[str | Path], test_pairs: Sequence[TokenPair]) -> dict:
+def evaluate_real(corpus: str, names: Sequence[str | Path], test_pairs: Sequence[TokenPair],
+                  valid_pairs: Sequence[TokenPair] | None = None) -> dict:
     """The models trained on one real corpus and the copy baseline (hypothesis = the source
-    tokens), all on the same test pairs."""
+    tokens), all on the same test pairs; with ``valid_pairs``, each model's wrong-output notice."""
     sources, refs = [list(p[0]) for p in test_pairs], [list(p[1]) for p in test_pairs]
     src_lang, tgt_lang = LANGUAGES[corpus]
     return {"corpus": corpus, "data": describe(corpus), "src_lang": src_lang, "tgt_lang": tgt_lang,
-            "n_test": len(test_pairs), "models": [evaluate_real_model(name, test_pairs) for name in names],
+            "n_test": len(test_pairs),
+            "models": [evaluate_real_model(name, test_pairs, valid_pairs) for name in names],
             "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)}}
 
 
@@ -316,7 +423,8 @@ def evaluate_shipped() -> dict[str, Any]:
             errors.append(str(exc))
     for corpus, names in sorted((c, n) for c, n in groups.items() if c is not None):
         try:
-            real[corpus] = evaluate_real(corpus, names, real_splits(corpus)["test"])
+            splits = real_splits(corpus)
+            real[corpus] = evaluate_real(corpus, names, splits["test"], splits["valid"])
         except (CheckpointError, CorpusError) as exc:
             errors.append(str(exc))
     return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split",
@@ -333,10 +441,18 @@ def format_results(results: dict) -> str:
     for part in results.get("real", {}).values():
         lines.append(f"\n{part['data']} ({part['src_lang']}→{part['tgt_lang']}), test split, "
                      f"n_test = {part['n_test']}")
-        lines.append(f"{'model':36} {'BLEU':>6} {'chrF':>6}")
-        rows = [(m["label"], m["bleu"], m["chrf"]) for m in part["models"]]
-        rows.append(("copy baseline (output = source)", part["copy"]["bleu"], part["copy"]["chrf"]))
-        lines += [f"{label:36} {b:6.2f} {c:6.2f}" for label, b, c in rows]
+        lines.append(f"{'model':36} {'BLEU':>6} {'chrF':>6} {'page BLEU':>9} {'page chrF':>9} "
+                     f"{'notice AUC (chrF < 30)':>22}")
+        for m in part["models"]:
+            page, notice = m.get("page") or {}, m.get("notice") or {}
+            page_bleu, page_chrf = (f"{page['bleu']:.2f}", f"{page['chrf']:.2f}") if page else ("=", "=")
+            auc = (f"{notice['auc_test']:.3f} {'meets' if notice['meets_bar'] else 'below'} 0.75"
+                   if notice.get("auc_test") is not None else "—")
+            lines.append(f"{m['label']:36} {m['bleu']:6.2f} {m['chrf']:6.2f} {page_bleu:>9} {page_chrf:>9} {auc:>22}")
+        lines.append(f"{'copy baseline (output = source)':36} {part['copy']['bleu']:6.2f} {part['copy']['chrf']:6.2f}")
+    if any(m.get("page") for part in results.get("real", {}).values() for m in part["models"]):
+        lines.append("page BLEU/chrF: each test source typed as text and read through the page's own input pipeline "
+                     "(HSK: re-segmented, unknown words split into characters); = where that reading is the corpus's")
     lines += [f"error: {err}" for err in results["errors"]]
     return "\n".join(lines)
 

@@ -40,16 +40,16 @@ from models.checkpoints import (
 )
 from models.inference.common import pad_ids
 from models.inference.transformer import greedy_batch
-from models.inference.translate import TRANSLATION
+from models.inference.translate import TRANSLATION, source_tokens
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
 from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.metrics import (
-    bleu, chrf, exact_match, expected_calibration_error, perplexity, reliability_bins,
+    bleu, expected_calibration_error, perplexity, reliability_bins,
 )
 from models.training.presets import Preset
 from models.training.seq2seq import (
-    build_vocabs, confidence_summary, evaluate_real, shipped_by_corpus, steps_for_epochs, training_pairs,
+    Decoded, build_vocabs, evaluate_real, real_figures, shipped_by_corpus, steps_for_epochs, training_pairs,
 )
 
 #: The presets' translation tasks: the grammar and Bible English→French, HSK Chinese→English.
@@ -139,19 +139,39 @@ def greedy_outputs(model: Transformer, encoded: Sequence[list[int]]) -> tuple[li
 
 
 @torch.inference_mode()
-def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
-    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+def output_token_log_probs(model: Transformer, sources: Sequence[list[int]],
+                           outputs: Sequence[list[int]]) -> list[list[float]]:
+    """log p(y_t | y_<t, x) of each token of given outputs, teacher-forced (the numbers greedy decoding
+    computed)."""
     model.eval()
     c = model.config
-    totals: list[float] = []
+    rows: list[list[float]] = []
     for i in range(0, len(sources), 128):
         src = pad_ids(sources[i: i + 128], c.pad_id)
         outs = outputs[i: i + 128]
         tgt_in = pad_ids([[c.bos_id] + o[:-1] for o in outs], c.pad_id)
         target = pad_ids(outs, c.pad_id)
         picked = torch.log_softmax(model(src, tgt_in).float(), -1).gather(-1, target.unsqueeze(-1)).squeeze(-1)
-        totals += (picked * (target != c.pad_id)).sum(-1).tolist()
-    return totals
+        rows += [row[: len(o)] for row, o in zip(picked.tolist(), outs)]
+    return rows
+
+
+def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: Sequence[list[int]]) -> list[float]:
+    """Σ log p(y_t | y_<t, x) of given outputs, teacher-forced (the numbers greedy decoding computed)."""
+    return [sum(row) for row in output_token_log_probs(model, sources, outputs)]
+
+
+def decoder_of(loaded: LoadedTransformer) -> Callable[[Sequence[Sequence[str]]], Decoded]:
+    """:data:`~models.training.seq2seq.Decoded` of a Transformer translation checkpoint: greedy, as the
+    page decodes."""
+    def decode(sources: Sequence[Sequence[str]]) -> Decoded:
+        limit = loaded.max_src_tokens
+        encoded, outputs = greedy_outputs(loaded.encoder_decoder,
+                                          [encode_source(loaded.src_stoi, src, limit) for src in sources])
+        hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
+        unknown = [[t not in loaded.src_stoi for t in list(src)[:limit]] for src in sources]
+        return hyps, output_token_log_probs(loaded.encoder_decoder, encoded, outputs), unknown
+    return decode
 
 
 def encode_tf_pairs(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], src_vocab: Vocab, tgt_vocab: Vocab,
@@ -298,15 +318,10 @@ def evaluate_checkpoint(name: str) -> dict:
                    n_test=1000)
     elif loaded.task == TRANSLATION:
         corpus = t.get("corpus")  # a real corpus's fixed test split (sources in its own tokens), or the grammar's
-        test = real_splits(corpus)["test"] if corpus else [(p.src, p.tgt) for p in make_splits()["test"]]
-        sources, outputs = greedy_outputs(loaded.encoder_decoder,
-                                          [encode_source(loaded.src_stoi, src, loaded.max_src_tokens)
-                                           for src, _ in test])
-        hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
-        refs = [list(tgt) for _, tgt in test]
-        row.update(metric="test BLEU", bleu=round(bleu(hyps, refs), 2), chrf=round(chrf(hyps, refs), 2),
-                   n_test=len(test), exact_match=round(exact_match(hyps, refs), 4), family="transformer",
-                   confidence=confidence_summary(output_log_probs(loaded.encoder_decoder, sources, outputs), outputs),
+        splits = real_splits(corpus) if corpus else {"test": [(p.src, p.tgt) for p in make_splits()["test"]]}
+        figures = real_figures(decoder_of(loaded), lambda text: source_tokens(text, loaded), splits["test"],
+                               splits.get("valid"))
+        row.update(metric="test BLEU", **figures, n_test=len(splits["test"]), family="transformer",
                    **({"corpus": corpus} if corpus else {}))
     elif loaded.task == "lm":
         held = [v.tokens for v in split_verses(load_verses())["heldout"]]
@@ -344,7 +359,7 @@ def add_real(results: dict) -> None:
         part = evaluate_each(names, evaluate_checkpoint)
         errors += part["errors"]
         if part["models"] and corpus not in real:
-            real[corpus] = evaluate_real(corpus, [], real_splits(corpus)["test"])
+            real[corpus] = evaluate_real(corpus, [], real_splits(corpus)["test"])  # the copy baseline
         if part["models"]:
             real[corpus]["models"] += part["models"]
 

@@ -167,6 +167,35 @@ STRINGS: dict[str, tuple[str, str]] = {
                                   "above {p01:.3f}).",
                                   "置信度：每个输出词元的平均对数概率 {confidence:.3f} — 与测试集相当（其测试集中位数为 "
                                   "{median:.3f}，99% 的句子高于 {p01:.3f}）。"),
+    # the wrong-output notice of the models trained on real pairs (models/inference/notices.wrong_output_notice)
+    "notice.risk.low": (
+        "Not flagged as probably wrong: estimated chance of a bad translation {p:.0%}, below this model's flag at "
+        "{threshold:.0%} (mean log-probability per output token {confidence:.3f}). This is no promise: on its test "
+        "set {passed_bad:.0%} of the translations not flagged were bad too (sentence chrF < 30).",
+        "未被标记为很可能有误：估计为差译文的概率 {p:.0%}，低于该模型的标记线 {threshold:.0%}（每个输出词元的平均"
+        "对数概率 {confidence:.3f}）。但这并不保证译文正确：在其测试集上，未被标记的译文中也有 {passed_bad:.0%} "
+        "是差译文（句子级 chrF < 30）。"),
+    "notice.risk.unknown": (
+        "Probably wrong: estimated chance of a bad translation {p:.0%} (mean log-probability per output token "
+        "{confidence:.3f}; on its test set {flagged_bad:.0%} of the translations flagged like this were bad, sentence "
+        "chrF < 30). The model does not know {shown}: it guesses at what they mean, and often at the sentence "
+        "around them.",
+        "译文很可能有误：估计为差译文的概率 {p:.0%}（每个输出词元的平均对数概率 {confidence:.3f}；在其测试集上，像这样"
+        "被标记的译文中有 {flagged_bad:.0%} 是差译文，即句子级 chrF < 30）。模型不认识 {shown}：它只能猜这些词的译法，往往连周围的句子也一起译错。"),
+    "notice.risk.long": (
+        "Probably wrong: estimated chance of a bad translation {p:.0%} (mean log-probability per output token "
+        "{confidence:.3f}; on its test set {flagged_bad:.0%} of the translations flagged like this were bad, sentence "
+        "chrF < 30). The sentence is long ({n} words; 95% of its corpus's sentences have at most {long}): on long "
+        "sentences it drops words and loses their order.",
+        "译文很可能有误：估计为差译文的概率 {p:.0%}（每个输出词元的平均对数概率 {confidence:.3f}；在其测试集上，像这样"
+        "被标记的译文中有 {flagged_bad:.0%} 是差译文，即句子级 chrF < 30）。这个句子很长（{n} 个词；其语料中 95% 的句子不超过 {long} 个词）：遇到长句，模型会漏词、打乱词序。"),
+    "notice.risk.style": (
+        "Probably wrong: estimated chance of a bad translation {p:.0%} (mean log-probability per output token "
+        "{confidence:.3f}; on its test set {flagged_bad:.0%} of the translations flagged like this were bad, sentence "
+        "chrF < 30). It knows every word, but the sentence is probably unlike the {data} it learned from, in wording "
+        "or style: it falls back on phrases it learned there.",
+        "译文很可能有误：估计为差译文的概率 {p:.0%}（每个输出词元的平均对数概率 {confidence:.3f}；在其测试集上，像这样"
+        "被标记的译文中有 {flagged_bad:.0%} 是差译文，即句子级 chrF < 30）。每个词它都认识，但这个句子的措辞或风格很可能不同于它所学的{data}：它会退回到在那里学到的说法。"),
     "notice.scope": ("This model was trained only on the {data} ({n_words:,} source words); it has not learned "
                      "ordinary language.", "这个模型只在{data}上训练过（{n_words:,} 个源语言词）；它没有学过日常语言。"),
     "notice.forced": ("What-if: step {step} was forced to “{token}”. At that step the model ranked “{top}” first "

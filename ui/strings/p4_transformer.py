@@ -24,6 +24,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.scores.line": ("**Test scores of {model}:** BLEU {bleu}, chrF {chrf} on {n_test} sentences never trained on "
                        "({test}).",
                        "**{model} 的测试分数：** 在 {n_test} 个从未用于训练的句子上（{test}）BLEU {bleu}，chrF {chrf}。"),
+    "p4.scores.page": ("These are this page's own figures: each test sentence typed as text and read as this page "
+                       "reads it (Chinese re-segmented against the model's vocabulary, unknown words split into "
+                       "characters). Fed the corpus's own segmentation, it scores BLEU {bleu}, chrF {chrf}.",
+                       "以上是本页自己的分数：把每个测试句子当作输入文本，按本页的方式读入（中文按模型词表重新分词，"
+                       "未知词拆成单字）。若改用语料自带的分词，得分为 BLEU {bleu}，chrF {chrf}。"),
     "p4.scores.grammar_line": ("Beside it, the grammar Transformer ({model}): BLEU {bleu}, chrF {chrf} on {n_test} test "
                                "sentences of its own small made-up grammar — an easier task than real sentences.",
                                "作为对照，文法 Transformer（{model}）：在其自带小型人造文法的 {n_test} 个测试句子上 BLEU {bleu}，"
