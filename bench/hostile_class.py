@@ -843,7 +843,8 @@ def fault_kill_resume(lab: Lab) -> Held:
     resumable after each kill, finished at the end with each of its steps logged once."""
     from models.runs.registry import Registry
     from models.runs.store import list_runs, locked, resumable, run_lock
-    from models.training.runs import FINISHED, STOPPED, RunError, read_snapshots
+    from models.runs.snapshots import read_snapshots
+    from models.training.runs import FINISHED, STOPPED, RunError
 
     root = lab.folder("killed")
     ann = lab.owner("ann")

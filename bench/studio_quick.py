@@ -30,7 +30,8 @@ from models.device import configure_threads
 from models.training.metrics import bleu
 from models.runs.registry import Registry
 from models.runs.store import SavedRun, list_runs
-from models.training.runs import CHECKPOINT, N_VALID, PRESETS, RNN, TEXT_DATA, RunSettings, Snapshot, read_snapshots
+from models.runs.snapshots import Snapshot, read_snapshots
+from models.training.runs import CHECKPOINT, N_VALID, PRESETS, RNN, TEXT_DATA, RunSettings
 from models.training.seq2seq import translate_all
 from models.training.transformer import translate_batch
 

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 from models.runs import owners, store
 from models.runs.__main__ import main as teacher
 from models.runs.registry import PENDING, Registry
+from models.runs.snapshots import read_snapshots
 from models.training import runs
 from models.training.runs import FINISHED, PRESETS, RUN_FILE, STOPPED, RunError, RunSettings, capped_vocabs
 from tests.conftest import APPTEST_TIMEOUT, ROOT, owner_id, owner_of
@@ -280,7 +281,7 @@ from dataclasses import replace
 from models.runs.registry import Registry
 from models.training.runs import PRESETS
 registry = Registry(None, max_active=1)
-settings = replace(PRESETS["tiny"], steps=600, snapshots=3, checkpoint_every=20, name="killed")
+settings = replace(PRESETS["tiny"], steps=240, snapshots=3, checkpoint_every=20, name="killed")
 run_id = registry.start(settings, owner={owner!r})
 print(run_id, flush=True)
 while registry.runs[run_id].active:
@@ -313,9 +314,9 @@ def test_a_run_killed_mid_training_resumes_from_its_last_save_with_no_step_twice
     run = wait(registry, registry.resume(run_id, owner_of("ann")), timeout=300)
     assert run.status == FINISHED, run.message
     steps = [json.loads(line)["step"] for line in (folder / runs.LOG_FILE).read_text().splitlines()]
-    assert steps == list(range(1, 601))
-    shots = [s.step for s in runs.read_snapshots(folder)]
-    assert shots == sorted(set(shots)) and shots[-1] == 600
+    assert steps == list(range(1, 241))
+    shots = [s.step for s in read_snapshots(folder)]
+    assert shots == sorted(set(shots)) and shots[-1] == 240
 
 
 @pytest.mark.slow

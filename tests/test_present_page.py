@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from models.inference import llm as L
 from models.runs.registry import Registry
 from models.runs.store import list_runs
-from models.training.runs import FINISHED, RUNS_ENV, read_snapshots
+from models.runs.snapshots import read_snapshots
+from models.training.runs import FINISHED, RUNS_ENV
 from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_llm import tiny  # noqa: F401  (the fixture: a tiny random Llama)

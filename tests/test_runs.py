@@ -27,8 +27,9 @@ from models.runs.registry import Registry
 from models.runs.store import export_zip, import_zip, list_runs
 from models.training import runs
 from models.training.runs import (
-    FAILED, FINISHED, PRESETS, STOPPED, WAITING, RunError, RunSettings, read_losses, read_snapshots, snapshot_steps,
+    FAILED, FINISHED, PRESETS, STOPPED, WAITING, RunError, RunSettings,
 )
+from models.runs.snapshots import read_losses, read_snapshots, snapshot_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = replace(PRESETS["tiny"], steps=12, snapshots=3, name="tiny test run", probe="the small cat is not red .")

@@ -14,6 +14,7 @@ from models.checkpoints import load_txl, load_xlnet
 from models.inference.transformer_xl import generate_with_memory, read_passage
 from models.inference.xlnet import identity_order, predict
 from models.nn.transformer_xl import xl_mask
+from models.runs.snapshots import read_snapshots
 from models.training import runs
 from models.runs import store
 from models.runs.registry import Registry
@@ -50,7 +51,7 @@ def xlnet_run(tmp_path_factory):
 def test_an_xl_run_keeps_its_last_segment_over_memory_and_saves_a_txl_checkpoint(xl_run):
     run, s = xl_run, xl_run.settings
     assert [x.step for x in run.snapshots] == [0, 3, 6] and len(run.losses) == 6
-    assert [x.step for x in runs.read_snapshots(run.folder)] == [0, 3, 6]
+    assert [x.step for x in read_snapshots(run.folder)] == [0, 3, 6]
     shot = run.snapshots[-1]
     assert shot.metric == runs.PERPLEXITY and shot.score > 1
     # <s> + 18 words in segments of L = 8: the last segment holds 3 tokens after a memory of M = 8

@@ -28,8 +28,9 @@ from models.runs.store import (
 from models.training.runs import (
     ACTIVE_STATES, BLEU, CHECKPOINT, DATA_SOURCES, FAILED, FINISHED, MAX_WINDOW, MAX_XL_MEM, METRICS, MLM_ACCURACY,
     PERPLEXITY, PLM_PERPLEXITY, PRESETS, STATES, STOPPED, TRAINEES, WAITING, XL, XLNET, Run, RunError, RunSettings,
-    Snapshot, data_for, read_losses, read_snapshots,
+    data_for,
 )
+from models.runs.snapshots import Snapshot, read_losses, read_snapshots
 from ui.checkpoints import release
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, t

@@ -30,13 +30,17 @@ owner may rename, delete, publish or resume a run.
 Runs live under ``$ATTENTION_LAB_RUNS`` (default ``$XDG_DATA_HOME/attention-lab/runs``, i.e.
 ``~/.local/share/attention-lab/runs``), never in the repository. A run's zip holds its checkpoint
 and logs; :func:`import_zip` accepts only those file names, within size limits.
+
+The service is split by role: this module holds the studio's settings, data and each family's trainee
+(built on the family's one recipe, shared with ``python -m models.train``) and :func:`train_run`;
+:mod:`models.runs.registry` the threads and the slot queue, :mod:`models.runs.store` the saved runs,
+owners and zips, :mod:`models.runs.snapshots` a run's loss log and probe snapshots.
 """
 from __future__ import annotations
 
 import copy
 import functools
 import io
-import json
 import math
 import os
 import secrets
@@ -59,7 +63,7 @@ from corpora.en_fr import Pair, make_splits
 from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
 from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize, tokenize
-from models.atomic import atomic_folder, first_line, write_atomic, write_json_atomic, write_new
+from models.atomic import atomic_folder, first_line, write_json_atomic, write_new
 from models.checkpoints import (
     CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, LoadedSeq2Seq,
     LoadedTransformer, LoadedTXL, LoadedXLNet, load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet,
@@ -76,6 +80,10 @@ from models.nn.rnn_seq2seq import ATTENTIONS, Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
+from models.runs.snapshots import (
+    BLEU, LOG_FILE, MLM_ACCURACY, PERPLEXITY, PLM_PERPLEXITY, SNAPSHOT_FILE, Snapshot, snapshot_steps, truncate_log,
+    truncate_snapshots,
+)
 from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab
 from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
@@ -93,7 +101,7 @@ from models.training.transformer_xl import batchify, memory_evaluation, recurren
 from models.training.xlnet import permutation_loss, permutation_nll, permuted_windows
 
 RUNS_ENV = "ATTENTION_LAB_RUNS"
-RUN_FILE, LOG_FILE, SNAPSHOT_FILE, CHECKPOINT = "run.json", "log.jsonl", "snapshots.jsonl", "checkpoint"
+RUN_FILE, CHECKPOINT = "run.json", "checkpoint"
 RESUME, STATE = "resume", "state.pt"  # a stopped run's training state: resume/state.pt (never in a zip)
 PAIR_DATA = ("grammar", "bible", "hsk", "upload")  # sentence pairs, for the encoder–decoders
 TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an uploaded file), for the LM and BERT
@@ -112,7 +120,6 @@ def data_for(family: str) -> tuple[str, ...]:
 
 
 # each family's validation metric; XLNet's is the permutation LM's perplexity (random orders), not an LM's
-BLEU, PERPLEXITY, MLM_ACCURACY, PLM_PERPLEXITY = "bleu", "perplexity", "mlm_accuracy", "plm_perplexity"
 METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY, XL: PERPLEXITY, XLNET: PLM_PERPLEXITY}
 LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert,
            "transformer-xl": load_txl, "xlnet": load_xlnet}
@@ -353,87 +360,6 @@ PRESETS: dict[str, RunSettings] = {
     "tiny-xlnet": RunSettings(family=XLNET, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=8,
                               steps=20, n_train=300, snapshots=2, window=12, k_split=3),
 }
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The probe decoded at one training step: its tokens, α (target × source; the Transformer's
-    cross-attention as layers × heads × target × source), the validation scores at that step (AER
-    only where the data has gold alignments), and the probe's gold links (src_i, tgt_j) when it has
-    them and the output is its reference translation. ``score`` is the validation ``metric``: BLEU
-    (translation), perplexity (LM) or masked-LM top-1 accuracy (BERT). For the LM and BERT,
-    ``src_tokens`` is the whole sequence read (the LM's prompt and its greedy next tokens; BERT's
-    pieces with [CLS]/[SEP]), ``tgt_tokens`` the predictions (the next tokens; the top piece at each
-    [MASK]) and ``attention`` the self-attention, layers × heads × sequence × sequence. Transformer-XL:
-    ``src_tokens`` = [memory | segment] of the probe's last segment (:attr:`memory` tokens of memory),
-    ``attention`` its layers × heads × segment × (memory + segment), ``tgt_tokens`` the greedy next
-    tokens. XLNet: the probe's words under the identity order, ``attention`` the query stream's
-    layers × heads × n × n, ``tgt_tokens`` the top prediction at each predicted position (the last
-    ⌈n/K⌉)."""
-
-    step: int
-    src_tokens: list[str]
-    tgt_tokens: list[str]
-    attention: np.ndarray | None  # float32; a list of lists in snapshots.jsonl
-    score: float
-    aer: float | None
-    gold: list[tuple[int, int]] | None = None
-    metric: str = BLEU
-
-    @property
-    def weights(self) -> np.ndarray | None:
-        return None if self.attention is None else np.asarray(self.attention, dtype=float)
-
-    @property
-    def memory(self) -> int:
-        """Transformer-XL's memory: how many of the keys come before the queries' own tokens (a language
-        model's self-attention: 0 for a square map; translation's maps are not self-attention: 0)."""
-        if self.attention is None or self.metric != PERPLEXITY:
-            return 0
-        return int(self.attention.shape[-1] - self.attention.shape[-2])
-
-    def to_json(self) -> str:
-        weights = None if self.attention is None else np.round(self.attention.astype(float), 4).tolist()
-        return json.dumps(dict(asdict(self), attention=weights))
-
-    @classmethod
-    def from_json(cls, line: str) -> Snapshot:
-        data = json.loads(line)
-        if data.get("attention") is not None:
-            data["attention"] = np.asarray(data["attention"], dtype=np.float32)
-        if "bleu" in data:  # a run saved before the LM and BERT families: its score is BLEU
-            data["score"] = data.pop("bleu")
-        return cls(**data)
-
-
-def read_snapshots(folder: Path) -> list[Snapshot]:
-    """The snapshots a run wrote (a saved run's scrubber); unreadable lines are skipped."""
-    out: list[Snapshot] = []
-    try:
-        lines = (folder / SNAPSHOT_FILE).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        try:
-            out.append(Snapshot.from_json(line))
-        except (ValueError, TypeError):
-            continue
-    return out
-
-
-def read_losses(folder: Path) -> list[float]:
-    """The per-step training losses a run logged (``log.jsonl``)."""
-    try:
-        lines = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    out = []
-    for line in lines:
-        try:
-            out.append(float(json.loads(line)["loss"]))
-        except (ValueError, TypeError, KeyError):
-            continue
-    return out
 
 
 @dataclass
@@ -876,11 +802,6 @@ def take_snapshot(step: int, trainee: Trainee, probe: str,
                     round(float(score), 4 if trainee.metric == MLM_ACCURACY else 2), aer, links, trainee.metric)
 
 
-def snapshot_steps(steps: int, n: int) -> set[int]:
-    """The steps after which snapshots are taken: 0, then n evenly spaced up to the last step."""
-    return {0} | {max(1, round(steps * (i + 1) / n)) for i in range(n)}
-
-
 def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> None:
     """Train ``run`` in the calling thread (the registry's thread; tests may call it directly),
     taking snapshots and writing logs and the checkpoint into ``run.folder``. Every
@@ -971,40 +892,6 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     final = STOPPED if stats["cut_short"] else FINISHED
     write_meta(run, final)  # run.json first: a caller that sees the status may change the file at once
     run.status = final
-
-
-def truncate_log(folder: Path, step: int) -> list[float]:
-    """Keep the lines of ``log.jsonl`` up to ``step`` (a resumed run logs the later steps again) and
-    return their losses."""
-    path = folder / LOG_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    kept, losses = [], []
-    for line in lines:
-        try:
-            record = json.loads(line)
-            if int(record["step"]) > step:
-                break
-            losses.append(float(record["loss"]))
-        except (ValueError, TypeError, KeyError):
-            continue
-        kept.append(line)
-    write_json_lines(path, kept)
-    return losses
-
-
-def truncate_snapshots(folder: Path, step: int) -> list[Snapshot]:
-    """Keep the snapshots up to ``step`` in ``snapshots.jsonl`` and return them."""
-    kept = [shot for shot in read_snapshots(folder) if shot.step <= step]
-    write_json_lines(folder / SNAPSHOT_FILE, [shot.to_json() for shot in kept])
-    return kept
-
-
-def write_json_lines(path: Path, lines: list[str]) -> None:
-    """Replace a .jsonl file atomically (:func:`models.atomic.write_atomic`)."""
-    write_atomic(path, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:

@@ -14,7 +14,7 @@ def slide(p: SlideParams) -> SlideView:
     a Transformer's cross-attention, of the page's layer and head); a model without attention shows
     its loss and BLEU curves at the snapshot instead."""
     from models.runs.store import list_runs
-    from models.training.runs import read_snapshots
+    from models.runs.snapshots import read_snapshots
     from ui.studio import probe_figure, registry, run_curves, session_owner, snapshot_caption
 
     saved = {run.id: run for run in list_runs(registry().root, session_owner())}  # newest first, the page's default
