@@ -14,7 +14,7 @@ page_frame(t("nav.9"), icon="🦙", intro=t("llm_explorer.intro"))
 from ui.export import PLOT  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
 from ui.llm import choose_model, head_scores, heads_figure, heavy_once, ready_model, rope_bases, rope_view  # noqa: E402
-from ui.llm import step_figure, visible  # noqa: E402
+from ui.llm import chinese_notice, step_figure, visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
@@ -130,6 +130,7 @@ def generation_tab() -> None:
                 dropped=trace.dropped,
             )
         )
+    chinese_notice(model, trace.prompt_tokens)
     step = step_control(len(trace.steps), key="llm", label=t("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])

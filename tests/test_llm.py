@@ -3,7 +3,9 @@ generation trace, KV cache, top-k/top-p, grouped-query sharing and cache bytes, 
 scores, the conversion cache; and the page with the model absent (AppTest)."""
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -377,25 +379,35 @@ def test_no_english_literal_reaches_streamlit_on_the_page() -> None:
 
 
 @pytest.fixture
-def page_model(monkeypatch) -> L.LLM:
+def page_model(monkeypatch) -> Iterator[L.LLM]:
     """The page's model replaced by a tiny random Llama (3 layers, 6 query heads, 2 key/value heads),
-    as if converted; the page's caches are emptied before and after, so no other test sees it."""
-    from ui import llm as page_llm
-
+    as if converted (:func:`served`)."""
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
                          num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
                          rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
     tiny = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
+    with served(monkeypatch, tiny):
+        yield tiny
+
+
+@contextlib.contextmanager
+def served(monkeypatch, model: L.LLM) -> Iterator[L.LLM]:
+    """The Real LLM page's model replaced by ``model``, as if converted; the page's caches emptied before
+    and after, so no other test sees it."""
+    from ui import llm as page_llm
+
     monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT)
     monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)
-    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
+    monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: model)
     caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores)
     for cached in caches:
         cached.clear()
-    yield tiny
-    for cached in caches:
-        cached.clear()
+    try:
+        yield model
+    finally:
+        for cached in caches:
+            cached.clear()
 
 
 @pytest.mark.parametrize("topic, kind", [("llm_explorer.tab.generation", None), ("llm_explorer.tab.gqa", None),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -239,6 +240,18 @@ def head_scores(model: str, text: str, period: int, seed: int):
     from models.inference.llm import measure_heads
 
     return measure_heads(shared_llm(model), text, period, seed)
+
+
+def chinese_notice(model: str, prompt_tokens: Sequence[str]) -> None:
+    """For a model that does not read Chinese (SmolLM2), when the prompt has Chinese: how it cut the
+    characters into byte pieces, and what it answers (measured by ``python -m bench.llm_chinese``)."""
+    from models.inference.llm import chinese_reading, spec_of
+
+    if spec_of(model).reads_chinese:
+        return
+    chars, pieces, fragments = chinese_reading(prompt_tokens)
+    if chars:
+        st.info(t("llm_explorer.no_chinese", chars=chars, pieces=pieces, fragments=fragments))
 
 
 def visible(tokens: list[str]) -> list[str]:

