@@ -213,6 +213,8 @@ def gqa_tab() -> None:
                 share=cache.gqa / cache.mha,
             )
         )
+        if window := cache.window_line(llm):
+            st.caption(window)
     chart(figure, config=PLOT, where=left)
 
 

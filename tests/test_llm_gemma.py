@@ -124,3 +124,21 @@ def test_the_page_runs_gemma_from_its_converted_cache(tmp_path, monkeypatch, lan
     finally:
         for cached in caches:
             cached.clear()
+
+
+def test_the_cache_size_counts_a_sliding_layer_to_its_window(tiny_gemma: L.LLM) -> None:
+    """What the GQA tab counts is what the model's own cache holds: every position on the global layer,
+    the last WINDOW − 1 on the five sliding-window layers (the next token reads them and itself)."""
+    for n in (3, WINDOW, 11):
+        held = L.measured_cache_positions(tiny_gemma, list(range(2, 2 + n)))
+        assert held == [min(n, WINDOW - 1)] * 5 + [n]
+        assert sum(held) == L.cached_positions(tiny_gemma, n)
+
+
+def test_the_gqa_view_counts_the_window(tiny_gemma: L.LLM) -> None:
+    from ui.llm import gqa_view
+
+    _, cache = gqa_view(tiny_gemma, 2, 1000)
+    per_layer = cache.gqa / tiny_gemma.n_layers
+    assert cache.total == per_layer * (5 * (WINDOW - 1) + 1000) and cache.full == cache.gqa * 1000
+    assert f"{cache.total / 2**20:.1f} MiB" in cache.window_line(tiny_gemma) and "5" in cache.window_line(tiny_gemma)

@@ -312,12 +312,16 @@ def bytes_label(size: int) -> str:
 @dataclass(frozen=True)
 class KVCache:
     """Bytes of the KV cache per token with grouped-query attention (``gqa``) and with one K/V head per
-    query head (``mha``) at ``size`` bytes per value, and the context length ``context`` it is shown for."""
+    query head (``mha``) at ``size`` bytes per value, the context length ``context`` it is shown for, and
+    ``positions``: Σ over layers of the positions cached at that length (a sliding-window layer keeps
+    only its window: :func:`models.inference.llm.cached_positions`) of ``n_layers``."""
 
     gqa: int
     mha: int
     size: int
     context: int
+    positions: int
+    n_layers: int
 
     @property
     def per_token(self) -> tuple[str, str]:
@@ -325,9 +329,30 @@ class KVCache:
         return f"{self.gqa / 1024:.1f} KiB", f"{self.mha / 1024:.1f} KiB"
 
     @property
+    def total(self) -> float:
+        """Bytes cached at the context length: per layer and position × the positions the layers keep."""
+        return self.gqa / self.n_layers * self.positions
+
+    @property
+    def full(self) -> float:
+        """Bytes cached at the context length if every layer kept every position."""
+        return float(self.gqa * self.context)
+
+    @property
     def at_context(self) -> tuple[str, str]:
         """(with GQA, with full multi-head attention) at the context length, in MiB."""
-        return f"{self.gqa * self.context / 2**20:.1f} MiB", f"{self.mha * self.context / 2**20:.1f} MiB"
+        share = self.mha / self.gqa
+        return f"{self.total / 2**20:.1f} MiB", f"{self.total * share / 2**20:.1f} MiB"
+
+    def window_line(self, llm: LLM) -> str:
+        """For a model with sliding-window layers: what they keep, and the cache against every layer
+        keeping every token ("" for a model without)."""
+        if not llm.sliding_window:
+            return ""
+        return t("llm_explorer.gqa.window", local=len(llm.local_layers), window=llm.sliding_window,
+                 kept=llm.sliding_window - 1,
+                 n_global=len(llm.global_layers), n=self.context, total=self.at_context[0],
+                 full=f"{self.full / 2**20:.1f} MiB")
 
     def summary(self) -> str:
         """One line: per token and at the context length, against full multi-head attention."""
@@ -344,7 +369,7 @@ class KVCache:
 def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
     """The GQA tab's view of ``llm``: which key/value head each query head reads, and the KV cache's
     bytes at ``size`` bytes per value and ``context`` tokens."""
-    from models.inference.llm import gqa_groups, kv_cache_bytes
+    from models.inference.llm import cached_positions, gqa_groups, kv_cache_bytes
     from viz_core.llm import gqa_figure
 
     figure = gqa_figure(
@@ -358,6 +383,8 @@ def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
         kv_cache_bytes(llm.n_layers, llm.n_heads, llm.head_dim, size),
         size,
         context,
+        cached_positions(llm, context),
+        llm.n_layers,
     )
     return figure, cache
 

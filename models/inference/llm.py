@@ -521,6 +521,23 @@ def kv_cache_bytes(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_valu
     return 2 * n_layers * n_kv_heads * head_dim * bytes_per_value
 
 
+def cached_positions(llm: LLM, context: int) -> int:
+    """Σ over layers of the positions a layer's KV cache holds after ``context`` tokens: all of them on a
+    global layer, the last W − 1 on a sliding-window layer of window W (Gemma 3's five of every six: the
+    next token reads them and itself, W keys), as the model's own cache keeps them
+    (:func:`measured_cache_positions`)."""
+    local = len(llm.local_layers) if llm.sliding_window else 0
+    return (llm.n_layers - local) * context + local * min(context, (llm.sliding_window or context + 1) - 1)
+
+
+@torch.no_grad()
+def measured_cache_positions(llm: LLM, ids: Sequence[int]) -> list[int]:
+    """The positions each layer's KV cache holds after reading ``ids`` (the model's own cache object, as
+    generation keeps it): what :func:`cached_positions` sums."""
+    out = llm.model(input_ids=torch.tensor([list(ids)], device=next(llm.model.parameters()).device), use_cache=True)
+    return [int(layer.keys.shape[-2]) for layer in out.past_key_values.layers]
+
+
 # --------------------------------------------------------------------------------------
 # RoPE on the model's own head dimension
 # --------------------------------------------------------------------------------------

@@ -115,6 +115,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "分组查询注意力（Ainslie 等，2023）：每层的 {heads} 个查询头分成 {kv} 组，每组 {group} 个；"
                         "每组共享一个键投影和一个值投影。每个头仍有自己的查询，因而仍有自己的注意力模式，但 KV 缓存每层每个"
                         "词元只存 {kv} 份键和值，而不是 {heads} 份。"),
+    "llm_explorer.gqa.window": ("Its {local} sliding-window layers keep only the last {kept:,} tokens (a window of "
+                                "{window:,} with the new token itself; its {n_global} global layers keep them all): at "
+                                "{n:,} tokens the cache holds {total}, not the {full} of every layer keeping every token.",
+                                "它的 {local} 个滑动窗口层只保留最近 {kept:,} 个词元（连同新词元本身为 {window:,} 的窗口；"
+                                "{n_global} 个全局层保留全部）：{n:,} 个词元时缓存为 {total}，而不是每层都保留全部词元时的 {full}。"),
     "llm_explorer.gqa.bytes": ("Bytes per value", "每个数值的字节数"),
     "llm_explorer.gqa.context": ("Context length (tokens)", "上下文长度（词元数）"),
     "llm_explorer.gqa.per_token": ("KV cache per token", "每个词元的 KV 缓存"),

@@ -119,6 +119,8 @@ def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
     def draw(step: int) -> None:
         figure, cache = gqa_view(llm, size, context)
         line(cache.summary())
+        if window := cache.window_line(llm):
+            line(window)
         show_figure(figure)
 
     return p.view(1, 0, draw)
