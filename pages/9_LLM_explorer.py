@@ -130,7 +130,6 @@ def generation_tab() -> None:
                 dropped=trace.dropped,
             )
         )
-    chinese_notice(model, trace.prompt_tokens)
     step = step_control(len(trace.steps), key="llm", label=t("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
@@ -149,6 +148,7 @@ def generation_tab() -> None:
         config=PLOT,
         where=side,
     )
+    chinese_notice(model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
     total = sum(trace.step_seconds)
     st.caption(
         t(
@@ -167,7 +167,8 @@ def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
         st.markdown(
-            t("llm_explorer.gqa.explain", heads=llm.n_heads, kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads)
+            t("llm_explorer.mqa.explain" if llm.n_kv_heads == 1 else "llm_explorer.gqa.explain", heads=llm.n_heads,
+              kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads)
         )
         size = linked(
             st.segmented_control,

@@ -40,19 +40,19 @@ def byte_llm() -> L.LLM:
 def test_byte_pieces_are_labelled_with_the_character_they_form(byte_llm: L.LLM) -> None:
     ids = L.encode_prompt(byte_llm, "a 咖啡", chat=False)
     assert [byte_llm.tokenizer.decode([i]) for i in ids][2:4] == [L.REPLACEMENT] * 2  # alone: U+FFFD
-    assert byte_llm.token_text(ids) == ["a", " ", "咖 1/3", "咖 2/3", "咖 3/3", "啡 1/3", "啡 2/3", "啡 3/3"]
+    assert byte_llm.token_text(ids) == ["a", " ", "咖(1/3)", "咖(2/3)", "咖(3/3)", "啡(1/3)", "啡(2/3)", "啡(3/3)"]
     assert L.chinese_reading(byte_llm.token_text(ids)) == (2, 6, 6)
-    assert byte_llm.token_text(ids[3:]) == [L.REPLACEMENT] * 2 + ["啡 1/3", "啡 2/3", "啡 3/3"]  # 咖 cut: no run
+    assert byte_llm.token_text(ids[3:]) == [L.REPLACEMENT] * 2 + ["啡(1/3)", "啡(2/3)", "啡(3/3)"]  # 咖 cut: no run
 
 
 def test_chinese_reading_counts_whole_characters_once() -> None:
-    assert L.chinese_reading(["北京", "是", "咖 1/2", "咖 2/2", "the"]) == (4, 4, 2)
+    assert L.chinese_reading(["北京", "是", "咖(1/2)", "咖(2/2)", "the"]) == (4, 4, 2)
     assert L.chinese_reading(["The", " cat"]) == (0, 0, 0)
 
 
 def test_generation_labels_its_new_pieces_in_context(byte_llm: L.LLM) -> None:
     trace = L.generate(byte_llm, L.encode_prompt(byte_llm, "我想", chat=False), max_new=6, temperature=0.0)
-    assert trace.prompt_tokens == ["我 1/3", "我 2/3", "我 3/3", "想 1/3", "想 2/3", "想 3/3"]
+    assert trace.prompt_tokens == ["我(1/3)", "我(2/3)", "我(3/3)", "想(1/3)", "想(2/3)", "想(3/3)"]
     assert [s.token for s in trace.steps] == trace.generated_tokens
     assert trace.generated_tokens == byte_llm.token_text(trace.prompt_ids + trace.generated_ids)[6:]
 

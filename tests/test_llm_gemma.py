@@ -119,6 +119,14 @@ def test_the_page_runs_gemma_from_its_converted_cache(tmp_path, monkeypatch, lan
         assert STRINGS["llm.licence.gemma3"][i] in captions
         assert any("1,000,000" in c and "10,000" in c for c in captions)
         assert [w.key for w in at.get("segmented_control") if w.key == "llm_model"] == ["llm_model"]
+        gqa = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+        gqa.query_params.update(lang=lang, llm_model="gemma3", topic=STRINGS["llm_explorer.tab.gqa"][i])
+        gqa.run()
+        assert not gqa.exception, [e.value for e in gqa.exception]
+        texts = [m.value for m in gqa.markdown] + [c.value for c in gqa.caption]
+        assert STRINGS["llm_explorer.mqa.explain"][i].format(heads=4) in texts  # 4 query heads, one K/V head
+        window = [x for x in texts if x.startswith(STRINGS["llm_explorer.gqa.window"][i].split("{")[0])]
+        assert len(window) == 1 and f" {WINDOW - 1} " in window[0] and "MiB" in window[0]  # kept: W − 1
         trace = page_llm.generation("gemma3", "w5 w6 w7 w8 w9 w10", True, 3, 0.7, 50, 0.9, 0, True)
         assert trace.model == L.spec_of("gemma3").label and trace.steps[0].attention.shape[:2] == (6, 4)
     finally:

@@ -310,7 +310,7 @@ class LLM:
 
     def token_text(self, ids: Sequence[int]) -> list[str]:
         """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is); a run of
-        pieces that are each part of a character's bytes (SmolLM2 cuts 咖 into two) is labelled with the
+        pieces that are each part of a character's bytes (SmolLM2 cuts 咖 into three) is labelled with the
         characters they form together and each piece's place in the run (:func:`join_fragments`)."""
         ids = [int(i) for i in ids]
         return join_fragments([self.tokenizer.decode([i]) for i in ids], lambda a, b: self.tokenizer.decode(ids[a:b]))
@@ -319,13 +319,13 @@ class LLM:
 REPLACEMENT = "\ufffd"  # what a piece that is only part of a character's UTF-8 bytes decodes to alone
 MAX_FRAGMENTS = 8  # the longest run of pieces joined into characters (a CJK character is 3 bytes, an emoji 4)
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-FRAGMENT_LABEL = re.compile(r" (\d+)/(\d+)$")
+FRAGMENT_LABEL = re.compile(r"\((\d+)/(\d+)\)$")
 
 
 def join_fragments(texts: Sequence[str], decode_span: Callable[[int, int], str]) -> list[str]:
     """Labels for tokens decoded one by one (``texts``): where token i alone decodes to U+FFFD (a part of
     a character's bytes), the shortest run i … j−1 (j − i ≥ 2) that ``decode_span(i, j)`` decodes whole
-    is labelled "字 1/n", …, "字 n/n" with the text it forms; a fragment no run completes keeps "�"."""
+    is labelled "字(1/n)", …, "字(n/n)" with the text it forms; a fragment no run completes keeps "�"."""
     out = list(texts)
     i = 0
     while i < len(texts):
@@ -336,7 +336,7 @@ def join_fragments(texts: Sequence[str], decode_span: Callable[[int, int], str])
             joint = decode_span(i, j)
             if REPLACEMENT not in joint:
                 n = j - i
-                out[i:j] = [f"{joint.strip() or joint} {k}/{n}" for k in range(1, n + 1)]
+                out[i:j] = [f"{joint.strip() or joint}({k}/{n})" for k in range(1, n + 1)]
                 i = j
                 break
         else:

@@ -78,11 +78,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                 "提示词有 {n} 个词元；模型只读入最后 {limit} 个（开头截掉 {dropped} 个）。"),
     "llm_explorer.no_chinese": (
         "SmolLM2 does not read Chinese: its vocabulary is mostly English, so the {chars} Chinese characters of this "
-        "prompt became {pieces} tokens, {fragments} of them only byte fragments of a character (labelled 字 1/3, "
-        "字 2/3, …). Greedy, on 10 everyday Chinese prompts, it repeated the prompt 6 times and answered in English "
+        "prompt became {pieces} tokens, {fragments} of them only byte fragments of a character (labelled 字(1/3), "
+        "字(2/3), …). Greedy, on 10 everyday Chinese prompts, it repeated the prompt 6 times and answered in English "
         "twice (`python -m bench.llm_chinese`). Gemma 3 (optional) reads Chinese: 0.58 tokens per character.",
         "SmolLM2 读不懂中文：它的词表以英文为主，这段提示中的 {chars} 个汉字被切成了 {pieces} 个词元，其中 {fragments} "
-        "个只是某个汉字的字节片段（标为“字 1/3、字 2/3……”）。在 10 个日常中文提示上贪心生成，它 6 次重复提示、2 次用英文回答"
+        "个只是某个汉字的字节片段（标为“字(1/3)、字(2/3)……”）。在 10 个日常中文提示上贪心生成，它 6 次重复提示、2 次用英文回答"
         "（`python -m bench.llm_chinese`）。Gemma 3（可选安装）能读中文：每个汉字约 0.58 个词元。"),
     "llm_explorer.step": ("Generated token", "生成的词元"),
     "llm_explorer.heads_shown": ("Rows", "行"),
@@ -120,6 +120,13 @@ STRINGS: dict[str, tuple[str, str]] = {
                                 "{n:,} tokens the cache holds {total}, not the {full} of every layer keeping every token.",
                                 "它的 {local} 个滑动窗口层只保留最近 {kept:,} 个词元（连同新词元本身为 {window:,} 的窗口；"
                                 "{n_global} 个全局层保留全部）：{n:,} 个词元时缓存为 {total}，而不是每层都保留全部词元时的 {full}。"),
+    "llm_explorer.mqa.explain": ("Multi-query attention (Shazeer 2019), grouped-query attention's one-group case: the "
+                                 "{heads} query heads of a layer share one key projection and one value projection. "
+                                 "Every head still has its own query, so it still has its own attention pattern, but the "
+                                 "KV cache only stores one key and one value per layer and token instead of {heads}.",
+                                 "多查询注意力（Shazeer，2019），即分组查询注意力只有一组的情形：每层的 {heads} 个查询头共享"
+                                 "一个键投影和一个值投影。每个头仍有自己的查询，因而仍有自己的注意力模式，但 KV 缓存每层每个"
+                                 "词元只存一份键和值，而不是 {heads} 份。"),
     "llm_explorer.gqa.bytes": ("Bytes per value", "每个数值的字节数"),
     "llm_explorer.gqa.context": ("Context length (tokens)", "上下文长度（词元数）"),
     "llm_explorer.gqa.per_token": ("KV cache per token", "每个词元的 KV 缓存"),
