@@ -36,12 +36,14 @@ def generation_tab() -> None:
         bind="query-params",
     )
     with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+        has_chat = bool(getattr(llm.tokenizer, "chat_template", None))  # Gemma 3 270M here: the pretrained model
         chat = checked(
             st.toggle,
             t("llm_explorer.chat"),
             True,
             key="llm_chat",
-            help=t("llm_explorer.chat_help"),
+            help=t("llm_explorer.chat_help" if has_chat else "llm_explorer.chat_none"),
+            disabled=not has_chat,
             bind="query-params",
         )
         temperature = checked(

@@ -117,6 +117,8 @@ def test_the_page_runs_gemma_from_its_converted_cache(tmp_path, monkeypatch, lan
         i = 1 if lang == "zh" else 0
         captions = [c.value for c in at.caption]
         assert STRINGS["llm.licence.gemma3"][i] in captions
+        chat = at.toggle(key="llm_chat")  # no chat template: the toggle says so and cannot be turned on
+        assert chat.disabled and chat.help == STRINGS["llm_explorer.chat_none"][i]
         assert any("1,000,000" in c and "10,000" in c for c in captions)
         assert [w.key for w in at.get("segmented_control") if w.key == "llm_model"] == ["llm_model"]
         gqa = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)

@@ -55,6 +55,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.prompt": ("Prompt", "提示词"),
     "llm_explorer.options": ("Options", "选项"),
     "llm_explorer.chat": ("Ask as a chat message", "作为聊天消息提问"),
+    "llm_explorer.chat_none": ("This model has no chat template (Gemma 3 270M here is the pretrained model, not the "
+                               "instruction-tuned one), so the prompt is always continued as plain text.",
+                               "这个模型没有聊天模板（这里的 Gemma 3 270M 是预训练模型，不是指令微调模型），所以提示词总是作为"
+                               "普通文本被续写。"),
     "llm_explorer.chat_help": ("On: the prompt is wrapped in the model's chat template (system and user turns), as an instruct "
                       "model expects. Off: the model continues the plain text.",
                       "开：提示词被套入模型的聊天模板（系统和用户轮次），这是指令模型期望的格式。关：模型直接续写这段文本。"),
