@@ -62,7 +62,7 @@ if len(outputs) > 1:
 @st.fragment
 def results() -> None:
     """The methods, the guess and the measures: the head and the guess rerun only this part."""
-    with st.popover("", icon=":material/tune:", width="stretch", help=t("xai.options")):
+    with st.popover(t("common.options"), icon=":material/tune:", help=t("xai.options")):
         layer = int(checked(st.number_input, t("xai.layer"), -1, 100, -1, key="xai_layer", bind="query-params",
                             help=t("xai.layer_help")))
         head = int(checked(st.number_input, t("xai.head"), 0, 100, 0, key="xai_head", bind="query-params",

@@ -28,16 +28,19 @@ def scaled_rows(scores: np.ndarray) -> np.ndarray:
 
 def methods_figure(scores: np.ndarray, tokens: Sequence[str], method_names: Sequence[str], *, title: str,
                    scale_title: str, value_name: str, undefined: str, outlined: Sequence[int] = (),
-                   width: float = 1000, height: int = 470) -> go.Figure:
+                   width: float = 1000, height: int = 470, axis_names: Sequence[str] | None = None) -> go.Figure:
     """Rows = methods, columns = input tokens; colour = |score| / the row's maximum; the hover gives the
     raw signed score (``value_name``) or ``undefined`` for a method the model does not have.
-    ``outlined`` columns (the student's guess) are boxed in orange."""
+    ``outlined`` columns (the student's guess) are boxed in orange. ``axis_names``: the rows' short names
+    on the axis (a tick label is cut at 12 characters), the full ``method_names`` in the hover."""
     z = scaled_rows(scores)
     x_labels = token_labels(tokens)
     hover = [[f"{safe_label(method_names[m])} · {x_labels[j]}<br>" +
               (f"{value_name} = {scores[m, j]:.4g}" if not np.isnan(scores[m, j]) else undefined)
               for j in range(z.shape[1])] for m in range(z.shape[0])]
-    x_axis, y_axis = heatmap_axes(x_labels, list(method_names), height=height, width=width)
+    names = list(axis_names or method_names)
+    x_axis, y_axis = heatmap_axes(x_labels, names, height=height, width=width)
+    y_axis.update(tickvals=list(range(len(names))), ticktext=[safe_label(n) for n in names])  # every method named
     fig = go.Figure(go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])), text=hover,
                                hoverinfo="text", xgap=1, ygap=1, **attention_scale(title=scale_title)),
                     layout=layout_dict(title, height=height, width=width))

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from models.lessons.explanations import AttentionSwap, Explanation
 
-FIGURE_HEIGHT = 470
+FIGURE_HEIGHT = 360  # with the page's two rows of controls, the whole figure on a 1280×720 first screen
 
 
 def methods_view(trace: Explanation, *, width: float = PAGE_WIDTH, height: int = FIGURE_HEIGHT,
@@ -29,7 +29,9 @@ def methods_view(trace: Explanation, *, width: float = PAGE_WIDTH, height: int =
     layer, head = trace.attn_head
     names = [method_name(m) if m != "attn_head" else t("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
              for m in trace.methods]
-    return methods_figure(trace.scores, trace.tokens, names,
+    short = [t(f"xai.ms.{m}") if m != "attn_head" else t("xai.ms.attn_head_lh", layer=layer + 1, head=head + 1)
+             for m in trace.methods]
+    return methods_figure(trace.scores, trace.tokens, names, axis_names=short,
                           title=t("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
                           scale_title=t("xai.fig.scale"), value_name=t("xai.fig.value"),
                           undefined=t("xai.fig.undefined"), outlined=outlined, width=width, height=height)
