@@ -39,7 +39,7 @@ def byte_llm() -> L.LLM:
 
 def test_byte_pieces_are_labelled_with_the_character_they_form(byte_llm: L.LLM) -> None:
     ids = L.encode_prompt(byte_llm, "a 咖啡", chat=False)
-    assert [byte_llm.tokenizer.decode([i]) for i in ids][2:4] == [L.REPLACEMENT] * 2  # alone: U+FFFD
+    assert byte_llm.piece_text(ids)[2:5] == [L.REPLACEMENT] * 3  # alone (as candidates are labelled): U+FFFD
     assert byte_llm.token_text(ids) == ["a", " ", "咖(1/3)", "咖(2/3)", "咖(3/3)", "啡(1/3)", "啡(2/3)", "啡(3/3)"]
     assert L.chinese_reading(byte_llm.token_text(ids)) == (2, 6, 6)
     assert byte_llm.token_text(ids[3:]) == [L.REPLACEMENT] * 2 + ["啡(1/3)", "啡(2/3)", "啡(3/3)"]  # 咖 cut: no run
@@ -55,6 +55,8 @@ def test_generation_labels_its_new_pieces_in_context(byte_llm: L.LLM) -> None:
     assert trace.prompt_tokens == ["我(1/3)", "我(2/3)", "我(3/3)", "想(1/3)", "想(2/3)", "想(3/3)"]
     assert [s.token for s in trace.steps] == trace.generated_tokens
     assert trace.generated_tokens == byte_llm.token_text(trace.prompt_ids + trace.generated_ids)[6:]
+    for step in trace.steps:  # the candidates for one token are no sequence: each is labelled alone, never joined
+        assert step.top_tokens == [byte_llm.tokenizer.decode([int(i)]) for i in step.top_ids]
 
 
 @pytest.fixture

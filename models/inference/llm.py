@@ -308,12 +308,17 @@ class LLM:
     def global_layers(self) -> list[int]:
         return [i for i in range(self.n_layers) if i not in self.local_layers]
 
+    def piece_text(self, ids: Sequence[int]) -> list[str]:
+        """Each id alone as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is): for ids
+        that are not a sequence, such as the candidates for one next token."""
+        return [self.tokenizer.decode([int(i)]) for i in ids]
+
     def token_text(self, ids: Sequence[int]) -> list[str]:
-        """Each id as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is); a run of
-        pieces that are each part of a character's bytes (SmolLM2 cuts 咖 into three) is labelled with the
-        characters they form together and each piece's place in the run (:func:`join_fragments`)."""
+        """The tokens of the sequence ``ids`` (:meth:`piece_text`); a run of pieces that are each part of a
+        character's bytes (SmolLM2 cuts 咖 into three) is labelled with the characters they form together
+        and each piece's place in the run (:func:`join_fragments`)."""
         ids = [int(i) for i in ids]
-        return join_fragments([self.tokenizer.decode([i]) for i in ids], lambda a, b: self.tokenizer.decode(ids[a:b]))
+        return join_fragments(self.piece_text(ids), lambda a, b: self.tokenizer.decode(ids[a:b]))
 
 
 REPLACEMENT = "\ufffd"  # what a piece that is only part of a character's UTF-8 bytes decodes to alone
@@ -459,7 +464,7 @@ def generate(llm: LLM, prompt_ids: Sequence[int], max_new: int = 20, temperature
         steps.append(GenerationStep(
             position=len(ids), token_id=token, prob=float(probs[token]), top_ids=top_ix.numpy().astype(np.int64),
             top_probs=top_p_model.numpy(), sampling_probs=probs[top_ix].numpy(), attention=_last_rows(out.attentions),
-            token=llm.token_text([token])[0], top_tokens=llm.token_text(top_ix.tolist())))
+            token=llm.piece_text([token])[0], top_tokens=llm.piece_text(top_ix.tolist())))
         ids.append(token)
         seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
