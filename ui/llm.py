@@ -350,8 +350,7 @@ class KVCache:
         if not llm.sliding_window:
             return ""
         return t("llm_explorer.gqa.window", local=len(llm.local_layers), window=llm.sliding_window,
-                 kept=llm.sliding_window - 1,
-                 n_global=len(llm.global_layers), n=self.context, total=self.at_context[0],
+                 kept=llm.window_cache, n_global=len(llm.global_layers), n=self.context, total=self.at_context[0],
                  full=f"{self.full / 2**20:.1f} MiB")
 
     def summary(self) -> str:

@@ -308,6 +308,12 @@ class LLM:
     def global_layers(self) -> list[int]:
         return [i for i in range(self.n_layers) if i not in self.local_layers]
 
+    @property
+    def window_cache(self) -> int | None:
+        """Positions a sliding-window layer's KV cache keeps: W − 1 (the next token reads them and itself,
+        W keys); None for a model without a window."""
+        return None if self.sliding_window is None else self.sliding_window - 1
+
     def piece_text(self, ids: Sequence[int]) -> list[str]:
         """Each id alone as the text it stands for (byte-level BPE's 'Ġ' shown as the space it is): for ids
         that are not a sequence, such as the candidates for one next token."""
@@ -528,11 +534,12 @@ def kv_cache_bytes(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_valu
 
 def cached_positions(llm: LLM, context: int) -> int:
     """Σ over layers of the positions a layer's KV cache holds after ``context`` tokens: all of them on a
-    global layer, the last W − 1 on a sliding-window layer of window W (Gemma 3's five of every six: the
-    next token reads them and itself, W keys), as the model's own cache keeps them
-    (:func:`measured_cache_positions`)."""
-    local = len(llm.local_layers) if llm.sliding_window else 0
-    return (llm.n_layers - local) * context + local * min(context, (llm.sliding_window or context + 1) - 1)
+    global layer, the last :attr:`LLM.window_cache` on a sliding-window layer (Gemma 3's five of every six),
+    as the model's own cache keeps them (:func:`measured_cache_positions`)."""
+    if llm.window_cache is None:
+        return llm.n_layers * context
+    local = len(llm.local_layers)
+    return (llm.n_layers - local) * context + local * min(context, llm.window_cache)
 
 
 @torch.no_grad()
