@@ -1,4 +1,5 @@
 """Attention Lab landing page: what the lab is and a map of its pages in teaching order."""
+
 from pathlib import Path
 
 import streamlit as st

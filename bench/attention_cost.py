@@ -13,6 +13,7 @@ Methods: exact softmax(QKᵀ/√d + M)V (the n × n matrix held); tiled (FlashAt
 128 × 128 tiles); window (sliding window of 256 keys, 128-query blocks); linear (Katharopoulos et al.
 2020, φ = elu + 1, chunks of 128).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,12 +36,16 @@ def main() -> None:
     from models.lessons.at_scale import COST_LENGTHS, measure_cost
 
     table = measure_cost(args.lengths or COST_LENGTHS, repeats=args.repeats)
-    print(f"one causal head, d = {table.d}, float32, {table.device}, {args.threads} BLAS thread(s), "
-          f"fastest of {table.repeats}")
+    print(
+        f"one causal head, d = {table.d}, float32, {table.device}, {args.threads} BLAS thread(s), "
+        f"fastest of {table.repeats}"
+    )
     print(f"{'n':>6} " + " ".join(f"{m + ' ms':>11} {m + ' MiB':>11}" for m in table.methods) + f" {'n²·4 MiB':>9}")
     for j, n in enumerate(table.lengths):
-        cells = " ".join(f"{table.seconds[i, j] * 1e3:>11.2f} {table.peak_bytes[i, j] / 2**20:>11.2f}"
-                         for i in range(len(table.methods)))
+        cells = " ".join(
+            f"{table.seconds[i, j] * 1e3:>11.2f} {table.peak_bytes[i, j] / 2**20:>11.2f}"
+            for i in range(len(table.methods))
+        )
         print(f"{n:>6} {cells} {table.matrix_bytes[j] / 2**20:>9.1f}")
     print("fitted exponents over 1,024–8,192 tokens (value ≈ a·n^b):")
     for m in table.methods:
@@ -48,8 +53,9 @@ def main() -> None:
     last = len(table.lengths) - 1
     share = table.peak_bytes[table.methods.index("tiled"), last] / table.matrix_bytes[last]
     print(f"tiled peak at {table.lengths[last]} tokens: {share:.2%} of the exact path's n × n matrix (bar ≤ 5%)")
-    print(f"exact time exponent ≥ 1.8: {table.exponent('exact') >= 1.8}; "
-          f"linear ≤ 1.2: {table.exponent('linear') <= 1.2}")
+    print(
+        f"exact time exponent ≥ 1.8: {table.exponent('exact') >= 1.8}; linear ≤ 1.2: {table.exponent('linear') <= 1.2}"
+    )
     if args.save:
         BASELINE.write_text(json.dumps(table.to_dict(), indent=1) + "\n", encoding="utf-8")
         print(f"saved {BASELINE}")

@@ -10,6 +10,7 @@ of the nested lists at full precision), measured up to ``--json-measure-max`` to
 estimated above it by scaling the largest measurement with L² (building ~1 GB of text
 proves nothing). Target (issue 3): 12 × 12 × 512 → ≤ 1 s and ≤ 5 MB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,14 +46,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--heads", type=int, default=12)
     ap.add_argument("--repeat", type=int, default=3, help="best of N builds")
-    ap.add_argument("--json-measure-max", type=int, default=128,
-                    help="build the every-weight JSON only up to this length; scale by L² above")
+    ap.add_argument(
+        "--json-measure-max",
+        type=int,
+        default=128,
+        help="build the every-weight JSON only up to this length; scale by L² above",
+    )
     args = ap.parse_args(argv)
 
-    print(f"attention grid payload: {args.layers} layers × {args.heads} heads, random softmax rows; "
-          f"best of {args.repeat}; bounds {TIME_BOUND_S:.1f} s and {_mb(BYTES_BOUND).strip()}")
-    header = (f"{'L':>5} {'build':>8} {'+figure':>8} {'payload':>12} {'figure JSON':>12} "
-              f"{'one head':>12} {'every weight as JSON':>24}  within bounds")
+    print(
+        f"attention grid payload: {args.layers} layers × {args.heads} heads, random softmax rows; "
+        f"best of {args.repeat}; bounds {TIME_BOUND_S:.1f} s and {_mb(BYTES_BOUND).strip()}"
+    )
+    header = (
+        f"{'L':>5} {'build':>8} {'+figure':>8} {'payload':>12} {'figure JSON':>12} "
+        f"{'one head':>12} {'every weight as JSON':>24}  within bounds"
+    )
     print(header)
     print("-" * len(header))
     json_ref: tuple[int, int, float] | None = None  # (L, bytes, seconds) of the largest measured
@@ -90,12 +99,16 @@ def main(argv: list[str] | None = None) -> int:
             json_col = "(not measured)"
         ok = best_total <= TIME_BOUND_S and max(wire, fig_bytes) <= BYTES_BOUND
         failures += not ok
-        print(f"{length:>5} {best_build:7.3f}s {best_total:7.3f}s {_mb(wire)} {_mb(fig_bytes)} "
-              f"{_mb(head.nbytes)} {json_col:>24}  {'yes' if ok else 'NO'}")
+        print(
+            f"{length:>5} {best_build:7.3f}s {best_total:7.3f}s {_mb(wire)} {_mb(fig_bytes)} "
+            f"{_mb(head.nbytes)} {json_col:>24}  {'yes' if ok else 'NO'}"
+        )
     if json_ref is not None and args.lengths[-1] > json_ref[0]:
         print(f"~ = estimated from the {json_ref[0]}-token measurement scaled by L² (not built)")
-    print("build = grid_payload + its JSON; +figure = that plus the plotly figure's JSON; "
-          "one head = head_figure of head (0, 0) (binned above 128 tokens)")
+    print(
+        "build = grid_payload + its JSON; +figure = that plus the plotly figure's JSON; "
+        "one head = head_figure of head (0, 0) (binned above 128 tokens)"
+    )
     return 1 if failures else 0
 
 

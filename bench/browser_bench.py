@@ -13,6 +13,7 @@ it says how much of a page's time any Streamlit page with that many figures woul
 Bars (issue 10): every page's median within 1.5× of the floor's; the Real model explorer's head
 change at 512 tokens within 1 s on a quiet machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,20 +49,24 @@ def _arrow(page, i) -> None:
 
 def _select_head(key: str, n: int) -> Callable:
     """Choose another head in a selectbox by typing its label (head 2, head 3, … in turn)."""
+
     def act(page, i):
         box = page.locator(f".st-key-{key} input").first
         box.click(timeout=120_000)
         box.fill(f"head {2 + i % (n - 1)}")
         page.keyboard.press("Enter")
+
     return act
 
 
 def _slider(key: str) -> Callable:
     """Move a slider one notch with the keyboard, right then left."""
+
     def act(page, i):
         thumb = page.locator(f".st-key-{key} [tabindex='0']").first
         thumb.focus()
         page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+
     return act
 
 
@@ -80,10 +85,16 @@ CASES: dict[str, tuple[str, Callable]] = {
     "transformer": ("Transformer_translation", _arrow),
     "one-head": ("Inside_one_head", _toggle("head_scale")),
     "generation": ("Generation", _arrow),
-    "bert": ("BERT_masking", lambda page, i: page.locator(".st-key-bert_click_pills button, "
-                                                          "[class*='st-key-bert_click'] button").nth(i % 4).click()),
-    "real512": ("Real_model_explorer?real_max=512&real_text=" + LONG_TEXT.replace(" ", "+"),
-                _select_head("real_head", 12)),
+    "bert": (
+        "BERT_masking",
+        lambda page, i: (
+            page.locator(".st-key-bert_click_pills button, [class*='st-key-bert_click'] button").nth(i % 4).click()
+        ),
+    ),
+    "real512": (
+        "Real_model_explorer?real_max=512&real_text=" + LONG_TEXT.replace(" ", "+"),
+        _select_head("real_head", 12),
+    ),
     "present": ("Present?deck=1_teaching_order&slide=2", _arrow),  # a step within a presented slide
 }
 
@@ -112,9 +123,13 @@ def main() -> None:
 
     results: dict[str, float] = {}
     with streamlit_server("app.py") as lab, streamlit_server("bench/floor_app.py") as floor, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(tempfile.mkdtemp(prefix="attn-bench-"), executable_path=CHROMIUM,
-                                                    headless=True, args=CHROMIUM_ARGS,
-                                                    viewport={"width": 1280, "height": 720})
+        ctx = pw.chromium.launch_persistent_context(
+            tempfile.mkdtemp(prefix="attn-bench-"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 720},
+        )
         for name in ["floor"] + [p for p in args.pages if p != "floor"]:
             path, act = CASES[name]
             page = ctx.new_page()
@@ -125,12 +140,16 @@ def main() -> None:
             times = measure(page, act, args.repeat)
             results[name] = statistics.median(times)
             ratio = results[name] / results["floor"]
-            print(f"{name:12s} median {results[name]:.3f} s  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.3f} s"
-                  f"  {ratio:4.2f}× floor  ({len(times)} clicks, {time.perf_counter() - started:.0f} s)", flush=True)
+            print(
+                f"{name:12s} median {results[name]:.3f} s  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.3f} s"
+                f"  {ratio:4.2f}× floor  ({len(times)} clicks, {time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
             page.close()
         ctx.close()
-    worst = max((n for n in results if not n.startswith("floor") and n != "real512"),
-                key=lambda n: results[n], default=None)
+    worst = max(
+        (n for n in results if not n.startswith("floor") and n != "real512"), key=lambda n: results[n], default=None
+    )
     if worst:
         print(f"slowest page: {worst}, {results[worst] / results['floor']:.2f}× the floor (bar: 1.5×)")
     if "real512" in results:

@@ -9,6 +9,7 @@
   seq2seq heatmap of a 20-word sentence and a real-model head figure at 128 tokens, and at 512
   tokens (binned to 128 × 128 blocks: the click layer has one point per block).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,10 @@ import numpy as np
 from bench.decode_step import SENTENCE
 from models.checkpoints import load_bert, load_seq2seq, load_transformer
 from models.inference.explain import (
-    explain_bert_cell, explain_head_cell, explain_hf_heads, explain_seq2seq_cell,
+    explain_bert_cell,
+    explain_head_cell,
+    explain_hf_heads,
+    explain_seq2seq_cell,
 )
 from models.inference.translate import translate, translate_transformer
 from viz_core.attention_grid import head_figure
@@ -51,8 +55,10 @@ def main() -> None:
     trace = translate(s2s, SENTENCE)
     hyp = trace.best
     last = len(hyp.tokens) - 1
-    print(f"RNN (Bahdanau) cell, last of {last + 1} steps: "
-          f"{timed(lambda: explain_seq2seq_cell(s2s, SENTENCE, hyp.tokens, last, 3), r):.1f} ms")
+    print(
+        f"RNN (Bahdanau) cell, last of {last + 1} steps: "
+        f"{timed(lambda: explain_seq2seq_cell(s2s, SENTENCE, hyp.tokens, last, 3), r):.1f} ms"
+    )
 
     tf = load_transformer("tf-en-fr")
     dec = translate_transformer(tf, SENTENCE)
@@ -61,8 +67,10 @@ def main() -> None:
 
     bert = load_bert("bert-small")
     enc = bert.tokenizer.encode_pair(SENTENCE, "", max_len=bert.config.max_len)
-    print(f"small BERT cell ({len(enc.ids)} pieces): "
-          f"{timed(lambda: explain_bert_cell(bert.model, enc.ids, enc.segment_ids, 2, 1, 3, 4), r):.1f} ms")
+    print(
+        f"small BERT cell ({len(enc.ids)} pieces): "
+        f"{timed(lambda: explain_bert_cell(bert.model, enc.ids, enc.segment_ids, 2, 1, 3, 4), r):.1f} ms"
+    )
 
     from models.inference.hf_adapter import load_hf_model, run_hf
 
@@ -77,8 +85,10 @@ def main() -> None:
     heat = attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens)
     before = nbytes(heat)
     add_cell_layer(heat)
-    print(f"seq2seq heatmap {hyp.attention.shape}: {before / 1e3:.1f} kB → {nbytes(heat) / 1e3:.1f} kB "
-          "with the click layer")
+    print(
+        f"seq2seq heatmap {hyp.attention.shape}: {before / 1e3:.1f} kB → {nbytes(heat) / 1e3:.1f} kB "
+        "with the click layer"
+    )
     w = np.random.default_rng(0).dirichlet(np.ones(128), size=128).astype(np.float32)
     fig = head_figure(w, [f"t{i}" for i in range(128)]).figure
     before = nbytes(fig)
@@ -88,8 +98,9 @@ def main() -> None:
     fig = head_figure(w, [f"t{i}" for i in range(512)]).figure
     before = nbytes(fig)
     add_cell_layer(fig)
-    print(f"head figure 512 × 512 (binned 4 × 4): {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB "
-          "with the click layer")
+    print(
+        f"head figure 512 × 512 (binned 4 × 4): {before / 1e3:.1f} kB → {nbytes(fig) / 1e3:.1f} kB with the click layer"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ meant to show here: the evaluation now decodes each sentence with its own length
 page does (Luong general 98.16 → 98.27), the BERT figures use the reference masking rule, two
 local-attention models were added, and each translation model carries its test-set confidence.
 """
+
 from __future__ import annotations
 
 import argparse

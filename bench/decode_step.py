@@ -7,6 +7,7 @@
   current row outlined, α_t bars and top-k bars — serialised to JSON as ui.plot.chart does
   before sending them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,7 @@ from models.inference.translate import prepare_source, translate
 from models.text.vocab import SOS_ID
 from viz_core.seq2seq import attention_heatmap, step_attention_bars, topk_bars
 
-SENTENCE = ("the tall woman reads the old books in the small house and my brother does not eat "
-            "the green apples .")
+SENTENCE = "the tall woman reads the old books in the small house and my brother does not eat the green apples ."
 
 
 def timed(fn, repeats: int) -> float:
@@ -50,8 +50,10 @@ def main() -> None:
         loaded.model.decoder.step(torch.tensor([SOS_ID]), state, memory)
 
     def page_step(t: int = len(hyp.tokens) // 2):
-        figs = [step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown),
-                topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], hyp.tokens[t])]
+        figs = [
+            step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown),
+            topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], hyp.tokens[t]),
+        ]
         if hyp.attention is not None:
             figs.append(attention_heatmap(hyp.attention, trace.src_tokens, hyp.tokens, step=t))
         # What ui.plot.chart does with each figure before sending it.
@@ -60,8 +62,10 @@ def main() -> None:
     print(f"model {args.model}; sentence of {len(source.tokens) - 1} words → {len(hyp.tokens)} target steps")
     print(f"first view, whole greedy decode:        {timed(lambda: translate(loaded, SENTENCE), 10):7.2f} ms")
     print(f"one model decoding step:                {timed(model_step, args.repeats):7.2f} ms")
-    print(f"one step on the page after the first:   {timed(page_step, args.repeats):7.2f} ms "
-          f"({page_step() / 1024:.0f} KiB of figure JSON)")
+    print(
+        f"one step on the page after the first:   {timed(page_step, args.repeats):7.2f} ms "
+        f"({page_step() / 1024:.0f} KiB of figure JSON)"
+    )
 
 
 if __name__ == "__main__":

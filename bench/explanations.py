@@ -13,6 +13,7 @@ reference, teacher-forced, every token, for AER); MiniLM (minilm-mlm) the N held
 
     python -m bench.explanations [--model NAME] [--n 50] [--aer-n 50] [--page]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,11 @@ import numpy as np
 
 MODELS = ("s2s-bahdanau", "tf-en-fr", "minilm-mlm", "smollm2")
 AER_IG_STEPS = 16  # AER reads only each IG row's argmax: 16 trapezoid intervals, no refinement (cheap)
-PAGE_TEXT = ("In the beginning God created the heavens and the earth. The earth was formless and empty, and "
-             "darkness was on the surface of the deep. God's Spirit was hovering over the surface of the waters. "
-             "God said, let there be light, and there was light. God saw the light, and saw that it was good.")
+PAGE_TEXT = (
+    "In the beginning God created the heavens and the earth. The earth was formless and empty, and "
+    "darkness was on the surface of the deep. God's Spirit was hovering over the surface of the waters. "
+    "God said, let there be light, and there was light. God saw the light, and saw that it was good."
+)
 
 
 def _load(name: str) -> Any:
@@ -64,15 +67,15 @@ def _aer(name: str, model: Any, n: int) -> dict[str, float]:
         text = " ".join(pair.src)
         rows: dict[str, list[np.ndarray]] = {m: [] for m in ex.METHODS}
         for t in range(len(pair.tgt)):
-            e = ex.explain(ex.translation_subject(model, text, t, pair.tgt), erase_k=0, ig_steps=AER_IG_STEPS,
-                           ig_tolerance=None)
+            e = ex.explain(
+                ex.translation_subject(model, text, t, pair.tgt), erase_k=0, ig_steps=AER_IG_STEPS, ig_tolerance=None
+            )
             for m in ex.METHODS:
                 rows[m].append(e.row(m))
         for m in ex.METHODS:
             predicted[m].append(ex.aligned_links(np.array(rows[m]), len(pair.src)))
         gold.append(set(pair.alignment))
-    return {m: ex.alignment_error_rate(predicted[m], gold) if any(predicted[m]) else float("nan")
-            for m in ex.METHODS}
+    return {m: ex.alignment_error_rate(predicted[m], gold) if any(predicted[m]) else float("nan") for m in ex.METHODS}
 
 
 def page_view(llm: Any) -> tuple[float, float, Any]:
@@ -120,15 +123,19 @@ def main(argv: list[str] | None = None) -> None:
         table[name] = {m: (rho[i], area[i], aer.get(m, float("nan"))) for i, m in enumerate(ex.METHODS)}
         sink = np.array([r.rollout_sink_share for r in results])
         steps = np.array([r.ig_steps for r in results])
-        print(f"{name}: {len(results)} inputs in {time.perf_counter() - start:.1f} s; IG at {np.median(steps):.0f} "
-              f"(max {steps.max()}) steps: completeness gap median {np.nanmedian(gaps):.2%}, "
-              f"worst {np.nanmax(gaps):.2%}, "
-              f"≤ 1% on {np.mean(gaps <= 0.01):.0%}; plain rollout on the first token: "
-              f"mean {np.nanmean(sink):.3f}, > 0.5 on {np.mean(sink > 0.5):.0%}" if not np.isnan(sink).all() else
-              f"{name}: {len(results)} inputs in {time.perf_counter() - start:.1f} s; IG at {np.median(steps):.0f} "
-              f"(max {steps.max()}) steps: completeness gap median {np.nanmedian(gaps):.2%}, "
-              f"worst {np.nanmax(gaps):.2%}, "
-              f"≤ 1% on {np.mean(gaps <= 0.01):.0%}; rollout: not defined (one attention)", flush=True)
+        print(
+            f"{name}: {len(results)} inputs in {time.perf_counter() - start:.1f} s; IG at {np.median(steps):.0f} "
+            f"(max {steps.max()}) steps: completeness gap median {np.nanmedian(gaps):.2%}, "
+            f"worst {np.nanmax(gaps):.2%}, "
+            f"≤ 1% on {np.mean(gaps <= 0.01):.0%}; plain rollout on the first token: "
+            f"mean {np.nanmean(sink):.3f}, > 0.5 on {np.mean(sink > 0.5):.0%}"
+            if not np.isnan(sink).all()
+            else f"{name}: {len(results)} inputs in {time.perf_counter() - start:.1f} s; IG at {np.median(steps):.0f} "
+            f"(max {steps.max()}) steps: completeness gap median {np.nanmedian(gaps):.2%}, "
+            f"worst {np.nanmax(gaps):.2%}, "
+            f"≤ 1% on {np.mean(gaps <= 0.01):.0%}; rollout: not defined (one attention)",
+            flush=True,
+        )
     print()
     header = "method".ljust(13) + "".join(f"{n:>27s}" for n in names)
     print(header)
@@ -139,9 +146,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.page:
         llm = _load("smollm2")
         cold, warm, first = page_view(llm)
-        print(f"\nLLM page view, {len(first.tokens)} tokens, every method: {cold:.1f} s first "
-              f"({', '.join(f'{k} {v:.1f} s' for k, v in first.seconds.items())}), {warm * 1000:.2f} ms revisited; "
-              f"IG gap {first.ig_relative_gap:.2%}; rollout on the first token {first.rollout_sink_share:.3f}")
+        print(
+            f"\nLLM page view, {len(first.tokens)} tokens, every method: {cold:.1f} s first "
+            f"({', '.join(f'{k} {v:.1f} s' for k, v in first.seconds.items())}), {warm * 1000:.2f} ms revisited; "
+            f"IG gap {first.ig_relative_gap:.2%}; rollout on the first token {first.rollout_sink_share:.3f}"
+        )
 
 
 if __name__ == "__main__":

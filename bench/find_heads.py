@@ -10,6 +10,7 @@ the best ``--top`` with the weight each puts on every other token of interest fo
 heads are numbered from 1, as on the page ("layer 3", "head 5"). The ready-made decks' MiniLM slide
 shows the best head (tests/test_ready_decks.py checks that it is the one this search picks).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,21 +44,30 @@ def position(tokens: Sequence[str], word: str) -> int:
         raise ValueError(f"{word!r} is not one of the tokens {list(tokens)}") from None
 
 
-def rank_heads(attention: np.ndarray, tokens: Sequence[str], query: str = QUERY, key: str = KEY,
-               others: Sequence[str] = OTHERS) -> list[HeadWeight]:
+def rank_heads(
+    attention: np.ndarray, tokens: Sequence[str], query: str = QUERY, key: str = KEY, others: Sequence[str] = OTHERS
+) -> list[HeadWeight]:
     """Every head of ``attention`` (layers, heads, L, L) by the weight ``query`` puts on ``key``,
     largest first (ties: the lower layer, then the lower head)."""
     q, k = position(tokens, query), position(tokens, key)
     extra = {word: position(tokens, word) for word in others if word in tokens and word not in (query, key)}
     n_layers, n_heads = attention.shape[:2]
-    heads = [HeadWeight(layer + 1, head + 1, float(attention[layer, head, q, k]),
-                        {word: float(attention[layer, head, q, j]) for word, j in extra.items()})
-             for layer in range(n_layers) for head in range(n_heads)]
+    heads = [
+        HeadWeight(
+            layer + 1,
+            head + 1,
+            float(attention[layer, head, q, k]),
+            {word: float(attention[layer, head, q, j]) for word, j in extra.items()},
+        )
+        for layer in range(n_layers)
+        for head in range(n_heads)
+    ]
     return sorted(heads, key=lambda h: (-h.weight, h.layer, h.head))
 
 
-def search(text: str = TEXT, query: str = QUERY, key: str = KEY, others: Sequence[str] = OTHERS
-           ) -> tuple[list[str], list[HeadWeight]]:
+def search(
+    text: str = TEXT, query: str = QUERY, key: str = KEY, others: Sequence[str] = OTHERS
+) -> tuple[list[str], list[HeadWeight]]:
     """(tokens, every head ranked) of the installed MiniLM-L6 on ``text``, as the explorer runs it."""
     from models.device import configure_threads
     from models.inference.hf_adapter import MAX_TOKENS, load_hf_model, run_hf
@@ -81,8 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({"text": args.text, "tokens": tokens, "query": args.query, "key": args.key,
-                          "heads": [asdict(h) for h in heads[: args.top]]}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "text": args.text,
+                    "tokens": tokens,
+                    "query": args.query,
+                    "key": args.key,
+                    "heads": [asdict(h) for h in heads[: args.top]],
+                },
+                indent=1,
+            )
+        )
         return 0
     print(f"text: {args.text}")
     print(f"tokens ({len(tokens)}): {' '.join(tokens)}")

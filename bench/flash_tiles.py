@@ -18,6 +18,7 @@ float32 attention is itself ~1e-5 from float64 (outputs of size ~10, float32's �
 bar between the two is below float32's resolution of those outputs; the float64 columns say which path is
 the closer one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=512)
     parser.add_argument("--block", type=int, default=64, help="tile size (queries and keys)")
-    parser.add_argument("--version", type=int, default=1, choices=(1, 2),
-                        help="1: FlashAttention's Algorithm 1 (O normalised at every tile); 2: FlashAttention-2's "
-                             "(O divided by ℓ once, at the end)")
+    parser.add_argument(
+        "--version",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="1: FlashAttention's Algorithm 1 (O normalised at every tile); 2: FlashAttention-2's "
+        "(O divided by ℓ once, at the end)",
+    )
     args = parser.parse_args()
     from corpora.bible import read_verses
     from models.inference.llm import load_llm
@@ -54,10 +60,14 @@ def main() -> None:
     ids = llm.tokenizer(text)["input_ids"][: args.tokens]
     start = time.perf_counter()
     heads = llm_head_qkv(llm, ids)
-    print(f"SmolLM2-135M, {len(ids)} tokens, {len(heads)} heads captured in {time.perf_counter() - start:.1f} s; "
-          f"tile {args.block} × {args.block}, float32, FlashAttention-{args.version} update")
-    print(f"{'layer':>5} {'max|tiled−exact|':>17} {'÷ max|V|':>10} {'max|tiled−64|':>14} {'max|exact32−64|':>16} "
-          f"{'ratio':>6} {'max|O|':>7} {'rebuilt row':>12}")
+    print(
+        f"SmolLM2-135M, {len(ids)} tokens, {len(heads)} heads captured in {time.perf_counter() - start:.1f} s; "
+        f"tile {args.block} × {args.block}, float32, FlashAttention-{args.version} update"
+    )
+    print(
+        f"{'layer':>5} {'max|tiled−exact|':>17} {'÷ max|V|':>10} {'max|tiled−64|':>14} {'max|exact32−64|':>16} "
+        f"{'ratio':>6} {'max|O|':>7} {'rebuilt row':>12}"
+    )
     keys = ("abs", "rel", "t64", "f32", "out", "row", "beaten")
     worst = dict.fromkeys(keys, 0.0)
     for layer in range(llm.n_layers):
@@ -78,19 +88,25 @@ def main() -> None:
         print(_line(str(layer), row))
         worst = {key: worst[key] + row[key] if key == "beaten" else max(worst[key], row[key]) for key in worst}
     print(_line("all", worst))
-    print(f"bar 1e-6 on max|tiled−exact| (both float32): {'met' if worst['abs'] <= 1e-6 else 'NOT met'} "
-          f"({worst['abs']:.2e}); relative to max|V|: {'met' if worst['rel'] <= 1e-6 else 'NOT met'} "
-          f"({worst['rel']:.2e})")
+    print(
+        f"bar 1e-6 on max|tiled−exact| (both float32): {'met' if worst['abs'] <= 1e-6 else 'NOT met'} "
+        f"({worst['abs']:.2e}); relative to max|V|: {'met' if worst['rel'] <= 1e-6 else 'NOT met'} "
+        f"({worst['rel']:.2e})"
+    )
     ratio = worst["t64"] / worst["f32"]
-    print(f"against float64: tiled {worst['t64']:.2e}, exact float32 {worst['f32']:.2e}, ratio {ratio:.2f} "
-          f"(≤ 1: the tiled pass is no further from the true value than exact float32 attention: "
-          f"{'yes' if ratio <= 1.0 else 'no'}); heads where the tiled pass is the further of the two: "
-          f"{int(worst['beaten'])} of {len(heads)}")
+    print(
+        f"against float64: tiled {worst['t64']:.2e}, exact float32 {worst['f32']:.2e}, ratio {ratio:.2f} "
+        f"(≤ 1: the tiled pass is no further from the true value than exact float32 attention: "
+        f"{'yes' if ratio <= 1.0 else 'no'}); heads where the tiled pass is the further of the two: "
+        f"{int(worst['beaten'])} of {len(heads)}"
+    )
 
 
 def _line(name: str, row: dict[str, float]) -> str:
-    return (f"{name:>5} {row['abs']:>17.2e} {row['rel']:>10.2e} {row['t64']:>14.2e} {row['f32']:>16.2e} "
-            f"{row['t64'] / row['f32']:>6.2f} {row['out']:>7.2f} {row['row']:>12.2e}")
+    return (
+        f"{name:>5} {row['abs']:>17.2e} {row['rel']:>10.2e} {row['t64']:>14.2e} {row['f32']:>16.2e} "
+        f"{row['t64'] / row['f32']:>6.2f} {row['out']:>7.2f} {row['row']:>12.2e}"
+    )
 
 
 if __name__ == "__main__":

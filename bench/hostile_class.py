@@ -31,6 +31,7 @@ The studio trains at a lowered priority (models.priority); here its training thr
 own, so that the bench's time stays bounded on a machine busy with other work: no attack is about
 priority. Exit status 1 when any attack is not held. About 5–10 minutes on a busy 2-core machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,6 +81,7 @@ class Held:
 # The lab: temporary runs folders, owners, and the runs the attacks share
 # --------------------------------------------------------------------------------------
 
+
 class Lab:
     """A temporary base folder; each attack gets runs folders of its own under it (:meth:`folder`,
     which also points ``$ATTENTION_LAB_RUNS`` there, where the pages' registry reads it)."""
@@ -119,8 +121,9 @@ class Lab:
             root = self.base / "shared"  # not made the pages' folder: an attack may be using another
             root.mkdir(parents=True, exist_ok=True)
             registry = Registry(root, max_active=1)
-            settings = replace(PRESETS[preset], steps=2, snapshots=1, name=f"ann's {preset} run",
-                               probe="the small cat is not red .")
+            settings = replace(
+                PRESETS[preset], steps=2, snapshots=1, name=f"ann's {preset} run", probe="the small cat is not red ."
+            )
             run = wait(registry, registry.start(settings, owner=self.owner("ann")))
             if run.status != FINISHED:
                 raise RuntimeError(f"the fixture run failed: {run.message}")
@@ -179,8 +182,13 @@ def refused(call: Callable[[], Any], key: str | None = None) -> str | None:
 # Pages, in-process
 # --------------------------------------------------------------------------------------
 
-def page(script: str | Callable[[], None], owner_id: str | None = None, state: dict[str, Any] | None = None,
-         query: dict[str, str] | None = None) -> Any:
+
+def page(
+    script: str | Callable[[], None],
+    owner_id: str | None = None,
+    state: dict[str, Any] | None = None,
+    query: dict[str, str] | None = None,
+) -> Any:
     """One AppTest run of ``pages/<script>`` (or a function) in a session of browser ``owner_id``."""
     from streamlit.testing.v1 import AppTest
 
@@ -218,8 +226,11 @@ def rerun(at: Any) -> Any:
             at.run()  # Streamlit prints each exception's traceback
     finally:
         errors_log.removeHandler(handler)
-    at.logged = [f"{r.exc_info[0].__name__} at {_where(r.exc_info[2])}: {r.exc_info[1]!s:.160}"
-                 for r in handler.records if r.exc_info and r.exc_info[0] is not None]
+    at.logged = [
+        f"{r.exc_info[0].__name__} at {_where(r.exc_info[2])}: {r.exc_info[1]!s:.160}"
+        for r in handler.records
+        if r.exc_info and r.exc_info[0] is not None
+    ]
     return at
 
 
@@ -242,9 +253,11 @@ def shown(at: Any, kinds: tuple[str, ...] = MARKDOWN_KINDS) -> list[str]:
 def broken(at: Any) -> list[str]:
     """A run's exceptions and error boxes (an uncaught error's box: what the server logged behind it)."""
     logged = getattr(at, "logged", [])
-    return ([f"exception: {str(e.value)[:160]}" for e in at.exception]
-            + [f"error: {str(e.value)[:80]}" for e in at.error if not logged]
-            + [f"one-line error, logged {line}" for line in logged])
+    return (
+        [f"exception: {str(e.value)[:160]}" for e in at.exception]
+        + [f"error: {str(e.value)[:80]}" for e in at.error if not logged]
+        + [f"one-line error, logged {line}" for line in logged]
+    )
 
 
 def markup(texts: list[str]) -> list[str]:
@@ -255,6 +268,7 @@ def markup(texts: list[str]) -> list[str]:
 # --------------------------------------------------------------------------------------
 # 1. Takeover
 # --------------------------------------------------------------------------------------
+
 
 def forged_cookies(owner_id: str, root: Path) -> dict[str, str]:
     """What a student might send as another's cookie: the run.json owner value, and signed-looking
@@ -269,9 +283,16 @@ def forged_cookies(owner_id: str, root: Path) -> dict[str, str]:
     flipped = mac[:-1] + ("0" if mac[-1] != "0" else "1")
     elsewhere = hmac.new(b"another server", f"cookie:{owner_id}".encode(), hashlib.sha256).hexdigest()
     key = owner_key(owner_id, root)
-    return {"run.json owner": key, "owner + real mac": f"{key}.{mac}", "unsigned id": owner_id,
-            "edited mac": f"{owner_id}.{flipped}", "another server's": f"{owner_id}.{elsewhere}",
-            "upper-case": real.upper(), "id + dot": owner_id + ".", "10,000 chars": "a" * 10_000}
+    return {
+        "run.json owner": key,
+        "owner + real mac": f"{key}.{mac}",
+        "unsigned id": owner_id,
+        "edited mac": f"{owner_id}.{flipped}",
+        "another server's": f"{owner_id}.{elsewhere}",
+        "upper-case": real.upper(),
+        "id + dot": owner_id + ".",
+        "10,000 chars": "a" * 10_000,
+    }
 
 
 def takeover_cookie(lab: Lab) -> Held:
@@ -282,8 +303,11 @@ def takeover_cookie(lab: Lab) -> Held:
     believed = [name for name, value in forged_cookies(me, lab.base).items() if read_cookie(value, lab.base)]
     control = read_cookie(cookie_value(me, lab.base), lab.base) == me
     n = len(forged_cookies(me, lab.base))
-    return Held(not believed and control, f"{n} forged cookies, {len(believed)} believed {believed or ''}; "
-                                          f"the signed cookie {'read back' if control else 'NOT read back'}")
+    return Held(
+        not believed and control,
+        f"{n} forged cookies, {len(believed)} believed {believed or ''}; "
+        f"the signed cookie {'read back' if control else 'NOT read back'}",
+    )
 
 
 def takeover_zip(lab: Lab) -> Held:
@@ -303,8 +327,11 @@ def takeover_zip(lab: Lab) -> Held:
     meta = json.loads(bodies["run.json"])
     fields = sorted({"owner", "id", "created", "published", "imported", "message"} & meta.keys())
     leaks = [name for name, body in bodies.items() for s in secrets_of_ann if s.encode() in body]
-    return Held(not fields and not leaks, f"{len(bodies)} files, {len(data) / 1e3:.0f} kB: "
-                                          f"owner fields {fields or 'none'}, ann's key/id/mac in {leaks or 'no file'}")
+    return Held(
+        not fields and not leaks,
+        f"{len(bodies)} files, {len(data) / 1e3:.0f} kB: "
+        f"owner fields {fields or 'none'}, ann's key/id/mac in {leaks or 'no file'}",
+    )
 
 
 def takeover_actions(lab: Lab) -> Held:
@@ -322,22 +349,31 @@ def takeover_actions(lab: Lab) -> Held:
     bob = lab.owner("bob")
     registry = Registry(root, max_active=1)
     tries = {
-        "see": lambda: find_run(private, root, bob), "rename": lambda: rename_run(private, "mine", root, bob),
-        "delete": lambda: delete_run(private, root, bob), "publish": lambda: publish_run(private, True, root, bob),
-        "export": lambda: export_zip(private, root, bob), "resume": lambda: registry.resume(private, bob),
+        "see": lambda: find_run(private, root, bob),
+        "rename": lambda: rename_run(private, "mine", root, bob),
+        "delete": lambda: delete_run(private, root, bob),
+        "publish": lambda: publish_run(private, True, root, bob),
+        "export": lambda: export_zip(private, root, bob),
+        "resume": lambda: registry.resume(private, bob),
         "rename published": lambda: rename_run(public, "mine", root, bob),
         "delete published": lambda: delete_run(public, root, bob),
         "unpublish published": lambda: publish_run(public, False, root, bob),
     }
     allowed = {name: outcome for name, call in tries.items() if (outcome := refused(call)) is not None}
     listed = private in {r.id for r in list_runs(root, bob)}
-    changed = [i for i, body in before.items() if not (root / i / RUN_FILE).is_file()
-               or (root / i / RUN_FILE).read_bytes() != body]
+    changed = [
+        i
+        for i, body in before.items()
+        if not (root / i / RUN_FILE).is_file() or (root / i / RUN_FILE).read_bytes() != body
+    ]
     control = refused(lambda: export_zip(private, root, lab.owner("ann"))) == "allowed"
     ok = not allowed and not listed and not changed and control
-    return Held(ok, f"{len(tries)} actions by another session: {len(allowed)} allowed {allowed or ''}; "
-                    f"private run listed to him: {listed}; records changed: {len(changed)}; "
-                    f"the owner herself exports: {control}")
+    return Held(
+        ok,
+        f"{len(tries)} actions by another session: {len(allowed)} allowed {allowed or ''}; "
+        f"private run listed to him: {listed}; records changed: {len(changed)}; "
+        f"the owner herself exports: {control}",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -389,8 +425,13 @@ def memory_vocabulary(lab: Lab) -> Held:
     from models.training.runs import PAIR_VOCAB, RUN_FILE, RUNS_ENV
 
     root = lab.folder("memory")
-    out = subprocess.run([sys.executable, "-c", _MANY_WORDS, str(ROOT), "38000", lab.owner("ann")],
-                         env=dict(os.environ, **{RUNS_ENV: str(root)}), capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", _MANY_WORDS, str(ROOT), "38000", lab.owner("ann")],
+        env=dict(os.environ, **{RUNS_ENV: str(root)}),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if out.returncode != 0:
         return Held(False, f"the training process failed: {out.stderr.strip().splitlines()[-1:]}")
     got = json.loads(out.stdout.strip().splitlines()[-1])
@@ -403,9 +444,12 @@ def memory_vocabulary(lab: Lab) -> Held:
     seen = sum(c[1] for c in cut) if cut else 0
     growth = got["peak"] - got["base"]
     ok = max(sizes) <= PAIR_VOCAB and bool(cut) and all(k < s for k, s in cut) and growth < RSS_BAR_MB
-    return Held(ok, f"{seen:,} distinct words in {got['pairs']:,} pairs; checkpoint vocabularies {sizes[0]:,} + "
-                    f"{sizes[1]:,} (cap {PAIR_VOCAB:,}); run.json vocab {cut}; peak RSS {got['peak']:.0f} MB, "
-                    f"+{growth:.0f} MB over the process before the run (bar {RSS_BAR_MB} MB); {got['seconds']:.0f} s")
+    return Held(
+        ok,
+        f"{seen:,} distinct words in {got['pairs']:,} pairs; checkpoint vocabularies {sizes[0]:,} + "
+        f"{sizes[1]:,} (cap {PAIR_VOCAB:,}); run.json vocab {cut}; peak RSS {got['peak']:.0f} MB, "
+        f"+{growth:.0f} MB over the process before the run (bar {RSS_BAR_MB} MB); {got['seconds']:.0f} s",
+    )
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -441,23 +485,44 @@ def memory_huge_config(lab: Lab) -> Held:
     from models.runs.store import import_zip
 
     root = lab.folder("huge")
-    huge = {"family": "transformer", "model": {"kind": "encoder-decoder", "config": {
-        "vocab_size": 1_000_000, "src_vocab_size": 1_000_000, "d_model": 4096, "num_encoder_layers": 6,
-        "num_decoder_layers": 6, "d_ff": 16384, "max_len": 64}}}
-    data = _zip({"run.json": json.dumps({"name": "big"}).encode(), "checkpoint/config.json": json.dumps(huge).encode(),
-                 "checkpoint/model.safetensors": b"x" * 64})
+    huge = {
+        "family": "transformer",
+        "model": {
+            "kind": "encoder-decoder",
+            "config": {
+                "vocab_size": 1_000_000,
+                "src_vocab_size": 1_000_000,
+                "d_model": 4096,
+                "num_encoder_layers": 6,
+                "num_decoder_layers": 6,
+                "d_ff": 16384,
+                "max_len": 64,
+            },
+        },
+    }
+    data = _zip(
+        {
+            "run.json": json.dumps({"name": "big"}).encode(),
+            "checkpoint/config.json": json.dumps(huge).encode(),
+            "checkpoint/model.safetensors": b"x" * 64,
+        }
+    )
     before, entries = rss_mb(), _entries(root)
     with counted_loads() as loads:
         outcome = refused(lambda: import_zip(data, root, owner=lab.owner("mallory")), "run.err.too_large_model")
     grown, left = rss_mb() - before, sorted(set(_entries(root)) - set(entries))
     ok = outcome is None and not loads and grown < 50 and not left
-    return Held(ok, f"{'refused (too large)' if outcome is None else outcome}; loader calls {len(loads)}; "
-                    f"RSS {grown:+.1f} MB; left in the runs folder: {left or 'nothing'}")
+    return Held(
+        ok,
+        f"{'refused (too large)' if outcome is None else outcome}; loader calls {len(loads)}; "
+        f"RSS {grown:+.1f} MB; left in the runs folder: {left or 'nothing'}",
+    )
 
 
 def _crc32_of_zeros(n: int) -> int:
     """zlib.crc32(bytes(n)) without the bytes: the register advanced by n zero bytes as a GF(2) matrix
     raised to the n-th power (zlib's crc32_combine)."""
+
     def times(mat: list[int], vec: int) -> int:
         out, i = 0, 0
         while vec:
@@ -495,8 +560,11 @@ def zip_bomb(chunks: int = BOMB_CHUNKS) -> bytes:
     block = packer.compress(bytes(BOMB_CHUNK)) + packer.flush(zlib.Z_FULL_FLUSH)
     stream = block * chunks + zlib.compressobj(9, zlib.DEFLATED, -15).flush(zlib.Z_FINISH)
     size = BOMB_CHUNK * chunks
-    members = [("run.json", 0, b'{"name": "a small run"}', None), ("checkpoint/model.safetensors", 0, b"x" * 64, None),
-               ("checkpoint/config.json", 8, stream, (size, _crc32_of_zeros(size)))]
+    members = [
+        ("run.json", 0, b'{"name": "a small run"}', None),
+        ("checkpoint/model.safetensors", 0, b"x" * 64, None),
+        ("checkpoint/config.json", 8, stream, (size, _crc32_of_zeros(size))),
+    ]
     out, central = io.BytesIO(), io.BytesIO()
     for name, method, body, big in members:
         crc, usize = (big[1], big[0]) if big else (zlib.crc32(body), len(body))
@@ -504,13 +572,40 @@ def zip_bomb(chunks: int = BOMB_CHUNKS) -> bytes:
         field = 0xFFFFFFFF if big else usize
         offset = out.tell()
         raw = name.encode()
-        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, method, 0, 0x21, crc, len(body), field,
-                              len(raw), len(extra)) + raw + extra + body)
-        central.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, method, 0, 0x21, crc, len(body),
-                                  field, len(raw), len(extra), 0, 0, 0, 0, offset) + raw + extra)
+        out.write(
+            struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, method, 0, 0x21, crc, len(body), field, len(raw), len(extra))
+            + raw
+            + extra
+            + body
+        )
+        central.write(
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                45,
+                45,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(body),
+                field,
+                len(raw),
+                len(extra),
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + raw
+            + extra
+        )
     start, directory = out.tell(), central.getvalue()
-    out.write(directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory),
-                                      start, 0))
+    out.write(
+        directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory), start, 0)
+    )
     return out.getvalue()
 
 
@@ -536,8 +631,11 @@ def memory_bomb(lab: Lab) -> Held:
     seconds, grown, left = time.perf_counter() - t0, rss_mb() - before, sorted(set(_entries(root)) - set(entries))
     one = message is not None and not message.startswith("!") and "\n" not in message and len(message) < 200
     ok = len(data) <= MAX_ZIP_UPLOAD and one and grown < 100 and seconds < 10 and not left
-    return Held(ok, f"{len(data) / 1e6:.1f} MB zip declaring {declared / 1e9:.1f} GB: "
-                    f"{message!r}; {seconds:.2f} s, RSS {grown:+.0f} MB, left: {left or 'nothing'}")
+    return Held(
+        ok,
+        f"{len(data) / 1e6:.1f} MB zip declaring {declared / 1e9:.1f} GB: "
+        f"{message!r}; {seconds:.2f} s, RSS {grown:+.0f} MB, left: {left or 'nothing'}",
+    )
 
 
 def _oversize_upload_script() -> None:
@@ -573,8 +671,10 @@ def memory_upload(lab: Lab) -> Held:
     notes, ok = [], True
     for kind, limit in (("text", MAX_BYTES), ("upload", MAX_BYTES), ("zip", MAX_ZIP_UPLOAD)):
         at = page(_oversize_upload_script, lab.owner_id("mallory"), {"bench_size": limit + 1, "bench_kind": kind})
-        errors, reads = [str(e.value) for e in at.error], at.session_state["bench_reads"] if "bench_reads" in \
-            at.session_state else 0
+        errors, reads = (
+            [str(e.value) for e in at.error],
+            at.session_state["bench_reads"] if "bench_reads" in at.session_state else 0,
+        )
         good = len(errors) == 1 and ("MB" in errors[0]) and reads == 0 and not at.exception
         ok &= good
         notes.append(f"{kind} of {(limit + 1) / 1e6:.0f} MB: {'refused unread' if good else errors or 'NOT refused'}")
@@ -588,6 +688,7 @@ def memory_upload(lab: Lab) -> Held:
 # --------------------------------------------------------------------------------------
 # 3. Lock-out
 # --------------------------------------------------------------------------------------
+
 
 def lockout_quota(lab: Lab) -> Held:
     """Mallory imports a run's zip again and again: stopped at her quota; Bob still imports and trains."""
@@ -611,8 +712,11 @@ def lockout_quota(lab: Lab) -> Held:
     registry = Registry(root, max_active=1)
     trained = wait(registry, registry.start(replace(PRESETS["tiny"], steps=2, snapshots=1), owner=lab.owner("bob")))
     ok = imported == caps.per_owner and stop == "run.err.quota" and bob == "allowed" and trained.status == FINISHED
-    return Held(ok, f"quota {caps.per_owner}: mallory imported {imported}, then {stop or 'never stopped'}; "
-                    f"bob's import {bob}, bob's training {trained.status}")
+    return Held(
+        ok,
+        f"quota {caps.per_owner}: mallory imported {imported}, then {stop or 'never stopped'}; "
+        f"bob's import {bob}, bob's training {trained.status}",
+    )
 
 
 def lockout_train_button(lab: Lab) -> Held:
@@ -650,24 +754,41 @@ def lockout_train_button(lab: Lab) -> Held:
         time.sleep(0.5)
     refusals = sum("already have a run" in s for s in said)
     ok = len(queued) == 1 and refusals >= 1 and not problems
-    return Held(ok, f"5 presses: {len(queued)} run(s) waiting or training for the session, "
-                    f"{refusals} 'already have a run' message(s){'; ' + str(problems) if problems else ''}")
+    return Held(
+        ok,
+        f"5 presses: {len(queued)} run(s) waiting or training for the session, "
+        f"{refusals} 'already have a run' message(s){'; ' + str(problems) if problems else ''}",
+    )
 
 
 def hostile_records() -> dict[str, dict[str, Any]]:
     """Sixteen and more run.json fields a hand-edited or crafted record might hold."""
     return {
-        "seconds text": {"seconds": "x"}, "steps negative": {"steps": -1}, "steps bool": {"steps": True},
-        "score NaN": {"score": float("nan")}, "score inf": {"score": float("inf")},
-        "status unknown": {"status": "hacked"}, "status null": {"status": None},
-        "name 10k": {"name": "n" * 10_000}, "name number": {"name": 12}, "name control": {"name": "a\x1b[2Jb"},
-        "name empty": {"name": "   "}, "settings steps 0": {"settings": {"steps": 0}},
-        "settings unknown": {"settings": {"nope": 1}}, "settings text": {"settings": "x"},
+        "seconds text": {"seconds": "x"},
+        "steps negative": {"steps": -1},
+        "steps bool": {"steps": True},
+        "score NaN": {"score": float("nan")},
+        "score inf": {"score": float("inf")},
+        "status unknown": {"status": "hacked"},
+        "status null": {"status": None},
+        "name 10k": {"name": "n" * 10_000},
+        "name number": {"name": 12},
+        "name control": {"name": "a\x1b[2Jb"},
+        "name empty": {"name": "   "},
+        "settings steps 0": {"settings": {"steps": 0}},
+        "settings unknown": {"settings": {"nope": 1}},
+        "settings text": {"settings": "x"},
         "settings huge model": {"settings": {"family": "transformer", "hidden": 512, "layers": 6, "heads": 8}},
-        "family unknown": {"family": "rm -rf"}, "vocab text": {"vocab": [[1, "x"]]}, "data 1000": {"data": "x" * 1000},
-        "created text": {"created": "yesterday"}, "published text": {"published": "yes"},
-        "owner list": {"owner": ["a"]}, "kind unknown": {"kind": "weird"}, "metric unknown": {"metric": "x"},
-        "message 10k": {"message": "m" * 10_000}, "aer 7": {"aer": 7},
+        "family unknown": {"family": "rm -rf"},
+        "vocab text": {"vocab": [[1, "x"]]},
+        "data 1000": {"data": "x" * 1000},
+        "created text": {"created": "yesterday"},
+        "published text": {"published": "yes"},
+        "owner list": {"owner": ["a"]},
+        "kind unknown": {"kind": "weird"},
+        "metric unknown": {"metric": "x"},
+        "message 10k": {"message": "m" * 10_000},
+        "aer 7": {"aer": 7},
         "waiting, created text": {"status": "waiting", "created": "yesterday"},  # read by recover() at a restart
     }
 
@@ -683,12 +804,16 @@ def lockout_hostile_records(lab: Lab) -> Held:
     lab.finished()
     root = lab.folder("records")
     good = lab.copy_run(root, owner=lab.owner("zed"), published=True, name="a good published run")
-    bad = {name: lab.copy_run(root, **{"owner": lab.owner("zed"), "published": True, **fields})
-           for name, fields in hostile_records().items()}
+    bad = {
+        name: lab.copy_run(root, **{"owner": lab.owner("zed"), "published": True, **fields})
+        for name, fields in hostile_records().items()
+    }
     notes, ok = [], True
     # first the records with bad fields; then also two run.json files that are no record at all
-    for what, extra in (("bad fields", ()), ("and a run.json that is no object, and one not JSON",
-                                             (("not an object", "[1, 2]"), ("not JSON", "{")))):
+    for what, extra in (
+        ("bad fields", ()),
+        ("and a run.json that is no object, and one not JSON", (("not an object", "[1, 2]"), ("not JSON", "{"))),
+    ):
         for name, raw in extra:
             run_id = lab.copy_run(root, owner=lab.owner("zed"), published=True)
             (root / run_id / RUN_FILE).write_text(raw)
@@ -696,19 +821,24 @@ def lockout_hostile_records(lab: Lab) -> Held:
         listed = {r.id for r in list_runs(root, lab.owner("bob"))}
         shown_bad = sorted(name for name, run_id in bad.items() if run_id in listed)
         registry.clear()  # the server (re)starts over this folder: its registry's recover() reads every run.json
-        pages = {script: broken(page(script, lab.owner_id("bob")))
-                 for script in ("11_Training_studio.py", "2_Seq2seq_attention.py")}
+        pages = {
+            script: broken(page(script, lab.owner_id("bob")))
+            for script in ("11_Training_studio.py", "2_Seq2seq_attention.py")
+        }
         registry.clear()
         ok &= good in listed and not shown_bad and not any(pages.values())
-        notes.append(f"{len(bad)} records ({what}): {len(shown_bad)} listed {shown_bad or ''}, good run listed "
-                     f"{good in listed}; " + ", ".join(f"{p.split('_', 1)[1][:-3]} page: {v[0] if v else 'drawn'}"
-                                                       for p, v in pages.items()))
+        notes.append(
+            f"{len(bad)} records ({what}): {len(shown_bad)} listed {shown_bad or ''}, good run listed "
+            f"{good in listed}; "
+            + ", ".join(f"{p.split('_', 1)[1][:-3]} page: {v[0] if v else 'drawn'}" for p, v in pages.items())
+        )
     return Held(ok, " | ".join(notes))
 
 
 # --------------------------------------------------------------------------------------
 # 4. Markup
 # --------------------------------------------------------------------------------------
+
 
 def markup_run_name(lab: Lab) -> Held:
     """Ann's published runs named with a markdown image, a link and an HTML tag (written into run.json
@@ -720,11 +850,15 @@ def markup_run_name(lab: Lab) -> Held:
         lab.finished(preset)
     root = lab.folder("markup")
     notes, ok = [], True
-    ids = {preset: lab.copy_run(root, preset, owner=lab.owner("ann"), published=True, name=HOSTILE_NAME)
-           for preset in ("tiny", "tiny-transformer")}
+    ids = {
+        preset: lab.copy_run(root, preset, owner=lab.owner("ann"), published=True, name=HOSTILE_NAME)
+        for preset in ("tiny", "tiny-transformer")
+    }
     runs = {r.id: r for r in list_runs(root, lab.owner("bob"))}
-    for script, key, preset in (("2_Seq2seq_attention.py", "s2s_model", "tiny"),
-                                ("4_Transformer_translation.py", "tf_model", "tiny-transformer")):
+    for script, key, preset in (
+        ("2_Seq2seq_attention.py", "s2s_model", "tiny"),
+        ("4_Transformer_translation.py", "tf_model", "tiny-transformer"),
+    ):
         at = page(script, lab.owner_id("bob"))
         run = runs.get(ids[preset])
         if run is None:
@@ -738,8 +872,10 @@ def markup_run_name(lab: Lab) -> Held:
         bad = markup(texts)
         good = bool(named) and not bad and not at.exception
         ok &= good
-        notes.append(f"{script.split('_', 1)[1][:-3]}: name shown in {len(named)} element(s), "
-                     f"{len(bad)} with markup{' ' + repr(bad[0][:100]) if bad else ''}")
+        notes.append(
+            f"{script.split('_', 1)[1][:-3]}: name shown in {len(named)} element(s), "
+            f"{len(bad)} with markup{' ' + repr(bad[0][:100]) if bad else ''}"
+        )
     at = page("11_Training_studio.py", lab.owner_id("bob"))
     texts = shown(at)
     bad = markup(texts)
@@ -748,8 +884,12 @@ def markup_run_name(lab: Lab) -> Held:
     return Held(ok, "; ".join(notes))
 
 
-HOSTILE_DECK = {"format": "attention-lab-deck", "version": 1, "title": HOSTILE_NAME,
-                "slides": [{"page": "3_Positional_encoding", "title": HOSTILE_NAME, "notes": HOSTILE_NAME}]}
+HOSTILE_DECK = {
+    "format": "attention-lab-deck",
+    "version": 1,
+    "title": HOSTILE_NAME,
+    "slides": [{"page": "3_Positional_encoding", "title": HOSTILE_NAME, "notes": HOSTILE_NAME}],
+}
 
 
 def markup_deck_title(lab: Lab) -> Held:
@@ -768,9 +908,11 @@ def markup_deck_title(lab: Lab) -> Held:
         kinds = sorted({kind for kind in MARKDOWN_KINDS for e in getattr(at, kind) if str(e.value) in bad})
         good = bool(named) and not bad and not at.exception
         ok &= good
-        notes.append(f"{mode}: title shown in {len(named)} element(s), {len(bad)} unescaped"
-                     + (f" (st.{', st.'.join(kinds)}: {bad[0][:80]!r})" if bad else "")
-                     + (f", exception {at.exception[0].value!s:.80}" if at.exception else ""))
+        notes.append(
+            f"{mode}: title shown in {len(named)} element(s), {len(bad)} unescaped"
+            + (f" (st.{', st.'.join(kinds)}: {bad[0][:80]!r})" if bad else "")
+            + (f", exception {at.exception[0].value!s:.80}" if at.exception else "")
+        )
     return Held(ok, "; ".join(notes))
 
 
@@ -805,9 +947,13 @@ KILLED_STEPS = 120  # the killed run's steps: periodic saves every 20 (a niced t
 def _trainer(root: Path, what: str, owner: str, steps: int = KILLED_STEPS) -> tuple[subprocess.Popen, str]:
     from models.training.runs import RUNS_ENV
 
-    child = subprocess.Popen([sys.executable, "-c", _TRAINER, str(ROOT), what, owner, str(steps)],
-                             env=dict(os.environ, **{RUNS_ENV: str(root)}), stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _TRAINER, str(ROOT), what, owner, str(steps)],
+        env=dict(os.environ, **{RUNS_ENV: str(root)}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert child.stdout is not None
     return child, child.stdout.readline().strip()
 
@@ -856,11 +1002,15 @@ def fault_kill_resume(lab: Lab) -> Held:
             return Held(False, "the first training process made no periodic save")
         time.sleep(0.3)  # a few steps logged after the save
         # meanwhile, a second replica of the server over the same folder
-        busy = [refused(lambda: run_lock(folder).__enter__(), "run.err.busy"),
-                refused(lambda: Registry(root, max_active=1).resume(run_id, ann), "run.err.busy")]
-        lab.notes["two replicas"] = Held(locked(folder) and busy == [None, None],
-                                         f"while one process trains the run: locked {locked(folder)}, run_lock "
-                                         f"{busy[0] or 'busy'}, another registry's resume {busy[1] or 'busy'}")
+        busy = [
+            refused(lambda: run_lock(folder).__enter__(), "run.err.busy"),
+            refused(lambda: Registry(root, max_active=1).resume(run_id, ann), "run.err.busy"),
+        ]
+        lab.notes["two replicas"] = Held(
+            locked(folder) and busy == [None, None],
+            f"while one process trains the run: locked {locked(folder)}, run_lock "
+            f"{busy[0] or 'busy'}, another registry's resume {busy[1] or 'busy'}",
+        )
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -868,8 +1018,10 @@ def fault_kill_resume(lab: Lab) -> Held:
         listed = {r.id: r for r in list_runs(root, ann)}.get(run_id)
         after = listed is not None and listed.meta["status"] == STOPPED and resumable(folder) and not locked(folder)
         ok &= after
-        notes.append(f"kill {attempt} at step {max(_logged_steps(folder), default=0)}: "
-                     f"{'stopped, resumable' if after else 'NOT stopped and resumable'}")
+        notes.append(
+            f"kill {attempt} at step {max(_logged_steps(folder), default=0)}: "
+            f"{'stopped, resumable' if after else 'NOT stopped and resumable'}"
+        )
         if attempt == 2:
             break
         stamp = _state_stamp(folder)
@@ -896,8 +1048,10 @@ def fault_kill_resume(lab: Lab) -> Held:
     once = steps == list(range(1, KILLED_STEPS + 1))
     twice = sorted({s for s in steps if steps.count(s) > 1})
     ok &= run.status == FINISHED and once and shots == sorted(set(shots)) and shots[-1] == KILLED_STEPS and queued == []
-    notes.append(f"resumed to {run.status}: {len(steps)} steps logged, "
-                 f"{f'each of 1–{KILLED_STEPS} once' if once else f'steps twice {twice[:10]}'}; snapshots {shots}")
+    notes.append(
+        f"resumed to {run.status}: {len(steps)} steps logged, "
+        f"{f'each of 1–{KILLED_STEPS} once' if once else f'steps twice {twice[:10]}'}; snapshots {shots}"
+    )
     return Held(ok, "; ".join(notes))
 
 
@@ -933,8 +1087,12 @@ def fault_staging(lab: Lab) -> Held:
     root = lab.folder("staging")
     zip_path = lab.base / "staging.zip"
     zip_path.write_bytes(export_zip(run.id, shared, lab.owner("ann")))
-    child = subprocess.Popen([sys.executable, "-c", _IMPORTER, str(ROOT), str(zip_path), str(root), lab.owner("ann")],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _IMPORTER, str(ROOT), str(zip_path), str(root), lab.owner("ann")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert child.stdout is not None
         started = child.stdout.readline().strip() == "writing"
@@ -945,8 +1103,11 @@ def fault_staging(lab: Lab) -> Held:
     Registry(root, max_active=1).recover()
     after = [p.name for p in root.iterdir() if p.name != ".limits.json"]
     ok = started and len(left) == 1 and not after and not saved_runs(root)
-    return Held(ok, f"killed mid-write: {len(left)} staging folder(s) left; after recover(): "
-                    f"{after or 'nothing'} in the runs folder, {len(saved_runs(root))} runs listed")
+    return Held(
+        ok,
+        f"killed mid-write: {len(left)} staging folder(s) left; after recover(): "
+        f"{after or 'nothing'} in the runs folder, {len(saved_runs(root))} runs listed",
+    )
 
 
 def fault_queued_restart(lab: Lab) -> Held:
@@ -974,6 +1135,7 @@ def fault_queued_restart(lab: Lab) -> Held:
 # 6. Leaks
 # --------------------------------------------------------------------------------------
 
+
 def _page_that_fails() -> None:
     from ui.frame import page_frame
 
@@ -989,8 +1151,9 @@ def leak_page_error(lab: Lab) -> Held:
     ref = re.search(r"\b[0-9a-f]{8}\b", errors[0]) if errors else None
     ok = len(errors) == 1 and not bad and not at.exception and ref is not None
     raised = [f"{e.message[:80]} ({e.stack_trace[-1].strip()[:100] if e.stack_trace else ''})" for e in at.exception]
-    return Held(ok, f"{len(errors)} error line(s) {errors[:1]}, {len(at.exception)} exception element(s) "
-                    f"{raised or ''}")
+    return Held(
+        ok, f"{len(errors)} error line(s) {errors[:1]}, {len(at.exception)} exception element(s) {raised or ''}"
+    )
 
 
 def leak_server_flags(lab: Lab) -> Held:
@@ -1003,14 +1166,30 @@ def leak_server_flags(lab: Lab) -> Held:
     details = command[command.index(flag) + 1] if flag in command else None
     conf = nginx_config("127.0.0.1:8600", [8601, 8602], lab.base)
     formats = [line for line in conf.splitlines() if "log_format" in line]
-    leaks = [v for v in ("$request ", "$request_uri", "$args", "$query_string", "$http_referer", "$remote_addr",
-                         "$http_x_forwarded_for", "$proxy_add_x_forwarded_for", "$http_cookie", "$binary_remote_addr")
-             if any(v in line for line in formats)]
+    leaks = [
+        v
+        for v in (
+            "$request ",
+            "$request_uri",
+            "$args",
+            "$query_string",
+            "$http_referer",
+            "$remote_addr",
+            "$http_x_forwarded_for",
+            "$proxy_add_x_forwarded_for",
+            "$http_cookie",
+            "$binary_remote_addr",
+        )
+        if any(v in line for line in formats)
+    ]
     logs = [line.strip() for line in conf.splitlines() if line.strip().startswith("access_log")]
     combined = [line for line in logs if line.rstrip(";").split()[-1] not in ("lab", "off")]
     ok = details == "none" and len(formats) == 1 and not leaks and not combined
-    return Held(ok, f"showErrorDetails {details}; log_format fields leaking: {leaks or 'none'}; "
-                    f"access_log lines with another format: {combined or 'none'}")
+    return Held(
+        ok,
+        f"showErrorDetails {details}; log_format fields leaking: {leaks or 'none'}; "
+        f"access_log lines with another format: {combined or 'none'}",
+    )
 
 
 def leak_paths(lab: Lab) -> Held:
@@ -1042,8 +1221,11 @@ def leak_model_name(lab: Lab) -> Held:
     from models.checkpoints import CheckpointError, checkpoint_path
 
     notes = []
-    for label, name in (("10,000 characters", "x" * 10_000), ("NUL", "a\x00b"),
-                        ("300-character part", "/tmp/" + "y" * 300)):
+    for label, name in (
+        ("10,000 characters", "x" * 10_000),
+        ("NUL", "a\x00b"),
+        ("300-character part", "/tmp/" + "y" * 300),
+    ):
         outcome = "allowed"
         try:
             checkpoint_path(name)
@@ -1088,20 +1270,25 @@ def leak_nan_inputs(lab: Lab) -> Held:
     from bench.hostile_state import View, discover, failures, run
 
     notes, ok = [], True
-    for view in (View("pages/1_Attention_from_scratch.py", "kr_fit", {"topic": "Kernel regression"}),
-                 View("pages/3_Positional_encoding.py", "pe_curves", {"topic": "Sinusoids"})):
+    for view in (
+        View("pages/1_Attention_from_scratch.py", "kr_fit", {"topic": "Kernel regression"}),
+        View("pages/3_Positional_encoding.py", "pe_curves", {"topic": "Sinusoids"}),
+    ):
         keys = discover(view)
         for label, value in (("NaN", math.nan), ("inf", math.inf), ("-inf", -math.inf)):
             problems = failures(run(view, dict.fromkeys(keys, value)), view)
             ok &= not problems
-            notes.append(f"{view.page.split('/')[1].split('_')[0]} {label} in {len(keys)} keys: "
-                         f"{problems[0][:80] if problems else 'drawn'}")
+            notes.append(
+                f"{view.page.split('/')[1].split('_')[0]} {label} in {len(keys)} keys: "
+                f"{problems[0][:80] if problems else 'drawn'}"
+            )
     return Held(ok, "; ".join(notes))
 
 
 # --------------------------------------------------------------------------------------
 # The deployment: cookies on a real server, logs, and a killed replica
 # --------------------------------------------------------------------------------------
+
 
 def _get(url: str, headers: dict[str, str] | None = None, timeout: float = 5) -> tuple[int, dict[str, str]]:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
@@ -1171,10 +1358,26 @@ def deployment(lab: Lab) -> dict[str, Held]:
 
     port = free_block(3)
     run_dir = lab.base / "serve"
-    proc = subprocess.Popen([sys.executable, "-m", "deploy.serve", "--address", "127.0.0.1", "--port", str(port),
-                             "--replicas", "2" if nginx else "1", "--run-dir", str(run_dir)],
-                            cwd=ROOT, env=dict(os.environ, **{RUNS_ENV: str(root)}), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deploy.serve",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--replicas",
+            "2" if nginx else "1",
+            "--run-dir",
+            str(run_dir),
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, **{RUNS_ENV: str(root)}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
 
     def read_lines() -> None:
@@ -1208,7 +1411,8 @@ def deployment(lab: Lab) -> dict[str, Held]:
             control and not believed and not errors,
             f"ann's signed cookie shows her private run: {control}; {len(forged_cookies(me, lab.base))} forged "
             f"cookies: {len(believed)} show it {believed or ''}; page errors {errors or 'none'}"
-            + (f"; {'; '.join(refused_at_door)}" if refused_at_door else ""))
+            + (f"; {'; '.join(refused_at_door)}" if refused_at_door else ""),
+        )
         if not nginx:
             out["deploy: a killed replica (nginx)"] = Held(True, "skipped (no nginx)")
             return out
@@ -1217,9 +1421,10 @@ def deployment(lab: Lab) -> dict[str, Held]:
         time.sleep(0.5)
         log = (run_dir / "access.log").read_text(errors="replace") if (run_dir / "access.log").is_file() else ""
         leaked = [w for w in ("HOSTILEQUERY", "HOSTILEREFERRER", "typed=") if w in log]
-        out["leak: the proxy's access log"] = Held(bool(log) and not leaked,
-                                                   f"{len(log.splitlines())} log lines; typed text or referrer "
-                                                   f"in them: {leaked or 'none'}")
+        out["leak: the proxy's access log"] = Held(
+            bool(log) and not leaked,
+            f"{len(log.splitlines())} log lines; typed text or referrer in them: {leaked or 'none'}",
+        )
         # a replica killed: its students (its sticky cookie) answered by the other, and it comes back
         replicas = _replica_pids(proc.pid)
         victim_port = min(replicas)
@@ -1253,8 +1458,10 @@ def deployment(lab: Lab) -> dict[str, Held]:
         said = f"after {answered:.1f} s" if answered is not None else "NOT within 30 s"
         again = f"back after {back:.0f} s" if back is not None else "NOT back in 180 s"
         out["deploy: a killed replica (nginx)"] = Held(
-            ok, f"replica :{victim_port} killed (SIGKILL): its sticky students answered {said} ({failed} failed "
-                f"request(s)); the replica {again} (pid {replicas[victim_port]} → {new_pid})")
+            ok,
+            f"replica :{victim_port} killed (SIGKILL): its sticky students answered {said} ({failed} failed "
+            f"request(s)); the replica {again} (pid {replicas[victim_port]} → {new_pid})",
+        )
         return out
     finally:
         if proc.poll() is None:

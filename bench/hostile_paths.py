@@ -18,6 +18,7 @@ in-process (``AppTest``) as students would:
 
 Bar: 0 reveal, 0 markup, the aliases loaded once, 0 reads before a refusal. Exit status 1 if missed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,13 @@ HOSTILE: dict[str, Callable[[dict[str, Path]], str]] = {
 
 
 # The issue's finding: hidden size 16,384 × 48 layers over a tiny weights file grew a process to 21 GB.
-OVERSIZED_CONFIG = {"hidden_size": 16_384, "num_hidden_layers": 48, "intermediate_size": 65_536,
-                    "vocab_size": 30_522, "num_attention_heads": 128}
+OVERSIZED_CONFIG = {
+    "hidden_size": 16_384,
+    "num_hidden_layers": 48,
+    "intermediate_size": 65_536,
+    "vocab_size": 30_522,
+    "num_attention_heads": 128,
+}
 
 
 def aliases(lab: dict[str, Path]) -> list[str]:
@@ -100,8 +106,15 @@ class ReadCounter:
         import transformers
 
         self.calls = 0
-        targets = [(cls, "from_pretrained") for cls in (transformers.AutoModel, transformers.AutoModelForMaskedLM,
-                                                        transformers.AutoConfig, transformers.AutoTokenizer)]
+        targets = [
+            (cls, "from_pretrained")
+            for cls in (
+                transformers.AutoModel,
+                transformers.AutoModelForMaskedLM,
+                transformers.AutoConfig,
+                transformers.AutoTokenizer,
+            )
+        ]
         targets += [(torch, "load"), (safetensors.torch, "load_file"), (safetensors, "safe_open")]
         for owner, name in targets:
             setattr(owner, name, self._wrap(getattr(owner, name)))
@@ -110,12 +123,16 @@ class ReadCounter:
         def counted(*args, **kwargs):
             self.calls += 1
             return fn(*args, **kwargs)
+
         return counted
 
 
 def _shown(at) -> list[str]:
-    return [e.value for kind in ("markdown", "caption", "error", "info", "warning", "success", "text", "code",
-                                 "subheader", "title") for e in getattr(at, kind)]
+    return [
+        e.value
+        for kind in ("markdown", "caption", "error", "info", "warning", "success", "text", "code", "subheader", "title")
+        for e in getattr(at, kind)
+    ]
 
 
 def _memory(lab: dict[str, Path]) -> None:
@@ -176,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
             reveal, markup, exceptions = reveal + reveals, markup + marks, exceptions + bool(at.exception)
             print(f"{name:<24} {'yes' if same else 'NO':>12} {int(reveals):>8} {int(marks):>7}")
         reveal += len(messages) > 1  # one message for all, whatever was typed
-        print(f"({time.perf_counter() - t0:.1f} s for {len(HOSTILE)} page runs; {len(messages)} distinct message(s); "
-              f"exceptions: {exceptions})")
+        print(
+            f"({time.perf_counter() - t0:.1f} s for {len(HOSTILE)} page runs; {len(messages)} distinct message(s); "
+            f"exceptions: {exceptions})"
+        )
 
         t0 = time.perf_counter()
         labels = []
@@ -185,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
             at = session(typed)
             labels += [c.value.split(" — ")[0] for c in at.caption if " — " in c.value][:1]
         alias_loads = loads.count(str(lab["root"] / "model"))
-        print(f"4 aliases of one folder, 4 sessions: loaded {alias_loads} time(s), shown as {sorted(set(labels))} "
-              f"({time.perf_counter() - t0:.1f} s)")
+        print(
+            f"4 aliases of one folder, 4 sessions: loaded {alias_loads} time(s), shown as {sorted(set(labels))} "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
 
         refused_before = {}
         for name, expected in (("big", "parameters"), ("heavy", "larger than this server's cap")):
@@ -199,11 +220,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(lab["base"], ignore_errors=True)
 
-    met = (reveal == 0 and markup == 0 and exceptions == 0 and alias_loads == 1
-           and all(ok and n == 0 for ok, n in refused_before.values()))
-    print(f"bar: {reveal} reveal, {markup} markup, {exceptions} exceptions, aliases loaded {alias_loads}×, "
-          f"oversized refused before weights read: {all(ok and n == 0 for ok, n in refused_before.values())} "
-          f"— {'met' if met else 'MISSED'}")
+    met = (
+        reveal == 0
+        and markup == 0
+        and exceptions == 0
+        and alias_loads == 1
+        and all(ok and n == 0 for ok, n in refused_before.values())
+    )
+    print(
+        f"bar: {reveal} reveal, {markup} markup, {exceptions} exceptions, aliases loaded {alias_loads}×, "
+        f"oversized refused before weights read: {all(ok and n == 0 for ok, n in refused_before.values())} "
+        f"— {'met' if met else 'MISSED'}"
+    )
     return 0 if met else 1
 
 

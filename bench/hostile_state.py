@@ -15,6 +15,7 @@ The bar: every widget covered, 0 exceptions, and the page's main element drawn e
 value in which every key gets a value at once, each key a different one, rotating, so that the
 runs together give every key every value.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -197,8 +198,9 @@ def main() -> None:
         total[0] += len(keys)
         total[1] += bad
         total[2] += len(cases)
-        print(f"{view.name}: {len(keys)} keys, {len(cases)} runs, {bad} with an exception or no main element",
-              flush=True)
+        print(
+            f"{view.name}: {len(keys)} keys, {len(cases)} runs, {bad} with an exception or no main element", flush=True
+        )
     print("\npage: widgets covered / exceptions (runs)")
     for page, (n_keys, bad, n_runs) in totals.items():
         print(f"{page}: {n_keys} widgets covered / {bad} exceptions ({n_runs} runs)")

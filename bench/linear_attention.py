@@ -12,6 +12,7 @@ generation step after n tokens (the mean of 16 steps; softmax: against its KV ca
 and the bytes that state holds. --save writes bench/baselines/linear_attention.json (the page's linear tab draws
 it). Small models trained in minutes of CPU: a comparison of these two models, not of the methods at scale.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,10 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     models, pair = train_pair(args.steps, args.batch)
-    print(f"two decoder LMs, {pair.parameters:,} parameters each ({pair.config}), {args.steps} steps of "
-          f"{args.batch} × {pair.config['context']} tokens, the same batches; {pair.device}, {args.threads} thread(s)")
+    print(
+        f"two decoder LMs, {pair.parameters:,} parameters each ({pair.config}), {args.steps} steps of "
+        f"{args.batch} × {pair.config['context']} tokens, the same batches; {pair.device}, {args.threads} thread(s)"
+    )
     print(f"{'attention':>9} {'held-out perplexity':>19} {'final loss':>10} {'train s':>8}")
     for i, kind in enumerate(pair.kinds):
         print(f"{kind:>9} {pair.heldout_ppl[i]:>19.2f} {pair.final_loss[i]:>10.3f} {pair.seconds[i]:>8.1f}")
@@ -50,20 +53,31 @@ def main() -> None:
         recurrent = linear.recurrent_logits(ids)
         chunked = linear(ids, chunked=True)
     agree = float((parallel - recurrent).abs().max())
-    print(f"trained linear model, {ids.shape[1]} held-out tokens: max |logits parallel − recurrent| = {agree:.2e}, "
-          f"parallel − chunked = {float((parallel - chunked).abs().max()):.2e} (max |logit| "
-          f"{float(parallel.abs().max()):.1f})")
+    print(
+        f"trained linear model, {ids.shape[1]} held-out tokens: max |logits parallel − recurrent| = {agree:.2e}, "
+        f"parallel − chunked = {float((parallel - chunked).abs().max()):.2e} (max |logit| "
+        f"{float(parallel.abs().max()):.1f})"
+    )
     cost = measure_lengths(models, tuple(args.lengths), args.repeats)
-    print(f"{'n':>6} " + " ".join(f"{k + ' fwd ms':>15} {k + ' step ms':>16} {k + ' state KiB':>17}"
-                                  for k in pair.kinds))
+    print(
+        f"{'n':>6} " + " ".join(f"{k + ' fwd ms':>15} {k + ' step ms':>16} {k + ' state KiB':>17}" for k in pair.kinds)
+    )
     for j, n in enumerate(cost.lengths):
-        print(f"{n:>6} " + " ".join(f"{cost.forward_seconds[k][j] * 1e3:>15.2f} {cost.step_seconds[k][j] * 1e3:>16.3f} "
-                                    f"{cost.state_bytes[k][j] / 1024:>17.1f}" for k in pair.kinds))
+        print(
+            f"{n:>6} "
+            + " ".join(
+                f"{cost.forward_seconds[k][j] * 1e3:>15.2f} {cost.step_seconds[k][j] * 1e3:>16.3f} "
+                f"{cost.state_bytes[k][j] / 1024:>17.1f}"
+                for k in pair.kinds
+            )
+        )
     low, high = cost.lengths[len(cost.lengths) // 2], cost.lengths[-1]
     for k in pair.kinds:
-        print(f"  {k:>7}: forward time ∝ n^{fit_exponent(cost.lengths, cost.forward_seconds[k], low, high):.2f}, "
-              f"step time ∝ n^{fit_exponent(cost.lengths, cost.step_seconds[k], low, high):.2f} "
-              f"over {low:,}–{high:,} tokens")
+        print(
+            f"  {k:>7}: forward time ∝ n^{fit_exponent(cost.lengths, cost.forward_seconds[k], low, high):.2f}, "
+            f"step time ∝ n^{fit_exponent(cost.lengths, cost.step_seconds[k], low, high):.2f} "
+            f"over {low:,}–{high:,} tokens"
+        )
     if args.save:
         data = {**pair.to_dict(), "recurrent_vs_parallel": agree, "cost": cost.to_dict()}
         BASELINE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -11,6 +11,7 @@ each converted model and prints, per model,
 Measured here (2 cores): SmolLM2 2.00 tokens per Chinese character, 89% of them byte fragments; it repeats
 the prompt 6, answers in English 2, other 2 of 10. Gemma 3: 0.58 tokens per character, no fragments.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,13 +19,22 @@ import argparse
 from models.device import configure_threads
 from models.inference.llm import CJK, LLMError, chinese_reading, encode_prompt, generate_text, is_converted, load_llm
 
-PROMPTS = ("我想喝一杯咖啡。", "北京是中国的首都。", "今天天气很好，我们去公园吧。",
-           "请把这句话翻译成英文：我喜欢学习中文。", "我的妹妹明天去北京。", "你叫什么名字？", "火车站在哪里？",
-           "我不喜欢吃米饭。", "他每天早上六点起床。", "这本书很有意思。")
+PROMPTS = (
+    "我想喝一杯咖啡。",
+    "北京是中国的首都。",
+    "今天天气很好，我们去公园吧。",
+    "请把这句话翻译成英文：我喜欢学习中文。",
+    "我的妹妹明天去北京。",
+    "你叫什么名字？",
+    "火车站在哪里？",
+    "我不喜欢吃米饭。",
+    "他每天早上六点起床。",
+    "这本书很有意思。",
+)
 
 
 def answer_kind(prompt: str, answer: str) -> str:
-    """"repeats" (the answer starts with the prompt's first three characters), "english" (no Chinese
+    """ "repeats" (the answer starts with the prompt's first three characters), "english" (no Chinese
     character in it) or "other"."""
     text = answer.strip()
     if text.startswith(prompt[:3]):
@@ -57,9 +67,11 @@ def main(argv: list[str] | None = None) -> int:
             kind = answer_kind(prompt, answer)
             kinds[kind] += 1
             print(f"  {name:8} {kind:8} {prompt} → {answer.strip()[:40]!r}")
-        print(f"{name}: {pieces / chars:.2f} tokens per Chinese character ({chars} characters, {pieces} pieces, "
-              f"{fragments / max(1, pieces):.0%} byte fragments); answers: repeats {kinds['repeats']}, "
-              f"English {kinds['english']}, other {kinds['other']} of {len(PROMPTS)}")
+        print(
+            f"{name}: {pieces / chars:.2f} tokens per Chinese character ({chars} characters, {pieces} pieces, "
+            f"{fragments / max(1, pieces):.0%} byte fragments); answers: repeats {kinds['repeats']}, "
+            f"English {kinds['english']}, other {kinds['other']} of {len(PROMPTS)}"
+        )
     return 0
 
 

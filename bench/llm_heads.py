@@ -13,6 +13,7 @@ head types, and (a model with sliding-window layers) the window check.
 - for Gemma 3, the sliding-window check on a ``--window-tokens``-token input (600): the largest weight
   each layer puts 512 or more tokens back (the bar: exactly 0 on every local layer, not on the global ones).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,13 +38,16 @@ from models.inference.llm import (
     window_check,
 )
 
-TEXT = ("The students opened their books. The teacher wrote a short sentence on the board, and the students copied "
-        "the sentence into their notebooks before the bell rang. Then the teacher asked a question.")
+TEXT = (
+    "The students opened their books. The teacher wrote a short sentence on the board, and the students copied "
+    "the sentence into their notebooks before the bell rang. Then the teacher asked a question."
+)
 
 
 def _progress(start: float):
     def report(stage: str, done: float) -> None:
         print(f"  {time.perf_counter() - start:6.1f} s  {stage}", flush=True)
+
     return report
 
 
@@ -83,16 +87,20 @@ def main() -> None:
                 cpu.append(time.process_time() - start)
             later = trace.step_seconds[1:]
             per_token = sum(later) / len(later)
-            print(f"generation at {len(ids)} tokens, {'with' if use_cache else 'without'} KV cache: "
-                  f"first step (prompt) {trace.step_seconds[0]:.2f} s, then {per_token:.3f} s per token "
-                  f"({1 / per_token:.1f} tokens/s; CPU time {(cpu[1] - cpu[0]) / len(later):.3f} s per token), "
-                  f"every layer's attention included")
+            print(
+                f"generation at {len(ids)} tokens, {'with' if use_cache else 'without'} KV cache: "
+                f"first step (prompt) {trace.step_seconds[0]:.2f} s, then {per_token:.3f} s per token "
+                f"({1 / per_token:.1f} tokens/s; CPU time {(cpu[1] - cpu[0]) / len(later):.3f} s per token), "
+                f"every layer's attention included"
+            )
 
         start = time.perf_counter()
         with torch.inference_mode():
             scores = measure_heads(llm, TEXT, period=args.period, seed=0)
-        print(f"head measurement: {time.perf_counter() - start:.1f} s "
-              f"({len(scores.text_tokens)} text tokens, {len(scores.induction_tokens)} induction-test tokens)")
+        print(
+            f"head measurement: {time.perf_counter() - start:.1f} s "
+            f"({len(scores.text_tokens)} text tokens, {len(scores.induction_tokens)} induction-test tokens)"
+        )
         for kind in ("induction", "previous", "sink"):
             best = ", ".join(f"L{layer + 1} H{head + 1} {s:.2f}" for layer, head, s in scores.best(kind, 5))
             print(f"best {kind} heads: {best}")
@@ -100,13 +108,23 @@ def main() -> None:
         print(f"mean sink score per layer (1 … {llm.n_layers}): {per_layer}")
         if llm.sliding_window is not None:
             check = window_check(llm, args.window_tokens)
-            print(f"window check on {check.n_tokens} tokens ({check.seconds:.1f} s): largest weight {check.window} or "
-                  f"more tokens back, per layer (1 … {llm.n_layers}, G = global):")
-            print("  " + " ".join(f"{'G' if kind != 'sliding_attention' else ''}{i + 1}:{m:.3g}"
-                                  for i, (kind, m) in enumerate(zip(check.layer_types, check.beyond_max))))
-            print(f"local layers exactly 0: {check.local_zero}; every global layer reaches beyond: "
-                  f"{check.global_reaches} (mean weight per query beyond the window, global layers: "
-                  + ", ".join(f"L{i + 1} {check.beyond_mass[i]:.3f}" for i in llm.global_layers) + ")")
+            print(
+                f"window check on {check.n_tokens} tokens ({check.seconds:.1f} s): largest weight {check.window} or "
+                f"more tokens back, per layer (1 … {llm.n_layers}, G = global):"
+            )
+            print(
+                "  "
+                + " ".join(
+                    f"{'G' if kind != 'sliding_attention' else ''}{i + 1}:{m:.3g}"
+                    for i, (kind, m) in enumerate(zip(check.layer_types, check.beyond_max))
+                )
+            )
+            print(
+                f"local layers exactly 0: {check.local_zero}; every global layer reaches beyond: "
+                f"{check.global_reaches} (mean weight per query beyond the window, global layers: "
+                + ", ".join(f"L{i + 1} {check.beyond_mass[i]:.3f}" for i in llm.global_layers)
+                + ")"
+            )
 
 
 if __name__ == "__main__":

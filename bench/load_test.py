@@ -29,6 +29,7 @@ session closed, plus the CPU each side used. Before the load, one session alone 
 server CPU of each interaction: the cost that decides how many students one core can serve.
 The websocket client is the ``websockets`` package, which Streamlit itself depends on.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,8 +63,11 @@ MAX_SESSIONS, MAX_DURATION_S = 100, 600
 RUN_TIMEOUT_S = 120.0  # one run that takes longer counts as an error
 HEAVY_CACHED = 3  # 512-token traces the Real model explorer keeps (ui.bert.real_trace's max_entries)
 _ID_PREFIX = "$$ID-"  # Streamlit's keyed widget ids: "$$ID-<hash>-<user key>"
-_DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
-         ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}  # FINISHED_EARLY_FOR_RERUN: another run follows
+_DONE = {
+    ForwardMsg.FINISHED_SUCCESSFULLY,
+    ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+}  # FINISHED_EARLY_FOR_RERUN: another run follows
 
 
 class ProtocolError(RuntimeError):
@@ -112,11 +116,18 @@ class StreamlitSession:
     async def connect(self, resume: str = "") -> None:
         """Open the websocket; ``resume`` is the id of a session to reconnect to, as a tab that lost
         its connection sends it (the second entry, the XSRF token, only matters for logged-in users)."""
-        url = "ws" + self.base_url[len("http"):] + "/_stcore/stream"
+        url = "ws" + self.base_url[len("http") :] + "/_stcore/stream"
         headers = {"Cookie": self.cookie} if self.cookie else {}
         protocols = [Subprotocol(p) for p in (["streamlit", "xsrf", resume] if resume else ["streamlit"])]
-        self.ws = await connect(url, subprotocols=protocols, origin=self.base_url,
-                                additional_headers=headers, max_size=None, proxy=None, open_timeout=30)
+        self.ws = await connect(
+            url,
+            subprotocols=protocols,
+            origin=self.base_url,
+            additional_headers=headers,
+            max_size=None,
+            proxy=None,
+            open_timeout=30,
+        )
         self.response_headers = {k.lower(): v for k, v in self.ws.response.headers.raw_items()}
 
     async def close(self) -> None:
@@ -128,8 +139,7 @@ class StreamlitSession:
         self.widgets.clear()
         self._states.clear()
         self.page_hash = self.pages.get(page, "")
-        return await self._rerun(f"open {page or 'home'}", page_name=page,
-                                 query=urllib.parse.urlencode(query or {}))
+        return await self._rerun(f"open {page or 'home'}", page_name=page, query=urllib.parse.urlencode(query or {}))
 
     async def click(self, key: str, kind: str) -> Run:
         """Press the button with this key (a one-shot trigger, as the frontend sends it)."""
@@ -164,8 +174,15 @@ class StreamlitSession:
             raise ProtocolError(f"no widget {key!r} on the page")
         return self.widgets[key]
 
-    async def _rerun(self, kind: str, page_name: str = "", query: str = "", changed: WidgetState | None = None,
-                     fragment_id: str = "", one_shot: bool = False) -> Run:
+    async def _rerun(
+        self,
+        kind: str,
+        page_name: str = "",
+        query: str = "",
+        changed: WidgetState | None = None,
+        fragment_id: str = "",
+        one_shot: bool = False,
+    ) -> Run:
         assert self.ws is not None, "connect() first"
         msg = BackMsg()
         rerun = msg.rerun_script
@@ -232,7 +249,7 @@ class StreamlitSession:
             self.alerts.append(element.alert.body)
         widget_id = getattr(getattr(element, kind), "id", "")
         if isinstance(widget_id, str) and widget_id.startswith(_ID_PREFIX):
-            key = widget_id[len(_ID_PREFIX):].split("-", 1)[1]
+            key = widget_id[len(_ID_PREFIX) :].split("-", 1)[1]
             self.widgets[key] = Widget(widget_id, kind, getattr(element, kind), fragment_id)
 
 
@@ -240,8 +257,12 @@ class StreamlitSession:
 # What a student does
 # ------------------------------------------------------------------------------------------
 
-SEQ2SEQ, TRANSFORMER, REAL, STUDIO = ("Seq2seq_attention", "Transformer_translation", "Real_model_explorer",
-                                      "Training_studio")
+SEQ2SEQ, TRANSFORMER, REAL, STUDIO = (
+    "Seq2seq_attention",
+    "Transformer_translation",
+    "Real_model_explorer",
+    "Training_studio",
+)
 
 
 async def _step(session: StreamlitSession, prefix: str, kind: str) -> Run:
@@ -259,8 +280,15 @@ async def _next_head(session: StreamlitSession) -> Run:
     return await session.set_value("tf_head", following, "transformer: change head")
 
 
-async def student(base_url: str, until: float, think: tuple[float, float], steps: int, out: list[Run],
-                  rng: random.Random, transformer: bool = True) -> None:
+async def student(
+    base_url: str,
+    until: float,
+    think: tuple[float, float],
+    steps: int,
+    out: list[Run],
+    rng: random.Random,
+    transformer: bool = True,
+) -> None:
     """Loop over the two pages (or the seq2seq page alone) until ``until``: open, then ``steps``
     interactions with think time."""
     session = StreamlitSession(base_url)
@@ -310,15 +338,19 @@ def training_progress(runs_root: Path) -> dict[str, object]:
         lines = log.read_text(encoding="utf-8").splitlines()
         meta_file = log.parent / "run.json"
         meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
-        found[log.parent.name] = {"status": meta.get("status", "running"),
-                                  "last_step": json.loads(lines[-1]).get("step") if lines else 0}
+        found[log.parent.name] = {
+            "status": meta.get("status", "running"),
+            "last_step": json.loads(lines[-1]).get("step") if lines else 0,
+        }
     return found
 
 
 def long_text(i: int, n_words: int = 600) -> str:
     """A fresh text of well over 512 WordPiece tokens (``i`` makes it a cache miss)."""
-    words = ("the animal didn't cross the street because it was too tired and the trophy would not fit "
-             "in the brown suitcase because it was too big").split()
+    words = (
+        "the animal didn't cross the street because it was too tired and the trophy would not fit "
+        "in the brown suitcase because it was too big"
+    ).split()
     return f"Request {i}: " + " ".join(words[k % len(words)] for k in range(n_words))
 
 
@@ -342,6 +374,7 @@ async def heavy_student(base_url: str, until: float, out: list[Run]) -> None:
 # The server and its measurements
 # ------------------------------------------------------------------------------------------
 
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process, from /proc/<pid>/status (VmRSS, kB)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -364,8 +397,13 @@ def start_server(port: int, cpu: int | None, runs_root: Path | None = None) -> s
     if runs_root is not None:
         env[RUNS_ENV] = str(runs_root)
     pin = [] if cpu is None else ["taskset", "-c", str(cpu)]
-    proc = subprocess.Popen([*pin, *streamlit_command("127.0.0.1", port)], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*pin, *streamlit_command("127.0.0.1", port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_ready([f"http://127.0.0.1:{port}/_stcore/health"], [proc], timeout_s=120)
     except RuntimeError:
@@ -434,8 +472,11 @@ def summarize(runs: list[Run]) -> dict[str, dict[str, float]]:
         by_kind[r.kind].append(r)
     table = {}
     for kind, rs in sorted(by_kind.items()):
-        row: dict[str, float] = {"n": len(rs), "errors": sum(len(r.errors) for r in rs),
-                                 "kB_p50": statistics.median(r.bytes for r in rs) / 1e3}
+        row: dict[str, float] = {
+            "n": len(rs),
+            "errors": sum(len(r.errors) for r in rs),
+            "kB_p50": statistics.median(r.bytes for r in rs) / 1e3,
+        }
         for what in ("first", "server", "final"):
             vals = [getattr(r, f"{what}_s") for r in rs]
             row[f"{what}_p50"], row[f"{what}_p95"] = _pct(vals, 0.5), _pct(vals, 0.95)
@@ -449,9 +490,15 @@ async def main_async(args: argparse.Namespace) -> dict:
     runs_root = Path(tempfile.mkdtemp(prefix="load-test-runs-"))
     server = start_server(port, args.server_cpu, runs_root)
     try:
-        report: dict = {"sessions": args.sessions, "duration_s": args.duration, "heavy": args.heavy,
-                        "training": args.training, "pages": args.pages,
-                        "server_cpu": args.server_cpu, "client_cpu": args.client_cpu}
+        report: dict = {
+            "sessions": args.sessions,
+            "duration_s": args.duration,
+            "heavy": args.heavy,
+            "training": args.training,
+            "pages": args.pages,
+            "server_cpu": args.server_cpu,
+            "client_cpu": args.client_cpu,
+        }
         report["rss_cold_mb"] = rss_mb(server.pid)
         report["load_average_at_start"] = os.getloadavg()  # others' work on this machine skews every time
         report["cpu_ms_alone"] = await warm_up(base_url, server.pid, args.heavy)
@@ -469,8 +516,19 @@ async def main_async(args: argparse.Namespace) -> dict:
         if args.training:
             tasks.append(asyncio.create_task(trainer(base_url, until, runs)))
         for _ in range(args.sessions):  # staggered arrival, as a class opening the link
-            tasks.append(asyncio.create_task(student(base_url, until, (args.think_min, args.think_max), args.steps,
-                                                     runs, random.Random(rng.random()), args.pages == "both")))
+            tasks.append(
+                asyncio.create_task(
+                    student(
+                        base_url,
+                        until,
+                        (args.think_min, args.think_max),
+                        args.steps,
+                        runs,
+                        random.Random(rng.random()),
+                        args.pages == "both",
+                    )
+                )
+            )
             await asyncio.sleep(args.ramp / max(1, args.sessions))
         if args.heavy:
             tasks.append(asyncio.create_task(heavy_student(base_url, until, runs)))
@@ -500,30 +558,40 @@ async def main_async(args: argparse.Namespace) -> dict:
 
 
 def print_report(report: dict) -> None:
-    print(f"{report['sessions']} sessions on {report['pages']} for {report['duration_s']} s"
-          f"{' + one 512-token real-model student' if report['heavy'] else ''}"
-          f"{' + one studio training' if report['training'] else ''}; server on CPU {report['server_cpu']}, "
-          f"clients on CPU {report['client_cpu']}")
+    print(
+        f"{report['sessions']} sessions on {report['pages']} for {report['duration_s']} s"
+        f"{' + one 512-token real-model student' if report['heavy'] else ''}"
+        f"{' + one studio training' if report['training'] else ''}; server on CPU {report['server_cpu']}, "
+        f"clients on CPU {report['client_cpu']}"
+    )
     print(f"server CPU per interaction, one session alone (ms): {report['cpu_ms_alone']}")
-    head = f"{'interaction':28} {'n':>5} {'err':>4} {'first p50/p95':>15} {'server p50/p95':>15} " \
-           f"{'final p50/p95':>15} {'kB p50':>7}"
+    head = (
+        f"{'interaction':28} {'n':>5} {'err':>4} {'first p50/p95':>15} {'server p50/p95':>15} "
+        f"{'final p50/p95':>15} {'kB p50':>7}"
+    )
     print(head)
     for kind, r in report["interactions"].items():
-        print(f"{kind:28} {r['n']:5d} {r['errors']:4d} {r['first_p50']:7.3f}/{r['first_p95']:<7.3f} "
-              f"{r['server_p50']:7.3f}/{r['server_p95']:<7.3f} {r['final_p50']:7.3f}/{r['final_p95']:<7.3f} "
-              f"{r['kB_p50']:7.1f}")
+        print(
+            f"{kind:28} {r['n']:5d} {r['errors']:4d} {r['first_p50']:7.3f}/{r['first_p95']:<7.3f} "
+            f"{r['server_p50']:7.3f}/{r['server_p95']:<7.3f} {r['final_p50']:7.3f}/{r['final_p95']:<7.3f} "
+            f"{r['kB_p50']:7.1f}"
+        )
     if report["training"]:
         print(f"studio runs trained during the load: {report['studio_runs'] or 'none (the training did not start)'}")
     print(f"errors: {report['errors']} {report['error_examples'] if report['errors'] else ''}")
-    print(f"server RSS (MB): cold {report['rss_cold_mb']:.0f}, before {report['rss_before_mb']:.0f}, "
-          f"peak {report['rss_peak_mb']:.0f}, {report['rss_after_s']} s after close {report['rss_after_mb']:.0f} "
-          f"({report['rss_after_vs_before']:+.1%} vs before; {report['rss_60s_after_mb']:.0f} at 60 s)")
+    print(
+        f"server RSS (MB): cold {report['rss_cold_mb']:.0f}, before {report['rss_before_mb']:.0f}, "
+        f"peak {report['rss_peak_mb']:.0f}, {report['rss_after_s']} s after close {report['rss_after_mb']:.0f} "
+        f"({report['rss_after_vs_before']:+.1%} vs before; {report['rss_60s_after_mb']:.0f} at 60 s)"
+    )
     n_runs = sum(r["n"] for r in report["interactions"].values())
-    print(f"CPU over the {report['load_wall_s']} s of load: server {report['server_cpu_s']} s "
-          f"({report['server_cpu_s'] / max(1, n_runs) * 1e3:.0f} ms per interaction), "
-          f"clients {report['client_cpu_s']} s; "
-          f"machine load average {report['load_average_at_start'][0]:.1f} at start, "
-          f"{report['load_average_at_end'][0]:.1f} at end (other work on these cores)")
+    print(
+        f"CPU over the {report['load_wall_s']} s of load: server {report['server_cpu_s']} s "
+        f"({report['server_cpu_s'] / max(1, n_runs) * 1e3:.0f} ms per interaction), "
+        f"clients {report['client_cpu_s']} s; "
+        f"machine load average {report['load_average_at_start'][0]:.1f} at start, "
+        f"{report['load_average_at_end'][0]:.1f} at end (other work on these cores)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -531,10 +599,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=120, help="seconds of load")
     parser.add_argument("--heavy", action="store_true", help="one student keeps asking for 512-token real-model runs")
-    parser.add_argument("--training", action="store_true",
-                        help="a teacher starts the studio's default training before the students arrive")
-    parser.add_argument("--pages", choices=("both", "seq2seq"), default="both",
-                        help="the students step through the seq2seq and Transformer pages, or the seq2seq page only")
+    parser.add_argument(
+        "--training",
+        action="store_true",
+        help="a teacher starts the studio's default training before the students arrive",
+    )
+    parser.add_argument(
+        "--pages",
+        choices=("both", "seq2seq"),
+        default="both",
+        help="the students step through the seq2seq and Transformer pages, or the seq2seq page only",
+    )
     parser.add_argument("--steps", type=int, default=8, help="interactions per page visit")
     parser.add_argument("--think-min", type=float, default=2.0)
     parser.add_argument("--think-max", type=float, default=6.0)

@@ -4,6 +4,7 @@
 `python -m bench.mlm_everyday [--json] [--examples N]` prints one line per model (and N example
 predictions each); the same figures are part of `python -m models.evaluate` (its BERT section).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,10 @@ def main() -> int:
         print(json.dumps(results, indent=1, ensure_ascii=False))
         return 1 if failed else 0
     for name, r in results.items():
-        print(f"{name:12} top-1 {r['top1']:.2f}  top-5 {r['top5']:.2f}  on {r['sentences']} sentences "
-              f"({r['answers_one_piece']} answers are one piece of its vocabulary)")
+        print(
+            f"{name:12} top-1 {r['top1']:.2f}  top-5 {r['top5']:.2f}  on {r['sentences']} sentences "
+            f"({r['answers_one_piece']} answers are one piece of its vocabulary)"
+        )
         for ex in r["examples"]:
             guesses = ", ".join(f"{p['token']} {p['prob']:.2f}" for p in ex["top5"])
             print(f"    {ex['sentence']}  [{ex['answer']}] → {guesses}")

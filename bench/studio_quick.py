@@ -14,6 +14,7 @@ at 1280×720 opens the Training studio on a server of its own, picks the preset 
 presses Train; the time is from the click to "Finished" on the page, and the figures are those of
 the run it saved (issue 12's bar is "from the page, in a real browser").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,7 @@ def browser_run(preset: str) -> tuple[float, SavedRun]:
     from ui.studio import OWNER_COOKIE
 
     root = Path(tempfile.mkdtemp(prefix="studio-browser-"))
-    with streamlit_server("app.py", env=dict(os.environ, ATTENTION_LAB_RUNS=str(root))) as url, \
-            sync_playwright() as pw:
+    with streamlit_server("app.py", env=dict(os.environ, ATTENTION_LAB_RUNS=str(root))) as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(f"{url}/Training_studio", wait_until="domcontentloaded")
@@ -74,8 +74,10 @@ def main() -> None:
     if args.browser:
         seconds, saved = browser_run(args.preset)
         shots = read_snapshots(saved.folder)
-        print(f"preset {args.preset} from the page in Chromium: {saved.meta.get('steps')} steps on "
-              f"{saved.meta.get('device')}, Train click to Finished {seconds:.1f} s")
+        print(
+            f"preset {args.preset} from the page in Chromium: {saved.meta.get('steps')} steps on "
+            f"{saved.meta.get('device')}, Train click to Finished {seconds:.1f} s"
+        )
         report(PRESETS[args.preset], saved.folder / CHECKPOINT, shots[0], shots[-1])
         return
     if args.device:
@@ -92,8 +94,10 @@ def main() -> None:
     wall = time.perf_counter() - start
     if run.status != "finished":
         raise SystemExit(f"run {run.status}: {run.message}")
-    print(f"preset {args.preset}: {run.step} steps on {run.device} in {wall:.1f} s wall "
-          f"(training loop {run.elapsed:.1f} s), {run.tokens_per_second:,.0f} target tokens/s")
+    print(
+        f"preset {args.preset}: {run.step} steps on {run.device} in {wall:.1f} s wall "
+        f"(training loop {run.elapsed:.1f} s), {run.tokens_per_second:,.0f} target tokens/s"
+    )
     report(settings, run.checkpoint, run.snapshots[0], run.snapshots[-1])
 
 
@@ -111,8 +115,10 @@ def report(settings: RunSettings, checkpoint: Path, first: Snapshot, last: Snaps
     else:
         hyps = translate_batch(load_transformer(checkpoint), sources)
     test_bleu = bleu(hyps, [list(p.tgt) for p in test])
-    print(f"validation BLEU {last.score:.1f} (first snapshot {first.score:.1f}); test BLEU {test_bleu:.1f} "
-          f"on {len(test)} pairs; AER first snapshot {first.aer}, last {last.aer}")
+    print(
+        f"validation BLEU {last.score:.1f} (first snapshot {first.score:.1f}); test BLEU {test_bleu:.1f} "
+        f"on {len(test)} pairs; AER first snapshot {first.aer}, last {last.aer}"
+    )
 
 
 if __name__ == "__main__":

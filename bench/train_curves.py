@@ -10,6 +10,7 @@ difference, step for step, and the speed ratio against a file written the same w
 (``bench/baselines/train_curves_before.json`` holds the figures of the three separate loops that
 this loop replaced, written at the commit before the move).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,15 +74,20 @@ def main() -> None:
     for name in args.only or NAMES:
         r = results[name] = run(name, args.steps)
         marks = {s: r["losses"][s - 1] for s in (1, 10, 50, 100, args.steps) if s <= len(r["losses"])}
-        line = (f"{name:14} " + "  ".join(f"step {s}: {v:.4f}" for s, v in marks.items())
-                + f"  | {r['seconds']:.1f} s, {r['tokens_per_second']:,} target tokens/s")
+        line = (
+            f"{name:14} "
+            + "  ".join(f"step {s}: {v:.4f}" for s, v in marks.items())
+            + f"  | {r['seconds']:.1f} s, {r['tokens_per_second']:,} target tokens/s"
+        )
         if name in before:
             old = before[name]
             n = min(len(old["losses"]), len(r["losses"]))
             diff = max(abs(a - b) for a, b in zip(old["losses"][:n], r["losses"][:n]))
-            line += (f"\n{'':14} vs before: max |Δloss| {diff:.2e} over {n} steps, final {old['losses'][n - 1]:.4f}"
-                     f" → {r['losses'][n - 1]:.4f}; time {old['seconds']:.1f} s → {r['seconds']:.1f} s "
-                     f"({old['seconds'] / max(r['seconds'], 1e-9):.2f}× as fast)")
+            line += (
+                f"\n{'':14} vs before: max |Δloss| {diff:.2e} over {n} steps, final {old['losses'][n - 1]:.4f}"
+                f" → {r['losses'][n - 1]:.4f}; time {old['seconds']:.1f} s → {r['seconds']:.1f} s "
+                f"({old['seconds'] / max(r['seconds'], 1e-9):.2f}× as fast)"
+            )
         print(line, flush=True)
     if args.json:
         args.json.write_text(json.dumps(results))

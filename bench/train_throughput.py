@@ -6,6 +6,7 @@ The reference reads the source one token at a time through GRU cells (both direc
 one step at a time with batch size 1, and takes an optimizer step per sentence, as the classic
 PyTorch tutorial does.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -115,8 +116,10 @@ def main() -> None:
     fast = rate(lambda b: batched_step(batched_model, opt_b, b), batches, args.seconds)
     opt_r = torch.optim.Adam(reference_model.parameters(), lr=preset.train.lr)
     slow = rate(lambda p: reference_step(reference_model, opt_r, p), data, args.seconds)
-    print(f"model: {preset.label}, {sum(p.numel() for p in batched_model.parameters()):,} parameters, "
-          f"{args.threads} torch thread(s)")
+    print(
+        f"model: {preset.label}, {sum(p.numel() for p in batched_model.parameters()):,} parameters, "
+        f"{args.threads} torch thread(s)"
+    )
     print(f"batched (batch {args.batch_size}, padded, masked): {fast:10.0f} target tokens/s")
     print(f"reference (1 sentence, 1 step at a time):   {slow:10.0f} target tokens/s")
     print(f"ratio: {fast / slow:.1f}x")

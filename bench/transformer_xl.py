@@ -9,6 +9,7 @@ the speed of generating with cached memory against recomputing the context.
   memory of that many states, against re-running the model on the whole context for each token
   (the same model without cache: what a fixed-context Transformer must do). One torch thread.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,12 @@ def main() -> None:
     threads = configure_threads()
     loaded = load_txl(args.model)
     held = [v.tokens for v in split_verses(load_verses())["heldout"]]
-    ev = memory_evaluation(loaded.model, line_stream(held, Vocab(loaded.itos)), loaded.config.seg_len,
-                           sorted({*EVAL_MEMORIES, loaded.config.mem_len}))
+    ev = memory_evaluation(
+        loaded.model,
+        line_stream(held, Vocab(loaded.itos)),
+        loaded.config.seg_len,
+        sorted({*EVAL_MEMORIES, loaded.config.mem_len}),
+    )
     ppl = ev["perplexity_by_memory"]
     print(f"{args.model}: held-out perplexity, segments of L = {ev['seg_len']}, {ev['tokens']} tokens")
     for m, value in ppl.items():
@@ -46,9 +51,11 @@ def main() -> None:
     for c in (16, 32, vanilla.config.max_len):
         print(f"  C = {c:>4}: {perplexity(vanilla.model, stream, c, skip_id=SOS_ID)[0]:8.2f}")
     cached, recomputed = generation_speed(loaded.model, args.context, args.tokens)
-    print(f"generation at {args.context} tokens of context, {threads} thread(s), mean of {args.tokens} tokens: "
-          f"cached memory {cached:.2f} ms/token, recomputing {recomputed:.2f} ms/token, "
-          f"{recomputed / cached:.1f}× faster")
+    print(
+        f"generation at {args.context} tokens of context, {threads} thread(s), mean of {args.tokens} tokens: "
+        f"cached memory {cached:.2f} ms/token, recomputing {recomputed:.2f} ms/token, "
+        f"{recomputed / cached:.1f}× faster"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ window (where the settings differ) and its ratio to full attention, and the perp
 The bar: window + sinks within 10% of full where the window alone is not. --save writes
 bench/baselines/window_sinks.json (the page's window tab draws it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,22 +43,30 @@ def main() -> None:
     start = time.perf_counter()
     result = window_perplexities(llm.model, ids, WINDOW_SETTINGS, name="SmolLM2-135M", source=SOURCE)
     seconds = time.perf_counter() - start
-    print(f"SmolLM2-135M, {result.n_tokens} tokens of the {SOURCE}; {len(WINDOW_SETTINGS)} masked forward passes "
-          f"in {seconds:.0f} s; perplexity over queries {result.scored_from}…{result.n_tokens - 2}")
+    print(
+        f"SmolLM2-135M, {result.n_tokens} tokens of the {SOURCE}; {len(WINDOW_SETTINGS)} masked forward passes "
+        f"in {seconds:.0f} s; perplexity over queries {result.scored_from}…{result.n_tokens - 2}"
+    )
     per_token = SMOLLM2.bytes_per_token(4)
-    print(f"{'window':>7} {'sinks':>5} {'cache tokens':>12} {'cache MiB':>9} {'perplexity':>10} {'÷ full':>7} "
-          f"{'whole text':>10}")
+    print(
+        f"{'window':>7} {'sinks':>5} {'cache tokens':>12} {'cache MiB':>9} {'perplexity':>10} {'÷ full':>7} "
+        f"{'whole text':>10}"
+    )
     for i, (w, s, c) in enumerate(zip(result.windows, result.sinks, result.cache_tokens)):
-        print(f"{'full' if w is None else w:>7} {s:>5} {c:>12} {c * per_token / 2**20:>9.1f} "
-              f"{result.perplexity[i]:>10.3f} {result.ratio(i):>7.3f} {result.perplexity_all[i]:>10.3f}")
+        print(
+            f"{'full' if w is None else w:>7} {s:>5} {c:>12} {c * per_token / 2**20:>9.1f} "
+            f"{result.perplexity[i]:>10.3f} {result.ratio(i):>7.3f} {result.perplexity_all[i]:>10.3f}"
+        )
     for w in sorted({w for w in result.windows if w is not None}):
         alone = [i for i, (ww, s) in enumerate(zip(result.windows, result.sinks)) if ww == w and s == 0]
         sunk = [i for i, (ww, s) in enumerate(zip(result.windows, result.sinks)) if ww == w and s > 0]
         if alone and sunk:
             a, b = result.ratio(alone[0]), result.ratio(sunk[0])
             met = b <= 1.10 < a
-            print(f"window {w}: alone ×{a:.2f}, with {result.sinks[sunk[0]]} sinks ×{b:.2f} of full: "
-                  f"bar (sinks ≤ 1.10 < alone) {'met' if met else 'NOT met'}")
+            print(
+                f"window {w}: alone ×{a:.2f}, with {result.sinks[sunk[0]]} sinks ×{b:.2f} of full: "
+                f"bar (sinks ≤ 1.10 < alone) {'met' if met else 'NOT met'}"
+            )
     if args.save:
         BASELINE.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
         print(f"saved {BASELINE}")

@@ -15,6 +15,7 @@ accuracy or exact match per task (``finetuned``); the ε = 0 / ε = 0.1 Transfor
 expected calibration error (``label_smoothing``); the teacher-forcing 1.0 / 0.5 RNNs (``teacher_forcing``).
 ``--write`` keeps the results beside the checkpoints (the seq2seq page's BLEU-against-length chart reads them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             write_json_atomic(CHECKPOINT_DIR / SEQ2SEQ_RESULTS, results)
         except OSError as exc:  # a full disk: one line, and the previous file is still whole
-            print(f"error: cannot write {CHECKPOINT_DIR / SEQ2SEQ_RESULTS}: {why_write_failed(exc)}; "
-                  "the previous file is unchanged", file=sys.stderr)
+            print(
+                f"error: cannot write {CHECKPOINT_DIR / SEQ2SEQ_RESULTS}: {why_write_failed(exc)}; "
+                "the previous file is unchanged",
+                file=sys.stderr,
+            )
             return 1
     if args.json:
         print(json.dumps(results, indent=1))

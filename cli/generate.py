@@ -3,6 +3,7 @@ with a Transformer-XL checkpoint (``--model xl-lm``) the prompt is read in segme
 generated with the memory carried over (``--mem-len M``, ``--seg-len L``); ``--model smollm2`` continues the
 prompt with the real pretrained LLM (converted once by `python -m models.prepare_llm`), in its chat template
 unless ``--plain``, with ``--top-p`` too; ``--json`` then holds every layer × head's attention of each new token."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,10 +30,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the sampler")
     parser.add_argument("--mem-len", type=int, default=64, help="Transformer-XL: memory length M (0 = none)")
     parser.add_argument("--seg-len", type=int, default=32, help="Transformer-XL: segment length L of the prompt")
-    parser.add_argument("--top-p", type=float, default=None, help=f"{LLM_NAME}: sample from the smallest set of "
-                        "tokens whose probability reaches p")
-    parser.add_argument("--plain", action="store_true", help=f"{LLM_NAME}: continue the text as it is, not as a "
-                        "chat message")
+    parser.add_argument(
+        "--top-p",
+        type=float,
+        default=None,
+        help=f"{LLM_NAME}: sample from the smallest set of tokens whose probability reaches p",
+    )
+    parser.add_argument(
+        "--plain", action="store_true", help=f"{LLM_NAME}: continue the text as it is, not as a chat message"
+    )
     parser.add_argument("--json", action="store_true", help="print the per-step trace as JSON")
     args = parser.parse_args(argv)
     if args.model == LLM_NAME:
@@ -40,12 +46,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         configure_threads()
         if family_of(args.model) == "transformer-xl":
-            xl = generate_with_memory(load_txl(args.model), args.prompt, args.max_new, args.mem_len, args.seg_len,
-                                      args.temperature, args.top_k, args.seed)
-            return print_trace(xl, display_text(xl.tokens[1:]), args.json,
-                               [f"memory length {xl.mem_len}, prompt read in segments of {xl.seg_len}"])
-        result = generate_text(load_transformer(args.model), args.prompt, args.max_new, args.temperature,
-                               args.top_k, args.seed)
+            xl = generate_with_memory(
+                load_txl(args.model),
+                args.prompt,
+                args.max_new,
+                args.mem_len,
+                args.seg_len,
+                args.temperature,
+                args.top_k,
+                args.seed,
+            )
+            return print_trace(
+                xl,
+                display_text(xl.tokens[1:]),
+                args.json,
+                [f"memory length {xl.mem_len}, prompt read in segments of {xl.seg_len}"],
+            )
+        result = generate_text(
+            load_transformer(args.model), args.prompt, args.max_new, args.temperature, args.top_k, args.seed
+        )
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -63,8 +82,16 @@ def _real_llm(args: argparse.Namespace) -> int:
         print(f"error: --max-new must be from 1 to {MAX_NEW}", file=sys.stderr)
         return 1
     try:
-        trace = generate_text(load_llm(), args.prompt, chat=not args.plain, max_new=args.max_new,
-                              temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, seed=args.seed)
+        trace = generate_text(
+            load_llm(),
+            args.prompt,
+            chat=not args.plain,
+            max_new=args.max_new,
+            temperature=args.temperature,
+            top_k=args.top_k,
+            top_p=args.top_p,
+            seed=args.seed,
+        )
     except (LLMError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,4 +1,5 @@
 """How the commands print a trace: JSON (the trace's to_dict), or its text with notes on stderr."""
+
 from __future__ import annotations
 
 import json

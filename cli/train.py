@@ -1,5 +1,6 @@
 """`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR] [--log FILE]`:
 train one preset."""
+
 from __future__ import annotations
 
 import argparse
@@ -35,9 +36,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.log:
             log, close_log = jsonl_log(args.log)
             callbacks.append(log)
-        _, _, line = run_preset(PRESETS[args.preset], out=args.out, data=args.data, epochs=args.epochs,
-                                steps=args.steps, minutes=args.minutes, device=args.device, command=command,
-                                callbacks=callbacks, progress=True)
+        _, _, line = run_preset(
+            PRESETS[args.preset],
+            out=args.out,
+            data=args.data,
+            epochs=args.epochs,
+            steps=args.steps,
+            minutes=args.minutes,
+            device=args.device,
+            command=command,
+            callbacks=callbacks,
+            progress=True,
+        )
     except Exception as exc:  # one line, no traceback, non-zero exit
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,4 +1,5 @@
 """`python -m models.translate --model NAME [--beam K] [--length-penalty α] [--mode soft|hard] [--json] "sentence"`."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,15 +16,25 @@ from models.nn.rnn_seq2seq import AttentionMode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Translate a sentence with a seq2seq or Transformer checkpoint "
-                                                 "(English; Chinese for the HSK models).")
+    parser = argparse.ArgumentParser(
+        description="Translate a sentence with a seq2seq or Transformer checkpoint "
+        "(English; Chinese for the HSK models)."
+    )
     parser.add_argument("sentence")
     parser.add_argument("--model", default="s2s-bahdanau", help="checkpoint name or folder")
     parser.add_argument("--beam", type=int, default=1, help=f"beam width 1–{MAX_BEAM} (1 = greedy)")
-    parser.add_argument("--mode", choices=["soft", "hard"], default="soft",
-                        help="soft: as trained; hard: one-hot at the argmax weight (a decoding-time variant)")
-    parser.add_argument("--length-penalty", type=float, default=DEFAULT_LENGTH_PENALTY,
-                        help="α of the beam's ranking rule Σ log p / ((5 + |y|) / 6)^α (0 = raw Σ log p)")
+    parser.add_argument(
+        "--mode",
+        choices=["soft", "hard"],
+        default="soft",
+        help="soft: as trained; hard: one-hot at the argmax weight (a decoding-time variant)",
+    )
+    parser.add_argument(
+        "--length-penalty",
+        type=float,
+        default=DEFAULT_LENGTH_PENALTY,
+        help="α of the beam's ranking rule Σ log p / ((5 + |y|) / 6)^α (0 = raw Σ log p)",
+    )
     parser.add_argument("--topk", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the whole decoding trace as JSON")
     args = parser.parse_args(argv)
@@ -33,12 +44,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if read_config(args.model).get("family") == "transformer":
             loaded = load_transformer(args.model)
             if loaded.kind != "encoder-decoder":
-                raise InputError(f"{args.model} is a language model: "
-                                 f"use python -m models.generate --model {args.model}")
+                raise InputError(
+                    f"{args.model} is a language model: use python -m models.generate --model {args.model}"
+                )
             trace = translate_transformer(loaded, args.sentence, args.beam, args.topk, args.length_penalty)
         else:
-            trace = translate(load_seq2seq(args.model), args.sentence, args.beam, AttentionMode(args.mode), args.topk,
-                              args.length_penalty)
+            trace = translate(
+                load_seq2seq(args.model),
+                args.sentence,
+                args.beam,
+                AttentionMode(args.mode),
+                args.topk,
+                args.length_penalty,
+            )
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,4 +1,5 @@
 """Length-bucketed batching shared by the translation recipes: less padding, random order."""
+
 from __future__ import annotations
 
 import random

@@ -10,6 +10,7 @@ pairs (Devlin et al. 2019, §3.1 "Task #2"): for each sentence A, with probabili
 sentence that follows it (IsNext), otherwise a random sentence of another document (NotNext).
 Every 20th chapter is held out (never seen in training or by the tokenizer).
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,8 +25,16 @@ import numpy as np
 from corpora.bible import WEB, CorpusError, clean_verse, read_verses
 
 __all__ = [
-    "CorpusError", "Document", "load_web_documents", "split_sentences",
-    "split_documents", "Pair", "sample_pairs", "read_text_documents", "NEW_TESTAMENT_FIRST_BOOK", "sentences_of",
+    "CorpusError",
+    "Document",
+    "load_web_documents",
+    "split_sentences",
+    "split_documents",
+    "Pair",
+    "sample_pairs",
+    "read_text_documents",
+    "NEW_TESTAMENT_FIRST_BOOK",
+    "sentences_of",
     "heldout_text_pairs",
 ]
 
@@ -56,7 +65,7 @@ def split_sentences(text: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
-        parts.append(text[start:m.start() + len(m.group(1))].strip())
+        parts.append(text[start : m.start() + len(m.group(1))].strip())
         start = m.end()
     parts.append(text[start:].strip())
     return [p for p in parts if p]
@@ -113,8 +122,9 @@ class Pair(Generic[T]):
         return 0 if self.is_next else 1
 
 
-def sample_pairs(docs: Sequence[Sequence[T]], rng: np.random.Generator, limit: int | None = None,
-                 p_next: float = 0.5) -> list[Pair[T]]:
+def sample_pairs(
+    docs: Sequence[Sequence[T]], rng: np.random.Generator, limit: int | None = None, p_next: float = 0.5
+) -> list[Pair[T]]:
     """One pair per sentence that has a successor: B = the next sentence (IsNext) with probability
     ``p_next``, else a random sentence of a random *other* document (NotNext). Shuffled; at most ``limit``."""
     starts = [(d, i) for d, doc in enumerate(docs) for i in range(len(doc) - 1)]

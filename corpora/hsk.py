@@ -4,6 +4,7 @@ package (4,354 pairs, levels 1–6, CC-BY-SA-4.0), read from the installed packa
 The Chinese side is the package's own word segmentation (its ``tokens``); the English side goes
 through :func:`corpora.text.tokenize`. The pairs carry no gold alignment.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,8 +22,9 @@ def hsk_pairs() -> tuple[TokenPair, ...]:
     try:
         from hsk_sentences_audio import load_sentences
     except ImportError:
-        raise CorpusError("the `hsk-sentences-audio` package is not installed: "
-                          "`pip install hsk-sentences-audio==1.0.0`") from None
+        raise CorpusError(
+            "the `hsk-sentences-audio` package is not installed: `pip install hsk-sentences-audio==1.0.0`"
+        ) from None
     pairs = []
     for record in load_sentences():
         words = tuple(str(tok.get("word", "")).strip() for tok in record.get("tokens", ()))

@@ -4,6 +4,7 @@
 (its docstring says how: everyday topics, sampling, filters, the held-out evaluation sentences
 removed). It is model-written text, not a human corpus: fluent and simple, sometimes odd.
 """
+
 from __future__ import annotations
 
 import gzip

@@ -16,6 +16,7 @@ Stream format for the model: each verse is ``<s> tokens </s>``; verses follow ea
 canonical order. The vocabulary keeps the ``vocab_cap`` most frequent training tokens
 (the four specials included); the rest read as ``<unk>``.
 """
+
 from __future__ import annotations
 
 import functools

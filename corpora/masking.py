@@ -23,6 +23,7 @@ draw exactly. :func:`mask_array` is vectorised for training batches; :func:`mask
 returns a :class:`MaskingRecord` for one sequence (what the page colours); and
 :func:`masking_statistics` repeats the draw many times to show the rates converging.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,9 +32,21 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "MASK_RATE", "REPLACE_PROBS", "RULES", "REFERENCE", "NOT_CHOSEN", "MASKED", "RANDOM", "KEPT", "OUTCOME_NAMES",
+    "MASK_RATE",
+    "REPLACE_PROBS",
+    "RULES",
+    "REFERENCE",
+    "NOT_CHOSEN",
+    "MASKED",
+    "RANDOM",
+    "KEPT",
+    "OUTCOME_NAMES",
     "IGNORE",
-    "mask_array", "MaskingRecord", "mask_sequence", "MaskingStats", "masking_statistics",
+    "mask_array",
+    "MaskingRecord",
+    "mask_sequence",
+    "MaskingStats",
+    "masking_statistics",
 ]
 
 MASK_RATE = 0.15
@@ -46,12 +59,15 @@ OUTCOME_NAMES = {NOT_CHOSEN: "not chosen", MASKED: "[MASK]", RANDOM: "random", K
 IGNORE = -100
 #: How positions are chosen (see the module docstring); REFERENCE is the default.
 REFERENCE, INDEPENDENT = "reference", "independent"
-RULES = {REFERENCE: "max(1, round(0.15·n)) per sequence, as BERT's released code",
-         INDEPENDENT: "each token independently with p = 0.15"}
+RULES = {
+    REFERENCE: "max(1, round(0.15·n)) per sequence, as BERT's released code",
+    INDEPENDENT: "each token independently with p = 0.15",
+}
 
 
-def _choose(ids: np.ndarray, special: np.ndarray, rng: np.random.Generator, rate: float, rule: str,
-            pad_id: int | None) -> np.ndarray:
+def _choose(
+    ids: np.ndarray, special: np.ndarray, rng: np.random.Generator, rate: float, rule: str, pad_id: int | None
+) -> np.ndarray:
     """The chosen positions (bool, ids' shape) under ``rule``; the last axis is the sequence."""
     if rule == INDEPENDENT:
         return (rng.random(ids.shape) < rate) & ~special
@@ -68,9 +84,17 @@ def _choose(ids: np.ndarray, special: np.ndarray, rng: np.random.Generator, rate
 
 
 def mask_array(
-    ids: np.ndarray, special: np.ndarray, rng: np.random.Generator, *, mask_id: int, vocab_size: int,
-    first_random_id: int = 5, rate: float = MASK_RATE, probs: Sequence[float] = REPLACE_PROBS,
-    rule: str = REFERENCE, pad_id: int | None = 0,
+    ids: np.ndarray,
+    special: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    mask_id: int,
+    vocab_size: int,
+    first_random_id: int = 5,
+    rate: float = MASK_RATE,
+    probs: Sequence[float] = REPLACE_PROBS,
+    rule: str = REFERENCE,
+    pad_id: int | None = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Corrupt ids (one sequence, or a batch with the sequence on the last axis). ``special``
     (same shape, bool) marks positions never chosen; ``pad_id`` marks padding, which does not
@@ -89,8 +113,9 @@ def mask_array(
         raise ValueError(f"replacement probabilities must sum to 1, not {sum(probs)}")
     chosen = _choose(ids, special, rng, rate, rule, pad_id)
     u = rng.random(ids.shape)
-    outcome = np.where(chosen, np.where(u < p_mask, MASKED, np.where(u < p_mask + p_random, RANDOM, KEPT)),
-                       NOT_CHOSEN).astype(np.int8)
+    outcome = np.where(
+        chosen, np.where(u < p_mask, MASKED, np.where(u < p_mask + p_random, RANDOM, KEPT)), NOT_CHOSEN
+    ).astype(np.int8)
     randoms = rng.integers(0 if rule == REFERENCE else first_random_id, vocab_size, size=ids.shape)
     corrupted = np.where(outcome == MASKED, mask_id, np.where(outcome == RANDOM, randoms, ids)).astype(ids.dtype)
     labels = np.where(chosen, ids, IGNORE).astype(np.int64)
@@ -124,9 +149,17 @@ class MaskingRecord:
 
 
 def mask_sequence(
-    ids: Sequence[int], special: Sequence[bool], seed: int | None, *, mask_id: int, vocab_size: int,
-    first_random_id: int = 5, force_mask: Sequence[int] = (), rate: float = MASK_RATE,
-    probs: Sequence[float] = REPLACE_PROBS, rule: str = REFERENCE,
+    ids: Sequence[int],
+    special: Sequence[bool],
+    seed: int | None,
+    *,
+    mask_id: int,
+    vocab_size: int,
+    first_random_id: int = 5,
+    force_mask: Sequence[int] = (),
+    rate: float = MASK_RATE,
+    probs: Sequence[float] = REPLACE_PROBS,
+    rule: str = REFERENCE,
 ) -> MaskingRecord:
     """Draw the 15% / 80-10-10 corruption of one (unpadded) sequence with
     ``numpy.random.default_rng(seed)`` under ``rule``.
@@ -136,9 +169,18 @@ def mask_sequence(
     """
     original = np.asarray(ids, dtype=np.int64)
     sp = np.asarray(special, dtype=bool)
-    corrupted, _, outcome = mask_array(original, sp, np.random.default_rng(seed), mask_id=mask_id,
-                                       vocab_size=vocab_size, first_random_id=first_random_id, rate=rate, probs=probs,
-                                       rule=rule, pad_id=None)
+    corrupted, _, outcome = mask_array(
+        original,
+        sp,
+        np.random.default_rng(seed),
+        mask_id=mask_id,
+        vocab_size=vocab_size,
+        first_random_id=first_random_id,
+        rate=rate,
+        probs=probs,
+        rule=rule,
+        pad_id=None,
+    )
     for pos in force_mask:
         if 0 <= pos < len(original) and not sp[pos]:
             outcome[pos] = MASKED
@@ -163,13 +205,23 @@ class MaskingStats:
     totals: dict[str, int]
 
     def final(self) -> dict[str, float]:
-        return {"chosen": float(self.chosen_rate[-1]), "[MASK]": float(self.mask_share[-1]),
-                "random": float(self.random_share[-1]), "kept": float(self.kept_share[-1])}
+        return {
+            "chosen": float(self.chosen_rate[-1]),
+            "[MASK]": float(self.mask_share[-1]),
+            "random": float(self.random_share[-1]),
+            "kept": float(self.kept_share[-1]),
+        }
 
 
 def masking_statistics(
-    special: Sequence[bool], n_draws: int = 10_000, seed: int = 0, *, vocab_size: int = 100,
-    rate: float = MASK_RATE, probs: Sequence[float] = REPLACE_PROBS, rule: str = REFERENCE,
+    special: Sequence[bool],
+    n_draws: int = 10_000,
+    seed: int = 0,
+    *,
+    vocab_size: int = 100,
+    rate: float = MASK_RATE,
+    probs: Sequence[float] = REPLACE_PROBS,
+    rule: str = REFERENCE,
 ) -> MaskingStats:
     """Repeat the draw ``n_draws`` times on a sequence with this special-token pattern.
 
@@ -181,8 +233,17 @@ def masking_statistics(
         raise ValueError(f"n_draws must be at least 1, not {n_draws}")
     sp = np.broadcast_to(np.asarray(special, dtype=bool), (n_draws, len(special)))
     ids = np.zeros(sp.shape, dtype=np.int64) + 5
-    _, _, outcome = mask_array(ids, sp, np.random.default_rng(seed), mask_id=4, vocab_size=max(vocab_size, 6),
-                               rate=rate, probs=probs, rule=rule, pad_id=None)
+    _, _, outcome = mask_array(
+        ids,
+        sp,
+        np.random.default_rng(seed),
+        mask_id=4,
+        vocab_size=max(vocab_size, 6),
+        rate=rate,
+        probs=probs,
+        rule=rule,
+        pad_id=None,
+    )
     per_draw = np.stack([(outcome == k).sum(axis=1) for k in (MASKED, RANDOM, KEPT)], axis=1)  # (n, 3)
     cum = per_draw.cumsum(axis=0).astype(np.float64)
     chosen = cum.sum(axis=1)
@@ -190,9 +251,17 @@ def masking_statistics(
     seen = eligible * np.arange(1, n_draws + 1, dtype=np.float64)
     safe = np.maximum(chosen, 1.0)
     return MaskingStats(
-        n_draws=n_draws, eligible=eligible,
+        n_draws=n_draws,
+        eligible=eligible,
         chosen_rate=chosen / np.maximum(seen, 1.0),
-        mask_share=cum[:, 0] / safe, random_share=cum[:, 1] / safe, kept_share=cum[:, 2] / safe,
-        totals={"eligible": eligible * n_draws, "chosen": int(chosen[-1]), "[MASK]": int(cum[-1, 0]),
-                "random": int(cum[-1, 1]), "kept": int(cum[-1, 2])},
+        mask_share=cum[:, 0] / safe,
+        random_share=cum[:, 1] / safe,
+        kept_share=cum[:, 2] / safe,
+        totals={
+            "eligible": eligible * n_draws,
+            "chosen": int(chosen[-1]),
+            "[MASK]": int(cum[-1, 0]),
+            "random": int(cum[-1, 1]),
+            "kept": int(cum[-1, 2]),
+        },
     )

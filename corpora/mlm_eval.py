@@ -7,6 +7,7 @@ turns them into ``("… [MASK] …", "word")`` pairs; top-k accuracy is the shar
 hidden word is among a model's k most probable pieces at [MASK] (``python -m models.evaluate
 --family bert``).
 """
+
 from __future__ import annotations
 
 import functools

@@ -26,6 +26,7 @@ Train and test items come from different seeds, and no test premise, sentence or
 training split. :func:`label_of_edit` re-derives an NLI label from the two token sequences alone (an
 independent check used by the tests).
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,8 +39,17 @@ from corpora import en_fr
 from corpora.en_fr import NP, Clause, Sentence
 
 __all__ = [
-    "NLI_LABELS", "SUBJECT_LABELS", "NLIPair", "QAItem", "ClsItem", "nli_pairs", "qa_items", "cls_items",
-    "splits", "label_of_edit", "COLOURS",
+    "NLI_LABELS",
+    "SUBJECT_LABELS",
+    "NLIPair",
+    "QAItem",
+    "ClsItem",
+    "nli_pairs",
+    "qa_items",
+    "cls_items",
+    "splits",
+    "label_of_edit",
+    "COLOURS",
 ]
 
 NLI_LABELS = ("entailment", "contradiction", "neutral")
@@ -56,7 +66,7 @@ class NLIPair:
     premise: tuple[str, ...]
     hypothesis: tuple[str, ...]
     label: int  # index into NLI_LABELS
-    edit: str   # drop-adjective, drop-pp, pronoun, colour, negate, subject, add-adjective
+    edit: str  # drop-adjective, drop-pp, pronoun, colour, negate, subject, add-adjective
 
 
 @dataclass(frozen=True)
@@ -64,11 +74,11 @@ class QAItem:
     question: tuple[str, ...]
     context: tuple[str, ...]
     start: int  # first answer word in context (inclusive)
-    end: int    # last answer word (inclusive)
+    end: int  # last answer word (inclusive)
 
     @property
     def answer(self) -> tuple[str, ...]:
-        return self.context[self.start: self.end + 1]
+        return self.context[self.start : self.end + 1]
 
 
 @dataclass(frozen=True)
@@ -130,16 +140,19 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
             h = copy.deepcopy(c)
             change(h)
             return h
+
         out[label].append((name, make))
 
     def set_adjs(k: int, adjs: tuple[str, ...]) -> Callable[[Clause], None]:
         def change(h: Clause) -> None:
             _noun_phrases(h)[k].adjs = adjs
+
         return change
 
     def set_attr(name: str, value: object) -> Callable[[Clause], None]:
         def change(h: Clause) -> None:
             setattr(h, name, copy.deepcopy(value))
+
         return change
 
     for k, np in enumerate(_noun_phrases(c)):
@@ -158,8 +171,14 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
     if c.pp is not None and not en_fr._VERBS[c.verb].need_pp:
         edit(ENTAILMENT, "drop-pp", set_attr("pp", None))
     subj = c.subj
-    if subj is not None and subj.noun and not subj.adjs and (subj.plural or subj.noun in _HE | _SHE) \
-            and subj.det != "a" and "person" in en_fr._NOUNS[subj.noun].feats:
+    if (
+        subj is not None
+        and subj.noun
+        and not subj.adjs
+        and (subj.plural or subj.noun in _HE | _SHE)
+        and subj.det != "a"
+        and "person" in en_fr._NOUNS[subj.noun].feats
+    ):
         pron = "they" if subj.plural else ("he" if subj.noun in _HE else "she")
         if not (c.obj is not None and c.obj.pron):
             edit(ENTAILMENT, "pronoun", set_attr("subj", NP(pron=pron)))
@@ -235,12 +254,14 @@ def qa_items(n: int, seed: int) -> list[QAItem]:
             question = _tokens([Clause(copy.deepcopy(target.subj), "verb", verb=target.verb)], q="what")
         else:  # who VERB OBJ ? → the subject
             answer_np, role = target.subj, "subj"
-            question = _tokens([Clause(None, "verb", verb=target.verb, obj=copy.deepcopy(target.obj),
-                                       pp=copy.deepcopy(target.pp))], q="who")
+            question = _tokens(
+                [Clause(None, "verb", verb=target.verb, obj=copy.deepcopy(target.obj), pp=copy.deepcopy(target.pp))],
+                q="who",
+            )
         if question is None or answer_np is None:
             continue
         answer = _np_tokens(answer_np, role)
-        spans = [i for i in range(len(context) - len(answer) + 1) if context[i: i + len(answer)] == answer]
+        spans = [i for i in range(len(context) - len(answer) + 1) if context[i : i + len(answer)] == answer]
         if len(spans) != 1:
             continue
         out.append(QAItem(question, context, spans[0], spans[0] + len(answer) - 1))
@@ -259,7 +280,10 @@ def splits(task: str, n_train: int, n_test: int) -> dict[str, list]:
     make = makers[task]
     train, test = make(n_train, _SEEDS["train"]), make(n_test, _SEEDS["test"])
     key: Callable[[object], tuple[str, ...]] = {
-        "nli": lambda x: x.premise, "qa": lambda x: x.context, "cls": lambda x: x.tokens}[task]
+        "nli": lambda x: x.premise,
+        "qa": lambda x: x.context,
+        "cls": lambda x: x.tokens,
+    }[task]
     seen = {key(x) for x in train}
     return {"train": train, "test": [x for x in test if key(x) not in seen]}
 
@@ -291,7 +315,7 @@ def label_of_edit(premise: Sequence[str], hypothesis: Sequence[str]) -> int | No
     dropped = minus(p, h)
     if dropped and all(t in adjectives for t in dropped):
         return ENTAILMENT
-    if dropped and dropped[0] in en_fr._PREPS and p[-len(dropped) - 1:-1] == dropped:
+    if dropped and dropped[0] in en_fr._PREPS and p[-len(dropped) - 1 : -1] == dropped:
         return ENTAILMENT  # a trailing prepositional phrase
     added = minus(h, p)
     if added and len(added) == 1 and added[0] in adjectives:
@@ -314,6 +338,7 @@ def label_of_edit(premise: Sequence[str], hypothesis: Sequence[str]) -> int | No
 
 def describe() -> str:
     """One line on the data, for training records and the page."""
-    return ("synthetic: sentences of the lab's English grammar (corpora/en_fr.py), edited in their structure "
-            "so that the label is known (corpora/nli.py)")
-
+    return (
+        "synthetic: sentences of the lab's English grammar (corpora/en_fr.py), edited in their structure "
+        "so that the label is known (corpora/nli.py)"
+    )

@@ -6,6 +6,7 @@ shuffled with a fixed seed and cut: the test sentences first, then the validatio
 training. So no test or validation source is ever trained on, and every run and the evaluation
 see the same test split.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,8 +29,7 @@ def unique_sources(pairs: Iterable[tuple[Sequence[str], Sequence[str]]]) -> list
     return list({tuple(src): (tuple(src), tuple(tgt)) for src, tgt in pairs}.values())
 
 
-def seeded_split(pairs: Iterable[tuple[Sequence[str], Sequence[str]]], seed: int,
-                 *sizes: int) -> list[list[TokenPair]]:
+def seeded_split(pairs: Iterable[tuple[Sequence[str], Sequence[str]]], seed: int, *sizes: int) -> list[list[TokenPair]]:
     """Deduplicate by source (:func:`unique_sources`), shuffle with ``seed`` and cut off parts of
     the given ``sizes`` in order; the last part returned is the rest."""
     shuffled = unique_sources(pairs)

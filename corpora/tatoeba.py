@@ -8,6 +8,7 @@ skipped. Every line is judged by the lab's one reader of pair files, :func:`corp
 The pairs carry no gold alignment. Nothing is downloaded: the user gives a path, the text, or an
 uploaded file's bytes.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,9 @@ __all__ = ["CorpusFormatError", "load_tatoeba"]
 NO_LIMIT = 1 << 62  # a file on the user's own machine: no size cap (the studio's uploads have one)
 
 
-def load_tatoeba(path_or_text: str | bytes | os.PathLike, max_pairs: int | None = None, *,
-                 name: str | None = None) -> list[Pair]:
+def load_tatoeba(
+    path_or_text: str | bytes | os.PathLike, max_pairs: int | None = None, *, name: str | None = None
+) -> list[Pair]:
     """Read ``english<TAB>french[<TAB>attribution]`` lines into pairs (no alignment).
 
     ``path_or_text`` is a path (``str`` without tab or newline, or ``PathLike``), the text

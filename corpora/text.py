@@ -6,6 +6,7 @@ token with the apostrophe kept (``"l'homme"`` → ``["l'", "homme"]``, ``"qu'est
 (``aujourd'hui``, ``don't``) stay one token. ``detokenize`` is the inverse for display:
 ``tokenize(detokenize(tokens)) == tokens`` for every corpus sentence.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,7 @@ __all__ = ["ELISION_PREFIXES", "is_cjk", "normalize", "tokenize", "detokenize"]
 ELISION_PREFIXES: frozenset[str] = frozenset({"l", "n", "qu", "d", "j", "c", "s", "m", "t"})
 
 # Typographic apostrophes and look-alikes that NFKC leaves alone.
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'",
-                              "\u2032": "'", "`": "'"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'", "\u2032": "'", "`": "'"})
 # A word (letters/digits, inner hyphens or apostrophes, maybe a trailing apostrophe), or any
 # other single non-space character.
 _TOKEN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*'?|\S")
@@ -86,8 +86,12 @@ def tokenize(text: str) -> list[str]:
 
 def is_cjk(ch: str) -> bool:
     """A Chinese/Japanese character or CJK punctuation: written without spaces between words."""
-    return bool(ch) and ("\u3000" <= ch <= "\u303f" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-                         or "\uff00" <= ch <= "\uffef")
+    return bool(ch) and (
+        "\u3000" <= ch <= "\u303f"
+        or "\u3400" <= ch <= "\u9fff"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\uff00" <= ch <= "\uffef"
+    )
 
 
 def detokenize(tokens: list[str]) -> str:
@@ -100,8 +104,7 @@ def detokenize(tokens: list[str]) -> str:
         if not glue and tok not in _NO_SPACE_BEFORE and not (is_cjk(tok[:1]) and parts and is_cjk(parts[-1][-1:])):
             parts.append(" ")
         parts.append(tok)
-        glue = tok in _NO_SPACE_AFTER or (len(tok) > 1 and tok.endswith("'")
-                                          and tok[:-1] in ELISION_PREFIXES)
+        glue = tok in _NO_SPACE_AFTER or (len(tok) > 1 and tok.endswith("'") and tok[:-1] in ELISION_PREFIXES)
     return "".join(parts)
 
 
@@ -122,8 +125,8 @@ def read_user_file(path_or_text: str | bytes | os.PathLike, name: str | None) ->
     if isinstance(path_or_text, (bytes, bytearray, memoryview)):
         return bytes(path_or_text), name or "<uploaded bytes>"
     if isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str) and "\t" not in path_or_text
-            and "\n" not in path_or_text):
+        isinstance(path_or_text, str) and "\t" not in path_or_text and "\n" not in path_or_text
+    ):
         path = Path(path_or_text)
         try:
             return path.read_bytes(), name or str(path)

@@ -10,6 +10,7 @@ Held-out sequences: :func:`is_heldout` puts one sequence in ``HELDOUT_MODULUS`` 
 of its symbols) in the held-out set; ``split="train"`` never yields one of them, so an exact
 match measured on ``split="heldout"`` is on sequences the model never saw.
 """
+
 from __future__ import annotations
 
 import zlib
@@ -56,8 +57,11 @@ class ToyTask:
     def token_names(self) -> list[str]:
         """Display names by id: the special tokens, then the symbols as digits ``0`` … ``9``
         (or ``s0``, ``s1`` … when there are more than ten)."""
-        names = [str(i) for i in range(self.n_symbols)] if self.n_symbols <= 10 else \
-            [f"s{i}" for i in range(self.n_symbols)]
+        names = (
+            [str(i) for i in range(self.n_symbols)]
+            if self.n_symbols <= 10
+            else [f"s{i}" for i in range(self.n_symbols)]
+        )
         return list(SPECIAL_TOKENS) + names
 
 
@@ -121,7 +125,10 @@ def make_batch(task: ToyTask, sequences: Sequence[Sequence[int]]) -> ToyBatch:
 
 
 def batches(
-    task: ToyTask, batch_size: int = 32, n_batches: int | None = None, seed: int | None = 0,
+    task: ToyTask,
+    batch_size: int = 32,
+    n_batches: int | None = None,
+    seed: int | None = 0,
     split: Split | None = None,
 ) -> Iterator[ToyBatch]:
     """Random batches (endless when ``n_batches`` is None), reproducible from ``seed``;

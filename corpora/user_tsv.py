@@ -10,6 +10,7 @@ good pairs is refused as a whole with :class:`~corpora.text.CorpusFormatError`. 
 id in :data:`MESSAGES` (the error's ``key``, and a bad line's reason), so the app can show it in
 the reader's language.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -104,7 +105,6 @@ def check_tsv(data: bytes, name: str = "the file", max_bytes: int = MAX_BYTES, m
     if len(pairs) < min_pairs:
         if bad_lines:
             first_bad, reason = bad_lines[0]
-            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=min_pairs, line=first_bad,
-                          reason=reason)
+            raise _refuse("tsv.too_few_at", name=name, n=len(pairs), least=min_pairs, line=first_bad, reason=reason)
         raise _refuse("tsv.too_few", name=name, n=len(pairs), least=min_pairs)
     return TsvCheck(pairs, bad_lines, n_bad)

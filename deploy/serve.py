@@ -11,6 +11,7 @@ SIGTERM. A replica that dies is started again (its students reconnect to a live 
 starting a new session: what they had typed or picked is lost, their runs and decks are not); the lab
 stops (exit 1) when nginx dies or a replica keeps dying.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,15 +53,36 @@ def classroom_env(model_folders: str, base: dict[str, str] | None = None) -> dic
 def streamlit_command(address: str, port: int) -> list[str]:
     """``streamlit run app.py`` with the classroom flags (flags, not .streamlit/config.toml, so they
     hold wherever the command is started), closed sessions freed after :data:`SESSION_TTL_S`."""
-    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-            "--server.address", address, "--server.port", str(port),
-            "--server.headless", "true", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-            "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
-            "--server.disconnectedSessionTTL", str(SESSION_TTL_S), "--client.showErrorDetails", "none",
-            # no full collection after every script run: it was 25% of a click's server time with 30 students
-            # (Python's own generational collection still runs; ui.heap freezes the imported modules and the
-            # session reaper collects what closed tabs leave)
-            "--runner.postScriptGC", "false"]
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.address",
+        address,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--browser.gatherUsageStats",
+        "false",
+        "--global.developmentMode",
+        "false",
+        "--server.disconnectedSessionTTL",
+        str(SESSION_TTL_S),
+        "--client.showErrorDetails",
+        "none",
+        # no full collection after every script run: it was 25% of a click's server time with 30 students
+        # (Python's own generational collection still runs; ui.heap freezes the imported modules and the
+        # session reaper collects what closed tabs leave)
+        "--runner.postScriptGC",
+        "false",
+    ]
 
 
 #: a replica that dies is started again at once; one that died this many times in RESTART_WINDOW_S is
@@ -68,8 +90,12 @@ def streamlit_command(address: str, port: int) -> list[str]:
 MAX_RESTARTS, RESTART_WINDOW_S = 5, 60.0
 
 
-def supervise(procs: list[subprocess.Popen], ports: list[int], proxy: subprocess.Popen | None,
-              start_replica: Callable[[int], subprocess.Popen]) -> int:
+def supervise(
+    procs: list[subprocess.Popen],
+    ports: list[int],
+    proxy: subprocess.Popen | None,
+    start_replica: Callable[[int], subprocess.Popen],
+) -> int:
     """Keep the lab up: a replica that exits is started again on its port (nginx sends its students to
     the live replicas meanwhile; they reconnect and start a new session there). Returns 1 when the
     proxy dies or a replica keeps dying (:data:`MAX_RESTARTS` in :data:`RESTART_WINDOW_S`)."""
@@ -86,11 +112,17 @@ def supervise(procs: list[subprocess.Popen], ports: list[int], proxy: subprocess
             now = time.monotonic()
             deaths[port] = [t for t in deaths[port] if now - t < RESTART_WINDOW_S] + [now]
             if len(deaths[port]) > MAX_RESTARTS:
-                print(f"the replica on port {port} died {len(deaths[port])} times in {RESTART_WINDOW_S:.0f} s: "
-                      "stopping the lab", file=sys.stderr)
+                print(
+                    f"the replica on port {port} died {len(deaths[port])} times in {RESTART_WINDOW_S:.0f} s: "
+                    "stopping the lab",
+                    file=sys.stderr,
+                )
                 return 1
-            print(f"the replica on port {port} exited with status {replica.returncode}: starting it again",
-                  file=sys.stderr, flush=True)
+            print(
+                f"the replica on port {port} exited with status {replica.returncode}: starting it again",
+                file=sys.stderr,
+                flush=True,
+            )
             procs[i] = start_replica(port)
 
 
@@ -156,8 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
     parser.add_argument("--port", type=int, default=8501)
     parser.add_argument("--replicas", type=int, default=1, help="Streamlit servers; ≥ 2 puts nginx in front")
-    parser.add_argument("--model-folders", choices=["confined", "off"], default="confined",
-                        help="the local model-folder loader: confined to the configured roots, or off")
+    parser.add_argument(
+        "--model-folders",
+        choices=["confined", "off"],
+        default="confined",
+        help="the local model-folder loader: confined to the configured roots, or off",
+    )
     parser.add_argument("--run-dir", type=Path, help="where logs, nginx.conf and pid go (default: a new temp dir)")
     parser.add_argument("--nginx", default="nginx", help="the nginx binary (Debian: apt-get install nginx-light)")
     args = parser.parse_args(argv)
@@ -182,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_signal)
+
     def start_replica(port: int) -> subprocess.Popen:
         log = open(run_dir / f"replica-{port}.log", "ab")  # noqa: SIM115  (the child keeps it)
         return subprocess.Popen(streamlit_command(host, port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -195,13 +232,17 @@ def main(argv: list[str] | None = None) -> int:
         if nginx:
             conf = run_dir / "nginx.conf"
             conf.write_text(nginx_config(_listen(args.address, args.port), ports, run_dir), encoding="utf-8")
-            proxy = subprocess.Popen([nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "error.log"),
-                                      "-g", "daemon off;"])
+            proxy = subprocess.Popen(
+                [nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "error.log"), "-g", "daemon off;"]
+            )
             procs.append(proxy)
             probe = "127.0.0.1" if args.address in ("0.0.0.0", "::") else args.address
             wait_ready([f"http://{_listen(probe, args.port)}/nginx-health"], procs, timeout_s=20)
-        print(f"Attention Lab ready on http://{_listen(args.address, args.port)} "
-              f"({args.replicas} replica{'s' * (args.replicas > 1)}; logs in {run_dir})", flush=True)
+        print(
+            f"Attention Lab ready on http://{_listen(args.address, args.port)} "
+            f"({args.replicas} replica{'s' * (args.replicas > 1)}; logs in {run_dir})",
+            flush=True,
+        )
         return supervise(procs, ports, proxy, start_replica)
     except KeyboardInterrupt:
         return 0

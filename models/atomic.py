@@ -14,6 +14,7 @@ live process (another save in progress) are left alone. Files get mode 0666 and 
 both less the umask, like any other file the user writes, whatever mode a writer used (safetensors
 writes its file through a 0600 temporary file), so a server running as another user can read them.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -59,8 +60,7 @@ def _leftovers(target: Path, role: str) -> list[Path]:
         names = os.listdir(target.parent)
     except OSError:
         return []
-    return [target.with_name(name) for name in names
-            if (m := pattern.fullmatch(name)) and not _alive(int(m.group(1)))]
+    return [target.with_name(name) for name in names if (m := pattern.fullmatch(name)) and not _alive(int(m.group(1)))]
 
 
 def clean_folder(folder: Path) -> int:
@@ -137,7 +137,7 @@ def write_new(path: Path, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

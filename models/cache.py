@@ -7,6 +7,7 @@ round trip, so dicts, lists, strings and numbers) and every file's size and SHA-
 A folder without a manifest, with another key, or whose files do not match it (missing,
 truncated, grown, or with other bytes) is not complete, and :func:`ensure` rebuilds it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -55,8 +56,11 @@ def _known_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 def _inventory(folder: Path) -> dict[str, dict[str, Any]]:
     """{relative POSIX path: {"size", "sha256"}} of every file under ``folder``."""
-    return {path.relative_to(folder).as_posix(): {SIZE: path.stat().st_size, SHA256: file_sha256(path)}
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): {SIZE: path.stat().st_size, SHA256: file_sha256(path)}
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def read_manifest(folder: Path) -> dict | None:

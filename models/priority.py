@@ -4,6 +4,7 @@ in the server — a studio training, a 512-token request — yields the cores to
 Torch-free and Streamlit-free, so that the page side (ui/work_queue.py) and the training engine
 (models/training/runs.py) share it. Where threads have no priority of their own, nothing changes.
 """
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ and the studio's trainings (:class:`models.runs.registry.Registry`) each wait in
 ``max_waiting`` are already waiting a new request is refused at once with :class:`QueueFull` instead
 of piling up. Plain ``threading``: no Streamlit, usable from a training thread.
 """
+
 from __future__ import annotations
 
 import threading
@@ -64,8 +65,9 @@ class WorkQueue:
             self._cond.notify_all()
 
     @contextmanager
-    def slot(self, on_wait: Callable[[int], None] | None = None, poll_s: float = _POLL_S,
-             ticket: object | None = None) -> Iterator[None]:
+    def slot(
+        self, on_wait: Callable[[int], None] | None = None, poll_s: float = _POLL_S, ticket: object | None = None
+    ) -> Iterator[None]:
         """Hold one slot for the ``with`` body, waiting first in arrival order (with ``ticket`` from
         :meth:`enter`, from the place it took then; else from the end of the queue now). While queued,
         ``on_wait(n_ahead)`` is called at once and then every ``poll_s`` seconds or on :meth:`wake`; an

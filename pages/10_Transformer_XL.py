@@ -1,4 +1,5 @@
 """Transformer-XL (Dai et al. 2019): segment-level recurrence with a memory, relative positional attention."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -13,7 +14,13 @@ from ui.state import at_most, checked, number_in, topic_tabs, url_check, use_exa
 from ui.stepper import step_control
 from ui.tokens import input_error, token_strip
 from ui.transformer_xl import (
-    EXAMPLES, dependency_section, evaluation_section, generation_section, load_model, model_choices, run_read,
+    EXAMPLES,
+    dependency_section,
+    evaluation_section,
+    generation_section,
+    load_model,
+    model_choices,
+    run_read,
     terms_section,
 )
 from ui.views.transformer_xl import segment_view
@@ -27,19 +34,29 @@ if "txl_text" not in st.session_state:
     st.session_state["txl_text"] = EXAMPLES[0]
 url_check("txl_seg", number_in(2, 32), t("txl.seg"))
 url_check("txl_mem", number_in(0, 64), t("txl.mem"))
-text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns([3, 1.4, 1.4, 1.5, 1.5, 0.8],
-                                                                         vertical_alignment="bottom")
+text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns(
+    [3, 1.4, 1.4, 1.5, 1.5, 0.8], vertical_alignment="bottom"
+)
 # the options popover: an icon with its name as a tooltip (a word would be cut in this narrow column)
 with options_col.popover("", icon=":material/tune:", width="stretch", help=t("txl.options")):
     # the shipped xl-lm, then the studio's Transformer-XL runs; the layer and head pickers follow its size
-    model_name = checkpoint_picker(model_choices(), "txl_model", t("txl.model"), t("txl.model_help"),
-                                   follow=("txl_layer", "txl_head"))
-    checked(st.selectbox, t("txl.example"), EXAMPLES, key="txl_example", index=None,
-            on_change=use_example("txl_example", "txl_text"), placeholder=t("txl.example_placeholder"))
+    model_name = checkpoint_picker(
+        model_choices(), "txl_model", t("txl.model"), t("txl.model_help"), follow=("txl_layer", "txl_head")
+    )
+    checked(
+        st.selectbox,
+        t("txl.example"),
+        EXAMPLES,
+        key="txl_example",
+        index=None,
+        on_change=use_example("txl_example", "txl_text"),
+        placeholder=t("txl.example_placeholder"),
+    )
 loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
-text = text_col.text_input(t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params",
-                           help=t("txl.text_help"))
+text = text_col.text_input(
+    t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params", help=t("txl.text_help")
+)
 seg_len = seg_col.slider(t("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=t("txl.seg_help"))
 mem_len = mem_col.slider(t("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=t("txl.mem_help"))
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
@@ -84,6 +101,12 @@ def _terms() -> None:
     terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head, model_name)
 
 
-topic_tabs(["txl.tab.dependency", "txl.tab.terms", "txl.tab.eval", "txl.tab.generate"],
-           [_dependency, _terms, lambda: evaluation_section(loaded),
-            lambda: generation_section(seg_len, mem_len, layer, head, model_name)])
+topic_tabs(
+    ["txl.tab.dependency", "txl.tab.terms", "txl.tab.eval", "txl.tab.generate"],
+    [
+        _dependency,
+        _terms,
+        lambda: evaluation_section(loaded),
+        lambda: generation_section(seg_len, mem_len, layer, head, model_name),
+    ],
+)

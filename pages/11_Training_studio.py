@@ -1,5 +1,6 @@
 """Training studio: train a small RNN encoder–decoder from the browser, in the background, and watch
 its attention emerge snapshot by snapshot; saved runs appear in the Seq2seq page's model picker."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -1,5 +1,6 @@
 """XLNet (Yang et al. 2019): a permutation language model read under a factorisation order, with
 two-stream attention, partial prediction, and BERT's independence assumption beside it."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -13,8 +14,18 @@ from ui.plot import chart
 from ui.state import at_most, checked, linked, increment, labels, topic_tabs, url_check, use_example
 from ui.tokens import input_error, md_escape
 from ui.xlnet import (
-    EXAMPLES, MODES, bert_section, load_model, masks_section, model_choices, order_of, order_view, predictions_section,
-    run_predict, sentence, streams_caption,
+    EXAMPLES,
+    MODES,
+    bert_section,
+    load_model,
+    masks_section,
+    model_choices,
+    order_of,
+    order_view,
+    predictions_section,
+    run_predict,
+    sentence,
+    streams_caption,
 )
 from ui.views.xlnet import stream_view
 
@@ -22,6 +33,7 @@ page_frame(t("nav.13"), icon="🔀", intro=t("xlnet.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.xlnet import MAX_K  # noqa: E402
+
 
 def _mode_label(mode: str) -> str:
     return t(f"xlnet.mode.{mode}")
@@ -34,26 +46,75 @@ url_check("xlnet_mode", labels(MODES, _mode_label), t("xlnet.mode"), _mode_label
 text_col, mode_col, param_col, k_col, options_col = st.columns([3, 1.8, 1.8, 1.6, 0.6], vertical_alignment="bottom")
 popover = options_col.popover("", icon=":material/tune:", width="stretch", help=t("xlnet.options"))
 with popover:  # the shipped xlnet-small, then the studio's XLNet runs; K's default and the heads follow it
-    model_name = checkpoint_picker(model_choices(), "xlnet_model", t("xlnet.model"), t("xlnet.model_help"),
-                                   follow=("xlnet_k", "xlnet_layer", "xlnet_head"))
+    model_name = checkpoint_picker(
+        model_choices(),
+        "xlnet_model",
+        t("xlnet.model"),
+        t("xlnet.model_help"),
+        follow=("xlnet_k", "xlnet_layer", "xlnet_head"),
+    )
 loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
-text = text_col.text_input(t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params",
-                           help=t("xlnet.text_help"))
-mode = linked(mode_col.selectbox, t("xlnet.mode"), MODES, index=1, format_func=_mode_label, key="xlnet_mode",
-              help=t("xlnet.mode_help"))
+text = text_col.text_input(
+    t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params", help=t("xlnet.text_help")
+)
+mode = linked(
+    mode_col.selectbox,
+    t("xlnet.mode"),
+    MODES,
+    index=1,
+    format_func=_mode_label,
+    key="xlnet_mode",
+    help=t("xlnet.mode_help"),
+)
 if mode == "random":
-    param_col.button(t("xlnet.resample"), key="xlnet_resample", icon=":material/casino:", on_click=increment,
-                     args=("xlnet_seed",), help=t("xlnet.resample_help"), width="stretch")
-typed = checked(param_col.text_input, t("xlnet.typed"), key="xlnet_typed", max_chars=200, bind="query-params",
-                placeholder=t("xlnet.typed_placeholder"), help=t("xlnet.typed_help")) if mode == "typed" else ""
-k_split = checked(k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params",
-                  help=t("xlnet.k_help", k=cfg.k_split))
+    param_col.button(
+        t("xlnet.resample"),
+        key="xlnet_resample",
+        icon=":material/casino:",
+        on_click=increment,
+        args=("xlnet_seed",),
+        help=t("xlnet.resample_help"),
+        width="stretch",
+    )
+typed = (
+    checked(
+        param_col.text_input,
+        t("xlnet.typed"),
+        key="xlnet_typed",
+        max_chars=200,
+        bind="query-params",
+        placeholder=t("xlnet.typed_placeholder"),
+        help=t("xlnet.typed_help"),
+    )
+    if mode == "typed"
+    else ""
+)
+k_split = checked(
+    k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help", k=cfg.k_split)
+)
 with popover:
-    checked(st.selectbox, t("xlnet.example"), EXAMPLES, key="xlnet_example", index=None,
-            on_change=use_example("xlnet_example", "xlnet_text"), placeholder=t("xlnet.example_placeholder"))
-    seed = int(checked(st.number_input, t("xlnet.seed"), 0, 1_000_000, key="xlnet_seed", bind="query-params",
-                       help=t("xlnet.seed_help"), disabled=mode != "random"))
+    checked(
+        st.selectbox,
+        t("xlnet.example"),
+        EXAMPLES,
+        key="xlnet_example",
+        index=None,
+        on_change=use_example("xlnet_example", "xlnet_text"),
+        placeholder=t("xlnet.example_placeholder"),
+    )
+    seed = int(
+        checked(
+            st.number_input,
+            t("xlnet.seed"),
+            0,
+            1_000_000,
+            key="xlnet_seed",
+            bind="query-params",
+            help=t("xlnet.seed_help"),
+            disabled=mode != "random",
+        )
+    )
 try:
     tokens, unknown = sentence(text, model_name)
     order = order_of(mode, len(tokens), seed, typed)
@@ -74,6 +135,7 @@ chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PL
 st.caption(t("xlnet.memory_note"))
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
-topic_tabs(["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
-           [lambda: masks_section(trace), lambda: predictions_section(trace),
-            lambda: bert_section(text, tokens, model_name)])
+topic_tabs(
+    ["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
+    [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)],
+)

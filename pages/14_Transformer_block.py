@@ -1,12 +1,22 @@
 """The Transformer block (Vaswani et al. 2017, §3): the whole model around attention, drawn from the model's own
 modules, with the real tensors of one box for the typed sentence; post-LN against pre-LN, LayerNorm against
 BatchNorm, label smoothing, the warm-up schedule and Adam."""
+
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.block import EXAMPLES, FAMILIES, MODELS, batch_section, changes_section, norms_section, run_block, \
-    schedule_section, smoothing_section
+from ui.block import (
+    EXAMPLES,
+    FAMILIES,
+    MODELS,
+    batch_section,
+    changes_section,
+    norms_section,
+    run_block,
+    schedule_section,
+    smoothing_section,
+)
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import t
@@ -44,12 +54,26 @@ def _clicked() -> None:
 
 
 url_check("block_text", at_most(2_000), t("block.url.text"))
-family_col, text_col, box_col, layer_col, token_col, export_col = st.columns([1.6, 3, 2.6, 1.1, 1.4, 1],
-                                                                             vertical_alignment="bottom")
-family = linked(family_col.selectbox, t("block.family"), FAMILIES, format_func=family_label, key="block_family",
-                on_change=_family_changed, help=t("block.family_help"))
-typed = text_col.text_input(t("block.text"), key="block_text", max_chars=2_000, bind="query-params",
-                            placeholder=EXAMPLES[family], help=t("block.text_help"))
+family_col, text_col, box_col, layer_col, token_col, export_col = st.columns(
+    [1.6, 3, 2.6, 1.1, 1.4, 1], vertical_alignment="bottom"
+)
+family = linked(
+    family_col.selectbox,
+    t("block.family"),
+    FAMILIES,
+    format_func=family_label,
+    key="block_family",
+    on_change=_family_changed,
+    help=t("block.family_help"),
+)
+typed = text_col.text_input(
+    t("block.text"),
+    key="block_text",
+    max_chars=2_000,
+    bind="query-params",
+    placeholder=EXAMPLES[family],
+    help=t("block.text_help"),
+)
 text = typed.strip() or EXAMPLES[family]
 try:
     trace = run_block(family, text)
@@ -60,13 +84,31 @@ except RuntimeError as exc:  # the shipped model is missing or unreadable: one l
     st.warning(str(exc))
     st.stop()
 options = boxes(family)
-box = linked(box_col.selectbox, t("block.box"), options, index=1, format_func=lambda b: box_label(family, b),
-             key="block_box", help=t("block.box_help"))
-layer = linked(layer_col.selectbox, t("block.layer"), list(range(n_layers(trace, box))),
-               format_func=lambda i: t("block.layer_option", n=i + 1), key="block_layer")
+box = linked(
+    box_col.selectbox,
+    t("block.box"),
+    options,
+    index=1,
+    format_func=lambda b: box_label(family, b),
+    key="block_box",
+    help=t("block.box_help"),
+)
+layer = linked(
+    layer_col.selectbox,
+    t("block.layer"),
+    list(range(n_layers(trace, box))),
+    format_func=lambda i: t("block.layer_option", n=i + 1),
+    key="block_layer",
+)
 tokens = stack_of(trace, box).tokens
-token = linked(token_col.selectbox, t("block.token"), list(range(len(tokens))),
-               format_func=lambda i: f"{i + 1} {tokens[i]}", key="block_token", help=t("block.token_help"))
+token = linked(
+    token_col.selectbox,
+    t("block.token"),
+    list(range(len(tokens))),
+    format_func=lambda i: f"{i + 1} {tokens[i]}",
+    key="block_token",
+    help=t("block.token_help"),
+)
 
 diagram_col, detail_col = st.columns([0.43, 0.57])
 diagram = architecture_view(trace, box)
@@ -75,11 +117,24 @@ detail, caption = box_view(trace, box, layer, token)
 chart(detail, key="block_detail", config=PLOT, where=detail_col)
 detail_col.caption(caption)
 with export_col:
-    export_menu("block", title=t("nav.14"), source=f"{MODELS[family]}: {text}", trace=trace, key="block_export",
-                figures={t("block.box"): diagram, box_label(family, box): detail})
+    export_menu(
+        "block",
+        title=t("nav.14"),
+        source=f"{MODELS[family]}: {text}",
+        trace=trace,
+        key="block_export",
+        figures={t("block.box"): diagram, box_label(family, box): detail},
+    )
 if trace.unknown:
     st.warning(t("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))
 
-topic_tabs(["block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule"],
-           [lambda: changes_section(trace, layer), norms_section, batch_section, lambda: smoothing_section(trace),
-            schedule_section])
+topic_tabs(
+    ["block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule"],
+    [
+        lambda: changes_section(trace, layer),
+        norms_section,
+        batch_section,
+        lambda: smoothing_section(trace),
+        schedule_section,
+    ],
+)

@@ -1,13 +1,29 @@
 """Attention at scale: FlashAttention's tiles stepped through on a real head (Dao et al. 2022; the online
 softmax of Milakov & Gimelshein 2018), then the KV cache and shared heads, windows and sinks, linear
 attention, and cost against length as bench/attention_cost measured it."""
+
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.at_scale import (BLOCKS, EXAMPLE, TEXT_LIMIT, FlashRun, cache_section, cost_section, explained_tiles,
-                         flash_run, head_qkv, linear_section, model_choices, model_label, rebuild_section, rows_section,
-                         shape_of, window_section)
+from ui.at_scale import (
+    BLOCKS,
+    EXAMPLE,
+    TEXT_LIMIT,
+    FlashRun,
+    cache_section,
+    cost_section,
+    explained_tiles,
+    flash_run,
+    head_qkv,
+    linear_section,
+    model_choices,
+    model_label,
+    rebuild_section,
+    rows_section,
+    shape_of,
+    window_section,
+)
 from ui.export import export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -25,8 +41,14 @@ url_check("scale_model", labels(model_choices(), model_label), t("scale.url.mode
 text_col, block_col, qblock_col, options_col = st.columns([4, 1.3, 1.8, 0.6], vertical_alignment="bottom")
 popover = options_col.popover("", icon=":material/tune:", width="stretch", help=t("scale.options"))
 with popover:
-    model = linked(st.selectbox, t("scale.model"), model_choices(), format_func=model_label, key="scale_model",
-                   help=t("scale.model_help"))
+    model = linked(
+        st.selectbox,
+        t("scale.model"),
+        model_choices(),
+        format_func=model_label,
+        key="scale_model",
+        help=t("scale.model_help"),
+    )
 try:
     n_layers, n_heads, max_tokens = shape_of(model)
 except RuntimeError as exc:
@@ -34,18 +56,32 @@ except RuntimeError as exc:
     st.stop()
 with popover:
     layer, head = head_picker(n_layers, n_heads, key="scale", allow_average=False)
-text = text_col.text_input(t("scale.text"), key="scale_text", max_chars=TEXT_LIMIT, bind="query-params",
-                           help=t("scale.text_help", max=max_tokens))
-block = int(linked(block_col.selectbox, t("scale.block"), BLOCKS, index=1, key="scale_block",
-                   help=t("scale.block_help")))
+text = text_col.text_input(
+    t("scale.text"),
+    key="scale_text",
+    max_chars=TEXT_LIMIT,
+    bind="query-params",
+    help=t("scale.text_help", max=max_tokens),
+)
+block = int(
+    linked(block_col.selectbox, t("scale.block"), BLOCKS, index=1, key="scale_block", help=t("scale.block_help"))
+)
 qkv, cut = head_qkv(model, text, layer, head)
 if len(qkv.tokens) < 2:
     st.warning(t("scale.empty"))
     st.stop()
 blocks = query_blocks(len(qkv.tokens), block)
-qblock = int(linked(qblock_col.selectbox, t("scale.qblock"), blocks, index=min(1, len(blocks) - 1), key="scale_qblock",
-                    help=t("scale.qblock_help"), format_func=lambda b: t(
-                        "scale.qblock_label", start=b * block + 1, stop=min(len(qkv.tokens), (b + 1) * block))))
+qblock = int(
+    linked(
+        qblock_col.selectbox,
+        t("scale.qblock"),
+        blocks,
+        index=min(1, len(blocks) - 1),
+        key="scale_qblock",
+        help=t("scale.qblock_help"),
+        format_func=lambda b: t("scale.qblock_label", start=b * block + 1, stop=min(len(qkv.tokens), (b + 1) * block)),
+    )
+)
 run = flash_run(model, text, layer, head, block, qblock)
 
 
@@ -63,8 +99,14 @@ def tiles(run: FlashRun) -> None:
     kept_col.metric(t("scale.kept"), t("scale.kept_value", numbers=2 * run.n))
     held_col.metric(t("scale.held"), t("scale.held_value", numbers=run.n * run.n))
     with export_col:
-        export_menu("at_scale", title=t("scale.export"), source=text, figures={t("scale.fig.tile"): fig},
-                    trace=run.head, key="scale_export")
+        export_menu(
+            "at_scale",
+            title=t("scale.export"),
+            source=text,
+            figures={t("scale.fig.tile"): fig},
+            trace=run.head,
+            key="scale_export",
+        )
     with st.expander(t("scale.tab.rows")):
         rows_section(run, step)
 
@@ -72,6 +114,13 @@ def tiles(run: FlashRun) -> None:
 if cut:
     st.caption(t("scale.cut", n=len(qkv.tokens)))
 tiles(run)
-topic_tabs(["scale.tab.rebuild", "scale.tab.cache", "scale.tab.window", "scale.tab.linear", "scale.tab.cost"],
-           [lambda: rebuild_section(run), cache_section, lambda: window_section(run.n), lambda: linear_section(run),
-            cost_section])
+topic_tabs(
+    ["scale.tab.rebuild", "scale.tab.cache", "scale.tab.window", "scale.tab.linear", "scale.tab.cost"],
+    [
+        lambda: rebuild_section(run),
+        cache_section,
+        lambda: window_section(run.n),
+        lambda: linear_section(run),
+        cost_section,
+    ],
+)

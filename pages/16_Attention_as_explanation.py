@@ -1,6 +1,7 @@
 """Is attention an explanation? One input, every answer side by side (raw attention, rollout and flow,
 norm-based attention, gradients, occlusion), and which one is faithful, measured against the model
 (Jain & Wallace 2019; Wiegreffe & Pinter 2019; Abnar & Zuidema 2020; Kobayashi et al. 2020)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -11,8 +12,18 @@ from ui.i18n import t
 page_frame(t("nav.16"), icon="🔎", intro=t("xai.intro"))
 
 from ui.explanations import (  # noqa: E402  (after the frame: the page shows at once)
-    EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, SINK_WARNING, SWAP_MODEL, guess_score, method_name, run, run_swap,
-    table_rows, tokens_of,
+    EXAMPLES,
+    MAX_CHARS,
+    MODELS,
+    PAGE_WIDTH,
+    SINK_WARNING,
+    SWAP_MODEL,
+    guess_score,
+    method_name,
+    run,
+    run_swap,
+    table_rows,
+    tokens_of,
 )
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
@@ -41,12 +52,25 @@ def _new_model() -> None:
 url_check("xai_model", labels(MODELS, _model_label), t("xai.model"), _model_label(MODELS[0]))
 url_check("xai_text", at_most(MAX_CHARS), t("xai.text"), t("xai.url.text_cut"))
 model_col, text_col, step_col = st.columns([1.6, 3.8, 1.8], vertical_alignment="bottom")
-name = linked(model_col.selectbox, t("xai.model"), MODELS, key="xai_model", format_func=_model_label,
-              on_change=_new_model, help=t("xai.model_help"))
+name = linked(
+    model_col.selectbox,
+    t("xai.model"),
+    MODELS,
+    key="xai_model",
+    format_func=_model_label,
+    on_change=_new_model,
+    help=t("xai.model_help"),
+)
 if "xai_text" not in st.session_state:
     st.session_state["xai_text"] = EXAMPLES[name]
-text = text_col.text_input(t("xai.text"), key="xai_text", max_chars=MAX_CHARS, bind="query-params",
-                           help=t(f"xai.text_help.{name}"), on_change=_new_input)
+text = text_col.text_input(
+    t("xai.text"),
+    key="xai_text",
+    max_chars=MAX_CHARS,
+    bind="query-params",
+    help=t(f"xai.text_help.{name}"),
+    on_change=_new_input,
+)
 from models.inference.common import InputError  # noqa: E402
 
 try:
@@ -56,28 +80,62 @@ except InputError as exc:
     st.stop()
 step = -1
 if len(outputs) > 1:
-    step = int(linked(step_col.selectbox, t("xai.step"), list(range(len(outputs))), index=default_step,
-                      key="xai_step", format_func=lambda i: f"{i + 1} {outputs[i]}", help=t("xai.step_help"),
-                      on_change=_new_input))
+    step = int(
+        linked(
+            step_col.selectbox,
+            t("xai.step"),
+            list(range(len(outputs))),
+            index=default_step,
+            key="xai_step",
+            format_func=lambda i: f"{i + 1} {outputs[i]}",
+            help=t("xai.step_help"),
+            on_change=_new_input,
+        )
+    )
+
+
 @st.fragment
 def results() -> None:
     """The methods, the guess and the measures: the head and the guess rerun only this part."""
     with st.popover(t("common.options"), icon=":material/tune:", help=t("xai.options")):
-        layer = int(checked(st.number_input, t("xai.layer"), -1, 100, -1, key="xai_layer", bind="query-params",
-                            help=t("xai.layer_help")))
-        head = int(checked(st.number_input, t("xai.head"), 0, 100, 0, key="xai_head", bind="query-params",
-                           help=t("xai.head_help")))
-        predict = checked(st.toggle, t("xai.predict"), key="xai_predict", bind="query-params",
-                          help=t("xai.predict_help"))
+        layer = int(
+            checked(
+                st.number_input,
+                t("xai.layer"),
+                -1,
+                100,
+                -1,
+                key="xai_layer",
+                bind="query-params",
+                help=t("xai.layer_help"),
+            )
+        )
+        head = int(
+            checked(
+                st.number_input, t("xai.head"), 0, 100, 0, key="xai_head", bind="query-params", help=t("xai.head_help")
+            )
+        )
+        predict = checked(
+            st.toggle, t("xai.predict"), key="xai_predict", bind="query-params", help=t("xai.predict_help")
+        )
 
     guess: list[int] = []
     if predict:  # predict, then reveal: the methods stay hidden until the student has chosen
         choices = [i for i, r in enumerate(removable) if r]
-        guess = list(st.pills(t("xai.guess"), choices, selection_mode="multi", key="xai_guess",
-                              format_func=lambda i: md_escape(f"{i + 1} {tokens[i]}")) or [])
+        guess = list(
+            st.pills(
+                t("xai.guess"),
+                choices,
+                selection_mode="multi",
+                key="xai_guess",
+                format_func=lambda i: md_escape(f"{i + 1} {tokens[i]}"),
+            )
+            or []
+        )
         if not st.session_state.get("xai_revealed"):
-            if st.button(t("xai.reveal"), key="xai_reveal", icon=":material/visibility:", disabled=not guess,
-                         type="primary"):
+            if st.button(
+                t("xai.reveal"), key="xai_reveal", icon=":material/visibility:", disabled=not guess, type="primary"
+            ):
                 st.session_state["xai_revealed"] = True
                 st.rerun()
             st.info(t("xai.predict_first"))
@@ -95,25 +153,54 @@ def results() -> None:
         st.success(t("xai.score", hits=hits, k=k, top=", ".join(md_escape(trace.tokens[i]) for i in top)))
     if trace.rollout_sink_share > SINK_WARNING:
         st.warning(t("xai.sink_warning", share=trace.rollout_sink_share))
-    erasure = erasure_figure(trace.erasure, [method_name(m) for m in trace.methods], title=t("xai.erasure.title"),
-                             x_title=t("xai.erasure.x"), y_title=t("xai.erasure.y"), width=PAGE_WIDTH)
+    erasure = erasure_figure(
+        trace.erasure,
+        [method_name(m) for m in trace.methods],
+        title=t("xai.erasure.title"),
+        x_title=t("xai.erasure.x"),
+        y_title=t("xai.erasure.y"),
+        width=PAGE_WIDTH,
+    )
     caption_col, export_col = st.columns([6, 1], vertical_alignment="center")
-    caption_col.caption(t("xai.ig_check", steps=trace.ig_steps, total=trace.ig_sum, fx=trace.ig_f_input,
-                          fb=trace.ig_f_baseline, gap=trace.ig_relative_gap))
+    caption_col.caption(
+        t(
+            "xai.ig_check",
+            steps=trace.ig_steps,
+            total=trace.ig_sum,
+            fx=trace.ig_f_input,
+            fb=trace.ig_f_baseline,
+            gap=trace.ig_relative_gap,
+        )
+    )
     with export_col:
-        export_menu("xai", title=t("nav.16"), source=text, trace=trace, key="xai_export",
-                    figures={t("xai.fig.caption"): figure, t("xai.erasure.title"): erasure})
+        export_menu(
+            "xai",
+            title=t("nav.16"),
+            source=text,
+            trace=trace,
+            key="xai_export",
+            figures={t("xai.fig.caption"): figure, t("xai.erasure.title"): erasure},
+        )
     table_col, curve_col = st.columns([2, 3])
     table_col.dataframe(table_rows(trace), hide_index=True)
     table_col.caption(t("xai.table_explain"))
     chart(erasure, key="xai_erasure", config=PLOT, where=curve_col)
     st.markdown(t("xai.claims"))
-    if name == SWAP_MODEL and checked(st.toggle, t("xai.swap.toggle"), key="xai_swap", bind="query-params",
-                                      help=t("xai.swap.help")):
+    if name == SWAP_MODEL and checked(
+        st.toggle, t("xai.swap.toggle"), key="xai_swap", bind="query-params", help=t("xai.swap.help")
+    ):
         swap = run_swap(text, step)
         chart(swap_view(swap, width=PAGE_WIDTH), key="xai_swap_fig", config=PLOT)
-        st.caption(t("xai.swap.caption", n=swap.n_permutations, tvd=swap.perm_tvd_median,
-                     jsd=swap.perm_jsd_median, same=swap.perm_same_output, eps=swap.epsilon))
+        st.caption(
+            t(
+                "xai.swap.caption",
+                n=swap.n_permutations,
+                tvd=swap.perm_tvd_median,
+                jsd=swap.perm_jsd_median,
+                same=swap.perm_same_output,
+                eps=swap.epsilon,
+            )
+        )
 
 
 results()

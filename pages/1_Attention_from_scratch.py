@@ -1,5 +1,6 @@
 """Attention from scratch: kernel regression, score functions, soft/hard/local attention,
 a Q/K/V sandbox, why attention, and self-attention against recurrent and convolutional layers."""
+
 from __future__ import annotations
 
 from itertools import product
@@ -15,10 +16,25 @@ page_frame(t("nav.1"), icon="🧮", intro=t("p1.intro"))
 
 from models.lessons import complexity, sandbox  # noqa: E402
 from ui.foundations import (  # noqa: E402
-    KEY_DEFAULTS, KR_METHODS, KR_RATES, bleu_by_length, device_name, explain_bottleneck, explain_complexity,
-    explain_growth, explain_kernel_regression, explain_kernel_regression_setup, explain_sandbox,
-    explain_sandbox_input, explain_saturation, explain_scores, explain_soft_hard_local, qkv_steps, saturation,
-    timings, vector_input,
+    KEY_DEFAULTS,
+    KR_METHODS,
+    KR_RATES,
+    bleu_by_length,
+    device_name,
+    explain_bottleneck,
+    explain_complexity,
+    explain_growth,
+    explain_kernel_regression,
+    explain_kernel_regression_setup,
+    explain_sandbox,
+    explain_sandbox_input,
+    explain_saturation,
+    explain_scores,
+    explain_soft_hard_local,
+    qkv_steps,
+    saturation,
+    timings,
+    vector_input,
 )
 from ui.plot import chart  # noqa: E402
 from ui.state import Accept, checked, linked, increment, number_in, topic_tabs, url_check  # noqa: E402
@@ -31,12 +47,15 @@ TABS = tuple(f"p1.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "wh
 def kernel_regression_section() -> None:
     st.subheader(t("p1.kr.header"))
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
-    n_train = checked(c1.slider, t("p1.kr.n"), 10, 100, 50, step=5, key="kr_n",
-                      persist_state="page", bind="query-params")
-    noise = checked(c2.slider, t("p1.kr.noise"), 0.0, 1.5, 0.5, step=0.1, key="kr_noise",
-                    persist_state="page", bind="query-params")
-    bandwidth = checked(c3.slider, t("p1.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h",
-                        persist_state="page", bind="query-params")
+    n_train = checked(
+        c1.slider, t("p1.kr.n"), 10, 100, 50, step=5, key="kr_n", persist_state="page", bind="query-params"
+    )
+    noise = checked(
+        c2.slider, t("p1.kr.noise"), 0.0, 1.5, 0.5, step=0.1, key="kr_noise", persist_state="page", bind="query-params"
+    )
+    bandwidth = checked(
+        c3.slider, t("p1.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h", persist_state="page", bind="query-params"
+    )
     # Its own fragment: a resample, another method or another SGD setting redraws the fits, not the sliders.
     st.fragment(kernel_regression_fits)(n_train, noise, bandwidth)
 
@@ -46,15 +65,30 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     url_check("kr_seed", number_in(0, 2**32 - 1), t("p1.kr.resample"), url=False)
     st.session_state.setdefault("kr_seed", 0)
     c7, c5, c4 = st.columns([6, 2, 2], vertical_alignment="bottom")
-    c4.button(t("p1.kr.resample"), key="kr_resample", width="stretch", help=t("p1.kr.resample_help"),
-              on_click=increment, args=("kr_seed",))
+    c4.button(
+        t("p1.kr.resample"),
+        key="kr_resample",
+        width="stretch",
+        help=t("p1.kr.resample_help"),
+        on_click=increment,
+        args=("kr_seed",),
+    )
     seed = int(st.session_state["kr_seed"])
     c6 = c5.popover(t("p1.kr.sgd"), icon=":material/tune:", width="stretch")
-    steps = checked(c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps",
-                    persist_state="page", bind="query-params")
+    steps = checked(
+        c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps", persist_state="page", bind="query-params"
+    )
     lr = linked(c6.select_slider, t("p1.kr.lr"), list(KR_RATES), value=0.5, key="kr_lr", persist_state="page")
-    method = linked(c7.radio, t("p1.kr.method"), list(KR_METHODS), index=1, horizontal=True,
-                     key="kr_method", persist_state="page", format_func=lambda m: t(f"p1.kr.{m}"))
+    method = linked(
+        c7.radio,
+        t("p1.kr.method"),
+        list(KR_METHODS),
+        index=1,
+        horizontal=True,
+        key="kr_method",
+        persist_state="page",
+        format_func=lambda m: t(f"p1.kr.{m}"),
+    )
 
     fit, fits = fit_view(n_train, noise, bandwidth, seed, steps, lr, method)
     data, results, names = fits.data, fits.results, fits.names
@@ -64,22 +98,40 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
 
     left, right = st.columns(2)
     chart(fit, key="kr_fit", config=PLOT, where=left)
-    chart(viz.weights_heatmap(
-        chosen.weights, [f"{x:.2f}" for x in data.x_train], [f"{x:.1f}" for x in data.x_test],
-        title=t("p1.kr.fig_weights", name=names[method]), x_title=t("p1.kr.x_key"),
-        y_title=t("p1.kr.y_query"), zmax=None, height=430, max_ticks=10, texts=words), key="kr_weights", config=PLOT,
-        where=right)
+    chart(
+        viz.weights_heatmap(
+            chosen.weights,
+            [f"{x:.2f}" for x in data.x_train],
+            [f"{x:.1f}" for x in data.x_test],
+            title=t("p1.kr.fig_weights", name=names[method]),
+            x_title=t("p1.kr.x_key"),
+            y_title=t("p1.kr.y_query"),
+            zmax=None,
+            height=430,
+            max_ticks=10,
+            texts=words,
+        ),
+        key="kr_weights",
+        config=PLOT,
+        where=right,
+    )
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
-        col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}",
-                   help=t("p1.kr.test_error_help"))
+        col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}", help=t("p1.kr.test_error_help"))
 
     explain_kernel_regression_setup()
     explain_kernel_regression(steps, results["parametric"].w)
     if steps:
-        chart(viz.loss_figure(results["parametric"].loss_history,
-                              results["parametric"].w_history,
-                              title=t("p1.kr.fig_loss"), texts=words), key="kr_loss", config=PLOT)
+        chart(
+            viz.loss_figure(
+                results["parametric"].loss_history,
+                results["parametric"].w_history,
+                title=t("p1.kr.fig_loss"),
+                texts=words,
+            ),
+            key="kr_loss",
+            config=PLOT,
+        )
 
 
 def score_functions_section() -> None:
@@ -93,10 +145,18 @@ def score_functions_section() -> None:
     params = sandbox.default_score_params()
     comp = sandbox.compare_scores(query, keys, params)
     words = figure_texts()
-    chart(viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")), key="sf_plane",
-           config=PLOT, where=plane)
-    chart(viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
-          key="sf_bars", config=PLOT, where=bars)
+    chart(
+        viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")),
+        key="sf_plane",
+        config=PLOT,
+        where=plane,
+    )
+    chart(
+        viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
+        key="sf_bars",
+        config=PLOT,
+        where=bars,
+    )
     st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights, texts=words), key="sf_table")
     explain_scores(params)
     st.divider()
@@ -105,14 +165,28 @@ def score_functions_section() -> None:
         result = saturation()
     dims = [int(d) for d in result.dims]
     d = linked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page")
-    chart(viz.saturation_figure(result.dims, result.max_weight_dot,
-                                result.max_weight_scaled, result.grad_norm_dot,
-                                result.grad_norm_scaled, chosen=d,
-                                n_keys=result.n_keys, texts=words), key="sf_saturation", config=PLOT)
+    chart(
+        viz.saturation_figure(
+            result.dims,
+            result.max_weight_dot,
+            result.max_weight_scaled,
+            result.grad_norm_dot,
+            result.grad_norm_scaled,
+            chosen=d,
+            n_keys=result.n_keys,
+            texts=words,
+        ),
+        key="sf_saturation",
+        config=PLOT,
+    )
     i = dims.index(d)
     left, right = st.columns([1, 1], vertical_alignment="center")
-    chart(viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d, texts=words),
-          key="sf_example", config=PLOT, where=left)
+    chart(
+        viz.example_weights_figure(result.example_dot[i], result.example_scaled[i], d, texts=words),
+        key="sf_example",
+        config=PLOT,
+        where=left,
+    )
     explain_saturation(right, d, result, i)
 
 
@@ -120,16 +194,38 @@ def soft_hard_local_section() -> None:
     st.subheader(t("p1.shl.header"))
     tokens = sandbox.EXAMPLE_SOURCE
     c1, c2, c3, c4 = st.columns(4)
-    focus = linked(c1.selectbox, t("p1.shl.focus"), range(len(tokens)), index=10, key="shl_focus",
-                         format_func=lambda i: f"{i}: {tokens[i]}", persist_state="page")
-    sharpness = checked(c2.slider, t("p1.shl.sharp"), 0.2, 3.0, 1.0, 0.1, key="shl_sharp",
-                        persist_state="page", bind="query-params")
-    center = checked(c3.slider, t("p1.shl.center"), 0.0, float(len(tokens) - 1), 10.0, 0.5,
-                       key="shl_center", persist_state="page", bind="query-params")
+    focus = linked(
+        c1.selectbox,
+        t("p1.shl.focus"),
+        range(len(tokens)),
+        index=10,
+        key="shl_focus",
+        format_func=lambda i: f"{i}: {tokens[i]}",
+        persist_state="page",
+    )
+    sharpness = checked(
+        c2.slider, t("p1.shl.sharp"), 0.2, 3.0, 1.0, 0.1, key="shl_sharp", persist_state="page", bind="query-params"
+    )
+    center = checked(
+        c3.slider,
+        t("p1.shl.center"),
+        0.0,
+        float(len(tokens) - 1),
+        10.0,
+        0.5,
+        key="shl_center",
+        persist_state="page",
+        bind="query-params",
+    )
     half_width = checked(c4.slider, t("p1.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params")
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
-    chart(viz.soft_hard_local_figure(ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window,
-                                     texts=figure_texts()), key="shl_fig", config=PLOT)
+    chart(
+        viz.soft_hard_local_figure(
+            ex.tokens, ex.soft, ex.hard, ex.local_m, ex.local_p, ex.window, texts=figure_texts()
+        ),
+        key="shl_fig",
+        config=PLOT,
+    )
     explain_soft_hard_local(tokens, ex)
 
 
@@ -142,23 +238,44 @@ def sandbox_section() -> None:
     st.subheader(t("p1.sb.header"))
     explain_sandbox_input()
     cq, ck, cv, cm = st.columns([3, 3, 3, 3])
-    texts = {"Q": checked(cq.text_area, t("p1.sb.q"), DEFAULT_Q, height=170, key="sb_q",
-                          persist_state="page", bind="query-params"),
-             "K": checked(ck.text_area, t("p1.sb.k"), DEFAULT_K, height=170, key="sb_k",
-                          persist_state="page", bind="query-params"),
-             "V": checked(cv.text_area, t("p1.sb.v"), DEFAULT_V, height=170, key="sb_v",
-                          persist_state="page", bind="query-params")}
-    mask = linked(cm.radio, t("p1.sb.mask"), sandbox.MASKS, index=1, key="sb_mask",
-                   persist_state="page",
-                    format_func=lambda m: t(f"p1.sb.mask.{m}"))
-    n_padding = checked(cm.number_input, t("p1.sb.padded"), 0, sandbox.MAX_ROWS - 1, 1, key="sb_pad",
-                                persist_state="page", bind="query-params", disabled=mask != "padding")
+    texts = {
+        "Q": checked(
+            cq.text_area, t("p1.sb.q"), DEFAULT_Q, height=170, key="sb_q", persist_state="page", bind="query-params"
+        ),
+        "K": checked(
+            ck.text_area, t("p1.sb.k"), DEFAULT_K, height=170, key="sb_k", persist_state="page", bind="query-params"
+        ),
+        "V": checked(
+            cv.text_area, t("p1.sb.v"), DEFAULT_V, height=170, key="sb_v", persist_state="page", bind="query-params"
+        ),
+    }
+    mask = linked(
+        cm.radio,
+        t("p1.sb.mask"),
+        sandbox.MASKS,
+        index=1,
+        key="sb_mask",
+        persist_state="page",
+        format_func=lambda m: t(f"p1.sb.mask.{m}"),
+    )
+    n_padding = checked(
+        cm.number_input,
+        t("p1.sb.padded"),
+        0,
+        sandbox.MAX_ROWS - 1,
+        1,
+        key="sb_pad",
+        persist_state="page",
+        bind="query-params",
+        disabled=mask != "padding",
+    )
     steps = qkv_steps(texts, mask, int(n_padding))
     if steps is None:
         return
 
-    figures = viz.qkv_step_figures(steps.scores, steps.scaled, steps.allowed, steps.weights, steps.v,
-                                   steps.output, steps.d_k, texts=figure_texts())
+    figures = viz.qkv_step_figures(
+        steps.scores, steps.scaled, steps.allowed, steps.weights, steps.v, steps.output, steps.d_k, texts=figure_texts()
+    )
     keys = ("sb_scores", "sb_scaled", "sb_masked", "sb_weights", "sb_v_fig", "sb_output")
     for col, figure, key in zip(st.columns(3) + st.columns(3), figures, keys):
         chart(figure, key=key, config=PLOT, where=col)
@@ -179,18 +296,24 @@ def complexity_section() -> None:
     st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE, texts=figure_texts()))
     explain_complexity()
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-    d_model = linked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d",
-                      persist_state="page")
-    max_len = linked(c2.select_slider, t("p1.cx.longest"), list(complexity.DEFAULT_LENGTHS), value=2048,
-                               key="cx_max", persist_state="page")
-    repeats = linked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats",
-                      persist_state="page")
+    d_model = linked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d", persist_state="page")
+    max_len = linked(
+        c2.select_slider,
+        t("p1.cx.longest"),
+        list(complexity.DEFAULT_LENGTHS),
+        value=2048,
+        key="cx_max",
+        persist_state="page",
+    )
+    repeats = linked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats", persist_state="page")
     lengths = tuple(n for n in complexity.DEFAULT_LENGTHS if n <= max_len)
     device = device_name()
     if c4.button(t("p1.cx.measure"), key="cx_run", type="primary", width="stretch", help=t("p1.cx.measure_help")):
         st.session_state["cx_params"] = (lengths, int(d_model), int(repeats), device)
-    measurable = {(tuple(n for n in complexity.DEFAULT_LENGTHS if n <= m), d, r, device)
-                  for m, d, r in product(complexity.DEFAULT_LENGTHS, CX_WIDTHS, CX_REPEATS)}
+    measurable = {
+        (tuple(n for n in complexity.DEFAULT_LENGTHS if n <= m), d, r, device)
+        for m, d, r in product(complexity.DEFAULT_LENGTHS, CX_WIDTHS, CX_REPEATS)
+    }
     url_check("cx_params", Accept(measurable.__contains__), t("p1.cx.measure"), url=False)
     params = st.session_state.get("cx_params")
     if params is None:
@@ -198,13 +321,26 @@ def complexity_section() -> None:
         return
     with st.spinner(t("p1.cx.spinner")):
         result = timings(*params)
-    chart(viz.timing_figure(result.lengths, result.seconds,
-                            title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads,
-                                    d=result.d_model), texts=figure_texts()), key="cx_fig", config=PLOT)
+    chart(
+        viz.timing_figure(
+            result.lengths,
+            result.seconds,
+            title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads, d=result.d_model),
+            texts=figure_texts(),
+        ),
+        key="cx_fig",
+        config=PLOT,
+    )
     explain_growth(result)
 
 
-SECTIONS = (kernel_regression_section, score_functions_section, soft_hard_local_section,
-            sandbox_section, why_attention_section, complexity_section)
+SECTIONS = (
+    kernel_regression_section,
+    score_functions_section,
+    soft_hard_local_section,
+    sandbox_section,
+    why_attention_section,
+    complexity_section,
+)
 
 topic_tabs(TABS, SECTIONS)

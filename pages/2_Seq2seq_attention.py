@@ -1,4 +1,5 @@
 """Seq2seq attention: translate with an RNN encoder–decoder, step by step, with or without attention."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -45,31 +46,56 @@ labels = {name: label for name, label in choices}
 
 url_check("s2s_text", at_most(10_000), i18n.t("p2.url.text"), i18n.t("p2.url.text_cut"))
 url_check("s2s_model", url_labels(labels, labels.get), i18n.t("p2.url.model"))
-url_check("s2s_compare", url_labels(labels, labels.get, optional=True), i18n.t("p2.url.compare"),
-          i18n.t("p2.url.no_compare"))
+url_check(
+    "s2s_compare", url_labels(labels, labels.get, optional=True), i18n.t("p2.url.compare"), i18n.t("p2.url.no_compare")
+)
 url_check("s2s_beam", number_in(1, 8), i18n.t("p2.url.beam"))
 url_check("s2s_mode", url_labels(MODES, MODES.get), i18n.t("p2.url.mode"))
 url_check("s2s_alpha", number_in(0.0, 2.0), i18n.t("p2.url.alpha"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:  # first: the text box's language and default follow the model
     default_model = "s2s-bahdanau" if "s2s-bahdanau" in labels else choices[0][0]
-    model_name = linked(st.selectbox, i18n.t("p2.model"), list(labels), format_func=labels.get, key="s2s_model",
-                              index=list(labels).index(default_model), on_change=follow_model,
-                              args=("s2s_text", "s2s_model"))
+    model_name = linked(
+        st.selectbox,
+        i18n.t("p2.model"),
+        list(labels),
+        format_func=labels.get,
+        key="s2s_model",
+        index=list(labels).index(default_model),
+        on_change=follow_model,
+        args=("s2s_text", "s2s_model"),
+    )
 corpus, source_lang = model_data(model_name)
 examples = example_inputs(model_name)
 with text_col:
-    text = st.text_input(i18n.t("p2.sentence.zh" if source_lang == "zh" else "p2.sentence"), value=examples[0],
-                         key="s2s_text", max_chars=10_000, bind="query-params")
+    text = st.text_input(
+        i18n.t("p2.sentence.zh" if source_lang == "zh" else "p2.sentence"),
+        value=examples[0],
+        key="s2s_text",
+        max_chars=10_000,
+        bind="query-params",
+    )
 with options_col.popover(i18n.t("p2.options"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, i18n.t("p2.example"), examples, key="s2s_example", index=None,
-                 on_change=use_example("s2s_example", "s2s_text"),
-                 placeholder=i18n.t("p2.example_placeholder_real" if corpus else "p2.example_placeholder"))
-    compare = linked(st.selectbox, i18n.t("p2.compare"), [None] + [n for n in labels if n != model_name],
-                           format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n], key="s2s_compare")
+    checked(
+        st.selectbox,
+        i18n.t("p2.example"),
+        examples,
+        key="s2s_example",
+        index=None,
+        on_change=use_example("s2s_example", "s2s_text"),
+        placeholder=i18n.t("p2.example_placeholder_real" if corpus else "p2.example_placeholder"),
+    )
+    compare = linked(
+        st.selectbox,
+        i18n.t("p2.compare"),
+        [None] + [n for n in labels if n != model_name],
+        format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n],
+        key="s2s_compare",
+    )
     beam = st.slider(i18n.t("p2.beam"), 1, 8, 1, key="s2s_beam", help=i18n.t("p2.beam_help"), bind="query-params")
-    mode = linked(st.selectbox, i18n.t("p2.mode"), list(MODES), format_func=MODES.get, key="s2s_mode",
-                        help=i18n.t("p2.mode_help"))
+    mode = linked(
+        st.selectbox, i18n.t("p2.mode"), list(MODES), format_func=MODES.get, key="s2s_mode", help=i18n.t("p2.mode_help")
+    )
     alpha = length_penalty_slider("s2s_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("s2s")
 
@@ -82,8 +108,9 @@ if mode != "soft" and loaded_primary.model.cfg.attention != "luong":
 def translate_or_message(name: str):
     """The cached trace, or None after showing why the input cannot be translated."""
     try:
-        return run_translation(name, text, beam, mode if load_model(name).model.cfg.attention == "luong" else "soft",
-                               alpha)
+        return run_translation(
+            name, text, beam, mode if load_model(name).model.cfg.attention == "luong" else "soft", alpha
+        )
     except InputError as exc:
         st.warning(input_error(exc))
         return None
@@ -141,19 +168,37 @@ def steps_view() -> None:
         t = step_control(n, key="s2s")
         translation_summary()
         # Quiz: step t's α, token and top-k stay hidden until the student has guessed (ui.quiz).
-        shown = not playing or step_quiz("s2s", (trace.model, trace.mode, text, beam, alpha), t,
-                                         emitted=hyp.tokens[t], candidates=hyp.topk_tokens[t],
-                                         probs=hyp.topk_probs[t], src_tokens=trace.src_tokens,
-                                         alpha=None if hyp.attention is None else hyp.attention[t])
+        shown = not playing or step_quiz(
+            "s2s",
+            (trace.model, trace.mode, text, beam, alpha),
+            t,
+            emitted=hyp.tokens[t],
+            candidates=hyp.topk_tokens[t],
+            probs=hyp.topk_probs[t],
+            src_tokens=trace.src_tokens,
+            alpha=None if hyp.attention is None else hyp.attention[t],
+        )
         st.caption(i18n.t("p2.step", step=t + 1, n=n))
         token_strip([*hyp.tokens[:t], hyp.tokens[t] if shown else HIDDEN], highlight=t)
         if shown and hyp.attention is not None:
-            chart(bars := step_attention_bars(hyp.attention[t], trace.src_tokens, trace.src_unknown,
-                                              title=i18n.t("p2.fig.alpha", step=t + 1)), key="bars", config=PLOT)
+            chart(
+                bars := step_attention_bars(
+                    hyp.attention[t], trace.src_tokens, trace.src_unknown, title=i18n.t("p2.fig.alpha", step=t + 1)
+                ),
+                key="bars",
+                config=PLOT,
+            )
         if shown:
-            chart(topk := topk_bars(hyp.topk_tokens[t], hyp.topk_probs[t], emitted=hyp.tokens[t],
-                                    title=i18n.t("p2.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1)),
-                  key="topk", config=PLOT)
+            chart(
+                topk := topk_bars(
+                    hyp.topk_tokens[t],
+                    hyp.topk_probs[t],
+                    emitted=hyp.tokens[t],
+                    title=i18n.t("p2.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1),
+                ),
+                key="topk",
+                config=PLOT,
+            )
     with heat_col:
         if hyp.attention is None:
             st.info(i18n.t("p2.no_attention"))
@@ -169,28 +214,48 @@ def steps_view() -> None:
                 st.caption(local_caption(loaded_primary.model.cfg))
     if not shown:  # the export, the what-if and the beam would give the hidden step away
         return
-    export_menu("seq2seq", title=i18n.t("p2.export.title", model=labels[model_name]), source=text, trace=trace,
-                figures={i18n.t("p2.export.attention"): heat, i18n.t("p2.export.step", step=t + 1): bars,
-                         i18n.t("p2.export.topk", step=t + 1): topk}
-                if hyp.attention is not None else {i18n.t("p2.export.topk", step=t + 1): topk},
-                numbers={i18n.t("num.model"): labels[model_name],
-                         i18n.t("num.translation"): display_text(trace.tgt_tokens),
-                         i18n.t("num.search"): i18n.t("num.search_value", search=trace.search, width=trace.beam_width),
-                         i18n.t("num.score"): hyp.score})
+    export_menu(
+        "seq2seq",
+        title=i18n.t("p2.export.title", model=labels[model_name]),
+        source=text,
+        trace=trace,
+        figures={
+            i18n.t("p2.export.attention"): heat,
+            i18n.t("p2.export.step", step=t + 1): bars,
+            i18n.t("p2.export.topk", step=t + 1): topk,
+        }
+        if hyp.attention is not None
+        else {i18n.t("p2.export.topk", step=t + 1): topk},
+        numbers={
+            i18n.t("num.model"): labels[model_name],
+            i18n.t("num.translation"): display_text(trace.tgt_tokens),
+            i18n.t("num.search"): i18n.t("num.search_value", search=trace.search, width=trace.beam_width),
+            i18n.t("num.score"): hyp.score,
+        },
+    )
     what_if_view(trace, text, t, alpha, labels[model_name])
     if trace.search == "beam":
         st.subheader(i18n.t("p2.beam_header"))
-        chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                               title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1),
-                               texts=i18n.figure_texts()),
-              key="beam_tree", config=PLOT)
+        chart(
+            beam_tree_figure(
+                trace.beam_steps,
+                upto=t + 1,
+                title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1),
+                texts=i18n.figure_texts(),
+            ),
+            key="beam_tree",
+            config=PLOT,
+        )
 
 
 steps_view()
 n_unknown = sum(trace.src_unknown)
-token_strip(trace.src_tokens, trace.src_unknown,
-            caption=i18n.t("p2.src.zh" if source_lang == "zh" else "p2.src")
-            + (i18n.t("p2.src_unknown", n=n_unknown) if n_unknown else ""))
+token_strip(
+    trace.src_tokens,
+    trace.src_unknown,
+    caption=i18n.t("p2.src.zh" if source_lang == "zh" else "p2.src")
+    + (i18n.t("p2.src_unknown", n=n_unknown) if n_unknown else ""),
+)
 
 if trace.search == "beam" and not playing:  # every finished hypothesis would give the quiz away
     st.markdown(i18n.t("p2.hypotheses", alpha=trace.length_penalty))
@@ -200,9 +265,19 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
             st.text(display_text(h.tokens) + ("" if h.finished else i18n.t("p2.unfinished")))
             if h.attention is not None:
                 with st.columns([3, 2])[0]:
-                    seq2seq_chart(attention_heatmap(h.attention, trace.src_tokens, h.tokens,
-                                                    src_unknown=trace.src_unknown, texts=heatmap_texts(model_name)),
-                                  f"hyp_{i}", trace, h, text)
+                    seq2seq_chart(
+                        attention_heatmap(
+                            h.attention,
+                            trace.src_tokens,
+                            h.tokens,
+                            src_unknown=trace.src_unknown,
+                            texts=heatmap_texts(model_name),
+                        ),
+                        f"hyp_{i}",
+                        trace,
+                        h,
+                        text,
+                    )
 
 st.divider()
 bleu_chart()

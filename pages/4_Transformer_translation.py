@@ -1,4 +1,5 @@
 """Transformer translation: decode step by step and look at every layer and head of the three attentions."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,20 +61,37 @@ if "tf_text" not in st.session_state:
 
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:
-    model_name = linked(st.selectbox, tr("p4.model"), list(labels), format_func=labels.get, key="tf_model",
-                              index=list(labels).index(default_model), on_change=follow_translation_model,
-                              args=("tf_text", "tf_model"))
+    model_name = linked(
+        st.selectbox,
+        tr("p4.model"),
+        list(labels),
+        format_func=labels.get,
+        key="tf_model",
+        index=list(labels).index(default_model),
+        on_change=follow_translation_model,
+        args=("tf_text", "tf_model"),
+    )
 loaded = loaded_or_stop(load_model(model_name))
 is_translation = loaded.task == TRANSLATION  # a translation model, whatever its language pair
 corpus, source_lang = model_data(model_name)  # a real corpus (Bible, HSK) or None; "zh": typed Chinese is segmented
 with text_col:
-    text = st.text_input(tr(("p4.sentence.zh" if source_lang == "zh" else "p4.sentence") if is_translation
-                            else "p4.digits"), key="tf_text", max_chars=10_000, bind="query-params")
+    text = st.text_input(
+        tr(("p4.sentence.zh" if source_lang == "zh" else "p4.sentence") if is_translation else "p4.digits"),
+        key="tf_text",
+        max_chars=10_000,
+        bind="query-params",
+    )
 with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretch"):
     if is_translation:
-        checked(st.selectbox, tr("p4.example"), example_inputs(model_name), key="tf_example", index=None,
-                on_change=use_example("tf_example", "tf_text"),
-                placeholder=tr("p4.example_placeholder_real" if corpus else "p4.example_placeholder"))
+        checked(
+            st.selectbox,
+            tr("p4.example"),
+            example_inputs(model_name),
+            key="tf_example",
+            index=None,
+            on_change=use_example("tf_example", "tf_text"),
+            placeholder=tr("p4.example_placeholder_real" if corpus else "p4.example_placeholder"),
+        )
     beam = st.slider(tr("p4.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
     alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("tf")
@@ -83,8 +101,13 @@ with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretc
 
         s2s = {n: lab for n, lab in seq2seq_choices() if model_data(n)[1] == source_lang}  # same source language
         url_check("tf_compare", url_labels(s2s, s2s.get, optional=True), tr("p4.url.compare"), tr("p4.url.no_compare"))
-        compare = linked(st.selectbox, tr("p4.compare"), [None] + list(s2s),
-                               format_func=lambda n: tr("p4.nothing") if n is None else s2s[n], key="tf_compare")
+        compare = linked(
+            st.selectbox,
+            tr("p4.compare"),
+            [None] + list(s2s),
+            format_func=lambda n: tr("p4.nothing") if n is None else s2s[n],
+            key="tf_compare",
+        )
 
 try:
     trace = run_translation(model_name, text, beam, alpha)
@@ -122,8 +145,15 @@ def steps_view() -> None:
         t = step_control(n, key="tf")
     with kind_col:
         url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("p4.url.kind"))
-        kind = linked(st.radio, tr("p4.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="tf_kind",
-                      horizontal=True, index=2)
+        kind = linked(
+            st.radio,
+            tr("p4.kind"),
+            list(KIND_LABELS),
+            format_func=KIND_LABELS.get,
+            key="tf_kind",
+            horizontal=True,
+            index=2,
+        )
     weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
     quiz_box = st.container()  # the quiz's question, above the figures whose step row it hides
 
@@ -131,26 +161,51 @@ def steps_view() -> None:
     with grid_col:
         layer, head = head_picker(trace.n_layers, trace.n_heads, key="tf")
         with quiz_box:  # "where it looks": the chosen head's cross-attention at step t (ui.quiz)
-            shown = not quiz or step_quiz("tf", (model_name, text, beam, alpha, layer, head), t,
-                                          emitted=trace.tgt_tokens[t], candidates=trace.topk_tokens[t],
-                                          probs=trace.topk_probs[t], src_tokens=trace.src_tokens,
-                                          alpha=pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0])
+            shown = not quiz or step_quiz(
+                "tf",
+                (model_name, text, beam, alpha, layer, head),
+                t,
+                emitted=trace.tgt_tokens[t],
+                candidates=trace.topk_tokens[t],
+                probs=trace.topk_probs[t],
+                src_tokens=trace.src_tokens,
+                alpha=pick(trace.cross_attention[:, :, t : t + 1], layer, head)[0],
+            )
         if not shown and kind != "encoder":  # step t's query row is the answer: blank until guessed
             weights = hide_rows(weights, queries, t)[0]
-        payload = grid_for(np.ascontiguousarray(weights if shown else np.nan_to_num(weights)), tuple(keys),
-                           tuple(queries))
+        payload = grid_for(
+            np.ascontiguousarray(weights if shown else np.nan_to_num(weights)), tuple(keys), tuple(queries)
+        )
         chart(
-    grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-              title=tr("p4.fig.grid"), texts=figure_texts()),
-    key="tf_grid", on_select=lambda: on_grid_select("tf_grid", "tf"),
-    config=PLOT_NO_BAR)
+            grid_figure(
+                payload,
+                selected=None if head == AVERAGE else (layer, head),
+                title=tr("p4.fig.grid"),
+                texts=figure_texts(),
+            ),
+            key="tf_grid",
+            on_select=lambda: on_grid_select("tf_grid", "tf"),
+            config=PLOT_NO_BAR,
+        )
         st.caption(tr("p4.grid_caption"))
     with head_col:
         what = SHORT_LABELS[kind]
         # the quiz: step t's query row is the answer, blank until guessed; its slide draws the same figure
         head_fig, matrix = head_view(trace, kind, layer, head, t, rows=None if shown else t)
-        head_chart(head_fig, "tf_head_fig", matrix, model_name, kind, layer, head, trace.n_heads,
-                   query_tokens=queries, key_tokens=keys, src_ids=trace.src_ids, tgt_ids=trace.decoder_input_ids)
+        head_chart(
+            head_fig,
+            "tf_head_fig",
+            matrix,
+            model_name,
+            kind,
+            layer,
+            head,
+            trace.n_heads,
+            query_tokens=queries,
+            key_tokens=keys,
+            src_ids=trace.src_ids,
+            tgt_ids=trace.decoder_input_ids,
+        )
         if kind == "decoder":
             st.caption(tr("p4.lookahead"))
 
@@ -163,20 +218,47 @@ def steps_view() -> None:
         return
     bars_col, topk_col = st.columns(2)
     with bars_col:
-        row = pick(trace.cross_attention[:, :, t: t + 1], layer, head)[0]
-        chart(bars := step_attention_bars(row, trace.src_tokens, trace.src_unknown,
-                                          title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head))),
-              key="tf_cross_bars", config=PLOT)
+        row = pick(trace.cross_attention[:, :, t : t + 1], layer, head)[0]
+        chart(
+            bars := step_attention_bars(
+                row,
+                trace.src_tokens,
+                trace.src_unknown,
+                title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head)),
+            ),
+            key="tf_cross_bars",
+            config=PLOT,
+        )
     with topk_col:
-        chart(topk := topk_bars(trace.topk_tokens[t], trace.topk_probs[t], emitted=trace.tgt_tokens[t],
-                                title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1)),
-              key="tf_topk", config=PLOT)
-    export_menu("transformer", title=tr("p4.export.title", model=labels[model_name]), source=text, trace=trace,
-                figures={tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
-                         tr("p4.export.cross", step=t + 1): bars, tr("p4.export.topk", step=t + 1): topk},
-                numbers={tr("num.model"): labels[model_name], tr("num.output"): trace.text,
-                         tr("num.search"): tr("num.search_value", search=trace.search, width=trace.beam_width),
-                         "Σ log p": trace.score, tr("num.step"): t + 1, tr("grid.head"): head_name(layer, head)})
+        chart(
+            topk := topk_bars(
+                trace.topk_tokens[t],
+                trace.topk_probs[t],
+                emitted=trace.tgt_tokens[t],
+                title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1),
+            ),
+            key="tf_topk",
+            config=PLOT,
+        )
+    export_menu(
+        "transformer",
+        title=tr("p4.export.title", model=labels[model_name]),
+        source=text,
+        trace=trace,
+        figures={
+            tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
+            tr("p4.export.cross", step=t + 1): bars,
+            tr("p4.export.topk", step=t + 1): topk,
+        },
+        numbers={
+            tr("num.model"): labels[model_name],
+            tr("num.output"): trace.text,
+            tr("num.search"): tr("num.search_value", search=trace.search, width=trace.beam_width),
+            "Σ log p": trace.score,
+            tr("num.step"): t + 1,
+            tr("grid.head"): head_name(layer, head),
+        },
+    )
     what_if_view(trace, text, t, layer, head)
     ablation_view(trace, text, beam, alpha, kind, layer, head, t)
 
@@ -187,16 +269,24 @@ def steps_view() -> None:
 
     if trace.search == "beam":
         st.subheader(tr("p4.beam_header"))
-        chart(beam_tree_figure(trace.beam_steps, upto=t + 1,
-                               title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1), texts=figure_texts()),
-              key="tf_beam_tree", config=PLOT)
+        chart(
+            beam_tree_figure(
+                trace.beam_steps,
+                upto=t + 1,
+                title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1),
+                texts=figure_texts(),
+            ),
+            key="tf_beam_tree",
+            config=PLOT,
+        )
         st.caption(tr("p4.beam_caption", alpha=trace.length_penalty))
 
 
 steps_view()
 n_unknown = sum(trace.src_unknown)
-token_strip(trace.src_tokens, trace.src_unknown,
-            caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else ""))
+token_strip(
+    trace.src_tokens, trace.src_unknown, caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else "")
+)
 if is_translation:
     scores_view(model_name)
     st.divider()

@@ -1,4 +1,5 @@
 """Inside one head: QKᵀ → ÷√d_k → + mask → softmax → ·V for one query, as numbers and bars."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,14 +39,22 @@ def _model_changed() -> None:
 url_check("head_model", url_labels(labels, labels.get), t("p5.url.model"))  # the URL holds the model's label
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-model_name = linked(c1.selectbox, t("p5.model"), list(labels), format_func=labels.get, key="head_model",
-                    on_change=_model_changed, index=list(labels).index(default_model))
+model_name = linked(
+    c1.selectbox,
+    t("p5.model"),
+    list(labels),
+    format_func=labels.get,
+    key="head_model",
+    on_change=_model_changed,
+    index=list(labels).index(default_model),
+)
 loaded = loaded_or_stop(load_model(model_name))
 url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
 if "head_text" not in st.session_state:
     st.session_state["head_text"] = head_text(model_name, loaded.task)
-text = c2.text_input(t("p5.input") if loaded.task != "lm" else t("p5.input_lm"), key="head_text",
-                     max_chars=10_000, bind="query-params")
+text = c2.text_input(
+    t("p5.input") if loaded.task != "lm" else t("p5.input_lm"), key="head_text", max_chars=10_000, bind="query-params"
+)
 
 
 @st.fragment
@@ -72,10 +81,19 @@ def head_view() -> None:
         st.warning(input_error(exc))
         return
     queries = first.query_tokens
-    url_check("head_query", url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"), t("p5.url.query"),
-              t("p5.url.query_first"))
-    query = linked(k3.selectbox, t("p5.query"), list(range(len(queries))),
-                         format_func=lambda i: f"{i}: {queries[i]}", key="head_query")
+    url_check(
+        "head_query",
+        url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"),
+        t("p5.url.query"),
+        t("p5.url.query_first"),
+    )
+    query = linked(
+        k3.selectbox,
+        t("p5.query"),
+        list(range(len(queries))),
+        format_func=lambda i: f"{i}: {queries[i]}",
+        key="head_query",
+    )
     view = run_head_view(model_name, text, kind, layer, head, query) if query else first
     w = view
 
@@ -87,15 +105,36 @@ def head_view() -> None:
     left, right = st.columns([1, 1])
     with left:
         chart(chain := chain_view(view, query, layer, head, scaled), key="head_chain", config=PLOT)
-        export_menu("one-head", title=t("p5.export.title", model=labels[model_name]), source=text, trace=view,
-                    figures={t("p5.export.chain"): chain},
-                    numbers={t("grid.layer"): layer + 1, t("grid.head"): head + 1, "d_k": w.d_k,
-                             t("num.query"): view.query_tokens[query], t("num.largest"): float(weights.max()),
-                             t("num.entropy"): entropy(weights)})
+        export_menu(
+            "one-head",
+            title=t("p5.export.title", model=labels[model_name]),
+            source=text,
+            trace=view,
+            figures={t("p5.export.chain"): chain},
+            numbers={
+                t("grid.layer"): layer + 1,
+                t("grid.head"): head + 1,
+                "d_k": w.d_k,
+                t("num.query"): view.query_tokens[query],
+                t("num.largest"): float(weights.max()),
+                t("num.entropy"): entropy(weights),
+            },
+        )
     with right:
-        table(chain_table(view.key_tokens, w.scores, w.scaled, w.allowed, w.masked if scaled else
-                          np.where(w.allowed, w.scores, -np.inf), weights, w.scale, scaled, texts=figure_texts()),
-              key="head_table")
+        table(
+            chain_table(
+                view.key_tokens,
+                w.scores,
+                w.scaled,
+                w.allowed,
+                w.masked if scaled else np.where(w.allowed, w.scores, -np.inf),
+                weights,
+                w.scale,
+                scaled,
+                texts=figure_texts(),
+            ),
+            key="head_table",
+        )
         m1, m2 = st.columns(2)
         m1.metric(t("p5.largest"), f"{weights.max():.3f}")
         m2.metric(t("p5.entropy"), f"{entropy(weights):.2f}", help=t("p5.entropy_help"))
@@ -106,30 +145,42 @@ def head_view() -> None:
             st.caption(t("p5.check", diff=diff))
 
     st.subheader(t("p5.chain_header"))
-    st.latex(r"e_i = q\cdot k_i \;\;\longrightarrow\;\; " + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
-             + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
-             r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i")
+    st.latex(
+        r"e_i = q\cdot k_i \;\;\longrightarrow\;\; "
+        + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
+        + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
+        r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i"
+    )
     st.caption(t("p5.dk", d_k=w.d_k, scale=w.scale))
-    token_strip(view.query_tokens, highlight=query,
-                caption=t("p5.queries", kind=KIND_LABELS.get(kind, t("p5.causal"))))
+    token_strip(view.query_tokens, highlight=query, caption=t("p5.queries", kind=KIND_LABELS.get(kind, t("p5.causal"))))
     if kind == "cross":
         token_strip(view.key_tokens, caption=t("p5.keys"))
     if kind != "encoder" and kind != "lm":
         st.caption(t("p5.decoder_inputs"))
 
     if checked(st.toggle, t("explain.whole"), key="head_whole"):
-        whole_head(lambda q: run_head_view(model_name, text, kind, layer, head, q), len(queries), "head_matrix",
-                   (model_name, text, kind, layer, head), t("explain.whole.title", layer=layer + 1, head=head + 1))
+        whole_head(
+            lambda q: run_head_view(model_name, text, kind, layer, head, q),
+            len(queries),
+            "head_matrix",
+            (model_name, text, kind, layer, head),
+            t("explain.whole.title", layer=layer + 1, head=head + 1),
+        )
 
     st.subheader(t("p5.vectors_header"))
     v1, v2 = st.columns([3, 2])
     with v1:
-        chart(vectors_figure(w.q, w.keys, view.key_tokens, view.query_tokens[query],
-                             title=t("p5.fig.vectors"), texts=figure_texts()), key="head_vectors",
-              config=PLOT)
+        chart(
+            vectors_figure(
+                w.q, w.keys, view.key_tokens, view.query_tokens[query], title=t("p5.fig.vectors"), texts=figure_texts()
+            ),
+            key="head_vectors",
+            config=PLOT,
+        )
     with v2:
-        chart(head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output",
-              config=PLOT)
+        chart(
+            head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output", config=PLOT
+        )
         st.caption(t("p5.concat"))
 
     st.markdown(t("p5.why_scale"))

@@ -1,4 +1,5 @@
 """Generation: a decoder-only language model continues a prompt, one token at a time."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,16 +50,39 @@ url_check("gen_top_k", url_labels(GEN_TOP_K, _top_k_label), "top-k")
 url_check("gen_max_new", number_in(1, 40), tr("p6.url.max_new"))
 url_check("gen_seed", number_in(0, 1_000_000), tr("p6.url.seed"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
-prompt = text_col.text_input(tr("p6.prompt"), key="gen_text", max_chars=10_000, bind="query-params",
-                             help=tr("p6.prompt_help"))
+prompt = text_col.text_input(
+    tr("p6.prompt"), key="gen_text", max_chars=10_000, bind="query-params", help=tr("p6.prompt_help")
+)
 model_name = linked(model_col.selectbox, tr("p6.model"), list(labels), format_func=labels.get, key="gen_model")
 with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stretch"):
-    checked(st.selectbox, tr("p6.example"), GEN_EXAMPLES, key="gen_example", index=None,
-                 on_change=use_example("gen_example", "gen_text"), placeholder=tr("p6.example_placeholder"))
-    temperature = st.slider(tr("p6.temperature"), 0.0, 2.0, 0.8, 0.1, key="gen_temperature", bind="query-params",
-                            help=tr("p6.temperature_help"))
-    top_k = linked(st.select_slider, "Top-k", options=GEN_TOP_K, value=20, key="gen_top_k", format_func=_top_k_label,
-                             help=tr("p6.top_k_help"))
+    checked(
+        st.selectbox,
+        tr("p6.example"),
+        GEN_EXAMPLES,
+        key="gen_example",
+        index=None,
+        on_change=use_example("gen_example", "gen_text"),
+        placeholder=tr("p6.example_placeholder"),
+    )
+    temperature = st.slider(
+        tr("p6.temperature"),
+        0.0,
+        2.0,
+        0.8,
+        0.1,
+        key="gen_temperature",
+        bind="query-params",
+        help=tr("p6.temperature_help"),
+    )
+    top_k = linked(
+        st.select_slider,
+        "Top-k",
+        options=GEN_TOP_K,
+        value=20,
+        key="gen_top_k",
+        format_func=_top_k_label,
+        help=tr("p6.top_k_help"),
+    )
     max_new = st.slider(tr("p6.max_new"), 1, 40, 20, key="gen_max_new", bind="query-params")
     seed = int(st.number_input(tr("p6.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
     quiz = quiz_toggle("gen")
@@ -96,24 +120,48 @@ def steps_view() -> None:
     with dist_col:
         # Quiz: the sampled token and its distribution stay hidden until guessed (ui.quiz); p is
         # the sampled distribution's (after temperature and top-k), the one the token came from.
-        shown = not quiz or step_quiz("gen", (model_name, prompt, max_new, temperature, top_k, seed), t,
-                                      emitted=step.token, candidates=step.top_tokens, probs=step.sampling_probs,
-                                      emitted_prob=step.prob)
+        shown = not quiz or step_quiz(
+            "gen",
+            (model_name, prompt, max_new, temperature, top_k, seed),
+            t,
+            emitted=step.token,
+            candidates=step.top_tokens,
+            probs=step.sampling_probs,
+            emitted_prob=step.prob,
+        )
         if shown:
-            chart(dist := next_token_figure(step.top_tokens, step.top_probs, step.sampling_probs,
-                                            chosen=step.token,
-                                            title=tr("p6.fig.dist", step=t + 1), texts=figure_texts()),
-                  key="gen_dist", config=PLOT)
+            chart(
+                dist := next_token_figure(
+                    step.top_tokens,
+                    step.top_probs,
+                    step.sampling_probs,
+                    chosen=step.token,
+                    title=tr("p6.fig.dist", step=t + 1),
+                    texts=figure_texts(),
+                ),
+                key="gen_dist",
+                config=PLOT,
+            )
             st.caption(tr("p6.chosen", token=md_escape(step.token), prob=step.prob))
     with text_col:
-        token_strip([*result.tokens[: n_prompt + t], result.tokens[n_prompt + t] if shown else HIDDEN],
-                    highlight=n_prompt + t, caption=tr("p6.step_caption", step=t + 1, n=n, seen=len(seen)))
+        token_strip(
+            [*result.tokens[: n_prompt + t], result.tokens[n_prompt + t] if shown else HIDDEN],
+            highlight=n_prompt + t,
+            caption=tr("p6.step_caption", step=t + 1, n=n, seen=len(seen)),
+        )
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
         row = pick(np.asarray(step.attention)[:, :, None, :], layer, head)[0]
-        chart(bars := attention_row_bars(row, seen, title=tr("p6.fig.row", token=safe_label(seen[-1], 30),
-                                                             head=head_name(layer, head)), texts=figure_texts()),
-              key="gen_row", config=PLOT)
+        chart(
+            bars := attention_row_bars(
+                row,
+                seen,
+                title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)),
+                texts=figure_texts(),
+            ),
+            key="gen_row",
+            config=PLOT,
+        )
 
     size = step.position
     weights = np.ascontiguousarray(result.attention[:, :, :size, :size])
@@ -121,32 +169,68 @@ def steps_view() -> None:
     grid_col, _ = st.columns([1, 1])
     with grid_col:
         payload = grid_for(weights, tuple(seen), tuple(seen))
-        chart(grid_figure(payload, selected=None if head == AVERAGE else (layer, head),
-                          title=tr("p6.fig.grid"), texts=figure_texts()),
-              key="gen_grid", on_select=lambda: on_grid_select("gen_grid", "gen"),
-              config=PLOT_NO_BAR)
+        chart(
+            grid_figure(
+                payload,
+                selected=None if head == AVERAGE else (layer, head),
+                title=tr("p6.fig.grid"),
+                texts=figure_texts(),
+            ),
+            key="gen_grid",
+            on_select=lambda: on_grid_select("gen_grid", "gen"),
+            config=PLOT_NO_BAR,
+        )
         st.caption(tr("p6.grid_caption"))
     with big_col:  # its slide draws the same figure
         matrix, drawn = causal_view(result, layer, head, t, width=HEAD_VIEW_PX, height=head_view_height(size))
-        head_chart(matrix, "gen_matrix", drawn, model_name, "lm", layer, head, weights.shape[1],
-                   query_tokens=seen, key_tokens=seen, src_ids=None, tgt_ids=result.ids)
+        head_chart(
+            matrix,
+            "gen_matrix",
+            drawn,
+            model_name,
+            "lm",
+            layer,
+            head,
+            weights.shape[1],
+            query_tokens=seen,
+            key_tokens=seen,
+            src_ids=None,
+            tgt_ids=result.ids,
+        )
     if not shown:  # the export would give the hidden token away
         return
-    export_menu("generation", title=tr("p6.export.title", model=labels[model_name]), source=prompt, trace=result,
-                figures={tr("p6.export.dist", step=t + 1): dist, tr("p6.export.bars", step=t + 1): bars,
-                         tr("p6.fig.matrix", head=head_name(layer, head)): matrix},
-                numbers={tr("num.model"): labels[model_name], tr("num.generated"): result.text,
-                         tr("num.temperature"): temperature, "Top-k": top_k, tr("num.seed"): seed,
-                         tr("num.p_step", step=t + 1): step.prob})
+    export_menu(
+        "generation",
+        title=tr("p6.export.title", model=labels[model_name]),
+        source=prompt,
+        trace=result,
+        figures={
+            tr("p6.export.dist", step=t + 1): dist,
+            tr("p6.export.bars", step=t + 1): bars,
+            tr("p6.fig.matrix", head=head_name(layer, head)): matrix,
+        },
+        numbers={
+            tr("num.model"): labels[model_name],
+            tr("num.generated"): result.text,
+            tr("num.temperature"): temperature,
+            "Top-k": top_k,
+            tr("num.seed"): seed,
+            tr("num.p_step", step=t + 1): step.prob,
+        },
+    )
 
 
 steps_view()
 if not quiz:  # the whole output would give the quiz away
     token_strip([result.text or tr("p6.empty")], caption=tr("p6.generated"))
-token_strip(result.prompt_tokens, result.prompt_unknown,
-            caption=tr("p6.prompt_read") + (tr("p6.prompt_unknown", n=n_unknown) if n_unknown else ""))
-st.caption(tr("p6.trained", seconds=loaded.training.get('seconds', '?'),
-              ppl=loaded.training.get('heldout_perplexity', '?')))
+token_strip(
+    result.prompt_tokens,
+    result.prompt_unknown,
+    caption=tr("p6.prompt_read") + (tr("p6.prompt_unknown", n=n_unknown) if n_unknown else ""),
+)
+st.caption(
+    tr("p6.trained", seconds=loaded.training.get("seconds", "?"), ppl=loaded.training.get("heldout_perplexity", "?"))
+)
 
 st.divider()
 st.subheader(tr("p6.sampling_header"))

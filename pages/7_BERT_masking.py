@@ -1,6 +1,7 @@
 """BERT masking: WordPiece, segments and positions, the 15% / 80-10-10 masking, predictions,
 attention around [MASK]/[CLS]/[SEP], next-sentence prediction, heads on the frozen encoder and
 full fine-tuning beside them."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -13,15 +14,38 @@ page_frame(t("nav.7"), icon="🎭", intro=t("p7.intro"))
 from corpora.masking import RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
-    BERT_PAIR, RULE_LABELS, analyse, click_key, clickable, embedding_check, example_pairs, explain_embedding,
+    BERT_PAIR,
+    RULE_LABELS,
+    analyse,
+    click_key,
+    clickable,
+    embedding_check,
+    example_pairs,
+    explain_embedding,
     explain_loss,
-    explain_masking, explain_nsp, explain_pieces, explain_special_attention, fine_tuning_note, finetuned_view,
+    explain_masking,
+    explain_nsp,
+    explain_pieces,
+    explain_special_attention,
+    fine_tuning_note,
+    finetuned_view,
     head_label,
     held_out_pairs,
-    input_notes, keep_clicks, legend_chips, linked_clicks, linked_masking_settings, linked_model, load_small_bert,
+    input_notes,
+    keep_clicks,
+    legend_chips,
+    linked_clicks,
+    linked_masking_settings,
+    linked_model,
+    load_small_bert,
     masked_lm_choices,
-    masking_chips, masking_stats, masking_stats_caption, predictions_caption,
-    masking_summary, model_summary, outcome_labels,
+    masking_chips,
+    masking_stats,
+    masking_stats_caption,
+    predictions_caption,
+    masking_summary,
+    model_summary,
+    outcome_labels,
 )
 from ui.explain import bert_heads_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
@@ -34,8 +58,15 @@ from ui.tokens import md_escape  # noqa: E402
 from ui.views.bert import PAGE_ROWS, predicted_rows, predictions_view  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
-    attention_share_figure, class_figure, embedding_sum_figure, masking_stats_figure, pieces_table,
-    predictions_table, span_figure, special_attention_figure, tag_figure,
+    attention_share_figure,
+    class_figure,
+    embedding_sum_figure,
+    masking_stats_figure,
+    pieces_table,
+    predictions_table,
+    span_figure,
+    special_attention_figure,
+    tag_figure,
     token_groups,
 )
 
@@ -67,15 +98,34 @@ text_col, b_col, options_col = st.columns([4, 4, 1.6], vertical_alignment="botto
 text_a = text_col.text_input(t("p7.a"), BERT_PAIR[0], key="bert_a", max_chars=10_000, bind="query-params")
 text_b = b_col.text_input(t("p7.b"), BERT_PAIR[1], key="bert_b", max_chars=10_000, bind="query-params")
 with options_col.popover(t("p7.masking"), icon=":material/tune:", width="stretch"):
-    linked(st.selectbox, t("p7.model"), model_names, format_func=model_labels.get, key="bert_model",
-                 help=t("p7.model_help"))
-    checked(st.selectbox, t("p7.example"), range(len(examples)),
-                 format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}", index=None,
-                 key="bert_example", on_change=_use_example, placeholder=t("p7.example_placeholder"))
+    linked(
+        st.selectbox,
+        t("p7.model"),
+        model_names,
+        format_func=model_labels.get,
+        key="bert_model",
+        help=t("p7.model_help"),
+    )
+    checked(
+        st.selectbox,
+        t("p7.example"),
+        range(len(examples)),
+        format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}",
+        index=None,
+        key="bert_example",
+        on_change=_use_example,
+        placeholder=t("p7.example_placeholder"),
+    )
     linked(st.radio, t("p7.rule"), list(RULES), format_func=RULE_LABELS.get, key="bert_rule")
     st.number_input(t("p7.seed"), min_value=0, max_value=10**9, step=1, key="bert_seed", bind="query-params")
-    st.button(t("p7.resample"), key="bert_resample", icon=":material/casino:", on_click=increment, args=("bert_seed",),
-              help=t("p7.resample_help"))
+    st.button(
+        t("p7.resample"),
+        key="bert_resample",
+        icon=":material/casino:",
+        on_click=increment,
+        args=("bert_seed",),
+        help=t("p7.resample_help"),
+    )
     st.toggle(t("p7.draw"), value=True, key="bert_draw", bind="query-params", help=t("p7.draw_help"))
     quiz = quiz_toggle("bert")
 
@@ -108,8 +158,12 @@ def predictions_section() -> None:
     # Quiz: each [MASK]'s original piece and the predictions stay hidden until guessed (ui.quiz).
     hidden = masked_quiz("bert", (tuple(tokens), tuple(current.input_tokens)), rows) if quiz else set()
     with chips:
-        masking_chips([HIDDEN if i in hidden else tok for i, tok in enumerate(tokens)], current.input_tokens,
-                      outcome_names, current.segment_ids.tolist())
+        masking_chips(
+            [HIDDEN if i in hidden else tok for i, tok in enumerate(tokens)],
+            current.input_tokens,
+            outcome_names,
+            current.segment_ids.tolist(),
+        )
     if not rows:
         st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
@@ -118,16 +172,35 @@ def predictions_section() -> None:
         if len(rows) > PAGE_ROWS:
             st.caption(t("p7.first16", rows=len(rows)))
     legend_chips()
-    keep_clicks(checked(st.pills, t("p7.pills"), eligible, selection_mode="multi", key=clicked_key,
-                        format_func=lambda i: f"{i} {tokens[i]}") or ())
+    keep_clicks(
+        checked(
+            st.pills,
+            t("p7.pills"),
+            eligible,
+            selection_mode="multi",
+            key=clicked_key,
+            format_func=lambda i: f"{i} {tokens[i]}",
+        )
+        or ()
+    )
     masking_summary(current.outcome, len(eligible), seed, len(chosen))
     if rows and not hidden:
         with st.expander(t("p7.table")):
             table(predictions_table(rows, texts=figure_texts()), key="bert_predictions_table")
-    export_menu("bert-masking", title=t("p7.export.title"), source=f"A: {text_a}\nB: {text_b or ''}", trace=current,
-                figures={t("p7.export.predictions"): predicted} if rows and not hidden else {},
-                numbers={t("num.pieces"): n, t("num.seed"): seed, t("num.rule"): rule,
-                         t("num.chosen"): len(rows), t("num.top1"): sum(r.original_rank == 0 for r in rows)})
+    export_menu(
+        "bert-masking",
+        title=t("p7.export.title"),
+        source=f"A: {text_a}\nB: {text_b or ''}",
+        trace=current,
+        figures={t("p7.export.predictions"): predicted} if rows and not hidden else {},
+        numbers={
+            t("num.pieces"): n,
+            t("num.seed"): seed,
+            t("num.rule"): rule,
+            t("num.chosen"): len(rows),
+            t("num.top1"): sum(r.original_rank == 0 for r in rows),
+        },
+    )
     with st.expander(t("p7.about")):
         model_summary(cfg, training)
 
@@ -137,9 +210,18 @@ def masking_section() -> None:
     st.subheader(t("p7.mask.header"))
     explain_masking(rule)
     stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, seed, rule)
-    chart(masking_stats_figure(stats.chosen_rate, stats.mask_share, stats.random_share, stats.kept_share,
-                               title=t("p7.fig.stats", n=stats.totals['eligible']), texts=figure_texts()),
-          key="bert_stats", config=PLOT)
+    chart(
+        masking_stats_figure(
+            stats.chosen_rate,
+            stats.mask_share,
+            stats.random_share,
+            stats.kept_share,
+            title=t("p7.fig.stats", n=stats.totals["eligible"]),
+            texts=figure_texts(),
+        ),
+        key="bert_stats",
+        config=PLOT,
+    )
     masking_stats_caption(stats, rule)
 
 
@@ -149,19 +231,39 @@ def pieces_section() -> None:
     explain_pieces()
     masking_chips(tokens, tokens, ["not chosen"] * n, result.segment_ids.tolist())
     with st.expander(t("p7.pieces.table")):
-        st.dataframe(pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist(), texts=figure_texts()),
-                     hide_index=True)
+        st.dataframe(
+            pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist(), texts=figure_texts()),
+            hide_index=True,
+        )
 
     explain_embedding()
-    url_check("bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), t("p7.url.piece"),
-              t("p7.url.piece1"))
-    pos = linked(st.selectbox, t("p7.piece"), range(n), index=min(1, n - 1), key="bert_embed_pos",
-                       format_func=lambda i: f"{i} · {tokens[i]}")
-    chart(embedding_sum_figure(plain.token_emb[pos], plain.segment_emb[pos], plain.position_emb[pos],
-                               plain.embedding_sum[pos], plain.embedding[pos], tokens[pos],
-                               int(result.segment_ids[pos]), pos,
-                               title=t("p7.fig.embedding", pos=pos, d=cfg.d_model), texts=figure_texts()),
-          key="bert_embedding", config=PLOT)
+    url_check(
+        "bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), t("p7.url.piece"), t("p7.url.piece1")
+    )
+    pos = linked(
+        st.selectbox,
+        t("p7.piece"),
+        range(n),
+        index=min(1, n - 1),
+        key="bert_embed_pos",
+        format_func=lambda i: f"{i} · {tokens[i]}",
+    )
+    chart(
+        embedding_sum_figure(
+            plain.token_emb[pos],
+            plain.segment_emb[pos],
+            plain.position_emb[pos],
+            plain.embedding_sum[pos],
+            plain.embedding[pos],
+            tokens[pos],
+            int(result.segment_ids[pos]),
+            pos,
+            title=t("p7.fig.embedding", pos=pos, d=cfg.d_model),
+            texts=figure_texts(),
+        ),
+        key="bert_embedding",
+        config=PLOT,
+    )
     embedding_check(plain)
 
 
@@ -170,24 +272,63 @@ def attention_section() -> None:
     st.subheader(t("p7.att.header"))
     att = masked.attention  # (layers, heads, L, L) on the corrupted input
     specials = [i for i in range(n) if result.input_tokens[i] in ("[CLS]", "[SEP]", "[MASK]")]
-    url_check("bert_focus", url_labels(specials, lambda i: f"{result.input_tokens[i]} · {i}", optional=True),
-              t("p7.url.token"), result.input_tokens[specials[0]])
-    focus = linked(st.segmented_control, t("p7.token"), specials, default=specials[0], key="bert_focus",
-                                 format_func=lambda i: f"{result.input_tokens[i]} · {i}")
+    url_check(
+        "bert_focus",
+        url_labels(specials, lambda i: f"{result.input_tokens[i]} · {i}", optional=True),
+        t("p7.url.token"),
+        result.input_tokens[specials[0]],
+    )
+    focus = linked(
+        st.segmented_control,
+        t("p7.token"),
+        specials,
+        default=specials[0],
+        key="bert_focus",
+        format_func=lambda i: f"{result.input_tokens[i]} · {i}",
+    )
     focus = specials[0] if focus is None else focus
     words = figure_texts()
-    bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "from",
-                                              title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus),
-                                              texts=words),
-                     "bert_from", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus,
-                     "from")
-    bert_heads_chart(special_attention_figure(att, result.input_tokens, focus, "to",
-                                              title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
-                                              texts=words),
-                     "bert_to", att, model_name, result.input_ids, result.segment_ids, result.input_tokens, focus, "to")
-    chart(attention_share_figure(att, token_groups(result.input_tokens),
-                                 title=t("p7.fig.share"), texts=words),
-          key="bert_share", config=PLOT)
+    bert_heads_chart(
+        special_attention_figure(
+            att,
+            result.input_tokens,
+            focus,
+            "from",
+            title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus),
+            texts=words,
+        ),
+        "bert_from",
+        att,
+        model_name,
+        result.input_ids,
+        result.segment_ids,
+        result.input_tokens,
+        focus,
+        "from",
+    )
+    bert_heads_chart(
+        special_attention_figure(
+            att,
+            result.input_tokens,
+            focus,
+            "to",
+            title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
+            texts=words,
+        ),
+        "bert_to",
+        att,
+        model_name,
+        result.input_ids,
+        result.segment_ids,
+        result.input_tokens,
+        focus,
+        "to",
+    )
+    chart(
+        attention_share_figure(att, token_groups(result.input_tokens), title=t("p7.fig.share"), texts=words),
+        key="bert_share",
+        config=PLOT,
+    )
     explain_special_attention()
     with st.expander(t("p7.grid")):
         payload = grid_payload(att, result.input_tokens, max_thumb=96, min_thumb=96)
@@ -206,8 +347,9 @@ def next_sentence_section() -> None:
         st.metric(t("p7.nsp.yours"), f"{plain.p_is_next:.1%}")
     else:
         st.caption(t("p7.nsp.type_b"))
-    st.button(t("p7.nsp.draw"), key="bert_nsp_draw", on_click=increment, args=("bert_nsp_seed",),
-              icon=":material/casino:")
+    st.button(
+        t("p7.nsp.draw"), key="bert_nsp_draw", on_click=increment, args=("bert_nsp_seed",), icon=":material/casino:"
+    )
     url_check("bert_nsp_seed", number_in(0, 2**32 - 1), t("p7.nsp.draw"), url=False)
     held_out_pairs(int(st.session_state.get("bert_nsp_seed", 0)), training, model_name)
 
@@ -221,19 +363,33 @@ def fine_tuning_section() -> None:
     f1, f2, f3 = st.tabs([t("p7.ft.class"), t("p7.ft.tag"), t("p7.ft.span")])
     with f1:
         ok = fine_tuning_note("classifier", cfg, heads)
-        chart(class_figure([head_label(c) for c in cfg.class_labels], plain.class_probs.tolist(), ok,
-                           title=t("p7.fig.class"), texts=words), key="bert_class", config=PLOT)
+        chart(
+            class_figure(
+                [head_label(c) for c in cfg.class_labels],
+                plain.class_probs.tolist(),
+                ok,
+                title=t("p7.fig.class"),
+                texts=words,
+            ),
+            key="bert_class",
+            config=PLOT,
+        )
     with f2:
         ok = fine_tuning_note("tagger", cfg, heads)
         tag = head_label(cfg.tag_labels[-1])
-        chart(tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
-              key="bert_tags", config=PLOT)
+        chart(
+            tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
+            key="bert_tags",
+            config=PLOT,
+        )
     with f3:
         fine_tuning_note("span", cfg, heads)
         i, j = answer_span(result, bool((text_b or "").strip()))
-        chart(span_figure(tokens, plain.span_start, plain.span_end, (i, j),
-                          title=t("p7.fig.span"), texts=words),
-              key="bert_span", config=PLOT)
+        chart(
+            span_figure(tokens, plain.span_start, plain.span_end, (i, j), title=t("p7.fig.span"), texts=words),
+            key="bert_span",
+            config=PLOT,
+        )
         if i >= 0:
             st.caption(t("p7.span", i=i, j=j))
     st.divider()
@@ -242,6 +398,14 @@ def fine_tuning_section() -> None:
     explain_loss()
 
 
-topic_tabs([f"p7.tab.{name}" for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
-           [predictions_section, masking_section, pieces_section, attention_section, next_sentence_section,
-            fine_tuning_section])
+topic_tabs(
+    [f"p7.tab.{name}" for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
+    [
+        predictions_section,
+        masking_section,
+        pieces_section,
+        attention_section,
+        next_sentence_section,
+        fine_tuning_section,
+    ],
+)

@@ -1,4 +1,5 @@
 """Real model explorer: every layer and head of a real pretrained encoder, on any text, up to 512 tokens."""
+
 from __future__ import annotations
 
 import time
@@ -39,21 +40,35 @@ with left:  # the text widgets first: they must be drawn on every run, or Stream
         st.session_state["real_text"] = REAL_TEXT
     text = st.text_area(t("p8.text"), key="real_text", height=68, max_chars=20_000, bind="query-params")
 with right:  # (drawn before the options: a decoder has no second segment)
-    source = linked(st.radio, t("p8.model"), list(REAL_SOURCES), key="real_source", horizontal=True,
-                     format_func=REAL_SOURCES.get)
+    source = linked(
+        st.radio, t("p8.model"), list(REAL_SOURCES), key="real_source", horizontal=True, format_func=REAL_SOURCES.get
+    )
     folder = ""
     if source == "folder":
-        folder = checked(st.text_input, t("p8.folder"),
-                               key="real_dir", placeholder="bert-base-uncased", max_chars=4096)
+        folder = checked(st.text_input, t("p8.folder"), key="real_dir", placeholder="bert-base-uncased", max_chars=4096)
 decoder = source == "decoder"
 with options.popover(t("common.options"), icon=":material/tune:", width="stretch"):
-    text_b = st.text_input(t("p8.text_b"), key="real_text_b", max_chars=10_000,
-                           bind="query-params", disabled=decoder, help=t("p8.text_b_decoder") if decoder else None)
-    max_tokens = linked(st.select_slider, t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS,
-                                  key="real_max")
+    text_b = st.text_input(
+        t("p8.text_b"),
+        key="real_text_b",
+        max_chars=10_000,
+        bind="query-params",
+        disabled=decoder,
+        help=t("p8.text_b_decoder") if decoder else None,
+    )
+    max_tokens = linked(st.select_slider, t("p8.max"), REAL_MAX_CHOICES, value=MAX_TOKENS, key="real_max")
     url_check("real_scale", url_labels(REAL_SHADES, REAL_SHADES.get, optional=True), t("p8.url.shade"))
-    scale = linked(st.segmented_control, t("p8.shade"), list(REAL_SHADES), default="absolute", key="real_scale",
-                   format_func=REAL_SHADES.get) or "absolute"
+    scale = (
+        linked(
+            st.segmented_control,
+            t("p8.shade"),
+            list(REAL_SHADES),
+            default="absolute",
+            key="real_scale",
+            format_func=REAL_SHADES.get,
+        )
+        or "absolute"
+    )
 text_b = "" if decoder else text_b
 if source == "folder" and not folder.strip():
     st.info(t("p8.type_folder"))
@@ -72,11 +87,25 @@ else:
 model = real.model
 with left:
     if decoder:
-        summary = t("p8.summary_decoder", type=model.model_type, layers=model.n_layers, heads=model.n_heads,
-                    kv=model.n_kv_heads, hidden=model.hidden, max=model.max_positions)
+        summary = t(
+            "p8.summary_decoder",
+            type=model.model_type,
+            layers=model.n_layers,
+            heads=model.n_heads,
+            kv=model.n_kv_heads,
+            hidden=model.hidden,
+            max=model.max_positions,
+        )
     else:
-        summary = t("p8.summary", type=model.model_type, layers=model.n_layers, heads=model.n_heads,
-                    hidden=model.hidden, max=model.max_positions, mlm=t("p8.summary_mlm") if model.has_mlm_head else "")
+        summary = t(
+            "p8.summary",
+            type=model.model_type,
+            layers=model.n_layers,
+            heads=model.n_heads,
+            hidden=model.hidden,
+            max=model.max_positions,
+            mlm=t("p8.summary_mlm") if model.has_mlm_head else "",
+        )
     st.caption(f"**{md_escape(real.label)}** — {md_escape(summary)}")
 
 if not (text or "").strip():
@@ -93,11 +122,12 @@ except ValueError as exc:  # also a reload refused by the model-folder checks (m
 tokens = shown_tokens(trace, decoder)  # a decoder's pieces with their spaces shown (␣)
 n_layers, n_heads, L, _ = trace.attention.shape
 if trace.truncated:
-    st.warning(t("p8.truncated", n_in=trace.n_tokens_in, L=L, cut=trace.truncated,
-                 limit=min(MAX_TOKENS, model.max_positions)))
+    st.warning(
+        t("p8.truncated", n_in=trace.n_tokens_in, L=L, cut=trace.truncated, limit=min(MAX_TOKENS, model.max_positions))
+    )
 n_unk = 0 if decoder else sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
 if n_unk:
-    st.info(t("p8.unknown", n=n_unk, unk=md_escape(getattr(model.tokenizer, 'unk_token', '[UNK]'))))
+    st.info(t("p8.unknown", n=n_unk, unk=md_escape(getattr(model.tokenizer, "unk_token", "[UNK]"))))
 
 # ------------------------------------------------------------------------------------
 # Grid of every layer and head (one PNG mosaic)
@@ -107,10 +137,12 @@ payload = real_grid(*real_input, scale)
 transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
 # planned for the column's width at 1280 px with the sidebar collapsed: thumbnails large enough for the room
 grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts())
-chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed),
-      config=PLOT)
-st.caption(t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else "")
-           + (t("p8.grid_heads_as_rows", n_layers=n_layers, n_heads=n_heads) if transposed else ""))
+chart(grid_fig, key="real_grid", on_select=lambda: on_grid_select("real_grid", "real", transposed), config=PLOT)
+st.caption(
+    t("p8.grid_caption", binned=t("p8.grid_binned", n=payload.row_factor) if payload.row_factor > 1 else "")
+    + (t("p8.grid_heads_as_rows", n_layers=n_layers, n_heads=n_heads) if transposed else "")
+)
+
 
 # ------------------------------------------------------------------------------------
 # One head, the head average, and the lines view
@@ -125,19 +157,47 @@ def head_view() -> None:
     binned = t("p8.binned") if one.binned else ""
     st.markdown(t("p8.head_header", layer=layer + 1, head=head + 1, binned=binned))
     if decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)
-        st.latex(r"\alpha_{q,k} = \operatorname{softmax}_k\Big(\frac{(R_q W_q h_q)\cdot(R_k W_k h_k)}{\sqrt{d}}"
-                 r" + M_{q,k}\Big), \quad M_{q,k} = -\infty \text{ for } k > q")
+        st.latex(
+            r"\alpha_{q,k} = \operatorname{softmax}_k\Big(\frac{(R_q W_q h_q)\cdot(R_k W_k h_k)}{\sqrt{d}}"
+            r" + M_{q,k}\Big), \quad M_{q,k} = -\infty \text{ for } k > q"
+        )
         st.caption(t("p8.decoder_formula", head=head + 1, kv=int(gqa_groups(n_heads, model.n_kv_heads)[head]) + 1))
-    real_head_chart(one.figure, "real_head_fig", trace.attention[layer, head], real.key, trace.ids, trace.segment_ids,
-                    tokens, layer, head, n_heads)
+    real_head_chart(
+        one.figure,
+        "real_head_fig",
+        trace.attention[layer, head],
+        real.key,
+        trace.ids,
+        trace.segment_ids,
+        tokens,
+        layer,
+        head,
+        n_heads,
+    )
     st.markdown(t("p8.avg_header", layer=layer + 1, n=n_heads, binned=binned))
-    real_head_chart(avg.figure, "real_avg_fig", trace.attention[layer].mean(0), real.key, trace.ids,
-                    trace.segment_ids, tokens, layer, None, n_heads)
-    export_menu("real-model", title=t("nav.8"), source=text + (f"\n{text_b}" if text_b else ""),
-                trace=trace_again, figures={t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
-                                      t("p8.export.avg", layer=layer + 1): avg.figure},
-                numbers={t("num.model"): real.label, t("num.tokens"): L, t("num.layers"): n_layers,
-                         t("num.heads"): n_heads})
+    real_head_chart(
+        avg.figure,
+        "real_avg_fig",
+        trace.attention[layer].mean(0),
+        real.key,
+        trace.ids,
+        trace.segment_ids,
+        tokens,
+        layer,
+        None,
+        n_heads,
+    )
+    export_menu(
+        "real-model",
+        title=t("nav.8"),
+        source=text + (f"\n{text_b}" if text_b else ""),
+        trace=trace_again,
+        figures={
+            t("p8.export.head", layer=layer + 1, head=head + 1): one.figure,
+            t("p8.export.avg", layer=layer + 1): avg.figure,
+        },
+        numbers={t("num.model"): real.label, t("num.tokens"): L, t("num.layers"): n_layers, t("num.heads"): n_heads},
+    )
     if one.binned:
         st.caption(t("p8.binned_caption", L=L, rows=one.row_factor, cols=one.col_factor))
 
@@ -148,29 +208,59 @@ def head_view() -> None:
     start = w1.number_input(t("p8.first"), 0, max(0, L - 1), 0, step=10, key="real_lines_start", bind="query-params")
     stop = min(L, int(start) + window)
     lines_of = [None, *range(int(start), stop)]
-    url_check("real_lines_query", url_labels(lines_of, lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}"),
-              t("p8.url.query"), t("p8.every"))
-    query = linked(w2.selectbox, t("p8.only"), lines_of, key="real_lines_query",
-                         format_func=lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}")
+    url_check(
+        "real_lines_query",
+        url_labels(lines_of, lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}"),
+        t("p8.url.query"),
+        t("p8.every"),
+    )
+    query = linked(
+        w2.selectbox,
+        t("p8.only"),
+        lines_of,
+        key="real_lines_query",
+        format_func=lambda i: t("p8.every") if i is None else f"{i} · {tokens[i]}",
+    )
     WHICH = {"head": t("p8.which.head"), "average": t("p8.which.average")}
     url_check("real_lines_which", url_labels(WHICH, WHICH.get), t("p8.url.which"))
     url_check("real_lines_min", number_in(0.01, 0.5), t("p8.url.min"))
     which = linked(w3.selectbox, t("p8.weights_of"), list(WHICH), key="real_lines_which", format_func=WHICH.get)
     min_w = w4.slider(t("p8.hide_below"), 0.01, 0.5, 0.1, key="real_lines_min", bind="query-params")
     matrix = trace.attention[layer, head] if which == "head" else trace.attention[layer].mean(0)
-    lines = lines_figure(matrix, tokens, int(start), stop, query, float(min_w),
-                         title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L), texts=figure_texts())
+    lines = lines_figure(
+        matrix,
+        tokens,
+        int(start),
+        stop,
+        query,
+        float(min_w),
+        title=t("p8.fig.lines", start=int(start), stop=stop - 1, L=L),
+        texts=figure_texts(),
+    )
     chart(lines, key="real_lines", config=PLOT)
     if L > window:
         st.caption(t("p8.window", window=window))
 
 
 head_view()
-st.caption(t("p8.server", server=time.perf_counter() - t0, forward=trace.seconds, grid=payload.build_seconds,
-             kb=len(payload.png_bytes) / 1e3, numbers=n_layers * n_heads * L * L))
+st.caption(
+    t(
+        "p8.server",
+        server=time.perf_counter() - t0,
+        forward=trace.seconds,
+        grid=payload.build_seconds,
+        kb=len(payload.png_bytes) / 1e3,
+        numbers=n_layers * n_heads * L * L,
+    )
+)
 with st.expander(t("p8.tokens")):
-    columns = {t("p8.col.position"): list(range(L)), t("p8.col.token"): tokens, "id": trace.ids.tolist(),
-               t("p8.col.segment"): trace.segment_ids.tolist(), t("p8.col.special"): trace.special.tolist()}
+    columns = {
+        t("p8.col.position"): list(range(L)),
+        t("p8.col.token"): tokens,
+        "id": trace.ids.tolist(),
+        t("p8.col.segment"): trace.segment_ids.tolist(),
+        t("p8.col.special"): trace.special.tolist(),
+    }
     if decoder:  # one text: no segments
         del columns[t("p8.col.segment")]
     st.dataframe(columns, hide_index=True)

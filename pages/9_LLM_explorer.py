@@ -169,8 +169,12 @@ def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
         st.markdown(
-            t("llm_explorer.mqa.explain" if llm.n_kv_heads == 1 else "llm_explorer.gqa.explain", heads=llm.n_heads,
-              kv=llm.n_kv_heads, group=llm.n_heads // llm.n_kv_heads)
+            t(
+                "llm_explorer.mqa.explain" if llm.n_kv_heads == 1 else "llm_explorer.gqa.explain",
+                heads=llm.n_heads,
+                kv=llm.n_kv_heads,
+                group=llm.n_heads // llm.n_kv_heads,
+            )
         )
         size = linked(
             st.segmented_control,

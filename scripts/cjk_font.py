@@ -10,6 +10,7 @@ show no Chinese never download it. Run again after adding 中文 strings or trai
 
     apt-get install fonts-noto-cjk && pip install fonttools && python scripts/cjk_font.py
 """
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@
 `python scripts/screenshots.py [PAGE ...]` starts the app, opens each page (URL path, e.g.
 Seq2seq_attention; default: every page) and writes screenshots/<page>.png.
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,8 +23,13 @@ def main(paths: list[str]) -> None:
 
     paths = paths or [""] + [Path(p).stem.split("_", 1)[1] for p, _, _ in PAGES if (ROOT / p).exists()]
     with streamlit_server("app.py") as url, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path=CHROMIUM, headless=True,
-                                                    args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
+        ctx = pw.chromium.launch_persistent_context(
+            tempfile.mkdtemp(),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000},
+        )
         for path in paths:
             page = ctx.new_page()
             page.goto(f"{url}/{path}")

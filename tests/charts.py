@@ -1,5 +1,6 @@
 """The figures that an AppTest run drew with ui.plot.chart (their keys and plotly JSON), and the
 tables it drew with ui.table.table."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Running the command-line tools from tests, and the one-line error they must give."""
+
 import os
 import subprocess
 import sys
@@ -8,8 +9,14 @@ from tests.conftest import ROOT
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """`python -m ARGS` in the repository root, one torch thread, captured output."""
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ATTN_LAB_THREADS": "1", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ATTN_LAB_THREADS": "1", **(env or {})},
+    )
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:

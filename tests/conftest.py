@@ -1,4 +1,5 @@
 """Shared test settings: the repository root on sys.path, and one torch thread."""
+
 import os
 import sys
 from pathlib import Path

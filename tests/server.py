@@ -1,5 +1,6 @@
 """Start a Streamlit server for a test or a benchmark, and stop it: the one helper that the browser
 fixtures, the telemetry test and the benchmarks share."""
+
 from __future__ import annotations
 
 import asyncio
@@ -47,17 +48,39 @@ def free_block(n: int) -> int:
 
 
 @contextmanager
-def streamlit_server(script: str | Path = "app.py", *, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
-                     args: Sequence[str] = ("--browser.gatherUsageStats", "false"),
-                     prefix: Sequence[str] = ()) -> Iterator[str]:
+def streamlit_server(
+    script: str | Path = "app.py",
+    *,
+    cwd: Path = ROOT,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = ("--browser.gatherUsageStats", "false"),
+    prefix: Sequence[str] = (),
+) -> Iterator[str]:
     """Run ``streamlit run script`` on a free loopback port (``prefix``: e.g. ``taskset -c 1``) and
     yield its base URL once healthy; the server is stopped on exit."""
     port = free_port()
     proc = subprocess.Popen(
-        [*prefix, sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none", *args],
-        cwd=cwd, env=dict(env if env is not None else os.environ, ATTN_LAB_THREADS="1"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            *prefix,
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(script),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+            *args,
+        ],
+        cwd=cwd,
+        env=dict(env if env is not None else os.environ, ATTN_LAB_THREADS="1"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:

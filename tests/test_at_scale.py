@@ -2,6 +2,7 @@
 the online softmax against softmax(QKᵀ/√d + M)V, a row rebuilt from the saved log-sum-exp, windows with
 sinks, linear attention's parallel, recurrent and chunked forms, the KV cache's size, a real head's
 captured Q, K, V against the model's own weights, and the figures' numbers."""
+
 from __future__ import annotations
 
 import math
@@ -10,10 +11,23 @@ import numpy as np
 import pytest
 import torch
 
-from models.lessons.at_scale import (GEMMA3, SMOLLM2, allowed_mask, cache_shapes,
-                                     exact_attention, feature_map, fit_exponent, linear_chunked, linear_parallel,
-                                     linear_recurrent, measure_cost, rebuild_row, tiled_attention, window_cache_tokens,
-                                     windowed_attention)
+from models.lessons.at_scale import (
+    GEMMA3,
+    SMOLLM2,
+    allowed_mask,
+    cache_shapes,
+    exact_attention,
+    feature_map,
+    fit_exponent,
+    linear_chunked,
+    linear_parallel,
+    linear_recurrent,
+    measure_cost,
+    rebuild_row,
+    tiled_attention,
+    window_cache_tokens,
+    windowed_attention,
+)
 
 
 def _qkv(n: int = 37, d: int = 8, seed: int = 0, scale: float = 2.0):
@@ -163,27 +177,50 @@ def test_tile_figure_draws_the_step() -> None:
     _, p = exact_attention(q, k, v)
     result = tiled_attention(q, k, v, 8, record=1)
     step = result.steps[1]
-    fig = tile_figure(p, step.p, [f"w{i}" for i in range(20)], 8, 1, 1, 2, title="t", matrix_title="m",
-                      tile_title="tile", x_title="x", y_title="y", hover="%{z}")
+    fig = tile_figure(
+        p,
+        step.p,
+        [f"w{i}" for i in range(20)],
+        8,
+        1,
+        1,
+        2,
+        title="t",
+        matrix_title="m",
+        tile_title="tile",
+        x_title="x",
+        y_title="y",
+        hover="%{z}",
+    )
     heat = [tr for tr in fig.data if tr.type == "heatmap"]
     assert all((tr.zmin, tr.zmax) == (0.0, 1.0) for tr in heat)  # the one 0–1 scale
     np.testing.assert_allclose(np.nan_to_num(np.asarray(heat[0].z, dtype=float)), np.tril(p), atol=1e-6)
     drawn = np.asarray(heat[2].z, dtype=float)
-    np.testing.assert_allclose(np.nan_to_num(drawn), np.where(allowed_mask(8, 8, q_start=8, k_start=8), step.p, 0),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        np.nan_to_num(drawn), np.where(allowed_mask(8, 8, q_start=8, k_start=8), step.p, 0), atol=1e-6
+    )
     current = [s for s in fig.layout.shapes if s.line.width == 4]
     assert len(current) == 1 and (current[0].x0, current[0].y0) == (7.5, 7.5)
 
 
 # ---------------------------------------------------------------------------- windows and sinks on a model
 
+
 def _tiny_llama(layers: int = 1):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=40, hidden_size=32, intermediate_size=48, num_hidden_layers=layers,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         rope_theta=100.0, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=40,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        rope_theta=100.0,
+        attn_implementation="eager",
+    )
     return LlamaForCausalLM(config).eval()
 
 
@@ -195,8 +232,11 @@ def _own_nll(model, ids, position_ids=None) -> np.ndarray:
     if position_ids is not None:
         mask = torch.full((len(ids), len(ids)), torch.finfo(torch.float32).min).triu(1)[None, None]
     with torch.inference_mode():
-        logits = model(input_ids=torch.tensor([ids]), position_ids=position_ids, attention_mask=mask,
-                       use_cache=False).logits[0].double()
+        logits = (
+            model(input_ids=torch.tensor([ids]), position_ids=position_ids, attention_mask=mask, use_cache=False)
+            .logits[0]
+            .double()
+        )
     return (-torch.log_softmax(logits[:-1], -1).gather(1, torch.tensor(ids[1:])[:, None])[:, 0]).numpy()
 
 
@@ -204,12 +244,17 @@ def test_additive_mask_against_a_hand_built_one() -> None:
     from models.lessons.at_scale import additive_mask
 
     # 6 tokens, window 2, 1 sink: query t sees t and t − 1, and token 0
-    ok = np.array([[1, 0, 0, 0, 0, 0],
-                   [1, 1, 0, 0, 0, 0],
-                   [1, 1, 1, 0, 0, 0],
-                   [1, 0, 1, 1, 0, 0],
-                   [1, 0, 0, 1, 1, 0],
-                   [1, 0, 0, 0, 1, 1]], dtype=bool)
+    ok = np.array(
+        [
+            [1, 0, 0, 0, 0, 0],
+            [1, 1, 0, 0, 0, 0],
+            [1, 1, 1, 0, 0, 0],
+            [1, 0, 1, 1, 0, 0],
+            [1, 0, 0, 1, 1, 0],
+            [1, 0, 0, 0, 1, 1],
+        ],
+        dtype=bool,
+    )
     mask = additive_mask(6, 2, 1)
     assert tuple(mask.shape) == (1, 1, 6, 6) and mask.dtype == torch.float32
     lowest = torch.finfo(torch.float32).min
@@ -273,8 +318,9 @@ def test_the_window_baseline_is_consistent() -> None:
 
     data = json.loads((ROOT / "bench" / "baselines" / "window_sinks.json").read_text(encoding="utf-8"))
     assert data["windows"][0] is None and data["sinks"][0] == 0
-    assert data["cache_tokens"] == [window_cache_tokens(data["n_tokens"], w, s)
-                                    for w, s in zip(data["windows"], data["sinks"])]
+    assert data["cache_tokens"] == [
+        window_cache_tokens(data["n_tokens"], w, s) for w, s in zip(data["windows"], data["sinks"])
+    ]
     full, big = data["perplexity"][0], max(w for w in data["windows"] if w is not None)
     alone = [p for w, s, p in zip(data["windows"], data["sinks"], data["perplexity"]) if w == big and s == 0][0]
     sunk = [p for w, s, p in zip(data["windows"], data["sinks"], data["perplexity"]) if w == big and s > 0][0]
@@ -309,6 +355,7 @@ def test_the_window_baseline_against_smollm2() -> None:
 
 
 # ---------------------------------------------------------------------------- linear attention, trained
+
 
 def _trained_pair(steps: int = 30):
     """Both small LMs trained for a few steps on a synthetic stream (a repeating pattern with noise)."""
@@ -368,7 +415,7 @@ def test_trained_linear_model_recurrent_equals_parallel(trained) -> None:
             state = prefill(model, ids[:, :99])
             torch.testing.assert_close(model.step(ids[:, 99], 99, state)[0], parallel[:, 99], atol=1e-4, rtol=1e-4)
         c = model.config
-        per_layer = 2 * 99 * c.d_model if kind == "softmax" else c.n_heads * (c.d_head ** 2 + c.d_head)
+        per_layer = 2 * 99 * c.d_model if kind == "softmax" else c.n_heads * (c.d_head**2 + c.d_head)
         assert state_bytes(state) == c.n_layers * per_layer * 4
 
 

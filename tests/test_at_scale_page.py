@@ -1,6 +1,7 @@
 """The Attention-at-scale page (AppTest on the shipped tf-lm): the tiles of one head drawn from the trace
 computed here, stepping through the key blocks, the finished pass against exact attention, every tab,
 bad links, and 中文."""
+
 from __future__ import annotations
 
 import json
@@ -67,9 +68,15 @@ def test_block_and_query_block_in_the_link() -> None:
     assert bad.warning or bad.info
 
 
-@pytest.mark.parametrize("topic, key", [("KV cache and shared heads", "scale_cache"),
-                                        ("Windows and sinks", "scale_masks"),
-                                        ("Cost against length", "scale_cost"), ("Rebuild a row", "scale_rebuild")])
+@pytest.mark.parametrize(
+    "topic, key",
+    [
+        ("KV cache and shared heads", "scale_cache"),
+        ("Windows and sinks", "scale_masks"),
+        ("Cost against length", "scale_cost"),
+        ("Rebuild a row", "scale_rebuild"),
+    ],
+)
 def test_every_tab_draws(topic: str, key: str) -> None:
     assert key in _specs(_run({"topic": topic}))
 
@@ -103,8 +110,9 @@ def test_window_tab_shows_the_measured_perplexities() -> None:
     assert list(frame.iloc[:, 2]) == [f"{v:.3f}" for v in data["perplexity"]]
     assert list(frame.iloc[:, 3]) == [f"×{v / data['perplexity'][0]:.2f}" for v in data["perplexity"]]
     assert list(frame.iloc[:, 4]) == [f"{v:.3f}" for v in data["perplexity_all"]]
-    assert list(frame.iloc[:, 1]) == [f"{c:,} tokens, {c * 2 * 30 * 3 * 64 * 4 / 2**20:.1f} MiB"
-                                      for c in data["cache_tokens"]]
+    assert list(frame.iloc[:, 1]) == [
+        f"{c:,} tokens, {c * 2 * 30 * 3 * 64 * 4 / 2**20:.1f} MiB" for c in data["cache_tokens"]
+    ]
     assert frame.iloc[0, 1].startswith(f"{data['n_tokens']:,} tokens")
     bars = [tr for tr in _specs(at)["scale_window_ppl"]["data"] if tr["type"] == "bar"]
     by = {(w, s): p for w, s, p in zip(data["windows"], data["sinks"], data["perplexity"])}
@@ -135,9 +143,16 @@ def test_generation_time_button(monkeypatch) -> None:
 
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=64, hidden_size=48, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=512,
-                         attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=64,
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        attn_implementation="eager",
+    )
     tiny = L.LLM.wrap(LlamaForCausalLM(config), None, "tiny")
     monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT)
     monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)

@@ -1,4 +1,5 @@
 """Score functions and weightings against their formulas, on small tensors."""
+
 import math
 
 import pytest
@@ -42,8 +43,9 @@ def test_general():
 
 def test_additive():
     w_q, w_k, v = torch.randn(A, D), torch.randn(A, D), torch.randn(A)
-    assert torch.allclose(additive_score(q, k, w_q, w_k, v),
-                          loop(lambda a, b: v @ torch.tanh(w_q @ a + w_k @ b)), atol=1e-5)
+    assert torch.allclose(
+        additive_score(q, k, w_q, w_k, v), loop(lambda a, b: v @ torch.tanh(w_q @ a + w_k @ b)), atol=1e-5
+    )
 
 
 def test_concat():
@@ -97,8 +99,9 @@ def test_local_p_follows_eq_10_at_a_real_valued_position():
     inside = [s for s in range(12) if abs(s - p_t) <= D]  # 3 … 8
     align = torch.softmax(scores[0, inside], -1)
     for j, s in enumerate(inside):
-        assert math.isclose(w[0, s].item(), align[j].item() * math.exp(-((s - p_t) ** 2) / (2 * (D / 2) ** 2)),
-                            rel_tol=1e-5)
+        assert math.isclose(
+            w[0, s].item(), align[j].item() * math.exp(-((s - p_t) ** 2) / (2 * (D / 2) ** 2)), rel_tol=1e-5
+        )
     assert all(w[0, s] == 0 for s in range(12) if s not in inside)
 
 

@@ -1,4 +1,5 @@
 """The scalable attention grid: payload size, binning, thumbnails, the one-head figure."""
+
 from __future__ import annotations
 
 import struct
@@ -8,7 +9,13 @@ import numpy as np
 import pytest
 
 from viz_core.attention_grid import (
-    BLUES_RGB, GAP_INDEX, bin_attention, encode_png_indexed, grid_payload, head_figure, thumbnail_png,
+    BLUES_RGB,
+    GAP_INDEX,
+    bin_attention,
+    encode_png_indexed,
+    grid_payload,
+    head_figure,
+    thumbnail_png,
 )
 
 BYTES_BOUND = 5_000_000
@@ -26,9 +33,9 @@ def _decode_png_indices(png: bytes) -> np.ndarray:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, size = 8, b"", (0, 0)
     while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos:pos + 4])
-        kind, data = png[pos + 4:pos + 8], png[pos + 8:pos + 8 + length]
-        assert struct.unpack(">I", png[pos + 8 + length:pos + 12 + length])[0] == zlib.crc32(kind + data)
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
+        assert struct.unpack(">I", png[pos + 8 + length : pos + 12 + length])[0] == zlib.crc32(kind + data)
         if kind == b"IHDR":
             w, h, depth, colour = struct.unpack(">IIBB", data[:10])
             assert (depth, colour) == (8, 3)
@@ -53,7 +60,7 @@ def test_payload_is_small_for_12x12x256() -> None:
     assert (payload.n_layers, payload.n_heads) == (12, 12)
     mosaic = _decode_png_indices(payload.png_bytes)
     assert mosaic.shape == (payload.height, payload.width)
-    assert np.array_equal(mosaic[:payload.gap], np.full_like(mosaic[:payload.gap], GAP_INDEX))
+    assert np.array_equal(mosaic[: payload.gap], np.full_like(mosaic[: payload.gap], GAP_INDEX))
 
 
 def test_png_round_trip_and_pillow_reads_it() -> None:
@@ -100,7 +107,7 @@ def test_max_binning_is_the_block_maximum() -> None:
     binned = bin_attention(w, 4, 3, how="max")
     for i in range(binned.shape[0]):
         for j in range(binned.shape[1]):
-            assert binned[i, j] == w[4 * i:4 * i + 4, 3 * j:3 * j + 3].max()
+            assert binned[i, j] == w[4 * i : 4 * i + 4, 3 * j : 3 * j + 3].max()
 
 
 def test_colormap_gets_darker_monotonically() -> None:

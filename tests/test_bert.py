@@ -1,4 +1,5 @@
 """The small BERT: WordPiece, input representation, MLM/NSP head shapes, traces, checkpoints, data."""
+
 import json
 
 import numpy as np
@@ -16,7 +17,7 @@ from models.text.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, SPECIAL_TOKEN
 TEXT = [
     "In the beginning God created the heavens and the earth.",
     "Now the earth was formless and empty.",
-    "God said, \"Let there be light,\" and there was light.",
+    'God said, "Let there be light," and there was light.',
     "God saw the light, and saw that it was good.",
     "God called the light Day, and the darkness he called Night.",
     "There was evening and there was morning, the first day.",
@@ -122,8 +123,12 @@ def test_checkpoint_roundtrip_and_errors(model, tokenizer, tmp_path):
 
 
 def test_sentences_pairs_and_split():
-    assert split_sentences('He said, "Go." Then he went. Did he? Yes!') == ['He said, "Go."', "Then he went.",
-                                                                            "Did he?", "Yes!"]
+    assert split_sentences('He said, "Go." Then he went. Did he? Yes!') == [
+        'He said, "Go."',
+        "Then he went.",
+        "Did he?",
+        "Yes!",
+    ]
     docs = [[f"d{d}s{i}" for i in range(5)] for d in range(6)]
     pairs = sample_pairs(docs, np.random.default_rng(0))
     assert len(pairs) == 6 * 4
@@ -133,8 +138,9 @@ def test_sentences_pairs_and_split():
             assert p.doc_a == p.doc_b and docs[p.doc_a].index(p.b) == docs[p.doc_a].index(p.a) + 1 and p.label == 0
         else:
             assert p.doc_a != p.doc_b and p.label == 1
-    share = np.mean([p.is_next for p in sample_pairs([[str(i) for i in range(1000)], ["x"] * 10],
-                                                     np.random.default_rng(1))])
+    share = np.mean(
+        [p.is_next for p in sample_pairs([[str(i) for i in range(1000)], ["x"] * 10], np.random.default_rng(1))]
+    )
     assert abs(share - 0.5) < 0.05
     train, held = split_documents([Document(1, c, ("a.",)) for c in range(40)])
     assert len(held) == 2 and not set(d.chapter for d in held) & set(d.chapter for d in train)
@@ -144,7 +150,7 @@ def test_collate_and_evaluate(model, tokenizer):
     ids, segs = collate([([7, 8, 9], [10]), ([7], None)], max_len=6)
     assert ids.tolist() == [[CLS_ID, 7, 8, SEP_ID, 10, SEP_ID], [CLS_ID, 7, SEP_ID, PAD_ID, PAD_ID, PAD_ID]]
     assert segs.tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 0, 0]]
-    docs = [Document(1, i, tuple(TEXT[i: i + 4])) for i in range(4)]
+    docs = [Document(1, i, tuple(TEXT[i : i + 4])) for i in range(4)]
     result = evaluate_bert(model, encode_documents(docs, tokenizer), repeats=1)
     assert 0 <= result["mlm_top1"] <= result["mlm_top5"] <= 1 and 0 <= result["nsp_accuracy"] <= 1
     assert result["mlm_predictions"] > 0
@@ -159,8 +165,13 @@ def test_capital_tags(tokenizer):
 
 def test_figures_escape_user_text_and_stay_small():
     from viz_core.bert import (
-        PredictionRow, attention_share_figure, embedding_sum_figure, lines_figure, masking_stats_figure,
-        predictions_figure, special_attention_figure,
+        PredictionRow,
+        attention_share_figure,
+        embedding_sum_figure,
+        lines_figure,
+        masking_stats_figure,
+        predictions_figure,
+        special_attention_figure,
     )
     from corpora.masking import masking_statistics
 
@@ -169,9 +180,11 @@ def test_figures_escape_user_text_and_stay_small():
     att = rng.random((2, 3, 5, 5)).astype(np.float32)
     att /= att.sum(-1, keepdims=True)
     figs = [
-        special_attention_figure(att, tokens, 3, "from"), special_attention_figure(att, tokens, 0, "to"),
-        attention_share_figure(att, {"[CLS]": np.array([1, 0, 0, 0, 0], bool),
-                                     "other tokens": np.array([0, 1, 1, 1, 1], bool)}),
+        special_attention_figure(att, tokens, 3, "from"),
+        special_attention_figure(att, tokens, 0, "to"),
+        attention_share_figure(
+            att, {"[CLS]": np.array([1, 0, 0, 0, 0], bool), "other tokens": np.array([0, 1, 1, 1, 1], bool)}
+        ),
         lines_figure(att[0, 0], tokens, query=1, min_weight=0.0),
         predictions_figure([PredictionRow(1, "<script>", "[MASK]", "[MASK]", ["<i>", "a"], [0.6, 0.1], 0.0, 9)]),
         embedding_sum_figure(*(rng.standard_normal(8) for _ in range(4)), rng.standard_normal(8), "<b>", 0, 1),
@@ -199,9 +212,25 @@ def test_train_command_bad_data_is_one_line(tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("Only one sentence here.\n")
     for data, word in ((tmp_path / "missing.txt", "cannot read"), (short, "fewer than 10 sentences")):
-        proc = subprocess.run([sys.executable, "-m", "models.train", "--preset", "bert-small", "--data", str(data),
-                               "--out", str(tmp_path / "out"), "--threads", "1"], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "models.train",
+                "--preset",
+                "bert-small",
+                "--data",
+                str(data),
+                "--out",
+                str(tmp_path / "out"),
+                "--threads",
+                "1",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode != 0 and "Traceback" not in proc.stderr
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], proc.stderr
@@ -250,9 +279,16 @@ def test_typed_mask_predicts_as_fill_mask_and_draws_nothing(model, tokenizer, tm
             assert result.top_tokens[4] == [p["token"] for p in top]
             np.testing.assert_allclose(result.masked.top_probs[4], [p["prob"] for p in top], rtol=1e-6)
             assert np.isnan(result.masked.target_probs[4]) and result.masked.target_rank[4] == -1
-    rows = prediction_rows([4], result.tokens, result.input_tokens, ["[MASK]"] * len(result.tokens),
-                           result.top_tokens, result.masked.top_probs, result.masked.target_probs,
-                           result.masked.target_rank)
+    rows = prediction_rows(
+        [4],
+        result.tokens,
+        result.input_tokens,
+        ["[MASK]"] * len(result.tokens),
+        result.top_tokens,
+        result.masked.top_probs,
+        result.masked.target_probs,
+        result.masked.target_rank,
+    )
     assert rows[0].outcome == TYPED and rows[0].original == "[MASK]"
     plain = analyse_masked(loaded, text.replace("[MASK]", "light"), "", 0, True, (), rule=REFERENCE)
     assert (plain.outcome != NOT_CHOSEN).sum() >= 1 and not typed_masks(plain)  # no [MASK]: the 15% draw
@@ -263,9 +299,12 @@ def test_typed_mask_predicts_as_fill_mask_and_draws_nothing(model, tokenizer, tm
 
 
 #: Predictions of a masked LM that are ordinary words (at most viz_core.style.TICK_LABEL_CHARS characters).
-WORDS = [["supermarket", "market", "shop", "store", "mall"], ["grandmother", "restaurant", "hospital", "##ing", "."],
-         ["playground", "kitchen", "beach", "classroom", "garden"], ["photographs", "breakfast", "vegetables",
-                                                                      "chocolate", "sandwiches"]]
+WORDS = [
+    ["supermarket", "market", "shop", "store", "mall"],
+    ["grandmother", "restaurant", "hospital", "##ing", "."],
+    ["playground", "kitchen", "beach", "classroom", "garden"],
+    ["photographs", "breakfast", "vegetables", "chocolate", "sandwiches"],
+]
 
 
 @pytest.mark.parametrize("n_rows", [1, 2, 3, 4, 7, 16])
@@ -276,8 +315,10 @@ def test_predictions_figure_writes_every_word_in_full_with_room(n_rows):
     from viz_core.bert import PREDICTIONS_WIDTH_PX, PredictionRow, predictions_figure
     from viz_core.style import TICK_LABEL_CHARS, TICK_PAD_PX, text_width
 
-    rows = [PredictionRow(i, "store", "[MASK]", "[MASK]", WORDS[i % 4], [0.5, 0.15, 0.08, 0.08, 0.02], 0.08, 2)
-            for i in range(n_rows)]
+    rows = [
+        PredictionRow(i, "store", "[MASK]", "[MASK]", WORDS[i % 4], [0.5, 0.15, 0.08, 0.08, 0.02], 0.08, 2)
+        for i in range(n_rows)
+    ]
     fig = predictions_figure(rows).to_plotly_json()["layout"]
     margin = fig["margin"]
     plot_px = PREDICTIONS_WIDTH_PX - margin["l"] - margin["r"]

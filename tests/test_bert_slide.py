@@ -3,6 +3,7 @@ clicks to mask are in the link (``bert_clicked=2,4``, positions: the same in eve
 empty sentence B stays empty (``bert_b=``), on the page and on its slide; the slide draws the page's
 predictions, with the same numbers, in English and in 中文. A link's clicks that name no clickable
 piece are refused with one notice, on the page and on the slide."""
+
 from __future__ import annotations
 
 import json
@@ -58,8 +59,11 @@ def _traces(figure: dict) -> list[str]:
 
 def _numbers(figure: dict) -> list[str]:
     """The bars' numbers and the pieces they stand for, nothing in words."""
-    return [json.dumps({k: trace.get(k) for k in ("x", "y", "orientation")}, sort_keys=True)
-            for trace in figure["data"] if trace.get("type") == "bar"]
+    return [
+        json.dumps({k: trace.get(k) for k in ("x", "y", "orientation")}, sort_keys=True)
+        for trace in figure["data"]
+        if trace.get("type") == "bar"
+    ]
 
 
 def _panel_titles(figure: dict) -> list[str]:

@@ -1,5 +1,6 @@
 """The Transformer block page's numbers, against the modules' own forward passes and torch's own
 implementations (models.lessons.block, models.lessons.training_ideas)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,10 +11,25 @@ from torch import nn
 
 from models.checkpoints import load_bert, load_transformer
 from models.lessons.block import (
-    CROSS, ENCODER_DECODER, ENCODER_ONLY, FFN, MASKED_SELF, SELF, block_trace, init_gradient_norms,
+    CROSS,
+    ENCODER_DECODER,
+    ENCODER_ONLY,
+    FFN,
+    MASKED_SELF,
+    SELF,
+    block_trace,
+    init_gradient_norms,
 )
 from models.lessons.training_ideas import (
-    ALL, OTHERS, WORDS, adam_steps, embedded_batch, noam_rate, norm_comparison, smoothed_target, torch_adam,
+    ALL,
+    OTHERS,
+    WORDS,
+    adam_steps,
+    embedded_batch,
+    noam_rate,
+    norm_comparison,
+    smoothed_target,
+    torch_adam,
 )
 from models.nn.transformer import label_smoothed_cross_entropy
 
@@ -112,8 +128,19 @@ def test_pre_norm_is_read_the_pre_norm_way() -> None:
 
     torch.manual_seed(0)
     itos = ["<pad>", "<unk>", "<s>", "</s>", "a", "b", "c"]
-    model = DecoderOnlyLM(TransformerConfig(vocab_size=7, d_model=16, n_heads=2, num_decoder_layers=2, d_ff=32,
-                                            dropout=0.0, norm_first=True, bos_id=2, eos_id=3)).eval()
+    model = DecoderOnlyLM(
+        TransformerConfig(
+            vocab_size=7,
+            d_model=16,
+            n_heads=2,
+            num_decoder_layers=2,
+            d_ff=32,
+            dropout=0.0,
+            norm_first=True,
+            bos_id=2,
+            eos_id=3,
+        )
+    ).eval()
     trace = block_trace(LoadedTransformer("tiny", model, "decoder-only", "lm", itos, itos, {}), "a b c a")
     stack = trace.stacks[0]
     x = stack.embedding
@@ -140,6 +167,7 @@ def test_post_ln_gradients_grow_toward_the_output_and_pre_ln_stay_level() -> Non
 # Training ideas
 # ------------------------------------------------------------------------------------------------
 
+
 def test_the_five_word_example_gives_0_925_and_0_025_exactly() -> None:
     """K = 5 entries, one of them padding, ε = 0.1: ε/(K−1) = 0.025 to each word, 1 − ε + 0.025 = 0.925 to the
     target, 0 to padding; the other two conventions give 0.92/0.02 and 0.9/0.025."""
@@ -147,8 +175,7 @@ def test_the_five_word_example_gives_0_925_and_0_025_exactly() -> None:
     assert q.tolist() == pytest.approx([0.0, 0.025, 0.925, 0.025, 0.025], abs=1e-15)
     assert q.sum() == pytest.approx(1.0)
     assert smoothed_target(5, 2, 0.1, ALL).tolist() == pytest.approx([0.02, 0.02, 0.92, 0.02, 0.02], abs=1e-15)
-    assert smoothed_target(5, 2, 0.1, OTHERS).tolist() == pytest.approx([0.025, 0.025, 0.9, 0.025, 0.025],
-                                                                        abs=1e-15)
+    assert smoothed_target(5, 2, 0.1, OTHERS).tolist() == pytest.approx([0.025, 0.025, 0.9, 0.025, 0.025], abs=1e-15)
 
 
 def test_the_smoothed_targets_are_the_losses_own() -> None:
@@ -164,17 +191,18 @@ def test_the_smoothed_targets_are_the_losses_own() -> None:
     words = smoothed_target(5, 2, 0.1, WORDS, pad=0)[1:]
     log_p4 = torch.log_softmax(logits[:, 1:], -1)[0].numpy()
     assert -(words * log_p4).sum() == pytest.approx(
-        float(F.cross_entropy(logits[:, 1:], torch.tensor([1]), label_smoothing=0.1)), abs=1e-6)
+        float(F.cross_entropy(logits[:, 1:], torch.tensor([1]), label_smoothing=0.1)), abs=1e-6
+    )
 
 
 def test_the_noam_schedule() -> None:
     steps = np.arange(1, 20_001)
     rate = noam_rate(steps, 512, 4000)
     assert int(steps[rate.argmax()]) == 4000
-    assert rate.max() == pytest.approx(512 ** -0.5 * 4000 ** -0.5)
-    assert rate[0] == pytest.approx(512 ** -0.5 * 4000 ** -1.5)
+    assert rate.max() == pytest.approx(512**-0.5 * 4000**-0.5)
+    assert rate[0] == pytest.approx(512**-0.5 * 4000**-1.5)
     assert np.allclose(noam_rate(steps[4000:], 512, 4000), noam_rate(steps[4000:], 512, None))
-    assert noam_rate(1, 512, None) == pytest.approx(512 ** -0.5)
+    assert noam_rate(1, 512, None) == pytest.approx(512**-0.5)
 
 
 def test_adam_written_out_is_torchs() -> None:

@@ -6,6 +6,7 @@ records the file-system calls of one save, then for each call N prepares a fresh
 previous version, forks a child that kills itself with SIGKILL at call N (inside a write, after
 half of its bytes), and leaves the folder for the test to load.
 """
+
 from __future__ import annotations
 
 import errno
@@ -43,14 +44,16 @@ TARGET = {"over": "m", "first": "m", "fallback": "m", "cache": "c", "json": "r.j
 
 # ------------------------------------------------------------------------------ what is saved
 
+
 def _model(label: str, hidden: int = 4) -> tuple[Seq2Seq, Vocab, Vocab]:
     """A tiny seq2seq: "first" and "second" differ in weights and target vocabulary size, so a mix
     of one's weights with the other's config or vocab.json cannot load."""
     torch.manual_seed(len(label))
     src = Vocab.build([["a", "b"]])
     tgt = Vocab.build([["x", "y"]] if label == "first" else [["x", "y", "z"]])
-    cfg = Seq2SeqConfig(attention="bahdanau", src_vocab_size=len(src), tgt_vocab_size=len(tgt), emb_dim=4,
-                        hidden_dim=hidden, attn_dim=4)
+    cfg = Seq2SeqConfig(
+        attention="bahdanau", src_vocab_size=len(src), tgt_vocab_size=len(tgt), emb_dim=4, hidden_dim=hidden, attn_dim=4
+    )
     return Seq2Seq(cfg), src, tgt
 
 
@@ -64,6 +67,7 @@ def _cache_files(label: str) -> Callable[[Path], None]:
         (staging / "sub").mkdir()
         atomic.write_new(staging / "weights.bin", label.encode() * 100)
         atomic.write_new(staging / "sub" / "meta.txt", label.encode())
+
     return write
 
 
@@ -91,6 +95,7 @@ def _act(mode: str, folder: Path) -> None:
 
 # ------------------------------------------------------------------------------ the worker
 
+
 def _short(path: object) -> str:
     """A path's last part without the per-process suffix, so that labels repeat from run to run."""
     return re.sub(r"-\d+-[0-9a-f]{8}$", "", os.path.basename(os.fsdecode(path)))
@@ -106,8 +111,9 @@ def _install_kill_hooks(kill_at: int | None, labels: list[str]) -> None:
         def wrapper(*args, **kwargs):
             first = args[1] if kind == "save_model" else args[0]
             name = fd_names.get(first, "?") if isinstance(first, int) else _short(first)
-            labels.append(f"{kind} {name} -> {_short(args[1])}" if kind in ("rename", "replace", "exchange")
-                          else f"{kind} {name}")
+            labels.append(
+                f"{kind} {name} -> {_short(args[1])}" if kind in ("rename", "replace", "exchange") else f"{kind} {name}"
+            )
             if len(labels) == kill_at:
                 if kind == "write":
                     real_write(args[0], bytes(args[1])[: len(args[1]) // 2])
@@ -116,6 +122,7 @@ def _install_kill_hooks(kill_at: int | None, labels: list[str]) -> None:
             if kind == "open":
                 fd_names[result] = name
             return result
+
         return wrapper
 
     for kind in HOOKED:
@@ -191,6 +198,7 @@ if __name__ == "__main__":
 
 # ------------------------------------------------------------------------------ the tests
 
+
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory) -> tuple[Path, dict]:
     root = tmp_path_factory.mktemp("kills")
@@ -216,8 +224,9 @@ def _version(mode: str, folder: Path) -> str | None:
     """Which whole version ``folder`` holds ("first", "second" or "third"), None when there is none;
     fails on anything else (a mix, a half file)."""
     if mode == "cache":
-        found = [key for key in ("first", "second", "third")
-                 if cache.is_complete(folder / "c", key, verify=cache.SHA256)]
+        found = [
+            key for key in ("first", "second", "third") if cache.is_complete(folder / "c", key, verify=cache.SHA256)
+        ]
         assert found or not (folder / "c").exists(), sorted(p.name for p in (folder / "c").rglob("*"))
         return found[0] if found else None
     if mode == "json":
@@ -289,6 +298,7 @@ def test_a_write_error_in_the_weights_writer_is_one_line_and_keeps_the_old(kille
 
 # ------------------------------------------------------------------------------ a full disk
 
+
 def _disk_full(*_args, **_kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
@@ -300,8 +310,10 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(tmp_path: Path, monk
         patch.setattr(os, "write", _disk_full)
         with pytest.raises(CheckpointError) as info:
             _save(tmp_path / "m", "second")
-    assert str(info.value) == (f"cannot save checkpoint {folder}: the disk is full (no space left on device); "
-                               "the previous checkpoint is unchanged")
+    assert str(info.value) == (
+        f"cannot save checkpoint {folder}: the disk is full (no space left on device); "
+        "the previous checkpoint is unchanged"
+    )
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
     assert load_seq2seq(folder).training["label"] == "first"
@@ -323,8 +335,10 @@ def test_the_train_command_prints_a_full_disk_as_one_line(tmp_path: Path, monkey
     assert main(["--preset", "tf-copy", "--steps", "1", "--out", str(tmp_path / "tf")]) == 1
     monkeypatch.undo()
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last == (f"error: cannot save checkpoint {tmp_path / 'tf'}: the disk is full (no space left on device); "
-                    "nothing was saved")
+    assert last == (
+        f"error: cannot save checkpoint {tmp_path / 'tf'}: the disk is full (no space left on device); "
+        "nothing was saved"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -354,12 +368,15 @@ def test_the_evaluate_command_prints_a_full_disk_as_one_line(tmp_path: Path, mon
     monkeypatch.setattr(os, "write", _disk_full)
     assert evaluate.main(["--json", "--write"]) == 1
     monkeypatch.undo()
-    assert capsys.readouterr().err == (f"error: cannot write {tmp_path / ck.SEQ2SEQ_RESULTS}: the disk is full "
-                                       "(no space left on device); the previous file is unchanged\n")
+    assert capsys.readouterr().err == (
+        f"error: cannot write {tmp_path / ck.SEQ2SEQ_RESULTS}: the disk is full "
+        "(no space left on device); the previous file is unchanged\n"
+    )
     assert json.loads((tmp_path / ck.SEQ2SEQ_RESULTS).read_text()) == {"label": "first"}
 
 
 # ------------------------------------------------------------------------------ file modes
+
 
 @pytest.fixture()
 def umask_022():
@@ -369,14 +386,14 @@ def umask_022():
 
 
 def _modes(folder: Path) -> dict[str, int]:
-    return {p.relative_to(folder.parent).as_posix(): stat.S_IMODE(p.stat().st_mode)
-            for p in [folder, *folder.rglob("*")]}
+    return {
+        p.relative_to(folder.parent).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [folder, *folder.rglob("*")]
+    }
 
 
 def test_files_are_readable_like_any_other(tmp_path: Path, umask_022) -> None:
     folder = _save(tmp_path / "m", "first")
-    assert _modes(folder) == {"m": 0o755, "m/model.safetensors": 0o644, "m/config.json": 0o644,
-                              "m/vocab.json": 0o644}
+    assert _modes(folder) == {"m": 0o755, "m/model.safetensors": 0o644, "m/config.json": 0o644, "m/vocab.json": 0o644}
     cache.build(tmp_path / "c", _cache_files("first"), key="first")
     assert set(_modes(tmp_path / "c").values()) == {0o755, 0o644}
     write_json_atomic(tmp_path / "r.json", {"a": 1})
@@ -393,6 +410,7 @@ def test_modes_follow_the_umask(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ caches
+
 
 def test_a_cache_is_built_once_and_reused(tmp_path: Path) -> None:
     calls = []

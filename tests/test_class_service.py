@@ -1,6 +1,7 @@
 """The studio as a class service (models.runs): ownership that cannot be forged or leaked, bounds
 before work, per-student fairness, validated runs, escaped names, work that survives a kill, and
 errors that show one line to a student."""
+
 from __future__ import annotations
 
 import io
@@ -42,6 +43,7 @@ def made(tmp_path_factory):
 # Ownership
 # --------------------------------------------------------------------------------------
 
+
 def test_a_cookie_is_believed_only_with_this_servers_signature(tmp_path, monkeypatch):
     monkeypatch.delenv(owners.SECRET_ENV)
     me = owners.new_owner_id()
@@ -50,8 +52,17 @@ def test_a_cookie_is_believed_only_with_this_servers_signature(tmp_path, monkeyp
     assert (tmp_path / owners.SECRET_FILE).stat().st_mode & 0o777 == 0o600
     forged = cookie[:-1] + ("0" if cookie[-1] != "0" else "1")
     other_server = tmp_path / "elsewhere"
-    for bad in (forged, me, me + ".", f"{owners.new_owner_id()}.{cookie.split('.')[1]}", "", None, 7,
-                owners.cookie_value(me, other_server), "a" * 10_000):
+    for bad in (
+        forged,
+        me,
+        me + ".",
+        f"{owners.new_owner_id()}.{cookie.split('.')[1]}",
+        "",
+        None,
+        7,
+        owners.cookie_value(me, other_server),
+        "a" * 10_000,
+    ):
         assert owners.read_cookie(bad, tmp_path) is None, bad
     # what a run records is neither the id nor anything the cookie can be made of
     key = owners.owner_key(me, tmp_path)
@@ -65,8 +76,9 @@ def test_an_exported_zip_names_no_owner_and_an_import_belongs_to_the_importer(ma
         config = archive.read("checkpoint/config.json").decode()
     assert not {"owner", "id", "created", "published", "imported", "message"} & meta.keys()
     assert meta["name"] == QUICK.name and owner_of("ann") not in config and owner_id("ann") not in config
-    copy = store.import_zip(store.export_zip(run.id, registry.root, owner_of("ann")), registry.root,
-                            owner=owner_of("bob"))
+    copy = store.import_zip(
+        store.export_zip(run.id, registry.root, owner_of("ann")), registry.root, owner=owner_of("bob")
+    )
     mine = store.find_run(copy, registry.root, owner_of("bob"))
     assert mine.meta["owner"] == owner_of("bob") and mine.meta["published"] is False and mine.meta["imported"]
     assert copy not in {r.id for r in store.list_runs(registry.root, owner_of("ann"))}  # private to bob
@@ -97,9 +109,20 @@ def _real_zip(made, **meta) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("field, value", [("seconds", "x"), ("steps", -1), ("steps", True), ("score", float("nan")),
-                                          ("status", "hacked"), ("settings", {"steps": 0}),
-                                          ("settings", {"nope": 1}), ("data", "x" * 1000), ("vocab", [[1, "x"]])])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("seconds", "x"),
+        ("steps", -1),
+        ("steps", True),
+        ("score", float("nan")),
+        ("status", "hacked"),
+        ("settings", {"steps": 0}),
+        ("settings", {"nope": 1}),
+        ("data", "x" * 1000),
+        ("vocab", [[1, "x"]]),
+    ],
+)
 def test_an_imported_run_that_says_anything_else_is_refused_naming_the_field(made, tmp_path, field, value):
     with pytest.raises(RunError, match=f"field '{field}'"):
         store.import_zip(_real_zip(made, **{field: value}), tmp_path, owner=owner_of("cid"))
@@ -110,6 +133,7 @@ def test_a_bad_run_json_on_disk_is_not_listed(made, tmp_path):
     registry, run = made
     bad = tmp_path / run.id
     import shutil
+
     shutil.copytree(run.folder, bad)
     meta = json.loads((bad / RUN_FILE).read_text())
     (bad / RUN_FILE).write_text(json.dumps(dict(meta, seconds="x", published=True)))
@@ -122,6 +146,7 @@ def test_a_bad_run_json_on_disk_is_not_listed(made, tmp_path):
 def test_a_published_run_with_a_bad_field_breaks_no_page(made, tmp_path, monkeypatch):
     registry, run = made
     import shutil
+
     shutil.copytree(run.folder, tmp_path / run.id)
     meta = json.loads((tmp_path / run.id / RUN_FILE).read_text())
     (tmp_path / run.id / RUN_FILE).write_text(json.dumps(dict(meta, seconds="x", published=True, owner="zz")))
@@ -136,6 +161,7 @@ def test_a_published_run_with_a_bad_field_breaks_no_page(made, tmp_path, monkeyp
 # --------------------------------------------------------------------------------------
 # Bounds before work
 # --------------------------------------------------------------------------------------
+
 
 def test_a_vocabulary_is_cut_to_its_most_frequent_words():
     words = [f"w{i}" for i in range(runs.PAIR_VOCAB + 500)]
@@ -153,15 +179,35 @@ def test_a_model_over_the_cap_is_refused_before_anything_is_built(tmp_path, monk
     RunSettings(family="transformer", hidden=128, layers=4, heads=4)  # the studio's largest choices
     built = []
     monkeypatch.setitem(store.LOADERS, "transformer", lambda folder: built.append(folder))
-    huge = {"family": "transformer", "model": {"kind": "encoder-decoder", "config": {
-        "vocab_size": 1_000_000, "src_vocab_size": 1_000_000, "d_model": 4096, "num_encoder_layers": 6,
-        "num_decoder_layers": 6, "d_ff": 16384, "max_len": 64}}}
+    huge = {
+        "family": "transformer",
+        "model": {
+            "kind": "encoder-decoder",
+            "config": {
+                "vocab_size": 1_000_000,
+                "src_vocab_size": 1_000_000,
+                "d_model": 4096,
+                "num_encoder_layers": 6,
+                "num_decoder_layers": 6,
+                "d_ff": 16384,
+                "max_len": 64,
+            },
+        },
+    }
     with pytest.raises(RunError, match="too large"):
         store.import_zip(_zip({"name": "big"}, huge), tmp_path, owner=owner_of("cid"))
     for lying in ({"d_model": "4096"}, {"d_model": -1}, {"d_model": 10**12}, {"d_model": True}):
         with pytest.raises(RunError, match="not a model the studio trains"):
-            store.import_zip(_zip({"name": "odd"}, {"family": "transformer", "model": {
-                "kind": "encoder-decoder", "config": {"vocab_size": 10, **lying}}}), tmp_path)
+            store.import_zip(
+                _zip(
+                    {"name": "odd"},
+                    {
+                        "family": "transformer",
+                        "model": {"kind": "encoder-decoder", "config": {"vocab_size": 10, **lying}},
+                    },
+                ),
+                tmp_path,
+            )
     assert built == []
 
 
@@ -202,6 +248,7 @@ def test_a_deleted_runs_model_is_released_from_every_family_cache(monkeypatch):
 # --------------------------------------------------------------------------------------
 # Fairness
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_each_browser_has_one_run_at_a_time_and_a_quota(tmp_path):
@@ -292,8 +339,12 @@ while registry.runs[run_id].active:
 @pytest.mark.slow
 def test_a_run_killed_mid_training_resumes_from_its_last_save_with_no_step_twice(tmp_path):
     env = dict(os.environ, ATTENTION_LAB_RUNS=str(tmp_path))
-    child = subprocess.Popen([sys.executable, "-c", _TRAINER.format(root=str(ROOT), owner=owner_of("ann"))],
-                             env=env, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _TRAINER.format(root=str(ROOT), owner=owner_of("ann"))],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         run_id = child.stdout.readline().strip()
         folder = tmp_path / run_id
@@ -322,8 +373,12 @@ def test_a_run_killed_mid_training_resumes_from_its_last_save_with_no_step_twice
 @pytest.mark.slow
 def test_a_queued_run_survives_a_restart(tmp_path):
     first = Registry(tmp_path, max_active=1)
-    run = runs.Run("20260101-000000-abcdef", replace(TINY, data="upload", steps=3, snapshots=1, name="queued"),
-                   tmp_path / "20260101-000000-abcdef", owner=owner_of("ann"))
+    run = runs.Run(
+        "20260101-000000-abcdef",
+        replace(TINY, data="upload", steps=3, snapshots=1, name="queued"),
+        tmp_path / "20260101-000000-abcdef",
+        owner=owner_of("ann"),
+    )
     pairs = [(("the", "cat", str(i)), ("le", "chat", str(i))) for i in range(60)]
     first._keep_pending(run, pairs)  # on disk as the server queued it; then the server was killed
     assert (run.folder / PENDING).is_file()
@@ -359,6 +414,7 @@ def test_staging_left_by_a_killed_import_is_cleaned(tmp_path):
 # Nothing internal reaches a student
 # --------------------------------------------------------------------------------------
 
+
 def _page_that_fails() -> None:
     from ui.frame import page_frame
 
@@ -393,8 +449,10 @@ def test_the_class_server_hides_error_details_and_logs_no_typed_text(tmp_path):
 def test_messages_name_files_never_where_the_server_keeps_them():
     from models.errors import without_paths
 
-    said = without_paths("corrupt checkpoint file /home/lab/.local/share/attention-lab/runs/2026-x/checkpoint/"
-                         "model.safetensors: bad header")
+    said = without_paths(
+        "corrupt checkpoint file /home/lab/.local/share/attention-lab/runs/2026-x/checkpoint/"
+        "model.safetensors: bad header"
+    )
     assert said == "corrupt checkpoint file …/checkpoint/model.safetensors: bad header"
     for kept in ("http://example.org/a/b", "a/b/c", "~/x/y", "3/4", "/single"):
         assert without_paths(kept) == kept
@@ -431,5 +489,6 @@ def test_a_run_on_disk_and_training_counts_once(made, tmp_path):
     store.set_limits(tmp_path, per_owner=2)
     store.check_room(tmp_path, owner_of("ann"), [(run.id, owner_of("ann"))])  # 1 of 2
     with pytest.raises(RunError, match="at most 2 runs"):
-        store.check_room(tmp_path, owner_of("ann"), [(run.id, owner_of("ann")), ("20260101-000000-aaaaaa",
-                                                                                  owner_of("ann"))])
+        store.check_room(
+            tmp_path, owner_of("ann"), [(run.id, owner_of("ann")), ("20260101-000000-aaaaaa", owner_of("ann"))]
+        )

@@ -1,4 +1,5 @@
 """The command-line tools: JSON traces, one-line errors with a non-zero exit, training on a user file."""
+
 import json
 import shutil
 
@@ -28,11 +29,14 @@ def test_translate_plain_text():
     assert proc.returncode == 0 and "voiture rouge" in proc.stdout
 
 
-@pytest.mark.parametrize("args,words", [
-    (["--model", "no-such-model", "hello"], ["no-such-model", "config.json"]),
-    (["--model", "s2s-bahdanau", "   "], ["nothing to translate"]),
-    (["--model", "s2s-bahdanau", "--beam", "9", "the car"], ["beam width"]),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--model", "no-such-model", "hello"], ["no-such-model", "config.json"]),
+        (["--model", "s2s-bahdanau", "   "], ["nothing to translate"]),
+        (["--model", "s2s-bahdanau", "--beam", "9", "the car"], ["beam width"]),
+    ],
+)
 def test_translate_errors_are_one_line(args, words):
     assert_one_line_error(run("models.translate", *args), *words)
 
@@ -46,12 +50,27 @@ def test_corrupt_checkpoint_named(tmp_path):
 
 def test_train_on_user_tatoeba_file(tmp_path):
     data = tmp_path / "pairs.tsv"
-    data.write_text("".join(f"the {w} car .\tla voiture {f} .\tCC-BY 2.0 (France) Attribution: tatoeba.org\n"
-                            for w, f in [("red", "rouge"), ("green", "verte"), ("small", "petite")] * 10),
-                    encoding="utf-8")
+    data.write_text(
+        "".join(
+            f"the {w} car .\tla voiture {f} .\tCC-BY 2.0 (France) Attribution: tatoeba.org\n"
+            for w, f in [("red", "rouge"), ("green", "verte"), ("small", "petite")] * 10
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "ck"
-    proc = run("models.train", "--preset", "s2s-luong-dot", "--data", str(data), "--epochs", "1", "--out", str(out),
-               "--threads", "1")
+    proc = run(
+        "models.train",
+        "--preset",
+        "s2s-luong-dot",
+        "--data",
+        str(data),
+        "--epochs",
+        "1",
+        "--out",
+        str(out),
+        "--threads",
+        "1",
+    )
     assert proc.returncode == 0, proc.stderr
     config = json.loads((out / "config.json").read_text())
     assert config["training"]["data"] == "user file pairs.tsv" and config["training"]["n_train"] == 29
@@ -62,8 +81,9 @@ def test_train_on_user_tatoeba_file(tmp_path):
 def test_train_bad_user_file_is_one_line(tmp_path):
     data = tmp_path / "bad.tsv"
     data.write_text("the red car\tla voiture rouge\nno tab on this line\n", encoding="utf-8")
-    assert_one_line_error(run("models.train", "--preset", "s2s-luong-dot", "--data", str(data), "--out",
-                              str(tmp_path / "x")), "line 2")
+    assert_one_line_error(
+        run("models.train", "--preset", "s2s-luong-dot", "--data", str(data), "--out", str(tmp_path / "x")), "line 2"
+    )
 
 
 def test_evaluate_json(tmp_path):

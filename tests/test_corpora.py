@@ -1,4 +1,5 @@
 """Tests of the embedded English→French corpus, the tokenizer and the Tatoeba loader."""
+
 from __future__ import annotations
 
 import collections
@@ -11,8 +12,17 @@ from pathlib import Path
 import pytest
 
 from corpora import en_fr
-from corpora.en_fr import (TAGS, Pair, attributive_pairs, example_sentences, generate_pairs,
-                           heldout_combinations, lookup, make_splits, vocabulary)
+from corpora.en_fr import (
+    TAGS,
+    Pair,
+    attributive_pairs,
+    example_sentences,
+    generate_pairs,
+    heldout_combinations,
+    lookup,
+    make_splits,
+    vocabulary,
+)
 from corpora.tatoeba import CorpusFormatError, load_tatoeba
 from corpora.text import detokenize, tokenize
 
@@ -48,17 +58,19 @@ def test_deterministic_by_seed():
 
 def test_deterministic_across_processes():
     """No dependence on str hashing (PYTHONHASHSEED) or anything else per process."""
-    code = ("import hashlib; from corpora.en_fr import generate_pairs, heldout_combinations;"
-            "print(hashlib.sha256(repr((generate_pairs(300, 9), sorted(heldout_combinations())))"
-            ".encode()).hexdigest())")
+    code = (
+        "import hashlib; from corpora.en_fr import generate_pairs, heldout_combinations;"
+        "print(hashlib.sha256(repr((generate_pairs(300, 9), sorted(heldout_combinations())))"
+        ".encode()).hexdigest())"
+    )
     digests = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
-        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+        )
         digests.add(out.stdout.strip())
-    here = hashlib.sha256(repr((generate_pairs(300, 9), sorted(heldout_combinations())))
-                          .encode()).hexdigest()
+    here = hashlib.sha256(repr((generate_pairs(300, 9), sorted(heldout_combinations()))).encode()).hexdigest()
     assert digests == {here}
 
 
@@ -123,8 +135,7 @@ def test_alignment_rules(sample):
 # ----------------------------------------------------------------- agreement
 
 
-_NOUN_OF = {**{n.key: (n, False) for n in en_fr._NOUNS.values()},
-            **{n.en_pl: (n, True) for n in en_fr._NOUNS.values()}}
+_NOUN_OF = {**{n.key: (n, False) for n in en_fr._NOUNS.values()}, **{n.en_pl: (n, True) for n in en_fr._NOUNS.values()}}
 
 
 def test_attributive_adjectives_agree(sample):
@@ -157,7 +168,7 @@ def test_possessives_agree(sample):
             if tok not in ("my", "his", "her", "our", "their", "your"):
                 continue
             fr = _french_of(p, i)
-            if not fr or fr[0] in ("la", "l'", "elle"):      # "her" as a pronoun
+            if not fr or fr[0] in ("la", "l'", "elle"):  # "her" as a pronoun
                 continue
             j = i + 1
             while p.src[j] in en_fr._ADJS:
@@ -187,7 +198,7 @@ def test_specific_agreement():
                 assert fr == ["mangent"]
             if tok == "is" and src[i - 1] == "she" and src[i + 1] == "happy":
                 [j] = [t for s, t in p.alignment if s == i]
-                assert tgt[j:j + 2] == ("est", "heureuse")
+                assert tgt[j : j + 2] == ("est", "heureuse")
         # negation of an indefinite direct object: pas de / pas d'
         if "not" in src and "have" in src:
             k = src.index("have")
@@ -226,8 +237,7 @@ def test_splits_sizes_and_disjoint(splits):
 def test_heldout_property(splits):
     held = heldout_combinations()
     assert len(held) >= 40
-    assert attributive_pairs(("the", "big", "red", "cars", "sleep", ".")) == {
-        ("big", "car"), ("red", "car")}
+    assert attributive_pairs(("the", "big", "red", "cars", "sleep", ".")) == {("big", "car"), ("red", "car")}
     assert attributive_pairs(("the", "car", "is", "red", ".")) == frozenset()
     for p in splits["train"]:
         assert not attributive_pairs(p.src) & held, p.src
@@ -277,18 +287,21 @@ def test_examples_are_generable_and_round_trip():
         tags |= set(pair.tags)
     assert tags == set(TAGS)
     for structure in en_fr._example_structures():
-        en_fr._validate(structure)          # the same constraints the sampler obeys
+        en_fr._validate(structure)  # the same constraints the sampler obeys
 
 
-@pytest.mark.parametrize("english, french", [
-    ("Where is the cat?", "où est le chat ?"),
-    ("Is she happy?", "est-ce qu' elle est heureuse ?"),
-    ("He is not happy.", "il n' est pas heureux ."),
-    ("She is five years younger than me.", "elle a cinq ans de moins que moi ."),
-    ("The cat is bigger than the dog.", "le chat est plus grand que le chien ."),
-    ("The red car is in the small house.", "la voiture rouge est dans la petite maison ."),
-    ("She does not eat the green apples.", "elle ne mange pas les pommes vertes ."),
-])
+@pytest.mark.parametrize(
+    "english, french",
+    [
+        ("Where is the cat?", "où est le chat ?"),
+        ("Is she happy?", "est-ce qu' elle est heureuse ?"),
+        ("He is not happy.", "il n' est pas heureux ."),
+        ("She is five years younger than me.", "elle a cinq ans de moins que moi ."),
+        ("The cat is bigger than the dog.", "le chat est plus grand que le chien ."),
+        ("The red car is in the small house.", "la voiture rouge est dans la petite maison ."),
+        ("She does not eat the green apples.", "elle ne mange pas les pommes vertes ."),
+    ],
+)
 def test_example_translations(english, french):
     assert english in example_sentences()
     assert " ".join(lookup(english).tgt) == french
@@ -297,9 +310,17 @@ def test_example_translations(english, french):
 def test_example_alignment():
     p = lookup("She is five years younger than me.")
     links = {(p.src[s], p.tgt[t]) for s, t in p.alignment}
-    assert links == {("she", "elle"), ("is", "a"), ("five", "cinq"), ("years", "ans"),
-                     ("younger", "de"), ("younger", "moins"), ("than", "que"), ("me", "moi"),
-                     (".", ".")}
+    assert links == {
+        ("she", "elle"),
+        ("is", "a"),
+        ("five", "cinq"),
+        ("years", "ans"),
+        ("younger", "de"),
+        ("younger", "moins"),
+        ("than", "que"),
+        ("me", "moi"),
+        (".", "."),
+    }
     p = lookup("She does not eat the green apples.")
     links = {(p.src[s], p.tgt[t]) for s, t in p.alignment}
     assert ("not", "ne") in links and ("not", "pas") in links and ("green", "vertes") in links
@@ -318,12 +339,27 @@ def test_lookup_corpus_and_unknown(splits):
 # ----------------------------------------------------------------- tokenizer
 
 
-@pytest.mark.parametrize("text", [
-    "", "   \t\n ", "😀👍🏽 🇫🇷", "你好，世界。", "<script>alert(1)</script>",
-    "x" * 10_000,
-    "a\x00b\x07c\x1b[31md\u200b\u202e", "\ud800 lone surrogate", "l'''", "'", "-'-", "ＡＢＣ",
-    "word " * 2_000, "é" * 3 + "\u0301" * 5, "\\", "\x85\u2028\u2029",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \t\n ",
+        "😀👍🏽 🇫🇷",
+        "你好，世界。",
+        "<script>alert(1)</script>",
+        "x" * 10_000,
+        "a\x00b\x07c\x1b[31md\u200b\u202e",
+        "\ud800 lone surrogate",
+        "l'''",
+        "'",
+        "-'-",
+        "ＡＢＣ",
+        "word " * 2_000,
+        "é" * 3 + "\u0301" * 5,
+        "\\",
+        "\x85\u2028\u2029",
+    ],
+)
 def test_tokenize_never_raises(text):
     tokens = tokenize(text)
     assert isinstance(tokens, list)
@@ -339,13 +375,13 @@ def test_tokenize_rules():
     assert tokenize("L'homme n'est pas là !") == ["l'", "homme", "n'", "est", "pas", "là", "!"]
     assert tokenize("Qu'est-ce qu'elle mange?") == ["qu'", "est-ce", "qu'", "elle", "mange", "?"]
     assert tokenize("d'un j'ai c'est s'il") == ["d'", "un", "j'", "ai", "c'", "est", "s'", "il"]
-    assert tokenize("L’homme") == ["l'", "homme"]            # typographic apostrophe
+    assert tokenize("L’homme") == ["l'", "homme"]  # typographic apostrophe
     assert tokenize("l' homme") == ["l'", "homme"]
     assert tokenize("aujourd'hui") == ["aujourd'hui"]
     assert tokenize("a\tb\nc") == ["a", "b", "c"]
-    assert tokenize("a\x00b") == ["ab"]                      # control characters dropped
+    assert tokenize("a\x00b") == ["ab"]  # control characters dropped
     assert tokenize("Hello,world") == ["hello", ",", "world"]
-    assert tokenize("ﬁne") == ["fine"]                       # NFKC
+    assert tokenize("ﬁne") == ["fine"]  # NFKC
     assert len(tokenize("x" * 10_000)) == 1
 
 
@@ -359,16 +395,17 @@ def test_detokenize():
 # ----------------------------------------------------------------- Tatoeba
 
 
-GOOD = ("Go.\tVa !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250\n"
-        "\n"
-        "I'm here.\tJe suis là.\tCC-BY 2.0\r\n"
-        "Where is the cat?\tOù est le chat ?\n")
+GOOD = (
+    "Go.\tVa !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250\n"
+    "\n"
+    "I'm here.\tJe suis là.\tCC-BY 2.0\r\n"
+    "Where is the cat?\tOù est le chat ?\n"
+)
 
 
 def test_tatoeba_good_text():
     pairs = load_tatoeba(GOOD)
-    assert [p.src for p in pairs] == [("go", "."), ("i'm", "here", "."),
-                                      ("where", "is", "the", "cat", "?")]
+    assert [p.src for p in pairs] == [("go", "."), ("i'm", "here", "."), ("where", "is", "the", "cat", "?")]
     assert pairs[2].tgt == ("où", "est", "le", "chat", "?")
     assert all(p.alignment == () for p in pairs)
     assert len(load_tatoeba(GOOD, max_pairs=2)) == 2
@@ -395,20 +432,25 @@ def test_tatoeba_bad_line_names_file_and_line(tmp_path):
         load_tatoeba("Go.\tVa !\nHello.\t   \n")
     with pytest.raises(CorpusFormatError) as every:  # every bad line, so the file is fixed in one pass
         load_tatoeba("Go.\tVa !\nno tab\nHi.\t\n\tSalut.\n")
-    assert str(every.value) == ("<text>: line 2: no tab between the two sentences; line 3: the second sentence "
-                                "is empty; line 4: the first sentence is empty")
+    assert str(every.value) == (
+        "<text>: line 2: no tab between the two sentences; line 3: the second sentence "
+        "is empty; line 4: the first sentence is empty"
+    )
     with pytest.raises(CorpusFormatError, match="upload.tsv: .*line 1: the first sentence is empty"):
         load_tatoeba(b"\tVa !\n", name="upload.tsv")
     assert isinstance(err.value, ValueError)
 
 
-@pytest.mark.parametrize("data, fragment", [
-    (b"Go.\tVa !\nCaf\xe9.\tCaf\xe9.\n", "line 2: not valid UTF-8"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "line 3: binary"),
-    (b"Go.\tVa !\n\x00\x01\x02", "line 2: binary"),
-    (b"", "empty"),
-    (b"\n  \n\r\n", "empty"),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b"Go.\tVa !\nCaf\xe9.\tCaf\xe9.\n", "line 2: not valid UTF-8"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "line 3: binary"),
+        (b"Go.\tVa !\n\x00\x01\x02", "line 2: binary"),
+        (b"", "empty"),
+        (b"\n  \n\r\n", "empty"),
+    ],
+)
 def test_tatoeba_bad_files(data, fragment):
     with pytest.raises(CorpusFormatError, match=fragment):
         load_tatoeba(data)

@@ -2,6 +2,7 @@
 ``st.data_editor`` reports them, hostile values included; a ready-made deck copied to edit; speaker
 notes shown while presenting only on N; a clicker's third button skipping a slide's remaining steps;
 H hiding the rows after the step; the whole deck as one handout; and a deck file with notes read back."""
+
 from __future__ import annotations
 
 import json
@@ -14,13 +15,17 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.deck import MAX_NOTES, MAX_TITLE, Deck, Slide, apply_edits, deck_json, parse_deck, ready_decks
 
 PAGE = str(ROOT / "pages" / "12_Present.py")
-SLIDES = [Slide("3_Positional_encoding", {}, "one"), Slide("5_Inside_one_head", {}, "two"),
-          Slide("2_Seq2seq_attention", {"s2s_step": "2"}, "three")]
+SLIDES = [
+    Slide("3_Positional_encoding", {}, "one"),
+    Slide("5_Inside_one_head", {}, "two"),
+    Slide("2_Seq2seq_attention", {"s2s_step": "2"}, "three"),
+]
 
 
 def test_titles_and_notes_are_edited_and_removed_slides_are_gone():
-    out = apply_edits(SLIDES, {0: {"title": "Sinusoids", "notes": "Ask: why two frequencies?\nThen show 512."},
-                               1: {"remove": True}})
+    out = apply_edits(
+        SLIDES, {0: {"title": "Sinusoids", "notes": "Ask: why two frequencies?\nThen show 512."}, 1: {"remove": True}}
+    )
     assert [s.title for s in out] == ["Sinusoids", "three"]
     assert out[0].notes == "Ask: why two frequencies?\nThen show 512." and out[0].params == {}
     assert out[1].params == {"s2s_step": "2"}
@@ -33,8 +38,17 @@ def test_a_slide_given_another_position_moves_there():
 
 
 def test_hostile_edits_change_nothing_they_should_not():
-    for edited in (None, [], "x", {0: "x"}, {0: {"position": float("nan")}}, {0: {"position": "2"}},
-                   {0: {"position": [1]}}, {0: {"remove": "yes"}}, {5: {"title": "x"}}):
+    for edited in (
+        None,
+        [],
+        "x",
+        {0: "x"},
+        {0: {"position": float("nan")}},
+        {0: {"position": "2"}},
+        {0: {"position": [1]}},
+        {0: {"remove": "yes"}},
+        {5: {"title": "x"}},
+    ):
         assert apply_edits(SLIDES, edited) == SLIDES, edited
     out = apply_edits(SLIDES, {0: {"title": "a\u202eb" + "x" * 500, "notes": 7}, 1: {"notes": "n\u0000" * 5000}})
     assert out[0].title == "ab" + "x" * (MAX_TITLE - 2) and out[0].notes == ""
@@ -106,8 +120,10 @@ def test_hiding_what_comes_next_blanks_the_later_rows():
 
 @pytest.mark.slow
 def test_the_whole_deck_is_one_offline_handout():
-    slides = [Slide("3_Positional_encoding", {}, "Sinusoids <b>", "Ask about <i>frequencies</i>"),
-              Slide("5_Inside_one_head", {}, "One head")]
+    slides = [
+        Slide("3_Positional_encoding", {}, "Sinusoids <b>", "Ask about <i>frequencies</i>"),
+        Slide("5_Inside_one_head", {}, "One head"),
+    ]
     at = _present(slides, deck="session")
     at.button(key="present_handout_make").click().run()
     assert not at.exception
@@ -123,8 +139,13 @@ def _data(figure: dict) -> str:
     what a slide must share with its page (a slide draws larger, for the back of the room; a page's
     heatmap has an invisible layer of click targets over it)."""
     heat = next(t for t in figure["data"] if t["type"] == "heatmap")
-    return json.dumps([{k: heat.get(k) for k in ("z", "x", "y", "text", "zmin", "zmax")},
-                       figure["layout"]["title"]["text"].replace("<br>", " ")], sort_keys=True)
+    return json.dumps(
+        [
+            {k: heat.get(k) for k in ("z", "x", "y", "text", "zmin", "zmax")},
+            figure["layout"]["title"]["text"].replace("<br>", " "),
+        ],
+        sort_keys=True,
+    )
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 starts two Streamlit replicas behind Debian's nginx (no root: nginx runs with ``-p`` in a temp
 dir). Sessions opened through the proxy must stay on their replica: the page, its assets, its
 health check and its websocket; and a reconnecting tab must find its session again."""
+
 from __future__ import annotations
 
 import os
@@ -47,9 +48,25 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         pytest.fail("nginx is missing: bash scripts/setup_tests.sh installs Debian's nginx-light")
     port = free_block(3)
     run_dir = tmp_path_factory.mktemp("lab")
-    proc = subprocess.Popen([sys.executable, "-m", "deploy.serve", "--address", "127.0.0.1", "--port", str(port),
-                             "--replicas", "2", "--run-dir", str(run_dir)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deploy.serve",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--replicas",
+            "2",
+            "--run-dir",
+            str(run_dir),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
     seen = []
@@ -93,6 +110,7 @@ def _children(pid: int) -> list[int]:
 def _open_session(url: str, cookie: str, resume: str = "") -> tuple[str, str, list[str]]:
     """Through the proxy: open the websocket with ``cookie``, run the landing page; returns
     (replica that answered the websocket handshake, session id, errors)."""
+
     async def go() -> tuple[str, str, list[str]]:
         session = StreamlitSession(url, cookie)
         await session.connect(resume)
@@ -102,6 +120,7 @@ def _open_session(url: str, cookie: str, resume: str = "") -> tuple[str, str, li
             return session.response_headers.get(REPLICA_HEADER, ""), session.session_id, errors
         finally:
             await session.close()
+
     return run_coroutine(go())
 
 
@@ -110,8 +129,10 @@ def test_replicas_run_with_classroom_settings(lab: Lab) -> None:
     for pid in _children(lab.proc.pid):
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        commands[pid] = ([c.decode() for c in cmd if c], {e.decode().partition("=")[0]: e.decode().partition("=")[2]
-                                                          for e in env if e})
+        commands[pid] = (
+            [c.decode() for c in cmd if c],
+            {e.decode().partition("=")[0]: e.decode().partition("=")[2] for e in env if e},
+        )
     replicas = [(cmd, env) for cmd, env in commands.values() if "streamlit" in cmd]
     assert len(replicas) == 2 and sum("nginx" in cmd[0] for cmd, _ in commands.values()) == 1
     ports = set()
@@ -213,7 +234,11 @@ def test_stopping_stops_every_part(lab: Lab) -> None:
     assert len(children) == 3
     lab.proc.terminate()
     assert lab.proc.wait(timeout=30) == 0
-    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()
-                and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]]
+    assert not [
+        pid
+        for pid in children
+        if Path(f"/proc/{pid}").exists()
+        and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    ]
     with pytest.raises(OSError):
         _get(f"{lab.url}/nginx-health")

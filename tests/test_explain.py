@@ -3,6 +3,7 @@ model family — RNN (Bahdanau, Luong dot/general/concat, local-m, local-p, hard
 (encoder, masked decoder, cross), decoder-only LM, small BERT, real MiniLM — and its terms give its
 score; the clickable layer maps clicks to cells, and on a binned heatmap to blocks whose drawn value
 is bin_attention's over the model's weights; the pages show the derivation of a clicked cell."""
+
 from __future__ import annotations
 
 import math
@@ -14,7 +15,11 @@ from streamlit.testing.v1 import AppTest
 from models.checkpoints import load_bert, load_seq2seq, load_transformer
 from models.inference.bert import run_bert
 from models.inference.explain import (
-    explain_bert_cell, explain_head_cell, explain_hf_cell, explain_hf_heads, explain_seq2seq_cell,
+    explain_bert_cell,
+    explain_head_cell,
+    explain_hf_cell,
+    explain_hf_heads,
+    explain_seq2seq_cell,
 )
 from models.inference.transformer import generate
 from models.inference.translate import translate, translate_transformer
@@ -23,7 +28,13 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT
 from viz_core.attention_grid import bin_attention, head_figure
 from viz_core.bert import explorer_head_figures
 from viz_core.explain import (
-    LAYER_NAME, add_cell_layer, binning_of, block_cells, block_value, cell_of_point, drawn_values,
+    LAYER_NAME,
+    add_cell_layer,
+    binning_of,
+    block_cells,
+    block_value,
+    cell_of_point,
+    drawn_values,
 )
 from viz_core.export import figure_rows
 from viz_core.seq2seq import attention_heatmap
@@ -62,11 +73,18 @@ def _check_row(e, drawn_row: np.ndarray) -> None:
 # RNN seq2seq
 # ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, family", [
-    ("s2s-bahdanau", "bahdanau"), ("s2s-luong-dot", "luong-dot"), ("s2s-luong-general", "luong-general"),
-    ("s2s-luong-concat", "luong-concat"), ("s2s-luong-local-m", "luong-general"),
-    ("s2s-luong-local-p", "luong-general"),
-])
+
+@pytest.mark.parametrize(
+    "name, family",
+    [
+        ("s2s-bahdanau", "bahdanau"),
+        ("s2s-luong-dot", "luong-dot"),
+        ("s2s-luong-general", "luong-general"),
+        ("s2s-luong-concat", "luong-concat"),
+        ("s2s-luong-local-m", "luong-general"),
+        ("s2s-luong-local-p", "luong-general"),
+    ],
+)
 @pytest.mark.slow
 def test_rnn_cells_reproduce_the_drawn_weights(name, family):
     loaded = load_seq2seq(name)
@@ -114,6 +132,7 @@ def test_rnn_bad_cells_are_refused():
 # Transformer, decoder-only LM
 # ----------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tf_trace():
     loaded = load_transformer("tf-en-fr")
@@ -123,8 +142,11 @@ def tf_trace():
 @pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
 def test_transformer_cells_reproduce_the_drawn_weights(tf_trace, kind):
     loaded, trace = tf_trace
-    drawn = {"encoder": trace.encoder_attention, "decoder": trace.decoder_self_attention,
-             "cross": trace.cross_attention}[kind]
+    drawn = {
+        "encoder": trace.encoder_attention,
+        "decoder": trace.decoder_self_attention,
+        "cross": trace.cross_attention,
+    }[kind]
     layer, head = trace.n_layers - 1, trace.n_heads - 1
     q = min(2, drawn.shape[2] - 1)
     for k in range(drawn.shape[3]):
@@ -157,10 +179,10 @@ def test_language_model_cells():
 # Small BERT and a real encoder
 # ----------------------------------------------------------------------------------------------
 
+
 def test_bert_cells_reproduce_the_drawn_weights():
     loaded = load_bert("bert-small")
-    enc = loaded.tokenizer.encode_pair("the man went to the store .", "he bought milk .",
-                                       max_len=loaded.config.max_len)
+    enc = loaded.tokenizer.encode_pair("the man went to the store .", "he bought milk .", max_len=loaded.config.max_len)
     trace = run_bert(loaded.model, enc.ids, enc.segment_ids)
     for k in range(len(enc.ids)):
         e = explain_bert_cell(loaded.model, enc.ids, enc.segment_ids, 2, 3, 4, k)
@@ -208,8 +230,10 @@ def test_real_encoder_binned_block_and_its_cells_at_512_tokens(minilm_512):
     layer, head = 2, 7
     assert trace.attention.shape[-1] == 512
     one, avg = explorer_head_figures(trace.attention[layer], head, trace.tokens)
-    for fig, matrix, heads in ((one.figure, trace.attention[layer, head], [head]),
-                               (avg.figure, trace.attention[layer].mean(0), list(range(m.n_heads)))):
+    for fig, matrix, heads in (
+        (one.figure, trace.attention[layer, head], [head]),
+        (avg.figure, trace.attention[layer].mean(0), list(range(m.n_heads))),
+    ):
         index = add_cell_layer(fig)
         bins = binning_of(fig)
         assert (bins.row_factor, bins.col_factor, bins.how) == (4, 4, "mean")
@@ -231,6 +255,7 @@ def test_real_encoder_binned_block_and_its_cells_at_512_tokens(minilm_512):
 # ----------------------------------------------------------------------------------------------
 # The clickable layer
 # ----------------------------------------------------------------------------------------------
+
 
 def test_cell_layer_covers_every_cell_and_maps_clicks_back():
     w = np.random.default_rng(0).dirichlet(np.ones(5), size=3)
@@ -286,7 +311,7 @@ def test_binned_clicks_map_to_blocks_and_their_drawn_values(how):
         # the click point sits at the block's centre in token positions (the last block: token 300)
         assert fig.data[layer].x[index] == (cols.start + cols.stop - 1) / 2
         assert fig.data[layer].y[index] == (rows.start + rows.stop - 1) / 2
-        block = w[rows.start:rows.stop, cols.start:cols.stop].astype(np.float64)
+        block = w[rows.start : rows.stop, cols.start : cols.stop].astype(np.float64)
         by_formula = block.sum(axis=1).mean() if how == "mean" else block.max()
         assert drawn[row, col] == pytest.approx(expected[row, col], abs=1e-7)
         assert block_value(w, rows, cols, how) == pytest.approx(by_formula, abs=1e-7)
@@ -300,6 +325,7 @@ def test_binned_clicks_map_to_blocks_and_their_drawn_values(how):
 # ----------------------------------------------------------------------------------------------
 # Pages (AppTest: the click is simulated by the cell the chart's callback stores)
 # ----------------------------------------------------------------------------------------------
+
 
 def _derivation(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown if "Why" in m.value and "Query" in m.value)
@@ -398,8 +424,9 @@ def test_real_model_page_explains_a_binned_block_at_512_tokens(minilm_512):
     drawn = matrix[148:152, 160:164].astype(np.float64).sum(axis=1).mean()
     assert any(f"= {drawn:.4f} from the model's weights" in c.value for c in at.caption)
     pick = at.selectbox(key="real_head_fig_pick")
-    assert len(pick.options) == 16 and pick.value == tuple(int(i) for i in np.unravel_index(
-        matrix[148:152, 160:164].argmax(), (4, 4)) + np.array([148, 160]))
+    assert len(pick.options) == 16 and pick.value == tuple(
+        int(i) for i in np.unravel_index(matrix[148:152, 160:164].argmax(), (4, 4)) + np.array([148, 160])
+    )
     for q, k in (pick.value, (150, 161)):
         at.selectbox(key="real_head_fig_pick").set_value((q, k)).run()
         assert not at.exception, at.exception

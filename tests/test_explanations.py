@@ -2,6 +2,7 @@
 (Abnar & Zuidema 2020), integrated gradients' completeness (Sundararajan et al. 2017, §3), occlusion equal
 to re-running the model, norm-based attention ‖α f(x)‖ (Kobayashi et al. 2020) against the attention output,
 Spearman's ρ against scipy, AER against the training metric."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,11 +12,13 @@ import torch
 from models.lessons import explanations as ex
 
 # three layers over three tokens, rows sum to 1 (layer 1 first)
-A = np.array([
-    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]],
-    [[0.6, 0.2, 0.2], [0.0, 1.0, 0.0], [0.1, 0.1, 0.8]],
-    [[0.3, 0.3, 0.4], [0.5, 0.25, 0.25], [0.0, 0.5, 0.5]],
-])
+A = np.array(
+    [
+        [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]],
+        [[0.6, 0.2, 0.2], [0.0, 1.0, 0.0], [0.1, 0.1, 0.8]],
+        [[0.3, 0.3, 0.4], [0.5, 0.25, 0.25], [0.0, 0.5, 0.5]],
+    ]
+)
 
 
 def test_residual_and_rollout_by_hand() -> None:
@@ -76,7 +79,7 @@ def test_aer_is_the_training_metric() -> None:
 def test_gauss_legendre_integrates_polynomials() -> None:
     nodes, weights = ex.gauss_legendre(4)
     assert weights.sum() == pytest.approx(1.0)
-    assert (weights * nodes ** 7).sum() == pytest.approx(1 / 8)
+    assert (weights * nodes**7).sum() == pytest.approx(1 / 8)
 
 
 class _Quadratic(ex.Subject):
@@ -96,7 +99,7 @@ class _Quadratic(ex.Subject):
         return self.x
 
     def logprob_embedded(self, emb: torch.Tensor) -> torch.Tensor:
-        return (self.w[:, None] * emb ** 2).sum((1, 2)) + (emb @ self.v).sum(1)
+        return (self.w[:, None] * emb**2).sum((1, 2)) + (emb @ self.v).sum(1)
 
 
 class _Wavy(ex.Subject):
@@ -141,7 +144,7 @@ def test_trapezoid_refines_until_complete() -> None:
 def test_integrated_gradients_exact_on_a_quadratic() -> None:
     s = _Quadratic()
     ig = ex.integrated_gradients(s, steps=4)
-    exact = (s.w * (s.x ** 2).sum(1) + s.x @ s.v).numpy()
+    exact = (s.w * (s.x**2).sum(1) + s.x @ s.v).numpy()
     assert np.allclose(ig.attributions, exact)
     assert ig.gap < 1e-9
     riemann = ex.integrated_gradients(s, steps=200, rule="riemann")
@@ -249,9 +252,19 @@ def _tiny_llm():
     from models.inference.llm import LLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
-                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
-                         rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        rope_theta=500.0,
+        bos_token_id=0,
+        eos_token_id=1,
+        attn_implementation="eager",
+    )
     return LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
 
 
@@ -305,6 +318,7 @@ def test_integrated_gradients_complete_on_the_real_llm() -> None:
 
 
 # ---------------------------------------------------------------------------- Jain & Wallace 2019, §4.2
+
 
 def test_jensen_shannon_and_total_variation() -> None:
     from scipy.spatial.distance import jensenshannon

@@ -1,6 +1,7 @@
 """The "Is attention an explanation?" page (AppTest): the default grammar model and its figure against the
 trace computed here, the masked LM, predict-then-reveal with its score against occlusion, a bad input's
 message, and 中文."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """viz_core.export: trace → JSON/NPZ, numbers → CSV, the offline handout; ui.export's chart config."""
+
 from __future__ import annotations
 
 import csv
@@ -64,8 +65,9 @@ def test_npz_loads_back_without_pickle_and_has_the_arrays(trace):
 
 
 def test_npz_keeps_dtypes_and_leaves_out_none():
-    arrays = trace_arrays({"a": np.zeros((2, 3), dtype=np.float32), "none": None, "nested": {"b": [1, 2]},
-                           "ragged": [[1], [2, 3]]})
+    arrays = trace_arrays(
+        {"a": np.zeros((2, 3), dtype=np.float32), "none": None, "nested": {"b": [1, 2]}, "ragged": [[1], [2, 3]]}
+    )
     assert arrays["a"].dtype == np.float32 and arrays["nested/b"].tolist() == [1, 2]
     assert "none" not in arrays
     assert arrays["ragged/0"].tolist() == [1] and arrays["ragged/1"].tolist() == [2, 3]
@@ -73,8 +75,9 @@ def test_npz_keeps_dtypes_and_leaves_out_none():
 
 def test_matrix_csv_header_and_one_row_per_cell():
     m = np.array([[0.25, 0.75], [1.0, 0.0], [0.5, 0.5]])
-    text = matrix_csv(m, ["le", "chat", "</s>"], ["the", "cat,"], row_name="target", col_name="source",
-                      value_name="attention")
+    text = matrix_csv(
+        m, ["le", "chat", "</s>"], ["the", "cat,"], row_name="target", col_name="source", value_name="attention"
+    )
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["target", "target_label", "source", "source_label", "attention"]
     assert len(rows) == 1 + m.size
@@ -98,8 +101,7 @@ def test_figure_csv_of_the_seq2seq_heatmap_and_bars(trace):
 
 
 def test_figure_csv_horizontal_bars_value_is_the_length():
-    rows = list(csv.DictReader(io.StringIO(figure_csv(go.Figure(go.Bar(y=["a", "b"], x=[0.1, 0.9],
-                                                                       orientation="h"))))))
+    rows = list(csv.DictReader(io.StringIO(figure_csv(go.Figure(go.Bar(y=["a", "b"], x=[0.1, 0.9], orientation="h"))))))
     assert [(r["y"], float(r["value"])) for r in rows] == [("a", 0.1), ("b", 0.9)]
 
 
@@ -111,13 +113,18 @@ def test_handout_is_offline_and_escapes_user_text(trace):
     heat = attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens)
     bars = topk_bars(trace.best.topk_tokens[0], trace.best.topk_probs[0])
     evil = "<script>alert('x')</script> & co"
-    page = handout_html(f"Seq2seq {evil}", evil, [("Attention " + evil, heat), ("Top-k", bars)],
-                        {"Translation": trace.text, evil: 0.5}, note=evil)
+    page = handout_html(
+        f"Seq2seq {evil}",
+        evil,
+        [("Attention " + evil, heat), ("Top-k", bars)],
+        {"Translation": trace.text, evil: 0.5},
+        note=evil,
+    )
     assert _external_refs(page) == []
     assert "<script>alert" not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; co" in page
     # plotly.js inlined exactly once, both figures drawn
-    assert page.count("<script type=\"text/javascript\">/**\n* plotly.js") <= 1
+    assert page.count('<script type="text/javascript">/**\n* plotly.js') <= 1
     assert len(re.findall(r"Plotly\.newPlot\(", page)) >= 2
     assert page.count("plotly.js v") >= 1 and page.startswith("<!DOCTYPE html>")
     assert "Translation" in page and trace.text.split()[0] in page
@@ -160,6 +167,7 @@ def test_svg_button_script_survives_streamlits_sanitiser():
 # The CSV of a clickable heatmap (issue 24.6), the toolbar's config, the download names
 # --------------------------------------------------------------------------------------
 
+
 def _csv_rows(fig) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(figure_csv(fig))))
 
@@ -170,8 +178,9 @@ def test_a_clickable_heatmaps_csv_holds_every_cell(trace):
     and none for the invisible layer."""
     from viz_core.explain import LAYER_NAME, add_cell_layer
 
-    heat = attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens, step=2,
-                             gold=[(0, 0), (1, 1)], width=470)
+    heat = attention_heatmap(
+        trace.attention, trace.src_tokens, trace.tgt_tokens, step=2, gold=[(0, 0), (1, 1)], width=470
+    )
     assert add_cell_layer(heat) is not None
     assert heat.data[0].hoverinfo == "skip"  # what emptied the CSV before
     rows = _csv_rows(heat)
@@ -180,7 +189,7 @@ def test_a_clickable_heatmaps_csv_holds_every_cell(trace):
     assert LAYER_NAME not in {r["name"] for r in rows}
     got = np.array([float(r["value"]) for r in rows]).reshape(T, S)  # row by row, as the matrix
     np.testing.assert_allclose(got, trace.attention, rtol=1e-6)
-    assert [(int(float(r["y"])), int(float(r["x"]))) for r in rows[:S + 1]] == [(0, s) for s in range(S)] + [(1, 0)]
+    assert [(int(float(r["y"])), int(float(r["x"]))) for r in rows[: S + 1]] == [(0, s) for s in range(S)] + [(1, 0)]
     assert rows[0]["x_label"] == trace.src_tokens[0] and rows[0]["y_label"] == trace.tgt_tokens[0]
 
 
@@ -212,10 +221,14 @@ def test_figure_csv_reads_plotlys_typed_arrays():
 
 
 def test_figure_csv_leaves_out_decorations_but_not_lines():
-    fig = go.Figure([go.Scatter(x=[0, 1, None, 1, 2], y=[0, 1, None, 1, 0], mode="lines", hoverinfo="skip"),
-                     go.Scatter(x=[0, 1], y=[3.0, 4.0], mode="lines", name="loss"),
-                     go.Scatter(x=[0], y=[0], mode="markers", marker={"opacity": 0}),
-                     go.Bar(x=["a"], y=[2.0], visible=False)])
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0, 1, None, 1, 2], y=[0, 1, None, 1, 0], mode="lines", hoverinfo="skip"),
+            go.Scatter(x=[0, 1], y=[3.0, 4.0], mode="lines", name="loss"),
+            go.Scatter(x=[0], y=[0], mode="markers", marker={"opacity": 0}),
+            go.Bar(x=["a"], y=[2.0], visible=False),
+        ]
+    )
     assert [(r["name"], float(r["value"])) for r in _csv_rows(fig)] == [("loss", 3.0), ("loss", 4.0)]
 
 
@@ -233,8 +246,9 @@ def test_chart_config_translates_the_toolbar_in_chinese_only():
     assert zh["locale"] == "zh-CN" and zh["locales"] == {"zh-CN": {"dictionary": {"Zoom": "缩放"}}}
     assert "locale" not in chart_config("x", lang="en", dictionary={"Zoom": "Zoom"})
     assert "locales" not in localized(zh, "en", {"Zoom": "缩放"})  # back to English: plotly's own words
-    assert localized(chart_config(), "zh", {"Zoom": "缩放"}) == zh | {"toImageButtonOptions": chart_config()[
-        "toImageButtonOptions"]}
+    assert localized(chart_config(), "zh", {"Zoom": "缩放"}) == zh | {
+        "toImageButtonOptions": chart_config()["toImageButtonOptions"]
+    }
 
 
 def test_download_names_are_page_view_and_step():
@@ -249,8 +263,14 @@ def test_download_names_are_page_view_and_step():
 
 def test_handout_names_its_images_and_translates_its_toolbar(trace):
     heat = attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens)
-    page = handout_html("T", "in", [("A", heat)], lang="zh", image_names=["seq2seq-attention-heatmap-step2"],
-                        toolbar={"Download plot as a PNG": "下载图表（PNG）"})
+    page = handout_html(
+        "T",
+        "in",
+        [("A", heat)],
+        lang="zh",
+        image_names=["seq2seq-attention-heatmap-step2"],
+        toolbar={"Download plot as a PNG": "下载图表（PNG）"},
+    )
     assert '"filename": "seq2seq-attention-heatmap-step2"' in page
     assert '"locale": "zh-CN"' in page and json.dumps("下载图表（PNG）") in page
     assert '"showSendToCloud": false' in page

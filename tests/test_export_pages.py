@@ -1,6 +1,7 @@
 """AppTest: every decoding and attention page offers its downloads (CSV per figure, trace JSON and
 NPZ, handout HTML) next to its main figure; the files are made on click (deferred), each figure's
 CSV holds that figure's numbers, and the files are named after page, view and step in any language."""
+
 from __future__ import annotations
 
 import csv
@@ -160,13 +161,18 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
     at.button(key="s2s_next").click().run()
     assert not at.exception, at.exception
     names = {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
-    assert names == {"export_seq2seq_csv0": "seq2seq-attention-heatmap-step3.csv",
-                     "export_seq2seq_csv1": "seq2seq-attention-bars-step3.csv",
-                     "export_seq2seq_csv2": "seq2seq-attention-topk-step3.csv",
-                     "export_seq2seq_json": "seq2seq-attention-trace.json",
-                     "export_seq2seq_npz": "seq2seq-attention-trace.npz",
-                     "export_seq2seq_html": "seq2seq-attention-handout-step3.html"}
-    images = {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)["filename"]
-              for c in at.get("bidi_component") if c.proto.component_name == COMPONENT}
+    assert names == {
+        "export_seq2seq_csv0": "seq2seq-attention-heatmap-step3.csv",
+        "export_seq2seq_csv1": "seq2seq-attention-bars-step3.csv",
+        "export_seq2seq_csv2": "seq2seq-attention-topk-step3.csv",
+        "export_seq2seq_json": "seq2seq-attention-trace.json",
+        "export_seq2seq_npz": "seq2seq-attention-trace.npz",
+        "export_seq2seq_html": "seq2seq-attention-handout-step3.html",
+    }
+    images = {
+        c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)["filename"]
+        for c in at.get("bidi_component")
+        if c.proto.component_name == COMPONENT
+    }
     assert images["heatmap"] == "seq2seq-attention-heatmap-step3"
     assert images["bars"] == "seq2seq-attention-bars-step3" and images["topk"] == "seq2seq-attention-topk-step3"

@@ -1,6 +1,7 @@
 """Teacher forcing and exposure bias (models.training.seq2seq.exposure_trace) and the label-smoothing
 calibration figures (models.training.transformer.token_calibration), checked against direct computations
 on the shipped s2s-bahdanau and tf-en-fr."""
+
 from __future__ import annotations
 
 import math
@@ -79,10 +80,10 @@ def test_shipped_pairs_reproduce_the_written_evaluation() -> None:
     from models.training.transformer import label_smoothing_comparison
 
     saved = load_results() or {}
-    for key, compute, fields in (("label_smoothing", label_smoothing_comparison,
-                                  ("bleu", "perplexity", "ece", "token_accuracy")),
-                                 ("teacher_forcing", exposure_comparison,
-                                  ("bleu", "exact_match", "forced_token_accuracy", "left_gold_prefix"))):
+    for key, compute, fields in (
+        ("label_smoothing", label_smoothing_comparison, ("bleu", "perplexity", "ece", "token_accuracy")),
+        ("teacher_forcing", exposure_comparison, ("bleu", "exact_match", "forced_token_accuracy", "left_gold_prefix")),
+    ):
         rows = {m["name"]: m for m in compute()["models"]}
         assert len(rows) == 2, key
         for m in saved[key]["models"]:

@@ -2,6 +2,7 @@
 BertModel, WordPiece on MiniLM's vocabulary against its own tokenizer.json, a checkpoint that holds
 only the trained tensors and refuses a missing or changed base, `python -m models.fill_mask`, and the
 BERT page running on it."""
+
 import json
 import shutil
 
@@ -12,7 +13,13 @@ from streamlit.testing.v1 import AppTest
 
 from corpora.mlm_eval import SENTENCES, is_held_out, masked_items
 from models.checkpoints import (
-    CHECKPOINT_DIR, DEFAULT_MASKED_LM, CheckpointError, installed_base, load_base_bert, load_bert, save_bert_head,
+    CHECKPOINT_DIR,
+    DEFAULT_MASKED_LM,
+    CheckpointError,
+    installed_base,
+    load_base_bert,
+    load_bert,
+    save_bert_head,
 )
 from models.inference.bert import fill_mask
 from models.inference.common import InputError
@@ -74,8 +81,13 @@ def test_wordpiece_on_minilm_vocab_equals_its_tokenizer(base, minilm):
     reference.no_truncation()
     ours = WordPiece.from_vocab(base.folder / "vocab.txt")
     assert (ours.pad_id, ours.unk_id, ours.cls_id, ours.sep_id, ours.mask_id) == (0, 100, 101, 102, 103)
-    for text in ("Café déjà vu — naïve résumé!", "我爱北京天安门。", "Don't stop: e-mail me at 3.14pm, OK?",
-                 "The [MASK] sat on the mat.", "unbelievably\tZÜRICH\u00a0straße"):
+    for text in (
+        "Café déjà vu — naïve résumé!",
+        "我爱北京天安门。",
+        "Don't stop: e-mail me at 3.14pm, OK?",
+        "The [MASK] sat on the mat.",
+        "unbelievably\tZÜRICH\u00a0straße",
+    ):
         assert ours.encode_pair(text).ids == reference.encode(text).ids, text
     ids = ours.encode_pair("Unbelievably, a [MASK] costs 3.50!").ids
     assert ours.decode(ids) == reference.decode(ids, skip_special_tokens=True) == "unbelievably, a costs 3. 50!"

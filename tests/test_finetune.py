@@ -1,6 +1,7 @@
 """BERT fine-tuning (models/training/finetune.py): §4 trains every parameter, §5.3 only the head; span
 extraction, the attention-change measure and the checkpoint, on small models in seconds. The shipped
 checkpoints' figures and the issue's bars: the slow test at the end."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,15 +22,16 @@ def tokenizer():
 
 def tiny(tokenizer) -> SmallBert:
     torch.manual_seed(0)
-    return SmallBert(BertConfig(vocab_size=tokenizer.vocab_size, d_model=16, n_heads=2, n_layers=1, d_ff=32,
-                                max_len=64, dropout=0.0))
+    return SmallBert(
+        BertConfig(vocab_size=tokenizer.vocab_size, d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=64, dropout=0.0)
+    )
 
 
 def test_span_pieces_cover_exactly_the_answer_words(tokenizer) -> None:
     for item in nli.qa_items(40, seed=3):
         enc = finetune.encode_item(tokenizer, "qa", item, 64)
         assert enc is not None
-        assert tokenizer.decode(enc.ids[enc.start: enc.end + 1]) == " ".join(item.answer)
+        assert tokenizer.decode(enc.ids[enc.start : enc.end + 1]) == " ".join(item.answer)
         assert finetune.span_words(enc, enc.start, enc.end) == (item.start, item.end)
         assert enc.segments[enc.start] == 1  # in the context, segment B
 
@@ -71,8 +73,14 @@ def test_frozen_trains_only_the_head_and_full_trains_everything(tokenizer) -> No
     finetune.train_one(full, "nli", data, settings, torch.device("cpu"), frozen=False)
     after = _snapshot(full)
     moved = {k for k in before if not torch.equal(before[k], after[k])}
-    for name in ("embeddings.tokens.weight", "embeddings.positions.weight", "encoder.layers.0.self_attn.w_q.weight",
-                 "encoder.layers.0.feed_forward.w_1.weight", "pooler.weight", "classifier.weight"):
+    for name in (
+        "embeddings.tokens.weight",
+        "embeddings.positions.weight",
+        "encoder.layers.0.self_attn.w_q.weight",
+        "encoder.layers.0.feed_forward.w_1.weight",
+        "pooler.weight",
+        "classifier.weight",
+    ):
         assert name in moved
     assert all(p.requires_grad for p in full.parameters()) and all(p.requires_grad for p in frozen.parameters())
 
@@ -81,12 +89,14 @@ def test_checkpoint_round_trip(tokenizer, tmp_path) -> None:
     data = finetune.encode_all(tokenizer, "qa", nli.qa_items(12, seed=2), 64)
     model = finetune.fresh_model(tiny(tokenizer), "qa", 0)
     head = {k: torch.randn_like(v) for k, v in model.span.state_dict().items()}
-    folder = finetune.save_finetuned(tmp_path / "ft", model, head, tokenizer,
-                                     {"task": "qa", "base": "bert-small", "test": {}})
+    folder = finetune.save_finetuned(
+        tmp_path / "ft", model, head, tokenizer, {"task": "qa", "base": "bert-small", "test": {}}
+    )
     loaded = finetune.load_finetuned(folder)
     assert loaded.task == "qa"
-    assert finetune.predict(loaded.model, "qa", data)["predictions"] == \
-        finetune.predict(model, "qa", data)["predictions"]
+    assert (
+        finetune.predict(loaded.model, "qa", data)["predictions"] == finetune.predict(model, "qa", data)["predictions"]
+    )
     assert torch.equal(loaded.frozen_head.weight, head["weight"])
 
 

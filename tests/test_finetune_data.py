@@ -1,5 +1,6 @@
 """The synthetic fine-tuning data (corpora/nli.py) checked against independent readings of the words, and the
 calibration error against a hand computation."""
+
 from __future__ import annotations
 
 import math
@@ -38,15 +39,15 @@ def test_qa_answers_are_the_spans_the_questions_ask_for() -> None:
         assert 0 <= s <= e < len(c) and q[-1] == "?"
         if q[0] == "what":  # what does/do SUBJ VERB ? → the span right after "SUBJ VERB-form"
             subj = list(q[2:-2])
-            assert list(c[s - len(subj) - 1: s - 1]) == subj, item
+            assert list(c[s - len(subj) - 1 : s - 1]) == subj, item
             assert c[s - 1][:2] == q[-2][:2], item  # eats/eat, has/have
         else:  # who VERB-form REST ? → the span right before "VERB-form REST"
             assert q[0] == "who"
             rest = list(q[2:-1])
-            assert list(c[e + 2: e + 2 + len(rest)]) == rest, item
+            assert list(c[e + 2 : e + 2 + len(rest)]) == rest, item
         # the answer occurs once in the context
         n = len(item.answer)
-        assert sum(tuple(c[i: i + n]) == item.answer for i in range(len(c) - n + 1)) == 1
+        assert sum(tuple(c[i : i + n]) == item.answer for i in range(len(c) - n + 1)) == 1
 
 
 def test_subject_labels_match_the_first_noun_or_pronoun() -> None:
@@ -80,7 +81,7 @@ def test_ece_on_a_hand_case() -> None:
 def test_ece_against_a_direct_loop() -> None:
     rng = np.random.default_rng(0)
     conf = rng.uniform(0.05, 1.0, 500)
-    right = rng.uniform(size=500) < conf ** 2
+    right = rng.uniform(size=500) < conf**2
     total = 0.0
     for b in range(10):
         sel = [i for i, c in enumerate(conf) if b / 10 < c <= (b + 1) / 10]

@@ -1,4 +1,5 @@
 """ui.heap: the imported modules' objects are frozen, so Streamlit's collection after each run skips them."""
+
 from __future__ import annotations
 
 import gc
@@ -139,8 +140,9 @@ def test_the_reaper_thread_expires_freezes_and_recollects(monkeypatch) -> None:
         sys.modules["attention_lab_fragment_import"] = types.ModuleType("attention_lab_fragment_import")
         reaper.start()
         deadline = time.monotonic() + 10
-        while (held() is not None or not recollected or heap._frozen_at < len(sys.modules)) \
-                and time.monotonic() < deadline:
+        while (
+            held() is not None or not recollected or heap._frozen_at < len(sys.modules)
+        ) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert held() is None and recollected  # dropped on time, then collected
         assert heap._frozen_at == len(sys.modules)  # the new import was frozen by the thread

@@ -1,5 +1,6 @@
 """The Hugging Face adapter on a tiny randomly initialised BertForMaskedLM built here (no download),
 its one-line errors for folders that are not models, and the installed MiniLM-L6."""
+
 import json
 import os
 
@@ -22,8 +23,14 @@ def make_tiny_bert(folder):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
     tokenizer = BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=64, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -59,14 +66,17 @@ def test_truncation_and_empty_text(tiny_dir):
         run_hf(m, "   ")
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p / "missing", "does not exist"),
-    (lambda p: (p / "file.txt").write_text("x") and p / "file.txt", "is a file"),
-    (lambda p: p, "no config.json"),
-    (lambda p: (p / "config.json").write_text("{not json") and p, "not valid JSON"),
-    (lambda p: (p / "config.json").write_text(json.dumps({"family": "bert"})) and p, "no model_type"),
-    (lambda p: (p / "config.json").write_text(json.dumps({"model_type": "bert"})) and p, "no weights"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p / "missing", "does not exist"),
+        (lambda p: (p / "file.txt").write_text("x") and p / "file.txt", "is a file"),
+        (lambda p: p, "no config.json"),
+        (lambda p: (p / "config.json").write_text("{not json") and p, "not valid JSON"),
+        (lambda p: (p / "config.json").write_text(json.dumps({"family": "bert"})) and p, "no model_type"),
+        (lambda p: (p / "config.json").write_text(json.dumps({"model_type": "bert"})) and p, "no weights"),
+    ],
+)
 def test_folders_that_are_not_models(tmp_path, make, message):
     path = make(tmp_path)
     with pytest.raises(ModelDirError, match=message):

@@ -2,6 +2,7 @@
 notices (unknown words, cut input, unfinished output, confidence against the test set, scope),
 in the trace, in the JSON and in the plain-text command; and the evaluation decodes exactly as
 the page does, sentence for sentence."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """A smoke run of bench/hostile_class.py (issue 25): a few of its cheaper attacks, through the bench's own
 functions, each in a temporary runs folder, must hold (the bench itself replays them all)."""
+
 from __future__ import annotations
 
 import io
@@ -11,14 +12,19 @@ import pytest
 from bench import hostile_class
 from bench.hostile_class import Held, Lab
 
-ATTACKS = (hostile_class.takeover_cookie, hostile_class.memory_huge_config,
-           pytest.param(hostile_class.memory_bomb, marks=pytest.mark.slow),  # 24 MB of deflate made: 2–3 s
-           hostile_class.memory_upload, hostile_class.leak_page_error, hostile_class.leak_server_flags,
-           hostile_class.leak_model_name,  # the others well under 2 s each: no training, no model page
-           # the two the bench's first run found open (a bad run.json broke a restarted server's studio; a
-           # deck's title was drawn as markdown): AppTest page runs, seconds each
-           pytest.param(hostile_class.lockout_hostile_records, marks=pytest.mark.slow),
-           pytest.param(hostile_class.markup_deck_title, marks=pytest.mark.slow))
+ATTACKS = (
+    hostile_class.takeover_cookie,
+    hostile_class.memory_huge_config,
+    pytest.param(hostile_class.memory_bomb, marks=pytest.mark.slow),  # 24 MB of deflate made: 2–3 s
+    hostile_class.memory_upload,
+    hostile_class.leak_page_error,
+    hostile_class.leak_server_flags,
+    hostile_class.leak_model_name,  # the others well under 2 s each: no training, no model page
+    # the two the bench's first run found open (a bad run.json broke a restarted server's studio; a
+    # deck's title was drawn as markdown): AppTest page runs, seconds each
+    pytest.param(hostile_class.lockout_hostile_records, marks=pytest.mark.slow),
+    pytest.param(hostile_class.markup_deck_title, marks=pytest.mark.slow),
+)
 
 
 @pytest.fixture

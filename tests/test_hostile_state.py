@@ -7,6 +7,7 @@ each hostile value of bench.hostile_state.HOSTILE is set on every key at once, r
 so that the runs give every key every value. `python -m bench.hostile_state` runs the full cross
 product, one run per (key, value).
 """
+
 from __future__ import annotations
 
 import math
@@ -51,11 +52,14 @@ def test_valid_state_is_kept_without_a_notice(view: View) -> None:
     assert {key: at.session_state[key] for key in before} == before
 
 
-@pytest.mark.parametrize("page, key, default", [
-    ("pages/6_Generation.py", "gen_seed", 0),
-    ("pages/7_BERT_masking.py", "bert_seed", 0),
-    ("pages/8_Real_model_explorer.py", "real_lines_start", 0),
-])
+@pytest.mark.parametrize(
+    "page, key, default",
+    [
+        ("pages/6_Generation.py", "gen_seed", 0),
+        ("pages/7_BERT_masking.py", "bert_seed", 0),
+        ("pages/8_Real_model_explorer.py", "real_lines_start", 0),
+    ],
+)
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_the_reported_number_inputs_fall_back_to_their_default(page: str, key: str, default: int, bad: float):
     at = run(View(page, key), {key: bad})

@@ -1,5 +1,6 @@
 """English and 中文: the string table is complete and consistent with the glossary, pages pass no
 English literal straight to Streamlit, and every page runs in Chinese (AppTest)."""
+
 from __future__ import annotations
 
 import ast
@@ -18,15 +19,44 @@ from ui.strings import SAME, STRINGS
 CJK = re.compile(r"[\u4e00-\u9fff]")
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*_*.py"))
 # Files whose visible strings all come from the table; the AST check below holds them to that.
-CONVERTED = ["app.py", "ui/frame.py", "ui/state.py", "ui/stepper.py", "ui/export.py", "ui/tokens.py",
-             "pages/3_Positional_encoding.py", "ui/positional.py",
-             "pages/1_Attention_from_scratch.py", "ui/foundations.py", "pages/6_Generation.py", "ui/grid.py",
-             "pages/8_Real_model_explorer.py", "pages/5_Inside_one_head.py", "pages/7_BERT_masking.py", "ui/bert.py",
-             "pages/4_Transformer_translation.py", "pages/2_Seq2seq_attention.py", "ui/seq2seq.py", "ui/transformer.py",
-             "ui/explain.py", "ui/foundations.py", "ui/work_queue.py", "ui/i18n.py", "ui/checkpoints.py",
-             "pages/11_Training_studio.py", "ui/studio.py", "pages/12_Present.py", "ui/deck.py", "ui/quiz.py",
-             "pages/9_LLM_explorer.py", "ui/llm.py", "pages/10_Transformer_XL.py", "ui/transformer_xl.py",
-             "ui/slides.py", *sorted(f"ui/views/{p.name}" for p in (ROOT / "ui" / "views").glob("*.py"))]
+CONVERTED = [
+    "app.py",
+    "ui/frame.py",
+    "ui/state.py",
+    "ui/stepper.py",
+    "ui/export.py",
+    "ui/tokens.py",
+    "pages/3_Positional_encoding.py",
+    "ui/positional.py",
+    "pages/1_Attention_from_scratch.py",
+    "ui/foundations.py",
+    "pages/6_Generation.py",
+    "ui/grid.py",
+    "pages/8_Real_model_explorer.py",
+    "pages/5_Inside_one_head.py",
+    "pages/7_BERT_masking.py",
+    "ui/bert.py",
+    "pages/4_Transformer_translation.py",
+    "pages/2_Seq2seq_attention.py",
+    "ui/seq2seq.py",
+    "ui/transformer.py",
+    "ui/explain.py",
+    "ui/foundations.py",
+    "ui/work_queue.py",
+    "ui/i18n.py",
+    "ui/checkpoints.py",
+    "pages/11_Training_studio.py",
+    "ui/studio.py",
+    "pages/12_Present.py",
+    "ui/deck.py",
+    "ui/quiz.py",
+    "pages/9_LLM_explorer.py",
+    "ui/llm.py",
+    "pages/10_Transformer_XL.py",
+    "ui/transformer_xl.py",
+    "ui/slides.py",
+    *sorted(f"ui/views/{p.name}" for p in (ROOT / "ui" / "views").glob("*.py")),
+]
 
 
 LATEX_ARG = re.compile(r"\\[a-zA-Z]+\{[^{}]*\}")  # \text{…}: LaTeX, not a format field
@@ -95,10 +125,39 @@ def test_glossary_terms_are_used_consistently() -> None:
 
 
 # Streamlit calls whose first argument or these keywords are shown to the reader.
-SHOWN = {"title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast",
-         "button", "selectbox", "radio", "slider", "select_slider", "multiselect", "text_input", "text_area",
-         "number_input", "toggle", "checkbox", "metric", "expander", "popover", "download_button",
-         "segmented_control", "pills", "spinner", "page_link", "write", "tabs"}
+SHOWN = {
+    "title",
+    "header",
+    "subheader",
+    "markdown",
+    "caption",
+    "info",
+    "warning",
+    "error",
+    "success",
+    "toast",
+    "button",
+    "selectbox",
+    "radio",
+    "slider",
+    "select_slider",
+    "multiselect",
+    "text_input",
+    "text_area",
+    "number_input",
+    "toggle",
+    "checkbox",
+    "metric",
+    "expander",
+    "popover",
+    "download_button",
+    "segmented_control",
+    "pills",
+    "spinner",
+    "page_link",
+    "write",
+    "tabs",
+}
 SHOWN_KEYWORDS = {"help", "label", "placeholder", "caption", "title", "x_title", "y_title"}
 
 
@@ -119,8 +178,9 @@ def english_literals(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SHOWN):
             continue
-        shown = (node.args[:1 if node.func.attr != "page_link" else 0]
-                 + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS])
+        shown = node.args[: 1 if node.func.attr != "page_link" else 0] + [
+            k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS
+        ]
         if node.func.attr == "markdown" and any(k.arg == "unsafe_allow_html" for k in node.keywords):
             shown = []  # constant CSS
         for arg in shown:
@@ -140,9 +200,13 @@ def test_no_english_literal_reaches_streamlit(name: str) -> None:
 def test_the_check_finds_english_literals(tmp_path: Path) -> None:
     """The AST check itself: a literal label, help text or f-string title is found; t(...) is not."""
     bad = tmp_path / "page.py"
-    bad.write_text('st.button("Run it", help=t("x"))\nc1.slider(t("a"), help="Pick a value")\n'
-                   'st.caption(f"Layer {n} of the model")\nst.title(t("nav.1"))\n', encoding="utf-8")
+    bad.write_text(
+        'st.button("Run it", help=t("x"))\nc1.slider(t("a"), help="Pick a value")\n'
+        'st.caption(f"Layer {n} of the model")\nst.title(t("nav.1"))\n',
+        encoding="utf-8",
+    )
     import tests.test_i18n as me
+
     old, me.ROOT = me.ROOT, tmp_path
     try:
         assert len(english_literals(bad)) == 3, english_literals(bad)
@@ -152,10 +216,25 @@ def test_the_check_finds_english_literals(tmp_path: Path) -> None:
 
 def _texts(at: AppTest) -> list[str]:
     """Visible text of a finished run: headings, markdown, captions, alerts and widget labels."""
-    out = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error")
-           for e in getattr(at, kind) if isinstance(e.value, str) and not e.value.startswith("<style>")]
-    widgets = ("button", "selectbox", "radio", "slider", "select_slider", "multiselect", "text_input", "text_area",
-               "number_input", "toggle", "checkbox")
+    out = [
+        e.value
+        for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error")
+        for e in getattr(at, kind)
+        if isinstance(e.value, str) and not e.value.startswith("<style>")
+    ]
+    widgets = (
+        "button",
+        "selectbox",
+        "radio",
+        "slider",
+        "select_slider",
+        "multiselect",
+        "text_input",
+        "text_area",
+        "number_input",
+        "toggle",
+        "checkbox",
+    )
     return out + [w.label for kind in widgets for w in getattr(at, kind)]
 
 
@@ -226,8 +305,15 @@ def test_translation_notices_carry_their_translation(typical: dict | None, confi
     text, so the page shows the same words in English and a translation in 中文."""
     from models.inference.notices import scope_notice, translation_notices
 
-    notices = translation_notices(["the", "zorg", "car"], [False, True, False], 2, False, confidence, typical,
-                                  scope_notice({"data": "embedded English→French generator"}, 247))
+    notices = translation_notices(
+        ["the", "zorg", "car"],
+        [False, True, False],
+        2,
+        False,
+        confidence,
+        typical,
+        scope_notice({"data": "embedded English→French generator"}, 247),
+    )
     assert {n.kind for n in notices} == {"unknown", "cut", "length", "confidence", "scope"}
     for notice in notices:
         en, zh = STRINGS[notice.key]
@@ -253,22 +339,38 @@ def _figure_words(spec: dict) -> list[str]:
     layout = spec.get("layout", {})
     words = [(layout.get("title") or {}).get("text")]
     words += [a.get("text") for a in layout.get("annotations", [])]
-    words += [(axis.get("title") or {}).get("text") for name, axis in layout.items()
-              if re.fullmatch(r"[xy]axis\d*", name) and isinstance(axis, dict)]
+    words += [
+        (axis.get("title") or {}).get("text")
+        for name, axis in layout.items()
+        if re.fullmatch(r"[xy]axis\d*", name) and isinstance(axis, dict)
+    ]
     for trace in (t for t in spec.get("data", []) if t.get("type") != "image"):  # an image has no legend entry
         words.append(trace.get("name") if trace.get("showlegend") is not False else None)
-        words.append(((trace.get("colorbar") or (trace.get("marker") or {}).get("colorbar") or {}).get("title")
-                      or {}).get("text"))
+        words.append(
+            ((trace.get("colorbar") or (trace.get("marker") or {}).get("colorbar") or {}).get("title") or {}).get(
+                "text"
+            )
+        )
     return [w for w in words if isinstance(w, str)]
 
 
-FIGURE_PAGES = ["2_Seq2seq_attention.py", "4_Transformer_translation.py", "5_Inside_one_head.py", "6_Generation.py",
-                "10_Transformer_XL.py",  # page 9 needs the converted LLM: tests/test_llm.py checks its figures
-                "1_Attention_from_scratch.py", "3_Positional_encoding.py", "7_BERT_masking.py",
-                "8_Real_model_explorer.py"]
+FIGURE_PAGES = [
+    "2_Seq2seq_attention.py",
+    "4_Transformer_translation.py",
+    "5_Inside_one_head.py",
+    "6_Generation.py",
+    "10_Transformer_XL.py",  # page 9 needs the converted LLM: tests/test_llm.py checks its figures
+    "1_Attention_from_scratch.py",
+    "3_Positional_encoding.py",
+    "7_BERT_masking.py",
+    "8_Real_model_explorer.py",
+]
 # A page with tabs draws only its open tab: each tab of it, opened by its 中文 ?topic=, else the page itself.
-FIGURE_VIEWS = [(page, STRINGS[tab][1] if tab else None) for page in FIGURE_PAGES
-                for tab in [k for k in TABS if page.startswith(f"{k[1]}_")] or [None]]
+FIGURE_VIEWS = [
+    (page, STRINGS[tab][1] if tab else None)
+    for page in FIGURE_PAGES
+    for tab in [k for k in TABS if page.startswith(f"{k[1]}_")] or [None]
+]
 # Views drawn by a model other than the page's default: minilm-mlm has no trained next-sentence head.
 FIGURE_LINKS = {("7_BERT_masking.py", STRINGS["p7.tab.nsp"][1]): {"bert_model": "bert-small"}}
 

@@ -1,4 +1,5 @@
 """Nadaraya–Watson kernel regression against its formulas."""
+
 import numpy as np
 import pytest
 

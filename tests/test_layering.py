@@ -1,5 +1,6 @@
 """The layout's rules, read off the code: no import circles, inference never imports training,
 models/viz_core/corpora never import Streamlit, and every module imports on its own."""
+
 from __future__ import annotations
 
 import ast
@@ -64,7 +65,7 @@ def test_no_import_circle() -> None:
         stack.append(node)
         for nxt in sorted(GRAPH[node] - _package_parents(node)):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt]
+                cycle = stack[stack.index(nxt) :] + [nxt]
                 pytest.fail("import circle: " + " → ".join(cycle))
             if nxt not in state:
                 visit(nxt)
@@ -139,7 +140,11 @@ def test_every_page_reruns_its_interactions_in_a_fragment(page: str) -> None:
     """Each page runs what its controls change in an st.fragment (or in ui.state.topic_tabs, whose
     open tab is one), so that stepping or switching a head does not rerun the whole page."""
     tree = ast.parse((ROOT / "pages" / page).read_text())
-    used = {ast.unparse(node.func if isinstance(node, ast.Call) else node)
-            for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) for node in fn.decorator_list}
+    used = {
+        ast.unparse(node.func if isinstance(node, ast.Call) else node)
+        for fn in ast.walk(tree)
+        if isinstance(fn, ast.FunctionDef)
+        for node in fn.decorator_list
+    }
     used |= {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     assert any(name.startswith("st.fragment") or name == "topic_tabs" for name in used) or page in WHOLE_PAGE_VIEWS

@@ -1,6 +1,7 @@
 """The real-LLM adapter (models.inference.llm) on a tiny random Llama built here (no download):
 generation trace, KV cache, top-k/top-p, grouped-query sharing and cache bytes, RoPE, head-type
 scores, the conversion cache; and the page with the model absent (AppTest)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -34,13 +35,24 @@ def _tokenizer() -> PreTrainedTokenizerFast:
 def tiny() -> L.LLM:
     """3 layers, 6 query heads sharing 2 key/value heads, head dim 8, random weights."""
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
-                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
-                         rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        rope_theta=500.0,
+        bos_token_id=0,
+        eos_token_id=1,
+        attn_implementation="eager",
+    )
     return L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
 
 
 # ---------------------------------------------------------------------------- generation
+
 
 def test_generation_trace_shapes(tiny: L.LLM) -> None:
     trace = L.generate(tiny, [0, 5, 6, 7], max_new=5, temperature=1.0, top_k=10, seed=3)
@@ -53,7 +65,6 @@ def test_generation_trace_shapes(tiny: L.LLM) -> None:
         assert np.all(np.diff(step.top_probs) <= 0)
     assert trace.tokens == [VOCAB[i] for i in [0, 5, 6, 7] + trace.generated_ids]
     assert json.loads(json.dumps(trace.to_dict()))["text"] == trace.text
-
 
 
 def test_the_step_figure_is_planned_for_its_column(tiny: L.LLM) -> None:
@@ -104,11 +115,13 @@ def test_top_k_and_top_p_filtering() -> None:
     np.testing.assert_allclose(both, [0.5 / 0.85, 0.2 / 0.85, 0.15 / 0.85, 0, 0], atol=1e-6)
     np.testing.assert_allclose(L.sampling_distribution(logits, 0.0), [1, 0, 0, 0, 0])
     hot = L.sampling_distribution(logits, 2.0)  # T > 1 flattens: softmax(log p / 2) ∝ √p
-    np.testing.assert_allclose(hot, np.sqrt([0.5, 0.2, 0.15, 0.1, 0.05]) / np.sqrt([0.5, 0.2, 0.15, 0.1, 0.05]).sum(),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        hot, np.sqrt([0.5, 0.2, 0.15, 0.1, 0.05]) / np.sqrt([0.5, 0.2, 0.15, 0.1, 0.05]).sum(), atol=1e-6
+    )
 
 
 # ---------------------------------------------------------------------------- grouped-query attention
+
 
 def test_gqa_sharing_map_matches_the_model(tiny: L.LLM) -> None:
     """Changing one key/value head's K weights changes exactly the query heads the map assigns to it."""
@@ -120,7 +133,7 @@ def test_gqa_sharing_map_matches_the_model(tiny: L.LLM) -> None:
     saved = k_proj.weight.detach().clone()
     try:
         with torch.no_grad():
-            k_proj.weight[tiny.head_dim: 2 * tiny.head_dim] += torch.randn(tiny.head_dim, tiny.hidden)  # K/V head 1
+            k_proj.weight[tiny.head_dim : 2 * tiny.head_dim] += torch.randn(tiny.head_dim, tiny.hidden)  # K/V head 1
         after = L.attention_of(tiny, ids)
     finally:
         with torch.no_grad():
@@ -144,6 +157,7 @@ def test_kv_cache_bytes_match_the_cache_the_model_keeps(tiny: L.LLM) -> None:
 
 
 # ---------------------------------------------------------------------------- RoPE
+
 
 def test_rope_frequencies_and_pair_order_match_llama(tiny: L.LLM) -> None:
     rotary = LlamaRotaryEmbedding(tiny.model.config)
@@ -182,6 +196,7 @@ def test_rope_scores_depend_only_on_the_offset() -> None:
 
 # ---------------------------------------------------------------------------- head types
 
+
 def _uniform_causal(n: int) -> np.ndarray:
     a = np.tril(np.ones((n, n)))
     return a / a.sum(-1, keepdims=True)
@@ -197,8 +212,10 @@ def test_head_scores_on_constructed_attention() -> None:
         induction[t] = 0.0
         induction[t, t - period + 1] = 1.0
     heads = np.stack([sink, prev, induction, _uniform_causal(n)])[None]  # (1 layer, 4 heads, n, n)
-    np.testing.assert_allclose(L.sink_scores(heads)[0], [1.0, 0.1, np.mean([1 / (i + 1) for i in range(1, 6)]) / 2,
-                                                         np.mean([1 / (i + 1) for i in range(1, n)])])
+    np.testing.assert_allclose(
+        L.sink_scores(heads)[0],
+        [1.0, 0.1, np.mean([1 / (i + 1) for i in range(1, 6)]) / 2, np.mean([1 / (i + 1) for i in range(1, n)])],
+    )
     np.testing.assert_allclose(L.previous_token_scores(heads)[0, :2], [0.1, 1.0])  # query 1: key 0 is also i − 1
     scores = L.induction_scores(heads, start, period)[0]
     np.testing.assert_allclose(scores[:3], [0.0, 0.0, 1.0])
@@ -220,12 +237,14 @@ def test_measure_heads_on_the_tiny_model(tiny: L.LLM) -> None:
 
 # ---------------------------------------------------------------------------- conversion cache
 
+
 def _fake_convert(calls: list[int]):
     def convert(gguf, out, progress):
         calls.append(1)
         progress("weights", 0.5)
         (out / "model.safetensors").write_bytes(b"weights" * 100)
         (out / "config.json").write_text("{}")
+
     return convert
 
 
@@ -252,6 +271,7 @@ def test_conversion_cache_is_built_once_and_rebuilt_when_broken(tmp_path, monkey
     def killed(gguf, out, progress):
         (out / "model.safetensors").write_bytes(b"part")
         raise KeyboardInterrupt
+
     gguf.write_bytes(b"GGUF" + bytes(90))
     with pytest.raises(KeyboardInterrupt):
         L.ensure_converted(progress, folder, gguf, killed)
@@ -303,6 +323,7 @@ def test_the_package_ships_the_gguf() -> None:
 
 # ---------------------------------------------------------------------------- the page, model absent
 
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_without_the_converted_model(tmp_path, monkeypatch, lang: str) -> None:
     monkeypatch.setenv("ATTN_LAB_CACHE", str(tmp_path))  # an empty cache: not converted
@@ -311,6 +332,7 @@ def test_page_without_the_converted_model(tmp_path, monkeypatch, lang: str) -> N
     at.run()
     assert not at.exception
     from ui.strings import STRINGS
+
     i = 1 if lang == "zh" else 0
     assert at.title[0].value == STRINGS["nav.9"][i]
     assert [w.value for w in at.warning] == [STRINGS["llm_explorer.not_converted"][i].format(command=L.PREPARE_COMMAND)]
@@ -356,6 +378,7 @@ def test_the_button_converts_in_a_background_thread(tmp_path, monkeypatch) -> No
     worker.join(10)
     at.run()
     from ui.strings import STRINGS
+
     assert at.error[0].value == STRINGS["llm_explorer.convert_failed"][0].format(error="disk full while saving")
     assert not at.button(key="llm_convert").disabled
 
@@ -383,9 +406,19 @@ def page_model(monkeypatch) -> Iterator[L.LLM]:
     """The page's model replaced by a tiny random Llama (3 layers, 6 query heads, 2 key/value heads),
     as if converted (:func:`served`)."""
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
-                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
-                         rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        rope_theta=500.0,
+        bos_token_id=0,
+        eos_token_id=1,
+        attn_implementation="eager",
+    )
     tiny = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "tiny")
     with served(monkeypatch, tiny):
         yield tiny
@@ -410,9 +443,17 @@ def served(monkeypatch, model: L.LLM) -> Iterator[L.LLM]:
             cached.clear()
 
 
-@pytest.mark.parametrize("topic, kind", [("llm_explorer.tab.generation", None), ("llm_explorer.tab.gqa", None),
-                                         ("llm_explorer.tab.rope", None), ("llm_explorer.tab.heads", "induction"),
-                                         ("llm_explorer.tab.heads", "sink"), ("llm_explorer.tab.heads", "previous")])
+@pytest.mark.parametrize(
+    "topic, kind",
+    [
+        ("llm_explorer.tab.generation", None),
+        ("llm_explorer.tab.gqa", None),
+        ("llm_explorer.tab.rope", None),
+        ("llm_explorer.tab.heads", "induction"),
+        ("llm_explorer.tab.heads", "sink"),
+        ("llm_explorer.tab.heads", "previous"),
+    ],
+)
 @pytest.mark.slow
 def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str | None) -> None:
     """Every tab (and head type) of the page in 中文 with a model loaded: labels, headings, table
@@ -440,14 +481,35 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
 
 # ---------------------------------------------------------------------------- the command line
 
+
 def test_generate_command_runs_the_real_llm(tiny: L.LLM, monkeypatch, capsys) -> None:
     """`python -m models.generate --model smollm2 --json` (here on the tiny Llama): the sampled
     continuation and each new token's attention of every layer × head over all tokens before it."""
     from cli.generate import main
 
     monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
-    assert main(["--model", "smollm2", "--plain", "--json", "--max-new", "4", "--temperature", "0.8",
-                 "--top-k", "10", "--top-p", "0.9", "--seed", "5", "w3 w4 w5"]) == 0
+    assert (
+        main(
+            [
+                "--model",
+                "smollm2",
+                "--plain",
+                "--json",
+                "--max-new",
+                "4",
+                "--temperature",
+                "0.8",
+                "--top-k",
+                "10",
+                "--top-p",
+                "0.9",
+                "--seed",
+                "5",
+                "w3 w4 w5",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     expected = L.generate_text(tiny, "w3 w4 w5", chat=False, max_new=4, temperature=0.8, top_k=10, top_p=0.9, seed=5)
     assert out["generated_ids"] == expected.generated_ids and out["text"] == expected.text
@@ -456,10 +518,13 @@ def test_generate_command_runs_the_real_llm(tiny: L.LLM, monkeypatch, capsys) ->
     assert out["top_p"] == 0.9 and out["use_cache"] is True
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["--model", "smollm2", "--plain", ""], "the prompt is empty"),
-    (["--model", "smollm2", "--max-new", "0", "w3"], "--max-new must be from 1 to"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--model", "smollm2", "--plain", ""], "the prompt is empty"),
+        (["--model", "smollm2", "--max-new", "0", "w3"], "--max-new must be from 1 to"),
+    ],
+)
 def test_generate_command_refuses_bad_llm_input_in_one_line(tiny: L.LLM, monkeypatch, capsys, argv, said) -> None:
     from cli.generate import main
 

@@ -1,6 +1,7 @@
 """A model that does not read Chinese (SmolLM2 cuts each character into byte pieces): its pieces are
 labelled with the character they form, and the Real LLM page says so, on a tiny random Llama with a
 byte-level tokenizer (every character one piece per UTF-8 byte, as SmolLM2 reads most Chinese)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -31,9 +32,18 @@ def _byte_tokenizer() -> PreTrainedTokenizerFast:
 def byte_llm() -> L.LLM:
     torch.manual_seed(0)
     tokenizer = _byte_tokenizer()
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        bos_token_id=0,
+        eos_token_id=1,
+        attn_implementation="eager",
+    )
     return L.LLM.wrap(LlamaForCausalLM(config), tokenizer, "tiny")
 
 

@@ -3,6 +3,7 @@ its config read right (layer types, sliding window, two RoPE bases, one key/valu
 sliding-window check (exactly 0 beyond the window on local layers, not on the global one), generation
 with the KV cache (a local layer's cache holds only its window), and the Real LLM page running it from
 a converted cache folder, its licence notice shown."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,10 +25,21 @@ def _save_tiny_gemma(folder: Path) -> None:
     """6 layers (the 6th global, the others a 4-token sliding window), 4 query heads sharing 1 key/value
     head, head dim 8, random weights, saved as a Hugging Face folder with the tests' word tokenizer."""
     torch.manual_seed(0)
-    config = Gemma3TextConfig(vocab_size=len(VOCAB), hidden_size=32, intermediate_size=64, num_hidden_layers=6,
-                              num_attention_heads=4, num_key_value_heads=1, head_dim=8, sliding_window=WINDOW,
-                              max_position_embeddings=256, bos_token_id=0, eos_token_id=1, pad_token_id=1,
-                              attn_implementation="eager")
+    config = Gemma3TextConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=6,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=8,
+        sliding_window=WINDOW,
+        max_position_embeddings=256,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=1,
+        attn_implementation="eager",
+    )
     Gemma3ForCausalLM(config).save_pretrained(folder)
     _tokenizer().save_pretrained(folder)
 
@@ -103,8 +115,9 @@ def test_the_page_runs_gemma_from_its_converted_cache(tmp_path, monkeypatch, lan
     monkeypatch.setenv("ATTN_LAB_CACHE", str(tmp_path))
     monkeypatch.setattr(L, "check_installed", lambda *args, **kwargs: None)  # the real package is not needed
     monkeypatch.setattr(L, "source_key", lambda gguf=None, model=L.MODEL_NAME: {"tiny": model})
-    L.ensure_converted(gguf=tmp_path / "unused.gguf", model="gemma3",
-                       convert=lambda gguf, out, progress: _save_tiny_gemma(out))
+    L.ensure_converted(
+        gguf=tmp_path / "unused.gguf", model="gemma3", convert=lambda gguf, out, progress: _save_tiny_gemma(out)
+    )
     assert L.is_converted(model="gemma3") and not L.is_converted()
     caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores)
     for cached in caches:

@@ -1,5 +1,6 @@
 """Everyday English written by SmolLM2 for the masked-LM head: the reply parser, the filters and the
 shipped file (corpora/data/smollm2_everyday.txt.gz)."""
+
 from __future__ import annotations
 
 import gzip
@@ -23,7 +24,8 @@ REPLY = """Here are ten sentences about breakfast:
 def test_sentences_of_strips_numbering_splits_and_filters():
     assert list(sentences_of(REPLY)) == [
         "I eat bread with butter every morning.",
-        "My sister drinks orange juice.", "She likes it cold!",
+        "My sister drinks orange juice.",
+        "She likes it cold!",
         "We have eggs on Sunday.",
     ]  # quotes inside, non-ASCII, one-word, about-the-task and over-20-word lines are dropped
 

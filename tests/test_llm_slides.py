@@ -2,6 +2,7 @@
 RoPE or head types tab, with settings other than the page's defaults, presents that tab's view with
 those settings (the same figure data as the page, one step, no "on the page itself" note), in English
 and 中文. The page's model is test_llm's tiny random Llama (its ``page_model`` fixture)."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,15 @@ PRESENT = str(ROOT / "pages" / "12_Present.py")
 VIEWS = [
     ("gqa", {"llm_bytes": "2", "llm_context": "1024"}),
     ("rope", {"llm_pair": "2", "llm_positions": "20"}),
-    ("heads", {"llm_kind": "sink", "llm_period": "12", "llm_heads_seed": "3",
-               "llm_heads_text": "w3 w4 w5 w6 w7 w3 w4 w9 w10"}),
+    (
+        "heads",
+        {
+            "llm_kind": "sink",
+            "llm_period": "12",
+            "llm_heads_seed": "3",
+            "llm_heads_text": "w3 w4 w5 w6 w7 w3 w4 w9 w10",
+        },
+    ),
     ("heads", {"llm_kind": "previous", "llm_period": "20"}),
 ]
 OTHER_TOPIC = [text.split("“{raw}”")[1].strip(" .。") for text in STRINGS["slide.other_topic"]]  # "is on the page …"
@@ -63,8 +71,12 @@ def _present(at: AppTest, lang: str) -> AppTest:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("topic, settings", VIEWS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(VIEWS)])
-def test_a_slide_draws_the_tab_it_was_added_from(page_model: L.LLM, topic: str, settings: dict[str, str],  # noqa: F811
-                                                 lang: str) -> None:
+def test_a_slide_draws_the_tab_it_was_added_from(
+    page_model: L.LLM,  # noqa: F811
+    topic: str,
+    settings: dict[str, str],
+    lang: str,
+) -> None:
     at = _page(topic, settings, lang)
     drawn = _traces(at)
     assert drawn

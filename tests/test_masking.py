@@ -1,10 +1,19 @@
 """BERT's masking procedure: 15% chosen (per sequence, as the reference code, or independently),
 80/10/10, never special tokens, reproducible by seed."""
+
 import numpy as np
 import pytest
 
 from corpora.masking import (
-    IGNORE, INDEPENDENT, KEPT, MASKED, NOT_CHOSEN, RANDOM, mask_array, mask_sequence, masking_statistics,
+    IGNORE,
+    INDEPENDENT,
+    KEPT,
+    MASKED,
+    NOT_CHOSEN,
+    RANDOM,
+    mask_array,
+    mask_sequence,
+    masking_statistics,
 )
 
 MASK_ID, VOCAB = 4, 6000
@@ -23,8 +32,9 @@ def _batch(n_tokens: int = 100_000, width: int = 64, seed: int = 0):
 
 def test_rates_within_one_point_over_100k_tokens():
     ids, special = _batch()
-    corrupted, labels, outcome = mask_array(ids, special, np.random.default_rng(42), mask_id=MASK_ID, vocab_size=VOCAB,
-                                            rule=INDEPENDENT)
+    corrupted, labels, outcome = mask_array(
+        ids, special, np.random.default_rng(42), mask_id=MASK_ID, vocab_size=VOCAB, rule=INDEPENDENT
+    )
     eligible = (~special).sum()
     assert eligible >= 100_000
     chosen = outcome != NOT_CHOSEN
@@ -37,8 +47,9 @@ def test_rates_within_one_point_over_100k_tokens():
 
 def test_outcomes_agree_with_ids_and_labels():
     ids, special = _batch(20_000)
-    corrupted, labels, outcome = mask_array(ids, special, np.random.default_rng(1), mask_id=MASK_ID, vocab_size=VOCAB,
-                                            rule=INDEPENDENT)
+    corrupted, labels, outcome = mask_array(
+        ids, special, np.random.default_rng(1), mask_id=MASK_ID, vocab_size=VOCAB, rule=INDEPENDENT
+    )
     assert not (outcome[special] != NOT_CHOSEN).any(), "special tokens are never chosen"
     assert (corrupted[outcome == MASKED] == MASK_ID).all()
     assert (corrupted[outcome == KEPT] == ids[outcome == KEPT]).all()
@@ -76,8 +87,9 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         mask_array(np.zeros(3), np.zeros(4, bool), np.random.default_rng(0), mask_id=4, vocab_size=10)
     with pytest.raises(ValueError):
-        mask_array(np.zeros(3), np.zeros(3, bool), np.random.default_rng(0), mask_id=4, vocab_size=10,
-                   probs=(0.5, 0.1, 0.1))
+        mask_array(
+            np.zeros(3), np.zeros(3, bool), np.random.default_rng(0), mask_id=4, vocab_size=10, probs=(0.5, 0.1, 0.1)
+        )
     with pytest.raises(ValueError):
         masking_statistics([False], n_draws=0)
 
@@ -92,7 +104,7 @@ def test_reference_rule_masks_round_15_percent_of_every_sequence():
     for row, n in enumerate(lengths):
         ids[row, :n] = rng.integers(5, VOCAB, size=n)
         ids[row, 0], ids[row, n - 1] = 2, 3
-        special[row, 1: n - 1] = False
+        special[row, 1 : n - 1] = False
     corrupted, labels, outcome = mask_array(ids, special, np.random.default_rng(9), mask_id=MASK_ID, vocab_size=VOCAB)
     chosen = (outcome != NOT_CHOSEN).sum(axis=1)
     expected = np.minimum(lengths - 2, np.maximum(1, np.rint(0.15 * lengths)))
@@ -108,7 +120,8 @@ def test_independent_rule_leaves_some_sequences_without_a_prediction():
     ids = np.full((4000, 12), 7)
     special = np.zeros_like(ids, dtype=bool)
     special[:, 0] = special[:, -1] = True
-    _, _, outcome = mask_array(ids, special, np.random.default_rng(0), mask_id=MASK_ID, vocab_size=VOCAB,
-                               rule=INDEPENDENT)
+    _, _, outcome = mask_array(
+        ids, special, np.random.default_rng(0), mask_id=MASK_ID, vocab_size=VOCAB, rule=INDEPENDENT
+    )
     empty = ((outcome != NOT_CHOSEN).sum(axis=1) == 0).mean()
-    assert abs(empty - 0.85 ** 10) < 0.03  # (1 − p)^n of the sequences: about 20% here
+    assert abs(empty - 0.85**10) < 0.03  # (1 − p)^n of the sequences: about 20% here

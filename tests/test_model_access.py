@@ -1,6 +1,7 @@
 """Confined loading of local model folders (issue 14, part 1): hostile paths all get one message that
 reveals nothing, aliases share one key and load once, caps refuse before any weights are read,
 pickles load only with weights_only=True, the modes and the settings, and page 8 with a hostile path."""
+
 import json
 import os
 import shutil
@@ -12,8 +13,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from models.inference import hf_adapter
-from models.inference.model_access import (OFF, REFUSED, ModelAccessError, ModelRegistry, Settings, check_caps,
-                                           estimate_parameters, folder_label, load_settings, resolve_folder)
+from models.inference.model_access import (
+    OFF,
+    REFUSED,
+    ModelAccessError,
+    ModelRegistry,
+    Settings,
+    check_caps,
+    estimate_parameters,
+    folder_label,
+    load_settings,
+    resolve_folder,
+)
 from bench.hostile_paths import HOSTILE, OVERSIZED_CONFIG, aliases, fake_model, make_layout
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_hf_adapter import make_tiny_bert
@@ -120,8 +131,12 @@ def no_weights_read(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("read before the caps were checked")
 
-    for cls in (transformers.AutoModel, transformers.AutoModelForMaskedLM, transformers.AutoConfig,
-                transformers.AutoTokenizer):
+    for cls in (
+        transformers.AutoModel,
+        transformers.AutoModelForMaskedLM,
+        transformers.AutoConfig,
+        transformers.AutoTokenizer,
+    ):
         monkeypatch.setattr(cls, "from_pretrained", boom)
     monkeypatch.setattr(torch, "load", boom)
     monkeypatch.setattr(safetensors.torch, "load_file", boom)
@@ -142,16 +157,19 @@ def test_folder_over_the_size_cap_refused_before_any_weights_are_read(lab, no_we
         hf_adapter.load_hf_model(resolve_folder("model", settings), settings=settings)
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"hidden_size": -1, "num_hidden_layers": 2}, "unusable hidden_size"),
-    ({"hidden_size": "abc", "num_hidden_layers": 2}, "unusable hidden_size"),
-    ({"hidden_size": 1e30, "num_hidden_layers": 2}, "unusable hidden_size"),
-    ({"hidden_size": True, "num_hidden_layers": 2}, "unusable hidden_size"),
-    ({"hidden_size": 64, "num_hidden_layers": 10 ** 12}, "unusable num_hidden_layers"),
-    ({"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": [1]}, "unusable vocab_size"),
-    ({"num_hidden_layers": 2}, "does not give the model's size"),
-    ({"hidden_size": 64, "num_hidden_layers": 64, "num_attention_heads": 64}, "4,096 attention maps"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ({"hidden_size": -1, "num_hidden_layers": 2}, "unusable hidden_size"),
+        ({"hidden_size": "abc", "num_hidden_layers": 2}, "unusable hidden_size"),
+        ({"hidden_size": 1e30, "num_hidden_layers": 2}, "unusable hidden_size"),
+        ({"hidden_size": True, "num_hidden_layers": 2}, "unusable hidden_size"),
+        ({"hidden_size": 64, "num_hidden_layers": 10**12}, "unusable num_hidden_layers"),
+        ({"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": [1]}, "unusable vocab_size"),
+        ({"num_hidden_layers": 2}, "does not give the model's size"),
+        ({"hidden_size": 64, "num_hidden_layers": 64, "num_attention_heads": 64}, "4,096 attention maps"),
+    ],
+)
 def test_absurd_configs_refused_with_a_clear_message(tmp_path, no_weights_read, config, message):
     folder = fake_model(tmp_path / "odd", config)
     with pytest.raises(ModelAccessError, match=message):
@@ -207,8 +225,9 @@ def test_pickle_checkpoint_loads_only_with_weights_only(lab, tmp_path, monkeypat
     calls, real_load = [], torch.load
     monkeypatch.setattr(torch, "load", lambda *a, **kw: calls.append(kw.get("weights_only")) or real_load(*a, **kw))
     asked, real_from = [], transformers.AutoModelForMaskedLM.from_pretrained
-    monkeypatch.setattr(transformers.AutoModelForMaskedLM, "from_pretrained",
-                        lambda *a, **kw: asked.append(kw) or real_from(*a, **kw))
+    monkeypatch.setattr(
+        transformers.AutoModelForMaskedLM, "from_pretrained", lambda *a, **kw: asked.append(kw) or real_from(*a, **kw)
+    )
     m = hf_adapter.load_hf_model(folder, settings=Settings(roots=(tmp_path,)))
     assert m.n_layers == 2 and calls and all(w is True for w in calls), calls
     assert asked[0]["weights_only"] is True and asked[0]["use_safetensors"] is False, "set in our code, not by default"
@@ -251,21 +270,38 @@ def test_settings_from_the_config_file_and_the_environment(tmp_path):
     toml = tmp_path / "lab.toml"
     toml.write_text('[model_folders]\nmode = "open"\nroots = ["/srv/models", "~"]\nmax_bytes = 5_000\n')
     s = load_settings({"ATTENTION_LAB_CONFIG": str(toml)})
-    assert (s.mode, s.roots, s.max_bytes, s.max_params) == ("open", (Path("/srv/models"), Path.home()), 5000,
-                                                            350_000_000)
-    s = load_settings({"ATTENTION_LAB_CONFIG": str(toml), "ATTENTION_LAB_MODEL_FOLDERS": "off",
-                       "ATTENTION_LAB_MODEL_ROOTS": os.pathsep.join(["/a", "/b"]),
-                       "ATTENTION_LAB_MODEL_MAX_PARAMS": "1_000", "ATTENTION_LAB_MODEL_MAX_LOADED": "1"})
-    assert (s.mode, s.roots, s.max_bytes, s.max_params, s.max_loaded) == ("off", (Path("/a"), Path("/b")), 5000,
-                                                                          1000, 1)
+    assert (s.mode, s.roots, s.max_bytes, s.max_params) == (
+        "open",
+        (Path("/srv/models"), Path.home()),
+        5000,
+        350_000_000,
+    )
+    s = load_settings(
+        {
+            "ATTENTION_LAB_CONFIG": str(toml),
+            "ATTENTION_LAB_MODEL_FOLDERS": "off",
+            "ATTENTION_LAB_MODEL_ROOTS": os.pathsep.join(["/a", "/b"]),
+            "ATTENTION_LAB_MODEL_MAX_PARAMS": "1_000",
+            "ATTENTION_LAB_MODEL_MAX_LOADED": "1",
+        }
+    )
+    assert (s.mode, s.roots, s.max_bytes, s.max_params, s.max_loaded) == (
+        "off",
+        (Path("/a"), Path("/b")),
+        5000,
+        1000,
+        1,
+    )
     default = load_settings({"ATTENTION_LAB_CONFIG": ""})
     assert default.mode == "confined" and len(default.roots) == 1 and default.roots[0].name == "models"
-    for env, what in (({"ATTENTION_LAB_MODEL_FOLDERS": "sometimes"}, "model_folders.mode setting"),
-                      ({"ATTENTION_LAB_MODEL_ROOTS": "relative/dir"}, "model_folders.roots setting"),
-                      ({"ATTENTION_LAB_MODEL_ROOTS": "~nosuchuser/m"}, "model_folders.roots setting"),
-                      ({"ATTENTION_LAB_MODEL_MAX_BYTES": "-5"}, "model_folders.max_bytes setting"),
-                      ({"ATTENTION_LAB_MODEL_MAX_PARAMS": "lots"}, "model_folders.max_params setting"),
-                      ({"ATTENTION_LAB_CONFIG": str(tmp_path / "none.toml")}, "config file")):
+    for env, what in (
+        ({"ATTENTION_LAB_MODEL_FOLDERS": "sometimes"}, "model_folders.mode setting"),
+        ({"ATTENTION_LAB_MODEL_ROOTS": "relative/dir"}, "model_folders.roots setting"),
+        ({"ATTENTION_LAB_MODEL_ROOTS": "~nosuchuser/m"}, "model_folders.roots setting"),
+        ({"ATTENTION_LAB_MODEL_MAX_BYTES": "-5"}, "model_folders.max_bytes setting"),
+        ({"ATTENTION_LAB_MODEL_MAX_PARAMS": "lots"}, "model_folders.max_params setting"),
+        ({"ATTENTION_LAB_CONFIG": str(tmp_path / "none.toml")}, "config file"),
+    ):
         with pytest.raises(ModelAccessError, match=f"the server's {what} is invalid"):
             load_settings(env)
 
@@ -273,6 +309,7 @@ def test_settings_from_the_config_file_and_the_environment(tmp_path):
 # --------------------------------------------------------------------------------------
 # Page 8 with a hostile path
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_page_shows_the_one_message_for_hostile_paths(lab, monkeypatch):

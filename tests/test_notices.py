@@ -1,4 +1,5 @@
 """NOTICES.md lists every required package that ships a model, data or a font, and the lab's own assets."""
+
 from __future__ import annotations
 
 import importlib.metadata as md
@@ -25,12 +26,40 @@ ASSETS = {
 }
 # Packages that ship code only (checked below against their installed files).
 CODE_ONLY = {
-    "torch", "numpy", "pandas", "altair", "safetensors", "sacrebleu", "tqdm", "tokenizers", "transformers",
-    "sentence-transformers", "gguf", "accelerate", "pytest", "fonttools", "ruff", "mypy", "pandas-stubs", "types-tqdm",
+    "torch",
+    "numpy",
+    "pandas",
+    "altair",
+    "safetensors",
+    "sacrebleu",
+    "tqdm",
+    "tokenizers",
+    "transformers",
+    "sentence-transformers",
+    "gguf",
+    "accelerate",
+    "pytest",
+    "fonttools",
+    "ruff",
+    "mypy",
+    "pandas-stubs",
+    "types-tqdm",
 }
 # File types that are a model, a database or a font wherever a package ships them.
-ASSET_SUFFIXES = {".safetensors", ".gguf", ".onnx", ".ckpt", ".pth", ".db", ".sqlite", ".woff", ".woff2", ".ttf",
-                  ".otf", ".ttc"}
+ASSET_SUFFIXES = {
+    ".safetensors",
+    ".gguf",
+    ".onnx",
+    ".ckpt",
+    ".pth",
+    ".db",
+    ".sqlite",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".otf",
+    ".ttc",
+}
 # The lab's own assets in this repository.
 OWN_ASSETS = ("static/fonts/lab-cjk.woff", "checkpoints/", "corpora/data/smollm2_everyday.txt.gz")
 
@@ -77,6 +106,10 @@ def test_code_only_packages_ship_no_model_data_or_font(package: str) -> None:
     except md.PackageNotFoundError:
         pytest.skip(f"{package} is not installed")
     paths = [PurePosixPath(str(f)) for f in files]
-    shipped = [str(p) for p in paths if p.suffix.lower() in ASSET_SUFFIXES
-               and not any(part in ("tests", "test") or part.startswith("test_") for part in p.parts)]
+    shipped = [
+        str(p)
+        for p in paths
+        if p.suffix.lower() in ASSET_SUFFIXES
+        and not any(part in ("tests", "test") or part.startswith("test_") for part in p.parts)
+    ]
     assert not shipped, f"{package} ships {shipped[:3]}: move it to ASSETS and add it to NOTICES.md"

@@ -3,6 +3,7 @@
 Given the same pairs or text, sizes and seed, the command line's trainer and the studio's trainee of a
 family start from the same weights and take the same losses step by step; a second, diverging recipe
 in either front door fails here."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -40,8 +41,7 @@ def test_the_cli_and_the_studio_train_an_rnn_alike(pairs: runs.PairData) -> None
     trainee = runs.rnn_trainee(s, pairs, TRAIN, CPU)
     studio = _losses(trainee.model, trainee.loss_of_batch)
     src_vocab, tgt_vocab = build_vocabs(pairs.train)
-    cli = train_seq2seq(s.rnn_config(len(src_vocab), len(tgt_vocab)), TRAIN, pairs.train, CPU,
-                        [lambda report: None])
+    cli = train_seq2seq(s.rnn_config(len(src_vocab), len(tgt_vocab)), TRAIN, pairs.train, CPU, [lambda report: None])
     assert cli.stats["final_loss"] == pytest.approx(sum(studio) / len(studio), abs=1e-4)
     for a, b in zip(cli.model.state_dict().values(), trainee.model.state_dict().values()):
         assert torch.equal(a, b)
@@ -62,8 +62,15 @@ def test_the_rnn_recipe_reads_batches_by_step(pairs: runs.PairData) -> None:
 
 
 def test_the_cli_and_the_studio_train_a_transformer_alike(pairs: runs.PairData) -> None:
-    s = replace(runs.PRESETS["tiny"], family=runs.TRANSFORMER, seed=TRAIN.seed, hidden=16, heads=2, layers=1,
-                label_smoothing=0.1)
+    s = replace(
+        runs.PRESETS["tiny"],
+        family=runs.TRANSFORMER,
+        seed=TRAIN.seed,
+        hidden=16,
+        heads=2,
+        layers=1,
+        label_smoothing=0.1,
+    )
     torch.manual_seed(TRAIN.seed)
     trainee = runs.transformer_trainee(s, pairs, TRAIN, CPU)
     start = {k: v.clone() for k, v in trainee.model.state_dict().items()}
@@ -77,8 +84,16 @@ def test_the_cli_and_the_studio_train_a_transformer_alike(pairs: runs.PairData) 
 
 
 def test_the_cli_and_the_studio_train_a_language_model_alike() -> None:
-    s = replace(runs.PRESETS["tiny"], family=runs.LM, data="bible-text", seed=TRAIN.seed, hidden=16, heads=2, layers=1,
-                n_train=300)
+    s = replace(
+        runs.PRESETS["tiny"],
+        family=runs.LM,
+        data="bible-text",
+        seed=TRAIN.seed,
+        hidden=16,
+        heads=2,
+        layers=1,
+        n_train=300,
+    )
     data = runs.load_text(s)
     assert isinstance(data, runs.LineData)
     torch.manual_seed(TRAIN.seed)

@@ -1,4 +1,5 @@
 """pyproject.toml and requirements*.txt pin the same versions; the packages and the pytest markers are declared."""
+
 from __future__ import annotations
 
 import re

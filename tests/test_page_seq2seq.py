@@ -1,4 +1,5 @@
 """AppTest of the seq2seq page on the shipped checkpoints: type, step, switch models, compare, bad input."""
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -69,10 +70,18 @@ def test_trained_local_models_show_their_window(app, name, words):
     assert any(words in c.value for c in app.caption)
 
 
-@pytest.mark.parametrize("text", [
-    "", "   \n\t ", "😀🎉 🚗", "红色的汽车", "<script>alert('x')</script> <b>bold</b>",
-    "the \x00\x07 red\u200b car", "the red car " * 800,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\t ",
+        "😀🎉 🚗",
+        "红色的汽车",
+        "<script>alert('x')</script> <b>bold</b>",
+        "the \x00\x07 red\u200b car",
+        "the red car " * 800,
+    ],
+)
 def test_bad_input_never_raises(app, text):
     app.text_input(key="s2s_text").set_value(text).run()
     assert not app.exception, app.exception

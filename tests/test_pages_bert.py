@@ -1,5 +1,6 @@
 """AppTests of the BERT masking page (shipped bert-small) and the Real model explorer (MiniLM-L6
 and a tiny BertForMaskedLM folder built here): widgets, clicks, bad input never raises."""
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -11,8 +12,15 @@ pytestmark = pytest.mark.slow  # every test runs a page
 
 BERT_PAGE = str(ROOT / "pages" / "7_BERT_masking.py")
 REAL_PAGE = str(ROOT / "pages" / "8_Real_model_explorer.py")
-BAD_TEXT = ["", "   \n\t ", "😀🎉 🚗", "红色的汽车很小", "<script>alert('x')</script> <b>bold</b> **md** [l](x)",
-            "the \x00\x07 red\u200b car", "In the beginning God created the heavens. " * 240]
+BAD_TEXT = [
+    "",
+    "   \n\t ",
+    "😀🎉 🚗",
+    "红色的汽车很小",
+    "<script>alert('x')</script> <b>bold</b> **md** [l](x)",
+    "the \x00\x07 red\u200b car",
+    "In the beginning God created the heavens. " * 240,
+]
 
 
 def _ok(at: AppTest) -> None:
@@ -43,9 +51,13 @@ def _topic(at: AppTest, topic: str) -> AppTest:
 def test_bert_page_default(bert):
     assert any("right at top-1" in m.value for m in bert.markdown)  # the predictions open first
     assert bert.number_input(key="bert_seed").value == 0
-    for topic, part in (("Pieces and embeddings", "WordPiece"), ("Masking", "Masking"),
-                        ("Attention", "[MASK], [CLS] and [SEP]"), ("Next sentence", "Next-sentence"),
-                        ("Fine-tuning", "Fine-tuning every parameter")):
+    for topic, part in (
+        ("Pieces and embeddings", "WordPiece"),
+        ("Masking", "Masking"),
+        ("Attention", "[MASK], [CLS] and [SEP]"),
+        ("Next sentence", "Next-sentence"),
+        ("Fine-tuning", "Fine-tuning every parameter"),
+    ):
         heads = " ".join(s.value for s in _topic(bert, topic).subheader)
         assert part in heads, (topic, part)
     assert len(bert.tabs) == 6 + 3  # the page's topics, and the fine-tuning heads
@@ -125,6 +137,7 @@ def test_bert_bad_input_never_raises(bert, text):
 # Real model explorer
 # --------------------------------------------------------------------------------------
 
+
 @pytest.fixture()
 def real() -> AppTest:
     at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
@@ -149,9 +162,13 @@ def test_real_session_keeps_no_trace_of_its_own(monkeypatch) -> None:
     run_hf = hf.run_hf
     monkeypatch.setattr(hf, "run_hf", lambda *a, **k: made.append(weakref.ref(trace := run_hf(*a, **k))) or trace)
     add_deferred = MediaFileManager.add_deferred
-    monkeypatch.setattr(MediaFileManager, "add_deferred", lambda self, data, mime, coordinates, file_name=None, **k:
-                        downloads.setdefault(file_name, data)
-                        and add_deferred(self, data, mime, coordinates, file_name, **k))
+    monkeypatch.setattr(
+        MediaFileManager,
+        "add_deferred",
+        lambda self, data, mime, coordinates, file_name=None, **k: (
+            downloads.setdefault(file_name, data) and add_deferred(self, data, mime, coordinates, file_name, **k)
+        ),
+    )
     bert.real_trace.clear()
     at = AppTest.from_file(REAL_PAGE, default_timeout=APPTEST_TIMEOUT)
     at.run()
@@ -205,8 +222,12 @@ def test_real_local_folder_and_not_a_model(real, tiny_dir, tmp_path, tmp_path_fa
     _ok(real)
     assert any("2 layers × 4 heads" in s.value for s in real.markdown)
     refused = "no model folder at this path"  # models.inference.model_access.REFUSED: says nothing about the path
-    for bad, message in ((str(tmp_path), "no config.json"), ("/no/such/dir", refused),
-                         (str(ROOT / "app.py"), refused), ("<script>alert(1)</script>", refused)):
+    for bad, message in (
+        (str(tmp_path), "no config.json"),
+        ("/no/such/dir", refused),
+        (str(ROOT / "app.py"), refused),
+        ("<script>alert(1)</script>", refused),
+    ):
         real.text_input(key="real_dir").set_value(bad).run()
         assert not real.exception, real.exception
         # The message is shown as typed: its markdown source escapes every markdown character.
@@ -274,8 +295,9 @@ def test_typed_mask_predicts_on_the_page_as_fill_mask_does():
     expected = fill_mask(load_bert(DEFAULT_MASKED_LM), CLASSIC, top_k=5).masks
     assert len(expected) == 1 and expected[0]["position"] == 6
     assert drawn["customdata"][::-1] == [p["token"] for p in expected[0]["predictions"]]
-    np.testing.assert_allclose(np.asarray(drawn["x"][::-1]) / 100, [p["prob"] for p in expected[0]["predictions"]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(drawn["x"][::-1]) / 100, [p["prob"] for p in expected[0]["predictions"]], rtol=1e-6
+    )
     assert expected[0]["predictions"][0]["token"] == "supermarket"
     assert bars[0]["layout"]["yaxis"]["ticktext"][-1] == "supermarket"  # written whole, not "sup…"
     for seed in ("4", "5"):  # another draw changes nothing

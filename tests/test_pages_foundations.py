@@ -1,5 +1,6 @@
 """AppTest for "Attention from scratch" and "Positional encoding": every tab runs, the controls
 change the results, and bad input in the Q/K/V sandbox gives an error message, never an exception."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,6 +27,7 @@ def _markdown(at: AppTest) -> str:
 
 
 # ------------------------------------------------------------------------ Attention from scratch
+
 
 def test_kernel_regression_tab_reacts_to_its_controls():
     at = _open(SCRATCH)
@@ -108,12 +110,19 @@ def test_why_attention_tab_explains_without_results():
 def test_why_attention_tab_draws_the_shipped_results(monkeypatch):
     pytest.importorskip("viz_core.seq2seq")
     evaluate = pytest.importorskip("models.checkpoints")
-    fake = {"models": [
-        {"label": label, "kind": kind, "bleu_by_length": [
-            {"min_len": 1, "max_len": 10, "bleu": b1, "n": 50},
-            {"min_len": 11, "max_len": 20, "bleu": b2, "n": 40}]}
-        for label, kind, b1, b2 in (("no attention", "none", 30.0, 12.0),
-                                    ("Bahdanau", "bahdanau", 35.0, 33.0))]}
+    fake = {
+        "models": [
+            {
+                "label": label,
+                "kind": kind,
+                "bleu_by_length": [
+                    {"min_len": 1, "max_len": 10, "bleu": b1, "n": 50},
+                    {"min_len": 11, "max_len": 20, "bleu": b2, "n": 40},
+                ],
+            }
+            for label, kind, b1, b2 in (("no attention", "none", 30.0, 12.0), ("Bahdanau", "bahdanau", 35.0, 33.0))
+        ]
+    }
     monkeypatch.setattr(evaluate, "load_results", lambda: fake)
     at = _open(SCRATCH, "Why attention")
     assert not at.info
@@ -133,6 +142,7 @@ def test_complexity_tab_times_only_on_request():
 
 
 # --------------------------------------------------------------------------- Positional encoding
+
 
 def test_sinusoid_tab():
     at = _open(POSITIONAL)

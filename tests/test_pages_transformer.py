@@ -1,5 +1,6 @@
 """AppTest of the three Transformer pages on the shipped checkpoints: default view, stepping,
 switching attention/head/model, side by side, bad input (clear messages, never an exception)."""
+
 from __future__ import annotations
 
 import pytest

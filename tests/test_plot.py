@@ -1,5 +1,6 @@
 """ui.plot: every figure goes to the page as its own JSON, with the lab's template, plotly.js served
 by the app itself."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,10 @@ def test_the_lab_template_is_every_figures_default() -> None:
 def test_the_lab_template_stays_the_default_whatever_was_imported_first() -> None:
     """Importing Streamlit makes its theme plotly's default; the figures drawn through ui.plot
     keep the lab's template even when viz_core was imported before Streamlit."""
-    code = ("import viz_core.style, plotly.io as pio, streamlit; assert pio.templates.default == 'streamlit'; "
-            "import ui.plot; print(pio.templates.default)")
+    code = (
+        "import viz_core.style, plotly.io as pio, streamlit; assert pio.templates.default == 'streamlit'; "
+        "import ui.plot; print(pio.templates.default)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["attention_lab"]
@@ -102,8 +105,10 @@ def test_figure_spec_is_the_figure_json_with_a_revision_of_its_traces() -> None:
 
     from ui.plot import figure_spec
 
-    fig = go.Figure([go.Heatmap(z=np.eye(3)), go.Scatter(x=np.arange(3), y=np.arange(3), marker={"color": "red"})],
-                    layout={"title": {"text": "step 1"}, "shapes": [{"type": "rect", "y0": -0.5, "y1": 0.5}]})
+    fig = go.Figure(
+        [go.Heatmap(z=np.eye(3)), go.Scatter(x=np.arange(3), y=np.arange(3), marker={"color": "red"})],
+        layout={"title": {"text": "step 1"}, "shapes": [{"type": "rect", "y0": -0.5, "y1": 0.5}]},
+    )
     spec, revision = figure_spec(fig)
     assert json.loads(spec) == json.loads(fig.to_json())  # what plotly.py itself sends (no trace uids)
     fig.update_layout(title_text="step 2", shapes=[{"type": "rect", "y0": 0.5, "y1": 1.5}])
@@ -122,8 +127,7 @@ def _stepped_page() -> None:
 
     chart(go.Figure(go.Bar(x=["a"], y=[1])), key="before", config=PLOT)  # drawn before the step control
     t = step_control(4, key="demo")
-    chart(go.Figure(go.Heatmap(z=np.eye(3)), layout={"title": {"text": f"step {t + 1}"}}), key="heat_map",
-          config=PLOT)
+    chart(go.Figure(go.Heatmap(z=np.eye(3)), layout={"title": {"text": f"step {t + 1}"}}), key="heat_map", config=PLOT)
     chart(go.Figure(go.Bar(x=["a"], y=[1])), key="fixed", config=PLOT, step=7)
 
 
@@ -162,8 +166,16 @@ def test_the_toolbar_speaks_the_readers_language_and_never_offers_the_cloud() ->
     dictionary = config["locales"]["zh-CN"]["dictionary"]
     toolbar = {k: v for k, v in STRINGS.items() if k.startswith("toolbar.")}
     assert dictionary == {en: zh for en, zh in toolbar.values()}
-    for english in ("Download plot as a PNG", "Zoom", "Pan", "Reset axes", "Autoscale", "Zoom in", "Zoom out",
-                    SVG_TITLE):
+    for english in (
+        "Download plot as a PNG",
+        "Zoom",
+        "Pan",
+        "Reset axes",
+        "Autoscale",
+        "Zoom in",
+        "Zoom out",
+        SVG_TITLE,
+    ):
         assert dictionary[english] != english and re.search(r"[\u4e00-\u9fff]", dictionary[english]), english
     english = json.loads(AppTest.from_function(_page, default_timeout=60).run().get("bidi_component")[0].proto.json)
     assert "locale" not in english["config"] and english["config"]["showSendToCloud"] is False

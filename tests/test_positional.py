@@ -1,4 +1,5 @@
 """Positional encodings against their formulas: sinusoid, rotation, Transformer-XL, RoPE, ALiBi."""
+
 import math
 
 import numpy as np
@@ -22,8 +23,7 @@ def _formula(length: int, d: int) -> np.ndarray:
 @pytest.mark.parametrize("d", [2, 7, 16, 64])
 def test_sinusoidal_encoding_matches_the_paper(d):
     np.testing.assert_allclose(pe.sinusoidal_encoding(50, d).numpy(), _formula(50, d), atol=2e-5)
-    np.testing.assert_array_equal(pe.sinusoid_at(torch.arange(50), d).numpy(),
-                                  pe.sinusoidal_encoding(50, d).numpy())
+    np.testing.assert_array_equal(pe.sinusoid_at(torch.arange(50), d).numpy(), pe.sinusoidal_encoding(50, d).numpy())
 
 
 def test_positional_encoding_module_adds_the_table():
@@ -44,15 +44,15 @@ def test_wavelengths_are_a_geometric_progression():
 @pytest.mark.parametrize("d", [2, 8, 64])
 def test_rotation_matrix_is_block_diagonal_and_orthogonal(d):
     m = pe.rotation_matrix(3.0, d)
-    blocks = torch.block_diag(*[m[i:i + 2, i:i + 2] for i in range(0, d, 2)])
+    blocks = torch.block_diag(*[m[i : i + 2, i : i + 2] for i in range(0, d, 2)])
     torch.testing.assert_close(m, blocks)
     torch.testing.assert_close(m @ m.T, torch.eye(d, dtype=m.dtype))
     torch.testing.assert_close(pe.rotation_matrix(0, d), torch.eye(d, dtype=m.dtype))
-    torch.testing.assert_close(pe.rotation_matrix(2, d) @ pe.rotation_matrix(5, d),
-                               pe.rotation_matrix(7, d))
+    torch.testing.assert_close(pe.rotation_matrix(2, d) @ pe.rotation_matrix(5, d), pe.rotation_matrix(7, d))
     omega = pe.inverse_frequencies(d, torch.float64)[0]
-    block = torch.tensor([[math.cos(3 * omega), math.sin(3 * omega)],
-                          [-math.sin(3 * omega), math.cos(3 * omega)]], dtype=torch.float64)
+    block = torch.tensor(
+        [[math.cos(3 * omega), math.sin(3 * omega)], [-math.sin(3 * omega), math.cos(3 * omega)]], dtype=torch.float64
+    )
     torch.testing.assert_close(m[:2, :2], block)
 
 
@@ -62,7 +62,7 @@ def test_shift_by_k_is_the_same_linear_map_for_every_position(d):
     table = pe.sinusoid_at(torch.arange(2 * length), d, torch.float64)
     for k in [0, 1, 2, 7, 50, 199]:
         shifted = table[:length] @ pe.rotation_matrix(k, d).T
-        assert (shifted - table[k:k + length]).abs().max() < 1e-10
+        assert (shifted - table[k : k + length]).abs().max() < 1e-10
 
 
 def test_rotation_needs_even_dimension():
@@ -133,9 +133,8 @@ def test_rope_rotates_pairs_and_scores_depend_on_relative_position():
 
 
 def test_alibi_slopes_and_bias():
-    torch.testing.assert_close(pe.alibi_slopes(8), torch.tensor([2.0 ** -i for i in range(1, 9)]))
-    torch.testing.assert_close(pe.alibi_slopes(6),
-                               torch.tensor([2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8, 2 ** -1, 2 ** -3]))
+    torch.testing.assert_close(pe.alibi_slopes(8), torch.tensor([2.0**-i for i in range(1, 9)]))
+    torch.testing.assert_close(pe.alibi_slopes(6), torch.tensor([2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]))
     bias = pe.alibi_bias(5, 4)
     assert bias.shape == (4, 5, 5)
     assert bias[0, 4, 1].item() == pytest.approx(-0.25 * 3)  # m_1 = 2^(−8/4) = 1/4
@@ -171,9 +170,13 @@ def test_learned_positions_loader(tmp_path):
     assert lesson.find_learned_positions(tmp_path) is None
     (tmp_path / "junk.safetensors").write_bytes(b"not a safetensors file")
     table = torch.arange(20, dtype=torch.float32).reshape(5, 4)
-    save_file({"bert.embeddings.position_embeddings.weight": table,
-               "bert.embeddings.word_embeddings.weight": torch.ones(9, 4)},
-              str(tmp_path / "sub_b.safetensors"))
+    save_file(
+        {
+            "bert.embeddings.position_embeddings.weight": table,
+            "bert.embeddings.word_embeddings.weight": torch.ones(9, 4),
+        },
+        str(tmp_path / "sub_b.safetensors"),
+    )
     found = lesson.find_learned_positions(tmp_path)
     assert found is not None
     assert found.tensor_name == "bert.embeddings.position_embeddings.weight"
@@ -192,7 +195,7 @@ def test_compare_schemes():
             np.testing.assert_allclose(diag, diag[0], atol=1e-9)
     i, j = np.indices((24, 24))
     np.testing.assert_allclose(result.maps["ALiBi"], np.where(j <= i, -(i - j) / 23, np.nan))
-    assert result.alibi_slope == pytest.approx(2 ** -4)
+    assert result.alibi_slope == pytest.approx(2**-4)
     assert 0 < result.rope_unseen_pairs <= 8
     learned = lesson.LearnedPositions("x", "pos_embedding", np.random.default_rng(0).normal(size=(12, 6)))
     with_table = lesson.compare_schemes(8, 24, 16, learned=learned).maps["Learned (absolute)"]
@@ -201,6 +204,7 @@ def test_compare_schemes():
 
 
 # ------------------------------------------- the position-only score of the shipped tf-en-fr
+
 
 @pytest.fixture(scope="module")
 def tf_en_fr():
@@ -251,8 +255,11 @@ def test_position_only_score_with_rotation_commuting_weights_depends_on_offset_o
     """With W_Q = W_K = I the score is a sum of PE dot products: variation 0 on every diagonal."""
     from models.nn.transformer import Transformer, TransformerConfig
 
-    model = Transformer(TransformerConfig(vocab_size=6, d_model=8, n_heads=2, num_encoder_layers=1,
-                                          num_decoder_layers=1, d_ff=16, max_len=20))
+    model = Transformer(
+        TransformerConfig(
+            vocab_size=6, d_model=8, n_heads=2, num_encoder_layers=1, num_decoder_layers=1, d_ff=16, max_len=20
+        )
+    )
     attn = model.encoder.layers[0].self_attn
     with torch.no_grad():
         attn.w_q.weight.copy_(torch.eye(8))

@@ -2,6 +2,7 @@
 then the next slide, the slide and step in the URL), a bad slide number falls back to slide 1
 with a notice, a bad upload is refused with the format's message and a good one is presented,
 and a slide's refused value is noted, never an error."""
+
 from __future__ import annotations
 
 import json
@@ -100,9 +101,14 @@ def test_unknown_deck_falls_back_with_a_notice():
 
 def test_bad_upload_is_refused_and_a_good_one_presented():
     at = _app(deck="upload")
-    for content, words in ((b"{oops", "not valid JSON"), (b'{"format": "pptx"}', FORMAT),
-                           (json.dumps({"format": FORMAT, "version": 1, "slides": [{"page": "nope"}]}).encode(),
-                            "not a page a slide can show")):
+    for content, words in (
+        (b"{oops", "not valid JSON"),
+        (b'{"format": "pptx"}', FORMAT),
+        (
+            json.dumps({"format": FORMAT, "version": 1, "slides": [{"page": "nope"}]}).encode(),
+            "not a page a slide can show",
+        ),
+    ):
         at.file_uploader(key="present_upload").set_value(("deck.json", content, "application/json")).run()
         assert not at.exception
         assert any(words.replace(".", "\\.").replace("-", "\\-") in w.value for w in at.warning), words
@@ -117,10 +123,13 @@ def test_bad_upload_is_refused_and_a_good_one_presented():
 
 
 def test_refused_slide_value_is_noted_not_an_error():
-    bad = Deck("Bad values", (
-        Slide("2_Seq2seq_attention", {"s2s_model": "<i>gone</i>", "s2s_step": "999"}),
-        Slide("4_Transformer_translation", {"tf_text": ""}),  # unusable input: the slide says why
-    ))
+    bad = Deck(
+        "Bad values",
+        (
+            Slide("2_Seq2seq_attention", {"s2s_model": "<i>gone</i>", "s2s_step": "999"}),
+            Slide("4_Transformer_translation", {"tf_text": ""}),  # unusable input: the slide says why
+        ),
+    )
     at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
     at.session_state["deck_uploaded"] = bad
     at.query_params.update(deck="upload", slide="1")
@@ -163,8 +172,9 @@ def test_add_this_view_records_the_page_and_every_url_setting():
     slides = at.session_state["deck_slides"]
     assert len(slides) == 1 and slides[0].page == "2_Seq2seq_attention"
     # the slide holds values, whatever the link held (an older link's label): the same in every language
-    assert {"s2s_model": "s2s-luong-dot", "s2s_text": "the red car is small .", "s2s_step": "3"}.items() \
-        <= slides[0].params.items()
+    assert {"s2s_model": "s2s-luong-dot", "s2s_text": "the red car is small .", "s2s_step": "3"}.items() <= slides[
+        0
+    ].params.items()
     present = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
     present.session_state["deck_slides"] = slides  # the same session's deck on the Present page
     present.run()
@@ -177,6 +187,7 @@ def test_add_this_view_records_the_page_and_every_url_setting():
 # The slides of the Real LLM, Transformer-XL and Training studio pages: each figure is the run's
 # own numbers at the slide's step, ▶ draws the next step, a refused value is noted.
 # ------------------------------------------------------------------------------------------------
+
 
 def _present(*slides: Slide, number: int = 1, lang: str = "en") -> AppTest:
     """Present a deck of ``slides`` (as an uploaded deck) at slide ``number``."""
@@ -217,10 +228,18 @@ def tiny_llm(tiny, monkeypatch):  # noqa: F811
 
 
 def test_llm_slide_draws_each_generated_tokens_attention(tiny_llm):
-    params = {"llm_prompt": "w3 w9 w4 w7", "llm_chat": "false", "llm_temperature": "0", "llm_max_new": "4",
-              "llm_rows": "the 9 heads of one layer", "llm_layer": "2", "llm_step": "2"}
-    trace = L.generate_text(tiny_llm, "w3 w9 w4 w7", False, max_new=4, temperature=0.0, top_k=50, top_p=0.9,
-                            seed=0, use_cache=True)
+    params = {
+        "llm_prompt": "w3 w9 w4 w7",
+        "llm_chat": "false",
+        "llm_temperature": "0",
+        "llm_max_new": "4",
+        "llm_rows": "the 9 heads of one layer",
+        "llm_layer": "2",
+        "llm_step": "2",
+    }
+    trace = L.generate_text(
+        tiny_llm, "w3 w9 w4 w7", False, max_new=4, temperature=0.0, top_k=50, top_p=0.9, seed=0, use_cache=True
+    )
     at = _present(Slide("9_LLM_explorer", params))
     assert not at.caption  # every value taken
     assert f"step 2 / {len(trace.steps)}" in _texts(at)
@@ -241,8 +260,14 @@ def test_transformer_xl_slide_steps_through_the_segments():
     from ui.transformer_xl import EXAMPLES
 
     trace = read_passage(load_txl("xl-lm"), EXAMPLES[1], 6, 4)
-    params = {"txl_text": EXAMPLES[1], "txl_seg": "6", "txl_mem": "4", "txl_layer": "layer 2", "txl_head": "head 3",
-              "txl_step": "2"}
+    params = {
+        "txl_text": EXAMPLES[1],
+        "txl_seg": "6",
+        "txl_mem": "4",
+        "txl_layer": "layer 2",
+        "txl_head": "head 3",
+        "txl_step": "2",
+    }
     at = _present(Slide("10_Transformer_XL", params))
     assert not at.caption and f"step 2 / {len(trace.segments)}" in _texts(at)
     np.testing.assert_allclose(_drawn(at), trace.segments[1].attention[1, 2], atol=1e-6)  # [memory | segment]

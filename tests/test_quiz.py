@@ -1,5 +1,6 @@
 """Predict, then reveal (ui.quiz): the pure judging and row hiding, and the quiz flow on the seq2seq
 and BERT masking pages (AppTest): toggle on, answer hidden, guess, revealed, score."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +16,7 @@ EN = {key: en for key, (en, _) in STRINGS.items()}
 
 
 # ---------- the pure judging ------------------------------------------------------------
+
 
 def test_rank_counts_strictly_larger_weights() -> None:
     assert [rank_of([0.2, 0.5, 0.2, 0.1], i) for i in range(4)] == [2, 1, 2, 4]
@@ -90,6 +92,7 @@ def test_the_quiz_speaks_only_through_the_string_table() -> None:
 
 # ---------- page 2: seq2seq --------------------------------------------------------------
 
+
 def _reference_trace():
     """The page's default decoding, computed here without the page or the quiz."""
     from corpora.en_fr import example_sentences
@@ -98,8 +101,13 @@ def _reference_trace():
     from models.inference.translate import translate
     from models.nn.rnn_seq2seq import AttentionMode
 
-    return translate(load_seq2seq("s2s-bahdanau"), example_sentences()[0], 1, AttentionMode("soft"),
-                     length_penalty=DEFAULT_LENGTH_PENALTY)
+    return translate(
+        load_seq2seq("s2s-bahdanau"),
+        example_sentences()[0],
+        1,
+        AttentionMode("soft"),
+        length_penalty=DEFAULT_LENGTH_PENALTY,
+    )
 
 
 def _guess_widget(at: AppTest):
@@ -210,6 +218,7 @@ def test_the_quiz_in_chinese_on_the_generation_page() -> None:
 
 # ---------- page 7: BERT masking ---------------------------------------------------------
 
+
 def _mask_only(at: AppTest, position: int) -> str:
     """Mask exactly the piece at ``position`` by clicking it (random draw off); returns that piece,
     read off the click control's own label."""
@@ -253,6 +262,7 @@ def test_bert_quiz_hides_the_predictions_until_every_mask_is_guessed() -> None:
 
 
 # ---------- pages 4 and 6: the same quiz beside their step control -----------------------
+
 
 @pytest.mark.parametrize("page, key", [("4_Transformer_translation.py", "tf"), ("6_Generation.py", "gen")])
 @pytest.mark.slow

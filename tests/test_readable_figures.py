@@ -1,6 +1,7 @@
 """Readable from the back of the room (issue 24, item 7): the beam tree shows every step with its
 prefixes and pruned branches, a head ablation that changes nothing says so, and the Transformer-XL,
 real-model, generation and studio heatmaps label every token where their column has room."""
+
 from __future__ import annotations
 
 import html
@@ -19,8 +20,16 @@ from viz_core.seq2seq import BEAM_TREE_PX, beam_parent_ranks, beam_tree_figure
 def _real_beam(width: int = 3):
     """A real beam search of a small untrained Bahdanau model (every step's candidates)."""
     torch.manual_seed(3)
-    cfg = Seq2SeqConfig(attention="bahdanau", score="general", src_vocab_size=12, tgt_vocab_size=11,
-                        emb_dim=6, hidden_dim=5, attn_dim=7, dropout=0.0)
+    cfg = Seq2SeqConfig(
+        attention="bahdanau",
+        score="general",
+        src_vocab_size=12,
+        tgt_vocab_size=11,
+        emb_dim=6,
+        hidden_dim=5,
+        attn_dim=7,
+        dropout=0.0,
+    )
     tv = Vocab(["<pad>", "<unk>", "<s>", "</s>"] + [f"w{i}" for i in range(7)])
     return beam_search(Seq2Seq(cfg).eval(), [4, 5, 6, 7, 3], tv, width=width)
 
@@ -99,9 +108,20 @@ def test_beam_tree_shows_every_step_of_a_short_sentence() -> None:
     from types import SimpleNamespace
 
     words = ["le", "chat", "voit", "le", "grand", "chien", ".", "</s>"]
-    steps = [[SimpleNamespace(parent=r // 4 if t else 0, token=words[t], token_log_prob=-0.1 * r,
-                              log_prob=-0.5 * t - 0.1 * r, kept=r < 4, finished=t == 7 and r < 4)
-              for r in range(4 if t == 0 else 16)] for t in range(8)]
+    steps = [
+        [
+            SimpleNamespace(
+                parent=r // 4 if t else 0,
+                token=words[t],
+                token_log_prob=-0.1 * r,
+                log_prob=-0.5 * t - 0.1 * r,
+                kept=r < 4,
+                finished=t == 7 and r < 4,
+            )
+            for r in range(4 if t == 0 else 16)
+        ]
+        for t in range(8)
+    ]
     fig = beam_tree_figure(steps, upto=8)
     lo, hi = fig.layout.xaxis.range
     assert lo < 0 and hi > 8 and fig.layout.xaxis.tickvals == tuple(range(1, 9))
@@ -116,13 +136,20 @@ def test_beam_tree_shows_every_step_of_a_short_sentence() -> None:
 # Head ablation: nothing changed is said plainly, with no "most changed" head
 # --------------------------------------------------------------------------------------
 
+
 def _decode(rng: np.random.Generator, ids=(5, 6, 7)):
     from types import SimpleNamespace
 
-    shapes = {"encoder_attention": (2, 4, 5, 5), "decoder_self_attention": (2, 4, 3, 3),
-              "cross_attention": (2, 4, 3, 5)}
-    return SimpleNamespace(output_ids=list(ids), token_probs=rng.random(3).astype(np.float32),
-                           **{f: rng.random(s).astype(np.float32) for f, s in shapes.items()})
+    shapes = {
+        "encoder_attention": (2, 4, 5, 5),
+        "decoder_self_attention": (2, 4, 3, 3),
+        "cross_attention": (2, 4, 3, 5),
+    }
+    return SimpleNamespace(
+        output_ids=list(ids),
+        token_probs=rng.random(3).astype(np.float32),
+        **{f: rng.random(s).astype(np.float32) for f, s in shapes.items()},
+    )
 
 
 def _shifted(trace, by: float, field: str | None = None, p_by: float = 0.0, ids=None):
@@ -183,6 +210,7 @@ def test_an_ablation_that_changes_a_head_names_the_most_changed_one(lang: str) -
 # Training studio: the scrubber on the latest snapshot when a run finishes; the probe map readable
 # --------------------------------------------------------------------------------------
 
+
 def test_a_finished_run_opens_on_its_latest_snapshot_and_then_stays_put() -> None:
     from ui.studio import SNAP_RUN_KEY, SNAP_STEP_KEY, scrub_to_latest
 
@@ -210,8 +238,9 @@ def _probe_shot(n_words: int = 18):
     rng = np.random.default_rng(0)
     w = np.tril(rng.random((1, 2, n_words, n_words))).astype(np.float32)
     w /= w.sum(-1, keepdims=True)
-    return Snapshot(step=300, src_tokens=words[:n_words], tgt_tokens=["and"], attention=w, score=110.0, aer=None,
-                    metric=PERPLEXITY), words[:n_words]
+    return Snapshot(
+        step=300, src_tokens=words[:n_words], tgt_tokens=["and"], attention=w, score=110.0, aer=None, metric=PERPLEXITY
+    ), words[:n_words]
 
 
 def test_studio_probe_map_labels_every_word() -> None:
@@ -231,8 +260,24 @@ def test_studio_probe_map_labels_every_word() -> None:
 # --------------------------------------------------------------------------------------
 
 #: MiniLM's WordPiece of "The animal didn't cross the street because it was too tired." (16 tokens)
-CLASSIC = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it", "was", "too",
-           "tired", ".", "[SEP]"]
+CLASSIC = [
+    "[CLS]",
+    "the",
+    "animal",
+    "didn",
+    "'",
+    "t",
+    "cross",
+    "the",
+    "street",
+    "because",
+    "it",
+    "was",
+    "too",
+    "tired",
+    ".",
+    "[SEP]",
+]
 
 
 def _rows(n: int, seed: int = 0) -> np.ndarray:
@@ -260,9 +305,11 @@ def test_real_model_head_is_large_and_labels_every_token_of_the_classic_sentence
 # Transformer-XL and Generation: ticks planned for the column the figure is drawn in
 # --------------------------------------------------------------------------------------
 
-BIBLE = ("In the beginning God created the heavens and the earth . And the earth was without form , and void ; "
-         "and darkness was upon the face of the deep . And the Spirit of God moved upon the face of the waters . "
-         "And God said , Let there be light").split()
+BIBLE = (
+    "In the beginning God created the heavens and the earth . And the earth was without form , and void ; "
+    "and darkness was upon the face of the deep . And the Spirit of God moved upon the face of the waters . "
+    "And God said , Let there be light"
+).split()
 
 
 def _x_room(fig) -> float:
@@ -282,8 +329,15 @@ def test_transformer_xl_segment_labels_every_token_that_fits(memory: int, segmen
     keys = BIBLE[:n]
     w = np.random.default_rng(n).random((segment, n))
     mask = np.ones((segment, n), dtype=bool)
-    fig = xl_attention_figure(w / w.sum(-1, keepdims=True), keys[:memory], keys[memory:], mask,
-                              memory_label="memory", segment_label="segment", width=FIGURE_PX)
+    fig = xl_attention_figure(
+        w / w.sum(-1, keepdims=True),
+        keys[:memory],
+        keys[memory:],
+        mask,
+        memory_label="memory",
+        segment_label="segment",
+        width=FIGURE_PX,
+    )
     vals = list(fig.layout.xaxis.tickvals)
     if n <= 24:  # 24 upright labels need 24 lines: they fit the column with room to spare
         assert vals == list(range(n)) and [html.unescape(t) for t in fig.layout.xaxis.ticktext] == keys
@@ -314,8 +368,16 @@ def test_generation_causal_map_labels_every_token(n: int) -> None:
 
     seen = BIBLE[:n]
     w = np.tril(np.random.default_rng(n).random((n, n)))
-    fig = attention_matrix_figure(w / w.sum(-1, keepdims=True), seen, seen, blocked=~causal_mask(n), step=n - 1,
-                                  title="Layer 2, head 1", width=HEAD_VIEW_PX, height=head_view_height(n))
+    fig = attention_matrix_figure(
+        w / w.sum(-1, keepdims=True),
+        seen,
+        seen,
+        blocked=~causal_mask(n),
+        step=n - 1,
+        title="Layer 2, head 1",
+        width=HEAD_VIEW_PX,
+        height=head_view_height(n),
+    )
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         assert list(axis.tickvals) == list(range(n))
         assert [html.unescape(t) for t in axis.ticktext] == seen

@@ -3,6 +3,7 @@ the classic sentence, the MiniLM slide shows the head that `python -m bench.find
 weight its title states, and "it", "animal" and "tired" labelled), and the 中文 decks translate Chinese
 with the HSK models wherever a page has one. The fast tests compute each fact from the deck's values with
 the functions the slides call; the slow ones draw the slides as the Present page does."""
+
 from __future__ import annotations
 
 import re
@@ -19,9 +20,11 @@ from ui.i18n import LANGUAGES, text
 TEACHING = ("1_teaching_order", "2_teaching_order_zh")
 ZH_DECKS = ("2_teaching_order_zh", "4_beyond_context_zh")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-TRANSLATION_PAGES = {"2_Seq2seq_attention": ("s2s_model", "s2s_text"),
-                     "4_Transformer_translation": ("tf_model", "tf_text"),
-                     "5_Inside_one_head": ("head_model", "head_text")}
+TRANSLATION_PAGES = {
+    "2_Seq2seq_attention": ("s2s_model", "s2s_text"),
+    "4_Transformer_translation": ("tf_model", "tf_text"),
+    "5_Inside_one_head": ("head_model", "head_text"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +53,7 @@ def _checkpoint(label: str, names: list[str]) -> str:
 # BERT: the classic sentence with "store" masked
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", TEACHING)
 @pytest.mark.slow
 def test_bert_slide_masks_store_in_the_classic_sentence(decks, name):
@@ -60,8 +64,15 @@ def test_bert_slide_masks_store_in_the_classic_sentence(decks, name):
     rule = _label_value(params["bert_rule"], {r: f"p7.rule.{r}" for r in RULES})
     assert rule in RULES
     loaded = load_bert(model)
-    result = analyse_masked(loaded, params["bert_a"], params["bert_b"], int(params["bert_seed"]),
-                            params.get("bert_draw", "true") == "true", (), rule=rule)
+    result = analyse_masked(
+        loaded,
+        params["bert_a"],
+        params["bert_b"],
+        int(params["bert_seed"]),
+        params.get("bert_draw", "true") == "true",
+        (),
+        rule=rule,
+    )
     chosen = np.flatnonzero(result.outcome != NOT_CHOSEN)
     assert [result.tokens[i] for i in chosen] == ["store"]  # not "to", "." or "he"
     assert result.outcome[chosen[0]] == MASKED and result.input_tokens[chosen[0]] == "[MASK]"
@@ -74,6 +85,7 @@ def test_bert_slide_masks_store_in_the_classic_sentence(decks, name):
 # ---------------------------------------------------------------------------------------------
 # MiniLM: the head that the search picks
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def best(decks) -> HeadWeight:
@@ -98,6 +110,7 @@ def test_minilm_slide_shows_the_head_the_search_picks(decks, best, name):
 # ---------------------------------------------------------------------------------------------
 # 中文 decks: Chinese examples with the HSK models
 # ---------------------------------------------------------------------------------------------
+
 
 def _source_language(name: str) -> str:
     return str(read_config(name).get("training", {}).get("src_lang", "en"))
@@ -143,6 +156,7 @@ def test_zh_deck_follows_the_english_deck(decks):
 # Drawn by the slide renderers (ui.slides.capture: what the Present page draws, collected)
 # ---------------------------------------------------------------------------------------------
 
+
 def _drawn(slide: Slide, lang: str):
     """(the slide's one figure, its lines of text) as the Present page draws it in ``lang``."""
     from ui.i18n import reading
@@ -180,8 +194,12 @@ def test_drawn_zh_translation_slides_read_chinese(decks):
             continue
         figure, line = _drawn(slide, "zh")
         layout = figure.to_plotly_json()["layout"]
-        ticks = " ".join(str(t) for key, axis in layout.items() if key.startswith(("xaxis", "yaxis"))
-                         for t in axis.get("ticktext", []) or [])
+        ticks = " ".join(
+            str(t)
+            for key, axis in layout.items()
+            if key.startswith(("xaxis", "yaxis"))
+            for t in axis.get("ticktext", []) or []
+        )
         if not slide.params.get("s2s_model", "").endswith("-none"):  # (a model without attention: its top-k)
             assert CJK.search(ticks), (slide.title, ticks)  # the Chinese source tokens on an axis
         assert "HSK" in line and "今天" in line, (slide.title, line)  # the HSK model's label and the text

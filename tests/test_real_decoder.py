@@ -3,6 +3,7 @@
 attention and RoPE (models.inference.explain.explain_llama_heads), and page 8 choosing the
 decoder, on the tiny random Llama of tests/test_llm.py (3 layers, 6 query heads sharing 2
 key/value heads); the real SmolLM2 is never needed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,16 +53,22 @@ CELLS = [(0, 0, 5, 2), (0, 4, 9, 9), (1, 2, 7, 0), (1, 3, 7, 6), (2, 5, 3, 1), (
 
 
 @pytest.mark.parametrize("layer, head, query, key", CELLS)
-def test_a_llama_cell_is_derived_from_the_models_modules(tiny: L.LLM, layer: int, head: int, query: int,  # noqa: F811
-                                                          key: int) -> None:
+def test_a_llama_cell_is_derived_from_the_models_modules(
+    tiny: L.LLM,  # noqa: F811
+    layer: int,
+    head: int,
+    query: int,  # noqa: F811
+    key: int,
+) -> None:
     view = llm_view(tiny)
     trace = run_hf(view, TEXT)
     cell = explain_llama_heads(view, trace.ids.tolist(), layer, [head], query, key)[0]
     assert abs(cell.weight - trace.attention[layer, head, query, key]) <= 1e-5
     np.testing.assert_allclose(cell.weights, trace.attention[layer, head, query], atol=1e-5)  # the whole row
     assert cell.scale == pytest.approx(np.sqrt(tiny.head_dim))
-    assert cell.allowed.tolist() == [k <= query for k in range(len(trace.ids))] and cell.masked[query + 1:].tolist() \
-        == [-np.inf] * (len(trace.ids) - query - 1)
+    assert cell.allowed.tolist() == [k <= query for k in range(len(trace.ids))] and cell.masked[
+        query + 1 :
+    ].tolist() == [-np.inf] * (len(trace.ids) - query - 1)
     q, k = cell.terms["R_q W_q h_q"], cell.terms["R_k W_k h_k"]
     assert cell.score == pytest.approx(float(q @ k), rel=1e-5, abs=1e-6)
 
@@ -238,9 +245,16 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
     from ui import llm as page_llm
 
     torch.manual_seed(1)
-    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=16, intermediate_size=32, num_hidden_layers=5,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-                         attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=5,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=256,
+        attn_implementation="eager",
+    )
     deep = L.LLM.wrap(LlamaForCausalLM(config), _tokenizer(), "deep")
     monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: deep)
     for cached in (page_llm.shared_llm, bert.real_trace, bert.real_grid):
@@ -254,7 +268,7 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
 
         def thumb(grid, row: int, col: int) -> np.ndarray:
             y, x = grid.cell_origin(row, col)
-            return grid._indices[y: y + grid.cell_h, x: x + grid.cell_w]
+            return grid._indices[y : y + grid.cell_h, x : x + grid.cell_w]
 
         thumbs = {(layer, head): thumb(plain, layer, head) for layer in range(5) for head in range(2)}
         assert len({t.tobytes() for t in thumbs.values()}) > 5  # the heads look different
@@ -268,12 +282,20 @@ def test_the_deep_decoders_mosaic_is_drawn_heads_as_rows(page_model: L.LLM, monk
 @pytest.mark.slow
 def test_the_deck_slide_of_a_decoder_view(decoder_model: L.LLM) -> None:  # noqa: F811
     """A page-8 view of the decoder added to the deck draws the decoder's head on its slide."""
+
     def script() -> None:
         from tests.test_real_decoder import TEXT
         from ui.slides import prepare
 
-        view = prepare("8_Real_model_explorer", {"real_source": "SmolLM2-135M (decoder)", "real_text": TEXT,
-                                                 "real_layer": "layer 3", "real_head": "head 6"})
+        view = prepare(
+            "8_Real_model_explorer",
+            {
+                "real_source": "SmolLM2-135M (decoder)",
+                "real_text": TEXT,
+                "real_layer": "layer 3",
+                "real_head": "head 6",
+            },
+        )
         assert not view.notes, view.notes
         view.draw(0)
 

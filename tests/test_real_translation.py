@@ -1,6 +1,7 @@
 """Translation of real sentences (issue 11, part 3): the fixed splits of the Bible and HSK pairs,
 chrF, Chinese segmentation, a tiny HSK model trained, saved, loaded and translating typed Chinese,
 the evaluation of real-data models against the copy baseline, and page 2 on the HSK model."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -65,6 +66,7 @@ def test_studio_runs_never_train_on_the_test_split() -> None:
 # chrF (Popović 2015), corpus-level as sacreBLEU
 # --------------------------------------------------------------------------------------
 
+
 def test_chrf_hand_worked() -> None:
     # hyp "ab", ref "abc". 1-grams: hyp {a, b}, ref {a, b, c}, 2 matched → P1 = 1, R1 = 2/3.
     # 2-grams: hyp {ab}, ref {ab, bc}, 1 matched → P2 = 1, R2 = 1/2. 3-grams: the hypothesis has none,
@@ -99,8 +101,20 @@ def test_chrf_matches_sacrebleu() -> None:
 VOCAB = {"我", "想", "喝", "茶", "喝茶", "中国", "中国人", "人", "是", "北京", "大学", "北京大学"}
 
 
-@pytest.mark.parametrize("text", ["我想喝茶。", "我是中国人", "  我 想\t喝茶 ", "北京大学的iPhone15很贵！",
-                                  "我想喝茶😀🍵，OK?", "２０２４年 ABC-def", "", "   ", "l'homme est là"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我想喝茶。",
+        "我是中国人",
+        "  我 想\t喝茶 ",
+        "北京大学的iPhone15很贵！",
+        "我想喝茶😀🍵，OK?",
+        "２０２４年 ABC-def",
+        "",
+        "   ",
+        "l'homme est là",
+    ],
+)
 def test_segmentation_round_trip(text: str) -> None:
     seg = segment(text, VOCAB)
     assert "".join(seg.tokens) == "".join(text.split())
@@ -126,8 +140,12 @@ TINY = dict(emb_dim=8, hidden_dim=8, attn_dim=8, dropout=0.0, max_src_len=24, ma
 
 def _train_tiny(folder: Path, attention: str) -> Path:
     preset = PRESETS[f"s2s-hsk-{attention}"]
-    tiny = replace(preset, model={**preset.model, **TINY}, train=replace(preset.train, steps=3, batch_size=8),
-                   data={**preset.data, "n_train": 300})
+    tiny = replace(
+        preset,
+        model={**preset.model, **TINY},
+        train=replace(preset.train, steps=3, batch_size=8),
+        data={**preset.data, "n_train": 300},
+    )
     out, record, _ = run_preset(tiny, out=folder)
     assert record["src_lang"] == "zh" and record["tgt_lang"] == "en" and record["corpus"] == "hsk"
     assert record["n_train"] == 300
@@ -172,6 +190,7 @@ def test_evaluation_of_real_models_and_copy_baseline(tiny_models) -> None:
 # --------------------------------------------------------------------------------------
 # Page 2 on the shipped HSK model
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_page_translates_chinese_with_the_hsk_model() -> None:
@@ -238,8 +257,9 @@ def test_a_studio_run_on_hsk_reads_its_probe_as_chinese(tmp_path) -> None:
     from models.training.loop import TrainSettings
 
     settings = replace(runs.PRESETS["tiny"], data="hsk", n_train=300)
-    trainee = runs.rnn_trainee(settings, runs.load_data(settings), TrainSettings(steps=1, batch_size=8),
-                               torch.device("cpu"))
+    trainee = runs.rnn_trainee(
+        settings, runs.load_data(settings), TrainSettings(steps=1, batch_size=8), torch.device("cpu")
+    )
     src, _, _ = trainee.decode(trainee.model, "我想喝茶")
     assert src[:2] == ["我", "想"]  # segmented, not one <unk>
     trainee.save(tmp_path / "run", {"label": "hsk run"})

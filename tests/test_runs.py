@@ -1,4 +1,5 @@
 """The Training studio's engine (models.training.runs), the uploaded-TSV validator and run zips."""
+
 from __future__ import annotations
 
 import io
@@ -27,7 +28,13 @@ from models.runs.registry import Registry
 from models.runs.store import export_zip, import_zip, list_runs
 from models.training import runs
 from models.training.runs import (
-    FAILED, FINISHED, PRESETS, STOPPED, WAITING, RunError, RunSettings,
+    FAILED,
+    FINISHED,
+    PRESETS,
+    STOPPED,
+    WAITING,
+    RunError,
+    RunSettings,
 )
 from models.runs.snapshots import read_losses, read_snapshots, snapshot_steps
 
@@ -35,8 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TINY = replace(PRESETS["tiny"], steps=12, snapshots=3, name="tiny test run", probe="the small cat is not red .")
 # a plain text for the LM (a line each) and BERT (paragraphs of sentences): 40 paragraphs of 5 sentences
 ANIMALS = ("cat", "dog", "bird", "horse", "sheep")
-TEXT = "\n\n".join(" ".join(f"The {ANIMALS[(i + j) % 5]} number {i} saw {j} small {ANIMALS[j]}s." for j in range(5))
-                     for i in range(40))
+TEXT = "\n\n".join(
+    " ".join(f"The {ANIMALS[(i + j) % 5]} number {i} saw {j} small {ANIMALS[j]}s." for j in range(5)) for i in range(40)
+)
 
 
 def wait(registry: Registry, run_id: str, until=lambda run: not run.active, timeout: float = 120) -> runs.Run:
@@ -125,9 +133,14 @@ def test_gold_links_are_kept_only_for_the_reference_output():
     reference, links = ["le", "chat", "."], [(0, 0), (1, 1), (2, 2)]
 
     def trainee(output: list[str]) -> runs.Trainee:
-        return runs.Trainee(torch.nn.Linear(1, 1), None, lambda m, probe: (["the", "cat", ".", "</s>"], output,
-                                                                            np.full((len(output), 4), 0.25)),
-                            lambda m: 12.5, None, None)
+        return runs.Trainee(
+            torch.nn.Linear(1, 1),
+            None,
+            lambda m, probe: (["the", "cat", ".", "</s>"], output, np.full((len(output), 4), 0.25)),
+            lambda m: 12.5,
+            None,
+            None,
+        )
 
     shot = runs.take_snapshot(7, trainee([*reference, "</s>"]), "the cat .", (reference, links))
     assert (shot.step, shot.gold, shot.score, shot.aer) == (7, links, 12.5, None)
@@ -193,10 +206,21 @@ def test_uploaded_pairs_train(tmp_path):
     assert len(load_seq2seq(run.checkpoint).src_vocab) == 4 + 1 + 57  # specials, "a", the 57 training numbers
 
 
-@pytest.mark.parametrize("bad", [dict(steps=0), dict(steps=runs.MAX_STEPS + 1), dict(data="web"),
-                                 dict(attention="sparse"), dict(lr=0.0), dict(probe="x" * 501), dict(hidden=1),
-                                 dict(family="lstm"), dict(family="transformer", hidden=48, heads=5),
-                                 dict(family="transformer", layers=0)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(steps=0),
+        dict(steps=runs.MAX_STEPS + 1),
+        dict(data="web"),
+        dict(attention="sparse"),
+        dict(lr=0.0),
+        dict(probe="x" * 501),
+        dict(hidden=1),
+        dict(family="lstm"),
+        dict(family="transformer", hidden=48, heads=5),
+        dict(family="transformer", layers=0),
+    ],
+)
 def test_settings_out_of_range_are_refused(bad):
     with pytest.raises(RunError):
         RunSettings(**bad)
@@ -221,22 +245,30 @@ GOOD = "".join(f"I see {i} cats.\tJe vois {i} chats.\tCC-BY 2.0 (France)\n" for 
 def test_tsv_keeps_good_rows_and_lists_bad_ones():
     data = GOOD + b"no tab here\n\tempty source\nempty target\t \n" + "caf\xe9\tcaf\xe9\n".encode("latin-1")
     found = check_tsv(data, "pairs.tsv")
-    assert len(found.pairs) == MIN_PAIRS and found.pairs[0] == (("i", "see", "0", "cats", "."),
-                                                                ("je", "vois", "0", "chats", "."))
+    assert len(found.pairs) == MIN_PAIRS and found.pairs[0] == (
+        ("i", "see", "0", "cats", "."),
+        ("je", "vois", "0", "chats", "."),
+    )
     n = MIN_PAIRS
-    assert found.problems == [f"line {n + 1}: no tab between the two sentences",
-                              f"line {n + 2}: the first sentence is empty",
-                              f"line {n + 3}: the second sentence is empty",
-                              f"line {n + 4}: not valid UTF-8 (save the file as UTF-8)"]
+    assert found.problems == [
+        f"line {n + 1}: no tab between the two sentences",
+        f"line {n + 2}: the first sentence is empty",
+        f"line {n + 3}: the second sentence is empty",
+        f"line {n + 4}: not valid UTF-8 (save the file as UTF-8)",
+    ]
     assert found.n_bad == 4
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "empty"), (b"  \n\n", "empty"),
-    (b"one column only\n" * 50, "0 usable sentence pairs"),
-    (GOOD + b"\x89PNG\x00\x00\x01", "binary data"),
-    (GOOD[: len(GOOD) // 2], "at least 20"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "empty"),
+        (b"  \n\n", "empty"),
+        (b"one column only\n" * 50, "0 usable sentence pairs"),
+        (GOOD + b"\x89PNG\x00\x00\x01", "binary data"),
+        (GOOD[: len(GOOD) // 2], "at least 20"),
+    ],
+)
 def test_tsv_refuses_unusable_files(data, message):
     with pytest.raises(CorpusFormatError, match=message):
         check_tsv(data, "pairs.tsv")
@@ -248,6 +280,7 @@ def test_tsv_refuses_a_file_over_the_limit():
 
 
 # ---- zips of runs ----------------------------------------------------------------------------
+
 
 def test_zip_round_trip(finished, tmp_path):
     registry, run = finished
@@ -271,14 +304,17 @@ def _entries(registry: Registry, run_id: str) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda e: {**e, "../escape.txt": b"x"}, "does not have"),
-    (lambda e: {**e, "/etc/passwd": b"x"}, "does not have"),
-    (lambda e: {**e, "checkpoint/../../escape.txt": b"x"}, "does not have"),
-    (lambda e: {k: v for k, v in e.items() if not k.endswith("model.safetensors")}, "no checkpoint"),
-    (lambda e: {**e, "checkpoint/config.json": b"{not json"}, "does not load"),
-    (lambda e: {**e, "checkpoint/model.safetensors": b"\x00" * 64}, "does not load"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda e: {**e, "../escape.txt": b"x"}, "does not have"),
+        (lambda e: {**e, "/etc/passwd": b"x"}, "does not have"),
+        (lambda e: {**e, "checkpoint/../../escape.txt": b"x"}, "does not have"),
+        (lambda e: {k: v for k, v in e.items() if not k.endswith("model.safetensors")}, "no checkpoint"),
+        (lambda e: {**e, "checkpoint/config.json": b"{not json"}, "does not load"),
+        (lambda e: {**e, "checkpoint/model.safetensors": b"\x00" * 64}, "does not load"),
+    ],
+)
 def test_malicious_or_broken_zips_are_refused(finished, tmp_path, change, message):
     registry, run = finished
     with pytest.raises(RunError, match=message):
@@ -315,8 +351,16 @@ def test_rename_and_delete(finished, tmp_path):
 def test_a_transformer_run_on_hsk_reads_typed_chinese(tmp_path):
     """Its languages travel with the run: the probe and the saved checkpoint segment Chinese."""
     registry = Registry(tmp_path, max_active=1)
-    settings = replace(PRESETS["tiny-transformer"], steps=4, snapshots=2, layers=1, heads=2, data="hsk",
-                       n_train=200, probe="我想喝茶。")
+    settings = replace(
+        PRESETS["tiny-transformer"],
+        steps=4,
+        snapshots=2,
+        layers=1,
+        heads=2,
+        data="hsk",
+        n_train=200,
+        probe="我想喝茶。",
+    )
     run = wait(registry, registry.start(settings))
     assert run.status == FINISHED, run.message
     assert run.snapshots[-1].src_tokens[:3] == ["我", "想", "喝"]  # segmented, not one unknown string
@@ -351,16 +395,30 @@ class StopAtStep(threading.Event):
         return self.run.step >= self.step
 
 
-@pytest.mark.parametrize("preset, loader, text", [("tiny", load_seq2seq, None),
-                                                  ("tiny-transformer", load_transformer, None),
-                                                  ("tiny-lm", load_transformer, TEXT), ("tiny-bert", load_bert, TEXT),
-                                                  ("tiny-xl", load_txl, TEXT), ("tiny-xlnet", load_xlnet, TEXT)],
-                         ids=["rnn", "transformer", "lm", "bert", "xl", "xlnet"])
+@pytest.mark.parametrize(
+    "preset, loader, text",
+    [
+        ("tiny", load_seq2seq, None),
+        ("tiny-transformer", load_transformer, None),
+        ("tiny-lm", load_transformer, TEXT),
+        ("tiny-bert", load_bert, TEXT),
+        ("tiny-xl", load_txl, TEXT),
+        ("tiny-xlnet", load_xlnet, TEXT),
+    ],
+    ids=["rnn", "transformer", "lm", "bert", "xl", "xlnet"],
+)
 @pytest.mark.slow
 def test_stop_and_resume_give_the_weights_of_an_uninterrupted_run(tmp_path, preset, loader, text):
     # dropout and scheduled sampling draw random numbers: the resumed run must draw the same ones
-    settings = replace(PRESETS[preset], steps=10, snapshots=1, dropout=0.3, teacher_forcing=0.5,
-                       probe="" if text else TINY.probe, data="text" if text else PRESETS[preset].data)
+    settings = replace(
+        PRESETS[preset],
+        steps=10,
+        snapshots=1,
+        dropout=0.3,
+        teacher_forcing=0.5,
+        probe="" if text else TINY.probe,
+        data="text" if text else PRESETS[preset].data,
+    )
     whole = runs.Run("whole", settings, tmp_path / "whole")
     runs.train_run(whole, text)
     cut = runs.Run("cut", settings, tmp_path / "cut")
@@ -416,9 +474,12 @@ def test_each_session_sees_its_own_runs_until_one_is_published(finished, tmp_pat
     assert {r.name for r in list_runs(root)} == {"tiny test run"}  # a session without runs
     assert [n for _, n, _ in store.user_checkpoints("seq2seq", root, "ann")] == ["ann's", "tiny test run"]
     assert registry.get(theirs.id, "ann") is None and registry.get(theirs.id, "bob") is theirs
-    for change in (lambda: store.rename_run(theirs.id, "mine now", root, "ann"),
-                   lambda: store.delete_run(theirs.id, root, "ann"), lambda: export_zip(theirs.id, root, "ann"),
-                   lambda: store.publish_run(theirs.id, True, root, "ann")):
+    for change in (
+        lambda: store.rename_run(theirs.id, "mine now", root, "ann"),
+        lambda: store.delete_run(theirs.id, root, "ann"),
+        lambda: export_zip(theirs.id, root, "ann"),
+        lambda: store.publish_run(theirs.id, True, root, "ann"),
+    ):
         with pytest.raises(RunError, match="no saved run"):
             change()
     store.publish_run(theirs.id, True, root, "bob")
@@ -457,15 +518,17 @@ def test_an_lm_run_saves_a_decoder_only_checkpoint_the_generation_page_can_use(t
     again = generate_text(loaded, settings.probe, max_new=runs.LM_PROBE_NEW, temperature=0.0)
     assert again.generated_tokens == shot.tgt_tokens  # the saved weights continue as the last snapshot
     assert store.user_checkpoints("transformer", tmp_path, "ann", kind="decoder-only") == [
-        (str(run.checkpoint), run.settings.name, True)]
+        (str(run.checkpoint), run.settings.name, True)
+    ]
     assert store.user_checkpoints("transformer", tmp_path, "ann", kind="encoder-decoder") == []
     assert list_runs(tmp_path, "ann")[0].meta["metric"] == "perplexity"
 
 
 def test_a_bert_run_saves_a_checkpoint_whose_masked_lm_fills_as_its_snapshot(tmp_path):
     registry = Registry(tmp_path, max_active=1)
-    settings = replace(PRESETS["tiny-bert"], data="text", steps=6, snapshots=1,
-                       probe="The cat number 3 saw [MASK] small dogs.")
+    settings = replace(
+        PRESETS["tiny-bert"], data="text", steps=6, snapshots=1, probe="The cat number 3 saw [MASK] small dogs."
+    )
     run = wait(registry, registry.start(settings, text=TEXT))
     assert run.status == FINISHED, run.message
     shot = run.snapshots[-1]
@@ -481,16 +544,22 @@ def test_a_bert_run_saves_a_checkpoint_whose_masked_lm_fills_as_its_snapshot(tmp
     assert load_bert(tmp_path / "elsewhere" / copy_id / "checkpoint").config.vocab_size == loaded.config.vocab_size
 
 
-@pytest.mark.parametrize("family, data", [("lm", "grammar"), ("bert", "upload"), ("rnn", "text"),
-                                          ("transformer", "bible-text")])
+@pytest.mark.parametrize(
+    "family, data", [("lm", "grammar"), ("bert", "upload"), ("rnn", "text"), ("transformer", "bible-text")]
+)
 def test_each_family_trains_only_on_its_kind_of_data(family, data):
     with pytest.raises(RunError, match="trains on"):
         RunSettings(family=family, data=data)
 
 
-@pytest.mark.parametrize("preset, text, message", [("tiny-lm", "", "no text"),
-                                                   ("tiny-lm", "one line only", "too short"),
-                                                   ("tiny-bert", "Just one. Short text.", "too short")])
+@pytest.mark.parametrize(
+    "preset, text, message",
+    [
+        ("tiny-lm", "", "no text"),
+        ("tiny-lm", "one line only", "too short"),
+        ("tiny-bert", "Just one. Short text.", "too short"),
+    ],
+)
 def test_a_text_too_short_says_so(tmp_path, preset, text, message):
     registry = Registry(tmp_path, max_active=1)
     run = wait(registry, registry.start(replace(PRESETS[preset], data="text"), text=text))

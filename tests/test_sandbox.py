@@ -1,5 +1,6 @@
 """The worked examples of "Attention from scratch": the Q/K/V parser and steps, the score
 functions for one query, softmax saturation, soft/hard/local attention, and layer timing."""
+
 import math
 
 import numpy as np
@@ -15,25 +16,29 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ parsing
 
+
 def test_parse_matrix_reads_spaces_commas_and_unicode_minus():
     m = sandbox.parse_matrix("1, 2  3\n\n−4;5 6e-1\n", "Q")
     np.testing.assert_array_equal(m, [[1, 2, 3], [-4, 5, 0.6]])
     assert sandbox.parse_matrix(sandbox.format_matrix(m), "Q").tolist() == m.tolist()
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "Q is empty"),
-    ("   \n  ", "Q is empty"),
-    ("1 2\n3 x", "Q, row 2, column 2: 'x' is not a number"),
-    ("1 2 3 4 5", "at most 4 columns"),
-    ("\n".join(["1"] * 7), "Q has 7 rows; at most 6"),
-    ("1 2\n3", "row 2 has 1 number but row 1 has 2"),
-    ("1 nan", "not a finite number"),
-    ("inf 1", "not a finite number"),
-    ("1 1e6", "1e+06 is out of range"),
-    ("-101", "out of range"),
-    ("<b>bold</b>", "is not a number"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "Q is empty"),
+        ("   \n  ", "Q is empty"),
+        ("1 2\n3 x", "Q, row 2, column 2: 'x' is not a number"),
+        ("1 2 3 4 5", "at most 4 columns"),
+        ("\n".join(["1"] * 7), "Q has 7 rows; at most 6"),
+        ("1 2\n3", "row 2 has 1 number but row 1 has 2"),
+        ("1 nan", "not a finite number"),
+        ("inf 1", "not a finite number"),
+        ("1 1e6", "1e+06 is out of range"),
+        ("-101", "out of range"),
+        ("<b>bold</b>", "is not a number"),
+    ],
+)
 def test_parse_matrix_rejects_bad_input_with_clear_messages(text, message):
     with pytest.raises(ValueError, match=None) as err:
         sandbox.parse_matrix(text, "Q")
@@ -47,6 +52,7 @@ def test_long_tokens_are_cut_in_messages():
 
 
 # ------------------------------------------------------------------------------ Q/K/V steps
+
 
 def test_qkv_steps_follow_the_formula():
     rng = np.random.default_rng(0)
@@ -72,13 +78,15 @@ def test_masks_give_zero_weight():
     np.testing.assert_allclose(padded.weights[:, :2], _softmax(q @ k[:2].T / math.sqrt(3)))
 
 
-@pytest.mark.parametrize("q, k, v, kwargs, message", [
-    (np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 1)), {}, "Q has 3 columns but K has 4"),
-    (np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 1)), {}, "K has 2 rows but V has 3"),
-    (np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), {"mask": "padding", "n_padding": 2},
-     "at least one key"),
-    (np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), {"mask": "other"}, "unknown mask"),
-])
+@pytest.mark.parametrize(
+    "q, k, v, kwargs, message",
+    [
+        (np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 1)), {}, "Q has 3 columns but K has 4"),
+        (np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 1)), {}, "K has 2 rows but V has 3"),
+        (np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), {"mask": "padding", "n_padding": 2}, "at least one key"),
+        (np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), {"mask": "other"}, "unknown mask"),
+    ],
+)
 def test_qkv_steps_shape_errors(q, k, v, kwargs, message):
     with pytest.raises(ValueError) as err:
         sandbox.qkv_steps(q, k, v, **kwargs)
@@ -87,19 +95,22 @@ def test_qkv_steps_shape_errors(q, k, v, kwargs, message):
 
 # ------------------------------------------------------------------------------ score functions
 
+
 def test_compare_scores_matches_each_formula():
     params = sandbox.default_score_params()
     q = np.array([1.0, 0.5])
     keys = np.array([[1.0, 0.2], [0.2, 1.0], [-1.0, 0.3], [2.0, 1.0]])
     comp = sandbox.compare_scores(q, keys, params)
     assert comp.names == sandbox.SCORE_NAMES
-    expected = np.stack([
-        keys @ q,
-        keys @ q / math.sqrt(2),
-        keys @ params.w.T @ q,
-        np.tanh(params.w_q @ q + keys @ params.w_k.T) @ params.v,
-        keys @ q / (np.linalg.norm(q) * np.linalg.norm(keys, axis=1)),
-    ])
+    expected = np.stack(
+        [
+            keys @ q,
+            keys @ q / math.sqrt(2),
+            keys @ params.w.T @ q,
+            np.tanh(params.w_q @ q + keys @ params.w_k.T) @ params.v,
+            keys @ q / (np.linalg.norm(q) * np.linalg.norm(keys, axis=1)),
+        ]
+    )
     np.testing.assert_allclose(comp.scores, expected, atol=1e-12)
     np.testing.assert_allclose(comp.weights, _softmax(expected), atol=1e-12)
     with pytest.raises(ValueError):
@@ -138,6 +149,7 @@ def test_soft_hard_local():
 
 
 # ------------------------------------------------------------------------------ complexity
+
 
 def test_layers_keep_the_shape_and_timing_runs_on_tiny_inputs():
     import torch

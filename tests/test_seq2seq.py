@@ -1,4 +1,5 @@
 """Seq2seq models: each decoder step against its paper's formulas, padding, decoding, training."""
+
 import random
 
 import numpy as np
@@ -17,8 +18,17 @@ KINDS = [("none", "dot"), ("bahdanau", "dot"), ("luong", "dot"), ("luong", "gene
 
 def tiny(attention: str, score: str = "general", **kw) -> Seq2Seq:
     torch.manual_seed(0)
-    cfg = Seq2SeqConfig(attention=attention, score=score, src_vocab_size=12, tgt_vocab_size=11,
-                        emb_dim=6, hidden_dim=5, attn_dim=7, dropout=0.0, **kw)
+    cfg = Seq2SeqConfig(
+        attention=attention,
+        score=score,
+        src_vocab_size=12,
+        tgt_vocab_size=11,
+        emb_dim=6,
+        hidden_dim=5,
+        attn_dim=7,
+        dropout=0.0,
+        **kw,
+    )
     return Seq2Seq(cfg).eval()
 
 
@@ -54,9 +64,12 @@ def test_bahdanau_scores_from_previous_state():
     h, s_prev = memory.states, state.hidden
     for b in range(2):
         n = int(lengths[b])
-        e = torch.stack([dec.v @ torch.tanh(dec.w_query.weight @ s_prev[b] + dec.w_key.weight @ h[b, i]
-                                            + dec.w_key.bias)
-                         for i in range(n)])
+        e = torch.stack(
+            [
+                dec.v @ torch.tanh(dec.w_query.weight @ s_prev[b] + dec.w_key.weight @ h[b, i] + dec.w_key.bias)
+                for i in range(n)
+            ]
+        )
         assert torch.allclose(alpha[b, :n], torch.softmax(e, 0), atol=1e-5)
         c = (alpha[b, :n, None] * h[b, :n]).sum(0)
         x = torch.cat([dec.embedding(y[b]), c])
@@ -156,7 +169,7 @@ def test_beam_width_one_equals_greedy_and_batch_equals_single(attention, score):
         assert beam[0].tokens == greedy.tokens
         assert beam[0].log_prob == pytest.approx(greedy.log_prob, abs=1e-5)
         assert len(steps) == len(greedy.tokens)
-        (ids, attn), = greedy_batch(model, [src])
+        ((ids, attn),) = greedy_batch(model, [src])
         assert tv.decode(ids) == greedy.tokens
         if greedy.attention is not None:
             np.testing.assert_allclose(attn, greedy.attention, atol=1e-5)
@@ -245,8 +258,11 @@ def test_one_beam_ranking_rule_for_both_families(alpha):
     done = [h.score for h in hyps if h.finished]
     assert done == sorted(done, reverse=True)
     torch.manual_seed(0)
-    tf = Transformer(TransformerConfig(vocab_size=11, d_model=8, n_heads=2, num_encoder_layers=1,
-                                       num_decoder_layers=1, d_ff=16, dropout=0.0)).eval()
+    tf = Transformer(
+        TransformerConfig(
+            vocab_size=11, d_model=8, n_heads=2, num_encoder_layers=1, num_decoder_layers=1, d_ff=16, dropout=0.0
+        )
+    ).eval()
     result = tf_beam(tf, [4, 5, 6, 7], beam_width=4, max_len=12, length_penalty=alpha)
     ranks = [length_normalised(s, len(h), alpha) for h, s in result.finished]
     assert ranks == sorted(ranks, reverse=True) and result.best.output_ids == (result.finished or [([], 0)])[0][0]

@@ -2,6 +2,7 @@
 opened (default view, and views a teacher changes: a comparison, a tab, a layer and head), the view
 is added with the sidebar's button, and the slide's figures hold the same numbers and labels as a
 figure the page drew (a slide draws them larger: sizes and fonts are not compared)."""
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """The Training studio page (AppTest): a tiny run started from the settings trains in the
 background to the end, its curve and snapshot scrubber appear, it is saved and listed in the
 Seq2seq page's model picker; Stop ends a long run; data choices that cannot train say why."""
+
 from __future__ import annotations
 
 import re
@@ -182,8 +183,13 @@ def test_the_pickers_show_a_session_its_own_runs_and_published_ones(runs_root):
 
 def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_generation_picker(runs_root):
     registry = Registry(runs_root, max_active=1)
-    run = registry.runs[registry.start(replace(PRESETS["tiny-lm"], data="text", steps=4, snapshots=1,
-                                               name="my LM", probe="The cat number"), owner=owner_of(OWNER), text=TEXT)]
+    run = registry.runs[
+        registry.start(
+            replace(PRESETS["tiny-lm"], data="text", steps=4, snapshots=1, name="my LM", probe="The cat number"),
+            owner=owner_of(OWNER),
+            text=TEXT,
+        )
+    ]
     while run.active:
         time.sleep(0.1)
     assert run.status == "finished", run.message
@@ -192,8 +198,9 @@ def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_genera
     assert not at.exception and "Finished: 4 steps" in at.success[0].value
     # a finished run opens on its latest snapshot
     last = run.snapshots[-1].step
-    assert any(c.value.startswith(f"Step {last}: validation perplexity") for c in at.caption), \
-        [c.value for c in at.caption]
+    assert any(c.value.startswith(f"Step {last}: validation perplexity") for c in at.caption), [
+        c.value for c in at.caption
+    ]
     assert at.selectbox(key="studio_layer").options == ["layer 1"]  # every layer × head of the causal attention
     assert at.selectbox(key="studio_head").options == ["head 1", "head 2", "average over heads"]
     # the probe's next tokens at the latest snapshot
@@ -203,14 +210,21 @@ def test_an_lm_run_shows_perplexity_and_self_attention_and_appears_in_the_genera
     assert "Your run: my LM" in picker.options
     picker.select(str(run.checkpoint)).run()
     assert not generation.exception and not generation.error
-    assert "Your run: my LM" not in _page(str(ROOT / "pages" / "6_Generation.py"), "another session") \
-        .selectbox(key="gen_model").options
+    assert (
+        "Your run: my LM"
+        not in _page(str(ROOT / "pages" / "6_Generation.py"), "another session").selectbox(key="gen_model").options
+    )
 
 
 def test_a_bert_run_appears_in_the_bert_page_picker_of_its_session(runs_root):
     registry = Registry(runs_root, max_active=1)
-    run = registry.runs[registry.start(replace(PRESETS["tiny-bert"], data="text", steps=4, snapshots=1,
-                                               name="my BERT"), owner=owner_of(OWNER), text=TEXT)]
+    run = registry.runs[
+        registry.start(
+            replace(PRESETS["tiny-bert"], data="text", steps=4, snapshots=1, name="my BERT"),
+            owner=owner_of(OWNER),
+            text=TEXT,
+        )
+    ]
     while run.active:
         time.sleep(0.1)
     assert run.status == "finished", run.message
@@ -219,5 +233,7 @@ def test_a_bert_run_appears_in_the_bert_page_picker_of_its_session(runs_root):
     assert "Your run: my BERT" in picker.options
     picker.select(str(run.checkpoint)).run()
     assert not page.exception and not page.error  # the page reads the user's BERT
-    assert "Your run: my BERT" not in _page(str(ROOT / "pages" / "7_BERT_masking.py"), "another session") \
-        .selectbox(key="bert_model").options
+    assert (
+        "Your run: my BERT"
+        not in _page(str(ROOT / "pages" / "7_BERT_masking.py"), "another session").selectbox(key="bert_model").options
+    )

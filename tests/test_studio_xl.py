@@ -1,6 +1,7 @@
 """The Training studio's Transformer-XL and XLNet families (issue 12 §1): tiny runs train to the end in
 the registry, keep their snapshots, save checkpoints that load_txl / load_xlnet read as the snapshots
 show; the studio page trains one, and the Transformer-XL and XLNet pages list and render the runs."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -41,8 +42,14 @@ def xl_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def xlnet_run(tmp_path_factory):
     registry = Registry(tmp_path_factory.mktemp("xlnet"), max_active=1)
-    settings = replace(PRESETS["tiny-xlnet"], data="text", steps=6, snapshots=2, name="my XLNet",
-                       probe="the cat number 3 saw 0 small cats")
+    settings = replace(
+        PRESETS["tiny-xlnet"],
+        data="text",
+        steps=6,
+        snapshots=2,
+        name="my XLNet",
+        probe="the cat number 3 saw 0 small cats",
+    )
     run = wait(registry, registry.start(settings, text=TEXT, owner=owner_of(OWNER)))
     assert run.status == FINISHED, run.message
     return run
@@ -64,8 +71,7 @@ def test_an_xl_run_keeps_its_last_segment_over_memory_and_saves_a_txl_checkpoint
     assert loaded.training["user_run"] and loaded.config.seg_len == 8 and loaded.config.mem_len == 8
     last = read_passage(loaded, XL_PROBE, s.seg_len, s.mem_len).segments[-1]
     assert np.allclose(last.attention, shot.weights, atol=1e-4)  # the saved weights read as the last snapshot
-    nexts = generate_with_memory(loaded, XL_PROBE, runs.LM_PROBE_NEW, s.mem_len, s.seg_len, temperature=0.0,
-                                 top_k=None)
+    nexts = generate_with_memory(loaded, XL_PROBE, runs.LM_PROBE_NEW, s.mem_len, s.seg_len, temperature=0.0, top_k=None)
     assert [x.token for x in nexts.steps] == shot.tgt_tokens
     assert set(loaded.training["memory_evaluation"]["perplexity_by_memory"]) == {"0", "8"}
     mine = owner_of(OWNER)
@@ -99,9 +105,16 @@ def test_an_xlnet_probe_of_one_word_fails_the_run_with_its_reason(tmp_path):
     assert run.status == runs.FAILED and run.message_key == "run.err.short_probe" and not run.folder.exists()
 
 
-@pytest.mark.parametrize("bad", [dict(family="xl", seg_len=1), dict(family="xl", mem_len=runs.MAX_XL_MEM + 1),
-                                 dict(family="xlnet", window=3), dict(family="xlnet", window=8, k_split=9),
-                                 dict(family="xl", data="grammar")])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(family="xl", seg_len=1),
+        dict(family="xl", mem_len=runs.MAX_XL_MEM + 1),
+        dict(family="xlnet", window=3),
+        dict(family="xlnet", window=8, k_split=9),
+        dict(family="xl", data="grammar"),
+    ],
+)
 def test_xl_and_xlnet_settings_out_of_range_are_refused(bad):
     with pytest.raises(RunError):
         RunSettings(**{"data": "bible-text", **bad})
@@ -146,8 +159,14 @@ def test_the_studio_trains_an_xlnet_run_that_the_xlnet_page_lists_and_renders(ru
 @pytest.mark.slow
 def test_an_xl_run_shows_in_the_studio_and_on_the_transformer_xl_page(runs_root):
     registry = Registry(runs_root, max_active=1)
-    run = wait(registry, registry.start(replace(PRESETS["tiny-xl"], data="text", steps=4, snapshots=1, name="my XL",
-                                                probe=XL_PROBE), owner=owner_of(OWNER), text=TEXT))
+    run = wait(
+        registry,
+        registry.start(
+            replace(PRESETS["tiny-xl"], data="text", steps=4, snapshots=1, name="my XL", probe=XL_PROBE),
+            owner=owner_of(OWNER),
+            text=TEXT,
+        ),
+    )
     assert run.status == FINISHED, run.message
     at = _page()
     at.button(key=f"studio_show_{run.id}").click().run()

@@ -1,4 +1,5 @@
 """ui.table: a light table drawn in the page, every cell sent as text (never HTML or markdown)."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,15 @@ from ui.table import table_data
 
 
 def test_table_data_keeps_every_cell_as_typed_and_marks_number_columns() -> None:
-    frame = pd.DataFrame({"key": ["<b>x</b>", "**y**", "12"], "q·k": ["0.123", "-1.500", "1e-05"],
-                          "mask": ["+0", "−∞", "+0"], "p": [0.5, 0.25, 0.125], "top": ["a (5%)", "b", "c"]})
+    frame = pd.DataFrame(
+        {
+            "key": ["<b>x</b>", "**y**", "12"],
+            "q·k": ["0.123", "-1.500", "1e-05"],
+            "mask": ["+0", "−∞", "+0"],
+            "p": [0.5, 0.25, 0.125],
+            "top": ["a (5%)", "b", "c"],
+        }
+    )
     spec = json.loads(table_data(frame))
     assert spec["columns"] == ["key", "q·k", "mask", "p", "top"]
     assert spec["rows"][0] == ["<b>x</b>", "0.123", "+0", "0.5", "a (5%)"]

@@ -7,6 +7,7 @@ The setting the browser obeys travels in the first message of every script run (
 directory, so the repository's file holds from any folder. ``st.set_option`` inside app.py
 would not do: it runs after the first session's NewSession message has gone out.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,9 @@ pytestmark = pytest.mark.slow  # starts a Streamlit server
 
 def _first_session_config(port: int) -> ForwardMsg:
     """Open the app's websocket as a browser does, ask for a run, return the NewSession message."""
-    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
-                 open_timeout=30) as ws:
+    with connect(
+        f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None, open_timeout=30
+    ) as ws:
         rerun = BackMsg()
         rerun.rerun_script.query_string = ""
         ws.send(rerun.SerializeToString())

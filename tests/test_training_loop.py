@@ -1,5 +1,6 @@
 """The one training loop: exact step counts, the schedule it applies, progress reports, stopping,
 the wall-clock guard; atomic checkpoint writes; one to_dict for every trace."""
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,12 @@ def test_same_seed_same_curve() -> None:
     for _ in range(2):
         model, loss_of_batch = _regression(seed=3)
         losses: list[float] = []
-        fit(model, loss_of_batch, TrainSettings(steps=15, lr=0.05, warmup=3),
-            callbacks=[lambda p, out=losses: out.append(p.loss)])
+        fit(
+            model,
+            loss_of_batch,
+            TrainSettings(steps=15, lr=0.05, warmup=3),
+            callbacks=[lambda p, out=losses: out.append(p.loss)],
+        )
         curves.append(losses)
     assert curves[0] == curves[1]
 
@@ -93,8 +98,9 @@ def test_same_seed_same_curve() -> None:
 def _tiny_seq2seq() -> tuple[Seq2Seq, Vocab, Vocab]:
     src = Vocab.build([["a", "b"]])
     tgt = Vocab.build([["x", "y"]])
-    cfg = Seq2SeqConfig(attention="bahdanau", src_vocab_size=len(src), tgt_vocab_size=len(tgt), emb_dim=4,
-                        hidden_dim=4, attn_dim=4)
+    cfg = Seq2SeqConfig(
+        attention="bahdanau", src_vocab_size=len(src), tgt_vocab_size=len(tgt), emb_dim=4, hidden_dim=4, attn_dim=4
+    )
     return Seq2Seq(cfg), src, tgt
 
 
@@ -108,6 +114,7 @@ def test_a_failed_save_leaves_the_old_checkpoint_whole(tmp_path: Path, monkeypat
     def broken(_vocab):
         def write(_folder: Path) -> None:
             raise OSError("disk full")
+
         return write
 
     monkeypatch.setattr(ck, "_vocab_writer", broken)
@@ -130,12 +137,30 @@ def test_saving_over_a_checkpoint_replaces_it(tmp_path: Path) -> None:
 
 
 def test_to_dict_is_one_function_for_every_trace() -> None:
-    hyp = Hypothesis(["x", "</s>"], np.array([0.5, 0.25], np.float32), np.eye(2, dtype=np.float32),
-                     [["x", "y"], ["</s>", "x"]], np.array([[0.5, 0.2], [0.25, 0.1]], np.float32), -2.0, True, -1.0)
-    step = GenerationStep(3, 7, 0.5, np.array([7, 2]), np.array([0.5, 0.3], np.float32),
-                          np.array([0.5, 0.5], np.float32), np.zeros((1, 1, 3), np.float32), "the", ["the", "a"])
-    gen = GenerationTrace([1, 5, 6], [7], [step], np.zeros((1, 1, 4, 4), np.float32), 0, 1.0, None,
-                          ["<s>", "in", "the"], ["the"])
+    hyp = Hypothesis(
+        ["x", "</s>"],
+        np.array([0.5, 0.25], np.float32),
+        np.eye(2, dtype=np.float32),
+        [["x", "y"], ["</s>", "x"]],
+        np.array([[0.5, 0.2], [0.25, 0.1]], np.float32),
+        -2.0,
+        True,
+        -1.0,
+    )
+    step = GenerationStep(
+        3,
+        7,
+        0.5,
+        np.array([7, 2]),
+        np.array([0.5, 0.3], np.float32),
+        np.array([0.5, 0.5], np.float32),
+        np.zeros((1, 1, 3), np.float32),
+        "the",
+        ["the", "a"],
+    )
+    gen = GenerationTrace(
+        [1, 5, 6], [7], [step], np.zeros((1, 1, 4, 4), np.float32), 0, 1.0, None, ["<s>", "in", "the"], ["the"]
+    )
     for trace in (hyp, BeamCandidate(0, "x", -0.5, -0.5, True, False), gen):
         assert isinstance(trace, Trace)
         data = json.loads(json.dumps(trace.to_dict()))
@@ -179,8 +204,9 @@ def test_fit_from_a_kept_optimizer_and_step_ends_as_an_uninterrupted_run() -> No
     fit(whole, loss_of_batch, settings)
     first, loss_of_batch = _noisy_regression()
     optimizer, stop = make_optimizer(first, settings), threading.Event()
-    stats = fit(first, loss_of_batch, settings, callbacks=[lambda p: p.step == 7 and stop.set()], stop=stop,
-                optimizer=optimizer)
+    stats = fit(
+        first, loss_of_batch, settings, callbacks=[lambda p: p.step == 7 and stop.set()], stop=stop, optimizer=optimizer
+    )
     assert stats["steps"] == 7
     kept = {"model": first.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}
     second, loss_of_batch = _noisy_regression()  # as in a fresh process: new model, new batch stream

@@ -1,4 +1,5 @@
 """The Transformer layer against the formulas and against torch.nn.MultiheadAttention."""
+
 from __future__ import annotations
 
 import json
@@ -11,18 +12,33 @@ import torch.nn.functional as F
 from torch import nn
 
 from corpora.toy_tasks import (
-    BOS_ID, EOS_ID, PAD_ID, ToyTask, batches, lm_sequences, make_batch, random_sequences,
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    ToyTask,
+    batches,
+    lm_sequences,
+    make_batch,
+    random_sequences,
 )
 from models.inference.transformer import beam_search, generate, greedy_decode
 from models.nn.transformer import (
-    Decoder, DecoderOnlyLM, Encoder, MultiHeadAttention, Transformer, TransformerConfig,
-    label_smoothed_cross_entropy, padding_mask, subsequent_mask,
+    Decoder,
+    DecoderOnlyLM,
+    Encoder,
+    MultiHeadAttention,
+    Transformer,
+    TransformerConfig,
+    label_smoothed_cross_entropy,
+    padding_mask,
+    subsequent_mask,
 )
 
 TOL = 1e-5
 
 
 # ------------------------------------------------------------------ weight exchange with torch.nn.MultiheadAttention
+
 
 @torch.no_grad()
 def copy_weights_to_torch_mha(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> None:
@@ -48,27 +64,36 @@ def copy_weights_from_torch_mha(theirs: nn.MultiheadAttention, ours: MultiHeadAt
     d = ours.d_model
     w = theirs.in_proj_weight
     ours.w_q.weight.copy_(w[:d])
-    ours.w_k.weight.copy_(w[d:2 * d])
-    ours.w_v.weight.copy_(w[2 * d:])
+    ours.w_k.weight.copy_(w[d : 2 * d])
+    ours.w_v.weight.copy_(w[2 * d :])
     if ours.w_q.bias is not None and theirs.in_proj_bias is not None:
         b = theirs.in_proj_bias
         ours.w_q.bias.copy_(b[:d])
-        ours.w_k.bias.copy_(b[d:2 * d])
-        ours.w_v.bias.copy_(b[2 * d:])
+        ours.w_k.bias.copy_(b[d : 2 * d])
+        ours.w_v.bias.copy_(b[2 * d :])
     ours.w_o.weight.copy_(theirs.out_proj.weight)
     if ours.w_o.bias is not None and theirs.out_proj.bias is not None:
         ours.w_o.bias.copy_(theirs.out_proj.bias)
 
 
-
 def _small_config(vocab: int = 13, norm_first: bool = False, **kw: object) -> TransformerConfig:
-    base = dict(vocab_size=vocab, d_model=32, n_heads=4, num_encoder_layers=2, num_decoder_layers=2,
-                d_ff=64, dropout=0.0, norm_first=norm_first, max_len=64)
+    base = dict(
+        vocab_size=vocab,
+        d_model=32,
+        n_heads=4,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        norm_first=norm_first,
+        max_len=64,
+    )
     base.update(kw)
     return TransformerConfig(**base)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ masks
+
 
 def test_subsequent_mask_is_lower_triangular() -> None:
     m = subsequent_mask(4)
@@ -84,6 +109,7 @@ def test_padding_mask_marks_non_pad_keys() -> None:
 
 
 # ------------------------------------------------------------------ multi-head attention
+
 
 def _pair(d: int = 16, h: int = 4, seed: int = 0) -> tuple[MultiHeadAttention, torch.nn.MultiheadAttention]:
     torch.manual_seed(seed)
@@ -159,6 +185,7 @@ def test_mha_head_is_the_formula() -> None:
 
 # ------------------------------------------------------------------ masks do their job
 
+
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("cross", [True, False])
 def test_look_ahead_mask_blocks_the_future(norm_first: bool, cross: bool) -> None:
@@ -172,7 +199,7 @@ def test_look_ahead_mask_blocks_the_future(norm_first: bool, cross: bool) -> Non
     probe = torch.randn(16)  # (a plain sum after LayerNorm would have zero gradient everywhere)
     for t in range(T):
         (grad,) = torch.autograd.grad(out[0, t] @ probe, x, retain_graph=True)
-        assert torch.all(grad[0, t + 1:] == 0), f"output {t} depends on a later input"
+        assert torch.all(grad[0, t + 1 :] == 0), f"output {t} depends on a later input"
         assert torch.all(grad[0, : t + 1].abs().sum(-1) > 0)
 
 
@@ -217,6 +244,7 @@ def test_padding_changes_no_non_padded_output(norm_first: bool) -> None:
 
 # ------------------------------------------------------------------ loss
 
+
 def test_label_smoothing_matches_formula_and_torch() -> None:
     torch.manual_seed(0)
     logits = torch.randn(4, 7, 11)
@@ -247,6 +275,7 @@ def test_label_smoothing_zero_is_plain_cross_entropy() -> None:
 
 
 # ------------------------------------------------------------------ configuration and blocks
+
 
 def test_config_json_round_trip() -> None:
     cfg = _small_config(norm_first=True, src_vocab_size=20)
@@ -291,6 +320,7 @@ def test_encoder_attention_rows_are_distributions() -> None:
 
 # ------------------------------------------------------------------ toy task and training
 
+
 def test_toy_batches_are_aligned() -> None:
     task = ToyTask("reverse", n_symbols=5, min_len=2, max_len=4)
     b = make_batch(task, [[3, 4, 5], [6, 7]])
@@ -326,8 +356,11 @@ def copy_model() -> tuple[Transformer, ToyTask, list[list[int]]]:
     seqs = random_sequences(task, 8, torch.Generator().manual_seed(1))
     batch = make_batch(task, seqs)
     model = Transformer(_small_config(vocab=task.vocab_size, num_encoder_layers=1, num_decoder_layers=1, n_heads=2))
-    final = _train(model, lambda: label_smoothed_cross_entropy(
-        model(batch.src, batch.tgt_in), batch.tgt_out, 0.0, ignore_index=PAD_ID), steps=400)
+    final = _train(
+        model,
+        lambda: label_smoothed_cross_entropy(model(batch.src, batch.tgt_in), batch.tgt_out, 0.0, ignore_index=PAD_ID),
+        steps=400,
+    )
     assert final < 0.05
     return model, task, seqs
 
@@ -384,8 +417,9 @@ def test_decoder_only_lm_overfits_a_tiny_sequence() -> None:
     torch.manual_seed(0)
     data = torch.tensor([[BOS_ID, 5, 3, 7, 4, 6, 5, EOS_ID]])
     lm = DecoderOnlyLM(_small_config(vocab=9, num_decoder_layers=1, n_heads=2))
-    final = _train(lm, lambda: label_smoothed_cross_entropy(
-        lm(data[:, :-1]), data[:, 1:], 0.0, ignore_index=PAD_ID), steps=400)
+    final = _train(
+        lm, lambda: label_smoothed_cross_entropy(lm(data[:, :-1]), data[:, 1:], 0.0, ignore_index=PAD_ID), steps=400
+    )
     assert final < 0.05
     trace = generate(lm, [BOS_ID], max_new=10, top_k=1)
     assert trace.ids == data[0].tolist()
@@ -399,8 +433,7 @@ def test_decoder_only_lm_learns_reverse_and_generates() -> None:
     data = lm_sequences(task, seqs)
     lm = DecoderOnlyLM(_small_config(vocab=task.vocab_size, num_decoder_layers=2, n_heads=2))
     # The first source symbol is unpredictable (ln 2 per sequence), so no loss bound here.
-    _train(lm, lambda: label_smoothed_cross_entropy(
-        lm(data[:, :-1]), data[:, 1:], 0.0, ignore_index=PAD_ID), steps=300)
+    _train(lm, lambda: label_smoothed_cross_entropy(lm(data[:, :-1]), data[:, 1:], 0.0, ignore_index=PAD_ID), steps=300)
     for s in seqs:
         prompt = [BOS_ID] + s + [EOS_ID]
         trace = generate(lm, prompt, max_new=8, top_k=1)
@@ -427,6 +460,7 @@ def test_generate_top_k_one_is_deterministic() -> None:
 
 
 # ------------------------------------------------------------------ batched greedy, one-head walkthrough
+
 
 def test_greedy_batch_equals_greedy_decode(copy_model: tuple[Transformer, ToyTask, list[list[int]]]) -> None:
     from models.inference.transformer import greedy_batch

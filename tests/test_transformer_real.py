@@ -2,6 +2,7 @@
 and tf-hsk (HSK Chinese → English) trained on the RNNs' fixed splits with their vocabulary rule, saved
 and loaded, typed Chinese segmented into known ids, unknown words flagged, their test BLEU/chrF beside
 the RNNs and the copy baseline, the command line, and the Transformer page on tf-hsk."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Transformer family: WEB data, held-out toy split, training smoke tests on tiny models,
 checkpoint round trip and one-line errors, the translate/generate/evaluate command lines."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,12 +25,16 @@ TINY = dict(d_model=16, n_heads=2, num_encoder_layers=1, num_decoder_layers=1, d
 
 def tiny(name: str, steps: int = 40, **data: object) -> presets.Preset:
     p = presets.PRESETS[name]
-    return dataclasses.replace(p, model={**p.model, **TINY},
-                               train=dataclasses.replace(p.train, steps=steps, warmup=5, batch_size=16),
-                               data={**p.data, **data})
+    return dataclasses.replace(
+        p,
+        model={**p.model, **TINY},
+        train=dataclasses.replace(p.train, steps=steps, warmup=5, batch_size=16),
+        data={**p.data, **data},
+    )
 
 
 # ------------------------------------------------------------------ data
+
 
 def test_toy_heldout_split_is_disjoint() -> None:
     task = ToyTask("copy", 10, 3, 12)
@@ -71,14 +76,19 @@ def test_lr_factor_warms_up_then_decays() -> None:
 
 # ------------------------------------------------------------------ training smoke tests
 
+
 @pytest.fixture(scope="module")
 def tiny_checkpoints(tmp_path_factory) -> Path:
     """Tiny copy, English→French (on a small Tatoeba-format file) and LM (on a text file) checkpoints."""
     root = tmp_path_factory.mktemp("tf_cks")
     pairs = root / "pairs.tsv"
-    pairs.write_text("".join(f"the {e} car .\tla voiture {f} .\n" for e, f in
-                             [("red", "rouge"), ("green", "verte"), ("small", "petite"), ("big", "grande")] * 8),
-                     encoding="utf-8")
+    pairs.write_text(
+        "".join(
+            f"the {e} car .\tla voiture {f} .\n"
+            for e, f in [("red", "rouge"), ("green", "verte"), ("small", "petite"), ("big", "grande")] * 8
+        ),
+        encoding="utf-8",
+    )
     text = root / "text.txt"
     text.write_text("in the beginning god created the heavens and the earth .\n" * 30, encoding="utf-8")
     run_preset(tiny("tf-copy", steps=60), out=root / "tf-copy", progress=False)
@@ -140,8 +150,9 @@ def test_train_command_dispatches_to_the_family(monkeypatch, tmp_path: Path) -> 
     config = json.loads((tmp_path / "rev" / "config.json").read_text())
     assert config["training"]["command"].startswith("python -m models.train")
     assert config["model"]["task"] == "reverse" and "heldout_exact_match" in config["training"]
-    assert train.main(["--preset", "tf-reverse", "--data", str(tmp_path / "x.tsv"), "--out",
-                       str(tmp_path / "r2")]) == 1  # toy tasks take no --data: one-line error
+    assert (
+        train.main(["--preset", "tf-reverse", "--data", str(tmp_path / "x.tsv"), "--out", str(tmp_path / "r2")]) == 1
+    )  # toy tasks take no --data: one-line error
 
 
 @pytest.mark.slow
@@ -178,6 +189,7 @@ def test_evaluate_plugin(monkeypatch, tiny_checkpoints: Path) -> None:
 
 # ------------------------------------------------------------------ command lines
 
+
 def _main(module: str, args: list[str], capsys) -> tuple[int, str, str]:
     """Run a command's main() in-process (the subprocess start costs seconds per call)."""
     import importlib
@@ -188,8 +200,9 @@ def _main(module: str, args: list[str], capsys) -> tuple[int, str, str]:
 
 
 def test_translate_and_generate_json(tiny_checkpoints: Path, capsys) -> None:
-    code, out, err = _main("models.translate", ["--model", str(tiny_checkpoints / "tf-copy"), "--json", "3 1 4 1 5"],
-                           capsys)
+    code, out, err = _main(
+        "models.translate", ["--model", str(tiny_checkpoints / "tf-copy"), "--json", "3 1 4 1 5"], capsys
+    )
     assert code == 0, err
     trace = json.loads(out)
     assert trace["src_tokens"] == ["3", "1", "4", "1", "5"]
@@ -200,8 +213,22 @@ def test_translate_and_generate_json(tiny_checkpoints: Path, capsys) -> None:
     dec = np.array(trace["decoder_self_attention"])
     assert dec.shape == (n_layers, n_heads, T, T) and np.allclose(np.triu(dec, 1), 0)
 
-    code, out, err = _main("models.generate", ["--model", str(tiny_checkpoints / "tf-lm"), "--temperature", "0.7",
-                                               "--top-k", "3", "--max-new", "5", "--json", "in the"], capsys)
+    code, out, err = _main(
+        "models.generate",
+        [
+            "--model",
+            str(tiny_checkpoints / "tf-lm"),
+            "--temperature",
+            "0.7",
+            "--top-k",
+            "3",
+            "--max-new",
+            "5",
+            "--json",
+            "in the",
+        ],
+        capsys,
+    )
     assert code == 0, err
     gen = json.loads(out)
     assert gen["prompt_tokens"] == ["<s>", "in", "the"] and 1 <= len(gen["steps"]) <= 5
@@ -217,14 +244,18 @@ def test_generate_command_line(tiny_checkpoints: Path) -> None:
     assert_one_line_error(run("models.generate", "--model", "no-such-lm", "hi"), "no-such-lm", "config.json")
 
 
-@pytest.mark.parametrize("module,args,words", [
-    ("models.generate", ["--model", "{lm}", "--top-k", "0", "hi"], ["top-k"]),
-    ("models.generate", ["--model", "{copy}", "hi"], ["not a language model"]),
-    ("models.translate", ["--model", "{copy}", "hello there"], ["copy model", "hello"]),
-    ("models.translate", ["--model", "{lm}", "hello"], ["language model"]),
-])
-def test_cli_errors_are_one_line(tiny_checkpoints: Path, capsys, module: str, args: list[str],
-                                 words: list[str]) -> None:
+@pytest.mark.parametrize(
+    "module,args,words",
+    [
+        ("models.generate", ["--model", "{lm}", "--top-k", "0", "hi"], ["top-k"]),
+        ("models.generate", ["--model", "{copy}", "hi"], ["not a language model"]),
+        ("models.translate", ["--model", "{copy}", "hello there"], ["copy model", "hello"]),
+        ("models.translate", ["--model", "{lm}", "hello"], ["language model"]),
+    ],
+)
+def test_cli_errors_are_one_line(
+    tiny_checkpoints: Path, capsys, module: str, args: list[str], words: list[str]
+) -> None:
     args = [a.format(lm=tiny_checkpoints / "tf-lm", copy=tiny_checkpoints / "tf-copy") for a in args]
     code, _, err = _main(module, args, capsys)
     lines = err.strip().splitlines()

@@ -1,5 +1,6 @@
 """Transformer-XL (Dai et al. 2019): the relative shift, the four score terms, the memory, the masks,
 the checkpoint family, the traces, and an AppTest of the page."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,11 @@ from corpora.text import tokenize
 from models.checkpoints import load_txl, save_txl
 from models.inference.common import InputError
 from models.inference.transformer_xl import (
-    dependency, explain_score, generate_with_memory, read_passage, shift_demo,
+    dependency,
+    explain_score,
+    generate_with_memory,
+    read_passage,
+    shift_demo,
 )
 from models.nn.positional import relative_scores
 from models.nn.transformer_xl import TransformerXL, TXLConfig, rel_shift, score_terms, xl_mask
@@ -32,8 +37,22 @@ from ui.transformer_xl import EXAMPLES
 
 def _model(n_layers: int = 2, mem_len: int = 3, seed: int = 0) -> TransformerXL:
     torch.manual_seed(seed)
-    m = TransformerXL(TXLConfig(vocab_size=40, d_model=16, n_heads=2, n_layers=n_layers, d_ff=32, dropout=0.0,
-                                seg_len=4, mem_len=mem_len)).double().eval()
+    m = (
+        TransformerXL(
+            TXLConfig(
+                vocab_size=40,
+                d_model=16,
+                n_heads=2,
+                n_layers=n_layers,
+                d_ff=32,
+                dropout=0.0,
+                seg_len=4,
+                mem_len=mem_len,
+            )
+        )
+        .double()
+        .eval()
+    )
     with torch.no_grad():  # u and v start at zero: make terms (c) and (d) non-trivial
         for layer in m.layers:
             layer.attn.u.normal_()
@@ -159,8 +178,8 @@ def test_dependency_vanilla_vs_xl() -> None:
     assert np.flatnonzero(vanilla[0]).tolist() == list(range(8, 12))  # never beyond its own segment
     xl = dependency(12, 4, 4, 2, 11)
     assert np.flatnonzero(xl[2]).tolist() == [11]
-    assert np.flatnonzero(xl[1]).tolist() == list(range(4, 12))   # one layer: memory + segment
-    assert np.flatnonzero(xl[0]).tolist() == list(range(0, 12))   # two layers: one more segment back
+    assert np.flatnonzero(xl[1]).tolist() == list(range(4, 12))  # one layer: memory + segment
+    assert np.flatnonzero(xl[0]).tolist() == list(range(0, 12))  # two layers: one more segment back
     with pytest.raises(InputError):
         dependency(12, 4, 4, 2, 12)
 
@@ -173,7 +192,7 @@ def test_batchify_and_segment_perplexity() -> None:
     ppl0, n0 = segment_perplexity(m, stream, 4, 0, skip_id=None)
     nll = 0.0
     for s in range(0, 12, 4):  # memory 0: every segment alone
-        x = torch.tensor([stream[s: s + 5]])
+        x = torch.tensor([stream[s : s + 5]])
         with torch.no_grad():
             nll += float(nn.functional.cross_entropy(m.run(x[:, :-1], mem_len=0).logits[0], x[0, 1:], reduction="sum"))
     assert n0 == 12
@@ -222,14 +241,20 @@ def test_explain_score_matches_the_model(loaded) -> None:
         explain_score(loaded, text, 4, 3, segment=5, layer=0, head=0, query=0)
 
 
-@pytest.mark.parametrize("bad", [
-    lambda m: read_passage(m, "", 4, 3), lambda m: read_passage(m, "w1 w2", 0, 3),
-    lambda m: read_passage(m, "w1 w2", 4, 999), lambda m: dependency(12, 4, 4, 2, 12),
-    lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=0, layer=9, head=0, query=0),
-    lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=5, layer=0, head=0, query=0),
-    lambda m: generate_with_memory(m, "w1", max_new=0), lambda m: generate_with_memory(m, "w1", temperature=-1),
-    lambda m: generate_with_memory(m, "w1", top_k=0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda m: read_passage(m, "", 4, 3),
+        lambda m: read_passage(m, "w1 w2", 0, 3),
+        lambda m: read_passage(m, "w1 w2", 4, 999),
+        lambda m: dependency(12, 4, 4, 2, 12),
+        lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=0, layer=9, head=0, query=0),
+        lambda m: explain_score(m, "w1 w2 w3", 4, 3, segment=5, layer=0, head=0, query=0),
+        lambda m: generate_with_memory(m, "w1", max_new=0),
+        lambda m: generate_with_memory(m, "w1", temperature=-1),
+        lambda m: generate_with_memory(m, "w1", top_k=0),
+    ],
+)
 def test_input_errors_carry_their_translation(loaded, bad) -> None:
     """Each InputError names a table entry whose English is its own text, so the page can say it in 中文."""
     from tests.test_i18n import CJK
@@ -329,8 +354,12 @@ def test_page_in_chinese_and_no_english_literals() -> None:
     at.run()
     _ok(at)
     assert at.title[0].value == "Transformer-XL"
-    texts = [e.value for kind in ("markdown", "caption", "warning") for e in getattr(at, kind)
-             if isinstance(e.value, str) and not e.value.startswith("<style>")]
+    texts = [
+        e.value
+        for kind in ("markdown", "caption", "warning")
+        for e in getattr(at, kind)
+        if isinstance(e.value, str) and not e.value.startswith("<style>")
+    ]
     texts += [w.label for kind in ("slider", "selectbox", "text_input", "button") for w in getattr(at, kind)]
     assert [x for x in texts if english_words(x) and not CJK.search(x)] == []
     assert len(charts(at)) == 2 and _english_figure_words(at) == []  # segment and dependency figures
@@ -352,8 +381,14 @@ def test_page_in_chinese_and_no_english_literals() -> None:
 @pytest.mark.slow
 def test_page_refuses_hostile_links_with_notices() -> None:
     at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
-    for key, value in {"txl_seg": "abc", "txl_mem": "999", "txl_step": "99", "txl_head": "x", "topic": "nope",
-                       "txl_text": "<b>bold</b> " * 3}.items():
+    for key, value in {
+        "txl_seg": "abc",
+        "txl_mem": "999",
+        "txl_step": "99",
+        "txl_head": "x",
+        "topic": "nope",
+        "txl_text": "<b>bold</b> " * 3,
+    }.items():
         at.query_params[key] = value
     at.run()
     _ok(at)
@@ -366,8 +401,19 @@ def test_page_refuses_hostile_links_with_notices() -> None:
 @pytest.mark.slow
 def test_generate_command_carries_the_memory() -> None:
     """`python -m models.generate --model xl-lm --mem-len M "prompt"` (issue 13's command)."""
-    proc = run("models.generate", "--model", "xl-lm", "--mem-len", "16", "--max-new", "5", "--temperature", "0",
-               "--json", "In the beginning God created")
+    proc = run(
+        "models.generate",
+        "--model",
+        "xl-lm",
+        "--mem-len",
+        "16",
+        "--max-new",
+        "5",
+        "--temperature",
+        "0",
+        "--json",
+        "In the beginning God created",
+    )
     assert proc.returncode == 0, proc.stderr
     trace = json.loads(proc.stdout)
     assert trace["mem_len"] == 16 and len(trace["steps"]) == 5
@@ -384,11 +430,15 @@ def test_evaluate_command_reports_memory_and_the_vanilla_lm(tmp_path) -> None:
 
     torch.manual_seed(0)
     itos = list(SPECIALS) + ["the", "and", "of", "to", "he", "a"]
-    xl = TransformerXL(TXLConfig(vocab_size=len(itos), d_model=8, n_heads=2, n_layers=1, d_ff=16, dropout=0.0,
-                                 seg_len=128, mem_len=16))
+    xl = TransformerXL(
+        TXLConfig(vocab_size=len(itos), d_model=8, n_heads=2, n_layers=1, d_ff=16, dropout=0.0, seg_len=128, mem_len=16)
+    )
     save_txl(tmp_path / "tiny-xl", xl, itos, {"label": "tiny XL"})
-    lm = DecoderOnlyLM(TransformerConfig(vocab_size=len(itos), d_model=8, n_heads=2, num_decoder_layers=1, d_ff=16,
-                                         dropout=0.0, max_len=32))
+    lm = DecoderOnlyLM(
+        TransformerConfig(
+            vocab_size=len(itos), d_model=8, n_heads=2, num_decoder_layers=1, d_ff=16, dropout=0.0, max_len=32
+        )
+    )
     save_transformer(tmp_path / "tiny-lm", lm, "lm", itos, itos, {"label": "tiny LM"})
     proc = run("models.evaluate", "--json", env={"ATTN_LAB_CHECKPOINTS": str(tmp_path)})
     results = json.loads(proc.stdout)["families"]["transformer-xl"]

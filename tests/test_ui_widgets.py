@@ -1,4 +1,5 @@
 """Shared widgets: the token strip escapes user text; the stepper clamps and steps."""
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -50,11 +51,13 @@ def test_landing_page_first_paint_never_imports_torch():
 
     from tests.conftest import ROOT
 
-    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
-            "at = AppTest.from_file('app.py', default_timeout=60)\nat.run()\n"
-            "assert not at.exception, at.exception\n"
-            "assert 'torch' not in sys.modules, 'torch imported by the landing page'\n"
-            "print([c.value for c in at.sidebar.caption])\n")
+    code = (
+        "import sys\nfrom streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('app.py', default_timeout=60)\nat.run()\n"
+        "assert not at.exception, at.exception\n"
+        "assert 'torch' not in sys.modules, 'torch imported by the landing page'\n"
+        "print([c.value for c in at.sidebar.caption])\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "shown once a model has loaded" in proc.stdout
@@ -102,10 +105,14 @@ def test_every_spinning_cache_spins_inside_the_cache():
                     found += 1
                     i = names.index("spinning")
                     # ui.checkpoints.cached_loader is st.cache_resource with a bound (and a release on delete)
-                    assert i > 0 and (names[i - 1].startswith("st.cache_") or names[i - 1] == "cached_loader"), \
-                        (path.name, node.name, names)
+                    assert i > 0 and (names[i - 1].startswith("st.cache_") or names[i - 1] == "cached_loader"), (
+                        path.name,
+                        node.name,
+                        names,
+                    )
     assert found >= 10
     import inspect
 
     from ui.checkpoints import cached_loader
+
     assert "st.cache_resource(" in inspect.getsource(cached_loader)

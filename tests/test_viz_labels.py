@@ -1,5 +1,6 @@
 """Readable at any length: thinned tick labels that fit, projector contrast, one 0–1 attention
 scale, titles that are not cut (viz_core.style and the figures built on it)."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -8,8 +9,19 @@ import numpy as np
 import pytest
 
 from viz_core.style import (
-    ATTENTION_COLORSCALE, BACKGROUND, BASE_FONT_SIZE, FIGURE_WIDTH_PX, LINE_EM, TEXT_COLOR, TICK_FONT_SIZE,
-    TITLE_FONT_SIZE, colorbar, fit_ticks, layout_dict, text_width, wrap_text,
+    ATTENTION_COLORSCALE,
+    BACKGROUND,
+    BASE_FONT_SIZE,
+    FIGURE_WIDTH_PX,
+    LINE_EM,
+    TEXT_COLOR,
+    TICK_FONT_SIZE,
+    TITLE_FONT_SIZE,
+    colorbar,
+    fit_ticks,
+    layout_dict,
+    text_width,
+    wrap_text,
 )
 
 LENGTHS = (3, 25, 100, 512)
@@ -17,7 +29,7 @@ LENGTHS = (3, 25, 100, 512)
 
 def _relative_luminance(colour: str) -> float:
     c = colour.lstrip("#")
-    rgb = [int(c[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    rgb = [int(c[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     lin = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
@@ -33,8 +45,9 @@ def _tokens(n: int) -> list[str]:
     return [words[i % len(words)] for i in range(n)]
 
 
-def _check_fit(vals: list[int], text: list[str], angle: int, n: int, axis_px: float, size: float,
-               vertical_axis: bool) -> None:
+def _check_fit(
+    vals: list[int], text: list[str], angle: int, n: int, axis_px: float, size: float, vertical_axis: bool
+) -> None:
     slot = axis_px / n
     line = LINE_EM * size
     assert vals[0] == 0 and vals[-1] == n - 1, "first and last token labelled"
@@ -85,11 +98,17 @@ def test_a_short_heatmap_wraps_its_y_title() -> None:
     the figure's title; wrapped to the rows' height, it stays beside them."""
     from viz_core.transformer import attention_matrix_figure
 
-    one_row = attention_matrix_figure(np.full((1, 5), 0.2), list("abcde"), ["<s>"], y_title="query: decoder step",
-                                      title="Cross-attention: layer 1, head 1")
+    one_row = attention_matrix_figure(
+        np.full((1, 5), 0.2),
+        list("abcde"),
+        ["<s>"],
+        y_title="query: decoder step",
+        title="Cross-attention: layer 1, head 1",
+    )
     assert "<br>" in one_row.layout.yaxis.title.text
-    tall = attention_matrix_figure(np.full((12, 5), 0.2), list("abcde"), list("abcdefghijkl"),
-                                   y_title="query: decoder step")
+    tall = attention_matrix_figure(
+        np.full((12, 5), 0.2), list("abcde"), list("abcdefghijkl"), y_title="query: decoder step"
+    )
     assert tall.layout.yaxis.title.text == "query: decoder step"
 
 
@@ -152,6 +171,7 @@ def test_chinese_titles_wrap_between_characters_not_cut() -> None:
 # --------------------------------------------------------------------------------------
 # One 0–1 attention colour scale
 # --------------------------------------------------------------------------------------
+
 
 def _softmax(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
@@ -236,6 +256,7 @@ def test_thumbnail_default_is_weight_one_darkest() -> None:
 # Bars, beam tree, titles
 # --------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", LENGTHS)
 def test_bar_charts_thin_their_token_axis(n: int) -> None:
     from viz_core.bert import span_figure, tag_figure
@@ -244,8 +265,12 @@ def test_bar_charts_thin_their_token_axis(n: int) -> None:
 
     tokens = _tokens(n)
     w = _softmax((n,))
-    for fig in (step_attention_bars(w, tokens), attention_row_bars(w, tokens),
-                tag_figure(tokens, w, "X", True), span_figure(tokens, w, w, (0, 1))):
+    for fig in (
+        step_attention_bars(w, tokens),
+        attention_row_bars(w, tokens),
+        tag_figure(tokens, w, "X", True),
+        span_figure(tokens, w, w, (0, 1)),
+    ):
         vals = list(fig.layout.xaxis.tickvals)
         assert vals[0] == 0 and vals[-1] == n - 1 and len(set(vals)) == len(vals)
         assert len(vals) <= FIGURE_WIDTH_PX / (LINE_EM * TICK_FONT_SIZE) + 1
@@ -254,9 +279,17 @@ def test_bar_charts_thin_their_token_axis(n: int) -> None:
 def _beam_steps(n_steps: int, width: int = 4) -> list[list[SimpleNamespace]]:
     steps = []
     for t in range(n_steps):
-        cands = [SimpleNamespace(parent=r // width, token=f"mot{t}{r}", token_log_prob=-0.1 * r,
-                                 log_prob=-0.5 * t - 0.1 * r, kept=r < width, finished=t == n_steps - 1 and r == 0)
-                 for r in range(width * width)]
+        cands = [
+            SimpleNamespace(
+                parent=r // width,
+                token=f"mot{t}{r}",
+                token_log_prob=-0.1 * r,
+                log_prob=-0.5 * t - 0.1 * r,
+                kept=r < width,
+                finished=t == n_steps - 1 and r == 0,
+            )
+            for r in range(width * width)
+        ]
         steps.append(cands)
     return steps
 
@@ -291,8 +324,9 @@ def test_subplot_grid_places_panels_as_make_subplots_does(rows: int, cols: int, 
     from viz_core.style import subplot_axes, subplot_grid
 
     titles = [f"panel {i}" for i in range(rows * cols)]
-    ref = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.13, vertical_spacing=0.12, subplot_titles=titles,
-                        shared_xaxes=shared).layout.to_plotly_json()
+    ref = make_subplots(
+        rows=rows, cols=cols, horizontal_spacing=0.13, vertical_spacing=0.12, subplot_titles=titles, shared_xaxes=shared
+    ).layout.to_plotly_json()
     ours = subplot_grid(rows, cols, horizontal_spacing=0.13, vertical_spacing=0.12, titles=titles, shared_xaxes=shared)
     for i in range(rows * cols):
         x, y = subplot_axes(i)
@@ -314,8 +348,9 @@ def test_next_token_values_read_at_the_axis_font_inside_long_bars_and_beside_sho
     thickness: inside a bar longer than half the axis, beside a shorter one."""
     from viz_core.transformer import next_token_figure
 
-    fig = next_token_figure(["and", "that", "but"], np.array([0.4, 0.3, 0.1]), np.array([0.9, 0.08, 0.02]),
-                            chosen="and").to_plotly_json()
+    fig = next_token_figure(
+        ["and", "that", "but"], np.array([0.4, 0.3, 0.1]), np.array([0.9, 0.08, 0.02]), chosen="and"
+    ).to_plotly_json()
     sampled = [t for t in fig["data"] if t.get("offsetgroup") == "sampled"]
     assert sampled and all(t["textfont"]["size"] == TICK_FONT_SIZE and t["constraintext"] == "none" for t in sampled)
     assert all(list(t["textposition"]) == ["inside", "outside", "outside"] for t in sampled)

@@ -1,5 +1,6 @@
 """What-if: forcing an output token (RNN seq2seq and Transformer) and switching off one head
 (Michel et al. 2019 head masking), against teacher-forced scoring and the formula."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,11 @@ from models.checkpoints import load_seq2seq, load_transformer
 from models.inference.common import InputError
 from models.inference.translate import prepare_source, prepare_transformer_source, translate, translate_transformer
 from models.inference.what_if import (
-    ablated_translation, forced_ids, typed_token, what_if_transformer, what_if_translation,
+    ablated_translation,
+    forced_ids,
+    typed_token,
+    what_if_transformer,
+    what_if_translation,
 )
 from models.nn.attention import scaled_dot_product_attention
 from models.nn.rnn_seq2seq import AttentionMode
@@ -30,8 +35,17 @@ def tf_en_fr():
 
 def _small_transformer(norm_first: bool = False) -> Transformer:
     torch.manual_seed(0)
-    cfg = TransformerConfig(vocab_size=13, d_model=32, n_heads=4, num_encoder_layers=2, num_decoder_layers=2,
-                            d_ff=64, dropout=0.0, norm_first=norm_first, max_len=64)
+    cfg = TransformerConfig(
+        vocab_size=13,
+        d_model=32,
+        n_heads=4,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        norm_first=norm_first,
+        max_len=64,
+    )
     return Transformer(cfg).eval()
 
 
@@ -40,6 +54,7 @@ def _other_candidate(tokens: list[str], candidates: list[str], t: int) -> str:
 
 
 # ------------------------------------------------------------------ head masking (models.nn.transformer)
+
 
 def test_masking_a_head_is_concat_with_its_slice_zero_then_w_o() -> None:
     torch.manual_seed(1)
@@ -62,12 +77,18 @@ def test_no_mask_and_all_gates_on_are_bit_identical(norm_first: bool) -> None:
     src, tgt = torch.tensor([[5, 6, 7, 8, 2]]), torch.tensor([[1, 9, 10, 11]])
     plain = model.run(src, tgt)
     cfg = model.config
-    on = HeadMask(torch.ones(cfg.num_encoder_layers, cfg.n_heads), torch.ones(cfg.num_decoder_layers, cfg.n_heads),
-                  torch.ones(cfg.num_decoder_layers, cfg.n_heads))
+    on = HeadMask(
+        torch.ones(cfg.num_encoder_layers, cfg.n_heads),
+        torch.ones(cfg.num_decoder_layers, cfg.n_heads),
+        torch.ones(cfg.num_decoder_layers, cfg.n_heads),
+    )
     gated = model.run(src, tgt, head_mask=on)
-    for a, b in [(plain.logits, gated.logits), (plain.encoder_attention, gated.encoder_attention),
-                 (plain.decoder_self_attention, gated.decoder_self_attention),
-                 (plain.cross_attention, gated.cross_attention)]:
+    for a, b in [
+        (plain.logits, gated.logits),
+        (plain.encoder_attention, gated.encoder_attention),
+        (plain.decoder_self_attention, gated.decoder_self_attention),
+        (plain.cross_attention, gated.cross_attention),
+    ]:
         assert torch.equal(a, b)
     assert torch.equal(plain.logits, model(src, tgt))
 
@@ -107,6 +128,7 @@ def test_one_head_off_rejects_heads_the_model_lacks() -> None:
 
 # ------------------------------------------------------------------ forcing: RNN seq2seq
 
+
 @pytest.mark.parametrize("name", S2S_MODELS)
 def test_seq2seq_forcing_the_models_own_choice_reproduces_the_trace(name: str) -> None:
     loaded = load_seq2seq(name)
@@ -139,7 +161,7 @@ def test_seq2seq_forcing_another_token_matches_teacher_forced_scoring(name: str)
     log_p = torch.log_softmax(logits[0].float(), -1)
     np.testing.assert_allclose(hyp.attention, alphas[0].numpy(), atol=1e-5)
     np.testing.assert_allclose(hyp.token_probs, log_p[torch.arange(len(ids)), ids].exp().numpy(), atol=1e-5)
-    assert [int(i) for i in log_p[t + 1:].argmax(-1)] == ids[t + 1:]  # greedy again after the forced step
+    assert [int(i) for i in log_p[t + 1 :].argmax(-1)] == ids[t + 1 :]  # greedy again after the forced step
     assert what_if.notices[0].kind == "forced" and f"“{token}”" in what_if.notices[0].text
 
 
@@ -173,12 +195,19 @@ def test_a_typed_token_outside_the_vocabulary_is_reported_not_mapped() -> None:
 
 # ------------------------------------------------------------------ forcing: Transformer
 
+
 def test_transformer_forcing_the_models_own_choice_reproduces_the_trace(tf_en_fr) -> None:
     original = translate_transformer(tf_en_fr, TEXT)
     same = what_if_transformer(tf_en_fr, TEXT, original.tgt_tokens, 3, original.tgt_tokens[3])
     assert same.output_ids == original.output_ids and same.forced_step == 3 and original.forced_step is None
-    for field in ("encoder_attention", "decoder_self_attention", "cross_attention", "token_log_probs",
-                  "topk_probs", "topk_ids"):
+    for field in (
+        "encoder_attention",
+        "decoder_self_attention",
+        "cross_attention",
+        "token_log_probs",
+        "topk_probs",
+        "topk_ids",
+    ):
         assert np.array_equal(getattr(same, field), getattr(original, field)), field
 
 
@@ -193,7 +222,7 @@ def test_transformer_forcing_another_token_matches_teacher_forced_scoring(tf_en_
         run = tf_en_fr.model.run(src, torch.tensor([what_if.decoder_input_ids]))
     np.testing.assert_allclose(what_if.cross_attention, run.cross_attention[0].numpy(), atol=1e-5)
     np.testing.assert_allclose(what_if.decoder_self_attention, run.decoder_self_attention[0].numpy(), atol=1e-5)
-    assert run.logits[0, t + 1:].argmax(-1).tolist() == what_if.output_ids[t + 1:]
+    assert run.logits[0, t + 1 :].argmax(-1).tolist() == what_if.output_ids[t + 1 :]
     assert not np.allclose(what_if.cross_attention[:, :, t + 1], original.cross_attention[:, :, t + 1])
 
 
@@ -221,6 +250,7 @@ def test_transformer_ablation_follows_the_beam_too(tf_en_fr) -> None:
 
 
 # ------------------------------------------------------------------ the pages (AppTest)
+
 
 def _page(name: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=APPTEST_TIMEOUT)

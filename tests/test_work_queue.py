@@ -1,5 +1,6 @@
 """The heavy-request queue (models.slots.WorkQueue): first come first served, never more than
 ``slots`` at once, "n ahead" as reported to the page, released however a holder ends, bounded."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,13 +24,16 @@ def _wait_until(cond, timeout: float = 5.0) -> None:
         time.sleep(0.005)
 
 
-def _hold(queue: WorkQueue, release: threading.Event, started: list[str], name: str,
-          reports: list[int] | None = None) -> threading.Thread:
+def _hold(
+    queue: WorkQueue, release: threading.Event, started: list[str], name: str, reports: list[int] | None = None
+) -> threading.Thread:
     """A thread that queues, records its start, and holds its slot until ``release`` is set."""
+
     def body() -> None:
         with queue.slot(on_wait=None if reports is None else reports.append, poll_s=0.01):
             started.append(name)
             release.wait(5)
+
     thread = threading.Thread(target=body, daemon=True)
     thread.start()
     return thread

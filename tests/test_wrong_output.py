@@ -1,6 +1,7 @@
 """Issue 29, items 5 and 6: the wrong-output notice of the models trained on real pairs (sentence chrF,
 ROC AUC, the logistic fit and its cut, the notice's words) and the HSK test scores measured through the
 page's own input pipeline, as the page shows them."""
+
 from __future__ import annotations
 
 import itertools
@@ -25,7 +26,7 @@ from ui.strings import STRINGS
 
 
 def test_sentence_chrf_by_the_formula() -> None:
-    """"ab" against "abc": n = 1: P = 2/2, R = 2/3; n = 2: P = 1/1, R = 1/2; n ≥ 3: no hypothesis
+    """ "ab" against "abc": n = 1: P = 2/2, R = 2/3; n = 2: P = 1/1, R = 1/2; n ≥ 3: no hypothesis
     n-grams, so those orders are left out. P = 1, R = 7/12; chrF = 5 P R / (4 P + R)."""
     p, r = 1.0, (2 / 3 + 1 / 2) / 2
     assert sentence_chrf(["ab"], ["abc"]) == pytest.approx(100 * 5 * p * r / (4 * p + r))
@@ -55,17 +56,28 @@ def test_logistic_fit_and_youden_cut() -> None:
     assert youden_threshold([0.1, 0.4, 0.6, 0.9], [False, False, True, True]) == 0.6
 
 
-FIT = {"signals": list(SIGNALS), "mean": [0.0] * len(SIGNALS), "scale": [1.0] * len(SIGNALS),
-       "coef": [-2.0, 0.0, 4.0, 0.0, 0.0, 0.0], "intercept": -1.0, "threshold": 0.5, "long_src": 9,
-       "bad_share_flagged": 0.8, "bad_share_passed": 0.3}
+FIT = {
+    "signals": list(SIGNALS),
+    "mean": [0.0] * len(SIGNALS),
+    "scale": [1.0] * len(SIGNALS),
+    "coef": [-2.0, 0.0, 4.0, 0.0, 0.0, 0.0],
+    "intercept": -1.0,
+    "threshold": 0.5,
+    "long_src": 9,
+    "bad_share_flagged": 0.8,
+    "bad_share_passed": 0.3,
+}
 
 
-@pytest.mark.parametrize(("words", "unknown", "lps", "key"), [
-    (["我", "喜欢", "茶"], [False, False, False], [-0.1, -0.2], "notice.risk.low"),
-    (["我", "想", "喝", "咖啡"], [False, False, False, True], [-0.5, -1.0], "notice.risk.unknown"),
-    (["我"] * 12, [False] * 12, [-1.0, -2.0], "notice.risk.long"),
-    (["我", "喜欢", "茶"], [False, False, False], [-1.0, -2.0], "notice.risk.style"),
-])
+@pytest.mark.parametrize(
+    ("words", "unknown", "lps", "key"),
+    [
+        (["我", "喜欢", "茶"], [False, False, False], [-0.1, -0.2], "notice.risk.low"),
+        (["我", "想", "喝", "咖啡"], [False, False, False, True], [-0.5, -1.0], "notice.risk.unknown"),
+        (["我"] * 12, [False] * 12, [-1.0, -2.0], "notice.risk.long"),
+        (["我", "喜欢", "茶"], [False, False, False], [-1.0, -2.0], "notice.risk.style"),
+    ],
+)
 def test_the_notice_names_the_likely_reason_in_both_languages(words, unknown, lps, key) -> None:
     signals = output_signals(words, unknown, lps)
     assert signals["unknown_share"] == sum(unknown) / len(words) and signals["mean_log_prob"] == sum(lps) / len(lps)

@@ -1,6 +1,7 @@
 """XLNet (Yang et al. 2019): the two masks, the query stream's blindness to its own token and the
 later ones, the two-sided relative scores and shift, identity order = causal attention, partial
 prediction, the checkpoint family, the traces and their input errors (tiny random models)."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,25 @@ import torch
 from models.checkpoints import LoadedXLNet, load_xlnet, save_xlnet
 from models.inference.common import InputError
 from models.inference.xlnet import (
-    check_order, dependency_cases, identity_order, independent_vs_sequential, parse_order, predict, random_order,
+    check_order,
+    dependency_cases,
+    identity_order,
+    independent_vs_sequential,
+    parse_order,
+    predict,
+    random_order,
 )
 from models.nn.positional import relative_scores
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import (
-    XLNet, XLNetConfig, content_mask, n_targets, query_mask, ranks, target_mask, two_sided_rel_shift,
+    XLNet,
+    XLNetConfig,
+    content_mask,
+    n_targets,
+    query_mask,
+    ranks,
+    target_mask,
+    two_sided_rel_shift,
 )
 from models.text.vocab import SPECIALS
 from models.training.xlnet import permutation_nll, random_orders
@@ -29,8 +43,22 @@ WORDS = "new york is a city the of and in to it was he she".split()
 
 def _model(n_layers: int = 2, seed: int = 0) -> XLNet:
     torch.manual_seed(seed)
-    m = XLNet(XLNetConfig(vocab_size=len(SPECIALS) + len(WORDS), d_model=16, n_heads=2, n_layers=n_layers, d_ff=32,
-                          dropout=0.0, max_len=8, k_split=3)).double().eval()
+    m = (
+        XLNet(
+            XLNetConfig(
+                vocab_size=len(SPECIALS) + len(WORDS),
+                d_model=16,
+                n_heads=2,
+                n_layers=n_layers,
+                d_ff=32,
+                dropout=0.0,
+                max_len=8,
+                k_split=3,
+            )
+        )
+        .double()
+        .eval()
+    )
     with torch.no_grad():  # u and v start at zero: make terms (c) and (d) non-trivial
         for layer in m.layers:
             layer.attn.u.normal_()
@@ -113,8 +141,15 @@ def test_scores_equal_the_four_terms_with_explicit_distances() -> None:
         fast = attn.scores(queries, h)
         for head in range(2):
             rows = slice(head * attn.d_k, (head + 1) * attn.d_k)
-            terms = relative_scores(queries[0] @ attn.w_q.weight[rows].T, h[0] @ attn.w_k.weight[rows].T,
-                                    attn.w_r.weight[rows], attn.u[head], attn.v[head], pos, pos)
+            terms = relative_scores(
+                queries[0] @ attn.w_q.weight[rows].T,
+                h[0] @ attn.w_k.weight[rows].T,
+                attn.w_r.weight[rows],
+                attn.u[head],
+                attn.v[head],
+                pos,
+                pos,
+            )
             torch.testing.assert_close(fast[0, head], terms["total"] / math.sqrt(attn.d_k))
             assert terms["b"].std() > 0 and terms["d"].std() > 0
             # keys after the query (negative i − j) take part: (d) differs between j = i ± 1
@@ -127,8 +162,13 @@ def test_identity_order_content_stream_is_causal_attention() -> None:
     m = _model()
     n = 7
     assert torch.equal(content_mask(torch.arange(n)), torch.ones(n, n, dtype=torch.bool).tril())
-    txl = TransformerXL(TXLConfig(vocab_size=m.config.vocab_size, d_model=16, n_heads=2, n_layers=2, d_ff=32,
-                                  dropout=0.0)).double().eval()
+    txl = (
+        TransformerXL(
+            TXLConfig(vocab_size=m.config.vocab_size, d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0)
+        )
+        .double()
+        .eval()
+    )
     txl.load_state_dict({k: v for k, v in m.state_dict().items() if k != "query_init"})
     ids = torch.randint(4, m.config.vocab_size, (2, n), generator=torch.Generator().manual_seed(1))
     out = m.run(ids, torch.arange(n))
@@ -144,7 +184,7 @@ def test_a_batch_of_orders_equals_each_alone() -> None:
     out = m.run(ids, orders, keep=True)
     assert out.content_attention is not None and out.query_attention is not None
     for b in range(3):
-        alone = m.run(ids[b: b + 1], orders[b], keep=True)
+        alone = m.run(ids[b : b + 1], orders[b], keep=True)
         torch.testing.assert_close(out.logits[b], alone.logits[0])
         torch.testing.assert_close(out.query_attention[b], alone.query_attention[0])
     where = target_mask(orders, 3)
@@ -156,20 +196,33 @@ def test_parse_order_and_its_errors() -> None:
     assert parse_order(" 3,1, 4 ,2 ", 4) == [2, 0, 3, 1] == check_order([2, 0, 3, 1], 4)
     assert sorted(random_order(9, 3)) == identity_order(9) and random_order(9, 3) == random_order(9, 3)
     assert random_order(9, 3) != random_order(9, 4)
-    for text, key in (("", "xlnet.err.order_empty"), (" , ", "xlnet.err.order_empty"),
-                      ("1 two 3", "xlnet.err.order_nan"), ("1.5 2 3", "xlnet.err.order_nan"),
-                      ("0 1 2", "xlnet.err.order_range"), ("1 2 4", "xlnet.err.order_range"),
-                      ("99999999999999999999 1 2", "xlnet.err.order_range"),
-                      ("1 2 2", "xlnet.err.order_repeat"), ("1 3", "xlnet.err.order_missing"),
-                      ("1 2 3 1", "xlnet.err.order_repeat")):
+    for text, key in (
+        ("", "xlnet.err.order_empty"),
+        (" , ", "xlnet.err.order_empty"),
+        ("1 two 3", "xlnet.err.order_nan"),
+        ("1.5 2 3", "xlnet.err.order_nan"),
+        ("0 1 2", "xlnet.err.order_range"),
+        ("1 2 4", "xlnet.err.order_range"),
+        ("99999999999999999999 1 2", "xlnet.err.order_range"),
+        ("1 2 2", "xlnet.err.order_repeat"),
+        ("1 3", "xlnet.err.order_missing"),
+        ("1 2 3 1", "xlnet.err.order_repeat"),
+    ):
         with pytest.raises(InputError) as err:
             parse_order(text, 3)
         assert err.value.key == key, text
         assert STRINGS[key][0].format(**err.value.params) == str(err.value)  # the page's English is the message
 
 
-@pytest.mark.parametrize("text,key", [("", "xlnet.err.empty"), (" \n\t ", "xlnet.err.empty"), ("york", "xlnet.err.one"),
-                                      ("york " * 5000, "xlnet.err.long")])
+@pytest.mark.parametrize(
+    "text,key",
+    [
+        ("", "xlnet.err.empty"),
+        (" \n\t ", "xlnet.err.empty"),
+        ("york", "xlnet.err.one"),
+        ("york " * 5000, "xlnet.err.long"),
+    ],
+)
 def test_bad_sentences_get_a_clear_message(text: str, key: str) -> None:
     loaded = _loaded()
     with pytest.raises(InputError) as err:
@@ -180,12 +233,14 @@ def test_bad_sentences_get_a_clear_message(text: str, key: str) -> None:
 
 def test_other_bad_settings() -> None:
     loaded = _loaded()
-    for call, key in ((lambda: predict(loaded, "new york is", [0, 1, 2], 0), "xlnet.err.k"),
-                      (lambda: predict(loaded, "new york is", [0, 1, 2], 2, top_k=0), "xlnet.err.top_k"),
-                      (lambda: predict(loaded, "new york is", [0, 1, 1], 2), "xlnet.err.order_repeat"),
-                      (lambda: independent_vs_sequential(loaded, "new york is", []), "xlnet.err.hidden_none"),
-                      (lambda: independent_vs_sequential(loaded, "new york is", [0, 1, 2]), "xlnet.err.hidden_all"),
-                      (lambda: independent_vs_sequential(loaded, "new york is", [3]), "xlnet.err.position")):
+    for call, key in (
+        (lambda: predict(loaded, "new york is", [0, 1, 2], 0), "xlnet.err.k"),
+        (lambda: predict(loaded, "new york is", [0, 1, 2], 2, top_k=0), "xlnet.err.top_k"),
+        (lambda: predict(loaded, "new york is", [0, 1, 1], 2), "xlnet.err.order_repeat"),
+        (lambda: independent_vs_sequential(loaded, "new york is", []), "xlnet.err.hidden_none"),
+        (lambda: independent_vs_sequential(loaded, "new york is", [0, 1, 2]), "xlnet.err.hidden_all"),
+        (lambda: independent_vs_sequential(loaded, "new york is", [3]), "xlnet.err.position"),
+    ):
         with pytest.raises(InputError) as err:
             call()
         assert err.value.key == key
@@ -285,8 +340,7 @@ def test_the_preset_trains_saves_and_evaluates(tmp_path) -> None:
     gen = np.random.default_rng(0)
     text = "\n".join(" ".join(gen.choice(WORDS, 20)) for _ in range(40))
     (tmp_path / "text.txt").write_text(text, encoding="utf-8")
-    folder, record, line = run_preset(PRESETS["xlnet-small"], out=tmp_path / "ck", data=tmp_path / "text.txt",
-                                      steps=3)
+    folder, record, line = run_preset(PRESETS["xlnet-small"], out=tmp_path / "ck", data=tmp_path / "text.txt", steps=3)
     loaded = load_xlnet(folder)
     assert loaded.config.k_split == 6 and loaded.config.max_len == 32 and record["steps"] == 3
     held = record["heldout"]

@@ -1,5 +1,6 @@
 """The XLNet page (AppTest on the shipped xlnet-small): every order mode, bad input with its message,
 the URL round trip and bad links, 中文, and the figures against the traces computed here."""
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,12 @@ def _array(value) -> np.ndarray:
 
 def _circles(spec: dict) -> dict[int, int]:
     """position → the step number written in its circle on the order figure."""
-    return {int(x): int(s) for tr in spec["data"] if tr.get("mode") == "markers+text"
-            for x, s in zip(_array(tr["x"]), tr["text"])}
+    return {
+        int(x): int(s)
+        for tr in spec["data"]
+        if tr.get("mode") == "markers+text"
+        for x, s in zip(_array(tr["x"]), tr["text"])
+    }
 
 
 def _warnings(at: AppTest) -> list[str]:
@@ -115,13 +120,16 @@ def test_order_modes_layer_head_and_k(loaded) -> None:
     assert _circles(_specs(at)["xlnet_order"]) == {p: t + 1 for t, p in enumerate(parse_order(typed, n))}
 
 
-@pytest.mark.parametrize("typed, key, fields", [
-    ("1 1 2", "xlnet.err.order_repeat", {"pos": 1}),
-    ("0 1 2", "xlnet.err.order_range", {"pos": 0, "n": 10}),
-    ("1 2 99", "xlnet.err.order_range", {"pos": 99, "n": 10}),
-    ("one two", "xlnet.err.order_nan", {"n": 10}),
-    ("1 2 3", "xlnet.err.order_missing", {"missing": "4, 5, 6, 7, 8, 9, 10", "n": 10}),
-])
+@pytest.mark.parametrize(
+    "typed, key, fields",
+    [
+        ("1 1 2", "xlnet.err.order_repeat", {"pos": 1}),
+        ("0 1 2", "xlnet.err.order_range", {"pos": 0, "n": 10}),
+        ("1 2 99", "xlnet.err.order_range", {"pos": 99, "n": 10}),
+        ("one two", "xlnet.err.order_nan", {"n": 10}),
+        ("1 2 3", "xlnet.err.order_missing", {"missing": "4, 5, 6, 7, 8, 9, 10", "n": 10}),
+    ],
+)
 def test_a_typed_order_that_is_not_a_permutation_is_named(typed: str, key: str, fields: dict) -> None:
     at = _run({"xlnet_mode": "typed", "xlnet_typed": typed})
     assert _warnings(at) == [_escaped(EN[key], fields)]
@@ -134,11 +142,14 @@ def _escaped(template: str, fields: dict) -> str:
     return md_escape(template.format(**fields))
 
 
-@pytest.mark.parametrize("text, key, fields", [
-    ("", "xlnet.err.empty", {}),
-    ("light", "xlnet.err.one", {}),
-    ("word " * 2000, "xlnet.err.long", {"max": 32, "n": 2000}),
-])
+@pytest.mark.parametrize(
+    "text, key, fields",
+    [
+        ("", "xlnet.err.empty", {}),
+        ("light", "xlnet.err.one", {}),
+        ("word " * 2000, "xlnet.err.long", {"max": 32, "n": 2000}),
+    ],
+)
 def test_bad_sentences_get_a_message(text: str, key: str, fields: dict) -> None:
     assert len(text) <= 10_000
     at = _run(state={"xlnet_text": text})
@@ -157,9 +168,16 @@ def test_unknown_words_are_flagged_and_user_text_is_not_markup() -> None:
 
 @pytest.mark.slow
 def test_url_round_trip_and_bad_links() -> None:
-    link = {"xlnet_text": "the lord is my shepherd", "xlnet_mode": "typed", "xlnet_typed": "5 4 3 2 1",
-            "xlnet_k": "3", "xlnet_layer": "layer 2", "xlnet_head": "head 3", "topic": EN["xlnet.tab.bert"],
-            "xlnet_hidden": ["3 is", "5 shepherd"]}
+    link = {
+        "xlnet_text": "the lord is my shepherd",
+        "xlnet_mode": "typed",
+        "xlnet_typed": "5 4 3 2 1",
+        "xlnet_k": "3",
+        "xlnet_layer": "layer 2",
+        "xlnet_head": "head 3",
+        "topic": EN["xlnet.tab.bert"],
+        "xlnet_hidden": ["3 is", "5 shepherd"],
+    }
     at = _run(link)
     assert not at.info  # every value accepted
     assert at.text_input(key="xlnet_typed").value == "5 4 3 2 1" and at.slider(key="xlnet_k").value == 3
@@ -168,9 +186,21 @@ def test_url_round_trip_and_bad_links() -> None:
     assert at.button_group(key="xlnet_hidden").value == [2, 4]  # the hidden words
     # an older link's tab title is written back as its name
     assert {k: at.query_params[k] for k in ("xlnet_mode", "xlnet_typed", "xlnet_k", "topic")} == {
-        "xlnet_mode": "typed", "xlnet_typed": "5 4 3 2 1", "xlnet_k": "3", "topic": "bert"}
-    at = _run({"xlnet_mode": "sideways", "xlnet_k": "99", "xlnet_seed": "abc", "xlnet_head": "head 9",
-               "topic": "nope", "xlnet_hidden": "77 zz"})
+        "xlnet_mode": "typed",
+        "xlnet_typed": "5 4 3 2 1",
+        "xlnet_k": "3",
+        "topic": "bert",
+    }
+    at = _run(
+        {
+            "xlnet_mode": "sideways",
+            "xlnet_k": "99",
+            "xlnet_seed": "abc",
+            "xlnet_head": "head 9",
+            "topic": "nope",
+            "xlnet_hidden": "77 zz",
+        }
+    )
     notices = " ".join(i.value for i in at.info)
     assert all(f"“{v}”" in notices for v in ("sideways", "99", "abc", "head 9", "nope")), notices
     assert at.slider(key="xlnet_k").value == 6 and "xlnet_order" in _specs(at)
@@ -209,8 +239,11 @@ def test_against_bert_tab_and_the_held_out_case(loaded) -> None:
     hidden = at.button_group(key="xlnet_hidden").value
     assert len(hidden) == 2 and hidden[1] == hidden[0] + 1
     shown_case = independent_vs_sequential(loaded, shown, hidden, TOP_K)
-    assert shown_case.sequential.top_tokens[1][0] == shown_case.tokens[hidden[1]] != \
-        shown_case.independent.top_tokens[1][0]  # the order changed the later prediction, for the better
+    assert (
+        shown_case.sequential.top_tokens[1][0]
+        == shown_case.tokens[hidden[1]]
+        != shown_case.independent.top_tokens[1][0]
+    )  # the order changed the later prediction, for the better
 
 
 @pytest.mark.slow
@@ -221,10 +254,17 @@ def test_page_in_chinese_and_no_english_literals() -> None:
         at = _run({"lang": "zh", "topic": STRINGS[topic][1]})
         assert at.title[0].value == "XLNet"
         assert not [i.value for i in at.info if "不可用" in i.value], topic
-        texts = [e.value for kind in ("markdown", "caption", "warning", "info") for e in getattr(at, kind)
-                 if isinstance(e.value, str) and not e.value.startswith("<style>")]
-        texts += [w.label for kind in ("slider", "selectbox", "text_input", "button", "number_input")
-                  for w in getattr(at, kind)]
+        texts = [
+            e.value
+            for kind in ("markdown", "caption", "warning", "info")
+            for e in getattr(at, kind)
+            if isinstance(e.value, str) and not e.value.startswith("<style>")
+        ]
+        texts += [
+            w.label
+            for kind in ("slider", "selectbox", "text_input", "button", "number_input")
+            for w in getattr(at, kind)
+        ]
         assert [x for x in texts if english_words(x) and not CJK.search(x)] == [], topic
         specs = _specs(at).values()
         words = [w for spec in specs for w in _figure_words(spec)]

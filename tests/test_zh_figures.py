@@ -13,6 +13,7 @@ nor is a trace name that is never shown (no legend entry, no name beside its hov
 the model's own text are not interface strings: categories and tick texts count only where the
 whole label is a table text. Every offender is listed at once.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,34 @@ def _words(s: str) -> list[str]:
     return [w for w in _WORD.findall(s) if w.lower() not in MATH]
 
 
-STOP = {"the", "and", "has", "not", "all", "from", "over", "about", "after", "among", "what", "why", "your", "this",
-        "that", "with", "for", "are", "was", "its", "one", "per", "each", "into", "than", "then"}  # too generic alone
+STOP = {
+    "the",
+    "and",
+    "has",
+    "not",
+    "all",
+    "from",
+    "over",
+    "about",
+    "after",
+    "among",
+    "what",
+    "why",
+    "your",
+    "this",
+    "that",
+    "with",
+    "for",
+    "are",
+    "was",
+    "its",
+    "one",
+    "per",
+    "each",
+    "into",
+    "than",
+    "then",
+}  # too generic alone
 
 
 def _trim(piece: str) -> str:
@@ -76,9 +103,14 @@ def english_pieces() -> dict[str, str]:
     for i, (_, zh) in enumerate(both):
         for w in _words(zh):
             by_word.setdefault(w, set()).add(i)
-    kept = {piece for piece in pieces
-            if any(_found(piece, both[i][1]) and _found(piece, both[i][0])
-                   for i in set.intersection(*(by_word.get(w, set()) for w in _words(piece))))}
+    kept = {
+        piece
+        for piece in pieces
+        if any(
+            _found(piece, both[i][1]) and _found(piece, both[i][0])
+            for i in set.intersection(*(by_word.get(w, set()) for w in _words(piece)))
+        )
+    }
     return {piece: key for piece, key in pieces.items() if piece not in kept}
 
 
@@ -99,8 +131,9 @@ def _by_word() -> dict[str, list[str]]:
 def english_in(text: str) -> list[str]:
     """The table's English pieces found in ``text`` (whole words), longest first, none inside another."""
     plain = re.sub(r"<[^>]*>", " ", text)
-    found = sorted({p for w in set(_words(plain)) for p in _by_word().get(w, ()) if _found(p, plain)},
-                   key=len, reverse=True)
+    found = sorted(
+        {p for w in set(_words(plain)) for p in _by_word().get(w, ()) if _found(p, plain)}, key=len, reverse=True
+    )
     return [p for i, p in enumerate(found) if not any(_found(p, q) for q in found[:i])]
 
 
@@ -190,6 +223,7 @@ def _report(found: list[Offender]) -> str:
 # The check itself
 # ---------------------------------------------------------------------------------------------
 
+
 def _spec(fig) -> dict:
     return json.loads(fig.to_json())
 
@@ -218,6 +252,7 @@ def test_the_installed_models_label_comes_from_the_table() -> None:
 # ---------------------------------------------------------------------------------------------
 # (a) The Present page: one slide per page, drawn in 中文
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def one_run(tmp_path_factory) -> Iterator[Path]:
@@ -284,8 +319,9 @@ def test_every_slide_draws_only_chinese_words(tiny_llm, one_run) -> None:
         at.run()
         figures = _figures(at)
         refused = [c.value for c in at.caption if "不可用" in c.value or "请在页面中查看" in c.value]
-        drawn.append((page, params, len(figures), [e.value for e in at.exception] + [w.value for w in at.warning]
-                      + refused))
+        drawn.append(
+            (page, params, len(figures), [e.value for e in at.exception] + [w.value for w in at.warning] + refused)
+        )
         for _, spec in figures:
             found += offenders(spec, f"slide {page} {params or ''} ")
     # each slide drew its view, every value taken
@@ -299,12 +335,15 @@ def test_every_slide_draws_only_chinese_words(tiny_llm, one_run) -> None:
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*_*.py") if p.name != "12_Present.py")
 TAB_IDS: dict[str, tuple[str, ...]] = {
-    "1_Attention_from_scratch.py": tuple(f"p1.tab.{n}" for n in ("kr", "scores", "shl", "sandbox", "why",
-                                                                 "complexity")),
-    "3_Positional_encoding.py": tuple(f"p3.tab.{n}" for n in ("sinusoids", "rotation", "embeddings", "schemes",
-                                                              "padding")),
-    "7_BERT_masking.py": tuple(f"p7.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp",
-                                                       "finetune")),
+    "1_Attention_from_scratch.py": tuple(
+        f"p1.tab.{n}" for n in ("kr", "scores", "shl", "sandbox", "why", "complexity")
+    ),
+    "3_Positional_encoding.py": tuple(
+        f"p3.tab.{n}" for n in ("sinusoids", "rotation", "embeddings", "schemes", "padding")
+    ),
+    "7_BERT_masking.py": tuple(
+        f"p7.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")
+    ),
     "9_LLM_explorer.py": tuple(f"llm_explorer.tab.{n}" for n in ("generation", "gqa", "rope", "heads")),
     "10_Transformer_XL.py": tuple(f"txl.tab.{n}" for n in ("dependency", "terms", "eval", "generate")),
     "13_XLNet.py": tuple(f"xlnet.tab.{n}" for n in ("masks", "predictions", "bert")),
@@ -316,8 +355,10 @@ VIEWS = [(page, tab) for page in PAGES for tab in TAB_IDS.get(page, (None,))]
 # Luong model's aligned positions and a beam search's tree; a model without attention (its top-k bars).
 VIEWS += [("2_Seq2seq_attention.py", "s2s-luong-local-p"), ("2_Seq2seq_attention.py", "s2s-none")]
 LINKS = {("7_BERT_masking.py", "p7.tab.nsp"): {"bert_model": "bert-small"}}
-STATES = {("2_Seq2seq_attention.py", "s2s-luong-local-p"): {"s2s_model": "s2s-luong-local-p", "s2s_beam": 3},
-          ("2_Seq2seq_attention.py", "s2s-none"): {"s2s_model": "s2s-none"}}  # widget values, set before the run
+STATES = {
+    ("2_Seq2seq_attention.py", "s2s-luong-local-p"): {"s2s_model": "s2s-luong-local-p", "s2s_beam": 3},
+    ("2_Seq2seq_attention.py", "s2s-none"): {"s2s_model": "s2s-none"},
+}  # widget values, set before the run
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """中文 for the Training studio and the Present page beyond their labels: the errors that come from
 corpora/ and models/ (an uploaded file, a run that cannot start or be imported, a failed run), a
 saved run's data and status, and a refused deck file are said in 中文 (AppTest)."""
+
 from __future__ import annotations
 
 import json
@@ -60,8 +61,9 @@ def test_an_unusable_upload_is_refused_in_chinese(runs_root):
     at = _rerun(at.button(key="studio_train").click())
     assert not at.exception
     (error,) = at.error
-    assert error.value == ("无法使用此文件：pairs\\.tsv：只有 0 个可用句对，"
-                           "至少需要 20 个（第 1 行：两个句子之间没有制表符）")
+    assert error.value == (
+        "无法使用此文件：pairs\\.tsv：只有 0 个可用句对，至少需要 20 个（第 1 行：两个句子之间没有制表符）"
+    )
     assert not store.list_runs(runs_root)
     # a usable file trains, and its left-out lines are listed in 中文
     good = "".join(f"I see {i} cats.\tJe vois {i} chats.\n" for i in range(20)).encode()
@@ -96,16 +98,31 @@ def test_a_saved_runs_data_and_status_are_said_in_chinese(runs_root):
     folder = runs_root / "20260101-000000-abcdef"
     (folder / runs.CHECKPOINT).mkdir(parents=True)
     (folder / runs.CHECKPOINT / runs.CONFIG).write_text("{}")
-    (folder / RUN_FILE).write_text(json.dumps({
-        "id": folder.name, "name": "my bible run", "family": "seq2seq", "created": 1.0, "status": "finished",
-        "data": "World English Bible → Louis Segond 1910 verses", "steps": 40, "seconds": 12.0, "bleu": 3.5,
-        "settings": {"data": "bible"}}))
+    (folder / RUN_FILE).write_text(
+        json.dumps(
+            {
+                "id": folder.name,
+                "name": "my bible run",
+                "family": "seq2seq",
+                "created": 1.0,
+                "status": "finished",
+                "data": "World English Bible → Louis Segond 1910 verses",
+                "steps": 40,
+                "seconds": 12.0,
+                "bleu": 3.5,
+                "settings": {"data": "bible"},
+            }
+        )
+    )
     lines = (json.dumps({"step": i, "loss": 3.0 - i / 20}) + "\n" for i in range(40))
     (folder / runs.LOG_FILE).write_text("".join(lines))
     alpha = np.array([[0.9, 0.1], [0.2, 0.8]], dtype=np.float32)
-    (folder / runs.SNAPSHOT_FILE).write_text("".join(
-        Snapshot(step, ["a", "b"], ["x", "y"], alpha, bleu, aer, [(0, 0), (1, 1)]).to_json() + "\n"
-        for step, bleu, aer in ((0, 0.0, 0.6), (40, 3.5, 0.2))))
+    (folder / runs.SNAPSHOT_FILE).write_text(
+        "".join(
+            Snapshot(step, ["a", "b"], ["x", "y"], alpha, bleu, aer, [(0, 0), (1, 1)]).to_json() + "\n"
+            for step, bleu, aer in ((0, 0.0, 0.6), (40, 3.5, 0.2))
+        )
+    )
     at = _zh(STUDIO)
     assert not at.exception
     assert "完成：12 秒内训练了 40 步" in at.success[0].value
@@ -122,8 +139,9 @@ def test_a_bad_deck_file_is_refused_in_chinese():
     at = _zh(PRESENT)
     at.query_params["deck"] = "upload"
     at.run()
-    bad = json.dumps({"format": FORMAT, "version": VERSION, "slides": [{"page": "2_Seq2seq_attention",
-                                                                         "params": {"s2s_step": 3}}]})
+    bad = json.dumps(
+        {"format": FORMAT, "version": VERSION, "slides": [{"page": "2_Seq2seq_attention", "params": {"s2s_step": 3}}]}
+    )
     at.file_uploader(key="present_upload").set_value(("deck.json", bad.encode(), "application/json")).run()
     assert not at.exception
     (warning,) = at.warning

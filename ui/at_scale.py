@@ -3,6 +3,7 @@ converted), FlashAttention's tiled pass over it (:mod:`models.lessons.at_scale`)
 matrix (ui.explain), the measured tables the benches saved in bench/baselines (cost against length, windows and
 sinks on SmolLM2, softmax against linear attention trained here) and generation timed with and without the KV
 cache."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,10 @@ LAB_MODEL, LLM_MODEL = "tf-lm", "smollm2"
 LLM_TOKENS = 128  # SmolLM2's input cap on the page (the figure is n × n: 128² cells at most)
 BLOCKS = (4, 8, 16, 32)
 TEXT_LIMIT = 2_000
-EXAMPLE = ("in the beginning god created the heavens and the earth . and the earth was without form , and void ; "
-           "and darkness was upon the face of the deep . and god said , let there be light : and there was light .")
+EXAMPLE = (
+    "in the beginning god created the heavens and the earth . and the earth was without form , and void ; "
+    "and darkness was upon the face of the deep . and god said , let there be light : and there was light ."
+)
 BASELINES = Path(__file__).resolve().parent.parent / "bench" / "baselines"
 COST_FILE = BASELINES / "attention_cost.json"
 WINDOW_FILE = BASELINES / "window_sinks.json"
@@ -77,6 +80,7 @@ def page_ids(name: str, text: str) -> tuple[list[int], list[str], int]:
         return ids[:LLM_TOKENS], llm.token_text(ids[:LLM_TOKENS]), max(0, len(ids) - LLM_TOKENS)
     from corpora.text import tokenize
     from models.text.vocab import SOS, UNK
+
     loaded = _lab_model(name)
     words = tokenize(text)
     room = loaded.config.max_len - 1
@@ -124,8 +128,15 @@ def explained_tiles(fig: Any, run: FlashRun, name: str, text: str) -> None:
             return real_cells(DECODER_KEY, ids, (0,) * len(ids), layer, (head,), q, k)[0]
         return head_cell(name, "lm", layer, head, q, k, None, ids)
 
-    explained_chart(fig, "scale_tiles", run.weights, explain, query_tokens=run.head.tokens,
-                    key_tokens=run.head.tokens, context=(name, text, layer, head))
+    explained_chart(
+        fig,
+        "scale_tiles",
+        run.weights,
+        explain,
+        query_tokens=run.head.tokens,
+        key_tokens=run.head.tokens,
+        context=(name, text, layer, head),
+    )
 
 
 @dataclass(frozen=True)
@@ -209,6 +220,7 @@ def generation_times(prompt_tokens: int, new_tokens: int) -> tuple[float, float]
 # The page's tabs
 # --------------------------------------------------------------------------------------
 
+
 def rows_section(run: FlashRun, step: int) -> None:
     """m before and after, the correction exp(m_old − m_new) and ℓ after the tile, for each query row."""
     import pandas as pd
@@ -218,12 +230,15 @@ def rows_section(run: FlashRun, step: int) -> None:
 
     s = run.tiled.steps[step]
     q0 = run.query_block * run.block
-    frame = pd.DataFrame({
-        t("scale.col.token"): [f"{q0 + i + 1} {run.head.tokens[q0 + i]}" for i in range(len(s.m_new))],
-        t("scale.col.m_old"): [f"{x:.3f}" for x in s.m_old],
-        t("scale.col.m_new"): [f"{x:.3f}" for x in s.m_new],
-        t("scale.col.factor"): [f"{x:.4f}" for x in s.correction],
-        t("scale.col.l"): [f"{x:.4f}" for x in s.l_new]})
+    frame = pd.DataFrame(
+        {
+            t("scale.col.token"): [f"{q0 + i + 1} {run.head.tokens[q0 + i]}" for i in range(len(s.m_new))],
+            t("scale.col.m_old"): [f"{x:.3f}" for x in s.m_old],
+            t("scale.col.m_new"): [f"{x:.3f}" for x in s.m_new],
+            t("scale.col.factor"): [f"{x:.4f}" for x in s.correction],
+            t("scale.col.l"): [f"{x:.4f}" for x in s.l_new],
+        }
+    )
     st.caption(t("scale.rows.table"))
     table(frame, key="scale_rows")
 
@@ -239,14 +254,30 @@ def rebuild_section(run: FlashRun) -> None:
 
     st.markdown(t("scale.rebuild.explain"))
     rows = list(range(run.n))
-    row = linked(st.selectbox, t("scale.rebuild.row"), rows, index=run.n - 1, key="scale_row",
-                 format_func=lambda i: f"{i + 1} {run.head.tokens[i]}")
+    row = linked(
+        st.selectbox,
+        t("scale.rebuild.row"),
+        rows,
+        index=run.n - 1,
+        key="scale_row",
+        format_func=lambda i: f"{i + 1} {run.head.tokens[i]}",
+    )
     rebuilt = rebuild_row(run.head.q[row], run.head.k, float(run.tiled.lse[row]), row)
     diff = float(np.abs(rebuilt - run.weights[row]).max())
-    chart(rebuild_figure(run.weights[row], rebuilt, run.head.tokens,
-                         title=t("scale.rebuild.fig", row=row + 1, token=run.head.tokens[row], diff=diff),
-                         exact_name=t("scale.rebuild.stored"), rebuilt_name=t("scale.rebuild.rebuilt"),
-                         x_title=t("scale.fig.x"), width=PAGE_WIDTH), key="scale_rebuild", config=PLOT)
+    chart(
+        rebuild_figure(
+            run.weights[row],
+            rebuilt,
+            run.head.tokens,
+            title=t("scale.rebuild.fig", row=row + 1, token=run.head.tokens[row], diff=diff),
+            exact_name=t("scale.rebuild.stored"),
+            rebuilt_name=t("scale.rebuild.rebuilt"),
+            x_title=t("scale.fig.x"),
+            width=PAGE_WIDTH,
+        ),
+        key="scale_rebuild",
+        config=PLOT,
+    )
 
 
 CACHE_LENGTHS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
@@ -267,30 +298,61 @@ def cache_section() -> None:
 
     st.markdown(t("scale.cache.explain"))
     left, right = st.columns(2)
-    context = int(linked(left.select_slider, t("scale.cache.context"), CACHE_LENGTHS, value=8192,
-                         key="scale_context"))
-    size = int(linked(right.selectbox, t("scale.cache.bytes"), (2, 4), key="scale_bytes",
-                      format_func=lambda b: {2: "bfloat16 (2)", 4: "float32 (4)"}[b]))
+    context = int(linked(left.select_slider, t("scale.cache.context"), CACHE_LENGTHS, value=8192, key="scale_context"))
+    size = int(
+        linked(
+            right.selectbox,
+            t("scale.cache.bytes"),
+            (2, 4),
+            key="scale_bytes",
+            format_func=lambda b: {2: "bfloat16 (2)", 4: "float32 (4)"}[b],
+        )
+    )
     shapes = cache_shapes()
     names = [f"{s.name} ({s.kind()} {s.q_heads}:{s.kv_heads})" for s in shapes]
     mib = {name: [s.bytes_per_token(size) * n / 2**20 for n in CACHE_LENGTHS] for name, s in zip(names, shapes)}
-    chart(cache_figure(CACHE_LENGTHS, mib, context, title=t("scale.cache.fig"), x_title=t("scale.cache.x"),
-                       y_title=t("scale.cache.y"), chosen_name=t("scale.cache.chosen"), width=PAGE_WIDTH),
-          key="scale_cache", config=PLOT)
-    table(pd.DataFrame({
-        t("scale.cache.col.layout"): [s.name for s in shapes],
-        t("scale.cache.col.kind"): [s.kind() for s in shapes],
-        t("scale.cache.col.heads"): [f"{s.q_heads} : {s.kv_heads}" for s in shapes],
-        t("scale.cache.col.per_token"): [f"{s.bytes_per_token(size) / 1024:.1f}" for s in shapes],
-        t("scale.cache.col.total"): [f"{s.bytes_per_token(size) * context / 2**20:.1f}" for s in shapes]}),
-        key="scale_cache_table")
+    chart(
+        cache_figure(
+            CACHE_LENGTHS,
+            mib,
+            context,
+            title=t("scale.cache.fig"),
+            x_title=t("scale.cache.x"),
+            y_title=t("scale.cache.y"),
+            chosen_name=t("scale.cache.chosen"),
+            width=PAGE_WIDTH,
+        ),
+        key="scale_cache",
+        config=PLOT,
+    )
+    table(
+        pd.DataFrame(
+            {
+                t("scale.cache.col.layout"): [s.name for s in shapes],
+                t("scale.cache.col.kind"): [s.kind() for s in shapes],
+                t("scale.cache.col.heads"): [f"{s.q_heads} : {s.kv_heads}" for s in shapes],
+                t("scale.cache.col.per_token"): [f"{s.bytes_per_token(size) / 1024:.1f}" for s in shapes],
+                t("scale.cache.col.total"): [f"{s.bytes_per_token(size) * context / 2**20:.1f}" for s in shapes],
+            }
+        ),
+        key="scale_cache_table",
+    )
     if llm_ready():
         prompt, new = 128, 16
-        if st.button(t("scale.cache.measure"), key="scale_measure", help=t("scale.cache.measure_help", prompt=prompt,
-                                                                             new=new)):
+        if st.button(
+            t("scale.cache.measure"), key="scale_measure", help=t("scale.cache.measure_help", prompt=prompt, new=new)
+        ):
             with_cache, without = generation_times(prompt, new)
-            st.info(t("scale.cache.measured", model="SmolLM2-135M", with_cache=with_cache, without=without,
-                      new=new, prompt=prompt))
+            st.info(
+                t(
+                    "scale.cache.measured",
+                    model="SmolLM2-135M",
+                    with_cache=with_cache,
+                    without=without,
+                    new=new,
+                    prompt=prompt,
+                )
+            )
 
 
 def window_section(n: int) -> None:
@@ -309,11 +371,23 @@ def window_section(n: int) -> None:
     w = int(linked(left.slider, t("scale.window.w"), 2, n, min(8, n), key="scale_window"))
     sinks = int(linked(right.slider, t("scale.window.sinks"), 0, 8, 4, key="scale_sinks"))
     masks = [allowed_mask(n, n), allowed_mask(n, n, w), allowed_mask(n, n, w, sinks)]
-    titles = [t("scale.window.full", n=window_cache_tokens(n, None)),
-              t("scale.window.window", w=w, c=window_cache_tokens(n, w)),
-              t("scale.window.sink", w=w, s=sinks, c=window_cache_tokens(n, w, sinks))]
-    chart(masks_figure(masks, titles, title=t("scale.window.fig", n=n), x_title=t("scale.fig.x"),
-                       y_title=t("scale.fig.y"), width=PAGE_WIDTH), key="scale_masks", config=PLOT)
+    titles = [
+        t("scale.window.full", n=window_cache_tokens(n, None)),
+        t("scale.window.window", w=w, c=window_cache_tokens(n, w)),
+        t("scale.window.sink", w=w, s=sinks, c=window_cache_tokens(n, w, sinks)),
+    ]
+    chart(
+        masks_figure(
+            masks,
+            titles,
+            title=t("scale.window.fig", n=n),
+            x_title=t("scale.fig.x"),
+            y_title=t("scale.fig.y"),
+            width=PAGE_WIDTH,
+        ),
+        key="scale_masks",
+        config=PLOT,
+    )
     window_measured()
 
 
@@ -339,21 +413,45 @@ def window_measured() -> None:
     alone = [ppl[i] for w in sizes for i in range(len(windows)) if windows[i] == w and sinks[i] == 0]
     sunk = [ppl[i] for w in sizes for i in range(len(windows)) if windows[i] == w and sinks[i] > 0]
     k = max(sinks)
-    chart(window_ppl_figure(sizes, alone, sunk, full, title=t("scale.window.ppl_fig", model=data["model"],
-                                                                n=data["n_tokens"], start=data["scored_from"]),
-                            alone_name=t("scale.window.alone"), sinks_name=t("scale.window.with_sinks", k=k),
-                            full_name=t("scale.window.full_line"), x_title=t("scale.window.x"),
-                            y_title=t("scale.window.y"), width=PAGE_WIDTH), key="scale_window_ppl", config=PLOT)
+    chart(
+        window_ppl_figure(
+            sizes,
+            alone,
+            sunk,
+            full,
+            title=t("scale.window.ppl_fig", model=data["model"], n=data["n_tokens"], start=data["scored_from"]),
+            alone_name=t("scale.window.alone"),
+            sinks_name=t("scale.window.with_sinks", k=k),
+            full_name=t("scale.window.full_line"),
+            x_title=t("scale.window.x"),
+            y_title=t("scale.window.y"),
+            width=PAGE_WIDTH,
+        ),
+        key="scale_window_ppl",
+        config=PLOT,
+    )
     per_token = SMOLLM2.bytes_per_token(4)
-    table(pd.DataFrame({
-        t("scale.window.col.setting"): [t("scale.window.full_row") if w is None else
-                                        t("scale.window.sink_row", w=w, s=s) if s else t("scale.window.window_row", w=w)
-                                        for w, s in zip(windows, sinks)],
-        t("scale.window.col.cache"): [t("scale.window.cache_value", c=c, mib=c * per_token / 2**20)
-                                      for c in data["cache_tokens"]],
-        t("scale.window.col.ppl"): [f"{v:.3f}" for v in ppl],
-        t("scale.window.col.ratio"): [f"×{v / full:.2f}" for v in ppl],
-        t("scale.window.col.all"): [f"{v:.3f}" for v in data["perplexity_all"]]}), key="scale_window_table")
+    table(
+        pd.DataFrame(
+            {
+                t("scale.window.col.setting"): [
+                    t("scale.window.full_row")
+                    if w is None
+                    else t("scale.window.sink_row", w=w, s=s)
+                    if s
+                    else t("scale.window.window_row", w=w)
+                    for w, s in zip(windows, sinks)
+                ],
+                t("scale.window.col.cache"): [
+                    t("scale.window.cache_value", c=c, mib=c * per_token / 2**20) for c in data["cache_tokens"]
+                ],
+                t("scale.window.col.ppl"): [f"{v:.3f}" for v in ppl],
+                t("scale.window.col.ratio"): [f"×{v / full:.2f}" for v in ppl],
+                t("scale.window.col.all"): [f"{v:.3f}" for v in data["perplexity_all"]],
+            }
+        ),
+        key="scale_window_table",
+    )
     st.caption(t("scale.window.source", n=data["n_tokens"], start=data["scored_from"]))
 
 
@@ -366,8 +464,15 @@ def linear_section(run: FlashRun) -> None:
     q, k, v = run.head.q, run.head.k, run.head.v
     parallel = linear_parallel(q, k, v)
     recurrent, state = linear_recurrent(q, k, v)
-    st.info(t("scale.linear.result", n=run.n, diff=float(np.abs(parallel - recurrent).max()),
-              state=state.size + q.shape[1], matrix=run.n * run.n))
+    st.info(
+        t(
+            "scale.linear.result",
+            n=run.n,
+            diff=float(np.abs(parallel - recurrent).max()),
+            state=state.size + q.shape[1],
+            matrix=run.n * run.n,
+        )
+    )
     linear_trained()
 
 
@@ -389,24 +494,57 @@ def linear_trained() -> None:
         return
     kinds = data["kinds"]
     name = {k: t(f"scale.linear.{k}") for k in kinds}
-    table(pd.DataFrame({
-        t("scale.linear.col.kind"): [name[k] for k in kinds],
-        t("scale.linear.col.ppl"): [f"{v:.1f}" for v in data["heldout_ppl"]],
-        t("scale.linear.col.loss"): [f"{v:.3f}" for v in data["final_loss"]],
-        t("scale.linear.col.seconds"): [f"{v:.0f}" for v in data["seconds"]]}), key="scale_linear_table")
+    table(
+        pd.DataFrame(
+            {
+                t("scale.linear.col.kind"): [name[k] for k in kinds],
+                t("scale.linear.col.ppl"): [f"{v:.1f}" for v in data["heldout_ppl"]],
+                t("scale.linear.col.loss"): [f"{v:.3f}" for v in data["final_loss"]],
+                t("scale.linear.col.seconds"): [f"{v:.0f}" for v in data["seconds"]],
+            }
+        ),
+        key="scale_linear_table",
+    )
     cfg, settings = data["config"], data["settings"]
-    st.caption(t("scale.linear.setup", params=data["parameters"], layers=cfg["n_layers"], d=cfg["d_model"],
-                 heads=cfg["n_heads"], steps=settings["steps"], batch=settings["batch_size"], context=cfg["context"],
-                 vocab=settings["vocab_cap"], diff=data["recurrent_vs_parallel"]))
+    st.caption(
+        t(
+            "scale.linear.setup",
+            params=data["parameters"],
+            layers=cfg["n_layers"],
+            d=cfg["d_model"],
+            heads=cfg["n_heads"],
+            steps=settings["steps"],
+            batch=settings["batch_size"],
+            context=cfg["context"],
+            vocab=settings["vocab_cap"],
+            diff=data["recurrent_vs_parallel"],
+        )
+    )
     cost = data["cost"]
-    panels = [(t("scale.linear.fwd"), t("scale.cost.time_y"), {name[k]: [s * 1e3 for s in cost["forward_seconds"][k]]
-                                                              for k in kinds}),
-              (t("scale.linear.step"), t("scale.cost.time_y"), {name[k]: [s * 1e3 for s in cost["step_seconds"][k]]
-                                                               for k in kinds}),
-              (t("scale.linear.state"), t("scale.linear.kib"), {name[k]: [b / 1024 for b in cost["state_bytes"][k]]
-                                                               for k in kinds})]
-    chart(length_figure(cost["lengths"], panels, title=t("scale.linear.fig"), x_title=t("scale.cost.x"),
-                        width=PAGE_WIDTH), key="scale_linear_cost", config=PLOT)
+    panels = [
+        (
+            t("scale.linear.fwd"),
+            t("scale.cost.time_y"),
+            {name[k]: [s * 1e3 for s in cost["forward_seconds"][k]] for k in kinds},
+        ),
+        (
+            t("scale.linear.step"),
+            t("scale.cost.time_y"),
+            {name[k]: [s * 1e3 for s in cost["step_seconds"][k]] for k in kinds},
+        ),
+        (
+            t("scale.linear.state"),
+            t("scale.linear.kib"),
+            {name[k]: [b / 1024 for b in cost["state_bytes"][k]] for k in kinds},
+        ),
+    ]
+    chart(
+        length_figure(
+            cost["lengths"], panels, title=t("scale.linear.fig"), x_title=t("scale.cost.x"), width=PAGE_WIDTH
+        ),
+        key="scale_linear_cost",
+        config=PLOT,
+    )
     st.caption(t("scale.linear.cost_source", repeats=cost["repeats"], threads=cost["threads"]))
 
 
@@ -424,12 +562,28 @@ def cost_section() -> None:
         st.info(t("scale.cost.missing"))
         return
     lengths = data["lengths"]
-    names = {m: t("scale.cost.method", method=t(f"scale.cost.{m}"),
-                  b=fit_exponent(lengths, data["seconds"][i], 1024, 8192)) for i, m in enumerate(data["methods"])}
+    names = {
+        m: t("scale.cost.method", method=t(f"scale.cost.{m}"), b=fit_exponent(lengths, data["seconds"][i], 1024, 8192))
+        for i, m in enumerate(data["methods"])
+    }
     seconds = {names[m]: data["seconds"][i] for i, m in enumerate(data["methods"])}
     peaks = {names[m]: data["peak_bytes"][i] for i, m in enumerate(data["methods"])}
-    chart(cost_figure(lengths, seconds, peaks, [4 * n * n for n in lengths], title=t("scale.cost.fig"),
-                      time_title=t("scale.cost.time"), memory_title=t("scale.cost.memory"), x_title=t("scale.cost.x"),
-                      time_y=t("scale.cost.time_y"), memory_y=t("scale.cost.memory_y"),
-                      matrix_name=t("scale.cost.matrix"), width=PAGE_WIDTH), key="scale_cost", config=PLOT)
+    chart(
+        cost_figure(
+            lengths,
+            seconds,
+            peaks,
+            [4 * n * n for n in lengths],
+            title=t("scale.cost.fig"),
+            time_title=t("scale.cost.time"),
+            memory_title=t("scale.cost.memory"),
+            x_title=t("scale.cost.x"),
+            time_y=t("scale.cost.time_y"),
+            memory_y=t("scale.cost.memory_y"),
+            matrix_name=t("scale.cost.matrix"),
+            width=PAGE_WIDTH,
+        ),
+        key="scale_cost",
+        config=PLOT,
+    )
     st.caption(t("scale.cost.source", device=data.get("device", "cpu"), repeats=data.get("repeats", 1)))

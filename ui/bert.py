@@ -4,6 +4,7 @@ explanations and captions of the BERT masking page.
 Models live in ``st.cache_resource`` (shared, read-only); per-input results in
 ``st.cache_data(max_entries=...)`` with hashable arguments, returning numpy dataclasses.
 """
+
 from __future__ import annotations
 
 import html
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
 
 SMALL_BERT = "bert-small"
 BERT_PAIR = ("The man went to the store.", "He bought a gallon of milk.")  # the BERT page's first input (§3.1)
-REAL_TEXT = ("The animal didn't cross the street because it was too tired. "
-             "The trophy would not fit in the brown suitcase because it was too big.")  # the explorer's first text
+REAL_TEXT = (
+    "The animal didn't cross the street because it was too tired. "
+    "The trophy would not fit in the brown suitcase because it was too big."
+)  # the explorer's first text
 REAL_MAX_CHOICES = [32, 64, 128, 256, 384, 512]  # the explorer's token limits
 REAL_SHADES = Labels({"head": "p8.shade.head", "absolute": "p8.shade.absolute"})  # the explorer's shadings
 REAL_SOURCES = Labels({"installed": "p8.installed", "decoder": "p8.decoder_choice", "folder": "p8.folder_choice"})
@@ -45,6 +48,7 @@ MAX_CHARS = 10_000
 # --------------------------------------------------------------------------------------
 # The small BERT
 # --------------------------------------------------------------------------------------
+
 
 @cached_loader
 @spinning("spin.bert")
@@ -92,14 +96,24 @@ def clean_text(text: str | None) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def analyse(name: str, text_a: str, text_b: str, seed: int, draw: bool, clicked: tuple[int, ...], rule: str,
-            top_k: int = 5):
+def analyse(
+    name: str, text_a: str, text_b: str, seed: int, draw: bool, clicked: tuple[int, ...], rule: str, top_k: int = 5
+):
     """MaskedAnalysis (models.inference.bert.analyse_masked) of the typed pair, cached per input; the
     plain input's run is cached apart, as no masking changes it (a click runs the model once)."""
     from models.inference.bert import analyse_masked
 
-    return analyse_masked(_load_small(name), clean_text(text_a), clean_text(text_b), seed, draw, clicked, top_k,
-                          rule=rule, plain=_plain_run(name, text_a, text_b, top_k))
+    return analyse_masked(
+        _load_small(name),
+        clean_text(text_a),
+        clean_text(text_b),
+        seed,
+        draw,
+        clicked,
+        top_k,
+        rule=rule,
+        plain=_plain_run(name, text_a, text_b, top_k),
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -142,6 +156,7 @@ def example_pairs() -> list[tuple[str, str]]:
 # Real models
 # --------------------------------------------------------------------------------------
 
+
 def _load_real(key: str) -> HFModel:
     """Load one real model: '' = the installed MiniLM-L6, else a folder that resolve_folder allowed."""
     from models.device import configure_threads
@@ -163,7 +178,7 @@ def _real_models() -> ModelRegistry[HFModel]:
 class RealModel(NamedTuple):
     """A loaded real model, its cache key and the name the page shows."""
 
-    key: str    # '' = the installed MiniLM-L6, else the resolved folder: aliases of one folder share it
+    key: str  # '' = the installed MiniLM-L6, else the resolved folder: aliases of one folder share it
     label: str  # never an absolute server path
     model: HFModel
 
@@ -294,9 +309,15 @@ def real_grid(path: str, text: str, text_b: str, max_tokens: int, scale: str):
     trace = real_trace(path, text, text_b, max_tokens)
     n_layers, n_heads = trace.attention.shape[:2]
     if heads_as_rows(n_layers, n_heads):
-        return grid_payload(trace.attention.transpose(1, 0, 2, 3), trace.tokens, max_thumb=96, min_thumb=64,
-                            scale=scale, layer_labels=[f"H{h + 1}" for h in range(n_heads)],
-                            head_labels=[f"L{i + 1}" for i in range(n_layers)])
+        return grid_payload(
+            trace.attention.transpose(1, 0, 2, 3),
+            trace.tokens,
+            max_thumb=96,
+            min_thumb=64,
+            scale=scale,
+            layer_labels=[f"H{h + 1}" for h in range(n_heads)],
+            head_labels=[f"L{i + 1}" for i in range(n_layers)],
+        )
     return grid_payload(trace.attention, trace.tokens, max_thumb=96, min_thumb=64, scale=scale)
 
 
@@ -304,13 +325,16 @@ def real_grid(path: str, text: str, text_b: str, max_tokens: int, scale: str):
 # Chips and small helpers
 # --------------------------------------------------------------------------------------
 
-_CHIP = ("display:inline-block;margin:3px 3px;padding:3px 8px;border-radius:8px;font-size:1.2rem;"
-         "font-family:ui-monospace,monospace;border:3px solid {border};background:{bg};color:{fg};"
-         "text-align:center;line-height:1.25")
+_CHIP = (
+    "display:inline-block;margin:3px 3px;padding:3px 8px;border-radius:8px;font-size:1.2rem;"
+    "font-family:ui-monospace,monospace;border:3px solid {border};background:{bg};color:{fg};"
+    "text-align:center;line-height:1.25"
+)
 
 
-def masking_chips(original: Sequence[str], shown: Sequence[str], outcomes: Sequence[str],
-                  segment_ids: Sequence[int] | None = None) -> None:
+def masking_chips(
+    original: Sequence[str], shown: Sequence[str], outcomes: Sequence[str], segment_ids: Sequence[int] | None = None
+) -> None:
     """Tokens as chips, colour-coded by outcome; a changed token shows "original → shown"; the
     position under each chip. All text is HTML-escaped."""
     chips = []
@@ -320,44 +344,82 @@ def masking_chips(original: Sequence[str], shown: Sequence[str], outcomes: Seque
         bg = "#eceff1" if special else OUTCOME_BG.get(kind, "#f4f6f9")
         text = html.escape(o) if o == s else f"{html.escape(o)}<br>→&nbsp;{html.escape(s)}"
         seg = f" · {'AB'[segment_ids[i]]}" if segment_ids is not None and segment_ids[i] in (0, 1) else ""
-        chips.append(f'<span style="{_CHIP.format(border=border, bg=bg, fg="#111")}">{text}'
-                     f'<br><small style="color:#666;font-size:0.75rem">{i}{seg}</small></span>')
+        chips.append(
+            f'<span style="{_CHIP.format(border=border, bg=bg, fg="#111")}">{text}'
+            f'<br><small style="color:#666;font-size:0.75rem">{i}{seg}</small></span>'
+        )
     st.html(f'<div style="line-height:1.4">{"".join(chips)}</div>')
 
 
 def legend_chips() -> None:
     """The colour key of the masking outcomes."""
-    items = [("[MASK]", t("p7.legend.mask")), ("random", t("p7.legend.random")),
-             ("kept", t("p7.legend.kept")), ("not chosen", t("p7.legend.not"))]
-    chips = [f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">'
-             f'{html.escape(text)}</span>' for k, text in items]
-    chips.append(f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">'
-                 f'{html.escape(t("p7.legend.special"))}</span>')
-    st.html(f'<div>{"".join(chips)}</div>')
+    items = [
+        ("[MASK]", t("p7.legend.mask")),
+        ("random", t("p7.legend.random")),
+        ("kept", t("p7.legend.kept")),
+        ("not chosen", t("p7.legend.not")),
+    ]
+    chips = [
+        f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">'
+        f"{html.escape(text)}</span>"
+        for k, text in items
+    ]
+    chips.append(
+        f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">'
+        f"{html.escape(t('p7.legend.special'))}</span>"
+    )
+    st.html(f"<div>{''.join(chips)}</div>")
 
 
 # --------------------------------------------------------------------------------------
 # The BERT masking page: state, explanations and captions
 # --------------------------------------------------------------------------------------
 
+
 def model_summary(config, training: dict) -> None:
     """The model's vocabulary, input length, held-out scores and how it was made (a head trained here
     on an installed pretrained encoder, or a small BERT trained here from scratch)."""
-    st.markdown(t("p7.summary.model", label=md_escape(str(training.get('label', SMALL_BERT))), vocab=config.vocab_size,
-                  max_len=config.max_len))
+    st.markdown(
+        t(
+            "p7.summary.model",
+            label=md_escape(str(training.get("label", SMALL_BERT))),
+            vocab=config.vocab_size,
+            max_len=config.max_len,
+        )
+    )
     if "base" in training:
         everyday = training.get("everyday", {})
-        st.markdown(t("p7.summary.base", how=md_escape(training.get("how", "")),
-                      seconds=training.get("seconds_total", training.get("seconds", "?")),
-                      steps=training.get("steps", "?"), command=training.get("command", ""),
-                      top1=everyday.get("top1", float("nan")), top5=everyday.get("top5", float("nan"))))
+        st.markdown(
+            t(
+                "p7.summary.base",
+                how=md_escape(training.get("how", "")),
+                seconds=training.get("seconds_total", training.get("seconds", "?")),
+                steps=training.get("steps", "?"),
+                command=training.get("command", ""),
+                top1=everyday.get("top1", float("nan")),
+                top5=everyday.get("top5", float("nan")),
+            )
+        )
         return
     held = training.get("heldout", {})
     if held:
-        st.markdown(t("p7.summary.held", top1=held['mlm_top1'], top5=held['mlm_top5'], nsp=held['nsp_accuracy'],
-                      rule=RULE_LABELS[held.get('masking_rule', INDEPENDENT)]))
-        st.caption(t("p7.summary.trained", seconds=training.get('seconds', '?'), steps=training.get('steps', '?'),
-                     command=training.get('command', 'python -m models.train --preset bert-small')))
+        st.markdown(
+            t(
+                "p7.summary.held",
+                top1=held["mlm_top1"],
+                top5=held["mlm_top5"],
+                nsp=held["nsp_accuracy"],
+                rule=RULE_LABELS[held.get("masking_rule", INDEPENDENT)],
+            )
+        )
+        st.caption(
+            t(
+                "p7.summary.trained",
+                seconds=training.get("seconds", "?"),
+                steps=training.get("steps", "?"),
+                command=training.get("command", "python -m models.train --preset bert-small"),
+            )
+        )
     st.caption(t("p7.summary.differs", max_len=config.max_len, layers=config.n_layers, d=config.d_model))
 
 
@@ -367,9 +429,11 @@ def linked_masking_settings() -> tuple[int, bool, str]:
     seed = url_check("bert_seed", number_in(0, 10**9), t("p7.url.seed"))
     draw = url_check("bert_draw", boolean, t("p7.url.draw"))
     found, rule = link_option("bert_rule", RULES, RULE_LABELS.get, t("p7.url.rule"))
-    return (int(st.session_state.get("bert_seed", int(float(seed or 0)))),
-            bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
-            st.session_state.get("bert_rule", rule if found else REFERENCE))
+    return (
+        int(st.session_state.get("bert_seed", int(float(seed or 0)))),
+        bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
+        st.session_state.get("bert_rule", rule if found else REFERENCE),
+    )
 
 
 def click_key(text_a: str, text_b: str, model: str = SMALL_BERT) -> str:
@@ -456,8 +520,10 @@ def explain_pieces() -> None:
 def explain_embedding() -> None:
     """The input embedding as the sum of token, segment and position vectors."""
     st.markdown(t("p7.explain.embedding"))
-    st.latex(r"E_i \;=\; \mathrm{LayerNorm}\big(E_{\text{token}}[x_i] + E_{\text{segment}}[s_i] + "
-             r"E_{\text{position}}[i]\big)")
+    st.latex(
+        r"E_i \;=\; \mathrm{LayerNorm}\big(E_{\text{token}}[x_i] + E_{\text{segment}}[s_i] + "
+        r"E_{\text{position}}[i]\big)"
+    )
 
 
 def embedding_check(plain) -> None:
@@ -479,9 +545,18 @@ def outcome_labels(outcome: np.ndarray, clicked: Collection[int]) -> list[str]:
 def masking_summary(outcome: np.ndarray, n_eligible: int, seed: int, n_clicked: int) -> None:
     """This draw's counts: chosen pieces and how many became [MASK], random or stayed."""
     counts = {name: int((outcome == k).sum()) for k, name in ((MASKED, "[MASK]"), (RANDOM, "random"), (KEPT, "kept"))}
-    st.markdown(t("p7.draw_summary", seed=seed, chosen=sum(counts.values()), eligible=n_eligible,
-                  mask=counts['[MASK]'], random=counts['random'], kept=counts['kept'],
-                  clicked=t("p7.draw_clicked", n=n_clicked) if n_clicked else ""))
+    st.markdown(
+        t(
+            "p7.draw_summary",
+            seed=seed,
+            chosen=sum(counts.values()),
+            eligible=n_eligible,
+            mask=counts["[MASK]"],
+            random=counts["random"],
+            kept=counts["kept"],
+            clicked=t("p7.draw_clicked", n=n_clicked) if n_clicked else "",
+        )
+    )
 
 
 def predictions_caption(rows: Sequence[PredictionRow], vocab_size: int, text_b: str | None) -> None:
@@ -490,8 +565,7 @@ def predictions_caption(rows: Sequence[PredictionRow], vocab_size: int, text_b: 
     of ``python -m models.fill_mask`` on sentence A, or why not when sentence B is read too."""
     known = [r for r in rows if r.outcome != TYPED]
     if known:
-        st.markdown(t("p7.predicted", vocab=vocab_size, hits=sum(r.original_rank == 0 for r in known),
-                      rows=len(known)))
+        st.markdown(t("p7.predicted", vocab=vocab_size, hits=sum(r.original_rank == 0 for r in known), rows=len(known)))
     if typed := len(rows) - len(known):
         st.markdown(t("p7.typed.pair" if (text_b or "").strip() else "p7.typed", n=typed, vocab=vocab_size))
 
@@ -501,8 +575,16 @@ def masking_stats_caption(stats, rule: str) -> None:
     final = stats.final()
     se = np.sqrt(0.15 * 0.85 / max(stats.totals["eligible"], 1))
     target = t("p7.stats.reference") if rule == REFERENCE else t("p7.stats.independent", se=se)
-    st.caption(t("p7.stats.caption", chosen=final['chosen'], target=target, mask=final['[MASK]'],
-                 random=final['random'], kept=final['kept']))
+    st.caption(
+        t(
+            "p7.stats.caption",
+            chosen=final["chosen"],
+            target=target,
+            mask=final["[MASK]"],
+            random=final["random"],
+            kept=final["kept"],
+        )
+    )
 
 
 def explain_special_attention() -> None:
@@ -517,8 +599,12 @@ def explain_nsp() -> None:
 
 
 #: The small BERT's fine-tuning labels (its config.json class_labels and tag_labels) → their string ids.
-_HEAD_LABELS = {"Old Testament": "p7.label.old", "New Testament": "p7.label.new", "lower-case": "p7.label.lower",
-                "Capitalised": "p7.label.capitalised"}
+_HEAD_LABELS = {
+    "Old Testament": "p7.label.old",
+    "New Testament": "p7.label.new",
+    "lower-case": "p7.label.lower",
+    "Capitalised": "p7.label.capitalised",
+}
 
 
 def head_label(label: str) -> str:
@@ -542,20 +628,28 @@ def held_out_pairs(seed: int, training: dict, name: str = SMALL_BERT) -> None:
     if not pairs:
         return
     labels = [f"{k + 1}. {'IsNext' if nxt else 'NotNext'}" for k, (_, _, nxt, _) in enumerate(pairs)]
-    chart(nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs],
-                     title=t("p7.fig.nsp")),
-          key="bert_nsp", config=PLOT)
+    chart(
+        nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs], title=t("p7.fig.nsp")),
+        key="bert_nsp",
+        config=PLOT,
+    )
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
     st.table(nsp_table(pairs, texts=figure_texts()), hide_index=True)
-    st.caption(t("p7.nsp.right", correct=correct, n=len(pairs),
-                 acc=training.get('heldout', {}).get('nsp_accuracy', float('nan'))))
+    st.caption(
+        t(
+            "p7.nsp.right",
+            correct=correct,
+            n=len(pairs),
+            acc=training.get("heldout", {}).get("nsp_accuracy", float("nan")),
+        )
+    )
 
 
 _HEAD_FORMULAS = {
     "classifier": r"P(c \mid \text{sentence}) = \mathrm{softmax}(W_c\, \mathrm{pooled}_{\texttt{[CLS]}})",
     "tagger": r"P(t \mid \text{piece}_i) = \mathrm{softmax}(W_t\, h_i)",
     "span": r"\text{start}_i = S \cdot h_i \qquad \text{end}_j = E \cdot h_j \qquad "
-            r"\text{answer} = \arg\max_{i \le j} \; S\cdot h_i + E \cdot h_j",
+    r"\text{answer} = \arg\max_{i \le j} \; S\cdot h_i + E \cdot h_j",
 }
 
 
@@ -570,20 +664,36 @@ def fine_tuning_note(head: str, config, scores: dict) -> bool:
     elif not trained:
         st.warning(t("p7.ft.untrained"))
     elif head == "classifier":
-        st.success(t("p7.ft.classifier", task=md_escape(config.class_task),
-                     bal=scores.get('classifier_balanced_accuracy', nan), acc=scores.get('classifier_accuracy', nan)))
+        st.success(
+            t(
+                "p7.ft.classifier",
+                task=md_escape(config.class_task),
+                bal=scores.get("classifier_balanced_accuracy", nan),
+                acc=scores.get("classifier_accuracy", nan),
+            )
+        )
     elif head == "tagger":
-        st.success(t("p7.ft.tagger", task=md_escape(config.tag_task), recall=scores.get('tagger_recall', nan),
-                     precision=scores.get('tagger_precision', nan), f1=scores.get('tagger_f1', nan),
-                     acc=scores.get('tagger_accuracy', nan), base=scores.get('tagger_majority_baseline', nan)))
+        st.success(
+            t(
+                "p7.ft.tagger",
+                task=md_escape(config.tag_task),
+                recall=scores.get("tagger_recall", nan),
+                precision=scores.get("tagger_precision", nan),
+                f1=scores.get("tagger_f1", nan),
+                acc=scores.get("tagger_accuracy", nan),
+                base=scores.get("tagger_majority_baseline", nan),
+            )
+        )
     return trained
 
 
 def explain_loss() -> None:
     """The pre-training loss: masked-LM cross-entropy plus next-sentence cross-entropy."""
     st.markdown(t("p7.explain.loss"))
-    st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{i\in M}\log P(x_i \mid \tilde{x}) \;-\; "
-             r"\log P(\text{IsNext}_{\text{true}} \mid \tilde{x})")
+    st.latex(
+        r"\mathcal{L} = -\frac{1}{|M|}\sum_{i\in M}\log P(x_i \mid \tilde{x}) \;-\; "
+        r"\log P(\text{IsNext}_{\text{true}} \mid \tilde{x})"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -597,6 +707,7 @@ FINETUNE_TASKS = ("nli", "cls", "qa")
 def _finetuned(name: str):
     """(fine-tuned model checkpoint, pre-trained base, frozen-head model), shared and read-only."""
     from models.training import finetune
+
     loaded = finetune.load_finetuned(name)
     base, _ = finetune.load_base(str(loaded.training.get("base", SMALL_BERT)))
     return loaded, base, finetune.frozen_model(base, loaded)
@@ -605,6 +716,7 @@ def _finetuned(name: str):
 def _finetuned_names() -> dict[str, str]:
     """task → shipped fine-tuned checkpoint name."""
     from models.training import finetune
+
     out = {}
     for name in finetune.shipped_finetuned():
         try:
@@ -619,20 +731,27 @@ def _finetune_example(name: str, index: int) -> dict:
     """One test item of the checkpoint's task: its text, gold label or span, both models' predictions and
     the attention (layers, heads, L, L) of the pre-trained and the fine-tuned encoder (numpy)."""
     from models.training import finetune
+
     loaded, base, frozen = _finetuned(name)
     test = finetune.example_items(loaded)  # the first test items, recorded in the checkpoint
     item, enc = test[index % len(test)]
     tuned_p = finetune.predict(loaded.model, loaded.task, [(item, enc)])
     frozen_p = finetune.predict(frozen, loaded.task, [(item, enc)])
-    return {"item": item, "tokens": loaded.tokenizer.convert_ids(enc.ids), "n_test": len(test),
-            "tuned": tuned_p["predictions"][0], "frozen": frozen_p["predictions"][0],
-            "before": finetune.attention_rows(base, enc), "after": finetune.attention_rows(loaded.model, enc)}
+    return {
+        "item": item,
+        "tokens": loaded.tokenizer.convert_ids(enc.ids),
+        "n_test": len(test),
+        "tuned": tuned_p["predictions"][0],
+        "frozen": frozen_p["predictions"][0],
+        "before": finetune.attention_rows(base, enc),
+        "after": finetune.attention_rows(loaded.model, enc),
+    }
 
 
 def _answer(item, task: str, prediction) -> str:
     if task == "qa":
         i, j = prediction
-        return " ".join(item.context[i: j + 1])
+        return " ".join(item.context[i : j + 1])
     return t(f"p7.ftx.label.{task}.{int(prediction)}")
 
 
@@ -640,6 +759,7 @@ def finetuned_view() -> None:
     """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
     task how fine-tuning changed the attention, per layer × head and on one test input."""
     from viz_core.finetune import before_after_figure, change_grid_figure
+
     st.subheader(t("p7.ftx.header"))
     st.markdown(t("p7.ftx.intro"))
     names = _finetuned_names()
@@ -650,15 +770,20 @@ def finetuned_view() -> None:
     for task in FINETUNE_TASKS:
         if task in names:
             rec = _finetuned(names[task])[0].training
-            rows.append({t("p7.ftx.col.task"): t(f"p7.ftx.task.{task}"),
-                         t("p7.ftx.col.metric"): t(f"p7.ftx.metric.{task}"),
-                         t("p7.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
-                         t("p7.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
-                         t("p7.ftx.col.n"): str(rec.get("n_test", "")),
-                         t("p7.ftx.col.steps"): str(rec.get("steps", ""))})
+            rows.append(
+                {
+                    t("p7.ftx.col.task"): t(f"p7.ftx.task.{task}"),
+                    t("p7.ftx.col.metric"): t(f"p7.ftx.metric.{task}"),
+                    t("p7.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
+                    t("p7.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
+                    t("p7.ftx.col.n"): str(rec.get("n_test", "")),
+                    t("p7.ftx.col.steps"): str(rec.get("steps", "")),
+                }
+            )
     import pandas as pd
 
     from ui.table import table
+
     table(pd.DataFrame(rows), key="bert_finetune_table")
     st.caption(t("p7.ftx.data"))
     tasks = [task for task in FINETUNE_TASKS if task in names]
@@ -667,23 +792,51 @@ def finetuned_view() -> None:
     loaded = _finetuned(name)[0]
     change = np.asarray(loaded.training.get("attention_change", []), dtype=float)
     if change.ndim == 2 and change.size:
-        chart(change_grid_figure(change, t("p7.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
-                                 t("p7.ftx.layer"), t("p7.ftx.head"), t("p7.ftx.distance")),
-              key="bert_ft_change", config=PLOT)
+        chart(
+            change_grid_figure(
+                change,
+                t("p7.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
+                t("p7.ftx.layer"),
+                t("p7.ftx.head"),
+                t("p7.ftx.distance"),
+            ),
+            key="bert_ft_change",
+            config=PLOT,
+        )
         st.caption(t("p7.ftx.change_caption"))
     n_examples = len(loaded.training.get("examples", [])) or 1
-    index = int(st.number_input(t("p7.ftx.example", n=n_examples), min_value=0, max_value=n_examples - 1, value=0,
-                                step=1, key="bert_ft_example"))
+    index = int(
+        st.number_input(
+            t("p7.ftx.example", n=n_examples),
+            min_value=0,
+            max_value=n_examples - 1,
+            value=0,
+            step=1,
+            key="bert_ft_example",
+        )
+    )
     ex = _finetune_example(name, index)
     item = ex["item"]
     if task == "nli":
-        st.markdown(t("p7.ftx.show.nli", p=md_escape(" ".join(item.premise)), h=md_escape(" ".join(item.hypothesis)),
-                      gold=t(f"p7.ftx.label.nli.{item.label}")))
+        st.markdown(
+            t(
+                "p7.ftx.show.nli",
+                p=md_escape(" ".join(item.premise)),
+                h=md_escape(" ".join(item.hypothesis)),
+                gold=t(f"p7.ftx.label.nli.{item.label}"),
+            )
+        )
     elif task == "cls":
         st.markdown(t("p7.ftx.show.cls", s=md_escape(" ".join(item.tokens)), gold=t(f"p7.ftx.label.cls.{item.label}")))
     else:
-        st.markdown(t("p7.ftx.show.qa", q=md_escape(" ".join(item.question)), c=md_escape(" ".join(item.context)),
-                      gold=md_escape(" ".join(item.answer))))
+        st.markdown(
+            t(
+                "p7.ftx.show.qa",
+                q=md_escape(" ".join(item.question)),
+                c=md_escape(" ".join(item.context)),
+                gold=md_escape(" ".join(item.answer)),
+            )
+        )
     c1, c2 = st.columns(2)
     c1.metric(t("p7.ftx.col.all"), _answer(item, task, ex["tuned"]))
     c2.metric(t("p7.ftx.col.frozen"), _answer(item, task, ex["frozen"]))
@@ -692,8 +845,15 @@ def finetuned_view() -> None:
     layer = int(l1.selectbox(t("p7.ftx.layer"), range(n_layers), key="bert_ft_layer"))
     head = int(l2.selectbox(t("p7.ftx.head"), range(n_heads), key="bert_ft_head"))
     before, after = ex["before"][layer, head], ex["after"][layer, head]
-    chart(before_after_figure(ex["tokens"], before, after, [t("p7.ftx.before"), t("p7.ftx.after")],
-                              t("p7.ftx.fig.pair", layer=layer, head=head,
-                                d=float(0.5 * np.abs(after - before).sum(-1).mean())),
-                              texts=figure_texts()),
-          key="bert_ft_pair", config=PLOT)
+    chart(
+        before_after_figure(
+            ex["tokens"],
+            before,
+            after,
+            [t("p7.ftx.before"), t("p7.ftx.after")],
+            t("p7.ftx.fig.pair", layer=layer, head=head, d=float(0.5 * np.abs(after - before).sum(-1).mean())),
+            texts=figure_texts(),
+        ),
+        key="bert_ft_pair",
+        config=PLOT,
+    )

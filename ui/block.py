@@ -2,6 +2,7 @@
 and its tabs: what each sub-layer adds, post-LN against pre-LN at initialisation, LayerNorm against BatchNorm,
 label smoothing, and the warm-up schedule with Adam. The architecture view and one box's tensors are
 ui.views.block."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -17,7 +18,12 @@ from ui.plot import chart
 from ui.tokens import md_escape
 from ui.transformer import load_model as load_transformer_model
 from viz_core.block import (
-    changes_figure, gradient_figure, norm_shift_figure, parts, schedule_figure, smoothing_figure,
+    changes_figure,
+    gradient_figure,
+    norm_shift_figure,
+    parts,
+    schedule_figure,
+    smoothing_figure,
 )
 
 if TYPE_CHECKING:
@@ -26,8 +32,11 @@ if TYPE_CHECKING:
 
 FAMILIES = ("encoder-decoder", "decoder-only", "encoder-only")
 MODELS = {"encoder-decoder": "tf-en-fr", "decoder-only": "tf-lm", "encoder-only": "bert-small"}
-EXAMPLES = {"encoder-decoder": "The red car is in the small house.", "decoder-only": "In the beginning God created",
-            "encoder-only": "In the beginning God created the heavens and the earth."}
+EXAMPLES = {
+    "encoder-decoder": "The red car is in the small house.",
+    "decoder-only": "In the beginning God created",
+    "encoder-only": "In the beginning God created the heavens and the earth.",
+}
 PAGE_WIDTH = 1000  # px a full-width figure is planned for
 BATCH = ("In the beginning God created the heavens and the earth", "Jesus wept", "The lord is my shepherd")
 SMOOTH_WORDS = ("<pad>", "the", "cat", "sat", "down")  # the course's example: 4 words and the padding entry
@@ -85,10 +94,17 @@ def changes_section(trace: BlockTrace, layer: int) -> None:
     names = {k: t(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
     for col, stack in zip(cols, trace.stacks):
         s = "enc" if stack.name == "encoder" else "dec"
-        fig = changes_figure(stack.changes(), parts(trace.family, s), names, min(layer, len(stack.layers) - 1),
-                             title=t("block.changes.title", stack=t(f"block.stack.{s}")), x_title=t("block.changes.x"),
-                             y_title=t("block.changes.y"), layer_label=t("block.layer_option"),
-                             width=PAGE_WIDTH / len(cols))
+        fig = changes_figure(
+            stack.changes(),
+            parts(trace.family, s),
+            names,
+            min(layer, len(stack.layers) - 1),
+            title=t("block.changes.title", stack=t(f"block.stack.{s}")),
+            x_title=t("block.changes.x"),
+            y_title=t("block.changes.y"),
+            layer_label=t("block.layer_option"),
+            width=PAGE_WIDTH / len(cols),
+        )
         chart(fig, key=f"block_changes_{s}", config=PLOT, where=col)
     st.markdown(t("block.changes.explain"))
 
@@ -96,24 +112,66 @@ def changes_section(trace: BlockTrace, layer: int) -> None:
 def norms_section() -> None:
     """Gradient norms at initialisation, post-LN against pre-LN (Xiong et al. 2020)."""
     g = gradient_norms()
-    series = {t("block.grad.dec_post"): g.decoder_post, t("block.grad.dec_pre"): g.decoder_pre,
-              t("block.grad.enc_post"): g.encoder_post, t("block.grad.enc_pre"): g.encoder_pre}
-    chart(gradient_figure(series, title=t("block.grad.title"), x_title=t("block.grad.x"), y_title=t("block.grad.y"),
-                          width=PAGE_WIDTH), key="block_gradients", config=PLOT)
-    st.markdown(t("block.grad.explain", n=g.n_layers, d=g.d_model, ff=g.d_ff, h=g.n_heads, v=g.vocab, seeds=g.seeds,
-                  post=g.decoder_post[-1] / g.decoder_post[0], pre=g.decoder_pre[-1] / g.decoder_pre[0]))
+    series = {
+        t("block.grad.dec_post"): g.decoder_post,
+        t("block.grad.dec_pre"): g.decoder_pre,
+        t("block.grad.enc_post"): g.encoder_post,
+        t("block.grad.enc_pre"): g.encoder_pre,
+    }
+    chart(
+        gradient_figure(
+            series, title=t("block.grad.title"), x_title=t("block.grad.x"), y_title=t("block.grad.y"), width=PAGE_WIDTH
+        ),
+        key="block_gradients",
+        config=PLOT,
+    )
+    st.markdown(
+        t(
+            "block.grad.explain",
+            n=g.n_layers,
+            d=g.d_model,
+            ff=g.d_ff,
+            h=g.n_heads,
+            v=g.vocab,
+            seeds=g.seeds,
+            post=g.decoder_post[-1] / g.decoder_post[0],
+            pre=g.decoder_pre[-1] / g.decoder_pre[0],
+        )
+    )
 
 
 def batch_section() -> None:
     """A padded batch normalised both ways."""
     c, tokens = batch_comparison()
     shifts = {t("block.batch.bn"): c.bn_shift, t("block.batch.ln"): c.ln_shift}
-    chart(norm_shift_figure(tokens, shifts, title=t("block.batch.title"), x_title=t("block.batch.x"),
-                            y_title=t("block.batch.y"), width=PAGE_WIDTH), key="block_batch", config=PLOT)
+    chart(
+        norm_shift_figure(
+            tokens,
+            shifts,
+            title=t("block.batch.title"),
+            x_title=t("block.batch.x"),
+            y_title=t("block.batch.y"),
+            width=PAGE_WIDTH,
+        ),
+        key="block_batch",
+        config=PLOT,
+    )
     b, length, d = c.x.shape
-    st.markdown(t("block.batch.explain", b=b, l=length, d=d, real=int(c.real.sum()), pad=int((~c.real).sum()),
-                  cells=b * length, mean_all=float(c.bn_mean[0]), mean_real=float(c.bn_mean_real[0]),
-                  ln=float(c.ln_shift.max()), bn=float(c.bn_shift.max())))
+    st.markdown(
+        t(
+            "block.batch.explain",
+            b=b,
+            l=length,
+            d=d,
+            real=int(c.real.sum()),
+            pad=int((~c.real).sum()),
+            cells=b * length,
+            mean_all=float(c.bn_mean[0]),
+            mean_real=float(c.bn_mean_real[0]),
+            ln=float(c.ln_shift.max()),
+            bn=float(c.bn_shift.max()),
+        )
+    )
 
 
 def smoothing_section(trace: BlockTrace) -> None:
@@ -126,21 +184,44 @@ def smoothing_section(trace: BlockTrace) -> None:
         return
     eps = float(loaded.training.get("settings", {}).get("label_smoothing", EPSILON))
     v = loaded.config.vocab_size
-    target_word = trace.stacks[-1].tokens[1] if trace.family == "encoder-decoder" and len(trace.stacks[-1].tokens) > 1 \
+    target_word = (
+        trace.stacks[-1].tokens[1]
+        if trace.family == "encoder-decoder" and len(trace.stacks[-1].tokens) > 1
         else loaded.tgt_itos[4]
+    )
     target = loaded.tgt_stoi.get(target_word, 4)
     q = smoothed_target(v, target, eps, ALL)
-    targets = {t("block.smooth.words"): smoothed_target(5, SMOOTH_TARGET, EPSILON, WORDS, pad=0),
-               t("block.smooth.all"): smoothed_target(5, SMOOTH_TARGET, EPSILON, ALL),
-               t("block.smooth.others"): smoothed_target(5, SMOOTH_TARGET, EPSILON, OTHERS)}
-    fig = smoothing_figure(SMOOTH_WORDS, targets, q, target, title=t("block.smooth.title", eps=EPSILON),
-                           left_title=t("block.smooth.left"),
-                           right_title=t("block.smooth.right", model=loaded.name, v=v),
-                           y_title=t("block.smooth.y"), vocab_x=t("block.smooth.vocab_x"),
-                           target_name=t("block.smooth.target"), other_name=t("block.smooth.other"), width=PAGE_WIDTH)
+    targets = {
+        t("block.smooth.words"): smoothed_target(5, SMOOTH_TARGET, EPSILON, WORDS, pad=0),
+        t("block.smooth.all"): smoothed_target(5, SMOOTH_TARGET, EPSILON, ALL),
+        t("block.smooth.others"): smoothed_target(5, SMOOTH_TARGET, EPSILON, OTHERS),
+    }
+    fig = smoothing_figure(
+        SMOOTH_WORDS,
+        targets,
+        q,
+        target,
+        title=t("block.smooth.title", eps=EPSILON),
+        left_title=t("block.smooth.left"),
+        right_title=t("block.smooth.right", model=loaded.name, v=v),
+        y_title=t("block.smooth.y"),
+        vocab_x=t("block.smooth.vocab_x"),
+        target_name=t("block.smooth.target"),
+        other_name=t("block.smooth.other"),
+        width=PAGE_WIDTH,
+    )
     chart(fig, key="block_smoothing", config=PLOT)
-    st.markdown(t("block.smooth.explain", model=loaded.name, eps=eps, word=md_escape(target_word),
-                  top=float(q[target]), low=float(eps / v), others=v - 1))
+    st.markdown(
+        t(
+            "block.smooth.explain",
+            model=loaded.name,
+            eps=eps,
+            word=md_escape(target_word),
+            top=float(q[target]),
+            low=float(eps / v),
+            others=v - 1,
+        )
+    )
 
 
 def schedule_section() -> None:
@@ -148,11 +229,24 @@ def schedule_section() -> None:
     from models.lessons.training_ideas import adam_steps, noam_rate, torch_adam
 
     steps = np.unique(np.geomspace(1, 40_000, 400).astype(int))
-    rates = {t("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
-             t("block.lr.without"): noam_rate(steps, D_PAPER, None)}
-    chart(schedule_figure(steps, rates, WARMUP_PAPER, title=t("block.lr.title", d=D_PAPER), x_title=t("block.lr.x"),
-                          y_title=t("block.lr.y"), warmup_label=t("block.lr.end"), width=PAGE_WIDTH),
-          key="block_schedule", config=PLOT)
+    rates = {
+        t("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
+        t("block.lr.without"): noam_rate(steps, D_PAPER, None),
+    }
+    chart(
+        schedule_figure(
+            steps,
+            rates,
+            WARMUP_PAPER,
+            title=t("block.lr.title", d=D_PAPER),
+            x_title=t("block.lr.x"),
+            y_title=t("block.lr.y"),
+            warmup_label=t("block.lr.end"),
+            width=PAGE_WIDTH,
+        ),
+        key="block_schedule",
+        config=PLOT,
+    )
     peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
     first = float(noam_rate(1, D_PAPER, None))
     st.markdown(t("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))
@@ -163,9 +257,25 @@ def schedule_section() -> None:
     rows = []
     for s in range(len(ADAM_GRADS)):
         for p in range(len(ADAM_THETA)):
-            rows.append({t("block.adam.step"): s + 1, t("block.adam.param"): f"θ{p + 1}", "g_t": run.grads[s, p],
-                         "m_t": run.m[s, p], "v_t": run.v[s, p], "m̂_t": run.m_hat[s, p], "v̂_t": run.v_hat[s, p],
-                         "Δθ": run.update[s, p], "θ_t": run.theta[s, p], t("block.adam.torch"): checked[s, p]})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config={
-        k: st.column_config.NumberColumn(format="%.6g") for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t",
-                                                                  t("block.adam.torch"))})
+            rows.append(
+                {
+                    t("block.adam.step"): s + 1,
+                    t("block.adam.param"): f"θ{p + 1}",
+                    "g_t": run.grads[s, p],
+                    "m_t": run.m[s, p],
+                    "v_t": run.v[s, p],
+                    "m̂_t": run.m_hat[s, p],
+                    "v̂_t": run.v_hat[s, p],
+                    "Δθ": run.update[s, p],
+                    "θ_t": run.theta[s, p],
+                    t("block.adam.torch"): checked[s, p],
+                }
+            )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            k: st.column_config.NumberColumn(format="%.6g")
+            for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t", t("block.adam.torch"))
+        },
+    )

@@ -1,4 +1,5 @@
 """Checkpoint pickers and loading shared by every model page: one label rule, one error message."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -73,16 +74,18 @@ def loaded_or_stop(result: T | str) -> T:
     return result
 
 
-def checkpoint_picker(choices: Sequence[tuple[str, str]], key: str, label: str, help: str | None = None,
-                      follow: Sequence[str] = ()) -> str:
+def checkpoint_picker(
+    choices: Sequence[tuple[str, str]], key: str, label: str, help: str | None = None, follow: Sequence[str] = ()
+) -> str:
     """A model selectbox over (checkpoint, display label) ``choices`` (the shipped one first, then the
     studio's runs), kept in the URL by its label; a link or a kept value naming no listed model (a
     deleted run, another session's) falls back to the first with a notice. The widgets ``follow``
     (sizes, K …) go back to the new model's defaults when the choice changes. Returns the checkpoint."""
     names = dict(choices)
     url_check(key, url_labels(names, names.get), label)
-    return linked(st.selectbox, label, list(names), format_func=names.get, key=key, help=help,
-                        on_change=_forget, args=(follow,))
+    return linked(
+        st.selectbox, label, list(names), format_func=names.get, key=key, help=help, on_change=_forget, args=(follow,)
+    )
 
 
 def _forget(keys: Sequence[str]) -> None:

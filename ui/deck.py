@@ -14,6 +14,7 @@ a deck written before that, with labels, still opens), the step included. ``note
 speaker's notes, shown while presenting only when asked for. :func:`parse_deck` checks everything and
 raises :class:`DeckError` with one clear sentence (in English and 中文); it never raises anything else.
 """
+
 from __future__ import annotations
 
 import json
@@ -160,8 +161,12 @@ def _slide(raw: Any, number: int, pages: Collection[str]) -> Slide:
         if not _KEY.fullmatch(key):
             raise DeckError("deck.err.param_name", where=where, name=_shown(key))
         params[key] = _param_value(value, ("deck.where.param", {"number": number, "key": key}))
-    return Slide(page, params, _text(raw.get("title", ""), ("deck.where.title", {"number": number}), MAX_TITLE),
-                 _text(raw.get("notes", ""), ("deck.where.notes", {"number": number}), MAX_NOTES, in_value=True))
+    return Slide(
+        page,
+        params,
+        _text(raw.get("title", ""), ("deck.where.title", {"number": number}), MAX_TITLE),
+        _text(raw.get("notes", ""), ("deck.where.notes", {"number": number}), MAX_NOTES, in_value=True),
+    )
 
 
 def _shown(text: str) -> str:
@@ -217,9 +222,20 @@ def parse_deck(data: bytes | str, pages: Collection[str] | None = None) -> Deck:
 
 def deck_dict(deck: Deck) -> dict[str, Any]:
     """The JSON object of a deck (what :func:`parse_deck` reads back)."""
-    return {"format": FORMAT, "version": VERSION, "title": deck.title,
-            "slides": [{"page": s.page, "params": s.params, **({"title": s.title} if s.title else {}),
-                        **({"notes": s.notes} if s.notes else {})} for s in deck.slides]}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "title": deck.title,
+        "slides": [
+            {
+                "page": s.page,
+                "params": s.params,
+                **({"title": s.title} if s.title else {}),
+                **({"notes": s.notes} if s.notes else {}),
+            }
+            for s in deck.slides
+        ],
+    }
 
 
 def deck_json(deck: Deck) -> str:
@@ -235,6 +251,7 @@ def ready_decks(directory: Path = DECKS_DIR, pages: Collection[str] | None = Non
 # ---------------------------------------------------------------------------------------------
 # The session's deck (Streamlit): filled from any page's sidebar, shown on the Present page.
 # ---------------------------------------------------------------------------------------------
+
 
 def current_page() -> str | None:
     """The stem of the page file this script run draws, when a slide can show that page (None on
@@ -359,8 +376,12 @@ def keep_deck() -> None:
     if (lost := st.session_state.pop(_LOST, None)) is not None:
         st.warning(t("deck.lost", reason=md_escape(lost.say(current()))), icon=":material/warning:")
     save = deck_json(Deck("", tuple(slides))) if slides else ""
-    _store(key=STORE_KEY, data={"save": save, "answered": browser_answered()}, default={"stored": None},
-           on_stored_change=_answered)
+    _store(
+        key=STORE_KEY,
+        data={"save": save, "answered": browser_answered()},
+        default={"stored": None},
+        on_stored_change=_answered,
+    )
 
 
 _ANSWER_RERUN = "deck_store_rerun"  # session key: this run is the browser's answer, not the reader's doing
@@ -435,20 +456,43 @@ def edit_deck(slides: list[Slide], page_label: Callable[[str], str]) -> None:
     kept by the browser with the deck (:func:`keep_deck`)."""
     generation = st.session_state.get(_EDITS, 0)
     key = f"deck_table_{generation if isinstance(generation, int) else 0}"
-    rows = [{"position": i, "page": page_label(s.page), "title": s.title, "notes": s.notes, "remove": False,
-             "settings": ", ".join(f"{k}={v}" for k, v in s.params.items())[:200]}
-            for i, s in enumerate(slides, start=1)]
-    st.data_editor(rows, key=key, on_change=_apply_table, args=(key,), hide_index=True, width="stretch",
-                   num_rows="fixed", disabled=["page", "settings"], column_config={
-                       "position": st.column_config.NumberColumn(t("present.col.slide"), min_value=1,
-                                                                 max_value=max(1, len(slides)), step=1,
-                                                                 help=t("present.col.slide_help")),
-                       "page": st.column_config.TextColumn(t("present.col.page")),
-                       "title": st.column_config.TextColumn(t("present.col.title"), max_chars=MAX_TITLE),
-                       "notes": st.column_config.TextColumn(t("present.col.notes"), max_chars=MAX_NOTES,
-                                                            help=t("present.col.notes_help")),
-                       "remove": st.column_config.CheckboxColumn(t("present.col.remove")),
-                       "settings": st.column_config.TextColumn(t("present.col.settings"))})
+    rows = [
+        {
+            "position": i,
+            "page": page_label(s.page),
+            "title": s.title,
+            "notes": s.notes,
+            "remove": False,
+            "settings": ", ".join(f"{k}={v}" for k, v in s.params.items())[:200],
+        }
+        for i, s in enumerate(slides, start=1)
+    ]
+    st.data_editor(
+        rows,
+        key=key,
+        on_change=_apply_table,
+        args=(key,),
+        hide_index=True,
+        width="stretch",
+        num_rows="fixed",
+        disabled=["page", "settings"],
+        column_config={
+            "position": st.column_config.NumberColumn(
+                t("present.col.slide"),
+                min_value=1,
+                max_value=max(1, len(slides)),
+                step=1,
+                help=t("present.col.slide_help"),
+            ),
+            "page": st.column_config.TextColumn(t("present.col.page")),
+            "title": st.column_config.TextColumn(t("present.col.title"), max_chars=MAX_TITLE),
+            "notes": st.column_config.TextColumn(
+                t("present.col.notes"), max_chars=MAX_NOTES, help=t("present.col.notes_help")
+            ),
+            "remove": st.column_config.CheckboxColumn(t("present.col.remove")),
+            "settings": st.column_config.TextColumn(t("present.col.settings")),
+        },
+    )
 
 
 def copy_to_session(deck: Deck) -> None:
@@ -472,6 +516,14 @@ def add_view_button() -> None:
     page = current_page()
     n = len(session_slides())
     if page is not None:
-        st.button(t("deck.add"), key="deck_add", icon=":material/add_to_queue:", on_click=_add_view, args=(page,),
-                  disabled=n >= MAX_SLIDES, width="stretch", help=t("deck.add.help"))
+        st.button(
+            t("deck.add"),
+            key="deck_add",
+            icon=":material/add_to_queue:",
+            on_click=_add_view,
+            args=(page,),
+            disabled=n >= MAX_SLIDES,
+            width="stretch",
+            help=t("deck.add.help"),
+        )
     st.caption(t("deck.count", n=n))

@@ -12,6 +12,7 @@ Pages call one ``*_chart`` function per figure (seq2seq, Transformer head, small
 real-model head, a whole head of the one-head page); the ``*_cell`` functions cache one
 derivation per model family.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
@@ -27,7 +28,14 @@ from ui.i18n import figure_texts, t
 from ui.plot import chart
 from ui.tokens import md_escape
 from viz_core.explain import (
-    Binning, add_cell_layer, binning_of, block_cells, block_value, cell_of_point, drawn_values, outline_block,
+    Binning,
+    add_cell_layer,
+    binning_of,
+    block_cells,
+    block_value,
+    cell_of_point,
+    drawn_values,
+    outline_block,
     outline_cell,
 )
 
@@ -42,6 +50,7 @@ PICK_CAP, STRONGEST = 64, 5
 # Cached derivations, one per model family
 # --------------------------------------------------------------------------------------
 
+
 def _loaded(result):
     """A ``load_model``-style result (model or one-line message) as the model, or ValueError."""
     if isinstance(result, str):
@@ -50,8 +59,9 @@ def _loaded(result):
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def seq2seq_cell(name: str, text: str, output_tokens: tuple[str, ...], step: int, key: int,
-                 mode: str) -> CellExplanation:
+def seq2seq_cell(
+    name: str, text: str, output_tokens: tuple[str, ...], step: int, key: int, mode: str
+) -> CellExplanation:
     """α[step, key] of an RNN checkpoint's decoding of ``text`` that emitted ``output_tokens``."""
     from models.inference.explain import explain_seq2seq_cell
     from models.nn.rnn_seq2seq import AttentionMode
@@ -61,8 +71,16 @@ def seq2seq_cell(name: str, text: str, output_tokens: tuple[str, ...], step: int
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def head_cell(name: str, kind: str, layer: int, head: int, query: int, key: int, src_ids: tuple[int, ...] | None,
-              tgt_ids: tuple[int, ...]) -> CellExplanation:
+def head_cell(
+    name: str,
+    kind: str,
+    layer: int,
+    head: int,
+    query: int,
+    key: int,
+    src_ids: tuple[int, ...] | None,
+    tgt_ids: tuple[int, ...],
+) -> CellExplanation:
     """α[query, key] of one head of a Transformer checkpoint (kind encoder/decoder/cross/lm)."""
     from models.inference.explain import explain_head_cell
     from ui.transformer import load_model
@@ -71,8 +89,9 @@ def head_cell(name: str, kind: str, layer: int, head: int, query: int, key: int,
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def bert_cell(name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, head: int, query: int,
-              key: int) -> CellExplanation:
+def bert_cell(
+    name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, head: int, query: int, key: int
+) -> CellExplanation:
     """α[query, key] of one head of the small BERT on these pieces."""
     from models.inference.explain import explain_bert_cell
     from ui.bert import load_small_bert
@@ -81,8 +100,15 @@ def bert_cell(name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], lay
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def real_cells(path: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, heads: tuple[int, ...],
-               query: int, key: int) -> list[CellExplanation]:
+def real_cells(
+    path: str,
+    ids: tuple[int, ...],
+    segment_ids: tuple[int, ...],
+    layer: int,
+    heads: tuple[int, ...],
+    query: int,
+    key: int,
+) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of a real encoder (``path``: a ui.bert.RealModel's
     key, '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY) on these ids,
     from one forward pass."""
@@ -103,6 +129,7 @@ def each_head(explain: Callable[[int, int, int], CellExplanation], n_heads: int)
 # The chart and the derivation
 # --------------------------------------------------------------------------------------
 
+
 def _num(x: float) -> str:
     return "−∞" if np.isneginf(x) else f"{x:.4f}"
 
@@ -114,8 +141,13 @@ def _steps(e: CellExplanation, drawn: float, binned: bool) -> pd.DataFrame:
     d = len(next(iter(e.terms.values())))
     rows = [(t("explain.step.score"), t("explain.how.dims", formula=e.score_formula, d=d), _num(e.score))]
     scaled = e.score / e.scale
-    rows.append((t("explain.step.scale"), t("explain.how.scale", scale=f"{e.scale:.3f}") if e.scale != 1
-                 else t("explain.how.noscale"), _num(scaled)))
+    rows.append(
+        (
+            t("explain.step.scale"),
+            t("explain.how.scale", scale=f"{e.scale:.3f}") if e.scale != 1 else t("explain.how.noscale"),
+            _num(scaled),
+        )
+    )
     if e.allowed[k]:
         mask = t("explain.how.allowed")
     elif e.position is not None:
@@ -127,20 +159,41 @@ def _steps(e: CellExplanation, drawn: float, binned: bool) -> pd.DataFrame:
     top = float(finite.max())
     den = float(np.exp(finite - top).sum())
     num = float(np.exp(e.masked[k] - top)) if e.allowed[k] else 0.0
-    rows.append((t("explain.step.softmax"), t("explain.how.softmax", x=_num(e.masked[k]), m=f"{top:.4f}",
-                                              num=f"{num:.4f}", den=f"{den:.4f}", n=len(finite)),
-                 _num(e.softmax[k])))
+    rows.append(
+        (
+            t("explain.step.softmax"),
+            t(
+                "explain.how.softmax",
+                x=_num(e.masked[k]),
+                m=f"{top:.4f}",
+                num=f"{num:.4f}",
+                den=f"{den:.4f}",
+                n=len(finite),
+            ),
+            _num(e.softmax[k]),
+        )
+    )
     if e.factor is not None:
-        rows.append((t("explain.step.gaussian"), t("explain.how.gaussian", factor=f"{e.factor[k]:.4f}",
-                                                   p=f"{e.position:.2f}"), _num(e.softmax[k] * e.factor[k])))
+        rows.append(
+            (
+                t("explain.step.gaussian"),
+                t("explain.how.gaussian", factor=f"{e.factor[k]:.4f}", p=f"{e.position:.2f}"),
+                _num(e.softmax[k] * e.factor[k]),
+            )
+        )
     if e.after_softmax == "hard one-hot":
         rows.append((t("explain.step.hard"), t("explain.how.hard"), _num(e.weights[k])))
-    rows.append((t("explain.step.model"), t("explain.how.model"), _num(drawn)) if binned
-                else (t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn)))
+    rows.append(
+        (t("explain.step.model"), t("explain.how.model"), _num(drawn))
+        if binned
+        else (t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn))
+    )
     rows.append((t("explain.step.check"), t("explain.how.check", err=f"{e.error:.1e}"), _num(e.model_weights[k])))
     # st.table renders its cells as markdown: "+ 0" would become a bullet, so every cell is escaped.
-    return pd.DataFrame([[md_escape(c) for c in r] for r in rows],
-                        columns=[t("explain.col.step"), t("explain.col.how"), t("explain.col.value")])
+    return pd.DataFrame(
+        [[md_escape(c) for c in r] for r in rows],
+        columns=[t("explain.col.step"), t("explain.col.how"), t("explain.col.value")],
+    )
 
 
 def _row_table(e: CellExplanation, key_labels: Sequence[str]) -> pd.DataFrame:
@@ -148,10 +201,13 @@ def _row_table(e: CellExplanation, key_labels: Sequence[str]) -> pd.DataFrame:
     clicked key. (A decoder's row may run past the drawn keys: those are masked, weight 0.)"""
     n = min(len(key_labels), len(e.scores))
     keys = [("▶ " if i == e.key_index else "") + f"{i} · {lab}" for i, lab in enumerate(key_labels[:n])]
-    frame = {t("explain.col.key"): keys, t("explain.col.score"): e.scores[:n],
-             t("explain.col.scaled"): e.scores[:n] / e.scale,
-             t("explain.col.mask"): ["+0" if a else "−∞" for a in e.allowed[:n]],
-             t("explain.col.softmax"): e.softmax[:n]}
+    frame = {
+        t("explain.col.key"): keys,
+        t("explain.col.score"): e.scores[:n],
+        t("explain.col.scaled"): e.scores[:n] / e.scale,
+        t("explain.col.mask"): ["+0" if a else "−∞" for a in e.allowed[:n]],
+        t("explain.col.softmax"): e.softmax[:n],
+    }
     if e.after_softmax:
         frame[t("explain.col.weight")] = e.weights[:n]
     return pd.DataFrame(frame)
@@ -161,8 +217,19 @@ def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Seq
     """The derivation of a single head's (or RNN's) weight."""
     st.table(_steps(e, drawn, binned), hide_index=True, border="horizontal")
     shown = t("explain.shown.model" if binned else "explain.shown.drawn", drawn=f"{drawn:.4f}")
-    st.caption(md_escape(t("explain.sentence", key_token=key, query=query, score=f"{e.score:.4f}",
-                           n=int(e.allowed.sum()), weight=f"{e.weight:.4f}", shown=shown)))
+    st.caption(
+        md_escape(
+            t(
+                "explain.sentence",
+                key_token=key,
+                query=query,
+                score=f"{e.score:.4f}",
+                n=int(e.allowed.sum()),
+                weight=f"{e.weight:.4f}",
+                shown=shown,
+            )
+        )
+    )
     if abs(e.weight - drawn) > TOLERANCE:
         st.warning(t("explain.mismatch", err=f"{abs(e.weight - drawn):.1e}"))
     with st.expander(t("explain.row")):
@@ -176,17 +243,29 @@ def _average(heads: list[CellExplanation], drawn: float) -> None:
     """The derivation of an average over heads: each head's weight of the cell, then the mean."""
     st.caption(t("explain.average"))
     mean = float(np.mean([e.weight for e in heads]))
-    frame = pd.DataFrame({t("explain.col.head"): [f"{e.head + 1}" for e in heads] + [t("explain.mean")],
-                          t("explain.col.score"): [_num(e.score) for e in heads] + [""],
-                          t("explain.col.scaled"): [_num(e.score / e.scale) for e in heads] + [""],
-                          t("explain.col.weight"): [_num(e.weight) for e in heads] + [_num(mean)]})
+    frame = pd.DataFrame(
+        {
+            t("explain.col.head"): [f"{e.head + 1}" for e in heads] + [t("explain.mean")],
+            t("explain.col.score"): [_num(e.score) for e in heads] + [""],
+            t("explain.col.scaled"): [_num(e.score / e.scale) for e in heads] + [""],
+            t("explain.col.weight"): [_num(e.weight) for e in heads] + [_num(mean)],
+        }
+    )
     st.table(frame.map(md_escape), hide_index=True, border="horizontal")
     if abs(mean - drawn) > TOLERANCE:
         st.warning(t("explain.mismatch", err=f"{abs(mean - drawn):.1e}"))
 
 
-def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, query_tokens: Sequence[str],
-                    key_tokens: Sequence[str], context: Hashable) -> None:
+def explained_chart(
+    fig,
+    key: str,
+    weights: np.ndarray,
+    explain: Explainer,
+    *,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    context: Hashable,
+) -> None:
     """``ui.plot.chart(fig)`` with clickable cells and, below it, the derivation of the clicked
     cell of the drawn matrix ``weights``.
 
@@ -216,8 +295,12 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
         st.session_state[cell_key] = cell_of_point(points, layer, grid.shape[1])
 
     cell = st.session_state.get(cell_key)
-    valid = cell is not None and 0 <= cell[0] < grid.shape[0] and 0 <= cell[1] < grid.shape[1] \
-        and bool(np.isfinite(grid[cell[0], cell[1]]))  # a hidden (NaN) cell explains nothing
+    valid = (
+        cell is not None
+        and 0 <= cell[0] < grid.shape[0]
+        and 0 <= cell[1] < grid.shape[1]
+        and bool(np.isfinite(grid[cell[0], cell[1]]))
+    )  # a hidden (NaN) cell explains nothing
     if valid and bins is None:
         outline_cell(fig, *cell)
     elif valid:
@@ -229,10 +312,12 @@ def explained_chart(fig, key: str, weights: np.ndarray, explain: Explainer, *, q
     if bins is None:
         query, key_index = int(cell[0]), int(cell[1])
     else:
-        query, key_index = _block(w, float(grid[cell[0], cell[1]]), bins, bins.block(*cell), pick_key,
-                                  query_tokens, key_tokens)
-    _explain_cell(explain, query, key_index, float(w[query, key_index]), query_tokens, key_tokens,
-                  binned=bins is not None)
+        query, key_index = _block(
+            w, float(grid[cell[0], cell[1]]), bins, bins.block(*cell), pick_key, query_tokens, key_tokens
+        )
+    _explain_cell(
+        explain, query, key_index, float(w[query, key_index]), query_tokens, key_tokens, binned=bins is not None
+    )
 
 
 def _at(i: int, tokens: Sequence[str]) -> str:
@@ -240,38 +325,86 @@ def _at(i: int, tokens: Sequence[str]) -> str:
     return f"{i} · {tokens[i]}"
 
 
-def _block(w: np.ndarray, drawn: float, bins: Binning, block: tuple[range, range], pick_key: str,
-           query_tokens: Sequence[str], key_tokens: Sequence[str]) -> tuple[int, int]:
+def _block(
+    w: np.ndarray,
+    drawn: float,
+    bins: Binning,
+    block: tuple[range, range],
+    pick_key: str,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+) -> tuple[int, int]:
     """The clicked block of a binned heatmap: the queries and keys it covers, its drawn value
     recomputed from the model's weights ``w`` by bin_attention's formula, its strongest cells, and
     a picker of the (query, key) to explain (default: the block's largest weight), returned."""
     rows, cols = block
     value = block_value(w, rows, cols, bins.how)
-    st.markdown("**" + t("explain.block.title", q0=rows.start, q1=rows.stop - 1, k0=cols.start, k1=cols.stop - 1,
-                         drawn=f"{drawn:.4f}") + "**")
+    st.markdown(
+        "**"
+        + t(
+            "explain.block.title",
+            q0=rows.start,
+            q1=rows.stop - 1,
+            k0=cols.start,
+            k1=cols.stop - 1,
+            drawn=f"{drawn:.4f}",
+        )
+        + "**"
+    )
     formula = "explain.block.mean" if bins.how == "mean" else "explain.block.max"
-    st.caption(t(formula, n_q=len(rows), n=len(rows) * len(cols), total=f"{value * len(rows):.4f}",
-                 value=f"{value:.4f}", drawn=f"{drawn:.4f}", err=f"{abs(value - drawn):.1e}"))
+    st.caption(
+        t(
+            formula,
+            n_q=len(rows),
+            n=len(rows) * len(cols),
+            total=f"{value * len(rows):.4f}",
+            value=f"{value:.4f}",
+            drawn=f"{drawn:.4f}",
+            err=f"{abs(value - drawn):.1e}",
+        )
+    )
     if abs(value - drawn) > TOLERANCE:
         st.warning(t("explain.mismatch", err=f"{abs(value - drawn):.1e}"))
     cells = block_cells(w, rows, cols)[:PICK_CAP]
     top = cells[:STRONGEST]
-    st.dataframe(pd.DataFrame({t("explain.col.query"): [_at(q, query_tokens) for q, _, _ in top],
-                               t("explain.col.key"): [_at(k, key_tokens) for _, k, _ in top],
-                               t("explain.col.weight"): [v for _, _, v in top]}),
-                 hide_index=True, width="stretch",
-                 column_config={t("explain.col.weight"): st.column_config.NumberColumn(format="%.4f")})
+    st.dataframe(
+        pd.DataFrame(
+            {
+                t("explain.col.query"): [_at(q, query_tokens) for q, _, _ in top],
+                t("explain.col.key"): [_at(k, key_tokens) for _, k, _ in top],
+                t("explain.col.weight"): [v for _, _, v in top],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={t("explain.col.weight"): st.column_config.NumberColumn(format="%.4f")},
+    )
     weight = {(q, k): v for q, k, v in cells}
     if st.session_state.get(pick_key) not in weight:  # a pick from another block: back to the largest
         st.session_state.pop(pick_key, None)
-    more = t("explain.block.capped", shown=len(cells), n=len(rows) * len(cols)) if len(cells) < len(rows) * len(cols) \
+    more = (
+        t("explain.block.capped", shown=len(cells), n=len(rows) * len(cols))
+        if len(cells) < len(rows) * len(cols)
         else ""
-    return st.selectbox(t("explain.block.pick") + more, list(weight), key=pick_key,
-                        format_func=lambda c: f"{_at(c[0], query_tokens)} → {_at(c[1], key_tokens)} · {weight[c]:.4f}")
+    )
+    return st.selectbox(
+        t("explain.block.pick") + more,
+        list(weight),
+        key=pick_key,
+        format_func=lambda c: f"{_at(c[0], query_tokens)} → {_at(c[1], key_tokens)} · {weight[c]:.4f}",
+    )
 
 
-def _explain_cell(explain: Explainer, query_index: int, key_index: int, drawn: float, query_tokens: Sequence[str],
-                  key_tokens: Sequence[str], *, binned: bool) -> None:
+def _explain_cell(
+    explain: Explainer,
+    query_index: int,
+    key_index: int,
+    drawn: float,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    *,
+    binned: bool,
+) -> None:
     """The derivation of weight ``drawn`` = α[query_index, key_index] by ``explain``: a title, then
     one head's steps (:func:`_one`) or each head's weight and their mean (:func:`_average`)."""
     try:
@@ -281,10 +414,28 @@ def _explain_cell(explain: Explainer, query_index: int, key_index: int, drawn: f
         return
     first = result[0] if isinstance(result, list) else result
     query, key_token = query_tokens[first.query_index], key_tokens[first.key_index]
-    where = "" if first.layer < 0 else t("explain.where.layer", layer=first.layer + 1) if isinstance(result, list) \
+    where = (
+        ""
+        if first.layer < 0
+        else t("explain.where.layer", layer=first.layer + 1)
+        if isinstance(result, list)
         else t("explain.where.head", layer=first.layer + 1, head=first.head + 1)
-    st.markdown("**" + md_escape(t("explain.title", weight=f"{drawn:.4f}", query=query, row=first.query_index,
-                                   key_token=key_token, col=first.key_index) + where) + "**")
+    )
+    st.markdown(
+        "**"
+        + md_escape(
+            t(
+                "explain.title",
+                weight=f"{drawn:.4f}",
+                query=query,
+                row=first.query_index,
+                key_token=key_token,
+                col=first.key_index,
+            )
+            + where
+        )
+        + "**"
+    )
     if isinstance(result, list):
         _average(result, drawn)
     else:
@@ -295,18 +446,37 @@ def _explain_cell(explain: Explainer, query_index: int, key_index: int, drawn: f
 # One call per page figure
 # --------------------------------------------------------------------------------------
 
+
 def seq2seq_chart(fig, key: str, trace, hyp, text: str, drawn: np.ndarray | None = None) -> None:
     """An RNN attention heatmap of hypothesis ``hyp`` of DecodingTrace ``trace`` (decoded from ``text``);
     ``drawn``: the weights as the figure shows them, when some are hidden (NaN, the quiz's unguessed steps)."""
     tokens = tuple(hyp.tokens)
-    explained_chart(fig, key, hyp.attention if drawn is None else drawn,
-                    lambda q, k: seq2seq_cell(trace.model, text, tokens, q, k, trace.mode),
-                    query_tokens=tokens, key_tokens=trace.src_tokens, context=(trace.model, text, trace.mode, tokens))
+    explained_chart(
+        fig,
+        key,
+        hyp.attention if drawn is None else drawn,
+        lambda q, k: seq2seq_cell(trace.model, text, tokens, q, k, trace.mode),
+        query_tokens=tokens,
+        key_tokens=trace.src_tokens,
+        context=(trace.model, text, trace.mode, tokens),
+    )
 
 
-def head_chart(fig, key: str, matrix: np.ndarray, name: str, kind: str, layer: int, head: int, n_heads: int, *,
-               query_tokens: Sequence[str], key_tokens: Sequence[str], src_ids: Sequence[int] | None,
-               tgt_ids: Sequence[int]) -> None:
+def head_chart(
+    fig,
+    key: str,
+    matrix: np.ndarray,
+    name: str,
+    kind: str,
+    layer: int,
+    head: int,
+    n_heads: int,
+    *,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    src_ids: Sequence[int] | None,
+    tgt_ids: Sequence[int],
+) -> None:
     """One head's heatmap (or the average over heads, ``head`` = ui.grid.AVERAGE) of a Transformer
     checkpoint ``name``: attention ``kind`` (encoder/decoder/cross/lm) on these ids."""
     src, tgt = (tuple(src_ids) if src_ids is not None else None), tuple(tgt_ids)
@@ -315,12 +485,28 @@ def head_chart(fig, key: str, matrix: np.ndarray, name: str, kind: str, layer: i
         return head_cell(name, kind, layer, h, q, k, src, tgt)
 
     explain = each_head(one, n_heads) if head == AVERAGE else (lambda q, k: one(head, q, k))
-    explained_chart(fig, key, matrix, explain, query_tokens=query_tokens, key_tokens=key_tokens,
-                    context=(name, kind, layer, head, src, tgt))
+    explained_chart(
+        fig,
+        key,
+        matrix,
+        explain,
+        query_tokens=query_tokens,
+        key_tokens=key_tokens,
+        context=(name, kind, layer, head, src, tgt),
+    )
 
 
-def bert_heads_chart(fig, key: str, attention: np.ndarray, name: str, ids: Sequence[int],
-                     segment_ids: Sequence[int], tokens: Sequence[str], focus: int, direction: str) -> None:
+def bert_heads_chart(
+    fig,
+    key: str,
+    attention: np.ndarray,
+    name: str,
+    ids: Sequence[int],
+    segment_ids: Sequence[int],
+    tokens: Sequence[str],
+    focus: int,
+    direction: str,
+) -> None:
     """viz_core.bert.special_attention_figure of the small BERT ``name`` (rows: every layer and
     head; columns: tokens): ``direction`` "from" explains α[focus, column], "to" α[column, focus]."""
     n_layers, n_heads, n, _ = attention.shape
@@ -332,12 +518,23 @@ def bert_heads_chart(fig, key: str, attention: np.ndarray, name: str, ids: Seque
         query, key_index = (focus, col) if direction == "from" else (col, focus)
         return bert_cell(name, ids_t, seg_t, layer, head, query, key_index)
 
-    explained_chart(fig, key, drawn, explain, query_tokens=tokens, key_tokens=tokens,
-                    context=(name, ids_t, seg_t, focus, direction))
+    explained_chart(
+        fig, key, drawn, explain, query_tokens=tokens, key_tokens=tokens, context=(name, ids_t, seg_t, focus, direction)
+    )
 
 
-def real_head_chart(fig, key: str, matrix: np.ndarray, path: str, ids: Sequence[int], segment_ids: Sequence[int],
-                    tokens: Sequence[str], layer: int, head: int | None, n_heads: int) -> None:
+def real_head_chart(
+    fig,
+    key: str,
+    matrix: np.ndarray,
+    path: str,
+    ids: Sequence[int],
+    segment_ids: Sequence[int],
+    tokens: Sequence[str],
+    layer: int,
+    head: int | None,
+    n_heads: int,
+) -> None:
     """One head (or, with ``head`` None, the layer's average over heads) of a real encoder
     (``path`` '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY: a Llama
     head's RoPE and grouped-query derivation) on the trace's ``ids``."""
@@ -348,12 +545,12 @@ def real_head_chart(fig, key: str, matrix: np.ndarray, path: str, ids: Sequence[
         cells = real_cells(path, ids_t, seg_t, layer, heads, q, k)
         return cells if head is None else cells[0]
 
-    explained_chart(fig, key, matrix, explain, query_tokens=tokens, key_tokens=tokens,
-                    context=(path, ids_t, seg_t, layer, head))
+    explained_chart(
+        fig, key, matrix, explain, query_tokens=tokens, key_tokens=tokens, context=(path, ids_t, seg_t, layer, head)
+    )
 
 
-def whole_head(walk: Callable[[int], HeadWalkthrough], n_queries: int, key: str, context: Hashable,
-               title: str) -> None:
+def whole_head(walk: Callable[[int], HeadWalkthrough], n_queries: int, key: str, context: Hashable, title: str) -> None:
     """Every query's row of one head, from its walkthroughs ``walk(query)`` (the model's own rows),
     as a clickable heatmap: a click explains that cell from the same walkthrough."""
     from models.inference.explain import from_walkthrough
@@ -364,5 +561,12 @@ def whole_head(walk: Callable[[int], HeadWalkthrough], n_queries: int, key: str,
     blocked = ~np.stack([w.allowed for w in walks])
     keys, queries = walks[0].key_tokens, walks[0].query_tokens
     fig = attention_matrix_figure(matrix, keys, queries, blocked=blocked, title=title, texts=figure_texts())
-    explained_chart(fig, key, matrix, lambda q, k: from_walkthrough(walks[q], k), query_tokens=queries,
-                    key_tokens=keys, context=context)
+    explained_chart(
+        fig,
+        key,
+        matrix,
+        lambda q, k: from_walkthrough(walks[q], k),
+        query_tokens=queries,
+        key_tokens=keys,
+        context=context,
+    )

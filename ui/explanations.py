@@ -2,6 +2,7 @@
 :mod:`models.lessons.explanations` (the grammar seq2seq and Transformer, the MiniLM masked LM and the
 real LLM SmolLM2), every method on one input in ``st.cache_data(max_entries=...)`` so that a revisit is
 instant, and the student's guess scored against occlusion."""
+
 from __future__ import annotations
 
 import threading
@@ -119,7 +120,11 @@ def method_name(method: str) -> str:
 
 def table_rows(trace: Explanation) -> list[dict[str, Any]]:
     """One row per method: its ρ with occlusion and its AOPC (— where not defined)."""
-    return [{t("xai.col.method"): method_name(m),
-             t("xai.col.rho"): None if np.isnan(r) else round(float(r), 3),
-             t("xai.col.aopc"): None if np.isnan(a) else round(float(a), 3)}
-            for m, r, a in zip(trace.methods, trace.spearman, trace.aopc)]
+    return [
+        {
+            t("xai.col.method"): method_name(m),
+            t("xai.col.rho"): None if np.isnan(r) else round(float(r), 3),
+            t("xai.col.aopc"): None if np.isnan(a) else round(float(a), 3),
+        }
+        for m, r, a in zip(trace.methods, trace.spearman, trace.aopc)
+    ]

@@ -5,6 +5,7 @@ and one small menu of downloads that a page puts next to its main figure.
 Images are drawn by plotly.js in the browser (``Plotly.downloadImage``): no server-side renderer
 (kaleido), no network. The menu's files are made on the server only when clicked.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,8 +31,17 @@ from viz_core.export import (
     trace_npz,
 )
 
-__all__ = ["PLOT", "PLOT_NO_BAR", "chart_config", "current_page", "current_step", "export_menu", "file_stem",
-           "image_buttons", "toolbar_dictionary"]
+__all__ = [
+    "PLOT",
+    "PLOT_NO_BAR",
+    "chart_config",
+    "current_page",
+    "current_step",
+    "export_menu",
+    "file_stem",
+    "image_buttons",
+    "toolbar_dictionary",
+]
 
 # The config of every chart: no plotly logo, no button that sends the chart anywhere; the camera button
 # saves a 1920×1080 PNG. ui.plot.chart adds the reader's language and the images' name to it.
@@ -83,7 +93,7 @@ def current_step() -> int | None:
         keys = ctx.shared.widget_user_keys_this_run.snapshot() if ctx is not None else ()
     except AttributeError:  # another Streamlit's context: no step in the names
         return None
-    steps = {st.session_state.get(f"{k[:-len('_next')]}_step") for k in keys if k.endswith("_next")}
+    steps = {st.session_state.get(f"{k[: -len('_next')]}_step") for k in keys if k.endswith("_next")}
     steps = {s for s in steps if isinstance(s, int) and not isinstance(s, bool)}
     return steps.pop() if len(steps) == 1 else None
 
@@ -103,9 +113,17 @@ def image_buttons() -> None:
     st.html(f"<script>{SVG_BUTTON_JS}</script>", unsafe_allow_javascript=True)
 
 
-def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any] | None = None,
-                trace: Any = None, numbers: Mapping[str, Any] | None = None, note: str = "",
-                key: str | None = None) -> None:
+def export_menu(
+    name: str,
+    *,
+    title: str,
+    source: str,
+    figures: Mapping[str, Any] | None = None,
+    trace: Any = None,
+    numbers: Mapping[str, Any] | None = None,
+    note: str = "",
+    key: str | None = None,
+) -> None:
     """A small "Export" popover: each figure's numbers as CSV, the ``trace`` (anything with
     ``to_dict()``, or a function that gives it again on click, so that a page's session need not
     keep a large trace alive: ui.bert.RealInput) as JSON and NPZ, and a standalone offline HTML handout
@@ -116,28 +134,62 @@ def export_menu(name: str, *, title: str, source: str, figures: Mapping[str, Any
     # File names are language-free: the page, the view (the chart key that drew the figure, ui.plot.chart)
     # and the step, as the figure's PNG and SVG are named; a figure not drawn by chart: the menu's name
     page = current_page() or safe_filename(name)
-    stems = [getattr(fig, "_lab_file", None) or file_stem(f"{name}-figure{i + 1}", page=page)
-             for i, fig in enumerate(figures.values())]
+    stems = [
+        getattr(fig, "_lab_file", None) or file_stem(f"{name}-figure{i + 1}", page=page)
+        for i, fig in enumerate(figures.values())
+    ]
     words, lang = figure_texts(), current()  # read in this run: the file is built later, on click
     toolbar_texts = toolbar_dictionary(lang)
     with st.popover(t("export.button"), icon=":material/download:", help=t("export.help")):
         for i, (caption, fig) in enumerate(figures.items()):
-            st.download_button(t("export.csv", caption=caption), data=lambda fig=fig: figure_csv(fig), mime="text/csv",
-                               file_name=f"{stems[i]}.csv", key=f"{key}_csv{i}",
-                               on_click="ignore", icon=":material/table:")
+            st.download_button(
+                t("export.csv", caption=caption),
+                data=lambda fig=fig: figure_csv(fig),
+                mime="text/csv",
+                file_name=f"{stems[i]}.csv",
+                key=f"{key}_csv{i}",
+                on_click="ignore",
+                icon=":material/table:",
+            )
         if trace is not None:
             again = trace if callable(trace) else lambda: trace
             too_big = _size(again().to_dict(keep_arrays=True)) > JSON_LIMIT
-            st.download_button(t("export.json"), data=lambda: trace_json(again().to_dict()), mime="application/json",
-                               file_name=f"{file_stem('trace', page=page, stepped=False)}.json", key=f"{key}_json",
-                               on_click="ignore", icon=":material/data_object:", disabled=too_big,
-                               help=t("export.json_big", limit=JSON_LIMIT) if too_big else None)
-            st.download_button(t("export.npz"), data=lambda: trace_npz(again().to_dict(keep_arrays=True)),
-                               mime="application/octet-stream",
-                               file_name=f"{file_stem('trace', page=page, stepped=False)}.npz", key=f"{key}_npz",
-                               on_click="ignore", icon=":material/grid_on:")
-        st.download_button(t("export.html"), mime="text/html", file_name=f"{file_stem('handout', page=page)}.html",
-                           data=lambda: handout_html(title, source, list(figures.items()), numbers or {}, note,
-                                                      texts=words, lang=lang, image_names=stems,
-                                                      toolbar=toolbar_texts),
-                           key=f"{key}_html", on_click="ignore", icon=":material/description:")
+            st.download_button(
+                t("export.json"),
+                data=lambda: trace_json(again().to_dict()),
+                mime="application/json",
+                file_name=f"{file_stem('trace', page=page, stepped=False)}.json",
+                key=f"{key}_json",
+                on_click="ignore",
+                icon=":material/data_object:",
+                disabled=too_big,
+                help=t("export.json_big", limit=JSON_LIMIT) if too_big else None,
+            )
+            st.download_button(
+                t("export.npz"),
+                data=lambda: trace_npz(again().to_dict(keep_arrays=True)),
+                mime="application/octet-stream",
+                file_name=f"{file_stem('trace', page=page, stepped=False)}.npz",
+                key=f"{key}_npz",
+                on_click="ignore",
+                icon=":material/grid_on:",
+            )
+        st.download_button(
+            t("export.html"),
+            mime="text/html",
+            file_name=f"{file_stem('handout', page=page)}.html",
+            data=lambda: handout_html(
+                title,
+                source,
+                list(figures.items()),
+                numbers or {},
+                note,
+                texts=words,
+                lang=lang,
+                image_names=stems,
+                toolbar=toolbar_texts,
+            ),
+            key=f"{key}_html",
+            on_click="ignore",
+            icon=":material/description:",
+        )

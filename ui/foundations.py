@@ -1,5 +1,6 @@
 """Pieces of the "Attention from scratch" page: cached lesson computations, the Q/K/V sandbox's
 input parsing, and the explanations under each figure."""
+
 from __future__ import annotations
 
 import math
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------------------ cached lessons
+
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def toy_data(n_train: int, noise: float, seed: int) -> kr.ToyData:
@@ -64,10 +66,28 @@ KR_RATES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # its SGD learning rates (the select
 def vector_input(container, label: str, default: tuple[float, float], key: str) -> np.ndarray:
     """Two number inputs (x, y) side by side in ``container``; keys ``{key}_x`` and ``{key}_y``."""
     a, b = container.columns(2)
-    x = checked(a.number_input, f"{label} x", -5.0, 5.0, default[0], 0.1, key=f"{key}_x",
-                persist_state="page", bind="query-params")
-    y = checked(b.number_input, f"{label} y", -5.0, 5.0, default[1], 0.1, key=f"{key}_y",
-                persist_state="page", bind="query-params")
+    x = checked(
+        a.number_input,
+        f"{label} x",
+        -5.0,
+        5.0,
+        default[0],
+        0.1,
+        key=f"{key}_x",
+        persist_state="page",
+        bind="query-params",
+    )
+    y = checked(
+        b.number_input,
+        f"{label} y",
+        -5.0,
+        5.0,
+        default[1],
+        0.1,
+        key=f"{key}_y",
+        persist_state="page",
+        bind="query-params",
+    )
     return np.array([x, y])
 
 
@@ -92,6 +112,7 @@ def qkv_steps(texts: dict[str, str], mask: str, n_padding: int) -> sandbox.QKVSt
 
 # ------------------------------------------------------------------------------ explanations
 
+
 def explain_kernel_regression_setup() -> None:
     """Kernel regression as attention: which of its parts are queries, keys and values."""
     st.markdown(t("p1.kr.setup"))
@@ -99,23 +120,30 @@ def explain_kernel_regression_setup() -> None:
 
 def explain_kernel_regression(steps: int, w: float) -> None:
     """The attention-pooling formula and the three weightings; ``w``: the learned width."""
-    st.latex(r"f(x) = \sum_{i=1}^{n} \alpha(x, x_i)\, y_i,\qquad"
-             r"\alpha(x, x_i) = \operatorname{softmax}_i\!\left(-\tfrac{1}{2}\big((x - x_i)\,w\big)^2\right)")
+    st.latex(
+        r"f(x) = \sum_{i=1}^{n} \alpha(x, x_i)\, y_i,\qquad"
+        r"\alpha(x, x_i) = \operatorname{softmax}_i\!\left(-\tfrac{1}{2}\big((x - x_i)\,w\big)^2\right)"
+    )
     st.markdown(t("p1.kr.explain", steps=steps, w=w, h=1 / max(w, 1e-9)))
 
 
 def explain_scores(params: sandbox.ScoreParams) -> None:
     """The five score formulas, their fixed parameters, and how they differ."""
-    formulas = (("dot", r"q^\top k_i"), ("scaled", r"\frac{q^\top k_i}{\sqrt d}"),
-                ("general", r"q^\top W k_i"), ("additive", r"v^\top \tanh(W_q q + W_k k_i)"),
-                ("cosine", r"\frac{q^\top k_i}{\lVert q\rVert\,\lVert k_i\rVert}"))
+    formulas = (
+        ("dot", r"q^\top k_i"),
+        ("scaled", r"\frac{q^\top k_i}{\sqrt d}"),
+        ("general", r"q^\top W k_i"),
+        ("additive", r"v^\top \tanh(W_q q + W_k k_i)"),
+        ("cosine", r"\frac{q^\top k_i}{\lVert q\rVert\,\lVert k_i\rVert}"),
+    )
     for col, (name, formula) in zip(st.columns([2, 2, 2, 3, 2]), formulas):
         col.markdown(f"**{t(f'p1.sf.name.{name}')}**")
         col.latex(formula)
     with st.expander(t("p1.sf.params")):
         cols = st.columns(4)
-        for col, (name, value) in zip(cols, [("W", params.w), ("W_q", params.w_q),
-                                             ("W_k", params.w_k), ("v", params.v[:, None])]):
+        for col, (name, value) in zip(
+            cols, [("W", params.w), ("W_q", params.w_q), ("W_k", params.w_k), ("v", params.v[:, None])]
+        ):
             col.markdown(f"**{name}**")
             col.dataframe(pd.DataFrame(value), hide_index=True)  # columns 0 … n−1 (a bare (n, 1) array is "value")
     st.markdown(t("p1.sf.explain"))
@@ -123,18 +151,37 @@ def explain_scores(params: sandbox.ScoreParams) -> None:
 
 def explain_saturation(container, d: int, result: sandbox.SaturationResult, i: int) -> None:
     """Why unscaled scores at dimension ``d`` (index ``i`` of ``result.dims``) saturate the softmax."""
-    container.markdown(t("p1.sat.explain", d=d, spread=2 * math.sqrt(d), top=result.max_weight_dot[i],
-                         top_scaled=result.max_weight_scaled[i], grad=result.grad_norm_dot[i],
-                         grad_scaled=result.grad_norm_scaled[i], n_keys=result.n_keys))
+    container.markdown(
+        t(
+            "p1.sat.explain",
+            d=d,
+            spread=2 * math.sqrt(d),
+            top=result.max_weight_dot[i],
+            top_scaled=result.max_weight_scaled[i],
+            grad=result.grad_norm_dot[i],
+            grad_scaled=result.grad_norm_scaled[i],
+            n_keys=result.n_keys,
+        )
+    )
 
 
 def explain_soft_hard_local(tokens: list[str], ex: sandbox.SoftHardLocal) -> None:
     """Soft, hard and local attention on the example, with the local window's formula."""
-    st.markdown(t("p1.shl.explain", hard=md_escape(tokens[int(np.argmax(ex.hard))]), scored=int(ex.window.sum()),
-                  n=len(tokens), sum_m=ex.local_m.sum(), sum_p=ex.local_p.sum()))
-    st.latex(r"\alpha^{\text{local-m}}_i = \operatorname{softmax}_{i \in [p_t-D,\,p_t+D]}(e_i) \qquad "
-             r"\alpha^{\text{local-p}}_i = \alpha^{\text{local-m}}_i\,"
-             r"\exp\!\left(-\frac{(i - p_t)^2}{2\sigma^2}\right),\quad \sigma = D/2")
+    st.markdown(
+        t(
+            "p1.shl.explain",
+            hard=md_escape(tokens[int(np.argmax(ex.hard))]),
+            scored=int(ex.window.sum()),
+            n=len(tokens),
+            sum_m=ex.local_m.sum(),
+            sum_p=ex.local_p.sum(),
+        )
+    )
+    st.latex(
+        r"\alpha^{\text{local-m}}_i = \operatorname{softmax}_{i \in [p_t-D,\,p_t+D]}(e_i) \qquad "
+        r"\alpha^{\text{local-p}}_i = \alpha^{\text{local-m}}_i\,"
+        r"\exp\!\left(-\frac{(i - p_t)^2}{2\sigma^2}\right),\quad \sigma = D/2"
+    )
 
 
 def explain_sandbox_input() -> None:
@@ -144,18 +191,24 @@ def explain_sandbox_input() -> None:
 
 def explain_sandbox() -> None:
     """The attention formula with its mask, and what each output row is."""
-    st.latex(r"\operatorname{Attention}(Q, K, V) = "
-             r"\operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right) V,\qquad "
-             r"M_{ij} = \begin{cases} 0 & " + t("p1.sb.latex_if") + r"\\ "
-             r"-\infty & " + t("p1.sb.latex_else") + r"\end{cases}")
+    st.latex(
+        r"\operatorname{Attention}(Q, K, V) = "
+        r"\operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right) V,\qquad "
+        r"M_{ij} = \begin{cases} 0 & " + t("p1.sb.latex_if") + r"\\ "
+        r"-\infty & " + t("p1.sb.latex_else") + r"\end{cases}"
+    )
     st.markdown(t("p1.sb.explain"))
 
 
 def explain_bottleneck() -> None:
     """The fixed-size bottleneck of an encoder–decoder without attention."""
     st.markdown(t("p1.why.explain"))
-    st.latex(t("p1.why.latex_without") + r"c = h_T \qquad\qquad " + t("p1.why.latex_with")
-             + r"c_t = \sum_{i=1}^{T} \alpha_{t,i}\, h_i,\quad \alpha_{t,\cdot} = \operatorname{softmax}(e_{t,\cdot})")
+    st.latex(
+        t("p1.why.latex_without")
+        + r"c = h_T \qquad\qquad "
+        + t("p1.why.latex_with")
+        + r"c_t = \sum_{i=1}^{T} \alpha_{t,i}\, h_i,\quad \alpha_{t,\cdot} = \operatorname{softmax}(e_{t,\cdot})"
+    )
 
 
 def bleu_by_length() -> None:
@@ -179,12 +232,13 @@ def bleu_by_length() -> None:
         chart(figure, key="why_bleu", config=PLOT)
         st.caption(t("p1.why.caption"))
     else:
-        st.info(t("p1.why.missing") + (t("p1.why.unreadable", problem=problem) if problem else ""),
-                icon=":material/show_chart:")
+        st.info(
+            t("p1.why.missing") + (t("p1.why.unreadable", problem=problem) if problem else ""),
+            icon=":material/show_chart:",
+        )
     if (ROOT / "pages" / "2_Seq2seq_attention.py").exists():
         try:
-            st.page_link("pages/2_Seq2seq_attention.py", label=t("p1.why.try"),
-                         icon=":material/arrow_forward:")
+            st.page_link("pages/2_Seq2seq_attention.py", label=t("p1.why.try"), icon=":material/arrow_forward:")
         except StreamlitPageNotFoundError:  # this page was started on its own, not from app.py
             st.markdown(t("p1.why.try_text"))
 
@@ -198,5 +252,11 @@ def explain_growth(result: complexity.TimingResult) -> None:
     """The measured growth exponents of each layer's time over the longest lengths."""
     slopes = complexity.growth_exponents(result)
     words = figure_texts()
-    st.markdown(t("p1.cx.growth", slopes=", ".join(f"**{complexity_word(name, words)}** p ≈ {p:.2f}"
-                                                   for name, p in slopes.items() if np.isfinite(p))))
+    st.markdown(
+        t(
+            "p1.cx.growth",
+            slopes=", ".join(
+                f"**{complexity_word(name, words)}** p ≈ {p:.2f}" for name, p in slopes.items() if np.isfinite(p)
+            ),
+        )
+    )

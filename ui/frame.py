@@ -1,4 +1,5 @@
 """The shared page frame: page config, projector-friendly styling and the sidebar."""
+
 from __future__ import annotations
 
 import logging
@@ -16,13 +17,26 @@ from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, language_switch, resolve, t, text
 from ui.state import quoted, replay_notices
 
-_PAGE_FILES = ("pages/1_Attention_from_scratch.py", "pages/2_Seq2seq_attention.py", "pages/3_Positional_encoding.py",
-               "pages/4_Transformer_translation.py", "pages/5_Inside_one_head.py", "pages/6_Generation.py",
-               "pages/14_Transformer_block.py",
-               "pages/7_BERT_masking.py", "pages/8_Real_model_explorer.py",
-               "pages/9_LLM_explorer.py", "pages/10_Transformer_XL.py", "pages/11_Training_studio.py",
-               "pages/12_Present.py", "pages/13_XLNet.py", "pages/15_Attention_at_scale.py",
-               "pages/16_Attention_as_explanation.py")
+_PAGE_FILES = (
+    "pages/1_Attention_from_scratch.py",
+    "pages/2_Seq2seq_attention.py",
+    "pages/3_Positional_encoding.py",
+    "pages/4_Transformer_translation.py",
+    "pages/5_Inside_one_head.py",
+    "pages/6_Generation.py",
+    "pages/14_Transformer_block.py",
+    "pages/7_BERT_masking.py",
+    "pages/8_Real_model_explorer.py",
+    "pages/9_LLM_explorer.py",
+    "pages/10_Transformer_XL.py",
+    "pages/11_Training_studio.py",
+    "pages/12_Present.py",
+    "pages/13_XLNet.py",
+    "pages/15_Attention_at_scale.py",
+    "pages/16_Attention_as_explanation.py",
+)
+
+
 # Pages in teaching order: (file, English label, English blurb), from the string table (ids nav.N and
 # nav.N.blurb, N the file's number); page_text gives them in the reader's language. The landing
 # page links those that exist.
@@ -31,8 +45,9 @@ def page_number(path: str) -> str:
     return Path(path).name.split("_", 1)[0]
 
 
-PAGES: list[tuple[str, str, str]] = [(path, text(f"nav.{page_number(path)}", "en"),
-                                      text(f"nav.{page_number(path)}.blurb", "en")) for path in _PAGE_FILES]
+PAGES: list[tuple[str, str, str]] = [
+    (path, text(f"nav.{page_number(path)}", "en"), text(f"nav.{page_number(path)}.blurb", "en")) for path in _PAGE_FILES
+]
 
 
 def page_text(path: str) -> tuple[str, str]:
@@ -80,8 +95,7 @@ def page_list() -> None:
     root = Path(__file__).resolve().parent.parent
     try:
         st.page_link("app.py", label=t("nav.home"), icon=":material/home:")
-        for number, (path, _, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()),
-                                              start=1):
+        for number, (path, _, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()), start=1):
             st.page_link(path, label=f"{number}. {page_text(path)[0]}")
     except StreamlitPageNotFoundError:
         pass  # a page script run on its own (AppTest) has no app around it to link to

@@ -1,5 +1,6 @@
 """The layers × heads grid's head choice: Layer/Head selectboxes and the click callback of the
 grid chart, which write the same session keys, so a click on a thumbnail selects its head."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,8 +22,9 @@ def head_option_label(head: int) -> str:
     return t("grid.average") if head == AVERAGE else t("grid.head_n", n=head + 1)
 
 
-def head_picker(n_layers: int, n_heads: int, key: str, allow_average: bool = True,
-                columns: Sequence | None = None) -> tuple[int, int]:
+def head_picker(
+    n_layers: int, n_heads: int, key: str, allow_average: bool = True, columns: Sequence | None = None
+) -> tuple[int, int]:
     """Layer and head selectboxes (with ``allow_average`` the head list ends with "average over
     heads") in ``columns`` (default: two new ones); returns 0-based (layer, head) with head =
     AVERAGE for the average. The grid's click callback (:func:`on_grid_select`) writes the same
@@ -63,5 +65,5 @@ def pick(weights: np.ndarray, layer: int, head: int) -> np.ndarray:
 
 
 def head_name(layer: int, head: int) -> str:
-    """"layer 2, head 3" or "layer 2, average over heads"."""
+    """ "layer 2, head 3" or "layer 2, average over heads"."""
     return t("grid.name", layer=layer_option_label(layer), head=head_option_label(head))

@@ -16,6 +16,7 @@ expires them on time and then collects them, frozen garbage included (:func:`rec
 thread freezes what was imported after a page's start (its first run, then only fragment reruns,
 which have no page frame: the Real model explorer's head change paid a 180 ms collection).
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -8,6 +8,7 @@ the browser's locale (``st.context.locale``, ``navigator.language``: ``zh-…`` 
 English. A choice that differs from the browser's own is written back to the URL, so a shared link
 opens in the same language.
 """
+
 from __future__ import annotations
 
 import functools
@@ -133,12 +134,15 @@ def spinning(key: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     with ``show_spinner=False`` over this instead (``@st.cache_data(...)`` above ``@spinning(...)``),
     so that the spinner runs only when the cache misses. Around a cache hit, st.spinner would still
     start a timer thread and send a message to clear itself: about 1 ms of a step, and a redraw."""
+
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(fn)
         def run(*args: object, **kwargs: object) -> R:
             with st.spinner(t(key)):
                 return fn(*args, **kwargs)
+
         return run
+
     return decorate
 
 
@@ -192,5 +196,6 @@ def _switched() -> None:
 def language_switch() -> None:
     """The sidebar's English | 中文 switch; a change is kept in the session and in the URL."""
     st.session_state[_WIDGET] = current()
-    st.segmented_control(t("lang.switch"), list(LANGUAGES), format_func=LANGUAGES.get, required=True,
-                         key=_WIDGET, on_change=_switched)
+    st.segmented_control(
+        t("lang.switch"), list(LANGUAGES), format_func=LANGUAGES.get, required=True, key=_WIDGET, on_change=_switched
+    )

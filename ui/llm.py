@@ -349,9 +349,16 @@ class KVCache:
         keeping every token ("" for a model without)."""
         if not llm.sliding_window:
             return ""
-        return t("llm_explorer.gqa.window", local=len(llm.local_layers), window=llm.sliding_window,
-                 kept=llm.window_cache, n_global=len(llm.global_layers), n=self.context, total=self.at_context[0],
-                 full=f"{self.full / 2**20:.1f} MiB")
+        return t(
+            "llm_explorer.gqa.window",
+            local=len(llm.local_layers),
+            window=llm.sliding_window,
+            kept=llm.window_cache,
+            n_global=len(llm.global_layers),
+            n=self.context,
+            total=self.at_context[0],
+            full=f"{self.full / 2**20:.1f} MiB",
+        )
 
     def summary(self) -> str:
         """One line: per token and at the context length, against full multi-head attention."""

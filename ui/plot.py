@@ -16,6 +16,7 @@ mode bar offers nothing that leaves this machine, speaks the reader's language (
 from the string table), and names its images after the page, the chart and the step
 (viz_core.export.chart_config, ui.export.file_stem).
 """
+
 from __future__ import annotations
 
 import functools
@@ -199,8 +200,13 @@ _CSS = """.lab-figure-box:fullscreen { background: #ffffff; }
 div:has(> .lab-figure-box.lab-stretch), div:has(> div > .lab-figure-box.lab-stretch) { height: 100%; }"""
 
 COMPONENT = "attention_lab.figure"
-_figure = st.components.v2.component(COMPONENT, html="<div class='lab-figure-box'><div class='lab-figure'>"
-                                     "</div></div>", css=_CSS, js=_JS, isolate_styles=False)
+_figure = st.components.v2.component(
+    COMPONENT,
+    html="<div class='lab-figure-box'><div class='lab-figure'></div></div>",
+    css=_CSS,
+    js=_JS,
+    isolate_styles=False,
+)
 
 
 def serve_plotly_js(target: Path = PLOTLY_JS, source: Path = _PLOTLY_SOURCE) -> None:
@@ -218,7 +224,7 @@ def serve_plotly_js(target: Path = PLOTLY_JS, source: Path = _PLOTLY_SOURCE) -> 
 
 @functools.cache
 def _served() -> str:
-    """"" once plotly.js is in place for this server process, else why it is not."""
+    """ "" once plotly.js is in place for this server process, else why it is not."""
     try:
         serve_plotly_js()
     except OSError as exc:
@@ -238,9 +244,16 @@ def figure_spec(fig: go.Figure) -> tuple[str, str]:
     return spec, hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
 
 
-def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
-          on_select: Callable[[], None] | None = None, where: DeltaGenerator | None = None,
-          stretch: bool = False, step: int | None = None) -> None:
+def chart(
+    fig: go.Figure,
+    *,
+    config: Mapping[str, Any],
+    key: str | None = None,
+    on_select: Callable[[], None] | None = None,
+    where: DeltaGenerator | None = None,
+    stretch: bool = False,
+    step: int | None = None,
+) -> None:
     """Draw ``fig`` (``config``: plotly's, ui.export.PLOT) under ``key``, in ``where`` (a column or
     container; default: where the page is writing). ``stretch``: fill the container's height (a
     slide) instead of the figure's own. With ``on_select``, a click on a point sets
@@ -262,8 +275,15 @@ def chart(fig: go.Figure, *, config: Mapping[str, Any], key: str | None = None,
         lang = current()
         filename = file_stem(key or "chart", step)
         fig._lab_file = filename
-        data = {"spec": spec, "revision": revision, "config": localized(config, lang, toolbar_dictionary(lang)),
-                "filename": filename, "select": on_select is not None,
-                "stretch": stretch, "fullscreen": t("plot.fullscreen"), "failed": t("plot.failed")}
+        data = {
+            "spec": spec,
+            "revision": revision,
+            "config": localized(config, lang, toolbar_dictionary(lang)),
+            "filename": filename,
+            "select": on_select is not None,
+            "stretch": stretch,
+            "fullscreen": t("plot.fullscreen"),
+            "failed": t("plot.failed"),
+        }
         events = {} if on_select is None else {"default": {"selection": None}, "on_selection_change": on_select}
         _figure(key=key, data=data, height="stretch" if stretch else "content", **events)

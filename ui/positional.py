@@ -1,5 +1,6 @@
 """Pieces of the "Positional encoding" page: cached lesson computations and the explanations
 under each figure."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,6 +22,7 @@ D_CHOICES = [8, 16, 32, 64, 128, 256, 512]  # the sinusoids tab's d_model (the p
 
 
 # ------------------------------------------------------------------------------ cached lessons
+
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def sinusoids(length: int, d_model: int) -> pos_enc.SinusoidTrace:
@@ -47,11 +49,18 @@ def learned_positions() -> pos_enc.LearnedPositions | None:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def schemes(train_len: int, eval_len: int, d_model: int, alibi_head: int,
-            with_learned: bool) -> pos_enc.SchemeComparison:
+def schemes(
+    train_len: int, eval_len: int, d_model: int, alibi_head: int, with_learned: bool
+) -> pos_enc.SchemeComparison:
     """The position-only score maps of every scheme (the learned one when ``with_learned``)."""
-    return pos_enc.compare_schemes(train_len, eval_len, d_model, n_heads=8, alibi_head=alibi_head,
-                                   learned=learned_positions() if with_learned else None)
+    return pos_enc.compare_schemes(
+        train_len,
+        eval_len,
+        d_model,
+        n_heads=8,
+        alibi_head=alibi_head,
+        learned=learned_positions() if with_learned else None,
+    )
 
 
 @st.cache_resource(show_spinner=False)
@@ -76,6 +85,7 @@ def model_scores(name: str, layer: int, head: int) -> pos_enc.ModelPositionScore
 
 # ------------------------------------------------------------------------------ explanations
 
+
 def explain_sinusoids() -> None:
     """Each sine/cosine pair is one frequency: fast ones tell near positions apart, slow ones far ones."""
     st.markdown(t("p3.explain.sinusoids"))
@@ -84,8 +94,9 @@ def explain_sinusoids() -> None:
 def explain_wavelengths(container, wavelengths: np.ndarray, d_model: int) -> None:
     """The wavelengths of the pairs form a geometric progression (next to the wavelength chart)."""
     ratio = 10000 ** (2 / d_model)
-    container.markdown(t("p3.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2,
-                         d1=d_model - 1))
+    container.markdown(
+        t("p3.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2, d1=d_model - 1)
+    )
 
 
 def explain_offsets(offset_spread: np.ndarray) -> None:
@@ -102,29 +113,52 @@ def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
     """Why the trained score is not a function of i − j, and what that motivated."""
     (i1, j1), (i2, j2) = result.worst_low, result.worst_high
     s = result.scores
-    st.caption(t("p3.score.caption", layer=result.layer, head=result.head + 1, last=result.scores.shape[0] - 1,
-                 d_k=result.d_k, peak=result.peak))
+    st.caption(
+        t(
+            "p3.score.caption",
+            layer=result.layer,
+            head=result.head + 1,
+            last=result.scores.shape[0] - 1,
+            d_k=result.d_k,
+            peak=result.peak,
+        )
+    )
     layer_note = t("p3.score.layer0_note" if result.layer == 0 else "p3.score.layer1_note")
-    st.markdown(t("p3.explain.model_scores", offset=result.worst_offset, low=s[i1, j1], i1=i1, j1=j1,
-                  high=s[i2, j2], i2=i2, j2=j2, variation=result.variation, layer_note=layer_note))
+    st.markdown(
+        t(
+            "p3.explain.model_scores",
+            offset=result.worst_offset,
+            low=s[i1, j1],
+            i1=i1,
+            j1=j1,
+            high=s[i2, j2],
+            i2=i2,
+            j2=j2,
+            variation=result.variation,
+            layer_note=layer_note,
+        )
+    )
 
 
 def rotation_formulas() -> None:
     """PE(pos + k) = M_k PE(pos): one 2×2 rotation per frequency pair."""
-    st.latex(r"\begin{bmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{bmatrix} = "
-             r"\underbrace{\begin{bmatrix} \cos \omega_i k & \sin \omega_i k \\ "
-             r"-\sin \omega_i k & \cos \omega_i k \end{bmatrix}}_{R(\omega_i k)}"
-             r"\begin{bmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{bmatrix}")
-    st.latex(r"PE(pos + k) = M_k\, PE(pos),\qquad M_k = "
-             r"\operatorname{diag}\big(R(\omega_0 k), \dots, R(\omega_{d/2-1} k)\big)")
+    st.latex(
+        r"\begin{bmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{bmatrix} = "
+        r"\underbrace{\begin{bmatrix} \cos \omega_i k & \sin \omega_i k \\ "
+        r"-\sin \omega_i k & \cos \omega_i k \end{bmatrix}}_{R(\omega_i k)}"
+        r"\begin{bmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{bmatrix}"
+    )
+    st.latex(
+        r"PE(pos + k) = M_k\, PE(pos),\qquad M_k = "
+        r"\operatorname{diag}\big(R(\omega_0 k), \dots, R(\omega_{d/2-1} k)\big)"
+    )
 
 
 def rotation_metrics(check: pos_enc.RotationCheck, k: int, length: int) -> None:
     """How exactly M_k maps PE(pos) to PE(pos + k): for this k, for every k, and in float32."""
     m1, m2, m3 = st.columns(3)
     m1.metric(t("p3.rot.err_k", k=k), f"{check.max_error:.1e}", help=t("p3.rot.err_k_help", last=length - 1))
-    m2.metric(t("p3.rot.err_all", last=length - 1), f"{check.max_error_by_k.max():.1e}",
-              help=t("p3.rot.err_all_help"))
+    m2.metric(t("p3.rot.err_all", last=length - 1), f"{check.max_error_by_k.max():.1e}", help=t("p3.rot.err_all_help"))
     m3.metric(t("p3.rot.err_f32", k=k), f"{check.max_error_float32:.1e}", help=t("p3.rot.err_f32_help"))
 
 
@@ -154,21 +188,30 @@ def scheme_titles(learned: pos_enc.LearnedPositions | None) -> dict[str, str]:
 
 def explain_scheme_maps(learned: pos_enc.LearnedPositions | None) -> None:
     """What the scheme maps show and how they were made."""
-    learned_note = (t("p3.sch.learned_note", source=Path(learned.path).parent.name)
-                    if learned is not None else "")
+    learned_note = t("p3.sch.learned_note", source=Path(learned.path).parent.name) if learned is not None else ""
     st.caption(t("p3.sch.caption", learned_note=learned_note))
 
 
 def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, train_len: int, head: int) -> None:
     """How each scheme behaves past the training length (in ``container``; ALiBi ``head`` is
     1-based), then the RoPE, ALiBi and Transformer-XL formulas."""
-    container.markdown(t("p3.explain.schemes", unseen=result.rope_unseen_pairs, pairs=d_model // 2,
-                         train_len=train_len, head=head, slope=result.alibi_slope))
+    container.markdown(
+        t(
+            "p3.explain.schemes",
+            unseen=result.rope_unseen_pairs,
+            pairs=d_model // 2,
+            train_len=train_len,
+            head=head,
+            slope=result.alibi_slope,
+        )
+    )
     c1, c2 = st.columns(2)
     c1.latex(r"\text{RoPE: } (R_{m} q)^\top (R_{n} k) = q^\top R_{n-m}\, k")
     c2.latex(r"\text{ALiBi: } e_{ij} = q_i^\top k_j - m_h\,(i - j),\quad j \le i")
-    st.latex(r"\text{Transformer-XL: } A_{ij} = q_i^\top k_j + q_i^\top W_R R_{i-j} + u^\top k_j "
-             r"+ v^\top W_R R_{i-j}")
+    st.latex(
+        r"\text{Transformer-XL: } A_{ij} = q_i^\top k_j + q_i^\top W_R R_{i-j} + u^\top k_j "
+        r"+ v^\top W_R R_{i-j}"
+    )
 
 
 def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
@@ -177,10 +220,20 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
     if learned is None:
         st.info(t("p3.learned.none"), icon=":material/inventory_2:")
     else:
-        st.caption(t("p3.learned.caption", name=Path(learned.path).parent.name, tensor=learned.tensor_name,
-                     rows=learned.matrix.shape[0], cols=learned.matrix.shape[1]))
-        chart(viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
-              key="sch_learned", config=PLOT)
+        st.caption(
+            t(
+                "p3.learned.caption",
+                name=Path(learned.path).parent.name,
+                tensor=learned.tensor_name,
+                rows=learned.matrix.shape[0],
+                cols=learned.matrix.shape[1],
+            )
+        )
+        chart(
+            viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
+            key="sch_learned",
+            config=PLOT,
+        )
 
 
 def explain_padding() -> None:

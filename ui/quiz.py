@@ -7,6 +7,7 @@ the guess ranked by the model's own numbers (its α, or its probability p), and 
 in session state per page. The judging (:func:`judge_look`, :func:`judge_write`,
 :func:`judge_masked`) and the row hiding (:func:`hide_rows`) are pure and need no Streamlit run.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,12 +59,21 @@ def judge_look(guess: int, alpha: Sequence[float], src_tokens: Sequence[str]) ->
     with a tie at the top, any of the tied positions is right)."""
     a = np.asarray(alpha, dtype=float)
     best = int(a.argmax())
-    return Verdict("look", bool(a[guess] >= a[best]), src_tokens[guess], src_tokens[best], float(a[best]),
-                   float(a[guess]), rank_of(a, guess), len(a))
+    return Verdict(
+        "look",
+        bool(a[guess] >= a[best]),
+        src_tokens[guess],
+        src_tokens[best],
+        float(a[best]),
+        float(a[guess]),
+        rank_of(a, guess),
+        len(a),
+    )
 
 
-def _in_candidates(guess: str, candidates: Sequence[str], probs: Sequence[float],
-                   same: Callable[[str, str], bool]) -> tuple[float | None, int | None]:
+def _in_candidates(
+    guess: str, candidates: Sequence[str], probs: Sequence[float], same: Callable[[str, str], bool]
+) -> tuple[float | None, int | None]:
     """(p, rank) of ``guess`` among the model's top-k ``candidates``, or (None, None)."""
     for i, c in enumerate(candidates):
         if same(guess, c):
@@ -71,8 +81,9 @@ def _in_candidates(guess: str, candidates: Sequence[str], probs: Sequence[float]
     return None, None
 
 
-def judge_write(guess: str, emitted: str, candidates: Sequence[str], probs: Sequence[float],
-                emitted_prob: float | None = None) -> Verdict:
+def judge_write(
+    guess: str, emitted: str, candidates: Sequence[str], probs: Sequence[float], emitted_prob: float | None = None
+) -> Verdict:
     """A guessed output token: right when it is the emitted token (greedy: the argmax of p; beam or
     sampling: the token the model actually wrote). ``emitted_prob``: p of the emitted token when
     it may lie outside the top-k ``candidates``."""
@@ -82,23 +93,39 @@ def judge_write(guess: str, emitted: str, candidates: Sequence[str], probs: Sequ
     if p_guess is None and guess == emitted:
         p_guess = emitted_prob
     top = int(np.argmax(probs)) if len(candidates) else None
-    return Verdict("write", guess == emitted, guess, emitted, p_emitted if p_emitted is not None else emitted_prob,
-                   p_guess, rank, len(candidates),
-                   candidates[top] if top is not None and candidates[top] != emitted else None,
-                   float(probs[top]) if top is not None and candidates[top] != emitted else None)
+    return Verdict(
+        "write",
+        guess == emitted,
+        guess,
+        emitted,
+        p_emitted if p_emitted is not None else emitted_prob,
+        p_guess,
+        rank,
+        len(candidates),
+        candidates[top] if top is not None and candidates[top] != emitted else None,
+        float(probs[top]) if top is not None and candidates[top] != emitted else None,
+    )
 
 
 def same_piece(a: str, b: str) -> bool:
     """The same WordPiece, typed loosely: case, surrounding spaces and the ``##`` prefix aside
     (the small BERT's vocabulary is lowercased)."""
+
     def norm(s: str) -> str:
         s = s.strip().lower()
         return s[2:] if s.startswith("##") else s
+
     return norm(a) == norm(b)
 
 
-def judge_masked(guess: str, original: str, original_prob: float, original_rank: int,
-                 candidates: Sequence[str], probs: Sequence[float]) -> Verdict:
+def judge_masked(
+    guess: str,
+    original: str,
+    original_prob: float,
+    original_rank: int,
+    candidates: Sequence[str],
+    probs: Sequence[float],
+) -> Verdict:
     """A guessed piece under [MASK]: right when it is the original piece (:func:`same_piece`); the
     reveal also gives the model's top-1 and whether that is the original (MLM top-1 accuracy)."""
     right = same_piece(guess, original)
@@ -107,8 +134,18 @@ def judge_masked(guess: str, original: str, original_prob: float, original_rank:
     else:
         p_guess, rank = _in_candidates(guess, candidates, probs, same_piece)
     top = int(np.argmax(probs))
-    return Verdict("masked", right, guess.strip(), original, original_prob, p_guess, rank, len(candidates),
-                   candidates[top], float(probs[top]))
+    return Verdict(
+        "masked",
+        right,
+        guess.strip(),
+        original,
+        original_prob,
+        p_guess,
+        rank,
+        len(candidates),
+        candidates[top],
+        float(probs[top]),
+    )
 
 
 def answer_options(candidates: Sequence[str], answer: str) -> list[str]:
@@ -128,6 +165,7 @@ def hide_rows(weights: np.ndarray, tokens: Sequence[str], shown: int) -> tuple[n
 # --------------------------------------------------------------------------------------
 # Widgets
 # --------------------------------------------------------------------------------------
+
 
 def _board(page: str) -> dict[str, Verdict]:
     """This page's answered questions (question id → verdict), kept for the session."""
@@ -160,8 +198,15 @@ def score_line(page: str) -> None:
     board = _board(page)
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown(t("quiz.score", right=sum(v.right for v in board.values()), total=len(board)))
-        st.button(t("quiz.reset"), key=f"{page}_quiz_reset", on_click=_reset, args=(page,), type="tertiary",
-                  icon=":material/restart_alt:", help=t("quiz.reset_help"))
+        st.button(
+            t("quiz.reset"),
+            key=f"{page}_quiz_reset",
+            on_click=_reset,
+            args=(page,),
+            type="tertiary",
+            icon=":material/restart_alt:",
+            help=t("quiz.reset_help"),
+        )
 
 
 def reveal(v: Verdict) -> None:
@@ -173,15 +218,28 @@ def reveal(v: Verdict) -> None:
         if not v.right:
             lines.append(t("quiz.guess.look", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of))
     else:
-        lines.append(t("quiz.answer.masked", answer=answer) if v.kind == "masked"
-                     else t("quiz.answer.write_out", answer=answer, n=v.of) if v.answer_weight is None
-                     else t("quiz.answer.write", answer=answer, weight=v.answer_weight))
+        lines.append(
+            t("quiz.answer.masked", answer=answer)
+            if v.kind == "masked"
+            else t("quiz.answer.write_out", answer=answer, n=v.of)
+            if v.answer_weight is None
+            else t("quiz.answer.write", answer=answer, weight=v.answer_weight)
+        )
         if not v.right:
-            lines.append(t("quiz.guess.out", guess=guess, n=v.of) if v.guess_weight is None or v.rank is None
-                         else t("quiz.guess.p", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of))
+            lines.append(
+                t("quiz.guess.out", guess=guess, n=v.of)
+                if v.guess_weight is None or v.rank is None
+                else t("quiz.guess.p", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of)
+            )
         if v.kind == "masked":
-            lines.append(t("quiz.top.masked", top=md_escape(v.top), weight=v.top_weight,
-                           verdict=t("quiz.model_right" if same_piece(v.top, v.answer) else "quiz.model_wrong")))
+            lines.append(
+                t(
+                    "quiz.top.masked",
+                    top=md_escape(v.top),
+                    weight=v.top_weight,
+                    verdict=t("quiz.model_right" if same_piece(v.top, v.answer) else "quiz.model_wrong"),
+                )
+            )
         elif v.top is not None:
             lines.append(t("quiz.top", top=md_escape(v.top), weight=v.top_weight))
     if v.right:
@@ -190,17 +248,37 @@ def reveal(v: Verdict) -> None:
         st.warning("  \n".join(lines), icon=":material/help:")
 
 
-def _ask(page: str, qid: str, prompt: str, options: Sequence[Any], labels: Sequence[str],
-         judge: Callable[[Any], Verdict], typed: bool = False) -> None:
+def _ask(
+    page: str,
+    qid: str,
+    prompt: str,
+    options: Sequence[Any],
+    labels: Sequence[str],
+    judge: Callable[[Any], Verdict],
+    typed: bool = False,
+) -> None:
     """The question: pills of ``options`` (shown as ``labels``) and, when ``typed``, a text box."""
     key = f"{page}_quiz_{qid}"
     st.markdown(prompt)
     label = dict(zip(options, labels))
-    checked(st.pills, t("quiz.pick"), list(options), format_func=lambda o: md_escape(label[o]), key=key,
-             on_change=_record, args=(page, qid, key, judge))
+    checked(
+        st.pills,
+        t("quiz.pick"),
+        list(options),
+        format_func=lambda o: md_escape(label[o]),
+        key=key,
+        on_change=_record,
+        args=(page, qid, key, judge),
+    )
     if typed:
-        checked(st.text_input, t("quiz.type"), key=f"{key}_typed", max_chars=60, on_change=_record,
-                      args=(page, qid, f"{key}_typed", judge))
+        checked(
+            st.text_input,
+            t("quiz.type"),
+            key=f"{key}_typed",
+            max_chars=60,
+            on_change=_record,
+            args=(page, qid, f"{key}_typed", judge),
+        )
 
 
 def _position_labels(tokens: Sequence[str]) -> list[str]:
@@ -208,17 +286,36 @@ def _position_labels(tokens: Sequence[str]) -> list[str]:
     return [f"{tok} ({i + 1})" if tokens.count(tok) > 1 else tok for i, tok in enumerate(tokens)]
 
 
-def step_quiz(page: str, origin: Hashable, step: int, *, emitted: str, candidates: Sequence[str],
-              probs: Sequence[float], emitted_prob: float | None = None, alpha: Sequence[float] | None = None,
-              src_tokens: Sequence[str] | None = None) -> bool:
+def step_quiz(
+    page: str,
+    origin: Hashable,
+    step: int,
+    *,
+    emitted: str,
+    candidates: Sequence[str],
+    probs: Sequence[float],
+    emitted_prob: float | None = None,
+    alpha: Sequence[float] | None = None,
+    src_tokens: Sequence[str] | None = None,
+) -> bool:
     """Ask about decoding step ``step`` of the output identified by ``origin`` (what a guess is
     about: model, input, settings, and the head for α); returns True once it is answered, so the
     page may show the step. ``alpha``/``src_tokens``: the step's attention over the source (then
     the student picks: where it looks, or what it writes)."""
     kind = "write"
     if alpha is not None:
-        kind = linked(st.segmented_control, t("quiz.kind"), list(KINDS), format_func=KINDS.get, default="look",
-                       required=True, key=f"{page}_quiz_kind") or "look"
+        kind = (
+            linked(
+                st.segmented_control,
+                t("quiz.kind"),
+                list(KINDS),
+                format_func=KINDS.get,
+                default="look",
+                required=True,
+                key=f"{page}_quiz_kind",
+            )
+            or "look"
+        )
     elif src_tokens is not None:  # a seq2seq model without attention
         st.caption(t("quiz.no_attention"))
     qid = _question_id(origin, kind, step)
@@ -226,13 +323,30 @@ def step_quiz(page: str, origin: Hashable, step: int, *, emitted: str, candidate
     if verdict is not None:
         reveal(verdict)
     elif kind == "look":
-        _ask(page, qid, t("quiz.ask.look", step=step + 1), range(len(src_tokens)), _position_labels(src_tokens),
-             partial(judge_look, alpha=np.asarray(alpha), src_tokens=list(src_tokens)))
+        _ask(
+            page,
+            qid,
+            t("quiz.ask.look", step=step + 1),
+            range(len(src_tokens)),
+            _position_labels(src_tokens),
+            partial(judge_look, alpha=np.asarray(alpha), src_tokens=list(src_tokens)),
+        )
     else:
         options = answer_options(candidates, emitted)
-        _ask(page, qid, t("quiz.ask.write", step=step + 1), options, options,
-             partial(judge_write, emitted=emitted, candidates=list(candidates), probs=list(map(float, probs)),
-                     emitted_prob=emitted_prob))
+        _ask(
+            page,
+            qid,
+            t("quiz.ask.write", step=step + 1),
+            options,
+            options,
+            partial(
+                judge_write,
+                emitted=emitted,
+                candidates=list(candidates),
+                probs=list(map(float, probs)),
+                emitted_prob=emitted_prob,
+            ),
+        )
     if verdict is None:
         st.caption(t("quiz.hidden"))
     score_line(page)
@@ -253,10 +367,22 @@ def masked_quiz(page: str, origin: Hashable, rows: Sequence[PredictionRow]) -> s
     if waiting:
         r = waiting[0]
         options = answer_options(r.top_tokens, r.original)
-        _ask(page, ids[r.position], t("quiz.ask.masked", i=len(targets) - len(waiting) + 1, n=len(targets),
-                                      pos=r.position), options, options,
-             partial(judge_masked, original=r.original, original_prob=r.original_prob,
-                     original_rank=r.original_rank, candidates=r.top_tokens, probs=r.top_probs), typed=True)
+        _ask(
+            page,
+            ids[r.position],
+            t("quiz.ask.masked", i=len(targets) - len(waiting) + 1, n=len(targets), pos=r.position),
+            options,
+            options,
+            partial(
+                judge_masked,
+                original=r.original,
+                original_prob=r.original_prob,
+                original_rank=r.original_rank,
+                candidates=r.top_tokens,
+                probs=r.top_probs,
+            ),
+            typed=True,
+        )
     elif targets:
         st.caption(t("quiz.all_done"))
     score_line(page)

@@ -1,4 +1,5 @@
 """Seq2seq pieces shared by pages: cached model loading and translation, the BLEU chart, the explanation."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -118,16 +119,19 @@ def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 @spinning("spin.what_if")
-def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str, mode: str,
-                length_penalty: float) -> DecodingTrace:
+def run_what_if(
+    name: str, text: str, original: tuple[str, ...], step: int, token: str, mode: str, length_penalty: float
+) -> DecodingTrace:
     """The what-if trace: ``original``[:step], ``token`` forced at ``step``, then greedy
     (models.inference.what_if); raises InputError for a token the model cannot emit."""
-    return what_if_translation(_load(name), text, original, step, token, AttentionMode(mode),
-                               length_penalty=length_penalty)
+    return what_if_translation(
+        _load(name), text, original, step, token, AttentionMode(mode), length_penalty=length_penalty
+    )
 
 
-def forced_token_picker(key: str, tokens: Sequence[str], candidates: Sequence[str], probs: Sequence[float],
-                        step: int, origin: object) -> tuple[int, str] | None:
+def forced_token_picker(
+    key: str, tokens: Sequence[str], candidates: Sequence[str], probs: Sequence[float], step: int, origin: object
+) -> tuple[int, str] | None:
     """Pick one of step ``step``'s top-k ``candidates`` (the emitted token left out) or type a token;
     returns the chosen (step, token) while ``origin`` (what identifies the shown output) stays the
     same, else None. The choice is kept in session state under ``key`` so stepping keeps it. A
@@ -148,13 +152,26 @@ def forced_token_picker(key: str, tokens: Sequence[str], candidates: Sequence[st
     others = {c: float(p) for c, p in zip(candidates, probs) if c != tokens[step]}
     st.caption(t("wi.emitted", step=step + 1, token=md_escape(tokens[step])))
     pick_key, type_key = f"{key}_pick_{step}", f"{key}_typed_{step}"
-    checked(st.pills, t("wi.pick", k=len(candidates), step=step + 1), list(others),
-             format_func=lambda c: f"{md_escape(c)}  {percent(others[c])}", key=pick_key, on_change=chosen,
-             args=(pick_key,))
+    checked(
+        st.pills,
+        t("wi.pick", k=len(candidates), step=step + 1),
+        list(others),
+        format_func=lambda c: f"{md_escape(c)}  {percent(others[c])}",
+        key=pick_key,
+        on_change=chosen,
+        args=(pick_key,),
+    )
     state = st.session_state.get(key)
     type_col, reset_col = st.columns([2, 3], vertical_alignment="bottom")
-    checked(type_col.text_input, t("wi.type"), key=type_key, on_change=chosen, args=(type_key,),
-            placeholder=t("wi.type_placeholder"), max_chars=60)
+    checked(
+        type_col.text_input,
+        t("wi.type"),
+        key=type_key,
+        on_change=chosen,
+        args=(type_key,),
+        placeholder=t("wi.type_placeholder"),
+        max_chars=60,
+    )
     if state is None:
         return None
     reset_col.button(t("wi.reset"), key=f"{key}_reset", on_click=forget)
@@ -173,8 +190,9 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
     origin = (trace.model, trace.mode, text, tuple(hyp.tokens))
     with st.expander(t("wi.expander"), icon=":material/alt_route:"):
         try:
-            choice = forced_token_picker("s2s_what_if", hyp.tokens, hyp.topk_tokens[shown], hyp.topk_probs[shown],
-                                         shown, origin)
+            choice = forced_token_picker(
+                "s2s_what_if", hyp.tokens, hyp.topk_tokens[shown], hyp.topk_probs[shown], shown, origin
+            )
             if choice is None:
                 return
             step, token = choice
@@ -192,12 +210,20 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
                     st.info(t("wi.no_attention"))
                     continue
                 rows = [f"{tok} ✎" if i == h.forced_step else tok for i, tok in enumerate(h.tokens)]
-                chart(attention_heatmap(
-          h.attention, trace.src_tokens, rows, step=min(shown, len(h.tokens) - 1),
-          src_unknown=trace.src_unknown, positions=h.positions,
-          title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
-          texts=heatmap_texts(trace.model)),
-          key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap", config=PLOT)
+                chart(
+                    attention_heatmap(
+                        h.attention,
+                        trace.src_tokens,
+                        rows,
+                        step=min(shown, len(h.tokens) - 1),
+                        src_unknown=trace.src_unknown,
+                        positions=h.positions,
+                        title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
+                        texts=heatmap_texts(trace.model),
+                    ),
+                    key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap",
+                    config=PLOT,
+                )
         show_what_if_notices(what_if.notices)
 
 
@@ -222,12 +248,23 @@ def bleu_chart() -> None:
         st.info(t("p2.bleu.none"))
         return
     models = [{**m, "label": label_of(m.get("name", ""), m["label"])} for m in results["models"]]
-    chart(bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
-          key="bleu_by_length", config=PLOT)
-    rows = [{t("p2.bleu.col.model"): m["label"], t("p2.bleu.col.bleu"): m["bleu"], t("p2.bleu.col.aer"): m["aer"],
-             t("p2.bleu.col.exact"): m["exact_match"], t("p2.bleu.col.seconds"): m["train_seconds"]} for m in models]
+    chart(
+        bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
+        key="bleu_by_length",
+        config=PLOT,
+    )
+    rows = [
+        {
+            t("p2.bleu.col.model"): m["label"],
+            t("p2.bleu.col.bleu"): m["bleu"],
+            t("p2.bleu.col.aer"): m["aer"],
+            t("p2.bleu.col.exact"): m["exact_match"],
+            t("p2.bleu.col.seconds"): m["train_seconds"],
+        }
+        for m in models
+    ]
     st.dataframe(rows, hide_index=True)
-    st.caption(t("p2.bleu.caption", command=results.get('command', 'python -m models.evaluate')))
+    st.caption(t("p2.bleu.caption", command=results.get("command", "python -m models.evaluate")))
     real_scores(results)
 
 
@@ -243,19 +280,30 @@ def real_scores(results: dict, corpus: str | None = None) -> None:
         st.markdown(md_escape(model_text("p2.real.title", {"data": data, "n": part.get("n_test", 0)}, data)))
         models = part.get("models", [])
         reread = any("page" in m for m in models)  # the page re-reads typed text (HSK: re-segmented)
-        rows = [{t("p2.bleu.col.model"): label_of(m.get("name", ""), m.get("label", "")),
-                 t("p2.bleu.col.bleu"): page_scores(m).get("bleu"), t("p2.real.col.chrf"): page_scores(m).get("chrf"),
-                 **({t("p2.real.col.corpus_bleu"): m.get("bleu")} if reread else {}),
-                 t("p2.bleu.col.seconds"): m.get("train_seconds")} for m in models]
+        rows = [
+            {
+                t("p2.bleu.col.model"): label_of(m.get("name", ""), m.get("label", "")),
+                t("p2.bleu.col.bleu"): page_scores(m).get("bleu"),
+                t("p2.real.col.chrf"): page_scores(m).get("chrf"),
+                **({t("p2.real.col.corpus_bleu"): m.get("bleu")} if reread else {}),
+                t("p2.bleu.col.seconds"): m.get("train_seconds"),
+            }
+            for m in models
+        ]
         copy = part.get("copy") or {}
-        rows.append({t("p2.bleu.col.model"): t("p2.real.copy"), t("p2.bleu.col.bleu"): copy.get("bleu"),
-                     t("p2.real.col.chrf"): copy.get("chrf"), **({t("p2.real.col.corpus_bleu"): copy.get("bleu")}
-                                                                 if reread else {}),
-                     t("p2.bleu.col.seconds"): None})
+        rows.append(
+            {
+                t("p2.bleu.col.model"): t("p2.real.copy"),
+                t("p2.bleu.col.bleu"): copy.get("bleu"),
+                t("p2.real.col.chrf"): copy.get("chrf"),
+                **({t("p2.real.col.corpus_bleu"): copy.get("bleu")} if reread else {}),
+                t("p2.bleu.col.seconds"): None,
+            }
+        )
         st.dataframe(rows, hide_index=True)
         if reread:
             st.caption(t("p2.real.page_caption"))
-    st.caption(t("p2.real.caption", command=results.get('command', 'python -m models.evaluate')))
+    st.caption(t("p2.real.caption", command=results.get("command", "python -m models.evaluate")))
 
 
 def page_scores(row: dict) -> dict:
@@ -268,18 +316,24 @@ def explain() -> None:
     """The formulas, in the order each model applies them."""
     st.subheader(t("p2.explain.header"))
     st.markdown(t("p2.explain.intro"))
-    st.latex(r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
-             r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i")
+    st.latex(
+        r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
+        r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i"
+    )
     st.markdown(t("p2.explain.bahdanau"))
     st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i) \qquad s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
     st.markdown(t("p2.explain.luong"))
-    st.latex(r"\mathrm{score}(s_t,h_i) \in \{\; s_t^\top h_i,\;\; s_t^\top W h_i,\;\; "
-             r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])")
+    st.latex(
+        r"\mathrm{score}(s_t,h_i) \in \{\; s_t^\top h_i,\;\; s_t^\top W h_i,\;\; "
+        r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])"
+    )
     st.markdown(t("p2.explain.none_hard"))
     st.markdown(t("p2.explain.local"))
     st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s}")
-    st.latex(r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)), \qquad "
-             r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}")
+    st.latex(
+        r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)), \qquad "
+        r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}"
+    )
     st.markdown(t("p2.explain.differ"))
 
 
@@ -330,33 +384,66 @@ def exposure_view() -> None:
         return
     part = (load_results() or {}).get("teacher_forcing") or {}
     if part.get("models"):
-        rows = [{t("p2.bleu.col.model"): label_of(m["name"], m["label"]), t("p2.exp.col.ratio"): m["teacher_forcing"],
-                 t("p2.bleu.col.bleu"): m["bleu"], t("p2.bleu.col.exact"): m["exact_match"],
-                 t("p2.exp.col.forced"): m["forced_token_accuracy"], t("p2.exp.col.left"): m["left_gold_prefix"],
-                 t("p2.exp.col.step"): m["mean_parting_step"]} for m in part["models"]]
+        rows = [
+            {
+                t("p2.bleu.col.model"): label_of(m["name"], m["label"]),
+                t("p2.exp.col.ratio"): m["teacher_forcing"],
+                t("p2.bleu.col.bleu"): m["bleu"],
+                t("p2.bleu.col.exact"): m["exact_match"],
+                t("p2.exp.col.forced"): m["forced_token_accuracy"],
+                t("p2.exp.col.left"): m["left_gold_prefix"],
+                t("p2.exp.col.step"): m["mean_parting_step"],
+            }
+            for m in part["models"]
+        ]
         st.dataframe(rows, hide_index=True)
         st.caption(t("p2.exp.table_caption", n=part["models"][0]["n_test"]))
     name = st.selectbox(t("p2.exp.model"), names, format_func=lambda n: label_of(n, n), key="exp_model")
-    index = int(st.number_input(t("p2.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name),
-                                step=1, key="exp_index"))
+    index = int(
+        st.number_input(
+            t("p2.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name), step=1, key="exp_index"
+        )
+    )
     trace = _exposure(name, index)
     st.markdown(t("p2.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
         st.info(t("p2.exp.same"), icon=":material/check:")
     else:
-        st.info(t("p2.exp.parted", step=trace.parted,
-                     gold=md_escape(trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>"),
-                     own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—")),
-                icon=":material/call_split:")
+        st.info(
+            t(
+                "p2.exp.parted",
+                step=trace.parted,
+                gold=md_escape(trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>"),
+                own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—"),
+            ),
+            icon=":material/call_split:",
+        )
     n = max(len(trace.forced_tokens), len(trace.free_tokens))
-    rows = [{t("p2.exp.col.t"): k,
-             t("p2.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
-             t("p2.exp.col.forced_word"): trace.forced_tokens[k] if k < len(trace.forced_tokens) else "",
-             t("p2.exp.col.free_word"): trace.free_tokens[k] if k < len(trace.free_tokens) else ""} for k in range(n)]
+    rows = [
+        {
+            t("p2.exp.col.t"): k,
+            t("p2.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
+            t("p2.exp.col.forced_word"): trace.forced_tokens[k] if k < len(trace.forced_tokens) else "",
+            t("p2.exp.col.free_word"): trace.free_tokens[k] if k < len(trace.free_tokens) else "",
+        }
+        for k in range(n)
+    ]
     st.dataframe(rows, hide_index=True)
     if trace.forced_attention is not None and trace.free_attention is not None:
-        chart(exposure_figure(trace.source, trace.forced_tokens, trace.free_tokens, trace.forced_attention,
-                              trace.free_attention, trace.parted, [t("p2.exp.forced"), t("p2.exp.free")],
-                              t("p2.exp.fig"), t("p2.exp.fig.parted"), texts=figure_texts()),
-              key="exposure_attention", config=PLOT)
+        chart(
+            exposure_figure(
+                trace.source,
+                trace.forced_tokens,
+                trace.free_tokens,
+                trace.forced_attention,
+                trace.free_attention,
+                trace.parted,
+                [t("p2.exp.forced"), t("p2.exp.free")],
+                t("p2.exp.fig"),
+                t("p2.exp.fig.parted"),
+                texts=figure_texts(),
+            ),
+            key="exposure_attention",
+            config=PLOT,
+        )

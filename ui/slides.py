@@ -8,6 +8,7 @@ choice's value; a slide saved with an older link's label still opens; a value th
 falls back to the page's default, with a one-line note) and returns a :class:`ui.views.base.SlideView`:
 how many steps the slide has, the step it starts at, and ``draw(t)``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -98,8 +99,9 @@ def deck_handout(slides: Iterable[Any], title: str, page_label: Callable[[str], 
             notes.append(caption)
         if slide.notes:
             notes.append(f"{heading}: {slide.notes}")
-    return handout_html(title, "", figures, note="\n".join(notes), texts=figure_texts(), lang=current(),
-                        image_names=names)
+    return handout_html(
+        title, "", figures, note="\n".join(notes), texts=figure_texts(), lang=current(), image_names=names
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,8 +138,9 @@ def slide_frame(title: str) -> None:
     """The frame of a presented slide: page config (local icon: no font server), no sidebar, no
     header, no toolbar, full width (constant CSS, never user text)."""
     upkeep()  # as page_frame does: without it, each step paid a full collection of torch's objects
-    st.set_page_config(page_title=f"{title} · {tr('app.title')}", page_icon="📽️", layout="wide",
-                       initial_sidebar_state="collapsed")
+    st.set_page_config(
+        page_title=f"{title} · {tr('app.title')}", page_icon="📽️", layout="wide", initial_sidebar_state="collapsed"
+    )
     st.markdown(_SLIDE_CSS, unsafe_allow_html=True)
 
 
@@ -188,6 +191,8 @@ def stop_presenting() -> None:
 
 
 _NOTES = "present_show_notes"  # session key: the speaker's notes are shown while presenting
+
+
 def _toggle(key: str) -> None:
     st.session_state[key] = st.session_state.get(key) is not True
 
@@ -238,16 +243,39 @@ def slide_controls(title: str, n_slides: int, slide: int, t: int, n_steps: int) 
     args = (n_slides, slide, t, n_steps)
     head, prev, nxt, where, end = st.columns([7, 0.8, 0.8, 1.8, 0.5], vertical_alignment="center")
     head.container(key="slide_title").markdown(f"### {md_escape(title)}")
-    prev.button("◀", key="slide_prev", shortcut="Left", on_click=_move, args=(*args, -1), disabled=first,
-                width="stretch", help=tr("slide.prev_help"))
-    nxt.button("▶", key="slide_next", shortcut="Right", on_click=_move, args=(*args, 1), disabled=last,
-               width="stretch", help=tr("slide.next_help"))
+    prev.button(
+        "◀",
+        key="slide_prev",
+        shortcut="Left",
+        on_click=_move,
+        args=(*args, -1),
+        disabled=first,
+        width="stretch",
+        help=tr("slide.prev_help"),
+    )
+    nxt.button(
+        "▶",
+        key="slide_next",
+        shortcut="Right",
+        on_click=_move,
+        args=(*args, 1),
+        disabled=last,
+        width="stretch",
+        help=tr("slide.next_help"),
+    )
     where.markdown(f"**{slide} / {n_slides}**" + (" · " + tr("slide.step", t=t + 1, n=n_steps) if n_steps > 1 else ""))
-    end.button("✕", key="slide_end", shortcut="Esc", on_click=stop_presenting, help=tr("slide.end_help"),
-               type="tertiary")
+    end.button(
+        "✕", key="slide_end", shortcut="Esc", on_click=stop_presenting, help=tr("slide.end_help"), type="tertiary"
+    )
     st.button("PageUp", key="slide_pgup", shortcut="PageUp", on_click=_move, args=(*args, -1), disabled=first)
     st.button("PageDown", key="slide_pgdn", shortcut="PageDown", on_click=_move, args=(*args, 1), disabled=last)
-    st.button(tr("slide.skip"), key="slide_skip", shortcut="B", on_click=_skip, args=(n_slides, slide),
-              disabled=slide == n_slides)  # and "." (clicker_keys)
+    st.button(
+        tr("slide.skip"),
+        key="slide_skip",
+        shortcut="B",
+        on_click=_skip,
+        args=(n_slides, slide),
+        disabled=slide == n_slides,
+    )  # and "." (clicker_keys)
     st.button(tr("slide.notes"), key="slide_notes_key", shortcut="N", on_click=_toggle, args=(_NOTES,))
     st.button(tr("slide.hide"), key="slide_hide_key", shortcut="H", on_click=_toggle, args=(HIDE_KEY,))

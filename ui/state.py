@@ -16,6 +16,7 @@ to the URL or not, ``url=False``), checks the session state's value against the 
 range and type, and falls back to the default with a notice; :func:`checked` draws a widget
 after that check, reading the options, range and type off the widget's own arguments.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -105,8 +106,14 @@ class Accept:
     url: Callable[[str], bool] = lambda raw: False  # a setting the link never holds
 
 
-def url_check(key: str, accept: Accept | Callable[[str], bool] | Collection[str], what: str,
-              instead: str | None = None, *, url: bool = True) -> str | None:
+def url_check(
+    key: str,
+    accept: Accept | Callable[[str], bool] | Collection[str],
+    what: str,
+    instead: str | None = None,
+    *,
+    url: bool = True,
+) -> str | None:
     """Before the widget ``key`` is drawn, check its value wherever it comes from; a refused value
     falls back with one notice (``what`` names the setting):
 
@@ -125,8 +132,15 @@ def url_check(key: str, accept: Accept | Callable[[str], bool] | Collection[str]
         value = st.session_state[key]
         if not _passes(accept.value, value):
             del st.session_state[key]
-            st.info(t("state.session_notice", what=what, raw=quoted(value if isinstance(value, str) else repr(value)),
-                      instead=t("state.default")), icon=":material/settings_backup_restore:")
+            st.info(
+                t(
+                    "state.session_notice",
+                    what=what,
+                    raw=quoted(value if isinstance(value, str) else repr(value)),
+                    instead=t("state.default"),
+                ),
+                icon=":material/settings_backup_restore:",
+            )
         return None
     values = url_value(key) if url else None
     if values is None:
@@ -151,8 +165,14 @@ def _keep_in_link(key: str, values: list[str]) -> None:
         pass
 
 
-def link_option(key: str, options: Iterable[Any], format_func: Callable[[Any], Any] = str, what: str = "",
-                instead: str | None = None, optional: bool = False) -> tuple[bool, Any]:
+def link_option(
+    key: str,
+    options: Iterable[Any],
+    format_func: Callable[[Any], Any] = str,
+    what: str = "",
+    instead: str | None = None,
+    optional: bool = False,
+) -> tuple[bool, Any]:
     """(found, option) that the link names for the option widget ``key``, on the widget's first run
     (:func:`url_check` names a refused value once); (False, None) when the link names none."""
     options = list(options)
@@ -214,25 +234,35 @@ def labels(options: Iterable[Any], format_func: Callable[[Any], Any] = str, opti
     session state the option itself, or None when the widget may be left empty (``optional``:
     ``index=None``, a segmented control or pills that are not ``required``)."""
     options = list(options) + ([None] if optional else [])
-    return Accept(lambda value: any(_same(value, o) for o in options),
-                  lambda raw: option_of(raw, options, format_func)[0])
+    return Accept(
+        lambda value: any(_same(value, o) for o in options), lambda raw: option_of(raw, options, format_func)[0]
+    )
 
 
 def many(options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> Accept:
     """A multiselect or multi-selection pills over ``options``: a list of distinct options (each
     of the link's values is one option's label)."""
     one = labels(options, format_func)
-    return Accept(lambda value: isinstance(value, (list, tuple)) and all(map(one.value, value))
-                  and len({repr(v) for v in value}) == len(value), one.url)
+    return Accept(
+        lambda value: (
+            isinstance(value, (list, tuple))
+            and all(map(one.value, value))
+            and len({repr(v) for v in value}) == len(value)
+        ),
+        one.url,
+    )
 
 
 def number_in(low: float, high: float) -> Accept:
     """A slider or number input from ``low`` to ``high``: a finite number in the range, a whole
     one when both bounds are ints (Streamlit types the widget by its bounds the same way)."""
     kind = Integral if isinstance(low, int) and isinstance(high, int) else Real
-    return Accept(lambda value: isinstance(value, kind) and not isinstance(value, bool)
-                  and math.isfinite(value) and low <= value <= high,
-                  lambda raw: low <= float(raw) <= high)
+    return Accept(
+        lambda value: (
+            isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value) and low <= value <= high
+        ),
+        lambda raw: low <= float(raw) <= high,
+    )
 
 
 def at_most(n_chars: int) -> Accept:
@@ -257,8 +287,11 @@ def accepts(kind: str, arguments: Mapping[str, Any]) -> Accept:
     format_func = arguments.get("format_func") or str
     if kind == "multiselect" or arguments.get("selection_mode") == "multi":
         return many(arguments["options"], format_func)
-    optional = (arguments.get("index", 0) is None if kind in ("selectbox", "radio")
-                else kind in ("segmented_control", "pills") and not arguments.get("required"))
+    optional = (
+        arguments.get("index", 0) is None
+        if kind in ("selectbox", "radio")
+        else kind in ("segmented_control", "pills") and not arguments.get("required")
+    )
     return labels(arguments["options"], format_func, optional)
 
 
@@ -269,8 +302,12 @@ def checked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     label. ``checked(st.slider, "Points", 10, 100, 50, key="n")`` is ``st.slider("Points", 10, 100,
     50, key="n")`` with a checked value."""
     arguments = inspect.signature(draw).bind(*args, **kwargs).arguments
-    url_check(arguments["key"], accepts(draw.__name__, arguments), str(arguments["label"]),
-              url=arguments.get("bind") == "query-params")
+    url_check(
+        arguments["key"],
+        accepts(draw.__name__, arguments),
+        str(arguments["label"]),
+        url=arguments.get("bind") == "query-params",
+    )
     return draw(*args, **kwargs)
 
 
@@ -292,8 +329,9 @@ def _default_option(kind: str, arguments: Mapping[str, Any], options: Sequence[A
     return default
 
 
-def _from_link(raws: list[str], options: Sequence[Any], format_func: Callable[[Any], Any], multi: bool,
-               optional: bool) -> tuple[bool, Any]:
+def _from_link(
+    raws: list[str], options: Sequence[Any], format_func: Callable[[Any], Any], multi: bool, optional: bool
+) -> tuple[bool, Any]:
     """(found, the option or options) that the link's texts for one widget name."""
     if multi:
         chosen = []
@@ -331,8 +369,11 @@ def linked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     options = list(arguments["options"])
     format_func = arguments.get("format_func") or str
     multi = kind == "multiselect" or arguments.get("selection_mode") == "multi"
-    optional = (arguments.get("index", 0) is None if kind in ("selectbox", "radio")
-                else kind in ("segmented_control", "pills") and not arguments.get("required"))
+    optional = (
+        arguments.get("index", 0) is None
+        if kind in ("selectbox", "radio")
+        else kind in ("segmented_control", "pills") and not arguments.get("required")
+    )
     url_check(key, accepts(kind, arguments), str(arguments["label"]), url=False)
     default = _default_option(kind, arguments, options, multi)
     if key not in st.session_state and key in st.query_params:

@@ -2,6 +2,7 @@
 
 Call it inside an ``st.fragment`` so that stepping reruns only the fragment, not the page.
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,10 +38,24 @@ def step_control(n_steps: int, key: str, label: str | None = None) -> int:
         current = min(max(1, current), n_steps)
     st.session_state[state_key] = current
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.button(t("step.prev"), key=f"{key}_prev", shortcut="Left", on_click=_move, args=(state_key, -1, n_steps),
-                  disabled=current <= 1, help=t("step.prev_help"))
-        st.button(t("step.next"), key=f"{key}_next", shortcut="Right", on_click=_move, args=(state_key, 1, n_steps),
-                  disabled=current >= n_steps, help=t("step.next_help"))
+        st.button(
+            t("step.prev"),
+            key=f"{key}_prev",
+            shortcut="Left",
+            on_click=_move,
+            args=(state_key, -1, n_steps),
+            disabled=current <= 1,
+            help=t("step.prev_help"),
+        )
+        st.button(
+            t("step.next"),
+            key=f"{key}_next",
+            shortcut="Right",
+            on_click=_move,
+            args=(state_key, 1, n_steps),
+            disabled=current >= n_steps,
+            help=t("step.next_help"),
+        )
         if n_steps > 1:
             st.slider(label, min_value=1, max_value=n_steps, key=state_key, bind="query-params")
         else:
@@ -51,5 +66,6 @@ def step_control(n_steps: int, key: str, label: str | None = None) -> int:
 def length_penalty_slider(key: str, beam: int, default: float, **widget: object) -> float:
     """The beam's α, the same control on every decoding page: finished hypotheses are ranked by
     Σ log p / ((5 + |y|) / 6)^α (Wu et al. 2016); disabled for greedy decoding (beam 1)."""
-    return st.slider(t("step.penalty"), 0.0, 2.0, default, 0.1, key=key, disabled=beam == 1,
-                     help=t("step.penalty_help"), **widget)
+    return st.slider(
+        t("step.penalty"), 0.0, 2.0, default, 0.1, key=key, disabled=beam == 1, help=t("step.penalty_help"), **widget
+    )

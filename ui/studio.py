@@ -6,6 +6,7 @@ Training runs in background threads of :class:`models.training.runs.Registry`, k
 ``st.fragment(run_every=…)`` that redraws only the progress and the curves. No ``st.*`` call
 runs in a training thread.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,11 +24,40 @@ from models.errors import without_paths
 from models.runs.owners import cookie_value, new_owner_id, owner_key, read_cookie
 from models.runs.registry import Registry
 from models.runs.store import (
-    SavedRun, delete_run, export_zip, import_zip, list_runs, mine, publish_run, rename_run, resumable, user_checkpoints,
+    SavedRun,
+    delete_run,
+    export_zip,
+    import_zip,
+    list_runs,
+    mine,
+    publish_run,
+    rename_run,
+    resumable,
+    user_checkpoints,
 )
 from models.training.runs import (
-    ACTIVE_STATES, BLEU, CHECKPOINT, DATA_SOURCES, FAILED, FINISHED, MAX_WINDOW, MAX_XL_MEM, METRICS, MLM_ACCURACY,
-    PERPLEXITY, PLM_PERPLEXITY, PRESETS, STATES, STOPPED, TRAINEES, WAITING, XL, XLNET, Run, RunError, RunSettings,
+    ACTIVE_STATES,
+    BLEU,
+    CHECKPOINT,
+    DATA_SOURCES,
+    FAILED,
+    FINISHED,
+    MAX_WINDOW,
+    MAX_XL_MEM,
+    METRICS,
+    MLM_ACCURACY,
+    PERPLEXITY,
+    PLM_PERPLEXITY,
+    PRESETS,
+    STATES,
+    STOPPED,
+    TRAINEES,
+    WAITING,
+    XL,
+    XLNET,
+    Run,
+    RunError,
+    RunSettings,
     data_for,
 )
 from models.runs.snapshots import Snapshot, read_losses, read_snapshots
@@ -56,16 +86,37 @@ PRESET_LABELS = Labels({p: f"studio.preset.{p}" for p in PRESETS})
 FAMILY_LABELS = Labels({f: f"studio.family.{f}" for f in TRAINEES})
 STATUS_LABELS = Labels({s: f"studio.status.{s}" for s in STATES})
 # each validation metric's axis, curves title, snapshot caption and what the probe's predictions are
-SCORE_AXIS = Labels({BLEU: "studio.axis.bleu", PERPLEXITY: "studio.axis.perplexity",
-                     MLM_ACCURACY: "studio.axis.mlm_accuracy", PLM_PERPLEXITY: "studio.axis.plm_perplexity"})
-CURVES_TITLE = Labels({BLEU: "studio.fig.curves", PERPLEXITY: "studio.fig.curves_lm",
-                       MLM_ACCURACY: "studio.fig.curves_bert", PLM_PERPLEXITY: "studio.fig.curves_xlnet"})
-CAPTIONS = {BLEU: "studio.snapshot_caption", PERPLEXITY: "studio.snapshot_caption_lm",
-            MLM_ACCURACY: "studio.snapshot_caption_bert", PLM_PERPLEXITY: "studio.snapshot_caption_xlnet"}
-PREDICTIONS = Labels({PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill",
-                      PLM_PERPLEXITY: "studio.xlnet_predictions"})
-ROWS = {BLEU: "studio.run_row", PERPLEXITY: "studio.run_row_lm", MLM_ACCURACY: "studio.run_row_bert",
-        PLM_PERPLEXITY: "studio.run_row_xlnet"}
+SCORE_AXIS = Labels(
+    {
+        BLEU: "studio.axis.bleu",
+        PERPLEXITY: "studio.axis.perplexity",
+        MLM_ACCURACY: "studio.axis.mlm_accuracy",
+        PLM_PERPLEXITY: "studio.axis.plm_perplexity",
+    }
+)
+CURVES_TITLE = Labels(
+    {
+        BLEU: "studio.fig.curves",
+        PERPLEXITY: "studio.fig.curves_lm",
+        MLM_ACCURACY: "studio.fig.curves_bert",
+        PLM_PERPLEXITY: "studio.fig.curves_xlnet",
+    }
+)
+CAPTIONS = {
+    BLEU: "studio.snapshot_caption",
+    PERPLEXITY: "studio.snapshot_caption_lm",
+    MLM_ACCURACY: "studio.snapshot_caption_bert",
+    PLM_PERPLEXITY: "studio.snapshot_caption_xlnet",
+}
+PREDICTIONS = Labels(
+    {PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill", PLM_PERPLEXITY: "studio.xlnet_predictions"}
+)
+ROWS = {
+    BLEU: "studio.run_row",
+    PERPLEXITY: "studio.run_row_lm",
+    MLM_ACCURACY: "studio.run_row_bert",
+    PLM_PERPLEXITY: "studio.run_row_xlnet",
+}
 UNBOUNDED = (PERPLEXITY, PLM_PERPLEXITY)  # metrics without a 0–100 axis
 HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2)
@@ -75,15 +126,25 @@ HEATMAP_PX = 740
 SNAP_STEP_KEY = "studio_snap_step"  # the scrubber's position (1-based), also its name in the URL
 SNAP_RUN_KEY = "studio_snap_run"  # the run whose snapshots the scrubber was last put on
 # the settings' widget keys and how a preset's value is written into each
-_FIELDS = {"studio_family": lambda s: s.family, "studio_layers": lambda s: s.layers, "studio_heads": lambda s: s.heads,
-           "studio_smoothing": lambda s: s.label_smoothing,
-           "studio_attention": lambda s: s.attention if s.attention != "luong" else f"luong-{s.score}",
-           "studio_bidirectional": lambda s: s.bidirectional, "studio_hidden": lambda s: s.hidden,
-           "studio_dropout": lambda s: s.dropout, "studio_teacher": lambda s: s.teacher_forcing,
-           "studio_batch": lambda s: s.batch_size, "studio_lr": lambda s: s.lr, "studio_steps": lambda s: s.steps,
-           "studio_n_train": lambda s: s.n_train, "studio_seg_len": lambda s: s.seg_len,
-           "studio_mem_len": lambda s: s.mem_len, "studio_window": lambda s: s.window,
-           "studio_k_split": lambda s: s.k_split}
+_FIELDS = {
+    "studio_family": lambda s: s.family,
+    "studio_layers": lambda s: s.layers,
+    "studio_heads": lambda s: s.heads,
+    "studio_smoothing": lambda s: s.label_smoothing,
+    "studio_attention": lambda s: s.attention if s.attention != "luong" else f"luong-{s.score}",
+    "studio_bidirectional": lambda s: s.bidirectional,
+    "studio_hidden": lambda s: s.hidden,
+    "studio_dropout": lambda s: s.dropout,
+    "studio_teacher": lambda s: s.teacher_forcing,
+    "studio_batch": lambda s: s.batch_size,
+    "studio_lr": lambda s: s.lr,
+    "studio_steps": lambda s: s.steps,
+    "studio_n_train": lambda s: s.n_train,
+    "studio_seg_len": lambda s: s.seg_len,
+    "studio_mem_len": lambda s: s.mem_len,
+    "studio_window": lambda s: s.window,
+    "studio_k_split": lambda s: s.k_split,
+}
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,8 +159,10 @@ def registry() -> Registry:
 def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
     """(checkpoint folder, "Your run: name" or "Class run: name") of the saved runs of ``family`` (and
     transformer ``kind``) that this session sees, for the model pickers."""
-    return [(path, t("studio.your_run" if own else "studio.class_run", name=name))
-            for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)]
+    return [
+        (path, t("studio.your_run" if own else "studio.class_run", name=name))
+        for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)
+    ]
 
 
 def _owner_id() -> str:
@@ -130,8 +193,11 @@ def keep_owner() -> None:
         return
     value = cookie_value(owner_id, registry().root)
     if st.context.cookies.get(OWNER_COOKIE) != value and _SIGNED_FORM.fullmatch(value):
-        st.html(f"<script>document.cookie = '{OWNER_COOKIE}={value}; path=/; max-age={_COOKIE_AGE_S}; "
-                f"SameSite=Strict';</script>", unsafe_allow_javascript=True)
+        st.html(
+            f"<script>document.cookie = '{OWNER_COOKIE}={value}; path=/; max-age={_COOKIE_AGE_S}; "
+            f"SameSite=Strict';</script>",
+            unsafe_allow_javascript=True,
+        )
     st.session_state[_COOKIE_WRITTEN] = owner_id
 
 
@@ -188,51 +254,132 @@ def settings_popover() -> None:
         st.session_state.setdefault("studio_preset", "bahdanau")
         _apply_preset()
     with st.popover(t("studio.settings"), icon=":material/tune:"):
-        checked(st.selectbox, t("studio.preset"), list(PRESETS), key="studio_preset", format_func=PRESET_LABELS.get,
-                on_change=_apply_preset, help=t("studio.preset_help"))
+        checked(
+            st.selectbox,
+            t("studio.preset"),
+            list(PRESETS),
+            key="studio_preset",
+            format_func=PRESET_LABELS.get,
+            on_change=_apply_preset,
+            help=t("studio.preset_help"),
+        )
         # outside the form, so that the data choices follow the family at once
-        family = checked(st.segmented_control, t("studio.family"), list(TRAINEES), key="studio_family",
-                         format_func=FAMILY_LABELS.get, required=True, on_change=_fit_data_to_family)
+        family = checked(
+            st.segmented_control,
+            t("studio.family"),
+            list(TRAINEES),
+            key="studio_family",
+            format_func=FAMILY_LABELS.get,
+            required=True,
+            on_change=_fit_data_to_family,
+        )
         with st.form("studio_form", border=False):
-            data = checked(st.selectbox, t("studio.data"), list(data_for(family)), key="studio_data",
-                           format_func=DATA_LABELS.get)
-            upload = st.file_uploader(t("studio.upload"), type=["tsv", "txt"], key="studio_upload",
-                                      max_upload_size=MAX_BYTES // 1_000_000)
+            data = checked(
+                st.selectbox, t("studio.data"), list(data_for(family)), key="studio_data", format_func=DATA_LABELS.get
+            )
+            upload = st.file_uploader(
+                t("studio.upload"), type=["tsv", "txt"], key="studio_upload", max_upload_size=MAX_BYTES // 1_000_000
+            )
             left, right = st.columns(2)
             layers = checked(left.slider, t("studio.layers"), 1, 4, key="studio_layers", help=t("studio.layers_help"))
-            heads = checked(right.select_slider, t("studio.heads"), list(HEADS), key="studio_heads",
-                            help=t("studio.heads_help"))
-            attention = checked(left.selectbox, t("studio.attention"), list(ATTENTION_OPTIONS), key="studio_attention",
-                                format_func=ATTENTION_LABELS.get, help=t("studio.attention_help"))
-            bidirectional = checked(right.toggle, t("studio.bidirectional"), key="studio_bidirectional",
-                                    help=t("studio.bidirectional_help"))
-            hidden = checked(left.select_slider, t("studio.hidden"), list(HIDDEN), key="studio_hidden",
-                             help=t("studio.hidden_help"))
-            batch = checked(right.select_slider, t("studio.batch"), list(BATCHES), key="studio_batch",
-                            help=t("studio.batch_help"))
+            heads = checked(
+                right.select_slider, t("studio.heads"), list(HEADS), key="studio_heads", help=t("studio.heads_help")
+            )
+            attention = checked(
+                left.selectbox,
+                t("studio.attention"),
+                list(ATTENTION_OPTIONS),
+                key="studio_attention",
+                format_func=ATTENTION_LABELS.get,
+                help=t("studio.attention_help"),
+            )
+            bidirectional = checked(
+                right.toggle, t("studio.bidirectional"), key="studio_bidirectional", help=t("studio.bidirectional_help")
+            )
+            hidden = checked(
+                left.select_slider, t("studio.hidden"), list(HIDDEN), key="studio_hidden", help=t("studio.hidden_help")
+            )
+            batch = checked(
+                right.select_slider, t("studio.batch"), list(BATCHES), key="studio_batch", help=t("studio.batch_help")
+            )
             lr = checked(left.select_slider, t("studio.lr"), list(RATES), key="studio_lr", help=t("studio.lr_help"))
-            steps = checked(right.slider, t("studio.steps"), 10, 3000, step=10, key="studio_steps",
-                            help=t("studio.steps_help"))
-            dropout = checked(left.slider, t("studio.dropout"), 0.0, 0.5, step=0.05, key="studio_dropout",
-                              help=t("studio.dropout_help"))
-            teacher = checked(right.slider, t("studio.teacher"), 0.0, 1.0, step=0.05, key="studio_teacher",
-                              help=t("studio.teacher_help"))
-            n_train = checked(left.slider, t("studio.n_train"), 100, 40000, step=100, key="studio_n_train",
-                              help=t("studio.n_train_help"))
-            smoothing = checked(left.slider, t("studio.smoothing"), 0.0, 0.3, step=0.05, key="studio_smoothing",
-                                help=t("studio.smoothing_help"))
+            steps = checked(
+                right.slider, t("studio.steps"), 10, 3000, step=10, key="studio_steps", help=t("studio.steps_help")
+            )
+            dropout = checked(
+                left.slider,
+                t("studio.dropout"),
+                0.0,
+                0.5,
+                step=0.05,
+                key="studio_dropout",
+                help=t("studio.dropout_help"),
+            )
+            teacher = checked(
+                right.slider,
+                t("studio.teacher"),
+                0.0,
+                1.0,
+                step=0.05,
+                key="studio_teacher",
+                help=t("studio.teacher_help"),
+            )
+            n_train = checked(
+                left.slider,
+                t("studio.n_train"),
+                100,
+                40000,
+                step=100,
+                key="studio_n_train",
+                help=t("studio.n_train_help"),
+            )
+            smoothing = checked(
+                left.slider,
+                t("studio.smoothing"),
+                0.0,
+                0.3,
+                step=0.05,
+                key="studio_smoothing",
+                help=t("studio.smoothing_help"),
+            )
             lengths = _length_settings(family, right)
             name = checked(right.text_input, t("studio.name"), "", max_chars=60, key="studio_name")
-            probe = checked(st.text_input, t("studio.probe"), "", max_chars=200, key="studio_probe",
-                            placeholder=t("studio.probe_placeholder"), help=t("studio.probe_help"))
-            if st.form_submit_button(t("studio.train"), type="primary", icon=":material/play_arrow:",
-                                     key="studio_train"):
+            probe = checked(
+                st.text_input,
+                t("studio.probe"),
+                "",
+                max_chars=200,
+                key="studio_probe",
+                placeholder=t("studio.probe_placeholder"),
+                help=t("studio.probe_help"),
+            )
+            if st.form_submit_button(
+                t("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
+            ):
                 kind, _, score = str(attention).partition("-")
-                _start(dict(name=name, family=family, layers=int(layers), heads=int(heads),
-                            label_smoothing=float(smoothing), data=data, attention=kind, score=score or "general",
-                            bidirectional=bool(bidirectional), hidden=int(hidden), dropout=float(dropout),
-                            teacher_forcing=float(teacher), batch_size=int(batch), lr=float(lr), steps=int(steps),
-                            n_train=int(n_train), probe=probe, **lengths), upload)
+                _start(
+                    dict(
+                        name=name,
+                        family=family,
+                        layers=int(layers),
+                        heads=int(heads),
+                        label_smoothing=float(smoothing),
+                        data=data,
+                        attention=kind,
+                        score=score or "general",
+                        bidirectional=bool(bidirectional),
+                        hidden=int(hidden),
+                        dropout=float(dropout),
+                        teacher_forcing=float(teacher),
+                        batch_size=int(batch),
+                        lr=float(lr),
+                        steps=int(steps),
+                        n_train=int(n_train),
+                        probe=probe,
+                        **lengths,
+                    ),
+                    upload,
+                )
 
 
 def _length_settings(family: str, column) -> dict[str, int]:
@@ -242,15 +389,32 @@ def _length_settings(family: str, column) -> dict[str, int]:
     for key in ("studio_seg_len", "studio_mem_len", "studio_window", "studio_k_split"):
         st.session_state.setdefault(key, _FIELDS[key](RunSettings()))
     if family == XL:
-        return {"seg_len": int(checked(column.slider, t("studio.seg_len"), 2, 64, key="studio_seg_len",
-                                       help=t("studio.seg_len_help"))),
-                "mem_len": int(checked(column.slider, t("studio.mem_len"), 0, MAX_XL_MEM, key="studio_mem_len",
-                                       help=t("studio.mem_len_help")))}
+        return {
+            "seg_len": int(
+                checked(column.slider, t("studio.seg_len"), 2, 64, key="studio_seg_len", help=t("studio.seg_len_help"))
+            ),
+            "mem_len": int(
+                checked(
+                    column.slider,
+                    t("studio.mem_len"),
+                    0,
+                    MAX_XL_MEM,
+                    key="studio_mem_len",
+                    help=t("studio.mem_len_help"),
+                )
+            ),
+        }
     if family == XLNET:
-        return {"window": int(checked(column.slider, t("studio.window"), 4, MAX_WINDOW, key="studio_window",
-                                      help=t("studio.window_help"))),
-                "k_split": int(checked(column.slider, t("studio.k_split"), 1, 16, key="studio_k_split",
-                                       help=t("studio.k_split_help")))}
+        return {
+            "window": int(
+                checked(
+                    column.slider, t("studio.window"), 4, MAX_WINDOW, key="studio_window", help=t("studio.window_help")
+                )
+            ),
+            "k_split": int(
+                checked(column.slider, t("studio.k_split"), 1, 16, key="studio_k_split", help=t("studio.k_split_help"))
+            ),
+        }
     return {}
 
 
@@ -262,8 +426,12 @@ def _start(values: dict, upload) -> None:
         st.error(t("studio.no_file"))
         return
     if upload is not None and upload.size > MAX_BYTES:  # the box says so too; a crafted client may not listen
-        st.error(t("studio.bad_file", error=md_escape(t("tsv.too_big", name=upload.name, mb=upload.size / 1e6,
-                                                          limit=MAX_BYTES / 1e6))))
+        st.error(
+            t(
+                "studio.bad_file",
+                error=md_escape(t("tsv.too_big", name=upload.name, mb=upload.size / 1e6, limit=MAX_BYTES / 1e6)),
+            )
+        )
         return
     if values["data"] == "text":
         try:
@@ -279,8 +447,10 @@ def _start(values: dict, upload) -> None:
             return
         if found.bad_lines:
             st.warning(t("studio.bad_rows", n=found.n_bad))
-            st.code("\n".join(_said("tsv.line", {"line": line, "reason": reason}) for line, reason in found.bad_lines),
-                    language=None)
+            st.code(
+                "\n".join(_said("tsv.line", {"line": line, "reason": reason}) for line, reason in found.bad_lines),
+                language=None,
+            )
         pairs = found.pairs
     try:
         settings = replace(PRESETS[st.session_state.get("studio_preset", "bahdanau")], **values)
@@ -334,7 +504,7 @@ def _metric(run: Run | SavedRun) -> str:
 
 
 def snapshot_caption(shot: Snapshot) -> str:
-    """"Step s: validation BLEU b, AER a." (perplexity for the LM, masked-LM accuracy for BERT)."""
+    """ "Step s: validation BLEU b, AER a." (perplexity for the LM, masked-LM accuracy for BERT)."""
     aer = "" if shot.aer is None else t("studio.aer_part", aer=shot.aer)
     return t(CAPTIONS[shot.metric], step=shot.step, bleu=shot.score, score=shot.score, aer=aer)
 
@@ -345,38 +515,55 @@ def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
     shots, metric = _snapshots(run), _metric(run)
     scale = 100 if metric == MLM_ACCURACY else 1
     return curves_figure(
-        _losses(run), [s.step for s in shots], [s.score * scale for s in shots],
-        marker=None if shot is None else shot.step, title=CURVES_TITLE[metric], x_title=t("studio.axis.step"),
-        loss_name=t("studio.axis.loss"), score_name=SCORE_AXIS[metric],
-        score_range=None if metric in UNBOUNDED else (0.0, 100.0))
+        _losses(run),
+        [s.step for s in shots],
+        [s.score * scale for s in shots],
+        marker=None if shot is None else shot.step,
+        title=CURVES_TITLE[metric],
+        x_title=t("studio.axis.step"),
+        loss_name=t("studio.axis.loss"),
+        score_name=SCORE_AXIS[metric],
+        score_range=None if metric in UNBOUNDED else (0.0, 100.0),
+    )
 
 
-def probe_figure(shot: Snapshot, layer: int | None = None, head: int = AVERAGE,
-                 width: float = HEATMAP_PX, height: int | None = None) -> go.Figure:
+def probe_figure(
+    shot: Snapshot, layer: int | None = None, head: int = AVERAGE, width: float = HEATMAP_PX, height: int | None = None
+) -> go.Figure:
     """The probe's attention map of a snapshot whose model has attention (with its gold links
     where it has them), planned for ``width`` × ``height`` px (height None: as tall as it needs)."""
     weights, title = _probe_map(shot, layer, head)
     if height is None:  # each row one line of label text and more
         height = max(360, 200 + 28 * int(weights.shape[0]))
     if shot.memory:  # Transformer-XL: the last segment's queries over [memory | segment], the causal mask
-        memory, segment = shot.src_tokens[: shot.memory], shot.src_tokens[shot.memory:]
-        return xl_attention_figure(weights, memory, segment, xl_mask(len(segment), shot.memory).numpy(),
-                                   memory_label=t("txl.memory", n=len(memory)),
-                                   segment_label=t("txl.current", n=len(segment)), title=title,
-                                   x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(),
-                                   width=width, height=height)
+        memory, segment = shot.src_tokens[: shot.memory], shot.src_tokens[shot.memory :]
+        return xl_attention_figure(
+            weights,
+            memory,
+            segment,
+            xl_mask(len(segment), shot.memory).numpy(),
+            memory_label=t("txl.memory", n=len(memory)),
+            segment_label=t("txl.current", n=len(segment)),
+            title=title,
+            x_title=t("txl.x_key"),
+            y_title=t("txl.y_query"),
+            texts=figure_texts(),
+            width=width,
+            height=height,
+        )
     if shot.metric != BLEU:  # self-attention: each token (row) over the tokens it may read (columns)
         texts = {**figure_texts(), "s2s.x": t("studio.axis.key"), "s2s.y": t("studio.axis.query")}
-        return attention_heatmap(weights, shot.src_tokens, shot.src_tokens, title=title, width=width, height=height,
-                                 texts=texts)
+        return attention_heatmap(
+            weights, shot.src_tokens, shot.src_tokens, title=title, width=width, height=height, texts=texts
+        )
     # any language pair: the axes say source and output, not English and French
     texts = {**figure_texts(), "s2s.x": t("studio.axis.source"), "s2s.y": t("studio.axis.output")}
-    return attention_heatmap(weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title, width=width,
-                             height=height, texts=texts)
+    return attention_heatmap(
+        weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title, width=width, height=height, texts=texts
+    )
 
 
-def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None = None,
-                 head: int = AVERAGE) -> None:
+def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None = None, head: int = AVERAGE) -> None:
     """The probe's attention map across the column (every token labelled), then the loss and BLEU
     curves with the snapshot's step marked."""
     if shot is not None and shot.weights is None:
@@ -416,13 +603,22 @@ def live_panel() -> None:
     elif not run.step:
         status.progress(0.0, text=t("studio.starting"))
     else:
-        status.progress(run.step / run.settings.steps,
-                        text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0))
-        status.caption(t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device,
-                         data=_data_label(run)))
+        status.progress(
+            run.step / run.settings.steps,
+            text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0),
+        )
+        status.caption(
+            t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device, data=_data_label(run))
+        )
         vocab_note(run.vocab_cut)
-    stop.button(t("studio.stop"), key="studio_stop", on_click=reg.stop, args=(run.id,), icon=":material/stop:",
-                help=t("studio.stop_help"))
+    stop.button(
+        t("studio.stop"),
+        key="studio_stop",
+        on_click=reg.stop,
+        args=(run.id,),
+        icon=":material/stop:",
+        help=t("studio.stop_help"),
+    )
     st.session_state.pop(SNAP_RUN_KEY, None)  # when it ends, the result's scrubber starts on its last snapshot
     main_figures(run, run.snapshots[-1] if run.snapshots else None)
 
@@ -443,8 +639,13 @@ def result_view(run: Run | SavedRun) -> None:
     key = "studio.finished" if status == FINISHED else "studio.stopped"
     st.success(t(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
     vocab_note(run.vocab_cut if isinstance(run, Run) else run.meta.get("vocab"))
-    if status == STOPPED and resumable(run.folder) and st.button(
-            t("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=t("studio.resume_help")):
+    if (
+        status == STOPPED
+        and resumable(run.folder)
+        and st.button(
+            t("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=t("studio.resume_help")
+        )
+    ):
         _resume(run.id)
         st.rerun(scope="app")  # the whole page: the live panel takes over from this fragment
     shots = _snapshots(run)
@@ -460,9 +661,17 @@ def result_view(run: Run | SavedRun) -> None:
     st.caption(snapshot_caption(shot))
     scored = [s for s in shots if s.aer is not None]
     if scored:
-        chart(aer_figure([s.step for s in scored], [s.aer for s in scored], marker=shot.step,
-                         title=t("studio.fig.aer"), x_title=t("studio.axis.step"),
-                         y_title=t("studio.axis.aer")), config=PLOT)
+        chart(
+            aer_figure(
+                [s.step for s in scored],
+                [s.aer for s in scored],
+                marker=shot.step,
+                title=t("studio.fig.aer"),
+                x_title=t("studio.axis.step"),
+                y_title=t("studio.axis.aer"),
+            ),
+            config=PLOT,
+        )
 
 
 def _run_action(action, *args) -> None:
@@ -525,31 +734,55 @@ def runs_manager() -> None:
                 st.text(run.name)
                 score = run.meta.get("score", run.meta.get("bleu"))  # "bleu": a run of before the LM and BERT
                 shown = "—" if score is None else score
-                st.caption(md_escape(t(ROWS[_metric(run)], status=status, bleu=shown, score=shown,
-                                       data=_data_label(run))))
+                st.caption(
+                    md_escape(t(ROWS[_metric(run)], status=status, bleu=shown, score=shown, data=_data_label(run)))
+                )
                 own = mine(run.meta, owner)
                 if own:
-                    checked(st.toggle, t("studio.publish"), bool(run.meta.get("published")),
-                            key=f"studio_publish_{run.id}", on_change=_publish, args=(run.id, root),
-                            help=t("studio.publish_help"))
+                    checked(
+                        st.toggle,
+                        t("studio.publish"),
+                        bool(run.meta.get("published")),
+                        key=f"studio_publish_{run.id}",
+                        on_change=_publish,
+                        args=(run.id, root),
+                        help=t("studio.publish_help"),
+                    )
                 else:
                     st.caption(t("studio.published_by_other"))
                 with st.container(horizontal=True, vertical_alignment="bottom"):
-                    st.button(t("studio.show"), key=f"studio_show_{run.id}", on_click=st.session_state.__setitem__,
-                              args=(RUN_KEY, run.id))
+                    st.button(
+                        t("studio.show"),
+                        key=f"studio_show_{run.id}",
+                        on_click=st.session_state.__setitem__,
+                        args=(RUN_KEY, run.id),
+                    )
                     if own:
-                        checked(st.text_input, t("studio.rename"), run.name, max_chars=60,
-                                key=f"studio_name_{run.id}")
-                        st.button(t("studio.rename_button"), key=f"studio_rename_{run.id}", on_click=_rename,
-                                  args=(run.id, root))
-                    st.download_button(t("studio.download"), lambda rid=run.id: export_zip(rid, root, owner),
-                                       file_name=f"attention-lab-run-{run.id}.zip", mime="application/zip",
-                                       key=f"studio_zip_{run.id}", on_click="ignore")
+                        checked(st.text_input, t("studio.rename"), run.name, max_chars=60, key=f"studio_name_{run.id}")
+                        st.button(
+                            t("studio.rename_button"),
+                            key=f"studio_rename_{run.id}",
+                            on_click=_rename,
+                            args=(run.id, root),
+                        )
+                    st.download_button(
+                        t("studio.download"),
+                        lambda rid=run.id: export_zip(rid, root, owner),
+                        file_name=f"attention-lab-run-{run.id}.zip",
+                        mime="application/zip",
+                        key=f"studio_zip_{run.id}",
+                        on_click="ignore",
+                    )
                     if own:
-                        st.button(t("studio.delete"), key=f"studio_delete_{run.id}", on_click=_delete,
-                                  args=(run.id, root), icon=":material/delete:")
-        upload = st.file_uploader(t("studio.import"), type=["zip"], key="studio_import",
-                                  max_upload_size=MAX_ZIP_UPLOAD // 1_000_000)
+                        st.button(
+                            t("studio.delete"),
+                            key=f"studio_delete_{run.id}",
+                            on_click=_delete,
+                            args=(run.id, root),
+                            icon=":material/delete:",
+                        )
+        upload = st.file_uploader(
+            t("studio.import"), type=["zip"], key="studio_import", max_upload_size=MAX_ZIP_UPLOAD // 1_000_000
+        )
         if upload is not None:
             st.button(t("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))
-

@@ -6,6 +6,7 @@ page by a small component (``st.components.v2``), so it is drawn with everything
 set as text (``textContent``), never as HTML or markdown: a token typed by the user is shown as
 typed. Long tables scroll inside a box under a header that stays in view.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,9 @@ _CSS = """.lab-table-box { overflow: auto; max-height: 28rem; border: 1px solid 
 _NUMBER = re.compile(r"[+\-−]?(\d[\d.,]*(e[+\-]?\d+)?|∞)%?")
 
 TABLE_COMPONENT = "attention_lab.table"
-_table = st.components.v2.component(TABLE_COMPONENT, html="<div class='lab-table-box'></div>", css=_CSS, js=_JS,
-                                    isolate_styles=False)
+_table = st.components.v2.component(
+    TABLE_COMPONENT, html="<div class='lab-table-box'></div>", css=_CSS, js=_JS, isolate_styles=False
+)
 
 
 def table_data(frame: pd.DataFrame) -> str:
@@ -68,8 +70,9 @@ def table_data(frame: pd.DataFrame) -> str:
     (right-aligned)."""
     rows = [[str(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     numeric = [bool(rows) and all(_NUMBER.fullmatch(row[j]) for row in rows) for j in range(len(frame.columns))]
-    return json.dumps({"columns": [str(c) for c in frame.columns], "numeric": numeric, "rows": rows},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"columns": [str(c) for c in frame.columns], "numeric": numeric, "rows": rows}, ensure_ascii=False
+    )
 
 
 def table(frame: pd.DataFrame, *, key: str) -> None:

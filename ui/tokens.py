@@ -1,5 +1,6 @@
 """Token strips and user text: tokens as chips, user text escaped (never interpreted as HTML or
 Markdown)."""
+
 from __future__ import annotations
 
 import html
@@ -11,8 +12,10 @@ import streamlit as st
 from ui.i18n import t
 from ui.strings import STRINGS
 
-_CHIP = ("display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
-         "font-family:ui-monospace,monospace;border:2px solid {border};background:{bg};color:#111")
+_CHIP = (
+    "display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
+    "font-family:ui-monospace,monospace;border:2px solid {border};background:{bg};color:#111"
+)
 
 
 def token_strip(

@@ -5,6 +5,7 @@ Models are shared read-only in ``st.cache_resource`` (inference never changes th
 loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input results are
 ``st.cache_data`` entries of numpy/dataclass traces.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,12 @@ SHORT_LABELS = Labels({kind: f"kind.short.{kind}" for kind in ("encoder", "decod
 # First inputs of the pages (and of their slides, ui/slides.py): the translation page's toy-task digits, the
 # one-head page's text per model task, the generation page's example prompts and top-k choices (0 = no limit).
 TOY_EXAMPLE = "3 1 4 1 5 9 2 6"
-HEAD_TEXT = {"en-fr": "The red car is in the small house.", "lm": "In the beginning God created",
-             "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
+HEAD_TEXT = {
+    "en-fr": "The red car is in the small house.",
+    "lm": "In the beginning God created",
+    "copy": "3 1 4 1 5 9",
+    "reverse": "3 1 4 1 5 9",
+}
 GEN_EXAMPLES = ["In the beginning God created", "The king said to his servants,", "Blessed are", "And it happened that"]
 GEN_TOP_K = [1, 2, 3, 5, 10, 20, 50, 100, 0]
 
@@ -91,10 +96,15 @@ def follow_translation_model(text_key: str, model_key: str) -> None:
 def _translation_rows(results: dict) -> list[dict]:
     """The test rows of the Transformer translation models in an evaluation: the grammar's (under
     "families") and those trained on real pairs (under "real", beside the RNNs)."""
-    rows = [m for m in results.get("families", {}).get("transformer", {}).get("models", [])
-            if m.get("task") == TRANSLATION]
-    return rows + [m for part in results.get("real", {}).values() for m in part.get("models", [])
-                   if m.get("family") == "transformer"]
+    rows = [
+        m for m in results.get("families", {}).get("transformer", {}).get("models", []) if m.get("task") == TRANSLATION
+    ]
+    return rows + [
+        m
+        for part in results.get("real", {}).values()
+        for m in part.get("models", [])
+        if m.get("family") == "transformer"
+    ]
 
 
 def _test_set(row: dict, results: dict) -> str:
@@ -129,20 +139,40 @@ def scores_view(name: str) -> None:
     if mine is None:
         st.caption(tr("p4.scores.none"))
     else:
-        st.markdown(tr("p4.scores.line", model=md_escape(label_of(name, mine.get("label", name))), **_figures(mine),
-                       test=md_escape(_test_set(mine, results))))
+        st.markdown(
+            tr(
+                "p4.scores.line",
+                model=md_escape(label_of(name, mine.get("label", name))),
+                **_figures(mine),
+                test=md_escape(_test_set(mine, results)),
+            )
+        )
         if "page" in mine:
             st.caption(tr("p4.scores.page", bleu=mine.get("bleu"), chrf=mine.get("chrf")))
     if grammar is not None:
-        st.caption(tr("p4.scores.grammar_line", model=md_escape(label_of(grammar["name"], grammar.get("label", ""))),
-                      **_figures(grammar)))
+        st.caption(
+            tr(
+                "p4.scores.grammar_line",
+                model=md_escape(label_of(grammar["name"], grammar.get("label", ""))),
+                **_figures(grammar),
+            )
+        )
     if not rows:
         return
     with st.expander(tr("p4.scores.expander"), icon=":material/leaderboard:"):
-        st.dataframe([{tr("p2.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
-                       tr("p4.scores.col.test"): _test_set(m, results),
-                       tr("p4.scores.col.n"): m.get("n_test"), tr("p2.bleu.col.bleu"): _figures(m)["bleu"],
-                       tr("p2.real.col.chrf"): _figures(m)["chrf"]} for m in rows], hide_index=True)
+        st.dataframe(
+            [
+                {
+                    tr("p2.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
+                    tr("p4.scores.col.test"): _test_set(m, results),
+                    tr("p4.scores.col.n"): m.get("n_test"),
+                    tr("p2.bleu.col.bleu"): _figures(m)["bleu"],
+                    tr("p2.real.col.chrf"): _figures(m)["chrf"],
+                }
+                for m in rows
+            ],
+            hide_index=True,
+        )
         real_scores(results, model_data(name)[0])
 
 
@@ -189,8 +219,14 @@ def grid_for(weights: np.ndarray, key_tokens: tuple[str, ...], query_tokens: tup
     """The layers × heads PNG mosaic (viz_core.attention_grid) of (layers, heads, L, S) weights."""
     from viz_core.attention_grid import grid_payload
 
-    return grid_payload(weights, [safe_label(t) for t in key_tokens], [safe_label(t) for t in query_tokens],
-                        scale="absolute", max_thumb=96, min_thumb=100)
+    return grid_payload(
+        weights,
+        [safe_label(t) for t in key_tokens],
+        [safe_label(t) for t in query_tokens],
+        scale="absolute",
+        max_thumb=96,
+        min_thumb=100,
+    )
 
 
 def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[str], int | None, np.ndarray | None]:
@@ -239,8 +275,14 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
 
     with st.expander(tr("wi.expander"), icon=":material/alt_route:"):
         try:
-            choice = forced_token_picker("tf_what_if", trace.tgt_tokens, trace.topk_tokens[t], trace.topk_probs[t],
-                                         t, (trace.model, text, tuple(trace.tgt_tokens)))
+            choice = forced_token_picker(
+                "tf_what_if",
+                trace.tgt_tokens,
+                trace.topk_tokens[t],
+                trace.topk_probs[t],
+                t,
+                (trace.model, text, tuple(trace.tgt_tokens)),
+            )
             if choice is None:
                 return
             step, token = choice
@@ -248,18 +290,30 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
         except InputError as exc:
             st.warning(input_error(exc), icon="⚠️")
             return
-        for col, (name, run) in zip(st.columns(2), [(tr("wi.original"), trace),
-                                                    (tr("wi.forced", step=step + 1, token=token), what_if)]):
+        for col, (name, run) in zip(
+            st.columns(2), [(tr("wi.original"), trace), (tr("wi.forced", step=step + 1, token=token), what_if)]
+        ):
             with col:
                 st.markdown(f"**{md_escape(name)}**")
                 st.text(run.text or tr("wi.empty"))
                 rows = [f"{tok} ✎" if i == run.forced_step else tok for i, tok in enumerate(run.tgt_tokens)]
-                chart(attention_matrix_figure(
-          pick(run.cross_attention, layer, head), run.src_tokens, rows,
-          step=min(t, len(rows) - 1), key_unknown=run.src_unknown,
-          title=tr("wi.fig.cross_forced" if run is what_if else "wi.fig.cross", head=head_name(layer, head)),
-          x_title=tr("wi.x.source"), y_title=tr("wi.y.output"), texts=figure_texts()),
-          key="tf_what_if_forced" if run is what_if else "tf_what_if_original", config=PLOT)
+                chart(
+                    attention_matrix_figure(
+                        pick(run.cross_attention, layer, head),
+                        run.src_tokens,
+                        rows,
+                        step=min(t, len(rows) - 1),
+                        key_unknown=run.src_unknown,
+                        title=tr(
+                            "wi.fig.cross_forced" if run is what_if else "wi.fig.cross", head=head_name(layer, head)
+                        ),
+                        x_title=tr("wi.x.source"),
+                        y_title=tr("wi.y.output"),
+                        texts=figure_texts(),
+                    ),
+                    key="tf_what_if_forced" if run is what_if else "tf_what_if_original",
+                    config=PLOT,
+                )
         show_what_if_notices(what_if.notices)
 
 
@@ -312,15 +366,20 @@ class AblationEffect:
 def ablation_effect(trace, scored, ablated, kind: str, tolerance: float = ABLATION_TOLERANCE) -> AblationEffect:
     """The :class:`AblationEffect` of a head switched off: ``trace`` (every head on), ``scored``
     (its output teacher-forced with the head off) and ``ablated`` (decoded with the head off)."""
-    deltas = {name: np.abs(np.asarray(getattr(scored, field), dtype=np.float64)
-                           - np.asarray(getattr(trace, field), dtype=np.float64))
-              for name, field in _ATTENTION_FIELDS.items()}
+    deltas = {
+        name: np.abs(
+            np.asarray(getattr(scored, field), dtype=np.float64) - np.asarray(getattr(trace, field), dtype=np.float64)
+        )
+        for name, field in _ATTENTION_FIELDS.items()
+    }
     probs = np.abs(np.asarray(scored.token_probs, dtype=np.float64) - np.asarray(trace.token_probs, dtype=np.float64))
-    return AblationEffect(change=deltas[kind].max(axis=(2, 3)),
-                          weights=max(float(d.max(initial=0.0)) for d in deltas.values()),
-                          probs=float(probs.max(initial=0.0)),
-                          same_output=list(ablated.output_ids) == list(trace.output_ids),
-                          tolerance=tolerance)
+    return AblationEffect(
+        change=deltas[kind].max(axis=(2, 3)),
+        weights=max(float(d.max(initial=0.0)) for d in deltas.values()),
+        probs=float(probs.max(initial=0.0)),
+        same_output=list(ablated.output_ids) == list(trace.output_ids),
+        tolerance=tolerance,
+    )
 
 
 def ablation_note(effect: AblationEffect, kind_label: str, off_name: str) -> str:
@@ -334,8 +393,7 @@ def ablation_note(effect: AblationEffect, kind_label: str, off_name: str) -> str
     return tr("ab.change", kind=kind_label, head=head_name(top_layer, top_head), change=float(effect.change.max()))
 
 
-def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int,
-                  t: int) -> None:
+def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int, t: int) -> None:
     """What if one head is switched off? Pick a head (default: the one shown above); the output
     decoded without it and every head's attention to the same tokens, beside the original."""
     from models.inference.common import InputError
@@ -344,13 +402,31 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         st.caption(tr("ab.explain"))
         kinds = list(KIND_LABELS)
         c_kind, c_layer, c_head, c_on = st.columns([3, 1.2, 1.2, 2], vertical_alignment="bottom")
-        off_kind = checked(c_kind.selectbox, tr("ab.attention"), kinds, format_func=SHORT_LABELS.get, key="tf_ab_kind",
-                                    index=kinds.index(kind))
+        off_kind = checked(
+            c_kind.selectbox,
+            tr("ab.attention"),
+            kinds,
+            format_func=SHORT_LABELS.get,
+            key="tf_ab_kind",
+            index=kinds.index(kind),
+        )
         n_layers = _n_layers(trace, off_kind)
-        off_layer = checked(c_layer.selectbox, tr("ab.layer"), range(n_layers), format_func=lambda i: str(i + 1),
-                            key="tf_ab_layer", index=min(layer, n_layers - 1))
-        off_head = checked(c_head.selectbox, tr("ab.head"), range(trace.n_heads), format_func=lambda i: str(i + 1),
-                                    key="tf_ab_head", index=max(0, head))
+        off_layer = checked(
+            c_layer.selectbox,
+            tr("ab.layer"),
+            range(n_layers),
+            format_func=lambda i: str(i + 1),
+            key="tf_ab_layer",
+            index=min(layer, n_layers - 1),
+        )
+        off_head = checked(
+            c_head.selectbox,
+            tr("ab.head"),
+            range(trace.n_heads),
+            format_func=lambda i: str(i + 1),
+            key="tf_ab_head",
+            index=max(0, head),
+        )
         if not checked(c_on.toggle, tr("ab.switch"), key="tf_ab_on"):
             return
         try:
@@ -372,14 +448,28 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         outline = (off_layer, off_head) if off_kind == kind else None
         st.markdown(tr("ab.grids", kind=SHORT_LABELS[kind], step=t + 1, head=md_escape(off_name)))
         g_on, g_off = st.columns(2)
-        chart(grid_figure(grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
-                          selected=outline, title=tr("ab.fig.on"), texts=figure_texts()),
-              key="tf_ab_grid_on",
-              config=PLOT_NO_BAR, where=g_on)
-        chart(grid_figure(grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
-                          selected=outline, title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
-                          texts=figure_texts()),
-              key="tf_ab_grid_off", config=PLOT_NO_BAR, where=g_off)
+        chart(
+            grid_figure(
+                grid_for(np.ascontiguousarray(weights), tuple(keys), tuple(queries)),
+                selected=outline,
+                title=tr("ab.fig.on"),
+                texts=figure_texts(),
+            ),
+            key="tf_ab_grid_on",
+            config=PLOT_NO_BAR,
+            where=g_on,
+        )
+        chart(
+            grid_figure(
+                grid_for(np.ascontiguousarray(off_weights), tuple(keys), tuple(queries)),
+                selected=outline,
+                title=tr("ab.fig.off", head=head_name(off_layer, off_head)),
+                texts=figure_texts(),
+            ),
+            key="tf_ab_grid_off",
+            config=PLOT_NO_BAR,
+            where=g_off,
+        )
         effect = ablation_effect(trace, scored, ablated, kind)
         change = effect.change
         change_col, p_col = st.columns(2)
@@ -387,16 +477,32 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         if effect.most_changed is None:  # float noise would fill the colour scale and name a head: say it plainly
             change_col.info(note, icon=":material/check_circle:")
         else:
-            chart(attention_matrix_figure(
-                change, [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
-                [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])], zmax=float(change.max()),
-                title=tr("ab.fig.change"), x_title=tr("ab.x.head"), y_title=tr("ab.y.layer"), height=480,
-                texts=figure_texts()),
-                key="tf_ab_change", config=PLOT, where=change_col)
+            chart(
+                attention_matrix_figure(
+                    change,
+                    [tr("ab.head_n", n=h + 1) for h in range(change.shape[1])],
+                    [tr("ab.layer_n", n=i + 1) for i in range(change.shape[0])],
+                    zmax=float(change.max()),
+                    title=tr("ab.fig.change"),
+                    x_title=tr("ab.x.head"),
+                    y_title=tr("ab.y.layer"),
+                    height=480,
+                    texts=figure_texts(),
+                ),
+                key="tf_ab_change",
+                config=PLOT,
+                where=change_col,
+            )
             change_col.caption(note)
-        p_col.dataframe({tr("ab.col.step"): list(range(1, len(trace.tgt_tokens) + 1)),
-                         tr("ab.col.token"): trace.tgt_tokens, tr("ab.col.p_on"): trace.token_probs,
-                         tr("ab.col.p_off", head=head_name(off_layer, off_head)): scored.token_probs}, hide_index=True)
+        p_col.dataframe(
+            {
+                tr("ab.col.step"): list(range(1, len(trace.tgt_tokens) + 1)),
+                tr("ab.col.token"): trace.tgt_tokens,
+                tr("ab.col.p_on"): trace.token_probs,
+                tr("ab.col.p_off", head=head_name(off_layer, off_head)): scored.token_probs,
+            },
+            hide_index=True,
+        )
         p_col.caption(tr("ab.probs"))
 
 
@@ -416,15 +522,36 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
         if other.attention is None:
             st.info(tr("p4.cmp.none"))
         else:
-            chart(attention_heatmap(other.attention, other.src_tokens, other.tgt_tokens,
-                                    step=min(t, len(other.tgt_tokens) - 1), src_unknown=other.src_unknown,
-                                    title=tr("p4.cmp.rnn"), texts=texts), key="tf_cmp_rnn", config=PLOT)
+            chart(
+                attention_heatmap(
+                    other.attention,
+                    other.src_tokens,
+                    other.tgt_tokens,
+                    step=min(t, len(other.tgt_tokens) - 1),
+                    src_unknown=other.src_unknown,
+                    title=tr("p4.cmp.rnn"),
+                    texts=texts,
+                ),
+                key="tf_cmp_rnn",
+                config=PLOT,
+            )
     with c2:
         st.markdown(f"**{md_escape(label)}** — {md_escape(trace.text)}")
-        chart(attention_matrix_figure(
-    pick(trace.cross_attention, layer, head), trace.src_tokens, trace.tgt_tokens, step=t,
-    key_unknown=trace.src_unknown, title=tr("p4.cmp.tf"),
-    x_title=texts["s2s.x"], y_title=texts["s2s.y"], texts=texts), key="tf_cmp_tf", config=PLOT)
+        chart(
+            attention_matrix_figure(
+                pick(trace.cross_attention, layer, head),
+                trace.src_tokens,
+                trace.tgt_tokens,
+                step=t,
+                key_unknown=trace.src_unknown,
+                title=tr("p4.cmp.tf"),
+                x_title=texts["s2s.x"],
+                y_title=texts["s2s.y"],
+                texts=texts,
+            ),
+            key="tf_cmp_tf",
+            config=PLOT,
+        )
 
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
@@ -434,15 +561,33 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
     m1, m2 = st.columns(2)
     with m1:
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
-        chart(mask_figure(padding_mask(len(src_tokens), n_pad), src_padded, src_padded,
-                          title=tr("p4.masks.pad", n=n_pad),
-                          x_title=tr("p4.masks.key"), y_title=tr("p4.masks.query"), texts=figure_texts()),
-              key="tf_pad_mask",
-              config=PLOT)
+        chart(
+            mask_figure(
+                padding_mask(len(src_tokens), n_pad),
+                src_padded,
+                src_padded,
+                title=tr("p4.masks.pad", n=n_pad),
+                x_title=tr("p4.masks.key"),
+                y_title=tr("p4.masks.query"),
+                texts=figure_texts(),
+            ),
+            key="tf_pad_mask",
+            config=PLOT,
+        )
     with m2:
-        chart(mask_figure(causal_mask(len(decoder_tokens)), decoder_tokens, decoder_tokens,
-                          title=tr("p4.masks.causal"), x_title=tr("p4.x.decoder"),
-                          y_title=tr("p4.y.decoder"), texts=figure_texts()), key="tf_causal_mask", config=PLOT)
+        chart(
+            mask_figure(
+                causal_mask(len(decoder_tokens)),
+                decoder_tokens,
+                decoder_tokens,
+                title=tr("p4.masks.causal"),
+                x_title=tr("p4.x.decoder"),
+                y_title=tr("p4.y.decoder"),
+                texts=figure_texts(),
+            ),
+            key="tf_causal_mask",
+            config=PLOT,
+        )
 
 
 def explain_translation() -> None:
@@ -455,6 +600,7 @@ def explain_translation() -> None:
 # --------------------------------------------------------------------------------------
 # Label smoothing: ε = 0 against ε = 0.1
 # --------------------------------------------------------------------------------------
+
 
 def label_smoothing_view() -> None:
     """The two small Transformers that differ only in label smoothing: BLEU, perplexity and calibration (ECE and
@@ -469,17 +615,41 @@ def label_smoothing_view() -> None:
     if not models:
         st.info(tr("p4.ls.none"))
         return
-    rows = [{tr("p4.ls.col.model"): label_of(m["name"], m["label"]), "ε": m["label_smoothing"],
-             tr("p4.ls.col.bleu"): m["bleu"], tr("p4.ls.col.ppl"): m["perplexity"],
-             tr("p4.ls.col.acc"): m["token_accuracy"], tr("p4.ls.col.conf"): m["mean_confidence"],
-             tr("p4.ls.col.ece"): m["ece"]} for m in models]
+    rows = [
+        {
+            tr("p4.ls.col.model"): label_of(m["name"], m["label"]),
+            "ε": m["label_smoothing"],
+            tr("p4.ls.col.bleu"): m["bleu"],
+            tr("p4.ls.col.ppl"): m["perplexity"],
+            tr("p4.ls.col.acc"): m["token_accuracy"],
+            tr("p4.ls.col.conf"): m["mean_confidence"],
+            tr("p4.ls.col.ece"): m["ece"],
+        }
+        for m in models
+    ]
     st.dataframe(rows, hide_index=True)
-    chart(reliability_figure([(f"ε = {m['label_smoothing']}", m["bins"]) for m in models], tr("p4.ls.fig"),
-                             tr("p4.ls.fig.x"), tr("p4.ls.fig.y"), tr("p4.ls.fig.ideal")),
-          key="tf_reliability", config=PLOT)
+    chart(
+        reliability_figure(
+            [(f"ε = {m['label_smoothing']}", m["bins"]) for m in models],
+            tr("p4.ls.fig"),
+            tr("p4.ls.fig.x"),
+            tr("p4.ls.fig.y"),
+            tr("p4.ls.fig.ideal"),
+        ),
+        key="tf_reliability",
+        config=PLOT,
+    )
     st.caption(tr("p4.ls.caption", n=models[0]["n_tokens"]))
     if len(models) == 2:
         zero, smooth = sorted(models, key=lambda m: m["label_smoothing"])
-        st.markdown(tr("p4.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "p4.ls.verdict.higher",
-                       a=zero["ece"], b=smooth["ece"], c0=zero["mean_confidence"], acc0=zero["token_accuracy"],
-                       c1=smooth["mean_confidence"], acc1=smooth["token_accuracy"]))
+        st.markdown(
+            tr(
+                "p4.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "p4.ls.verdict.higher",
+                a=zero["ece"],
+                b=smooth["ece"],
+                c0=zero["mean_confidence"],
+                acc0=zero["token_accuracy"],
+                c1=smooth["mean_confidence"],
+                acc1=smooth["token_accuracy"],
+            )
+        )

@@ -1,6 +1,7 @@
 """The Transformer-XL page's cached model and runs, and its sections (dependency picture, score
 terms, evaluation, generation with memory), each drawn from :mod:`models.inference.transformer_xl`
 traces by :mod:`viz_core.transformer_xl`."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +19,11 @@ from viz_core.labels import safe_label
 from viz_core.positional import pe_heatmap_figure
 from viz_core.transformer import attention_row_bars
 from viz_core.transformer_xl import (
-    dependency_figure, memory_growth_figure, context_perplexity_figure, score_terms_figure, shift_figure,
+    dependency_figure,
+    memory_growth_figure,
+    context_perplexity_figure,
+    score_terms_figure,
+    shift_figure,
 )
 
 MODEL = "xl-lm"
@@ -26,7 +31,7 @@ SPEED_CONTEXT, SPEED_TOKENS = 512, 20  # the issue's length; the paper's 1,800×
 EXAMPLES = [
     "In the beginning , God created the heavens and the earth . The earth was without form and empty . Darkness "
     "was on the surface of the deep and God's Spirit moved over the surface of the waters . God said , "
-    "\" Let there be light , \" and there was light . God saw the light , and saw that it was good . God divided "
+    '" Let there be light , " and there was light . God saw the light , and saw that it was good . God divided '
     "the light from the darkness .",
     "The Lord is my shepherd ; I shall lack nothing . He makes me lie down in green pastures . He leads me beside "
     "still waters . He restores my soul . He guides me in the paths of righteousness for his name's sake .",
@@ -69,8 +74,9 @@ def run_read(text: str, seg_len: int, mem_len: int, name: str = MODEL):
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, head: int, query: int,
-              name: str = MODEL):
+def run_terms(
+    text: str, seg_len: int, mem_len: int, segment: int, layer: int, head: int, query: int, name: str = MODEL
+):
     from models.inference.transformer_xl import explain_score
 
     return explain_score(_load(name), text, seg_len, mem_len, segment, layer, head, query)
@@ -78,8 +84,9 @@ def run_terms(text: str, seg_len: int, mem_len: int, segment: int, layer: int, h
 
 @st.cache_data(max_entries=32, show_spinner=False)
 @spinning("spin.generate")
-def run_generation(prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int,
-                   name: str = MODEL):
+def run_generation(
+    prompt: str, max_new: int, mem_len: int, seg_len: int, temperature: float, top_k: int, seed: int, name: str = MODEL
+):
     from models.inference.transformer_xl import generate_with_memory
 
     return generate_with_memory(_load(name), prompt, max_new, mem_len, seg_len, temperature, top_k or None, seed)
@@ -99,19 +106,37 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
     url_check("txl_dep_layers", number_in(1, 6), t("txl.dep.layers"), url=False)
     left, right = st.columns(2)
     token = left.slider(t("txl.dep.token"), 1, n_tokens, n_tokens, key="txl_dep_token") - 1
-    layers = right.slider(t("txl.dep.layers"), 1, 6, n_layers, key="txl_dep_layers",
-                          help=t("txl.dep.layers_help", n=n_layers))
+    layers = right.slider(
+        t("txl.dep.layers"), 1, 6, n_layers, key="txl_dep_layers", help=t("txl.dep.layers_help", n=n_layers)
+    )
     vanilla = dependency(n_tokens, seg_len, 0, layers, token)
     xl = dependency(n_tokens, seg_len, mem_len, layers, token)
-    chart(dependency_figure({t("txl.dep.vanilla", L=seg_len): vanilla,
-                             t("txl.dep.xl", L=seg_len, M=mem_len): xl},
-                            seg_len, token, tokens, figure_texts(), width=FIGURE_PX), key="txl_dep", config=PLOT)
-    st.caption(t("txl.dep.caption", token=md_escape(tokens[token]), v=int(vanilla[0].sum()), x=int(xl[0].sum()),
-                 first=int(np.argmax(xl[0])) + 1))
+    chart(
+        dependency_figure(
+            {t("txl.dep.vanilla", L=seg_len): vanilla, t("txl.dep.xl", L=seg_len, M=mem_len): xl},
+            seg_len,
+            token,
+            tokens,
+            figure_texts(),
+            width=FIGURE_PX,
+        ),
+        key="txl_dep",
+        config=PLOT,
+    )
+    st.caption(
+        t(
+            "txl.dep.caption",
+            token=md_escape(tokens[token]),
+            v=int(vanilla[0].sum()),
+            x=int(xl[0].sum()),
+            first=int(np.argmax(xl[0])) + 1,
+        )
+    )
 
 
-def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens: int, layer: int, head: int,
-                  name: str = MODEL) -> None:
+def terms_section(
+    text: str, seg_len: int, mem_len: int, segment: int, n_tokens: int, layer: int, head: int, name: str = MODEL
+) -> None:
     """(a)–(d) over the keys for one query of model ``name``, their sum against the model's score,
     R_{i−j}, and the shift."""
     from models.inference.transformer_xl import shift_demo
@@ -122,25 +147,39 @@ def terms_section(text: str, seg_len: int, mem_len: int, segment: int, n_tokens:
     url_check("txl_query", number_in(1, n_tokens), t("txl.terms.query"), url=False)
     query = st.slider(t("txl.terms.query"), 1, n_tokens, n_tokens, key="txl_query") - 1
     check = run_terms(text, seg_len, mem_len, segment, layer, head, query, name)
-    rows = {t("txl.terms.a"): check.a, t("txl.terms.b"): check.b, t("txl.terms.c"): check.c,
-            t("txl.terms.d"): check.d, t("txl.terms.sum"): check.total, t("txl.terms.model"): check.model_score}
+    rows = {
+        t("txl.terms.a"): check.a,
+        t("txl.terms.b"): check.b,
+        t("txl.terms.c"): check.c,
+        t("txl.terms.d"): check.d,
+        t("txl.terms.sum"): check.total,
+        t("txl.terms.model"): check.model_score,
+    }
     title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
     chart(score_terms_figure(rows, check.keys, title, figure_texts(), width=FIGURE_PX), key="txl_terms", config=PLOT)
     st.caption(t("txl.terms.check", diff=check.max_difference))
-    st.latex(r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
-             r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
-             r" + \underbrace{u^\top W_{k,E} E_{x_j}}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)}")
+    st.latex(
+        r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
+        r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
+        r" + \underbrace{u^\top W_{k,E} E_{x_j}}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)}"
+    )
     left, right = st.columns([2, 3])
     with left:
-        chart(pe_heatmap_figure(check.r, t("txl.terms.r_title"), y_title="i − j", height=380,
-                                texts=figure_texts())
-              .update_yaxes(tickvals=list(range(len(check.distances))),
-                            ticktext=[str(int(d)) for d in check.distances]), key="txl_r", config=PLOT)
+        chart(
+            pe_heatmap_figure(
+                check.r, t("txl.terms.r_title"), y_title="i − j", height=380, texts=figure_texts()
+            ).update_yaxes(tickvals=list(range(len(check.distances))), ticktext=[str(int(d)) for d in check.distances]),
+            key="txl_r",
+            config=PLOT,
+        )
     with right:
         st.markdown(t("txl.shift.explain"))
     before, after, mask = shift_demo(4, 3)
-    chart(shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
-          key="txl_shift", config=PLOT)
+    chart(
+        shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
+        key="txl_shift",
+        config=PLOT,
+    )
 
 
 def evaluation_section(loaded: LoadedTXL) -> None:
@@ -161,19 +200,48 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     if vanilla:  # its label in the reader's language
         vanilla = {**vanilla, "label": label_of(vanilla.get("name", ""), vanilla["label"])}
     windows = vanilla["perplexity_by_window"] if vanilla else None
-    chart(context_perplexity_figure(
-        by_memory, seg, windows, xl_name=t("txl.eval.xl", L=seg),
-        vanilla_name=t("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
-        title=t("txl.eval.title"), x_title=t("txl.eval.x"), y_title=t("txl.eval.y")), key="txl_eval", config=PLOT)
+    chart(
+        context_perplexity_figure(
+            by_memory,
+            seg,
+            windows,
+            xl_name=t("txl.eval.xl", L=seg),
+            vanilla_name=t("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
+            title=t("txl.eval.title"),
+            x_title=t("txl.eval.x"),
+            y_title=t("txl.eval.y"),
+        ),
+        key="txl_eval",
+        config=PLOT,
+    )
     gain = 1 - by_memory[mem] / by_memory["0"]
-    st.markdown(t("txl.eval.caption", L=seg, M=mem, with_mem=by_memory[mem], without=by_memory["0"], gain=gain,
-                  tokens=evaluation.get("n_tokens", evaluation.get("tokens")), steps=loaded.training.get("steps", "?"),
-                  seconds=loaded.training.get("seconds", "?")))
+    st.markdown(
+        t(
+            "txl.eval.caption",
+            L=seg,
+            M=mem,
+            with_mem=by_memory[mem],
+            without=by_memory["0"],
+            gain=gain,
+            tokens=evaluation.get("n_tokens", evaluation.get("tokens")),
+            steps=loaded.training.get("steps", "?"),
+            seconds=loaded.training.get("seconds", "?"),
+        )
+    )
     if windows:
         best_c = max(windows, key=int)
-        st.markdown(t("txl.eval.vs_vanilla", name=vanilla["label"], C=best_c, vanilla=windows[best_c],
-                      context=seg + int(mem), with_mem=by_memory[mem], xl_epochs=row.get("epochs", "?"),
-                      vanilla_epochs=vanilla.get("epochs", "?")))
+        st.markdown(
+            t(
+                "txl.eval.vs_vanilla",
+                name=vanilla["label"],
+                C=best_c,
+                vanilla=windows[best_c],
+                context=seg + int(mem),
+                with_mem=by_memory[mem],
+                xl_epochs=row.get("epochs", "?"),
+                vanilla_epochs=vanilla.get("epochs", "?"),
+            )
+        )
     else:
         st.caption(t("txl.eval.no_vanilla"))
     if st.button(t("txl.speed.run"), key="txl_speed_run", help=t("txl.speed.help", context=SPEED_CONTEXT)):
@@ -183,8 +251,16 @@ def evaluation_section(loaded: LoadedTXL) -> None:
             st.session_state["txl_speed"] = generation_speed(loaded.model, SPEED_CONTEXT, SPEED_TOKENS)
     if "txl_speed" in st.session_state:
         cached, recomputed = st.session_state["txl_speed"]
-        st.markdown(t("txl.speed.result", context=SPEED_CONTEXT, cached=cached, recomputed=recomputed,
-                      ratio=recomputed / cached, n=SPEED_TOKENS))
+        st.markdown(
+            t(
+                "txl.speed.result",
+                context=SPEED_CONTEXT,
+                cached=cached,
+                recomputed=recomputed,
+                ratio=recomputed / cached,
+                n=SPEED_TOKENS,
+            )
+        )
     st.caption(t("txl.eval.bench"))
 
 
@@ -197,10 +273,12 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: 
     url_check("txl_temperature", number_in(0.0, 2.0), t("txl.gen.temperature"))
     url_check("txl_top_k", number_in(0, 100), "top-k")
     prompt_col, temp_col, k_col = st.columns([4, 2, 2], vertical_alignment="bottom")
-    prompt = prompt_col.text_input(t("txl.gen.prompt"), "In the beginning God created", key="txl_prompt",
-                                   max_chars=2_000, bind="query-params")
-    temperature = temp_col.slider(t("txl.gen.temperature"), 0.0, 2.0, 0.8, 0.1, key="txl_temperature",
-                                  bind="query-params")
+    prompt = prompt_col.text_input(
+        t("txl.gen.prompt"), "In the beginning God created", key="txl_prompt", max_chars=2_000, bind="query-params"
+    )
+    temperature = temp_col.slider(
+        t("txl.gen.temperature"), 0.0, 2.0, 0.8, 0.1, key="txl_temperature", bind="query-params"
+    )
     top_k = k_col.slider("top-k", 0, 100, 20, key="txl_top_k", bind="query-params", help=t("txl.gen.top_k_help"))
     try:
         trace = run_generation(prompt, 30, mem_len, seg_len, float(temperature), int(top_k), 0, name)
@@ -210,17 +288,31 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: 
     n = len(trace.steps)
     step = checked(st.slider, t("txl.gen.step"), 1, n, n, key="txl_gen_step") - 1
     s = trace.steps[step]
-    token_strip([*trace.tokens[: s.position], s.token], highlight=s.position,
-                caption=t("txl.gen.caption", step=step + 1, n=n, memory=s.memory_len, M=mem_len))
+    token_strip(
+        [*trace.tokens[: s.position], s.token],
+        highlight=s.position,
+        caption=t("txl.gen.caption", step=step + 1, n=n, memory=s.memory_len, M=mem_len),
+    )
     left, right = st.columns([2, 3])
     with left:
-        chart(memory_growth_figure([x.memory_len for x in trace.steps], step, t("txl.gen.growth"),
-                                   t("txl.gen.x"), t("txl.gen.y")), key="txl_growth", config=PLOT)
+        chart(
+            memory_growth_figure(
+                [x.memory_len for x in trace.steps], step, t("txl.gen.growth"), t("txl.gen.x"), t("txl.gen.y")
+            ),
+            key="txl_growth",
+            config=PLOT,
+        )
     with right:
-        keys = trace.tokens[s.position - s.attention.shape[-1]: s.position]
-        chart(attention_row_bars(pick(s.attention[:, :, None, :], layer, head)[0], keys,
-                                 title=t("txl.gen.row", token=safe_label(s.token, 30),
-                                         head=head_name(layer, head)), texts=figure_texts()),
-              key="txl_gen_row", config=PLOT)
+        keys = trace.tokens[s.position - s.attention.shape[-1] : s.position]
+        chart(
+            attention_row_bars(
+                pick(s.attention[:, :, None, :], layer, head)[0],
+                keys,
+                title=t("txl.gen.row", token=safe_label(s.token, 30), head=head_name(layer, head)),
+                texts=figure_texts(),
+            ),
+            key="txl_gen_row",
+            config=PLOT,
+        )
     tops = ", ".join(f"{md_escape(tok)} {p:.0%}" for tok, p in zip(s.top_tokens, s.top_probs))
     st.caption(t("txl.gen.candidates", tops=tops))

@@ -2,6 +2,7 @@
 :func:`heavy_queue` is the process-wide instance in ``st.cache_resource``, and :func:`heavy_slot`
 the page-side wrapper that shows the waiting notice. Light work (stepping, drawing) never enters it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,6 +1,7 @@
 """The XLNet page's cached model and runs, and its views (the order, the masks, the predictions,
 XLNet against BERT; the two streams: ui.views.xlnet), each drawn from :mod:`models.inference.xlnet` traces by
 :mod:`viz_core.xlnet` and :mod:`viz_core.transformer`."""
+
 from __future__ import annotations
 
 import time
@@ -113,7 +114,7 @@ def find_case(model: str) -> tuple[list[XLNetComparison], int]:
     held = [v.tokens for v in split_verses(load_verses())["heldout"][:CASE_SEARCH]]
     start, searched = time.monotonic(), 0
     while searched < len(held) and time.monotonic() - start < CASE_SECONDS:
-        found = dependency_cases(_load(model), held[searched: searched + CASE_CHUNK], limit=1, top_k=TOP_K)
+        found = dependency_cases(_load(model), held[searched : searched + CASE_CHUNK], limit=1, top_k=TOP_K)
         searched = min(len(held), searched + CASE_CHUNK)
         if found:
             return found, searched
@@ -122,17 +123,30 @@ def find_case(model: str) -> tuple[list[XLNetComparison], int]:
 
 def order_view(trace: XLNetTrace, width: float = PAGE_WIDTH) -> go.Figure:
     """The order as numbered steps and arrows over the tokens, the predicted positions orange."""
-    return order_figure(trace.tokens, trace.order, trace.predictions.positions, unknown=trace.unknown,
-                        title=t("xlnet.fig.order", ll=trace.log_likelihood),
-                        context_name=t("xlnet.fig.context"), predicted_name=t("xlnet.fig.predicted"),
-                        step_hover=t("xlnet.fig.step_hover"), width=width)
+    return order_figure(
+        trace.tokens,
+        trace.order,
+        trace.predictions.positions,
+        unknown=trace.unknown,
+        title=t("xlnet.fig.order", ll=trace.log_likelihood),
+        context_name=t("xlnet.fig.context"),
+        predicted_name=t("xlnet.fig.predicted"),
+        step_hover=t("xlnet.fig.step_hover"),
+        width=width,
+    )
 
 
 def streams_caption(trace: XLNetTrace) -> str:
     """The order in numbers, what each stream knows, the predicted positions and the log-likelihood."""
-    return t("xlnet.caption", order=" → ".join(str(p + 1) for p in trace.order), k=trace.k_split,
-             n=len(trace.tokens), m=len(trace.predictions.positions), ll=trace.log_likelihood,
-             targets=", ".join(f"{p + 1} {md_escape(trace.tokens[p])}" for p in trace.predictions.positions))
+    return t(
+        "xlnet.caption",
+        order=" → ".join(str(p + 1) for p in trace.order),
+        k=trace.k_split,
+        n=len(trace.tokens),
+        m=len(trace.predictions.positions),
+        ll=trace.log_likelihood,
+        targets=", ".join(f"{p + 1} {md_escape(trace.tokens[p])}" for p in trace.predictions.positions),
+    )
 
 
 def masks_section(trace: XLNetTrace) -> None:
@@ -140,22 +154,41 @@ def masks_section(trace: XLNetTrace) -> None:
     left, right = st.columns(2)
     for col, stream in ((left, "content"), (right, "query")):
         allowed = trace.content_mask if stream == "content" else trace.query_mask
-        chart(stream_mask_figure(allowed, trace.tokens, title=t(f"xlnet.mask.{stream}"),
-                                 texts=figure_texts(), width=PAGE_WIDTH / 2),
-              key=f"xlnet_mask_{stream}", config=PLOT, where=col)
+        chart(
+            stream_mask_figure(
+                allowed, trace.tokens, title=t(f"xlnet.mask.{stream}"), texts=figure_texts(), width=PAGE_WIDTH / 2
+            ),
+            key=f"xlnet_mask_{stream}",
+            config=PLOT,
+            where=col,
+        )
         col.markdown(t(f"xlnet.mask.{stream}_explain"))
 
 
 def predictions_section(trace: XLNetTrace) -> None:
     """The top-k at every predicted position, in the order they are predicted, the true word marked."""
     ranks = trace.ranks
-    panels = [TopK(t("xlnet.pred.panel", step=ranks[p] + 1, pos=p + 1, word=safe_label(trace.tokens[p], 20)), words,
-                   trace.predictions.top_probs[i], trace.tokens[p])
-              for i, (p, words) in enumerate(zip(trace.predictions.positions, trace.predictions.top_tokens))]
-    chart(topk_panels_figure(panels, 3, title=t("xlnet.pred.title", ll=trace.log_likelihood),
-                             true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"),
-                             width=PAGE_WIDTH),
-          key="xlnet_predictions", config=PLOT)
+    panels = [
+        TopK(
+            t("xlnet.pred.panel", step=ranks[p] + 1, pos=p + 1, word=safe_label(trace.tokens[p], 20)),
+            words,
+            trace.predictions.top_probs[i],
+            trace.tokens[p],
+        )
+        for i, (p, words) in enumerate(zip(trace.predictions.positions, trace.predictions.top_tokens))
+    ]
+    chart(
+        topk_panels_figure(
+            panels,
+            3,
+            title=t("xlnet.pred.title", ll=trace.log_likelihood),
+            true_name=t("xlnet.pred.true"),
+            other_name=t("xlnet.pred.other"),
+            width=PAGE_WIDTH,
+        ),
+        key="xlnet_predictions",
+        config=PLOT,
+    )
     st.markdown(t("xlnet.pred.explain"))
 
 
@@ -164,10 +197,17 @@ def comparison_figure(case: XLNetComparison) -> go.Figure:
     panels: list[TopK] = []
     for i, p in enumerate(case.hidden):
         for key, preds in (("xlnet.bert.independent", case.independent), ("xlnet.bert.sequential", case.sequential)):
-            panels.append(TopK(t(key, pos=p + 1, word=safe_label(case.tokens[p], 20)), preds.top_tokens[i],
-                               preds.top_probs[i], case.tokens[p]))
-    return topk_panels_figure(panels, 2, true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"),
-                              width=PAGE_WIDTH)
+            panels.append(
+                TopK(
+                    t(key, pos=p + 1, word=safe_label(case.tokens[p], 20)),
+                    preds.top_tokens[i],
+                    preds.top_probs[i],
+                    case.tokens[p],
+                )
+            )
+    return topk_panels_figure(
+        panels, 2, true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"), width=PAGE_WIDTH
+    )
 
 
 def _show_case(text: str, hidden: list[int]) -> None:
@@ -183,10 +223,22 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
 
     n = len(tokens)
     options = list(range(n))
-    url_check("xlnet_hidden", many(options, lambda i: _hidden_label(tokens, i)), t("xlnet.bert.hidden"),
-              t("xlnet.url.hidden_rest"))
-    hidden = linked(st.pills, t("xlnet.bert.hidden"), options, selection_mode="multi", default=[0, 1],
-                    key="xlnet_hidden", format_func=lambda i: _hidden_label(tokens, i), help=t("xlnet.bert.help"))
+    url_check(
+        "xlnet_hidden",
+        many(options, lambda i: _hidden_label(tokens, i)),
+        t("xlnet.bert.hidden"),
+        t("xlnet.url.hidden_rest"),
+    )
+    hidden = linked(
+        st.pills,
+        t("xlnet.bert.hidden"),
+        options,
+        selection_mode="multi",
+        default=[0, 1],
+        key="xlnet_hidden",
+        format_func=lambda i: _hidden_label(tokens, i),
+        help=t("xlnet.bert.help"),
+    )
     st.markdown(t("xlnet.bert.point"))
     try:
         case = run_compare(text, tuple(sorted(hidden)), name)
@@ -195,19 +247,37 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
     else:
         chart(comparison_figure(case), key="xlnet_compare", config=PLOT)
         changed = [md_escape(case.tokens[p]) for p, c in zip(case.hidden, case.changed) if c]
-        st.caption(t("xlnet.bert.ll", ind=case.independent.log_likelihood, seq=case.sequential.log_likelihood,
-                     changed=", ".join(changed) if changed else t("xlnet.bert.none_changed")))
+        st.caption(
+            t(
+                "xlnet.bert.ll",
+                ind=case.independent.log_likelihood,
+                seq=case.sequential.log_likelihood,
+                changed=", ".join(changed) if changed else t("xlnet.bert.none_changed"),
+            )
+        )
     found, searched = find_case(name)
     if not found:
         st.info(t("xlnet.case.none", n=searched))
         return
     case = found[0]
     a, b = case.hidden
-    st.markdown(t("xlnet.case.found", text=md_escape(" ".join(case.tokens)), first=md_escape(case.tokens[a]),
-                  second=md_escape(case.tokens[b]), ind=md_escape(case.independent.top_tokens[1][0]),
-                  seq=md_escape(case.sequential.top_tokens[1][0])))
-    if st.button(t("xlnet.case.show"), key="xlnet_show_case", icon=":material/visibility:",
-                 on_click=_show_case, args=(" ".join(case.tokens), list(case.hidden))):
+    st.markdown(
+        t(
+            "xlnet.case.found",
+            text=md_escape(" ".join(case.tokens)),
+            first=md_escape(case.tokens[a]),
+            second=md_escape(case.tokens[b]),
+            ind=md_escape(case.independent.top_tokens[1][0]),
+            seq=md_escape(case.sequential.top_tokens[1][0]),
+        )
+    )
+    if st.button(
+        t("xlnet.case.show"),
+        key="xlnet_show_case",
+        icon=":material/visibility:",
+        on_click=_show_case,
+        args=(" ".join(case.tokens), list(case.hidden)),
+    ):
         st.rerun()  # the sentence above the tabs changed
 
 

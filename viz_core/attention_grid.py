@@ -16,6 +16,7 @@ at 512 tokens has 37.7 M weights; as JSON that is hundreds of MB. Instead:
 Input arrays are numpy (layers, heads, L, S) with L queries (``tgt_tokens``) and S keys
 (``src_tokens``); for self-attention both token lists are the same. No torch, no streamlit.
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,14 +33,31 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz_core.style import (
-    ATTENTION_LEVELS, ATTENTION_RGB, BASE_FONT_SIZE, TICK_FONT_SIZE, attention_scale,
-    layout_dict, plot_width, short_label, text_width, tick_axis, tick_extent,
+    ATTENTION_LEVELS,
+    ATTENTION_RGB,
+    BASE_FONT_SIZE,
+    TICK_FONT_SIZE,
+    attention_scale,
+    layout_dict,
+    plot_width,
+    short_label,
+    text_width,
+    tick_axis,
+    tick_extent,
 )
 from viz_core.texts import Texts, word
 
 __all__ = [
-    "BLUES_RGB", "GAP_INDEX", "bin_attention", "to_palette_indices", "encode_png_indexed",
-    "thumbnail_png", "GridPayload", "grid_payload", "HeadFigure", "head_figure",
+    "BLUES_RGB",
+    "GAP_INDEX",
+    "bin_attention",
+    "to_palette_indices",
+    "encode_png_indexed",
+    "thumbnail_png",
+    "GridPayload",
+    "grid_payload",
+    "HeadFigure",
+    "head_figure",
 ]
 
 BinHow = Literal["max", "mean"]
@@ -64,6 +82,7 @@ _PALETTE = np.vstack([BLUES_RGB, np.array([_GAP_RGB], dtype=np.uint8)])  # (256,
 # --------------------------------------------------------------------------------------
 # Binning and PNG encoding
 # --------------------------------------------------------------------------------------
+
 
 def _bin_edges(n: int, factor: int) -> np.ndarray:
     return np.arange(0, n, factor)
@@ -114,13 +133,15 @@ def encode_png_indexed(indices: np.ndarray, palette: np.ndarray = _PALETTE, leve
     raw[:, 0] = 0  # filter type None on every scanline
     raw[:, 1:] = indices
     header = struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0)
-    return b"".join([
-        b"\x89PNG\r\n\x1a\n",
-        _png_chunk(b"IHDR", header),
-        _png_chunk(b"PLTE", np.ascontiguousarray(palette, dtype=np.uint8).tobytes()),
-        _png_chunk(b"IDAT", zlib.compress(raw.tobytes(), level)),
-        _png_chunk(b"IEND", b""),
-    ])
+    return b"".join(
+        [
+            b"\x89PNG\r\n\x1a\n",
+            _png_chunk(b"IHDR", header),
+            _png_chunk(b"PLTE", np.ascontiguousarray(palette, dtype=np.uint8).tobytes()),
+            _png_chunk(b"IDAT", zlib.compress(raw.tobytes(), level)),
+            _png_chunk(b"IEND", b""),
+        ]
+    )
 
 
 def _factors(length: int, max_pixels: int) -> int:
@@ -139,6 +160,7 @@ def thumbnail_png(matrix: np.ndarray, max_size: int = 96, how: BinHow = "max", v
 # --------------------------------------------------------------------------------------
 # The grid view
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class GridPayload:
@@ -184,12 +206,23 @@ class GridPayload:
     def metadata(self) -> dict[str, Any]:
         """Everything but the image, JSON-ready (token lists included)."""
         return {
-            "n_layers": self.n_layers, "n_heads": self.n_heads, "query_len": self.query_len,
-            "key_len": self.key_len, "row_factor": self.row_factor, "col_factor": self.col_factor,
-            "upscale": self.upscale, "cell_h": self.cell_h, "cell_w": self.cell_w, "gap": self.gap,
-            "how": self.how, "scale": self.scale, "vmax": np.round(self.vmax, 6).tolist(),
-            "src_tokens": self.src_tokens, "tgt_tokens": self.tgt_tokens,
-            "layer_labels": self.layer_labels, "head_labels": self.head_labels,
+            "n_layers": self.n_layers,
+            "n_heads": self.n_heads,
+            "query_len": self.query_len,
+            "key_len": self.key_len,
+            "row_factor": self.row_factor,
+            "col_factor": self.col_factor,
+            "upscale": self.upscale,
+            "cell_h": self.cell_h,
+            "cell_w": self.cell_w,
+            "gap": self.gap,
+            "how": self.how,
+            "scale": self.scale,
+            "vmax": np.round(self.vmax, 6).tolist(),
+            "src_tokens": self.src_tokens,
+            "tgt_tokens": self.tgt_tokens,
+            "layer_labels": self.layer_labels,
+            "head_labels": self.head_labels,
         }
 
     def to_json(self) -> str:
@@ -218,7 +251,7 @@ class GridPayload:
         if self._indices is None:
             raise ValueError("this payload was built without keeping its index image")
         y, x = self.cell_origin(layer, head)
-        return self._indices[y: y + self.cell_h, x: x + self.cell_w]
+        return self._indices[y : y + self.cell_h, x : x + self.cell_w]
 
     def head_png(self, layer: int, head: int) -> bytes:
         """One thumbnail as its own PNG (for a UI that lays out heads itself)."""
@@ -254,31 +287,64 @@ class GridPayload:
         px_per_cell = (fig_height - top - _GRID_BOTTOM_PX) * min(self.cell_w, self.cell_h) / max(1, self.height)
         image = go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid")
         markers = go.Scatter(  # one square as large as its drawn thumbnail: a click anywhere on it selects it
-            x=gx.ravel(), y=gy.ravel(), mode="markers",
+            x=gx.ravel(),
+            y=gy.ravel(),
+            mode="markers",
             marker=dict(size=max(8.0, px_per_cell), symbol="square", opacity=0),
             customdata=np.stack([layer_ix.ravel(), head_ix.ravel()], 1),
-            text=[word(texts, "grid.head_hover", layer=self.layer_labels[l], head=self.head_labels[h],
-                       top=float(self.vmax[l, h])) for l in range(self.n_layers) for h in range(self.n_heads)],
-            hovertemplate="%{text}<extra></extra>", showlegend=False, name="heads",
+            text=[
+                word(
+                    texts,
+                    "grid.head_hover",
+                    layer=self.layer_labels[l],
+                    head=self.head_labels[h],
+                    top=float(self.vmax[l, h]),
+                )
+                for l in range(self.n_layers)
+                for h in range(self.n_heads)
+            ],
+            hovertemplate="%{text}<extra></extra>",
+            showlegend=False,
+            name="heads",
         )
-        y_axis = tick_axis(self.layer_labels, (fig_height - top - 20) * self.n_layers * (self.cell_h + self.gap)
-                           / self.height, vertical_axis=True)
-        x_axis.update(tickvals=xs[x_axis["tickvals"]], side="top", showgrid=False, zeroline=False,
-                      range=[0, self.width])
-        y_axis.update(tickvals=ys[y_axis["tickvals"]], showgrid=False, zeroline=False,
-                      range=[self.height, 0], scaleanchor="x")
+        y_axis = tick_axis(
+            self.layer_labels,
+            (fig_height - top - 20) * self.n_layers * (self.cell_h + self.gap) / self.height,
+            vertical_axis=True,
+        )
+        x_axis.update(
+            tickvals=xs[x_axis["tickvals"]], side="top", showgrid=False, zeroline=False, range=[0, self.width]
+        )
+        y_axis.update(
+            tickvals=ys[y_axis["tickvals"]], showgrid=False, zeroline=False, range=[self.height, 0], scaleanchor="x"
+        )
         layout["xaxis"].update(x_axis)
         layout["yaxis"].update(y_axis)
-        layout.update(height=fig_height, dragmode=False,
-                      margin=dict(l=int(20 + max(text_width(t, TICK_FONT_SIZE) for t in y_axis["ticktext"])),
-                                  r=10, t=int(top), b=_GRID_BOTTOM_PX))
+        layout.update(
+            height=fig_height,
+            dragmode=False,
+            margin=dict(
+                l=int(20 + max(text_width(t, TICK_FONT_SIZE) for t in y_axis["ticktext"])),
+                r=10,
+                t=int(top),
+                b=_GRID_BOTTOM_PX,
+            ),
+        )
         return go.Figure(data=[image, markers], layout=layout)  # one construction: no relayout
 
 
 def grid_payload(
-    weights: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
-    max_thumb: int = 96, min_thumb: int = 48, how: BinHow = "max", scale: Scale = "absolute",
-    gap: int = 2, layer_labels: Sequence[str] | None = None, head_labels: Sequence[str] | None = None,
+    weights: np.ndarray,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str] | None = None,
+    *,
+    max_thumb: int = 96,
+    min_thumb: int = 48,
+    how: BinHow = "max",
+    scale: Scale = "absolute",
+    gap: int = 2,
+    layer_labels: Sequence[str] | None = None,
+    head_labels: Sequence[str] | None = None,
     level: int = 6,
 ) -> GridPayload:
     """Build the grid view of ``weights`` (layers, heads, L, S) as one PNG mosaic.
@@ -322,18 +388,33 @@ def grid_payload(
     mosaic[gap:, gap:] = tiles.reshape(n_layers * (ch + gap), n_heads * (cw + gap))
     png = encode_png_indexed(mosaic, level=level)
     return GridPayload(
-        png_bytes=png, n_layers=n_layers, n_heads=n_heads, query_len=q_len, key_len=k_len,
-        row_factor=rf, col_factor=cf, upscale=up, cell_h=ch, cell_w=cw, gap=gap, how=how, scale=scale,
-        vmax=vmax, src_tokens=src, tgt_tokens=tgt,
+        png_bytes=png,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        query_len=q_len,
+        key_len=k_len,
+        row_factor=rf,
+        col_factor=cf,
+        upscale=up,
+        cell_h=ch,
+        cell_w=cw,
+        gap=gap,
+        how=how,
+        scale=scale,
+        vmax=vmax,
+        src_tokens=src,
+        tgt_tokens=tgt,
         layer_labels=list(layer_labels) if layer_labels else [f"L{i + 1}" for i in range(n_layers)],
         head_labels=list(head_labels) if head_labels else [f"H{i + 1}" for i in range(n_heads)],
-        build_seconds=time.perf_counter() - start, _indices=mosaic,
+        build_seconds=time.perf_counter() - start,
+        _indices=mosaic,
     )
 
 
 # --------------------------------------------------------------------------------------
 # One head
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class HeadFigure:
@@ -362,10 +443,19 @@ def head_view_height(n_queries: int) -> int:
 
 
 def head_figure(
-    matrix: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str] | None = None, *,
-    max_cells: int = 128, max_ticks: int = 64, title: str | None = None, zmax: float | None = 1.0,
-    how: BinHow = "mean", hover_tokens_up_to: int = 4096, relative_to: str | None = None,
-    width: float | None = None, texts: Texts | None = None,
+    matrix: np.ndarray,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str] | None = None,
+    *,
+    max_cells: int = 128,
+    max_ticks: int = 64,
+    title: str | None = None,
+    zmax: float | None = 1.0,
+    how: BinHow = "mean",
+    hover_tokens_up_to: int = 4096,
+    relative_to: str | None = None,
+    width: float | None = None,
+    texts: Texts | None = None,
 ) -> HeadFigure:
     """ONE head's (L, S) weights as a heatmap on integer axes 0 … S−1 (keys, ``src_tokens``)
     and 0 … L−1 (queries, ``tgt_tokens``), tokens as tick text: repeated tokens keep their own
@@ -391,8 +481,9 @@ def head_figure(
     rf, cf = _factors(q_len, max_cells), _factors(k_len, max_cells)
     z = bin_attention(m, rf, cf, how) if (rf > 1 or cf > 1) else m
     if zmax is None:
-        shade = attention_scale(float(z.max()), word(texts, "grid.this_head") if relative_to is None else relative_to,
-                                texts=texts)
+        shade = attention_scale(
+            float(z.max()), word(texts, "grid.this_head") if relative_to is None else relative_to, texts=texts
+        )
     else:
         shade = attention_scale(texts=texts)
         shade["zmax"] = zmax
@@ -406,8 +497,13 @@ def head_figure(
             trace["hovertemplate"] = word(texts, "grid.hover")
     else:
         # meta: how the cells cover the weights (viz_core.explain.binning_of maps a click to its block)
-        trace.update(x0=(cf - 1) / 2, dx=cf, y0=(rf - 1) / 2, dy=rf,
-                     meta={"binned": {"row_factor": rf, "col_factor": cf, "how": how, "shape": [q_len, k_len]}})
+        trace.update(
+            x0=(cf - 1) / 2,
+            dx=cf,
+            y0=(rf - 1) / 2,
+            dy=rf,
+            meta={"binned": {"row_factor": rf, "col_factor": cf, "how": how, "shape": [q_len, k_len]}},
+        )
         label = word(texts, "grid.max_weight" if how == "max" else "grid.mean_weight")
         trace["hovertemplate"] = word(texts, "grid.hover_binned", rf=rf, cf=cf, label=label)
     layout = layout_dict(title, width=width)
@@ -427,12 +523,17 @@ def head_figure(
     side_y = min(y_px, x_px * q_len / k_len)  # the plot's height once the cells are square
     y_axis = tick_axis(tgt, side_y, vertical_axis=True, max_ticks=max_ticks)
     height = max(360, int(height - (y_px - side_y)))  # no empty band below the square
-    layout["xaxis"].update(x_axis, range=[-0.5, k_len - 0.5], side="top", title_text=word(texts, "key_attended"),
-                           constrain="domain")
-    layout["yaxis"].update(y_axis, range=[q_len - 0.5, -0.5], title_text=word(texts, "query_attending"),
-                           scaleanchor="x", constrain="domain")
+    layout["xaxis"].update(
+        x_axis, range=[-0.5, k_len - 0.5], side="top", title_text=word(texts, "key_attended"), constrain="domain"
+    )
+    layout["yaxis"].update(
+        y_axis,
+        range=[q_len - 0.5, -0.5],
+        title_text=word(texts, "query_attending"),
+        scaleanchor="x",
+        constrain="domain",
+    )
     layout.update(height=height)
     layout["margin"].update(t=int(top), b=20)
     fig = go.Figure(go.Heatmap(**trace), layout=layout)
     return HeadFigure(figure=fig, nbytes=len(fig.to_json().encode("utf-8")), row_factor=rf, col_factor=cf)
-

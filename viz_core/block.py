@@ -4,6 +4,7 @@ clickable point), and the figures of one box's real tensors (the residual stream
 and after LayerNorm, the FFN's hidden units, the output softmax), the change each sub-layer makes per layer,
 the gradient norms at initialisation (Xiong et al. 2020), label smoothing's targets, the learning-rate
 schedule and BatchNorm against LayerNorm. numpy in, plotly out; every visible word is an argument."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -18,8 +19,15 @@ from viz_core.transformer import HIGHLIGHT
 
 ENCODER_DECODER, DECODER_ONLY, ENCODER_ONLY = "encoder-decoder", "decoder-only", "encoder-only"
 # Box fills as in the paper's figure: embeddings pink, attention orange, Add & Norm yellow, FFN blue.
-FILLS = {"embed": "#f9d5e5", "self": "#fde2c4", "masked_self": "#fde2c4", "cross": "#fde2c4", "norm": "#fff3b0",
-         "ffn": "#cfe8ff", "out": "#d9f2d9"}
+FILLS = {
+    "embed": "#f9d5e5",
+    "self": "#fde2c4",
+    "masked_self": "#fde2c4",
+    "cross": "#fde2c4",
+    "norm": "#fff3b0",
+    "ffn": "#cfe8ff",
+    "out": "#d9f2d9",
+}
 EDGE = "#4b5563"
 FRAME = "#9aa7b8"
 PITCH, BOX_H, BOX_W = 1.0, 0.72, 3.0  # a box's place, height and width in the diagram's units
@@ -49,10 +57,20 @@ def _kind(box: str) -> str:
     return "out" if box == "out" else "norm" if bits[-1] == "norm" else bits[1]
 
 
-def architecture_figure(family: str, n_layers: Mapping[str, int], selected: str, *, box_labels: Mapping[str, str],
-                        stack_titles: Mapping[str, str], repeat: str, input_labels: Mapping[str, str],
-                        hover: Mapping[str, str], title: str | None = None, width: float = 520,
-                        height: int = 470) -> go.Figure:
+def architecture_figure(
+    family: str,
+    n_layers: Mapping[str, int],
+    selected: str,
+    *,
+    box_labels: Mapping[str, str],
+    stack_titles: Mapping[str, str],
+    repeat: str,
+    input_labels: Mapping[str, str],
+    hover: Mapping[str, str],
+    title: str | None = None,
+    width: float = 520,
+    height: int = 470,
+) -> go.Figure:
     """The model as the course draws it (Vaswani et al. 2017, Fig. 1), from the model's own structure:
     per stack (``n_layers``: "enc"/"dec" → N) the embedding + positions, one block drawn with "× N"
     (``repeat``, formatted with ``n``) holding its sub-layers, each followed by Add & Norm; the decoder's
@@ -78,14 +96,39 @@ def architecture_figure(family: str, n_layers: Mapping[str, int], selected: str,
             centres[f"{s}.{p}.norm"] = (x, y + PITCH)
             y += 2 * PITCH
         end = y - PITCH + 0.5
-        shapes.append({"type": "rect", "x0": x - BOX_W / 2 - 0.25, "x1": x + BOX_W / 2 + 0.25, "y0": start,
-                       "y1": end, "line": {"color": FRAME, "width": 2, "dash": "dot"}, "fillcolor": "rgba(0,0,0,0)",
-                       "layer": "below"})
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": x - BOX_W / 2 - 0.25,
+                "x1": x + BOX_W / 2 + 0.25,
+                "y0": start,
+                "y1": end,
+                "line": {"color": FRAME, "width": 2, "dash": "dot"},
+                "fillcolor": "rgba(0,0,0,0)",
+                "layer": "below",
+            }
+        )
         side = -1 if col == 0 else 1
-        notes.append({"x": x + side * (BOX_W / 2 + 0.35), "y": (start + end) / 2, "text": repeat.format(n=n_layers[s]),
-                      "showarrow": False, "xanchor": "right" if side < 0 else "left", "font": {"size": 16}})
-        notes.append({"x": x, "y": end + 0.3, "text": f"<b>{stack_titles[s]}</b>", "showarrow": False,
-                      "font": {"size": 15}, "yanchor": "bottom"})
+        notes.append(
+            {
+                "x": x + side * (BOX_W / 2 + 0.35),
+                "y": (start + end) / 2,
+                "text": repeat.format(n=n_layers[s]),
+                "showarrow": False,
+                "xanchor": "right" if side < 0 else "left",
+                "font": {"size": 16},
+            }
+        )
+        notes.append(
+            {
+                "x": x,
+                "y": end + 0.3,
+                "text": f"<b>{stack_titles[s]}</b>",
+                "showarrow": False,
+                "font": {"size": 15},
+                "yanchor": "bottom",
+            }
+        )
         top_y = max(top_y, end)
     last = stacks[-1]
     out_x = (len(stacks) - 1) * (BOX_W + 1.3)
@@ -95,33 +138,95 @@ def architecture_figure(family: str, n_layers: Mapping[str, int], selected: str,
         ids = [b for b in order if b.startswith(s + ".")] + (["out"] if s == last else [])
         for a, b in zip(ids, ids[1:]):
             (xa, ya), (xb, yb) = centres[a], centres[b]
-            notes.append({"x": xb, "y": yb - BOX_H / 2, "ax": xa, "ay": ya + BOX_H / 2, "xref": "x", "yref": "y",
-                          "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 2, "arrowwidth": 1.5,
-                          "arrowcolor": EDGE, "text": ""})
+            notes.append(
+                {
+                    "x": xb,
+                    "y": yb - BOX_H / 2,
+                    "ax": xa,
+                    "ay": ya + BOX_H / 2,
+                    "xref": "x",
+                    "yref": "y",
+                    "axref": "x",
+                    "ayref": "y",
+                    "showarrow": True,
+                    "arrowhead": 2,
+                    "arrowwidth": 1.5,
+                    "arrowcolor": EDGE,
+                    "text": "",
+                }
+            )
     if "enc" in stacks and "dec" in stacks:  # the encoder's output feeds every decoder block's cross-attention
         (xe, ye), (xc, yc) = centres["enc.ffn.norm"], centres["dec.cross"]
-        fig.add_trace(go.Scatter(x=[xe + BOX_W / 2, xe + BOX_W / 2 + 0.55, xc - BOX_W / 2 - 0.6],
-                                 y=[ye, ye + 0.4, yc], mode="lines", line={"color": EDGE, "width": 2},
-                                 hoverinfo="skip", showlegend=False))
-        notes.append({"x": xc - BOX_W / 2, "y": yc, "ax": xc - BOX_W / 2 - 0.6, "ay": yc, "xref": "x", "yref": "y",
-                      "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
-                      "arrowcolor": EDGE, "text": ""})
+        fig.add_trace(
+            go.Scatter(
+                x=[xe + BOX_W / 2, xe + BOX_W / 2 + 0.55, xc - BOX_W / 2 - 0.6],
+                y=[ye, ye + 0.4, yc],
+                mode="lines",
+                line={"color": EDGE, "width": 2},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        notes.append(
+            {
+                "x": xc - BOX_W / 2,
+                "y": yc,
+                "ax": xc - BOX_W / 2 - 0.6,
+                "ay": yc,
+                "xref": "x",
+                "yref": "y",
+                "axref": "x",
+                "ayref": "y",
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowwidth": 2,
+                "arrowcolor": EDGE,
+                "text": "",
+            }
+        )
     for box, (x, y) in centres.items():
         chosen = box == selected
-        shapes.append({"type": "rect", "x0": x - BOX_W / 2, "x1": x + BOX_W / 2, "y0": y - BOX_H / 2,
-                       "y1": y + BOX_H / 2, "fillcolor": FILLS[_kind(box)],
-                       "line": {"color": HIGHLIGHT if chosen else EDGE, "width": 5 if chosen else 1.5}})
-        notes.append({"x": x, "y": y, "text": f"<b>{box_labels[_kind(box)]}</b>" if chosen else box_labels[_kind(box)],
-                      "showarrow": False, "font": {"size": 13, "color": TEXT_COLOR}})
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": x - BOX_W / 2,
+                "x1": x + BOX_W / 2,
+                "y0": y - BOX_H / 2,
+                "y1": y + BOX_H / 2,
+                "fillcolor": FILLS[_kind(box)],
+                "line": {"color": HIGHLIGHT if chosen else EDGE, "width": 5 if chosen else 1.5},
+            }
+        )
+        notes.append(
+            {
+                "x": x,
+                "y": y,
+                "text": f"<b>{box_labels[_kind(box)]}</b>" if chosen else box_labels[_kind(box)],
+                "showarrow": False,
+                "font": {"size": 13, "color": TEXT_COLOR},
+            }
+        )
     ids = list(centres)
-    fig.add_trace(go.Scatter(  # the click targets: one invisible point per box
-        x=[centres[b][0] for b in ids], y=[centres[b][1] for b in ids], mode="markers", customdata=ids,
-        marker={"size": 44, "symbol": "square", "color": "rgba(255,255,255,0.01)"}, showlegend=False,
-        hovertext=[hover.get(b, "") for b in ids], hoverinfo="text", name=""))
+    fig.add_trace(
+        go.Scatter(  # the click targets: one invisible point per box
+            x=[centres[b][0] for b in ids],
+            y=[centres[b][1] for b in ids],
+            mode="markers",
+            customdata=ids,
+            marker={"size": 44, "symbol": "square", "color": "rgba(255,255,255,0.01)"},
+            showlegend=False,
+            hovertext=[hover.get(b, "") for b in ids],
+            hoverinfo="text",
+            name="",
+        )
+    )
     xs = [c[0] for c in centres.values()]
     layout = layout_dict(title, height, legend=False, width=width)
-    layout["xaxis"] = {"visible": False, "range": [min(xs) - BOX_W / 2 - 1.2, max(xs) + BOX_W / 2 + 1.2],
-                       "fixedrange": True}
+    layout["xaxis"] = {
+        "visible": False,
+        "range": [min(xs) - BOX_W / 2 - 1.2, max(xs) + BOX_W / 2 + 1.2],
+        "fixedrange": True,
+    }
     layout["yaxis"] = {"visible": False, "range": [-1.2, top_y + 2.0], "fixedrange": True}
     layout["width"] = width
     layout["shapes"] = shapes
@@ -131,59 +236,133 @@ def architecture_figure(family: str, n_layers: Mapping[str, int], selected: str,
     return set_layout(fig, layout)
 
 
-def stream_figure(norms: np.ndarray, points: Sequence[str], tokens: Sequence[str], token: int, *, title: str,
-                  x_title: str, y_title: str, mean_name: str, width: float = 640, height: int = 400) -> go.Figure:
+def stream_figure(
+    norms: np.ndarray,
+    points: Sequence[str],
+    tokens: Sequence[str],
+    token: int,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    mean_name: str,
+    width: float = 640,
+    height: int = 400,
+) -> go.Figure:
     """‖x_t‖ of the residual stream at each point (``norms`` (P, L)): one grey line per token, the chosen
     ``token`` orange, the mean over tokens dark."""
     fig = go.Figure()
     xs = list(range(len(points)))
     for t in range(norms.shape[1]):
         if t != token:
-            fig.add_trace(go.Scatter(x=xs, y=norms[:, t], mode="lines", line={"color": "#c3cad6", "width": 1},
-                                     name=safe_label(tokens[t], 20), showlegend=False, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=xs, y=norms.mean(1), mode="lines+markers", name=mean_name,
-                             line={"color": SERIES_COLORS[0], "width": 3}))
-    fig.add_trace(go.Scatter(x=xs, y=norms[:, token], mode="lines+markers", name=safe_label(tokens[token], 20),
-                             line={"color": HIGHLIGHT, "width": 3}))
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=norms[:, t],
+                    mode="lines",
+                    line={"color": "#c3cad6", "width": 1},
+                    name=safe_label(tokens[t], 20),
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=xs, y=norms.mean(1), mode="lines+markers", name=mean_name, line={"color": SERIES_COLORS[0], "width": 3}
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=norms[:, token],
+            mode="lines+markers",
+            name=safe_label(tokens[token], 20),
+            line={"color": HIGHLIGHT, "width": 3},
+        )
+    )
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
-    set_layout(fig, {"width": width, "xaxis": {"tickmode": "array", "tickvals": xs, "ticktext": list(points),
-                                               "tickangle": -45}})
+    set_layout(
+        fig,
+        {"width": width, "xaxis": {"tickmode": "array", "tickvals": xs, "ticktext": list(points), "tickangle": -45}},
+    )
     return legend_below(fig)
 
 
-def changes_figure(changes: np.ndarray, kinds: Sequence[str], names: Mapping[str, str], layer: int, *, title: str,
-                   x_title: str, y_title: str, layer_label: str, width: float = 640, height: int = 380) -> go.Figure:
+def changes_figure(
+    changes: np.ndarray,
+    kinds: Sequence[str],
+    names: Mapping[str, str],
+    layer: int,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    layer_label: str,
+    width: float = 640,
+    height: int = 380,
+) -> go.Figure:
     """Mean ‖Sublayer(x)‖/‖x‖ of each sub-layer (``changes`` (N, S), ``kinds`` its S sub-layer kinds named by
     ``names``) in each block; the chosen ``layer`` drawn solid, the others lighter."""
     fig = go.Figure()
     xs = [layer_label.format(n=i + 1) for i in range(changes.shape[0])]
-    colors = {"self": SERIES_COLORS[1], "masked_self": SERIES_COLORS[1], "cross": SERIES_COLORS[4],
-              "ffn": SERIES_COLORS[0]}
+    colors = {
+        "self": SERIES_COLORS[1],
+        "masked_self": SERIES_COLORS[1],
+        "cross": SERIES_COLORS[4],
+        "ffn": SERIES_COLORS[0],
+    }
     for j, kind in enumerate(kinds):
-        fig.add_trace(go.Bar(x=xs, y=changes[:, j], name=names[kind], marker={
-            "color": colors[kind], "opacity": [1.0 if i == layer else 0.45 for i in range(len(xs))]},
-            texttemplate="%{y:.2f}", textposition="outside"))
+        fig.add_trace(
+            go.Bar(
+                x=xs,
+                y=changes[:, j],
+                name=names[kind],
+                marker={"color": colors[kind], "opacity": [1.0 if i == layer else 0.45 for i in range(len(xs))]},
+                texttemplate="%{y:.2f}",
+                textposition="outside",
+            )
+        )
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
     set_layout(fig, {"width": width, "barmode": "group", "yaxis": {"rangemode": "tozero"}})
     return legend_below(fig)
 
 
-def layernorm_figure(before: np.ndarray, standardised: np.ndarray, after: np.ndarray, names: Sequence[str], *,
-                     title: str, x_title: str, y_title: str, width: float = 640, height: int = 400) -> go.Figure:
+def layernorm_figure(
+    before: np.ndarray,
+    standardised: np.ndarray,
+    after: np.ndarray,
+    names: Sequence[str],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    width: float = 640,
+    height: int = 400,
+) -> go.Figure:
     """One token's vector before LayerNorm, standardised (mean 0, variance 1) and after γ, β: its d values
     against the feature index, one line each (named by ``names``)."""
     fig = go.Figure()
     xs = list(range(len(before)))
-    for values, name, color in zip((before, standardised, after), names, (SERIES_COLORS[7], SERIES_COLORS[0],
-                                                                          HIGHLIGHT)):
+    for values, name, color in zip(
+        (before, standardised, after), names, (SERIES_COLORS[7], SERIES_COLORS[0], HIGHLIGHT)
+    ):
         fig.add_trace(go.Scatter(x=xs, y=values, mode="lines", name=name, line={"color": color, "width": 2}))
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
     set_layout(fig, {"width": width})
     return legend_below(fig)
 
 
-def hidden_units_figure(hidden: np.ndarray, *, title: str, x_title: str, y_title: str, zero_name: str,
-                        active_name: str, width: float = 640, height: int = 380) -> go.Figure:
+def hidden_units_figure(
+    hidden: np.ndarray,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    zero_name: str,
+    active_name: str,
+    width: float = 640,
+    height: int = 380,
+) -> go.Figure:
     """One token's FFN hidden units (d_ff,) in order: those ≤ 0 (ReLU's zeros) grey, the others blue."""
     xs = np.arange(len(hidden))
     off = hidden <= 0
@@ -195,81 +374,215 @@ def hidden_units_figure(hidden: np.ndarray, *, title: str, x_title: str, y_title
     return legend_below(fig)
 
 
-def top_figure(tokens: Sequence[str], probs: Sequence[float], *, title: str, x_title: str, width: float = 640,
-               height: int = 340) -> go.Figure:
+def top_figure(
+    tokens: Sequence[str], probs: Sequence[float], *, title: str, x_title: str, width: float = 640, height: int = 340
+) -> go.Figure:
     """The output softmax's top-k at one position, as horizontal bars (most likely on top)."""
     labels = [safe_label(t, 20) for t in tokens][::-1]
-    fig = go.Figure(go.Bar(x=list(probs)[::-1], y=list(range(len(labels))), orientation="h",
-                           marker={"color": SERIES_COLORS[2]}, texttemplate="%{x:.3f}", textposition="outside"))
+    fig = go.Figure(
+        go.Bar(
+            x=list(probs)[::-1],
+            y=list(range(len(labels))),
+            orientation="h",
+            marker={"color": SERIES_COLORS[2]},
+            texttemplate="%{x:.3f}",
+            textposition="outside",
+        )
+    )
     base_layout(fig, title=title, height=height, x_title=x_title)
-    set_layout(fig, {"width": width, "xaxis": {"range": [0, 1.15]},
-                     "yaxis": {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels}})
+    set_layout(
+        fig,
+        {
+            "width": width,
+            "xaxis": {"range": [0, 1.15]},
+            "yaxis": {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels},
+        },
+    )
     return fig
 
 
-def gradient_figure(series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str,
-                    width: float = 640, height: int = 400) -> go.Figure:
+def gradient_figure(
+    series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, width: float = 640, height: int = 400
+) -> go.Figure:
     """Per-layer gradient norms at initialisation: one line per named series (post-LN solid, pre-LN dashed
     when the name's series key ends in "pre")."""
     fig = go.Figure()
     for i, (name, values) in enumerate(series.items()):
-        fig.add_trace(go.Scatter(x=list(range(1, len(values) + 1)), y=values, mode="lines+markers", name=name,
-                                 line={"color": SERIES_COLORS[(i // 2) * 2 + (i % 2)], "width": 3,
-                                       "dash": "dash" if i % 2 else "solid"}))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(1, len(values) + 1)),
+                y=values,
+                mode="lines+markers",
+                name=name,
+                line={"color": SERIES_COLORS[(i // 2) * 2 + (i % 2)], "width": 3, "dash": "dash" if i % 2 else "solid"},
+            )
+        )
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
     set_layout(fig, {"width": width, "xaxis": {"dtick": 1}, "yaxis": {"rangemode": "tozero"}})
     return legend_below(fig)
 
 
-def smoothing_figure(words: Sequence[str], targets: Mapping[str, np.ndarray], vocab_q: np.ndarray, target: int, *,
-                     title: str, left_title: str, right_title: str, y_title: str, vocab_x: str, target_name: str,
-                     other_name: str, width: float = 1000, height: int = 420) -> go.Figure:
+def smoothing_figure(
+    words: Sequence[str],
+    targets: Mapping[str, np.ndarray],
+    vocab_q: np.ndarray,
+    target: int,
+    *,
+    title: str,
+    left_title: str,
+    right_title: str,
+    y_title: str,
+    vocab_x: str,
+    target_name: str,
+    other_name: str,
+    width: float = 1000,
+    height: int = 420,
+) -> go.Figure:
     """Left: the course's 5-word example, one group of bars per convention (``targets``: name → q (5,)).
     Right: q over a model's real vocabulary (``vocab_q`` (V,), the true word ``target`` orange), log scale."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(left_title, right_title), horizontal_spacing=0.12)
     for i, (name, q) in enumerate(targets.items()):
-        fig.add_trace(go.Bar(x=list(words), y=q, name=name, marker={"color": SERIES_COLORS[i]},
-                             texttemplate="%{y:.3f}", textposition="outside"), row=1, col=1)
+        fig.add_trace(
+            go.Bar(
+                x=list(words),
+                y=q,
+                name=name,
+                marker={"color": SERIES_COLORS[i]},
+                texttemplate="%{y:.3f}",
+                textposition="outside",
+            ),
+            row=1,
+            col=1,
+        )
     xs = np.arange(len(vocab_q))
     others = xs != target
-    fig.add_trace(go.Bar(x=xs[others], y=vocab_q[others], name=other_name, marker={"color": "#9aa7b8",
-                                                                                    "line": {"width": 0}},
-                         showlegend=False), row=1, col=2)
-    fig.add_trace(go.Bar(x=[target], y=[vocab_q[target]], name=target_name, marker={"color": HIGHLIGHT},
-                         width=max(1.0, len(vocab_q) / 60), showlegend=False), row=1, col=2)
+    fig.add_trace(
+        go.Bar(
+            x=xs[others],
+            y=vocab_q[others],
+            name=other_name,
+            marker={"color": "#9aa7b8", "line": {"width": 0}},
+            showlegend=False,
+        ),
+        row=1,
+        col=2,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[target],
+            y=[vocab_q[target]],
+            name=target_name,
+            marker={"color": HIGHLIGHT},
+            width=max(1.0, len(vocab_q) / 60),
+            showlegend=False,
+        ),
+        row=1,
+        col=2,
+    )
     base_layout(fig, title=title, height=height, legend=True)
-    set_layout(fig, {"width": width, "barmode": "group", "bargap": 0.15, "yaxis": {"title": {"text": y_title},
-                                                                                   "range": [0, 1.1]},
-                     "yaxis2": {"type": "log"}, "xaxis2": {"title": {"text": vocab_x}}})
+    set_layout(
+        fig,
+        {
+            "width": width,
+            "barmode": "group",
+            "bargap": 0.15,
+            "yaxis": {"title": {"text": y_title}, "range": [0, 1.1]},
+            "yaxis2": {"type": "log"},
+            "xaxis2": {"title": {"text": vocab_x}},
+        },
+    )
     return legend_below(fig)
 
 
-def schedule_figure(steps: np.ndarray, rates: Mapping[str, np.ndarray], warmup: int, *, title: str, x_title: str,
-                    y_title: str, warmup_label: str, width: float = 640, height: int = 400) -> go.Figure:
+def schedule_figure(
+    steps: np.ndarray,
+    rates: Mapping[str, np.ndarray],
+    warmup: int,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    warmup_label: str,
+    width: float = 640,
+    height: int = 400,
+) -> go.Figure:
     """Learning rate against step, one line per named schedule, log y; the end of warm-up marked."""
     fig = go.Figure()
     for i, (name, r) in enumerate(rates.items()):
-        fig.add_trace(go.Scatter(x=steps, y=r, mode="lines", name=name,
-                                 line={"color": SERIES_COLORS[i], "width": 3, "dash": "dash" if i else "solid"}))
+        fig.add_trace(
+            go.Scatter(
+                x=steps,
+                y=r,
+                mode="lines",
+                name=name,
+                line={"color": SERIES_COLORS[i], "width": 3, "dash": "dash" if i else "solid"},
+            )
+        )
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
-    set_layout(fig, {"width": width, "yaxis": {"type": "log"},
-                     "shapes": [{"type": "line", "x0": warmup, "x1": warmup, "yref": "paper", "y0": 0, "y1": 1,
-                                 "line": {"color": FRAME, "dash": "dot", "width": 2}}],
-                     "annotations": [{"x": warmup, "yref": "paper", "y": 1.0, "text": warmup_label,
-                                      "showarrow": False, "xanchor": "left", "yanchor": "top"}]})
+    set_layout(
+        fig,
+        {
+            "width": width,
+            "yaxis": {"type": "log"},
+            "shapes": [
+                {
+                    "type": "line",
+                    "x0": warmup,
+                    "x1": warmup,
+                    "yref": "paper",
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": FRAME, "dash": "dot", "width": 2},
+                }
+            ],
+            "annotations": [
+                {
+                    "x": warmup,
+                    "yref": "paper",
+                    "y": 1.0,
+                    "text": warmup_label,
+                    "showarrow": False,
+                    "xanchor": "left",
+                    "yanchor": "top",
+                }
+            ],
+        },
+    )
     return legend_below(fig)
 
 
-def norm_shift_figure(tokens: Sequence[str], shifts: Mapping[str, np.ndarray], *, title: str, x_title: str,
-                      y_title: str, width: float = 640, height: int = 380) -> go.Figure:
+def norm_shift_figure(
+    tokens: Sequence[str],
+    shifts: Mapping[str, np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    width: float = 640,
+    height: int = 380,
+) -> go.Figure:
     """Per token of one sentence: how far its normalised vector moves when the rest of the batch (other
     sentences, padding) is taken away, one group of bars per normalisation."""
     fig = go.Figure()
     xs = list(range(len(tokens)))
     for i, (name, s) in enumerate(shifts.items()):
-        fig.add_trace(go.Bar(x=xs, y=s, name=name, marker={"color": SERIES_COLORS[i]},
-                             texttemplate="%{y:.2f}", textposition="outside"))
+        fig.add_trace(
+            go.Bar(
+                x=xs,
+                y=s,
+                name=name,
+                marker={"color": SERIES_COLORS[i]},
+                texttemplate="%{y:.2f}",
+                textposition="outside",
+            )
+        )
     base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
-    set_layout(fig, {"width": width, "barmode": "group", "xaxis": {
-        "tickmode": "array", "tickvals": xs, "ticktext": [safe_label(t, 12) for t in tokens]}})
+    set_layout(
+        fig,
+        {
+            "width": width,
+            "barmode": "group",
+            "xaxis": {"tickmode": "array", "tickvals": xs, "ticktext": [safe_label(t, 12) for t in tokens]},
+        },
+    )
     return legend_below(fig)

@@ -7,6 +7,7 @@ A binned heatmap (viz_core.attention_grid.head_figure above ``max_cells``) gets 
 one point at the centre of each block of queries × keys (:func:`binning_of` reads the binning the
 figure declares); :func:`block_value` recomputes a block's drawn value from the weights.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,9 +30,14 @@ LAYER_NAME = "cells (click to explain)"
 def _cell_heatmaps(fig: go.Figure) -> list[Any]:
     """The heatmap traces with one 2-d z on cell axes (x and y arrays, or a declared binning),
     bottom first."""
-    return [tr for tr in fig.data if tr.type == "heatmap" and tr.z is not None
-            and ((tr.x is not None and tr.y is not None) or _binning(tr) is not None)
-            and np.asarray(tr.z, dtype=object).ndim == 2]
+    return [
+        tr
+        for tr in fig.data
+        if tr.type == "heatmap"
+        and tr.z is not None
+        and ((tr.x is not None and tr.y is not None) or _binning(tr) is not None)
+        and np.asarray(tr.z, dtype=object).ndim == 2
+    ]
 
 
 def _flat(values: Any, n: int) -> np.ndarray | None:
@@ -72,12 +78,18 @@ def add_cell_layer(fig: go.Figure) -> int | None:
     xs, ys = (np.asarray(base.x, dtype=float), np.asarray(base.y, dtype=float)) if bins is None else bins.centres()
     gx, gy = np.meshgrid(xs, ys)
     layer: dict[str, Any] = dict(
-        x=_compact(gx.ravel()), y=_compact(gy.ravel()), mode="markers", name=LAYER_NAME,
+        x=_compact(gx.ravel()),
+        y=_compact(gy.ravel()),
+        mode="markers",
+        name=LAYER_NAME,
         # Plotly's scatter hover counts every point within max(3 px, marker radius) of the mouse as
         # equally close and takes the last: the smallest radius keeps clicks exact down to 6 px cells.
         marker={"opacity": 0, "size": 6},  # one colour: the browser colours no points one by one
-        selected={"marker": {"opacity": 0}}, unselected={"marker": {"opacity": 0}},
-        showlegend=False, xaxis=base.xaxis, yaxis=base.yaxis,
+        selected={"marker": {"opacity": 0}},
+        unselected={"marker": {"opacity": 0}},
+        showlegend=False,
+        xaxis=base.xaxis,
+        yaxis=base.yaxis,
     )
     if base.hovertemplate:
         weights = np.nan_to_num(z.ravel()).astype(np.float32)
@@ -125,14 +137,21 @@ def outline_cell(fig: go.Figure, row: int, col: int) -> None:
 def outline_block(fig: go.Figure, rows: range, cols: range) -> None:
     """Frame the cells of queries ``rows`` and keys ``cols`` (token axes: cell i spans i ± 0.5)."""
     for color, width, inset in ((TEXT_COLOR, 4, 0.0), (BACKGROUND, 2, 0.12)):
-        fig.add_shape(type="rect", x0=cols.start - 0.5 + inset, x1=cols.stop - 0.5 - inset,
-                      y0=rows.start - 0.5 + inset, y1=rows.stop - 0.5 - inset,
-                      line={"color": color, "width": width}, layer="above")
+        fig.add_shape(
+            type="rect",
+            x0=cols.start - 0.5 + inset,
+            x1=cols.stop - 0.5 - inset,
+            y0=rows.start - 0.5 + inset,
+            y1=rows.stop - 0.5 - inset,
+            line={"color": color, "width": width},
+            layer="above",
+        )
 
 
 # --------------------------------------------------------------------------------------
 # Binned heatmaps: a drawn cell is a block of queries × keys
 # --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Binning:
@@ -153,9 +172,11 @@ class Binning:
     def centres(self) -> tuple[np.ndarray, np.ndarray]:
         """The blocks' centres in token positions, (keys: x, queries: y); a short last block's
         is its own centre, inside the axis, not the heatmap's x0 + j·dx."""
+
         def axis(n: int, factor: int) -> np.ndarray:
             start = np.arange(0, n, factor)
             return (start + np.minimum(start + factor, n) - 1) / 2
+
         return axis(self.shape[1], self.col_factor), axis(self.shape[0], self.row_factor)
 
 
@@ -165,8 +186,12 @@ def _binning(trace: Any) -> Binning | None:
     binned = meta.get("binned") if isinstance(meta, Mapping) else None
     if not binned:
         return None
-    return Binning(int(binned["row_factor"]), int(binned["col_factor"]), str(binned["how"]),
-                   (int(binned["shape"][0]), int(binned["shape"][1])))
+    return Binning(
+        int(binned["row_factor"]),
+        int(binned["col_factor"]),
+        str(binned["how"]),
+        (int(binned["shape"][0]), int(binned["shape"][1])),
+    )
 
 
 def binning_of(fig: go.Figure) -> Binning | None:
@@ -185,7 +210,7 @@ def drawn_values(fig: go.Figure) -> np.ndarray | None:
 def block_value(weights: np.ndarray, rows: range, cols: range, how: str) -> float:
     """A block's binned value from the weights, by the formula: "mean" (1/|Q|) Σ_{q∈Q} Σ_{s∈K} α[q, s]
     (the mean over the block's queries of the weight each gives to its keys), "max" max α[q, s]."""
-    block = np.asarray(weights, dtype=np.float64)[rows.start:rows.stop, cols.start:cols.stop]
+    block = np.asarray(weights, dtype=np.float64)[rows.start : rows.stop, cols.start : cols.stop]
     if how == "mean":
         return float(block.sum() / len(rows))
     if how == "max":
@@ -195,7 +220,6 @@ def block_value(weights: np.ndarray, rows: range, cols: range, how: str) -> floa
 
 def block_cells(weights: np.ndarray, rows: range, cols: range) -> list[tuple[int, int, float]]:
     """Every (query, key, weight) of the block, largest weight first (ties: row-major order)."""
-    block = np.asarray(weights)[rows.start:rows.stop, cols.start:cols.stop]
+    block = np.asarray(weights)[rows.start : rows.stop, cols.start : cols.stop]
     order = np.argsort(-block.ravel(), kind="stable")
-    return [(rows.start + int(i) // len(cols), cols.start + int(i) % len(cols), float(block.ravel()[i]))
-            for i in order]
+    return [(rows.start + int(i) // len(cols), cols.start + int(i) % len(cols), float(block.ravel()[i])) for i in order]

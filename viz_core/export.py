@@ -8,6 +8,7 @@ Images are made in the browser, not here: plotly.js draws PNG and SVG itself (``
 offline, at the size in :data:`IMAGE_OPTIONS`; :data:`SVG_BUTTON_JS` adds an SVG button beside
 plotly's own PNG (camera) button, in the app and in the handout alike.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,8 +35,11 @@ IMAGE_OPTIONS: dict[str, Any] = {"format": "png", "width": 1280, "height": 720, 
 # (sendChartToCloud, shown by default) uploads the figure to plotlyServerURL, a cloud service. (The
 # bundled plotly.js 4 has no "Edit in Chart Studio" button and no showEditInChartStudio option; plotly.py
 # warns about the unknown key, so it is not set.)
-NO_CLOUD: dict[str, Any] = {"showSendToCloud": False, "plotlyServerURL": "",
-                            "modeBarButtonsToRemove": ["sendChartToCloud"]}
+NO_CLOUD: dict[str, Any] = {
+    "showSendToCloud": False,
+    "plotlyServerURL": "",
+    "modeBarButtonsToRemove": ["sendChartToCloud"],
+}
 
 # plotly.js's locale name for each language of the lab (config.locale).
 PLOTLY_LOCALES: dict[str, str] = {"en": "en", "zh": "zh-CN"}
@@ -44,15 +48,19 @@ PLOTLY_LOCALES: dict[str, str] = {"en": "en", "zh": "zh-CN"}
 SVG_TITLE = "Download plot as an SVG"
 
 
-def chart_config(filename: str = "attention-lab", modebar: bool = True, lang: str = "en",
-                 dictionary: Mapping[str, str] | None = None) -> dict[str, Any]:
+def chart_config(
+    filename: str = "attention-lab", modebar: bool = True, lang: str = "en", dictionary: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The plotly ``config`` of every chart: no logo, no button that sends the figure anywhere
     (:data:`NO_CLOUD`), the camera button downloads a 1920×1080 PNG named ``filename`` (made by
     plotly.js in the browser, offline); ``modebar=False`` hides the bar. In a language other than
     English the mode bar's tooltips come from ``dictionary`` (plotly's English text → translation)."""
-    config: dict[str, Any] = {"displaylogo": False, **NO_CLOUD,
-                              "modeBarButtonsToRemove": list(NO_CLOUD["modeBarButtonsToRemove"]),
-                              "toImageButtonOptions": dict(IMAGE_OPTIONS, filename=safe_filename(filename))}
+    config: dict[str, Any] = {
+        "displaylogo": False,
+        **NO_CLOUD,
+        "modeBarButtonsToRemove": list(NO_CLOUD["modeBarButtonsToRemove"]),
+        "toImageButtonOptions": dict(IMAGE_OPTIONS, filename=safe_filename(filename)),
+    }
     if not modebar:
         config["displayModeBar"] = False
     return localized(config, lang, dictionary)
@@ -96,6 +104,7 @@ def safe_filename(name: str, default: str = "attention-lab") -> str:
 # --------------------------------------------------------------------------------------
 # Trace → JSON, NPZ
 # --------------------------------------------------------------------------------------
+
 
 def _json_safe(value: Any) -> Any:
     """Plain JSON values: arrays → lists, numpy scalars → Python, NaN/±inf → None (strict JSON)."""
@@ -182,6 +191,7 @@ def trace_npz(trace: Mapping[str, Any]) -> bytes:
 # Numbers → tidy CSV
 # --------------------------------------------------------------------------------------
 
+
 def _csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -199,16 +209,29 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def matrix_csv(matrix: Any, row_labels: Sequence[Any] | None = None, col_labels: Sequence[Any] | None = None, *,
-               row_name: str = "row", col_name: str = "column", value_name: str = "value") -> str:
+def matrix_csv(
+    matrix: Any,
+    row_labels: Sequence[Any] | None = None,
+    col_labels: Sequence[Any] | None = None,
+    *,
+    row_name: str = "row",
+    col_name: str = "column",
+    value_name: str = "value",
+) -> str:
     """A matrix as a tidy table: a header, then one line per cell (row, row label, column,
     column label, value), row by row; full float precision, empty for NaN/±inf."""
     m = np.atleast_2d(np.asarray(matrix, dtype=float))
     rows = [str(v) for v in row_labels] if row_labels is not None else [""] * m.shape[0]
     cols = [str(v) for v in col_labels] if col_labels is not None else [""] * m.shape[1]
     header = [row_name, f"{row_name}_label", col_name, f"{col_name}_label", value_name]
-    return _csv_text(header, ((i, rows[i] if i < len(rows) else "", j, cols[j] if j < len(cols) else "", m[i, j])
-                              for i in range(m.shape[0]) for j in range(m.shape[1])))
+    return _csv_text(
+        header,
+        (
+            (i, rows[i] if i < len(rows) else "", j, cols[j] if j < len(cols) else "", m[i, j])
+            for i in range(m.shape[0])
+            for j in range(m.shape[1])
+        ),
+    )
 
 
 def _decode(value: Any) -> Any:
@@ -252,8 +275,9 @@ def _one_colour(scale: Any) -> bool:
     """Whether a heatmap's colour scale paints every value the same colour (a mask: where, not how much)."""
     if not isinstance(scale, (list, tuple)) or not scale:
         return False
-    colours = {str(stop[1]).replace(" ", "").lower() for stop in scale
-               if isinstance(stop, (list, tuple)) and len(stop) == 2}
+    colours = {
+        str(stop[1]).replace(" ", "").lower() for stop in scale if isinstance(stop, (list, tuple)) and len(stop) == 2
+    }
     return len(colours) == 1
 
 
@@ -291,8 +315,11 @@ def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
             z = _decode(tr.get("z"))
             if z is None:
                 continue
-            z = np.asarray([[np.nan if v is None else v for v in row] for row in z], dtype=float) \
-                if not isinstance(z, np.ndarray) else np.atleast_2d(z.astype(float))
+            z = (
+                np.asarray([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+                if not isinstance(z, np.ndarray)
+                else np.atleast_2d(z.astype(float))
+            )
             xs = list(x) if x is not None else list(range(z.shape[1]))
             ys = list(y) if y is not None else list(range(z.shape[0]))
             for i in range(z.shape[0]):
@@ -328,7 +355,8 @@ def figure_csv(figure: Mapping[str, Any] | Any) -> str:
 # translated the way plotly.js translates its own: the chart's config.locale, then its language
 # ("zh-CN", then "zh"), in config.locales (chart_config); a language switch rebuilds the mode bar.
 # No "<" anywhere in it: Streamlit's HTML sanitiser empties a script whose text looks like markup.
-SVG_BUTTON_JS = """
+SVG_BUTTON_JS = (
+    """
 (function () {
   if (window.__attnLabSvgButtons) return;
   window.__attnLabSvgButtons = true;
@@ -349,7 +377,9 @@ SVG_BUTTON_JS = """
   function add(root) {
     (root || document).querySelectorAll('.js-plotly-plot').forEach(function (gd) {
       var cameras = [say(gd, 'Download plot as a PNG'), say(gd, 'Download plot')];
-      var title = say(gd, '""" + SVG_TITLE + """');
+      var title = say(gd, '"""
+    + SVG_TITLE
+    + """');
       gd.querySelectorAll('.modebar-btn').forEach(function (cam) {
         var group = cam.parentNode;
         if (!group || cameras.indexOf(cam.getAttribute('data-title')) === -1) return;
@@ -388,6 +418,7 @@ SVG_BUTTON_JS = """
   add(document);
 })();
 """
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -404,10 +435,18 @@ th { background: #f3f4f6; } .note { color: #4b5563; font-size: .9rem; } figure {
 """
 
 
-def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]] = (),
-                 numbers: Mapping[str, Any] | Sequence[tuple[str, Any]] = (), note: str = "",
-                 subtitle: str | None = None, texts: Texts | None = None, lang: str = "en",
-                 image_names: Sequence[str] | None = None, toolbar: Mapping[str, str] | None = None) -> str:
+def handout_html(
+    title: str,
+    input_text: str,
+    figures: Sequence[tuple[str, Any]] = (),
+    numbers: Mapping[str, Any] | Sequence[tuple[str, Any]] = (),
+    note: str = "",
+    subtitle: str | None = None,
+    texts: Texts | None = None,
+    lang: str = "en",
+    image_names: Sequence[str] | None = None,
+    toolbar: Mapping[str, str] | None = None,
+) -> str:
     """One standalone HTML page: ``title``, the input, the figures (interactive plotly, the plotly.js
     bundle inlined once: the page opens offline and loads nothing), the key numbers as a table and
     a note; its headings from ``texts`` (viz_core.texts) in language ``lang`` (the html lang tag),
@@ -418,11 +457,13 @@ def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]]
 
     esc = html.escape
     subtitle = word(texts, "handout.subtitle") if subtitle is None else subtitle
-    parts = [f"<!DOCTYPE html>\n<html lang=\"{esc(lang)}\"><head><meta charset=\"utf-8\">"
-             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-             f"<title>{esc(title)} · {esc(subtitle)}</title><style>{_HANDOUT_CSS}</style></head><body>",
-             f"<p class=\"note\">{esc(subtitle)}</p><h1>{esc(title)}</h1>",
-             f"<h2>{esc(word(texts, 'handout.input'))}</h2><div class=\"input\">{esc(input_text)}</div>"]
+    parts = [
+        f'<!DOCTYPE html>\n<html lang="{esc(lang)}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)} · {esc(subtitle)}</title><style>{_HANDOUT_CSS}</style></head><body>",
+        f'<p class="note">{esc(subtitle)}</p><h1>{esc(title)}</h1>',
+        f'<h2>{esc(word(texts, "handout.input"))}</h2><div class="input">{esc(input_text)}</div>',
+    ]
     pairs = list(numbers.items()) if isinstance(numbers, Mapping) else list(numbers)
     if pairs:
         parts.append(f"<h2>{esc(word(texts, 'handout.numbers'))}</h2><table>")
@@ -430,13 +471,21 @@ def handout_html(title: str, input_text: str, figures: Sequence[tuple[str, Any]]
         parts.append("</table>")
     for i, (caption, fig) in enumerate(figures):
         name = image_names[i] if image_names is not None and i < len(image_names) else f"{title}-{i + 1}"
-        body = pio.to_html(fig, config=chart_config(name, lang=lang, dictionary=toolbar), include_plotlyjs=(i == 0),
-                           include_mathjax=False, full_html=False, default_width="100%", default_height="520px",
-                           validate=False, div_id=f"figure-{i + 1}")
+        body = pio.to_html(
+            fig,
+            config=chart_config(name, lang=lang, dictionary=toolbar),
+            include_plotlyjs=(i == 0),
+            include_mathjax=False,
+            full_html=False,
+            default_width="100%",
+            default_height="520px",
+            validate=False,
+            div_id=f"figure-{i + 1}",
+        )
         parts.append(f"<figure><figcaption><h2>{esc(caption)}</h2></figcaption>{body}</figure>")
     if note:
-        parts.append(f"<p class=\"note\">{esc(note)}</p>")
-    parts.append(f"<p class=\"note\">{esc(word(texts, 'handout.images'))}</p>")
+        parts.append(f'<p class="note">{esc(note)}</p>')
+    parts.append(f'<p class="note">{esc(word(texts, "handout.images"))}</p>')
     if figures:
         parts.append(f"<script>{SVG_BUTTON_JS}</script>")
     parts.append("</body></html>\n")

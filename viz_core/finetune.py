@@ -8,6 +8,7 @@
 
 Every text is passed in (translated by the caller); tokens pass through :func:`viz_core.labels.safe_label`.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,34 +32,64 @@ def change_grid_figure(change: np.ndarray, title: str, layer_word: str, head_wor
     """(layers, heads) mean total-variation distance as a heatmap, each cell written in."""
     change = np.asarray(change, dtype=float)
     n_layers, n_heads = change.shape
-    fig = go.Figure(go.Heatmap(z=change, x=list(range(n_heads)), y=list(range(n_layers)), zmin=0.0,
-                               zmax=max(float(change.max()), 1e-6), colorscale="Blues",
-                               colorbar=colorbar(bar_title, side="right"),
-                               text=[[f"{v:.2f}" for v in row] for row in change], texttemplate="%{text}",
-                               hovertemplate=f"{layer_word} %{{y}} · {head_word} %{{x}}: %{{z:.3f}}<extra></extra>"))
-    heatmap_layout(fig, [f"{head_word} {h}" for h in range(n_heads)], [f"{layer_word} {k}" for k in range(n_layers)],
-                   title=title, height=120 + 70 * n_layers)
+    fig = go.Figure(
+        go.Heatmap(
+            z=change,
+            x=list(range(n_heads)),
+            y=list(range(n_layers)),
+            zmin=0.0,
+            zmax=max(float(change.max()), 1e-6),
+            colorscale="Blues",
+            colorbar=colorbar(bar_title, side="right"),
+            text=[[f"{v:.2f}" for v in row] for row in change],
+            texttemplate="%{text}",
+            hovertemplate=f"{layer_word} %{{y}} · {head_word} %{{x}}: %{{z:.3f}}<extra></extra>",
+        )
+    )
+    heatmap_layout(
+        fig,
+        [f"{head_word} {h}" for h in range(n_heads)],
+        [f"{layer_word} {k}" for k in range(n_layers)],
+        title=title,
+        height=120 + 70 * n_layers,
+    )
     return fig
 
 
-def before_after_figure(tokens: Sequence[str], before: np.ndarray, after: np.ndarray, titles: Sequence[str],
-                        title: str, texts: Mapping[str, str] | None = None) -> go.Figure:
+def before_after_figure(
+    tokens: Sequence[str],
+    before: np.ndarray,
+    after: np.ndarray,
+    titles: Sequence[str],
+    title: str,
+    texts: Mapping[str, str] | None = None,
+) -> go.Figure:
     """Two attention maps (queries × keys) of one head on one input, on the one 0–1 scale."""
     labels = _labels(tokens)
     fig = make_subplots(rows=1, cols=2, subplot_titles=list(titles), horizontal_spacing=0.12)
     scale = attention_scale(texts=texts)
     for col, weights in ((1, before), (2, after)):
-        fig.add_trace(go.Heatmap(z=np.asarray(weights), x=list(range(len(labels))), y=list(range(len(labels))),
-                                 showscale=col == 2, customdata=[[[q, k] for k in labels] for q in labels],
-                                 hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-                                 **scale), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.asarray(weights),
+                x=list(range(len(labels))),
+                y=list(range(len(labels))),
+                showscale=col == 2,
+                customdata=[[[q, k] for k in labels] for q in labels],
+                hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+                **scale,
+            ),
+            row=1,
+            col=col,
+        )
         heatmap_layout(fig, labels, labels, row=1, col=col)
     base_layout(fig, title=title, height=max(420, 160 + 18 * len(labels)))
     return fig
 
 
-def reliability_figure(models: Sequence[tuple[str, Sequence[Mapping[str, float]]]], title: str, x_title: str,
-                       y_title: str, ideal: str) -> go.Figure:
+def reliability_figure(
+    models: Sequence[tuple[str, Sequence[Mapping[str, float]]]], title: str, x_title: str, y_title: str, ideal: str
+) -> go.Figure:
     """Accuracy against mean confidence per confidence bin (the bins of
     :func:`models.training.metrics.reliability_bins`), one line per model; the diagonal is perfect calibration.
     Marker size grows with the bin's share of the predictions."""
@@ -66,22 +97,36 @@ def reliability_figure(models: Sequence[tuple[str, Sequence[Mapping[str, float]]
     for k, (label, bins) in enumerate(models):
         kept = [b for b in bins if b["count"] and not math.isnan(b["confidence"])]
         total = sum(b["count"] for b in kept) or 1
-        fig.add_trace(go.Scatter(
-            x=[b["confidence"] for b in kept], y=[b["accuracy"] for b in kept], mode="lines+markers", name=label,
-            line=dict(color=SERIES_COLORS[k % len(SERIES_COLORS)]),
-            marker=dict(size=[6 + 24 * math.sqrt(b["count"] / total) for b in kept]),
-            customdata=[[b["count"]] for b in kept],
-            hovertemplate="%{x:.3f} → %{y:.3f} (n = %{customdata[0]})<extra>" + safe_label(label) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=[b["confidence"] for b in kept],
+                y=[b["accuracy"] for b in kept],
+                mode="lines+markers",
+                name=label,
+                line=dict(color=SERIES_COLORS[k % len(SERIES_COLORS)]),
+                marker=dict(size=[6 + 24 * math.sqrt(b["count"] / total) for b in kept]),
+                customdata=[[b["count"]] for b in kept],
+                hovertemplate="%{x:.3f} → %{y:.3f} (n = %{customdata[0]})<extra>" + safe_label(label) + "</extra>",
+            )
+        )
     base_layout(fig, title=title, height=440, x_title=x_title, y_title=y_title, legend=True)
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return fig
 
 
-def exposure_figure(source: Sequence[str], forced_tokens: Sequence[str], free_tokens: Sequence[str],
-                    forced_attention: np.ndarray, free_attention: np.ndarray, parted: int | None,
-                    titles: Sequence[str], title: str, parted_text: str,
-                    texts: Mapping[str, str] | None = None) -> go.Figure:
+def exposure_figure(
+    source: Sequence[str],
+    forced_tokens: Sequence[str],
+    free_tokens: Sequence[str],
+    forced_attention: np.ndarray,
+    free_attention: np.ndarray,
+    parted: int | None,
+    titles: Sequence[str],
+    title: str,
+    parted_text: str,
+    texts: Mapping[str, str] | None = None,
+) -> go.Figure:
     """Attention (output steps × source words) of both decodings side by side; rows are labelled
     "step · chosen word"; a line under the row where the free run leaves the gold prefix."""
     src = _labels(source)
@@ -89,13 +134,27 @@ def exposure_figure(source: Sequence[str], forced_tokens: Sequence[str], free_to
     scale = attention_scale(texts=texts)
     for col, (tokens, weights) in enumerate(((forced_tokens, forced_attention), (free_tokens, free_attention)), 1):
         rows = [f"{t} · {safe_label(w)}" for t, w in enumerate(tokens)]
-        fig.add_trace(go.Heatmap(z=np.asarray(weights), x=list(range(len(src))), y=list(range(len(rows))),
-                                 showscale=col == 2, customdata=[[[r, s] for s in src] for r in rows],
-                                 hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-                                 **scale), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.asarray(weights),
+                x=list(range(len(src))),
+                y=list(range(len(rows))),
+                showscale=col == 2,
+                customdata=[[[r, s] for s in src] for r in rows],
+                hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+                **scale,
+            ),
+            row=1,
+            col=col,
+        )
         heatmap_layout(fig, src, rows, row=1, col=col)
         if parted is not None and parted < len(rows):
-            fig.add_hline(y=parted - 0.5, line=dict(color=SERIES_COLORS[1], width=3), row=1, col=col,
-                          annotation_text=parted_text if col == 2 else None)
+            fig.add_hline(
+                y=parted - 0.5,
+                line=dict(color=SERIES_COLORS[1], width=3),
+                row=1,
+                col=col,
+                annotation_text=parted_text if col == 2 else None,
+            )
     base_layout(fig, title=title, height=max(420, 160 + 22 * max(len(forced_tokens), len(free_tokens))))
     return fig

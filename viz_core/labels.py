@@ -1,4 +1,5 @@
 """Labels for figures: user text shown as text, never interpreted as markup."""
+
 from __future__ import annotations
 
 import html

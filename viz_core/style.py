@@ -10,6 +10,7 @@ Text colours are set on every text element of a figure, and by the lab's plotly 
 (:data:`LAB_TEMPLATE`): Streamlit's chart theme, which first drew these figures, drew axis text in
 a light grey (#808495 on white: 3.7 : 1, below the 4.5 : 1 a projector needs).
 """
+
 from __future__ import annotations
 
 import html
@@ -35,10 +36,20 @@ TEXT_COLOR = "#1f2430"
 BACKGROUND = "#ffffff"
 
 # ColorBrewer "Blues" anchors, re-spaced so CIE L* falls linearly with the value.
-_BLUES_ANCHORS = np.array([
-    [247, 251, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
-    [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
-], dtype=np.float64)
+_BLUES_ANCHORS = np.array(
+    [
+        [247, 251, 255],
+        [222, 235, 247],
+        [198, 219, 239],
+        [158, 202, 225],
+        [107, 174, 214],
+        [66, 146, 198],
+        [33, 113, 181],
+        [8, 81, 156],
+        [8, 48, 107],
+    ],
+    dtype=np.float64,
+)
 
 
 def _lightness(rgb: np.ndarray) -> np.ndarray:
@@ -73,7 +84,14 @@ ATTENTION_COLORSCALE: list[list] = [
 SIGNED_COLORSCALE = "RdBu_r"
 # Qualitative colours for lines and bars (the D3 palette), in a fixed order per method.
 SERIES_COLORS: tuple[str, ...] = (
-    "#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#1f77b4",
+    "#e8710a",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
 )
 
 # --------------------------------------------------------------------------------------
@@ -104,11 +122,31 @@ TICK_PAD_PX = 8  # tick length and padding between an axis and its labels
 GRID_COLOR = "#e6eaf1"
 #: Streamlit's chart colours, which the lab's figures were first drawn with (lines and bars
 #: that set no colour of their own take them in this order).
-COLORWAY: tuple[str, ...] = ("#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700",
-                             "#ffd16a", "#6d3fc0", "#d5dae5")
+COLORWAY: tuple[str, ...] = (
+    "#0068c9",
+    "#83c9ff",
+    "#ff2b2b",
+    "#ffabab",
+    "#29b09d",
+    "#7defa1",
+    "#ff8700",
+    "#ffd16a",
+    "#6d3fc0",
+    "#d5dae5",
+)
 # Streamlit's sequential blues: the scale of a figure that sets none of its own (attention figures always set theirs).
-_SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3",
-               "#004280"]
+_SEQUENTIAL = [
+    "#e4f5ff",
+    "#c7ebff",
+    "#a6dcff",
+    "#83c9ff",
+    "#60b4ff",
+    "#3d9df3",
+    "#1c83e1",
+    "#0068c9",
+    "#0054a3",
+    "#004280",
+]
 
 #: Every figure's defaults (plotly's default template, set below): white, dark text, light grid,
 #: axes that make room for their labels; no padding of its own, so that the tick planning above
@@ -118,17 +156,27 @@ LAB_TEMPLATE = go.layout.Template(
     layout={
         "font": {"family": FONT_FAMILY, "color": TEXT_COLOR, "size": BASE_FONT_SIZE},
         "title": {"x": 0, "xanchor": "left", "pad": {"l": 4.5}, "font": {"size": TITLE_FONT_SIZE, "weight": "bold"}},
-        "colorway": list(COLORWAY), "paper_bgcolor": BACKGROUND, "plot_bgcolor": BACKGROUND,
-        "xaxis": {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "tickcolor": GRID_COLOR, "showgrid": False,
-                  "zeroline": False, "automargin": True},
+        "colorway": list(COLORWAY),
+        "paper_bgcolor": BACKGROUND,
+        "plot_bgcolor": BACKGROUND,
+        "xaxis": {
+            "gridcolor": GRID_COLOR,
+            "zerolinecolor": GRID_COLOR,
+            "tickcolor": GRID_COLOR,
+            "showgrid": False,
+            "zeroline": False,
+            "automargin": True,
+        },
         "yaxis": {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "tickcolor": GRID_COLOR, "automargin": True},
         "hoverlabel": {"bgcolor": BACKGROUND, "bordercolor": "rgba(47, 45, 43, 0.2)", "font": {"color": TEXT_COLOR}},
         "legend": {"bordercolor": "rgba(0, 0, 0, 0)", "borderwidth": 0, "valign": "top", "title": {"side": "top"}},
         "coloraxis": {"colorbar": {"thickness": 16, "xpad": 27, "outlinewidth": 0, "len": 0.75}},
         "colorscale": {"sequential": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]},
     },
-    data={"scatter": [{"marker": {"line": {"width": 0}}}],
-          "heatmap": [{"colorscale": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]}]},
+    data={
+        "scatter": [{"marker": {"line": {"width": 0}}}],
+        "heatmap": [{"colorscale": [[i / 9, c] for i, c in enumerate(_SEQUENTIAL)]}],
+    },
 )
 pio.templates["attention_lab"] = LAB_TEMPLATE
 
@@ -145,6 +193,7 @@ use_lab_template()
 # --------------------------------------------------------------------------------------
 # Text extents
 # --------------------------------------------------------------------------------------
+
 
 def _char_em(ch: str) -> float:
     if unicodedata.east_asian_width(ch) in ("W", "F"):
@@ -226,9 +275,15 @@ def _nice(step: int) -> int:
     return next((s for s in _NICE_STEPS if s >= step), step)
 
 
-def fit_ticks(labels: Sequence[str], axis_px: float, font_size: float = TICK_FONT_SIZE, *,
-              vertical_axis: bool = False, max_ticks: int | None = None,
-              limit: int = TICK_LABEL_CHARS) -> tuple[list[int], list[str], int]:
+def fit_ticks(
+    labels: Sequence[str],
+    axis_px: float,
+    font_size: float = TICK_FONT_SIZE,
+    *,
+    vertical_axis: bool = False,
+    max_ticks: int | None = None,
+    limit: int = TICK_LABEL_CHARS,
+) -> tuple[list[int], list[str], int]:
     """The ticks of an integer axis 0 … n−1 (cells n px wide: ``axis_px`` / n) that fit without
     overlapping: (tick positions, their text, tick angle).
 
@@ -298,12 +353,23 @@ def tick_extent(text: Sequence[str], angle: int, font_size: float = TICK_FONT_SI
     return max(text_width(t, font_size) for t in text) + TICK_PAD_PX
 
 
-def tick_axis(labels: Sequence[str], axis_px: float, *, vertical_axis: bool = False,
-              max_ticks: int | None = None, font_size: float = TICK_FONT_SIZE) -> dict:
+def tick_axis(
+    labels: Sequence[str],
+    axis_px: float,
+    *,
+    vertical_axis: bool = False,
+    max_ticks: int | None = None,
+    font_size: float = TICK_FONT_SIZE,
+) -> dict:
     """Axis settings (tickmode array, values, text, angle, font) from :func:`fit_ticks`."""
     vals, text, angle = fit_ticks(labels, axis_px, font_size, vertical_axis=vertical_axis, max_ticks=max_ticks)
-    axis = {"tickmode": "array", "tickvals": vals, "ticktext": text,
-            "tickfont": {"size": font_size, "color": TEXT_COLOR}, "automargin": True}
+    axis = {
+        "tickmode": "array",
+        "tickvals": vals,
+        "ticktext": text,
+        "tickfont": {"size": font_size, "color": TEXT_COLOR},
+        "automargin": True,
+    }
     if not vertical_axis:
         axis["tickangle"] = angle
     return axis
@@ -327,6 +393,7 @@ def plot_width(width: float | None = None, left_px: float = 90, right_px: float 
 # Layouts
 # --------------------------------------------------------------------------------------
 
+
 def _font(size: float) -> dict:
     return {"size": size, "color": TEXT_COLOR}
 
@@ -334,8 +401,12 @@ def _font(size: float) -> dict:
 def axis_style(title: str | None = None) -> dict:
     """One axis with projector-sized, dark fonts (Streamlit's chart theme ignores layout.font
     for axes and draws them grey)."""
-    axis: dict = {"tickfont": _font(TICK_FONT_SIZE), "title": {"font": _font(BASE_FONT_SIZE)},
-                  "color": TEXT_COLOR, "automargin": True}
+    axis: dict = {
+        "tickfont": _font(TICK_FONT_SIZE),
+        "title": {"font": _font(BASE_FONT_SIZE)},
+        "color": TEXT_COLOR,
+        "automargin": True,
+    }
     if title is not None:
         axis["title"]["text"] = title
     return axis
@@ -347,12 +418,20 @@ def title_dict(title: str | None, width: float | None = None) -> tuple[dict | No
         return None, 20
     text = wrap_text(title, (width or FIGURE_WIDTH_PX) - 30, TITLE_FONT_SIZE)
     lines = text.count("<br>") + 1
-    return ({"text": text, "font": _font(TITLE_FONT_SIZE), "x": 0.0, "xanchor": "left"},
-            int(30 + lines * _line_px(TITLE_FONT_SIZE)))
+    return (
+        {"text": text, "font": _font(TITLE_FONT_SIZE), "x": 0.0, "xanchor": "left"},
+        int(30 + lines * _line_px(TITLE_FONT_SIZE)),
+    )
 
 
-def layout_dict(title: str | None = None, height: int | None = None, x_title: str | None = None,
-                y_title: str | None = None, legend: bool | None = None, width: float | None = None) -> dict:
+def layout_dict(
+    title: str | None = None,
+    height: int | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    legend: bool | None = None,
+    width: float | None = None,
+) -> dict:
     """The projector-friendly layout of a single-axis figure as one dict: base font 16, title 20
     (wrapped to ``width``, default :data:`FIGURE_WIDTH_PX`), dark text on an explicit white
     background, tight margins. Building a figure with it in one go is ~10× faster than many
@@ -397,9 +476,14 @@ def set_layout(fig: go.Figure, layout: Mapping) -> go.Figure:
     return fig
 
 
-def base_layout(fig: go.Figure, title: str | None = None, height: int | None = None,
-                x_title: str | None = None, y_title: str | None = None,
-                legend: bool | None = None) -> go.Figure:
+def base_layout(
+    fig: go.Figure,
+    title: str | None = None,
+    height: int | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    legend: bool | None = None,
+) -> go.Figure:
     """Apply ``layout_dict`` to ``fig`` (to every axis of a figure with subplots, and dark text
     to its subplot titles); returns ``fig``."""
     layout = layout_dict(title, height, x_title, y_title, legend)
@@ -413,9 +497,17 @@ def base_layout(fig: go.Figure, title: str | None = None, height: int | None = N
     return set_layout(fig, layout)
 
 
-def subplot_grid(rows: int, cols: int, *, horizontal_spacing: float = 0.2, vertical_spacing: float = 0.3,
-                 titles: Sequence[str] | None = None, shared_xaxes: bool = False, title: str | None = None,
-                 height: int | None = None) -> dict:
+def subplot_grid(
+    rows: int,
+    cols: int,
+    *,
+    horizontal_spacing: float = 0.2,
+    vertical_spacing: float = 0.3,
+    titles: Sequence[str] | None = None,
+    shared_xaxes: bool = False,
+    title: str | None = None,
+    height: int | None = None,
+) -> dict:
     """The layout of a ``rows`` × ``cols`` grid of subplots as one dict, with the lab's look
     (:func:`layout_dict`): the axes' domains as ``make_subplots`` places them (spacing as fractions
     of the figure), subplot ``titles`` as dark annotations above each panel, and with
@@ -438,9 +530,19 @@ def subplot_grid(rows: int, cols: int, *, horizontal_spacing: float = 0.2, verti
         layout[f"xaxis{x_name[1:]}"] = x_axis
         layout[f"yaxis{y_name[1:]}"] = dict(y_style, domain=[y0, y1], anchor=x_name)
         if titles is not None and i < len(titles):
-            annotations.append({"text": titles[i], "x": (x0 + x1) / 2, "y": y1, "xref": "paper", "yref": "paper",
-                                "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-                                "font": {"size": BASE_FONT_SIZE, "color": TEXT_COLOR}})
+            annotations.append(
+                {
+                    "text": titles[i],
+                    "x": (x0 + x1) / 2,
+                    "y": y1,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "xanchor": "center",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "font": {"size": BASE_FONT_SIZE, "color": TEXT_COLOR},
+                }
+            )
     layout["annotations"] = annotations
     return layout
 
@@ -453,8 +555,15 @@ def subplot_axes(i: int) -> tuple[str, str]:
 
 #: A horizontal legend at the bottom of the figure, below the x-axis title (the margin grows to
 #: make room), so it never covers the title or the data.
-LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom", "x": 0.0, "xanchor": "left",
-                "font": _font(BASE_FONT_SIZE)}
+LEGEND_BELOW = {
+    "orientation": "h",
+    "yref": "container",
+    "y": 0.0,
+    "yanchor": "bottom",
+    "x": 0.0,
+    "xanchor": "left",
+    "font": _font(BASE_FONT_SIZE),
+}
 
 
 def legend_below(fig: go.Figure) -> go.Figure:
@@ -466,9 +575,15 @@ def legend_below(fig: go.Figure) -> go.Figure:
 _HEATMAP_BOTTOM_PX = 40.0  # a heatmap's margin below its rows, planned by heatmap_axes
 
 
-def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] | None = None,
-                 max_ticks: int = 30, height: int | None = None, width: float | None = None,
-                 top_px: float = 80, bottom_px: float = _HEATMAP_BOTTOM_PX) -> tuple[dict, dict]:
+def heatmap_axes(
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    max_ticks: int = 30,
+    height: int | None = None,
+    width: float | None = None,
+    top_px: float = 80,
+    bottom_px: float = _HEATMAP_BOTTOM_PX,
+) -> tuple[dict, dict]:
     """x and y axis settings of a heatmap: integer axes with labels as tick text, row 0 at the
     top, ticks thinned to fit. The x axis is planned for ``width`` (default
     :data:`FIGURE_WIDTH_PX`) less the y labels and a colour bar; the y axis for ``height`` less
@@ -481,23 +596,35 @@ def heatmap_axes(x_labels: Sequence[str] | None = None, y_labels: Sequence[str] 
     if x_labels is not None:
         x_axis.update(tick_axis(x_labels, plot_width(width, left), max_ticks=max_ticks))
     if y_labels is not None:
-        y_axis.update(tick_axis(y_labels, _plot_height(height, top_px, bottom_px, x_axis),
-                                vertical_axis=True, max_ticks=max_ticks))
+        y_axis.update(
+            tick_axis(
+                y_labels, _plot_height(height, top_px, bottom_px, x_axis), vertical_axis=True, max_ticks=max_ticks
+            )
+        )
     return x_axis, y_axis
 
 
 def _plot_height(height: int | None, top_px: float, bottom_px: float, x_axis: Mapping) -> float:
     """px left for a heatmap's rows: the figure's height less its margins and the x labels."""
-    x_extent = tick_extent(x_axis["ticktext"], x_axis["tickangle"]) if "ticktext" in x_axis \
-        else _line_px(TICK_FONT_SIZE)
+    x_extent = (
+        tick_extent(x_axis["ticktext"], x_axis["tickangle"]) if "ticktext" in x_axis else _line_px(TICK_FONT_SIZE)
+    )
     return max(60.0, (height or 450) - top_px - bottom_px - x_extent - 30)
 
 
-def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
-                   y_labels: Sequence[str] | None = None, title: str | None = None,
-                   x_title: str | None = None, y_title: str | None = None,
-                   height: int | None = None, max_ticks: int = 30,
-                   row: int | None = None, col: int | None = None, width: float | None = None) -> go.Figure:
+def heatmap_layout(
+    fig: go.Figure,
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    title: str | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    height: int | None = None,
+    max_ticks: int = 30,
+    row: int | None = None,
+    col: int | None = None,
+    width: float | None = None,
+) -> go.Figure:
     """Integer axes with labels as tick text, row 0 at the top; projector-sized fonts; ticks
     thinned to fit (:func:`heatmap_axes`).
 
@@ -510,8 +637,9 @@ def heatmap_layout(fig: go.Figure, x_labels: Sequence[str] | None = None,
         fig.update_yaxes(y_axis, title_text=y_title, **where)
         return fig
     layout = layout_dict(title, height, x_title, y_title, width=width)
-    x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks, height=height,
-                                  width=width, top_px=layout["margin"]["t"])
+    x_axis, y_axis = heatmap_axes(
+        x_labels, y_labels, max_ticks, height=height, width=width, top_px=layout["margin"]["t"]
+    )
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
     if y_title:  # upright beside a short plot, a long title would run into the figure's title
@@ -536,8 +664,9 @@ def colorbar(title: str | None = None, side: str | None = None) -> dict:
     return bar
 
 
-def attention_scale(top: float | None = None, relative_to: str | None = None,
-                    title: str | None = None, texts: Texts | None = None) -> dict:
+def attention_scale(
+    top: float | None = None, relative_to: str | None = None, title: str | None = None, texts: Texts | None = None
+) -> dict:
     """Heatmap settings of attention weights: :data:`ATTENTION_COLORSCALE` from 0 to 1, or,
     with ``relative_to`` (e.g. "this head's maximum"), from 0 to ``top`` with a colour-bar title
     that says the scale is relative and what its darkest colour is (``title`` default: "weight",
@@ -546,6 +675,11 @@ def attention_scale(top: float | None = None, relative_to: str | None = None,
     if relative_to is None or top is None:
         return {"colorscale": ATTENTION_COLORSCALE, "zmin": 0.0, "zmax": 1.0, "colorbar": colorbar(title)}
     top = float(top) if top > 0 else 1.0
-    return {"colorscale": ATTENTION_COLORSCALE, "zmin": 0.0, "zmax": top,
-            "colorbar": colorbar(word(texts, "relative_scale", title=title, relative_to=relative_to, top=top),
-                                 side="right")}
+    return {
+        "colorscale": ATTENTION_COLORSCALE,
+        "zmin": 0.0,
+        "zmax": top,
+        "colorbar": colorbar(
+            word(texts, "relative_scale", title=title, relative_to=relative_to, top=top), side="right"
+        ),
+    }

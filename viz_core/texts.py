@@ -6,6 +6,7 @@ A builder that draws such words takes ``texts``: a mapping with these ids in ano
 these ids). Without it, or for an id it lacks, the English here is used, so viz_core needs no
 language code and works alone (a notebook, the tests).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -183,10 +184,10 @@ TEXTS: dict[str, str] = {
     "grid.head_hover": "{layer} · {head} · darkest = {top:.3g}",
     "grid.this_head": "this head's maximum",
     "grid.hover_tokens": "query %{y} “%{customdata[0]}” → key %{x} “%{customdata[1]}”<br>weight %{z:.4f}"
-                         "<extra></extra>",
+    "<extra></extra>",
     "grid.hover": "query %{y} → key %{x}<br>weight %{z:.4f}<extra></extra>",
     "grid.hover_binned": "queries ≈ %{{y:.1f}} ({rf} per cell) → keys ≈ %{{x:.1f}} ({cf} per cell)<br>{label} "
-                         "%{{z:.4f}}<extra></extra>",
+    "%{{z:.4f}}<extra></extra>",
     "grid.max_weight": "max weight",
     "grid.mean_weight": "mean total weight",
     # BERT (viz_core.bert)
@@ -242,7 +243,7 @@ TEXTS: dict[str, str] = {
     "handout.input": "Input",
     "handout.numbers": "Key numbers",
     "handout.images": "Every figure: camera button = PNG (1920×1080), SVG button = vector image; both are drawn by "
-                      "this page itself, offline.",
+    "this page itself, offline.",
 }
 
 

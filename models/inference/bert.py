@@ -5,6 +5,7 @@ puts an input through the masking procedure (:mod:`corpora.masking`) and runs th
 plain and the corrupted input; :func:`fill_mask` predicts the pieces under the [MASK]s of a text
 (``python -m models.fill_mask``); :func:`best_span` is the answer-span rule of §4.2.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,8 +22,13 @@ from models.text.wordpiece import MASK
 
 
 @torch.inference_mode()
-def run_bert(model: SmallBert, ids: Sequence[int], segment_ids: Sequence[int], top_k: int = 5,
-             targets: Sequence[int] | None = None) -> BertTrace:
+def run_bert(
+    model: SmallBert,
+    ids: Sequence[int],
+    segment_ids: Sequence[int],
+    top_k: int = 5,
+    targets: Sequence[int] | None = None,
+) -> BertTrace:
     """One sequence through the model in eval mode; every output of every head as numpy."""
     with eval_mode(model):
         device = device_of(model)
@@ -45,15 +51,23 @@ def run_bert(model: SmallBert, ids: Sequence[int], segment_ids: Sequence[int], t
         span = model.span(h)
         summed = tok + seg + pos
         return BertTrace(
-            ids=x[0].cpu().numpy(), segment_ids=s[0].cpu().numpy(), attention=to_numpy(out.attention[0]),
-            token_emb=to_numpy(tok[0]), segment_emb=to_numpy(seg[0]), position_emb=to_numpy(pos[0]),
-            embedding_sum=to_numpy(summed[0]), embedding=to_numpy(model.embeddings.norm(summed)[0]),
-            top_ids=top_i.cpu().numpy().astype(np.int64), top_probs=to_numpy(top_p),
-            target_probs=target_probs, target_rank=target_rank,
+            ids=x[0].cpu().numpy(),
+            segment_ids=s[0].cpu().numpy(),
+            attention=to_numpy(out.attention[0]),
+            token_emb=to_numpy(tok[0]),
+            segment_emb=to_numpy(seg[0]),
+            position_emb=to_numpy(pos[0]),
+            embedding_sum=to_numpy(summed[0]),
+            embedding=to_numpy(model.embeddings.norm(summed)[0]),
+            top_ids=top_i.cpu().numpy().astype(np.int64),
+            top_probs=to_numpy(top_p),
+            target_probs=target_probs,
+            target_rank=target_rank,
             nsp_probs=to_numpy(torch.softmax(out.nsp_logits[0].float(), -1)),
             class_probs=to_numpy(torch.softmax(model.classifier(out.pooled[0]).float(), -1)),
             tag_probs=to_numpy(torch.softmax(model.tagger(h).float(), -1)),
-            span_start=to_numpy(span[:, 0]), span_end=to_numpy(span[:, 1]),
+            span_start=to_numpy(span[:, 0]),
+            span_end=to_numpy(span[:, 1]),
         )
 
 
@@ -95,9 +109,17 @@ def analyse_plain(loaded: LoadedBert, text_a: str, text_b: str, top_k: int = 5) 
     return run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k, targets=enc.ids)
 
 
-def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw: bool,
-                   clicked: Sequence[int], top_k: int = 5, rule: str = REFERENCE,
-                   plain: BertTrace | None = None) -> MaskedAnalysis:
+def analyse_masked(
+    loaded: LoadedBert,
+    text_a: str,
+    text_b: str,
+    seed: int,
+    draw: bool,
+    clicked: Sequence[int],
+    top_k: int = 5,
+    rule: str = REFERENCE,
+    plain: BertTrace | None = None,
+) -> MaskedAnalysis:
     """Encode ``[CLS] A [SEP] (B [SEP])``, draw the 15% / 80-10-10 masking with ``seed`` under
     ``rule`` (if ``draw``), force ``clicked`` positions to [MASK], and run the model on both inputs
     (``plain``: :func:`analyse_plain` of the same input and ``top_k``, when the caller has it).
@@ -109,18 +131,34 @@ def analyse_masked(loaded: LoadedBert, text_a: str, text_b: str, seed: int, draw
     tok, cfg = loaded.tokenizer, loaded.config
     enc = tok.encode_pair(text_a, text_b or None, max_len=cfg.max_len)
     typed = [i for i, x in enumerate(enc.ids) if x == tok.mask_id]
-    record = mask_sequence(enc.ids, enc.special, seed, mask_id=tok.mask_id, vocab_size=cfg.vocab_size,
-                           force_mask=(*typed, *clicked), rate=0.15 if draw and not typed else 0.0, rule=rule)
+    record = mask_sequence(
+        enc.ids,
+        enc.special,
+        seed,
+        mask_id=tok.mask_id,
+        vocab_size=cfg.vocab_size,
+        force_mask=(*typed, *clicked),
+        rate=0.15 if draw and not typed else 0.0,
+        rule=rule,
+    )
     if plain is None:
         plain = analyse_plain(loaded, text_a, text_b, top_k)
     masked = run_bert(loaded.model, record.input_ids.tolist(), enc.segment_ids, top_k=top_k, targets=enc.ids)
     masked.target_probs[typed] = np.nan  # the typed [MASK] stood for no piece of the text
     masked.target_rank[typed] = -1
     return MaskedAnalysis(
-        tokens=enc.tokens, ids=np.asarray(enc.ids), segment_ids=np.asarray(enc.segment_ids),
-        special=np.asarray(enc.special), dropped=enc.dropped, n_unknown=enc.n_unknown,
-        input_ids=record.input_ids, input_tokens=tok.convert_ids(record.input_ids.tolist()), outcome=record.outcome,
-        plain=plain, masked=masked, top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
+        tokens=enc.tokens,
+        ids=np.asarray(enc.ids),
+        segment_ids=np.asarray(enc.segment_ids),
+        special=np.asarray(enc.special),
+        dropped=enc.dropped,
+        n_unknown=enc.n_unknown,
+        input_ids=record.input_ids,
+        input_tokens=tok.convert_ids(record.input_ids.tolist()),
+        outcome=record.outcome,
+        plain=plain,
+        masked=masked,
+        top_tokens=[tok.convert_ids(row.tolist()) for row in masked.top_ids],
     )
 
 
@@ -146,16 +184,26 @@ def fill_mask(loaded: LoadedBert, text: str, top_k: int = 5) -> FillMaskTrace:
     if not ids:
         raise InputError("nothing to fill: type a sentence with [MASK] where a word is missing")
     if tok.mask_id not in ids:
-        raise InputError("the text has no [MASK]: write [MASK] (capitals, in brackets) where a word is missing, "
-                         "e.g. \"the cat sat on the [MASK] .\"")
+        raise InputError(
+            "the text has no [MASK]: write [MASK] (capitals, in brackets) where a word is missing, "
+            'e.g. "the cat sat on the [MASK] ."'
+        )
     if len(ids) + 2 > cfg.max_len:
         raise InputError(f"the text is {len(ids)} pieces long; {loaded.name} reads at most {cfg.max_len - 2}")
     enc = tok.assemble(ids, None, cfg.max_len)
     trace = run_bert(loaded.model, enc.ids, enc.segment_ids, top_k=top_k)
     positions = [i for i, x in enumerate(enc.ids) if x == tok.mask_id]
-    masks = [{"position": i, "predictions": [{"token": tok.id_to_token(int(j)), "prob": float(p)}
-                                             for j, p in zip(trace.top_ids[i], trace.top_probs[i])]}
-             for i in positions]
+    masks = [
+        {
+            "position": i,
+            "predictions": [
+                {"token": tok.id_to_token(int(j)), "prob": float(p)}
+                for j, p in zip(trace.top_ids[i], trace.top_probs[i])
+            ],
+        }
+        for i in positions
+    ]
     filled = [int(trace.top_ids[i][0]) if i in positions else x for i, x in enumerate(enc.ids)]
-    return FillMaskTrace(model=loaded.name, tokens=enc.tokens, masks=masks, filled=tok.decode(filled),
-                         n_unknown=enc.n_unknown)
+    return FillMaskTrace(
+        model=loaded.name, tokens=enc.tokens, masks=masks, filled=tok.decode(filled), n_unknown=enc.n_unknown
+    )

@@ -1,5 +1,6 @@
 """Small pieces every decoder shares: numpy out, eval mode, id tensors, padding, the length rule,
 the sampling distribution."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -78,8 +79,9 @@ def cut_at_end(row: Sequence[int], end_id: int, pad_id: int | None = None) -> li
     return [int(t) for t in row[:end] if t != pad_id]
 
 
-def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
-                          top_p: float | None = None) -> torch.Tensor:
+def sampling_distribution(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> torch.Tensor:
     """The distribution a token is drawn from: softmax(logits / T), kept to the k most probable
     tokens (top-k), then to the smallest set of most probable tokens whose mass reaches p (top-p,
     nucleus) and renormalised. T = 0 or k = 1 is greedy: all mass on the argmax."""
@@ -95,7 +97,7 @@ def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k:
     if top_p is not None and top_p < 1.0:
         sorted_p, order = probs.sort(descending=True)
         before = sorted_p.cumsum(0) - sorted_p  # mass of the tokens ranked above each one
-        drop = order[before >= top_p]           # the first token always stays (its "before" is 0)
+        drop = order[before >= top_p]  # the first token always stays (its "before" is 0)
         probs[drop] = 0.0
         probs = probs / probs.sum()
     return probs

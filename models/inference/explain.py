@@ -17,6 +17,7 @@ returned in that run, so a view can show that the derivation reproduces the draw
   (grouped-query attention), rotated by the model's own rotary embedding (RoPE) at each token's
   position, ÷ √d_head, the causal mask, softmax over the row.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,7 +52,7 @@ FORMULAS = {
     "luong-concat": "e_{t,i} = vᵀ tanh(W [s_t; h_i])",
     "dot-product": "e_i = q · k_i   (q = x W^Q, k_i = x_i W^K: this head's d_k columns)",
     "llama": "e_i = (R_q W_q h_q) · (R_i W_k h_i)   (h: the layer's input after RMSNorm; W_k of the head's "
-             "key/value group; R_p: RoPE's rotation to position p)",
+    "key/value group; R_p: RoPE's rotation to position p)",
 }
 
 
@@ -64,6 +65,7 @@ def _check(index: int, size: int, what: str) -> None:
 # RNN seq2seq
 # --------------------------------------------------------------------------------------
 
+
 def _local_window(n: int, center: float, half_width: int) -> np.ndarray:
     """Luong's local window |s − p_t| ≤ D over n source positions (the nearest one always kept)."""
     offset = np.abs(np.arange(n) - center)
@@ -73,8 +75,9 @@ def _local_window(n: int, center: float, half_width: int) -> np.ndarray:
 
 
 @torch.no_grad()
-def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequence[str], step: int, key: int,
-                         mode: AttentionMode = SOFT) -> CellExplanation:
+def explain_seq2seq_cell(
+    loaded: LoadedSeq2Seq, text: str, output_tokens: Sequence[str], step: int, key: int, mode: AttentionMode = SOFT
+) -> CellExplanation:
     """α[step, key] of an RNN decoding of ``text`` whose output was ``output_tokens``: the decoder
     is replayed feeding those tokens (as greedy and beam search fed them) up to ``step``."""
     model, cfg = loaded.model, loaded.model.cfg
@@ -137,10 +140,21 @@ def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequen
     if mode.kind == "hard":
         weights, after = np.eye(len(row), dtype=np.float32)[int(weights.argmax())], "hard one-hot"
     return CellExplanation(
-        family=family, score_formula=FORMULAS[family], query_index=step, key_index=key,
-        terms={name: to_numpy(v) for name, v in terms.items()}, scores=row, scale=1.0, allowed=allowed,
-        masked=masked, softmax=soft, weights=weights, model_weights=to_numpy(alpha[0]), after_softmax=after,
-        factor=factor, position=position,
+        family=family,
+        score_formula=FORMULAS[family],
+        query_index=step,
+        key_index=key,
+        terms={name: to_numpy(v) for name, v in terms.items()},
+        scores=row,
+        scale=1.0,
+        allowed=allowed,
+        masked=masked,
+        softmax=soft,
+        weights=weights,
+        model_weights=to_numpy(alpha[0]),
+        after_softmax=after,
+        factor=factor,
+        position=position,
     )
 
 
@@ -148,19 +162,38 @@ def explain_seq2seq_cell(loaded: LoadedSeq2Seq, text: str, output_tokens: Sequen
 # Dot-product heads: Transformer, decoder-only LM, small BERT, real encoders
 # --------------------------------------------------------------------------------------
 
+
 def from_walkthrough(walk: HeadWalkthrough, key: int, family: str = "transformer") -> CellExplanation:
     """The cell (walk.query_index, ``key``) of a one-head walkthrough: q·k, ÷√d_k, mask, softmax."""
     _check(key, len(walk.scores), "key")
     return CellExplanation(
-        family=family, score_formula=FORMULAS["dot-product"], query_index=walk.query_index, key_index=key,
-        terms={"q": walk.q, "k": walk.keys[key]}, scores=walk.scores, scale=walk.scale, allowed=walk.allowed,
-        masked=walk.masked, softmax=walk.weights, weights=walk.weights, model_weights=walk.model_weights,
-        layer=walk.layer, head=walk.head,
+        family=family,
+        score_formula=FORMULAS["dot-product"],
+        query_index=walk.query_index,
+        key_index=key,
+        terms={"q": walk.q, "k": walk.keys[key]},
+        scores=walk.scores,
+        scale=walk.scale,
+        allowed=walk.allowed,
+        masked=walk.masked,
+        softmax=walk.weights,
+        weights=walk.weights,
+        model_weights=walk.model_weights,
+        layer=walk.layer,
+        head=walk.head,
     )
 
 
-def explain_head_cell(model: Transformer | DecoderOnlyLM, kind: str, layer: int, head: int, query: int, key: int,
-                      src_ids: Sequence[int] | None = None, tgt_ids: Sequence[int] | None = None) -> CellExplanation:
+def explain_head_cell(
+    model: Transformer | DecoderOnlyLM,
+    kind: str,
+    layer: int,
+    head: int,
+    query: int,
+    key: int,
+    src_ids: Sequence[int] | None = None,
+    tgt_ids: Sequence[int] | None = None,
+) -> CellExplanation:
     """α[query, key] of one head of a Transformer (``kind`` encoder, decoder or cross, with the
     source and the decoder input) or of a decoder-only LM (kind "lm", the sequence as ``tgt_ids``)."""
     return from_walkthrough(head_walkthrough(model, kind, layer, head, query, src_ids, tgt_ids), key)
@@ -189,9 +222,19 @@ def _arg(captured: dict[str, Any], index: int, name: str) -> Any:
     return args[index] if len(args) > index else captured["kwargs"].get(name)
 
 
-def _dot_product_cell(family: str, q: Tensor, keys: Tensor, scale: float, addend: np.ndarray,
-                      model_weights: np.ndarray, query: int, key: int, layer: int, head: int,
-                      terms: dict[str, Tensor] | None = None) -> CellExplanation:
+def _dot_product_cell(
+    family: str,
+    q: Tensor,
+    keys: Tensor,
+    scale: float,
+    addend: np.ndarray,
+    model_weights: np.ndarray,
+    query: int,
+    key: int,
+    layer: int,
+    head: int,
+    terms: dict[str, Tensor] | None = None,
+) -> CellExplanation:
     """q·kᵢ, ÷ scale, + the mask's addend (0 or −∞), softmax; ``keys`` (S, d_k). ``terms``: the
     named vectors shown, when more than q and k (default {"q": q, "k": keys[key]})."""
     _check(key, keys.shape[0], "key")
@@ -200,16 +243,27 @@ def _dot_product_cell(family: str, q: Tensor, keys: Tensor, scale: float, addend
     masked = np.where(allowed, scores / np.float32(scale) + np.where(allowed, addend, 0), -np.inf).astype(np.float32)
     soft = softmax_row(masked)
     return CellExplanation(
-        family=family, score_formula=FORMULAS.get(family, FORMULAS["dot-product"]), query_index=query, key_index=key,
-        terms={name: to_numpy(v) for name, v in (terms or {"q": q, "k": keys[key]}).items()}, scores=scores,
-        scale=scale, allowed=allowed, masked=masked, softmax=soft, weights=soft, model_weights=model_weights,
-        layer=layer, head=head,
+        family=family,
+        score_formula=FORMULAS.get(family, FORMULAS["dot-product"]),
+        query_index=query,
+        key_index=key,
+        terms={name: to_numpy(v) for name, v in (terms or {"q": q, "k": keys[key]}).items()},
+        scores=scores,
+        scale=scale,
+        allowed=allowed,
+        masked=masked,
+        softmax=soft,
+        weights=soft,
+        model_weights=model_weights,
+        layer=layer,
+        head=head,
     )
 
 
 @torch.inference_mode()
-def explain_bert_cell(model: SmallBert, ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int,
-                      query: int, key: int) -> CellExplanation:
+def explain_bert_cell(
+    model: SmallBert, ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int, query: int, key: int
+) -> CellExplanation:
     """α[query, key] of one head of the small BERT on ``ids``/``segment_ids``: the layer's
     self-attention inputs are captured during one pass, q and k are its W^Q, W^K projections."""
     _check(layer, len(model.encoder.layers), "layer")
@@ -223,41 +277,62 @@ def explain_bert_cell(model: SmallBert, ids: Sequence[int], segment_ids: Sequenc
     rows = slice(head * module.d_k, (head + 1) * module.d_k)
     keys = module.w_k(x_k)[0, :, rows]
     n = keys.shape[0]
-    allowed = np.ones(n, dtype=bool) if mask is None else \
-        mask.reshape(-1, mask.shape[-2], n)[0, min(query, mask.shape[-2] - 1)].cpu().numpy().astype(bool)
-    return _dot_product_cell("bert", module.w_q(x_q)[0, query, rows], keys, math.sqrt(module.d_k),
-                             np.where(allowed, 0.0, -np.inf), to_numpy(captured["out"][1][0, head, query]),
-                             query, key, layer, head)
+    allowed = (
+        np.ones(n, dtype=bool)
+        if mask is None
+        else mask.reshape(-1, mask.shape[-2], n)[0, min(query, mask.shape[-2] - 1)].cpu().numpy().astype(bool)
+    )
+    return _dot_product_cell(
+        "bert",
+        module.w_q(x_q)[0, query, rows],
+        keys,
+        math.sqrt(module.d_k),
+        np.where(allowed, 0.0, -np.inf),
+        to_numpy(captured["out"][1][0, head, query]),
+        query,
+        key,
+        layer,
+        head,
+    )
 
 
 def _hf_attention_modules(model: nn.Module) -> list[nn.Module]:
     """The self-attention modules of a BERT-style encoder (``query``/``key`` projections), in order."""
-    return [m for m in model.modules()
-            if isinstance(getattr(m, "query", None), nn.Linear) and isinstance(getattr(m, "key", None), nn.Linear)]
+    return [
+        m
+        for m in model.modules()
+        if isinstance(getattr(m, "query", None), nn.Linear) and isinstance(getattr(m, "key", None), nn.Linear)
+    ]
 
 
-def explain_hf_cell(m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int,
-                    query: int, key: int) -> CellExplanation:
+def explain_hf_cell(
+    m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int, head: int, query: int, key: int
+) -> CellExplanation:
     """α[query, key] of one head of a real encoder: :func:`explain_hf_heads` for one head."""
     return explain_hf_heads(m, ids, segment_ids, layer, [head], query, key)[0]
 
 
 @torch.inference_mode()
-def explain_hf_heads(m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int,
-                     heads: Sequence[int], query: int, key: int) -> list[CellExplanation]:
+def explain_hf_heads(
+    m: HFModel, ids: Sequence[int], segment_ids: Sequence[int], layer: int, heads: Sequence[int], query: int, key: int
+) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of a real encoder (BERT-style self-attention with
     ``query`` and ``key`` projections, as MiniLM, BERT, RoBERTa), from one pass on the trace's ids:
     the layer's input hidden states are captured, q and k come from its own projections, then
     ×``scaling`` (= 1/√d_k) and the additive attention mask as the eager implementation applies them."""
     modules = _hf_attention_modules(m.model)
     if len(modules) != m.n_layers:
-        raise ValueError(f"click-to-explain reads BERT-style attention (query/key projections); "
-                         f"this {m.model_type} model has another kind")
+        raise ValueError(
+            f"click-to-explain reads BERT-style attention (query/key projections); "
+            f"this {m.model_type} model has another kind"
+        )
     _heads_to_explain(m, layer, heads, query, len(ids))
     module = modules[layer]
     device = next(m.model.parameters()).device
-    inputs = {"input_ids": torch.tensor([list(ids)], device=device),
-              "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=device)}
+    inputs = {
+        "input_ids": torch.tensor([list(ids)], device=device),
+        "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=device),
+    }
     if "token_type_ids" in getattr(m.tokenizer, "model_input_names", ()):
         inputs["token_type_ids"] = torch.tensor([list(segment_ids)], device=device)
     with _capture(module) as captured:
@@ -282,8 +357,20 @@ def explain_hf_heads(m: HFModel, ids: Sequence[int], segment_ids: Sequence[int],
     cells = []
     for head in heads:
         rows = slice(head * d_k, (head + 1) * d_k)
-        cells.append(_dot_product_cell("hf", q_all[query, rows], k_all[:, rows], scale, addend.astype(np.float32),
-                                       to_numpy(out.attentions[layer][0, head, query]), query, key, layer, head))
+        cells.append(
+            _dot_product_cell(
+                "hf",
+                q_all[query, rows],
+                k_all[:, rows],
+                scale,
+                addend.astype(np.float32),
+                to_numpy(out.attentions[layer][0, head, query]),
+                query,
+                key,
+                layer,
+                head,
+            )
+        )
     return cells
 
 
@@ -296,8 +383,9 @@ def _heads_to_explain(m: HFModel, layer: int, heads: Sequence[int], query: int, 
 
 
 @torch.inference_mode()
-def explain_llama_heads(m: HFModel, ids: Sequence[int], layer: int, heads: Sequence[int], query: int,
-                        key: int) -> list[CellExplanation]:
+def explain_llama_heads(
+    m: HFModel, ids: Sequence[int], layer: int, heads: Sequence[int], query: int, key: int
+) -> list[CellExplanation]:
     """α[query, key] of ``heads`` of one layer of the real decoder (a Llama-type causal LM seen by
     :func:`models.inference.hf_adapter.llm_view`), from one pass on the trace's ids: the decoder
     layer's input is captured and put through the layer's own input RMSNorm (h); q = W_q h of the
@@ -310,8 +398,9 @@ def explain_llama_heads(m: HFModel, ids: Sequence[int], layer: int, heads: Seque
     base = m.model.base_model
     layers = getattr(base, "layers", None)
     if not m.causal or layers is None or not hasattr(base, "rotary_emb") or len(layers) != m.n_layers:
-        raise ValueError(f"click-to-explain of a decoder reads Llama-type attention; this {m.model_type} model has "
-                         f"another kind")
+        raise ValueError(
+            f"click-to-explain of a decoder reads Llama-type attention; this {m.model_type} model has another kind"
+        )
     _heads_to_explain(m, layer, heads, query, len(ids))
     _check(key, len(ids), "key")
     block, attn = layers[layer], layers[layer].self_attn
@@ -329,9 +418,25 @@ def explain_llama_heads(m: HFModel, ids: Sequence[int], layer: int, heads: Seque
     cells = []
     for head in heads:
         group = head // attn.num_key_value_groups
-        terms = {"W_q h_q": q_plain[0, head, query], "R_q W_q h_q": q_rot[0, head, query],
-                 "W_k h_k": k_plain[0, group, key], "R_k W_k h_k": k_rot[0, group, key]}
-        cells.append(_dot_product_cell("llama", q_rot[0, head, query], k_rot[0, group], 1.0 / attn.scaling, causal,
-                                       to_numpy(out.attentions[layer][0, head, query]), query, key, layer, head,
-                                       terms=terms))
+        terms = {
+            "W_q h_q": q_plain[0, head, query],
+            "R_q W_q h_q": q_rot[0, head, query],
+            "W_k h_k": k_plain[0, group, key],
+            "R_k W_k h_k": k_rot[0, group, key],
+        }
+        cells.append(
+            _dot_product_cell(
+                "llama",
+                q_rot[0, head, query],
+                k_rot[0, group],
+                1.0 / attn.scaling,
+                causal,
+                to_numpy(out.attentions[layer][0, head, query]),
+                query,
+                key,
+                layer,
+                head,
+                terms=terms,
+            )
+        )
     return cells

@@ -7,6 +7,7 @@ greedy) and records the model's top candidates, the distribution actually sample
 causal attention of every layer and head (:func:`models.inference.transformer.generate`).
 The command line is ``python -m models.generate`` (:mod:`cli.generate`).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -29,8 +30,9 @@ def check_sampling(max_new: int, temperature: float) -> None:
     if not 1 <= max_new <= MAX_NEW:
         raise InputError(f"The number of new tokens must be between 1 and {MAX_NEW}.", "err.max_new", max=MAX_NEW)
     if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InputError(f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature",
-                         max=MAX_TEMPERATURE)
+        raise InputError(
+            f"The temperature must be between 0 and {MAX_TEMPERATURE:g}.", "err.temperature", max=MAX_TEMPERATURE
+        )
 
 
 def prepare_prompt(text: str, loaded: LoadedTransformer, max_new: int) -> tuple[list[str], list[int], list[bool], int]:
@@ -45,18 +47,40 @@ def prepare_prompt(text: str, loaded: LoadedTransformer, max_new: int) -> tuple[
     return [SOS] + kept, ids, [False] + [t not in loaded.tgt_stoi for t in kept], dropped
 
 
-def generate_text(loaded: LoadedTransformer, prompt: str, max_new: int = 20, temperature: float = 1.0,
-                  top_k: int | None = None, seed: int | None = 0, n_candidates: int = 10) -> GenerationTrace:
+def generate_text(
+    loaded: LoadedTransformer,
+    prompt: str,
+    max_new: int = 20,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    seed: int | None = 0,
+    n_candidates: int = 10,
+) -> GenerationTrace:
     """Continue ``prompt`` with a decoder-only checkpoint; an empty prompt starts a new verse."""
     if loaded.kind != "decoder-only":
         raise InputError(f"{loaded.name} is not a language model: use python -m models.translate")
     check_sampling(max_new, temperature)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
-        raise InputError(f"top-k must be between 1 and {MAX_TOP_K} (or left out for no limit).", "err.top_k",
-                         max=MAX_TOP_K)
+        raise InputError(
+            f"top-k must be between 1 and {MAX_TOP_K} (or left out for no limit).", "err.top_k", max=MAX_TOP_K
+        )
     max_new = min(max_new, loaded.config.max_len - 2)
     tokens, ids, unknown, dropped = prepare_prompt(prompt, loaded, max_new)
-    trace = generate(loaded.language_model, ids, max_new=max_new, temperature=temperature, top_k=top_k, seed=seed,
-                     n_candidates=n_candidates, itos=loaded.tgt_itos)
-    return replace(trace, model=loaded.name, label=loaded.label, prompt_tokens=tokens, prompt_unknown=unknown,
-                   input_tokens_dropped=dropped)
+    trace = generate(
+        loaded.language_model,
+        ids,
+        max_new=max_new,
+        temperature=temperature,
+        top_k=top_k,
+        seed=seed,
+        n_candidates=n_candidates,
+        itos=loaded.tgt_itos,
+    )
+    return replace(
+        trace,
+        model=loaded.name,
+        label=loaded.label,
+        prompt_tokens=tokens,
+        prompt_unknown=unknown,
+        input_tokens_dropped=dropped,
+    )

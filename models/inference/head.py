@@ -3,6 +3,7 @@
 :func:`head_walkthrough` recomputes one head of one attention sub-layer of a Transformer or
 decoder-only LM (:mod:`models.nn.transformer`) from the inputs that sub-layer really received.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,13 @@ from models.nn.transformer import DecoderOnlyLM, Transformer, as_attention
 
 @torch.inference_mode()
 def head_walkthrough(
-    model: Transformer | DecoderOnlyLM, kind: str, layer: int, head: int, query_index: int,
-    src_ids: Sequence[int] | None = None, tgt_ids: Sequence[int] | None = None,
+    model: Transformer | DecoderOnlyLM,
+    kind: str,
+    layer: int,
+    head: int,
+    query_index: int,
+    src_ids: Sequence[int] | None = None,
+    tgt_ids: Sequence[int] | None = None,
 ) -> HeadWalkthrough:
     """Recompute one head of one attention sub-layer for one query, step by step.
 
@@ -95,9 +101,21 @@ def head_walkthrough(
     unscaled = softmax_row(np.where(allowed_np, scores_np, -np.inf).astype(np.float32))
     v_np = to_numpy(v)
     return HeadWalkthrough(
-        kind=kind, layer=layer, head=head, query_index=query_index, d_k=d_k, q=to_numpy(q), keys=to_numpy(k),
-        values=v_np, scores=scores_np, scaled=scaled.astype(np.float32), allowed=allowed_np, masked=masked,
-        weights=weights, output=(weights @ v_np).astype(np.float32), unscaled_weights=unscaled,
+        kind=kind,
+        layer=layer,
+        head=head,
+        query_index=query_index,
+        d_k=d_k,
+        q=to_numpy(q),
+        keys=to_numpy(k),
+        values=v_np,
+        scores=scores_np,
+        scaled=scaled.astype(np.float32),
+        allowed=allowed_np,
+        masked=masked,
+        weights=weights,
+        output=(weights @ v_np).astype(np.float32),
+        unscaled_weights=unscaled,
         unscaled_output=(unscaled @ v_np).astype(np.float32),
         model_weights=to_numpy(captured["weights"][0, head, query_index]),
     )

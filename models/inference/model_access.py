@@ -11,6 +11,7 @@ Every path that is refused for being outside the roots, missing, not a folder, u
 path at all gets the same :data:`REFUSED` message: it never says whether something exists there
 and never quotes a path, so a student cannot probe the server's disk through the model box.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,23 +28,41 @@ from typing import Any, Generic, TypeVar
 
 from models.errors import Count, KeyedError
 
-__all__ = ["ModelAccessError", "Settings", "load_settings", "resolve_folder", "folder_label", "estimate_parameters",
-           "bad_json", "check_caps", "ModelRegistry", "REFUSED", "OFF", "MODES"]
+__all__ = [
+    "ModelAccessError",
+    "Settings",
+    "load_settings",
+    "resolve_folder",
+    "folder_label",
+    "estimate_parameters",
+    "bad_json",
+    "check_caps",
+    "ModelRegistry",
+    "REFUSED",
+    "OFF",
+    "MODES",
+]
 
 MODES = ("off", "confined", "open")
-REFUSED = ("There is no model folder at this path that this server may open. It opens model folders "
-           "only from the folders its administrator allows.")
+REFUSED = (
+    "There is no model folder at this path that this server may open. It opens model folders "
+    "only from the folders its administrator allows."
+)
 OFF = "This server does not open local model folders (its model_folders mode is off)."
 REPO = Path(__file__).resolve().parents[2]
 CONFIG_ENV = "ATTENTION_LAB_CONFIG"
-ENV = {"mode": "ATTENTION_LAB_MODEL_FOLDERS", "roots": "ATTENTION_LAB_MODEL_ROOTS",
-       "max_bytes": "ATTENTION_LAB_MODEL_MAX_BYTES", "max_params": "ATTENTION_LAB_MODEL_MAX_PARAMS",
-       "max_loaded": "ATTENTION_LAB_MODEL_MAX_LOADED"}
+ENV = {
+    "mode": "ATTENTION_LAB_MODEL_FOLDERS",
+    "roots": "ATTENTION_LAB_MODEL_ROOTS",
+    "max_bytes": "ATTENTION_LAB_MODEL_MAX_BYTES",
+    "max_params": "ATTENTION_LAB_MODEL_MAX_PARAMS",
+    "max_loaded": "ATTENTION_LAB_MODEL_MAX_LOADED",
+}
 MAX_PATH_CHARS = 4096
-MAX_FILES = 10_000          # entries walked in one folder before it is refused
+MAX_FILES = 10_000  # entries walked in one folder before it is refused
 MAX_CONFIG_BYTES = 1_000_000
 MAX_DIMENSION = 100_000_000  # any one size in config.json (vocabulary, hidden size, positions …)
-MAX_ATTENTION_MAPS = 1_024   # layers × heads: each is a 512 × 512 float32 map (1 MB) in one trace
+MAX_ATTENTION_MAPS = 1_024  # layers × heads: each is a 512 × 512 float32 map (1 MB) in one trace
 
 # config.json names of each size, in the order transformers' architectures use them
 _SIZES = {
@@ -73,18 +92,25 @@ class Settings:
 
     mode: str = "confined"
     roots: tuple[Path, ...] = ()
-    max_bytes: int = 1_500_000_000   # all files of a folder together
-    max_params: int = 350_000_000    # implied by config.json (BERT-large has 335 M)
-    max_loaded: int = 2              # models held in memory at once
+    max_bytes: int = 1_500_000_000  # all files of a folder together
+    max_params: int = 350_000_000  # implied by config.json (BERT-large has 335 M)
+    max_loaded: int = 2  # models held in memory at once
 
 
 def _invalid(key: str) -> ModelAccessError:
     """The message for an invalid setting (``key`` = "file": the config file itself)."""
     if key == "file":
-        return ModelAccessError("Model folders are unavailable: the server's config file is invalid (see the README, "
-                                "'Local model folders').", "access.invalid_file")
-    return ModelAccessError(f"Model folders are unavailable: the server's model_folders.{key} setting is invalid "
-                            f"(see the README, 'Local model folders').", "access.invalid_setting", setting=key)
+        return ModelAccessError(
+            "Model folders are unavailable: the server's config file is invalid (see the README, "
+            "'Local model folders').",
+            "access.invalid_file",
+        )
+    return ModelAccessError(
+        f"Model folders are unavailable: the server's model_folders.{key} setting is invalid "
+        f"(see the README, 'Local model folders').",
+        "access.invalid_setting",
+        setting=key,
+    )
 
 
 def _positive(key: str, value: Any) -> int:
@@ -133,9 +159,14 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     mode = str(values.get("mode", Settings.mode)).strip().lower()
     if mode not in MODES:
         raise _invalid("mode")
-    return Settings(mode=mode, roots=_roots(values["roots"]) if "roots" in values else (_default_root().resolve(),),
-                    **{key: _positive(key, values.get(key, getattr(Settings, key)))
-                       for key in ("max_bytes", "max_params", "max_loaded")})
+    return Settings(
+        mode=mode,
+        roots=_roots(values["roots"]) if "roots" in values else (_default_root().resolve(),),
+        **{
+            key: _positive(key, values.get(key, getattr(Settings, key)))
+            for key in ("max_bytes", "max_params", "max_loaded")
+        },
+    )
 
 
 def _inside(path: Path, settings: Settings) -> bool:
@@ -181,13 +212,21 @@ def _dimension(config: Mapping[str, Any], kind: str, default: int | None = None)
         if name in config and config[name] is not None:
             value = config[name]
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIMENSION:
-                raise ModelAccessError(f"config.json has an unusable {name}: it must be a whole number from 1 to "
-                                       f"{MAX_DIMENSION:,}", "access.bad_size", name=name, max=MAX_DIMENSION)
+                raise ModelAccessError(
+                    f"config.json has an unusable {name}: it must be a whole number from 1 to {MAX_DIMENSION:,}",
+                    "access.bad_size",
+                    name=name,
+                    max=MAX_DIMENSION,
+                )
             return value
     if default is None:
         first, second = _SIZES[kind][:2]  # (kinds without a default all have two names or more)
-        raise ModelAccessError(f"config.json does not give the model's size ({first} or {second})", "access.no_size",
-                               first=first, second=second)
+        raise ModelAccessError(
+            f"config.json does not give the model's size ({first} or {second})",
+            "access.no_size",
+            first=first,
+            second=second,
+        )
     return default
 
 
@@ -199,8 +238,9 @@ def estimate_parameters(config: Mapping[str, Any]) -> int:
     h = _dimension(config, "hidden")
     n_layers = _dimension(config, "layers")
     inter = _dimension(config, "intermediate", 4 * h)
-    embeddings = (_dimension(config, "vocab", 1) + _dimension(config, "positions", 1)
-                  + _dimension(config, "types", 1)) * h + 2 * h
+    embeddings = (
+        _dimension(config, "vocab", 1) + _dimension(config, "positions", 1) + _dimension(config, "types", 1)
+    ) * h + 2 * h
     layer = 4 * (h * h + h) + 2 * h * inter + inter + h + 4 * h
     return embeddings + n_layers * layer
 
@@ -232,18 +272,23 @@ def check_caps(folder: Path, settings: Settings) -> dict[str, Any]:
             for name in dirnames + filenames:
                 count += 1
                 if count > MAX_FILES:
-                    raise ModelAccessError(f"this folder holds more than {MAX_FILES:,} files", "access.many_files",
-                                           max=MAX_FILES)
+                    raise ModelAccessError(
+                        f"this folder holds more than {MAX_FILES:,} files", "access.many_files", max=MAX_FILES
+                    )
                 entry = Path(dirpath) / name
                 if entry.is_symlink() and not _inside(entry.resolve(), settings):
-                    raise ModelAccessError("a file in this folder links outside the allowed model folders",
-                                           "access.link_out")
+                    raise ModelAccessError(
+                        "a file in this folder links outside the allowed model folders", "access.link_out"
+                    )
                 if name in filenames and entry.is_file():
                     total += entry.stat().st_size
                     if total > settings.max_bytes:
                         gb = settings.max_bytes / 1e9
-                        raise ModelAccessError(f"the folder's files are larger than this server's cap of {gb:,.2f} GB",
-                                               "access.too_large", gb=gb)
+                        raise ModelAccessError(
+                            f"the folder's files are larger than this server's cap of {gb:,.2f} GB",
+                            "access.too_large",
+                            gb=gb,
+                        )
         config = _read_json(folder / "config.json")
     except OSError as exc:
         error = exc.__class__.__name__
@@ -252,12 +297,20 @@ def check_caps(folder: Path, settings: Settings) -> dict[str, Any]:
         raise ModelAccessError("config.json is not a JSON object", "access.not_object")
     n_params, cap = Count(estimate_parameters(config)), Count(settings.max_params)
     if n_params > cap:
-        raise ModelAccessError(f"config.json describes about {n_params:words} parameters, more than this server's cap "
-                               f"of {cap:words}", "access.too_many_params", n=n_params, cap=cap)
+        raise ModelAccessError(
+            f"config.json describes about {n_params:words} parameters, more than this server's cap of {cap:words}",
+            "access.too_many_params",
+            n=n_params,
+            cap=cap,
+        )
     maps = _dimension(config, "layers") * _dimension(config, "heads", 1)
     if maps > MAX_ATTENTION_MAPS:
-        raise ModelAccessError(f"config.json describes {maps:,} attention maps (layers × heads), more than "
-                               f"{MAX_ATTENTION_MAPS:,}", "access.many_maps", maps=maps, max=MAX_ATTENTION_MAPS)
+        raise ModelAccessError(
+            f"config.json describes {maps:,} attention maps (layers × heads), more than {MAX_ATTENTION_MAPS:,}",
+            "access.many_maps",
+            maps=maps,
+            max=MAX_ATTENTION_MAPS,
+        )
     for index in sorted(folder.glob("*.index.json")):
         data = _read_json(index)
         weight_map = data.get("weight_map") if isinstance(data, dict) else None

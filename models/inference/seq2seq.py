@@ -1,5 +1,6 @@
 """Greedy, beam-search and batched greedy decoding of an RNN seq2seq model (:mod:`models.nn.rnn_seq2seq`),
 recording every step as a trace."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -9,7 +10,13 @@ import numpy as np
 import torch
 
 from models.inference.common import (
-    DEFAULT_LENGTH_PENALTY, cut_at_end, device_of, eval_mode, length_normalised, max_output_len, pad_ids,
+    DEFAULT_LENGTH_PENALTY,
+    cut_at_end,
+    device_of,
+    eval_mode,
+    length_normalised,
+    max_output_len,
+    pad_ids,
 )
 from models.inference.traces import BeamCandidate, Hypothesis
 from models.nn.rnn_seq2seq import SOFT, AttentionMode, DecoderState, Seq2Seq
@@ -28,8 +35,9 @@ class _Partial:
     topk_probs: list[np.ndarray] = field(default_factory=list)
     positions: list[float] = field(default_factory=list)
 
-    def extend(self, token: int, log_p: float, probs: torch.Tensor, alpha: np.ndarray | None, k: int,
-               position: float | None) -> _Partial:
+    def extend(
+        self, token: int, log_p: float, probs: torch.Tensor, alpha: np.ndarray | None, k: int, position: float | None
+    ) -> _Partial:
         top_p, top_i = probs.topk(min(k, probs.shape[-1]))
         return _Partial(
             self.ids + [token],
@@ -61,8 +69,13 @@ def _position(state: DecoderState, row: int) -> float | None:
 
 @torch.no_grad()
 def greedy_decode(
-    model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode = SOFT, topk: int = 5,
-    length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
+    model: Seq2Seq,
+    src_ids: list[int],
+    tgt_vocab: Vocab,
+    mode: AttentionMode = SOFT,
+    topk: int = 5,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    forced: Sequence[int] = (),
 ) -> Hypothesis:
     """y_t = argmax p(y | y_<t, x) until </s> (its ``score`` uses the beam's ranking rule).
 
@@ -78,8 +91,15 @@ def greedy_decode(
     return replace(hyp, forced_step=len(forced) - 1) if forced else hyp
 
 
-def _greedy(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: AttentionMode, topk: int,
-            length_penalty: float, forced: list[int]) -> Hypothesis:
+def _greedy(
+    model: Seq2Seq,
+    src_ids: list[int],
+    tgt_vocab: Vocab,
+    mode: AttentionMode,
+    topk: int,
+    length_penalty: float,
+    forced: list[int],
+) -> Hypothesis:
     device = device_of(model)
     src = torch.tensor([src_ids], device=device)
     memory = model.encode(src, torch.tensor([len(src_ids)]))
@@ -89,8 +109,14 @@ def _greedy(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, mode: Attentio
         logits, state, alpha = model.decoder.step(y_prev, state, memory, mode)
         log_probs = torch.log_softmax(logits[0].float(), dim=-1).cpu()
         token = forced[t] if t < len(forced) else int(log_probs.argmax())
-        partial = partial.extend(token, float(log_probs[token]), log_probs.exp(),
-                                 None if alpha is None else alpha[0].cpu().numpy(), topk, _position(state, 0))
+        partial = partial.extend(
+            token,
+            float(log_probs[token]),
+            log_probs.exp(),
+            None if alpha is None else alpha[0].cpu().numpy(),
+            topk,
+            _position(state, 0),
+        )
         if token == EOS_ID:
             return partial.finish(tgt_vocab, True, length_penalty)
         y_prev = torch.tensor([token], device=device)
@@ -119,8 +145,15 @@ def beam_search(
         return _beam(model, src_ids, tgt_vocab, width, mode, topk, length_penalty)
 
 
-def _beam(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, width: int, mode: AttentionMode,
-          topk: int, length_penalty: float) -> tuple[list[Hypothesis], list[list[BeamCandidate]]]:
+def _beam(
+    model: Seq2Seq,
+    src_ids: list[int],
+    tgt_vocab: Vocab,
+    width: int,
+    mode: AttentionMode,
+    topk: int,
+    length_penalty: float,
+) -> tuple[list[Hypothesis], list[list[BeamCandidate]]]:
     device = device_of(model)
     src = torch.tensor([src_ids], device=device)
     memory1 = model.encode(src, torch.tensor([len(src_ids)]))
@@ -136,20 +169,24 @@ def _beam(model: Seq2Seq, src_ids: list[int], tgt_vocab: Vocab, width: int, mode
         top_lp, top_ids = log_probs.topk(min(width, log_probs.shape[-1]), dim=-1)
         proposals = [
             (beams[b].log_prob + float(top_lp[b, j]), b, int(top_ids[b, j]), float(top_lp[b, j]))
-            for b in range(len(beams)) for j in range(top_ids.shape[1])
+            for b in range(len(beams))
+            for j in range(top_ids.shape[1])
         ]
         proposals.sort(key=lambda p: -p[0])
         kept = proposals[:width]
         kept_set = {(b, tok) for _, b, tok, _ in kept}
-        steps.append([
-            BeamCandidate(b, tgt_vocab.itos[tok], lp, total, (b, tok) in kept_set, tok == EOS_ID)
-            for total, b, tok, lp in proposals
-        ])
+        steps.append(
+            [
+                BeamCandidate(b, tgt_vocab.itos[tok], lp, total, (b, tok) in kept_set, tok == EOS_ID)
+                for total, b, tok, lp in proposals
+            ]
+        )
         alphas = None if alpha is None else alpha.cpu().numpy()
         next_beams, parents, tokens = [], [], []
         for _, b, tok, lp in kept:
-            extended = beams[b].extend(tok, lp, log_probs[b].exp(), None if alphas is None else alphas[b], topk,
-                                       _position(state, b))
+            extended = beams[b].extend(
+                tok, lp, log_probs[b].exp(), None if alphas is None else alphas[b], topk, _position(state, b)
+            )
             if tok == EOS_ID:
                 finished.append(extended.finish(tgt_vocab, True, length_penalty))
             else:
@@ -177,8 +214,9 @@ def greedy_batch(
         return _greedy_batch(model, src_batch, mode)
 
 
-def _greedy_batch(model: Seq2Seq, src_batch: list[list[int]],
-                  mode: AttentionMode) -> list[tuple[list[int], np.ndarray | None]]:
+def _greedy_batch(
+    model: Seq2Seq, src_batch: list[list[int]], mode: AttentionMode
+) -> list[tuple[list[int], np.ndarray | None]]:
     device = device_of(model)
     lengths = torch.tensor([len(s) for s in src_batch])
     caps = [max_output_len(len(s), model.cfg.max_tgt_len) for s in src_batch]  # each sentence's own limit

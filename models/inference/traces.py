@@ -14,6 +14,7 @@ One record per model family, produced directly by its decoder or runner:
 Tensors never leave ``models/``. ``to_dict`` is written once, in :class:`Trace`: every field,
 plus the properties a class lists in ``DERIVED``, as JSON-able Python values (``--json`` output).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -88,6 +89,7 @@ class Notice(Trace):
 # --------------------------------------------------------------------------------------
 # RNN seq2seq
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Hypothesis(Trace):
@@ -170,6 +172,7 @@ class DecodingTrace(Trace):
 # Transformer encoder–decoder
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class DecodeStep:
     """One decoder step t (predicting output position t, 0-based after the start token): a view
@@ -244,9 +247,18 @@ class DecodeTrace(Trace):
 
     @property
     def steps(self) -> list[DecodeStep]:
-        return [DecodeStep(t, tok, float(self.token_log_probs[t]), self.topk_ids[t], self.topk_probs[t],
-                           self.decoder_self_attention[:, :, t, : t + 1], self.cross_attention[:, :, t, :])
-                for t, tok in enumerate(self.output_ids)]
+        return [
+            DecodeStep(
+                t,
+                tok,
+                float(self.token_log_probs[t]),
+                self.topk_ids[t],
+                self.topk_probs[t],
+                self.decoder_self_attention[:, :, t, : t + 1],
+                self.cross_attention[:, :, t, :],
+            )
+            for t, tok in enumerate(self.output_ids)
+        ]
 
     @property
     def token_probs(self) -> np.ndarray:
@@ -302,8 +314,9 @@ class BeamTrace:
         previous: list[list[int]] = [[]]
         prev_scores: list[float] = [0.0]
         for step in self.beams:
-            rows = [(h, s, False) for h, s in zip(step.hypotheses, step.scores)] + \
-                   [(h, s, True) for h, s in zip(step.finished, step.finished_scores)]
+            rows = [(h, s, False) for h, s in zip(step.hypotheses, step.scores)] + [
+                (h, s, True) for h, s in zip(step.finished, step.finished_scores)
+            ]
             rows.sort(key=lambda r: -r[1])
             cands = []
             for hyp, score, finished in rows:
@@ -317,6 +330,7 @@ class BeamTrace:
 # --------------------------------------------------------------------------------------
 # Decoder-only language model
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class GenerationStep(Trace):
@@ -346,8 +360,10 @@ class GenerationStep(Trace):
     @property
     def top(self) -> list[dict[str, Any]]:
         """The candidates as [{"token", "prob", "sampling_prob"}] (the JSON form)."""
-        return [{"token": t, "prob": float(p), "sampling_prob": float(q)}
-                for t, p, q in zip(self.top_tokens, self.top_probs, self.sampling_probs)]
+        return [
+            {"token": t, "prob": float(p), "sampling_prob": float(q)}
+            for t, p, q in zip(self.top_tokens, self.top_probs, self.sampling_probs)
+        ]
 
 
 @dataclass
@@ -444,6 +460,7 @@ class HeadWalkthrough(Trace):
 # --------------------------------------------------------------------------------------
 # BERT and real encoders
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class BertTrace(Trace):
@@ -545,6 +562,7 @@ class HFTrace(Trace):
 # --------------------------------------------------------------------------------------
 # Click-to-explain: one drawn attention weight
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class CellExplanation(Trace):

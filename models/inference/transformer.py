@@ -3,6 +3,7 @@
 Every function runs the model in eval mode under ``torch.inference_mode`` and returns a trace
 of :mod:`models.inference.traces` (numpy and ids; token strings too when given the vocabulary).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,15 +13,25 @@ import torch
 from torch import Tensor
 
 from models.inference.common import (
-    DEFAULT_LENGTH_PENALTY, as_ids, cut_at_end, device_of, eval_mode, length_normalised, max_output_len, pad_ids,
-    sampling_distribution, to_numpy,
+    DEFAULT_LENGTH_PENALTY,
+    as_ids,
+    cut_at_end,
+    device_of,
+    eval_mode,
+    length_normalised,
+    max_output_len,
+    pad_ids,
+    sampling_distribution,
+    to_numpy,
 )
 from models.inference.traces import BeamStep, BeamTrace, DecodeTrace, GenerationStep, GenerationTrace
 from models.nn.transformer import DecoderOnlyLM, HeadMask, Transformer
 
 
 def _encoded(
-    model: Transformer, src_ids: Sequence[int] | Tensor, head_mask: HeadMask | None = None,
+    model: Transformer,
+    src_ids: Sequence[int] | Tensor,
+    head_mask: HeadMask | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, list[Tensor]]:
     """The prelude of every decoder: (src (1, S), src_mask, memory, encoder attention per layer)."""
     src = as_ids(src_ids, device_of(model))
@@ -30,8 +41,15 @@ def _encoded(
 
 
 def _teacher_forced_trace(
-    model: Transformer, src: Tensor, memory: Tensor, enc_w: list[Tensor], src_mask: Tensor,
-    output_ids: list[int], top_k: int, itos: Sequence[str] | None, head_mask: HeadMask | None = None,
+    model: Transformer,
+    src: Tensor,
+    memory: Tensor,
+    enc_w: list[Tensor],
+    src_mask: Tensor,
+    output_ids: list[int],
+    top_k: int,
+    itos: Sequence[str] | None,
+    head_mask: HeadMask | None = None,
 ) -> DecodeTrace:
     """Teacher-force start + output_ids[:-1] once: row t of each causal matrix is step t, the
     same numbers step-by-step decoding computed (tested)."""
@@ -44,12 +62,17 @@ def _teacher_forced_trace(
     picked = log_p[torch.arange(n), torch.tensor(output_ids, dtype=torch.long)] if n else log_p[:0, 0]
     topk_ids = to_numpy(top_ix[:n]).astype(np.int64)
     trace = DecodeTrace(
-        src_ids=[int(i) for i in src[0].tolist()], output_ids=[int(i) for i in output_ids],
+        src_ids=[int(i) for i in src[0].tolist()],
+        output_ids=[int(i) for i in output_ids],
         encoder_attention=to_numpy(torch.stack(enc_w, 1)[0]),
         decoder_self_attention=to_numpy(torch.stack(self_w, 1)[0, :, :, :n, :n]),
         cross_attention=to_numpy(torch.stack([w for w in cross_w if w is not None], 1)[0, :, :, :n]),
-        token_log_probs=to_numpy(picked), topk_ids=topk_ids, topk_probs=to_numpy(top_lp[:n].exp()),
-        score=float(picked.sum()), bos_id=c.bos_id, eos_id=c.eos_id,
+        token_log_probs=to_numpy(picked),
+        topk_ids=topk_ids,
+        topk_probs=to_numpy(top_lp[:n].exp()),
+        score=float(picked.sum()),
+        bos_id=c.bos_id,
+        eos_id=c.eos_id,
     )
     if itos is not None:
         trace.tgt_tokens = [itos[i] for i in trace.output_ids]
@@ -60,8 +83,13 @@ def _teacher_forced_trace(
 
 @torch.inference_mode()
 def greedy_decode(
-    model: Transformer, src_ids: Sequence[int] | Tensor, max_len: int = 50, top_k: int = 5,
-    itos: Sequence[str] | None = None, forced: Sequence[int] = (), head_mask: HeadMask | None = None,
+    model: Transformer,
+    src_ids: Sequence[int] | Tensor,
+    max_len: int = 50,
+    top_k: int = 5,
+    itos: Sequence[str] | None = None,
+    forced: Sequence[int] = (),
+    head_mask: HeadMask | None = None,
 ) -> DecodeTrace:
     """y_t = argmax_y p(y | y_<t, x), from the start token until the end token or ``max_len``
     output tokens. Records every step's top-k distribution and the new position's self- and
@@ -84,16 +112,20 @@ def greedy_decode(
             hidden, _, _ = model.decode(ys, memory, src_mask, head_mask=head_mask)
             tok = int(model.generator(hidden[0, -1]).argmax())
             ys = torch.cat([ys, torch.tensor([[tok]], device=src.device)], dim=1)
-        trace = _teacher_forced_trace(model, src, memory, enc_w, src_mask, ys[0, 1:].tolist(), top_k, itos,
-                                      head_mask)
+        trace = _teacher_forced_trace(model, src, memory, enc_w, src_mask, ys[0, 1:].tolist(), top_k, itos, head_mask)
         trace.forced_step = len(forced) - 1 if forced else None
         return trace
 
 
 @torch.inference_mode()
 def beam_search(
-    model: Transformer, src_ids: Sequence[int] | Tensor, beam_width: int = 4, max_len: int = 50,
-    length_penalty: float = DEFAULT_LENGTH_PENALTY, top_k: int = 5, itos: Sequence[str] | None = None,
+    model: Transformer,
+    src_ids: Sequence[int] | Tensor,
+    beam_width: int = 4,
+    max_len: int = 50,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    top_k: int = 5,
+    itos: Sequence[str] | None = None,
     head_mask: HeadMask | None = None,
 ) -> BeamTrace:
     """Beam search, the same procedure as the RNN beam (:func:`models.inference.seq2seq.beam_search`):
@@ -120,8 +152,7 @@ def beam_search(
         for _ in range(max_len):
             n = len(live)
             ys = torch.tensor([[c.bos_id] + h for h in live], dtype=torch.long, device=device)
-            hidden, _, _ = model.decode(ys, memory.expand(n, -1, -1), src_mask.expand(n, -1, -1),
-                                        head_mask=head_mask)
+            hidden, _, _ = model.decode(ys, memory.expand(n, -1, -1), src_mask.expand(n, -1, -1), head_mask=head_mask)
             log_p = torch.log_softmax(model.generator(hidden[:, -1]).float(), dim=-1)  # (n, V)
             cand = (live_scores.unsqueeze(1) + log_p).flatten()
             vocab = log_p.shape[-1]
@@ -139,8 +170,7 @@ def beam_search(
                     new_live.append(hyp)
                     new_scores.append(s)
             finished = rank(finished + step_finished)[:beam_width]
-            beams.append(BeamStep(new_live, new_scores, [h for h, _ in step_finished],
-                                  [sc for _, sc in step_finished]))
+            beams.append(BeamStep(new_live, new_scores, [h for h, _ in step_finished], [sc for _, sc in step_finished]))
             live, live_scores = new_live, torch.tensor(new_scores, device=device)
             if not live or len(finished) >= beam_width:
                 break
@@ -149,13 +179,14 @@ def beam_search(
         best_ids = ranked[0][0] if ranked else []
         best = _teacher_forced_trace(model, src, memory, enc_w, src_mask, best_ids, top_k, itos, head_mask)
         best.search, best.beam_width = "beam", beam_width
-        return BeamTrace(best=best, beams=beams, finished=ranked, beam_width=beam_width,
-                         length_penalty=length_penalty)
+        return BeamTrace(best=best, beams=beams, finished=ranked, beam_width=beam_width, length_penalty=length_penalty)
 
 
 @torch.inference_mode()
 def greedy_batch(
-    model: Transformer, src_batch: Sequence[Sequence[int]], max_len: int | None = None,
+    model: Transformer,
+    src_batch: Sequence[Sequence[int]],
+    max_len: int | None = None,
 ) -> list[list[int]]:
     """Greedy decoding of many sources at once (right-padded); per source the output ids up
     to and including the end token, or ``max_len`` ids (default: this source's 2·|x| + 10, the
@@ -165,8 +196,9 @@ def greedy_batch(
         return []
     device = device_of(model)
     src = pad_ids(src_batch, c.pad_id).to(device)
-    caps = [min(c.max_len - 1, max_len) if max_len is not None else max_output_len(len(s), c.max_len - 1)
-            for s in src_batch]  # each source's own limit, as greedy_decode applies it
+    caps = [
+        min(c.max_len - 1, max_len) if max_len is not None else max_output_len(len(s), c.max_len - 1) for s in src_batch
+    ]  # each source's own limit, as greedy_decode applies it
     reached = torch.tensor(caps, device=device)
     with eval_mode(model):
         src_mask = model.source_mask(src)
@@ -186,8 +218,14 @@ def greedy_batch(
 
 @torch.inference_mode()
 def generate(
-    lm: DecoderOnlyLM, prompt_ids: Sequence[int] | Tensor, max_new: int = 20, temperature: float = 1.0,
-    top_k: int | None = None, seed: int | None = None, stop_at_eos: bool = True, n_candidates: int = 10,
+    lm: DecoderOnlyLM,
+    prompt_ids: Sequence[int] | Tensor,
+    max_new: int = 20,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    seed: int | None = None,
+    stop_at_eos: bool = True,
+    n_candidates: int = 10,
     itos: Sequence[str] | None = None,
 ) -> GenerationTrace:
     """Sample x_t ~ softmax(logits / T) restricted to the ``top_k`` most probable tokens
@@ -220,17 +258,30 @@ def generate(
             probs = sampling_distribution(logits, temperature, top_k)
             tok = int(torch.multinomial(probs, 1, generator=gen))  # greedy: probs is one-hot on the argmax
             top_p, top_ix = model_probs.topk(min(n_candidates, model_probs.numel()))
-            steps.append(GenerationStep(
-                position=ids.shape[1], token_id=tok, prob=float(probs[tok]),
-                top_ids=to_numpy(top_ix).astype(np.int64), top_probs=to_numpy(top_p),
-                sampling_probs=to_numpy(probs[top_ix]), attention=to_numpy(out.attention[0, :, :, -1, :]),
-            ))
+            steps.append(
+                GenerationStep(
+                    position=ids.shape[1],
+                    token_id=tok,
+                    prob=float(probs[tok]),
+                    top_ids=to_numpy(top_ix).astype(np.int64),
+                    top_probs=to_numpy(top_p),
+                    sampling_probs=to_numpy(probs[top_ix]),
+                    attention=to_numpy(out.attention[0, :, :, -1, :]),
+                )
+            )
             ids = torch.cat([ids, torch.tensor([[tok]], device=device)], dim=1)
             if stop_at_eos and tok == c.eos_id:
                 break
         final = to_numpy(lm.run(ids).attention[0])
-    trace = GenerationTrace(prompt_ids=prompt, generated_ids=[s.token_id for s in steps], steps=steps,
-                            attention=final, seed=seed, temperature=temperature, top_k=top_k)
+    trace = GenerationTrace(
+        prompt_ids=prompt,
+        generated_ids=[s.token_id for s in steps],
+        steps=steps,
+        attention=final,
+        seed=seed,
+        temperature=temperature,
+        top_k=top_k,
+    )
     if itos is not None:
         for s in steps:
             s.token, s.top_tokens = itos[s.token_id], [itos[i] for i in s.top_ids.tolist()]

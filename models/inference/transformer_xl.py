@@ -12,6 +12,7 @@
 
 Traces are plain dataclasses of numpy arrays and token lists (:class:`models.inference.traces.Trace`).
 """
+
 from __future__ import annotations
 
 import time
@@ -119,8 +120,11 @@ def prepare_passage(loaded: LoadedTXL, text: str, minimum: int = 2) -> tuple[lis
     """(<s> + tokens, ids, unknown flags, tokens dropped beyond :data:`MAX_TOKENS`)."""
     words = tokenize(text)
     if len(words) + 1 < minimum:
-        raise InputError(f"Type at least {minimum - 1} word{'s' if minimum > 2 else ''}.",
-                         "txl.err.words" if minimum > 2 else "txl.err.word", n=minimum - 1)
+        raise InputError(
+            f"Type at least {minimum - 1} word{'s' if minimum > 2 else ''}.",
+            "txl.err.words" if minimum > 2 else "txl.err.word",
+            n=minimum - 1,
+        )
     dropped = max(0, len(words) + 1 - MAX_TOKENS)
     tokens = [SOS] + words[: MAX_TOKENS - 1]
     return tokens, *loaded.encode(tokens), dropped
@@ -133,15 +137,16 @@ def _check_lengths(seg_len: int, mem_len: int) -> None:
         raise InputError(f"The memory length must be between 0 and {MAX_MEM}.", "txl.err.mem", max=MAX_MEM)
 
 
-def _segments(model: TransformerXL, ids: Sequence[int], seg_len: int,
-              mem_len: int) -> Iterator[tuple[int, int, XLOutput]]:
+def _segments(
+    model: TransformerXL, ids: Sequence[int], seg_len: int, mem_len: int
+) -> Iterator[tuple[int, int, XLOutput]]:
     """Yield (start, memory length, output with attention and scores) for every segment, the memory
     carried over."""
     x = torch.tensor([list(ids)], dtype=torch.long)
     memory = None
     for start in range(0, len(ids), seg_len):
         m = 0 if memory is None else memory[0].shape[1]
-        out = model.run(x[:, start: start + seg_len], memory, mem_len=mem_len, keep=True)
+        out = model.run(x[:, start : start + seg_len], memory, mem_len=mem_len, keep=True)
         yield start, m, out
         memory = out.memory
 
@@ -156,14 +161,23 @@ def read_passage(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int) -> XL
         for s, (start, m, out) in enumerate(_segments(loaded.model, ids, seg_len, mem_len)):
             assert out.attention is not None
             n = min(seg_len, len(ids) - start)
-            segments.append(XLSegment(s, start, tokens[start: start + n], tokens[start - m: start],
-                                      to_numpy(out.attention[0]), xl_mask(n, m).numpy()))
+            segments.append(
+                XLSegment(
+                    s,
+                    start,
+                    tokens[start : start + n],
+                    tokens[start - m : start],
+                    to_numpy(out.attention[0]),
+                    xl_mask(n, m).numpy(),
+                )
+            )
     return XLReadTrace(loaded.name, seg_len, mem_len, tokens, unknown, segments, dropped)
 
 
 @torch.inference_mode()
-def explain_score(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segment: int, layer: int,
-                  head: int, query: int) -> XLScoreCheck:
+def explain_score(
+    loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segment: int, layer: int, head: int, query: int
+) -> XLScoreCheck:
     """The four terms of one score row (:func:`models.nn.transformer_xl.score_terms`) beside the model's."""
     _check_lengths(seg_len, mem_len)
     tokens, ids, _, _ = prepare_passage(loaded, text)
@@ -183,11 +197,26 @@ def explain_score(loaded: LoadedTXL, text: str, seg_len: int, mem_len: int, segm
                 raise ValueError(f"layer {layer + 1} has no relative multi-head attention")
             terms = score_terms(attn, out.layer_inputs[layer][0], m, head, query)
             visible = slice(0, m + query + 1)
-            return XLScoreCheck(tokens[start - m: start + query + 1], *(to_numpy(t) for t in (
-                terms.a, terms.b, terms.c, terms.d, terms.total, out.scores[0, layer, head, query, visible],
-                out.attention[0, layer, head, query, visible], terms.distances, terms.r)))
-    raise InputError(f"No token {query + 1} in segment {segment + 1}.", "txl.err.query", query=query + 1,
-                     segment=segment + 1)
+            return XLScoreCheck(
+                tokens[start - m : start + query + 1],
+                *(
+                    to_numpy(t)
+                    for t in (
+                        terms.a,
+                        terms.b,
+                        terms.c,
+                        terms.d,
+                        terms.total,
+                        out.scores[0, layer, head, query, visible],
+                        out.attention[0, layer, head, query, visible],
+                        terms.distances,
+                        terms.r,
+                    )
+                ),
+            )
+    raise InputError(
+        f"No token {query + 1} in segment {segment + 1}.", "txl.err.query", query=query + 1, segment=segment + 1
+    )
 
 
 def dependency(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, token: int) -> np.ndarray:
@@ -202,7 +231,7 @@ def dependency(n_tokens: int, seg_len: int, mem_len: int, n_layers: int, token: 
     reads = np.zeros((n_tokens, n_tokens), dtype=bool)
     for start in range(0, n_tokens, seg_len):
         n, m = min(seg_len, n_tokens - start), min(mem_len, start)
-        reads[start: start + n, start - m: start + n] = xl_mask(n, m).numpy()
+        reads[start : start + n, start - m : start + n] = xl_mask(n, m).numpy()
     rows = [np.eye(n_tokens, dtype=bool)[token]]
     for _ in range(n_layers):
         rows.append(reads[rows[-1]].any(axis=0))
@@ -219,9 +248,17 @@ def shift_demo(seg_len: int, mem_len: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @torch.inference_mode()
-def generate_with_memory(loaded: LoadedTXL, prompt: str, max_new: int = 20, mem_len: int = 64, seg_len: int = 32,
-                         temperature: float = 1.0, top_k: int | None = 40, seed: int = 0,
-                         n_candidates: int = 5) -> XLGenerationTrace:
+def generate_with_memory(
+    loaded: LoadedTXL,
+    prompt: str,
+    max_new: int = 20,
+    mem_len: int = 64,
+    seg_len: int = 32,
+    temperature: float = 1.0,
+    top_k: int | None = 40,
+    seed: int = 0,
+    n_candidates: int = 5,
+) -> XLGenerationTrace:
     """Read ``prompt`` in segments of ``seg_len`` with memory, then sample ``max_new`` tokens, each
     fed back as a one-token segment after the memory (at most ``mem_len`` cached positions)."""
     _check_lengths(seg_len, mem_len)
@@ -239,9 +276,17 @@ def generate_with_memory(loaded: LoadedTXL, prompt: str, max_new: int = 20, mem_
             probs = sampling_distribution(logits, temperature, top_k)
             tok = int(torch.multinomial(probs, 1, generator=gen))  # greedy: probs is one-hot on the argmax
             top_p, top_i = torch.softmax(logits, -1).topk(min(n_candidates, logits.numel()))
-            trace.steps.append(XLGenerationStep(len(ids) + step, loaded.itos[tok], float(probs[tok]),
-                                                [loaded.itos[i] for i in top_i.tolist()], to_numpy(top_p), m,
-                                                to_numpy(out.attention[0, :, :, -1])))
+            trace.steps.append(
+                XLGenerationStep(
+                    len(ids) + step,
+                    loaded.itos[tok],
+                    float(probs[tok]),
+                    [loaded.itos[i] for i in top_i.tolist()],
+                    to_numpy(top_p),
+                    m,
+                    to_numpy(out.attention[0, :, :, -1]),
+                )
+            )
             if step + 1 < max_new:
                 m = out.memory[0].shape[1]
                 out = loaded.model.run(torch.tensor([[tok]]), out.memory, mem_len=mem_len, keep=True)
@@ -258,10 +303,10 @@ def generation_speed(model: TransformerXL, context: int, n_tokens: int) -> tuple
     memory = model.run(ids[:, :context], mem_len=context).memory
     start = time.perf_counter()
     for i in range(n_tokens):
-        memory = model.run(ids[:, context + i: context + i + 1], memory, mem_len=context).memory
+        memory = model.run(ids[:, context + i : context + i + 1], memory, mem_len=context).memory
     cached = (time.perf_counter() - start) / n_tokens * 1000
     start = time.perf_counter()
     for i in range(n_tokens):
-        model.run(ids[:, i + 1: context + i + 1], mem_len=0)
+        model.run(ids[:, i + 1 : context + i + 1], mem_len=0)
     recomputed = (time.perf_counter() - start) / n_tokens * 1000
     return cached, recomputed

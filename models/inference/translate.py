@@ -10,6 +10,7 @@
 Input that cannot be used raises :class:`InputError` with a plain-words message. The command
 line is ``python -m models.translate`` (:mod:`cli.translate`).
 """
+
 from __future__ import annotations
 
 import math
@@ -59,9 +60,12 @@ def source_tokens(text: str, loaded: LoadedSeq2Seq | LoadedTransformer) -> list[
     if source_language(loaded) != "zh":
         return tokenize(text)
     itos = loaded.src_itos if isinstance(loaded, LoadedTransformer) else loaded.src_vocab.itos
-    words = frozenset(itos[len(SPECIALS):])  # "<pad>" typed is text, never the symbol
-    return [tok for tok in segment(normalize(text), words).tokens
-            if tok in words or not all(unicodedata.category(ch).startswith("P") for ch in tok)]
+    words = frozenset(itos[len(SPECIALS) :])  # "<pad>" typed is text, never the symbol
+    return [
+        tok
+        for tok in segment(normalize(text), words).tokens
+        if tok in words or not all(unicodedata.category(ch).startswith("P") for ch in tok)
+    ]
 
 
 def prepare_source(text: str, loaded: LoadedSeq2Seq) -> SourceInput:
@@ -83,13 +87,19 @@ def _check_search(beam: int, length_penalty: float) -> None:
     if not 1 <= beam <= MAX_BEAM:
         raise InputError(f"The beam width must be between 1 and {MAX_BEAM}.", "err.beam", max=MAX_BEAM)
     if not 0 <= length_penalty <= MAX_LENGTH_PENALTY:
-        raise InputError(f"The length penalty α must be between 0 and {MAX_LENGTH_PENALTY:g}.", "err.alpha",
-                         max=MAX_LENGTH_PENALTY)
+        raise InputError(
+            f"The length penalty α must be between 0 and {MAX_LENGTH_PENALTY:g}.", "err.alpha", max=MAX_LENGTH_PENALTY
+        )
 
 
 def translate(
-    loaded: LoadedSeq2Seq, text: str, beam: int = 1, mode: AttentionMode = SOFT, topk: int = 5,
-    length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
+    loaded: LoadedSeq2Seq,
+    text: str,
+    beam: int = 1,
+    mode: AttentionMode = SOFT,
+    topk: int = 5,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    forced: Sequence[int] = (),
 ) -> DecodingTrace:
     """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace; hypotheses are
     ranked by Σ log p / ((5 + |y|) / 6)^α with α = ``length_penalty``. ``forced`` output ids
@@ -106,22 +116,37 @@ def translate(
     else:
         hypotheses, steps = beam_search(loaded.model, source.ids, loaded.tgt_vocab, beam, mode, topk, length_penalty)
     best = hypotheses[0]
-    notices = translation_notices(source.tokens[:-1], source.unknown[:-1], source.dropped, best.finished,
-                                  mean_log_prob(best.log_prob, len(best.tokens)), typical_confidence(loaded.name),
-                                  scope_notice(loaded.training, len(loaded.src_vocab) - 4),
-                                  [math.log(max(float(q), 1e-45)) for q in best.token_probs],
-                                  wrong_output_fit(loaded.name))
+    notices = translation_notices(
+        source.tokens[:-1],
+        source.unknown[:-1],
+        source.dropped,
+        best.finished,
+        mean_log_prob(best.log_prob, len(best.tokens)),
+        typical_confidence(loaded.name),
+        scope_notice(loaded.training, len(loaded.src_vocab) - 4),
+        [math.log(max(float(q), 1e-45)) for q in best.token_probs],
+        wrong_output_fit(loaded.name),
+    )
     return DecodingTrace(
-        model=loaded.name, kind=loaded.kind, mode=mode.kind, search="greedy" if beam == 1 else "beam",
-        beam_width=beam, src_tokens=source.tokens, src_unknown=source.unknown,
-        input_tokens_dropped=source.dropped, hypotheses=hypotheses, beam_steps=steps,
-        length_penalty=length_penalty, notices=notices,
+        model=loaded.name,
+        kind=loaded.kind,
+        mode=mode.kind,
+        search="greedy" if beam == 1 else "beam",
+        beam_width=beam,
+        src_tokens=source.tokens,
+        src_unknown=source.unknown,
+        input_tokens_dropped=source.dropped,
+        hypotheses=hypotheses,
+        beam_steps=steps,
+        length_penalty=length_penalty,
+        notices=notices,
     )
 
 
 # --------------------------------------------------------------------------------------
 # Transformer checkpoints
 # --------------------------------------------------------------------------------------
+
 
 def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceInput:
     """Tokenize for a Transformer checkpoint, cut to its limit, map to ids.
@@ -136,17 +161,24 @@ def prepare_transformer_source(text: str, loaded: LoadedTransformer) -> SourceIn
             raise InputError("There is nothing to translate: type a Chinese sentence.", "err.nothing_to_translate_zh")
         if loaded.task == TRANSLATION:
             raise InputError("There is nothing to translate: type an English sentence.", "err.nothing_to_translate")
-        raise InputError("There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.",
-                         "err.nothing_to_read_digits")
+        raise InputError(
+            "There is nothing to read: type a few digits separated by spaces, e.g. 3 1 4 1 5.",
+            "err.nothing_to_read_digits",
+        )
     limit = loaded.max_src_tokens
     if loaded.task != TRANSLATION:
         symbols = [t for t in loaded.src_itos if not t.startswith("<")]
         bad = next((t for t in tokens if t not in symbols or t not in loaded.src_stoi), None)
         if bad is not None:
             shown = bad if len(bad) <= 20 else bad[:19] + "…"
-            raise InputError(f"The {loaded.task} model reads the symbols {' '.join(symbols)} separated by spaces; "
-                             f"“{shown}” is not one of them.", "err.symbols", task=loaded.task,
-                             symbols=" ".join(symbols), shown=shown)
+            raise InputError(
+                f"The {loaded.task} model reads the symbols {' '.join(symbols)} separated by spaces; "
+                f"“{shown}” is not one of them.",
+                "err.symbols",
+                task=loaded.task,
+                symbols=" ".join(symbols),
+                shown=shown,
+            )
     kept, dropped = tokens[:limit], max(0, len(tokens) - limit)
     if loaded.task == TRANSLATION:
         unknown = [t not in loaded.src_stoi for t in kept] + [False]
@@ -158,9 +190,15 @@ def decode_len(loaded: LoadedTransformer, source: SourceInput) -> int:
     return max_output_len(len(source.ids), loaded.config.max_len - 1)
 
 
-def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, topk: int = 5,
-                          length_penalty: float = DEFAULT_LENGTH_PENALTY, forced: Sequence[int] = (),
-                          head_mask: HeadMask | None = None) -> DecodeTrace:
+def translate_transformer(
+    loaded: LoadedTransformer,
+    text: str,
+    beam: int = 1,
+    topk: int = 5,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    forced: Sequence[int] = (),
+    head_mask: HeadMask | None = None,
+) -> DecodeTrace:
     """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint; the same
     ranking rule as :func:`translate`. What-if runs (:mod:`models.inference.what_if`): ``forced``
     output ids (greedy only) start the output; ``head_mask`` switches heads off."""
@@ -170,23 +208,56 @@ def translate_transformer(loaded: LoadedTransformer, text: str, beam: int = 1, t
     source = prepare_transformer_source(text, loaded)
     max_len = decode_len(loaded, source)
     if beam == 1:
-        trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=max_len, top_k=topk,
-                                        itos=loaded.tgt_itos, forced=forced, head_mask=head_mask)
+        trace = tf_decode.greedy_decode(
+            loaded.encoder_decoder,
+            source.ids,
+            max_len=max_len,
+            top_k=topk,
+            itos=loaded.tgt_itos,
+            forced=forced,
+            head_mask=head_mask,
+        )
     else:
-        result = tf_decode.beam_search(loaded.encoder_decoder, source.ids, beam_width=beam, max_len=max_len, top_k=topk,
-                                       itos=loaded.tgt_itos, length_penalty=length_penalty, head_mask=head_mask)
-        trace = replace(result.best, beam_steps=result.tree(loaded.tgt_itos),
-                        hypotheses=[(loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty))
-                                    for h, s in result.finished])
+        result = tf_decode.beam_search(
+            loaded.encoder_decoder,
+            source.ids,
+            beam_width=beam,
+            max_len=max_len,
+            top_k=topk,
+            itos=loaded.tgt_itos,
+            length_penalty=length_penalty,
+            head_mask=head_mask,
+        )
+        trace = replace(
+            result.best,
+            beam_steps=result.tree(loaded.tgt_itos),
+            hypotheses=[
+                (loaded.tgt_tokens(h), length_normalised(s, len(h), length_penalty)) for h, s in result.finished
+            ],
+        )
     n_read = len(source.tokens) - (1 if loaded.task == TRANSLATION else 0)  # without the appended </s>
-    notices = translation_notices(source.tokens[:n_read], source.unknown[:n_read], source.dropped, trace.finished,
-                                  mean_log_prob(trace.score, len(trace.output_ids)), typical_confidence(loaded.name),
-                                  scope_notice(loaded.training,
-                                               len([t for t in loaded.src_itos if not t.startswith("<")])),
-                                  [float(v) for v in trace.token_log_probs], wrong_output_fit(loaded.name))
-    return replace(trace, model=loaded.name, label=loaded.label, task=loaded.task, src_tokens=source.tokens,
-                   src_unknown=source.unknown, input_tokens_dropped=source.dropped, length_penalty=length_penalty,
-                   notices=notices)
+    notices = translation_notices(
+        source.tokens[:n_read],
+        source.unknown[:n_read],
+        source.dropped,
+        trace.finished,
+        mean_log_prob(trace.score, len(trace.output_ids)),
+        typical_confidence(loaded.name),
+        scope_notice(loaded.training, len([t for t in loaded.src_itos if not t.startswith("<")])),
+        [float(v) for v in trace.token_log_probs],
+        wrong_output_fit(loaded.name),
+    )
+    return replace(
+        trace,
+        model=loaded.name,
+        label=loaded.label,
+        task=loaded.task,
+        src_tokens=source.tokens,
+        src_unknown=source.unknown,
+        input_tokens_dropped=source.dropped,
+        length_penalty=length_penalty,
+        notices=notices,
+    )
 
 
 def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head: int, query: int) -> HeadWalkthrough:
@@ -217,5 +288,13 @@ def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head:
     head = min(max(0, head), cfg.n_heads - 1)
     query = min(max(0, query), len(queries) - 1)
     walk = head_walkthrough(loaded.model, kind, layer, head, query, src_ids=src_ids, tgt_ids=tgt_ids)
-    return replace(walk, model=loaded.name, label=loaded.label, n_layers=n_layers, n_heads=cfg.n_heads,
-                   key_tokens=list(keys), query_tokens=list(queries), input_tokens_dropped=dropped)
+    return replace(
+        walk,
+        model=loaded.name,
+        label=loaded.label,
+        n_layers=n_layers,
+        n_heads=cfg.n_heads,
+        key_tokens=list(keys),
+        query_tokens=list(queries),
+        input_tokens_dropped=dropped,
+    )

@@ -11,6 +11,7 @@
 A typed token the model's target vocabulary does not hold raises :class:`InputError` with a
 plain-words message (never mapped to <unk>).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -42,11 +43,16 @@ def typed_token(text: str) -> str:
     tokens = tokenize(stripped)
     if len(tokens) != 1:
         if not tokens:
-            raise InputError("Type one output token: a single word or punctuation mark (or </s> to stop here).",
-                             "err.one_token")
-        raise InputError(f"Type one output token: a single word or punctuation mark (or </s> to stop here); "
-                         f"“{stripped[:40]}” reads as {len(tokens)} tokens.", "err.one_token_many",
-                         typed=stripped[:40], n=len(tokens))
+            raise InputError(
+                "Type one output token: a single word or punctuation mark (or </s> to stop here).", "err.one_token"
+            )
+        raise InputError(
+            f"Type one output token: a single word or punctuation mark (or </s> to stop here); "
+            f"“{stripped[:40]}” reads as {len(tokens)} tokens.",
+            "err.one_token_many",
+            typed=stripped[:40],
+            n=len(tokens),
+        )
     return tokens[0]
 
 
@@ -56,17 +62,27 @@ def forced_ids(tokens: Sequence[str], stoi: Mapping[str, int]) -> list[int]:
     ids = []
     for token in tokens:
         if token in NEVER_OUTPUT:
-            raise InputError(f"“{token}” cannot be forced: the start and padding symbols are never outputs.",
-                             "err.never_output", token=token)
+            raise InputError(
+                f"“{token}” cannot be forced: the start and padding symbols are never outputs.",
+                "err.never_output",
+                token=token,
+            )
         if token not in stoi:
             words = [w for w in stoi if not w.startswith("<")]
             close = difflib.get_close_matches(token, words, n=3)
             shown = token if len(token) <= 20 else token[:19] + "…"
-            message = (f"“{shown}” is not in this model's output vocabulary ({len(words):,} words), so it "
-                       "cannot be forced (it is not mapped to <unk>).")
+            message = (
+                f"“{shown}” is not in this model's output vocabulary ({len(words):,} words), so it "
+                "cannot be forced (it is not mapped to <unk>)."
+            )
             if close:
-                raise InputError(f"{message} Close words it knows: {', '.join(close)}.", "err.not_in_vocab_close",
-                                 shown=shown, n=len(words), close=", ".join(close))
+                raise InputError(
+                    f"{message} Close words it knows: {', '.join(close)}.",
+                    "err.not_in_vocab_close",
+                    shown=shown,
+                    n=len(words),
+                    close=", ".join(close),
+                )
             raise InputError(message, "err.not_in_vocab", shown=shown, n=len(words))
         ids.append(stoi[token])
     return ids
@@ -77,20 +93,31 @@ def percent(p: float) -> str:
     return f"{p:.1%}" if p >= 0.001 or p == 0 else f"{p:.1e}"
 
 
-def _forced_notice(step: int, token: str, top_tokens: Sequence[str], top_probs: np.ndarray, p_forced: float,
-                   original: str | None) -> Notice:
+def _forced_notice(
+    step: int, token: str, top_tokens: Sequence[str], top_probs: np.ndarray, p_forced: float, original: str | None
+) -> Notice:
     """What the model itself preferred at the forced step (string id ``notice.forced`` or, when it
     replaced another token, ``notice.forced_instead``)."""
     replaced = original is not None and original != token
     instead = f" instead of “{original}”" if replaced else ""
-    args = {"step": step + 1, "token": token, "original": original, "top": top_tokens[0],
-            "p_top": percent(float(top_probs[0])), "p": percent(p_forced)}
-    return Notice("forced", "info",
-                  f"What-if: step {step + 1} was forced to “{token}”{instead}. At that step the model ranked "
-                  f"“{top_tokens[0]}” first (p = {percent(float(top_probs[0]))}) and gave “{token}” "
-                  f"p = {percent(p_forced)}; "
-                  "every later step is greedy again, computed from the forced prefix.",
-                  "notice.forced_instead" if replaced else "notice.forced", args)
+    args = {
+        "step": step + 1,
+        "token": token,
+        "original": original,
+        "top": top_tokens[0],
+        "p_top": percent(float(top_probs[0])),
+        "p": percent(p_forced),
+    }
+    return Notice(
+        "forced",
+        "info",
+        f"What-if: step {step + 1} was forced to “{token}”{instead}. At that step the model ranked "
+        f"“{top_tokens[0]}” first (p = {percent(float(top_probs[0]))}) and gave “{token}” "
+        f"p = {percent(p_forced)}; "
+        "every later step is greedy again, computed from the forced prefix.",
+        "notice.forced_instead" if replaced else "notice.forced",
+        args,
+    )
 
 
 def _with_forced(notice: Notice, notices: Sequence[Notice]) -> list[Notice]:
@@ -101,13 +128,23 @@ def _with_forced(notice: Notice, notices: Sequence[Notice]) -> list[Notice]:
 
 def _check_prefix(prefix: Sequence[str], step: int) -> None:
     if not 0 <= step <= len(prefix):
-        raise InputError(f"Step {step + 1} is not a step of this output ({len(prefix)} tokens).", "err.no_step",
-                         step=step + 1, n=len(prefix))
+        raise InputError(
+            f"Step {step + 1} is not a step of this output ({len(prefix)} tokens).",
+            "err.no_step",
+            step=step + 1,
+            n=len(prefix),
+        )
 
 
 def what_if_translation(
-    loaded: LoadedSeq2Seq, text: str, original: Sequence[str], step: int, token: str, mode: AttentionMode = SOFT,
-    topk: int = 5, length_penalty: float = DEFAULT_LENGTH_PENALTY,
+    loaded: LoadedSeq2Seq,
+    text: str,
+    original: Sequence[str],
+    step: int,
+    token: str,
+    mode: AttentionMode = SOFT,
+    topk: int = 5,
+    length_penalty: float = DEFAULT_LENGTH_PENALTY,
 ) -> DecodingTrace:
     """RNN seq2seq: ``original``[:step] (the output shown), ``token`` forced at ``step``, then greedy."""
     _check_prefix(original, step)
@@ -115,28 +152,36 @@ def what_if_translation(
     trace = translate(loaded, text, 1, mode, topk, length_penalty, forced=forced_ids(prefix, loaded.tgt_vocab.stoi))
     hyp = trace.best
     was = original[step] if step < len(original) else None
-    notice = _forced_notice(step, token, hyp.topk_tokens[step], hyp.topk_probs[step], float(hyp.token_probs[step]),
-                            was)
+    notice = _forced_notice(step, token, hyp.topk_tokens[step], hyp.topk_probs[step], float(hyp.token_probs[step]), was)
     return replace(trace, notices=_with_forced(notice, trace.notices))
 
 
 def what_if_transformer(
-    loaded: LoadedTransformer, text: str, original: Sequence[str], step: int, token: str, topk: int = 5,
+    loaded: LoadedTransformer,
+    text: str,
+    original: Sequence[str],
+    step: int,
+    token: str,
+    topk: int = 5,
 ) -> DecodeTrace:
     """Transformer: ``original``[:step] (the output shown), ``token`` forced at ``step``, then greedy."""
     _check_prefix(original, step)
     prefix = list(original[:step]) + [token]
     trace = translate_transformer(loaded, text, 1, topk, forced=forced_ids(prefix, loaded.tgt_stoi))
     was = original[step] if step < len(original) else None
-    notice = _forced_notice(step, token, trace.topk_tokens[step], trace.topk_probs[step],
-                            float(trace.token_probs[step]), was)
+    notice = _forced_notice(
+        step, token, trace.topk_tokens[step], trace.topk_probs[step], float(trace.token_probs[step]), was
+    )
     return replace(trace, notices=_with_forced(notice, trace.notices))
 
 
 def _one_head_off(loaded: LoadedTransformer, kind: str, layer: int, head: int) -> HeadMask:
     if kind not in ABLATION_KINDS:
-        raise InputError(f"Pick the encoder self-, decoder self- or cross-attention, not “{kind[:20]}”.",
-                         "err.attention_kind", kind=kind[:20])
+        raise InputError(
+            f"Pick the encoder self-, decoder self- or cross-attention, not “{kind[:20]}”.",
+            "err.attention_kind",
+            kind=kind[:20],
+        )
     try:
         return HeadMask.one_head_off(loaded.config, kind, layer, head)
     except ValueError as exc:
@@ -144,22 +189,41 @@ def _one_head_off(loaded: LoadedTransformer, kind: str, layer: int, head: int) -
 
 
 def ablated_translation(
-    loaded: LoadedTransformer, text: str, kind: str, layer: int, head: int, beam: int = 1, topk: int = 5,
+    loaded: LoadedTransformer,
+    text: str,
+    kind: str,
+    layer: int,
+    head: int,
+    beam: int = 1,
+    topk: int = 5,
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
 ) -> DecodeTrace:
     """The same decoding as :func:`~models.inference.translate.translate_transformer` with head
     ``head`` of ``layer`` in attention ``kind`` switched off (Michel et al. 2019 head masking)."""
-    trace = translate_transformer(loaded, text, beam, topk, length_penalty,
-                                  head_mask=_one_head_off(loaded, kind, layer, head))
+    trace = translate_transformer(
+        loaded, text, beam, topk, length_penalty, head_mask=_one_head_off(loaded, kind, layer, head)
+    )
     return replace(trace, ablated_head=(kind, layer, head))
 
 
 def ablated_scoring(
-    loaded: LoadedTransformer, text: str, output: Sequence[str], kind: str, layer: int, head: int, topk: int = 5,
+    loaded: LoadedTransformer,
+    text: str,
+    output: Sequence[str],
+    kind: str,
+    layer: int,
+    head: int,
+    topk: int = 5,
 ) -> DecodeTrace:
     """The original ``output`` teacher-forced through the model with one head switched off: the
     same queries and keys as the original run, so every change of attention and of p(y_t) is that
     head's doing (Michel et al. 2019 measure a head's importance by such a change of the loss)."""
-    trace = translate_transformer(loaded, text, 1, topk, forced=forced_ids(output, loaded.tgt_stoi),
-                                  head_mask=_one_head_off(loaded, kind, layer, head))
+    trace = translate_transformer(
+        loaded,
+        text,
+        1,
+        topk,
+        forced=forced_ids(output, loaded.tgt_stoi),
+        head_mask=_one_head_off(loaded, kind, layer, head),
+    )
     return replace(trace, forced_step=None, ablated_head=(kind, layer, head))

@@ -15,6 +15,7 @@ tokens (1 … n); everything returned (orders, predicted and hidden positions) i
 
 Traces are plain dataclasses of numpy arrays and token lists (:class:`models.inference.traces.Trace`).
 """
+
 from __future__ import annotations
 
 import re
@@ -127,16 +128,27 @@ def check_order(order: Sequence[int], n: int) -> list[int]:
     seen: set[int] = set()
     for pos in order:
         if not 0 <= pos < n:
-            raise InputError(f"Position {pos + 1} is out of range: positions run from 1 to {n}.",
-                             "xlnet.err.order_range", pos=pos + 1, n=n)
+            raise InputError(
+                f"Position {pos + 1} is out of range: positions run from 1 to {n}.",
+                "xlnet.err.order_range",
+                pos=pos + 1,
+                n=n,
+            )
         if pos in seen:
-            raise InputError(f"Position {pos + 1} comes more than once: each position comes exactly once.",
-                             "xlnet.err.order_repeat", pos=pos + 1)
+            raise InputError(
+                f"Position {pos + 1} comes more than once: each position comes exactly once.",
+                "xlnet.err.order_repeat",
+                pos=pos + 1,
+            )
         seen.add(pos)
     missing = ", ".join(str(p + 1) for p in range(n) if p not in seen)
     if missing:
-        raise InputError(f"The order misses position(s) {missing}: each of 1 … {n} comes exactly once.",
-                         "xlnet.err.order_missing", missing=missing, n=n)
+        raise InputError(
+            f"The order misses position(s) {missing}: each of 1 … {n} comes exactly once.",
+            "xlnet.err.order_missing",
+            missing=missing,
+            n=n,
+        )
     return [int(p) for p in order]
 
 
@@ -147,8 +159,9 @@ def parse_order(text: str, n: int) -> list[int]:
     if not items:
         raise InputError(f"Type an order: the positions 1 … {n}, each once.", "xlnet.err.order_empty", n=n)
     if not all(_NUMBER.fullmatch(s) for s in items):
-        raise InputError(f"Type the order as whole numbers from 1 to {n}, separated by spaces or commas.",
-                         "xlnet.err.order_nan", n=n)
+        raise InputError(
+            f"Type the order as whole numbers from 1 to {n}, separated by spaces or commas.", "xlnet.err.order_nan", n=n
+        )
     return check_order([int(s) - 1 for s in items], n)
 
 
@@ -162,8 +175,12 @@ def prepare_sentence(loaded: LoadedXLNet, text: str) -> tuple[list[str], list[in
     if len(words) < 2:
         raise InputError("Type at least 2 words: XLNet predicts words from the other words.", "xlnet.err.one")
     if len(words) > limit:
-        raise InputError(f"Type at most {limit} words (this text has {len(words)}): the model reads one window "
-                         f"of {limit}.", "xlnet.err.long", max=limit, n=len(words))
+        raise InputError(
+            f"Type at most {limit} words (this text has {len(words)}): the model reads one window of {limit}.",
+            "xlnet.err.long",
+            max=limit,
+            n=len(words),
+        )
     return words, *loaded.encode(words)
 
 
@@ -172,14 +189,20 @@ def _check_top(top_k: int) -> None:
         raise InputError(f"top-k must be between 1 and {MAX_TOP}.", "xlnet.err.top_k", max=MAX_TOP)
 
 
-def _predictions(loaded: LoadedXLNet, logits: torch.Tensor, ids: Sequence[int], positions: Sequence[int],
-                 top_k: int) -> TargetPredictions:
+def _predictions(
+    loaded: LoadedXLNet, logits: torch.Tensor, ids: Sequence[int], positions: Sequence[int], top_k: int
+) -> TargetPredictions:
     """Top-k and true-token probabilities from ``logits`` (m, V), row r for ``positions[r]``."""
     log_p = torch.log_softmax(logits.float(), dim=-1)
     true_log_p = log_p[torch.arange(len(positions)), torch.as_tensor([ids[p] for p in positions])]
     top_log_p, top_i = log_p.topk(min(top_k, log_p.shape[-1]), dim=-1)
-    return TargetPredictions(list(positions), [[loaded.itos[i] for i in row] for row in top_i.tolist()],
-                             to_numpy(top_log_p.exp()), to_numpy(true_log_p.exp()), float(true_log_p.sum()))
+    return TargetPredictions(
+        list(positions),
+        [[loaded.itos[i] for i in row] for row in top_i.tolist()],
+        to_numpy(top_log_p.exp()),
+        to_numpy(true_log_p.exp()),
+        float(true_log_p.sum()),
+    )
 
 
 @torch.inference_mode()
@@ -196,15 +219,24 @@ def predict(loaded: LoadedXLNet, text: str, order: Sequence[int], k_split: int, 
     with eval_mode(loaded.model):
         out = loaded.model.run(torch.tensor([ids]), z, keep=True)
     assert out.content_attention is not None and out.query_attention is not None
-    targets = order[n - n_targets(n, k_split):]
-    return XLNetTrace(loaded.name, tokens, unknown, order, k_split,
-                      _predictions(loaded, out.logits[0, targets], ids, targets, top_k),
-                      content_mask(z).numpy(), query_mask(z).numpy(),
-                      to_numpy(out.content_attention[0]), to_numpy(out.query_attention[0]))
+    targets = order[n - n_targets(n, k_split) :]
+    return XLNetTrace(
+        loaded.name,
+        tokens,
+        unknown,
+        order,
+        k_split,
+        _predictions(loaded, out.logits[0, targets], ids, targets, top_k),
+        content_mask(z).numpy(),
+        query_mask(z).numpy(),
+        to_numpy(out.content_attention[0]),
+        to_numpy(out.query_attention[0]),
+    )
 
 
-def _compare(loaded: LoadedXLNet, tokens: list[str], ids: list[int], unknown: list[bool], hidden: Sequence[int],
-             top_k: int) -> XLNetComparison:
+def _compare(
+    loaded: LoadedXLNet, tokens: list[str], ids: list[int], unknown: list[bool], hidden: Sequence[int], top_k: int
+) -> XLNetComparison:
     hidden = sorted(set(hidden))
     n = len(ids)
     bad = [p for p in hidden if not 0 <= p < n]
@@ -223,14 +255,21 @@ def _compare(loaded: LoadedXLNet, tokens: list[str], ids: list[int], unknown: li
         seq_logits = loaded.model.run(x, torch.tensor(sequential)).logits[0, hidden]
         ind_logits = loaded.model.run(x.expand(len(hidden), n), torch.tensor(independent)).logits
     ind_logits = ind_logits[torch.arange(len(hidden)), torch.tensor(hidden)]
-    return XLNetComparison(loaded.name, tokens, unknown, hidden, sequential,
-                           _predictions(loaded, ind_logits, ids, hidden, top_k),
-                           _predictions(loaded, seq_logits, ids, hidden, top_k))
+    return XLNetComparison(
+        loaded.name,
+        tokens,
+        unknown,
+        hidden,
+        sequential,
+        _predictions(loaded, ind_logits, ids, hidden, top_k),
+        _predictions(loaded, seq_logits, ids, hidden, top_k),
+    )
 
 
 @torch.inference_mode()
-def independent_vs_sequential(loaded: LoadedXLNet, text: str, hidden_positions: Sequence[int],
-                              top_k: int = 5) -> XLNetComparison:
+def independent_vs_sequential(
+    loaded: LoadedXLNet, text: str, hidden_positions: Sequence[int], top_k: int = 5
+) -> XLNetComparison:
     """The hidden words (0-based positions) predicted independently (BERT's assumption, §2.1:
     log p(x̄ | x̂) ≈ Σ log p(x_t | x̂)) and sequentially (XLNet: Σ_t log p(x_{z_t} | x̂, x_{z_<t}))."""
     _check_top(top_k)
@@ -239,8 +278,9 @@ def independent_vs_sequential(loaded: LoadedXLNet, text: str, hidden_positions: 
 
 
 @torch.inference_mode()
-def dependency_cases(loaded: LoadedXLNet, sentences: Iterable[Sequence[str]], limit: int = 1,
-                     top_k: int = 5) -> list[XLNetComparison]:
+def dependency_cases(
+    loaded: LoadedXLNet, sentences: Iterable[Sequence[str]], limit: int = 1, top_k: int = 5
+) -> list[XLNetComparison]:
     """Up to ``limit`` cases among ``sentences`` (token lists) where two adjacent hidden words of
     known tokens give a later target whose sequential top-1 is the true word while its independent
     top-1 is another: conditioning on the earlier target changed the prediction, for the better."""

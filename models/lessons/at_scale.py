@@ -14,6 +14,7 @@ of one real head's Q, K and V from the lab's decoder LM or SmolLM2.
 * the KV cache's size: 2 × layers × K/V heads × head dim × bytes per token (MHA, GQA, MQA;
   Shazeer 2019, Ainslie et al. 2023).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,10 @@ F32 = np.float32
 # Exact attention and masks
 # --------------------------------------------------------------------------------------
 
-def allowed_mask(n_queries: int, n_keys: int, window: int | None = None, sinks: int = 0,
-                 q_start: int = 0, k_start: int = 0) -> np.ndarray:
+
+def allowed_mask(
+    n_queries: int, n_keys: int, window: int | None = None, sinks: int = 0, q_start: int = 0, k_start: int = 0
+) -> np.ndarray:
     """(n_queries, n_keys) bool, True = may attend: causal (key s ≤ query t), within the last ``window``
     keys (t − w < s; None: no window), or among the first ``sinks`` tokens (s < sinks), for the rows
     q_start … and columns k_start … of the whole matrix."""
@@ -46,8 +49,9 @@ def allowed_mask(n_queries: int, n_keys: int, window: int | None = None, sinks: 
     return ok
 
 
-def exact_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = True,
-                    window: int | None = None, sinks: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def exact_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = True, window: int | None = None, sinks: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(O, P): P = softmax(QKᵀ/√d + M), O = PV, with the whole n × n matrix P held (M: −∞ where
     :func:`allowed_mask` forbids; no mask when ``causal`` is False)."""
     scores = (q @ k.T).astype(F32, copy=False)
@@ -68,6 +72,7 @@ def exact_output(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # FlashAttention: tiles and the online softmax
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class TileStep(Trace):
@@ -100,8 +105,16 @@ class TiledResult:
     steps: list[TileStep] = field(default_factory=list)
 
 
-def tiled_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, block_q: int, block_k: int | None = None,
-                    causal: bool = True, record: int | None = None, version: int = 1) -> TiledResult:
+def tiled_attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    block_q: int,
+    block_k: int | None = None,
+    causal: bool = True,
+    record: int | None = None,
+    version: int = 1,
+) -> TiledResult:
     """FlashAttention's forward pass (Dao et al. 2022, Algorithm 1) in float32: for each query block
     Q_i, for each key block j (causal: only the blocks that reach the diagonal),
 
@@ -146,8 +159,20 @@ def tiled_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, block_q: int, b
                 o = ((l * old)[:, None] * o + new[:, None] * (p_tile @ v[k0:k1])) / l_new[:, None]
             if record == bi:
                 shown = o / l_new[:, None] if version == 2 else o
-                steps.append(TileStep(k0, k1, s.copy(), m.copy(), m_new.copy(), old.copy(),
-                                      (new[:, None] * p_tile).astype(F32), l.copy(), l_new.copy(), shown.copy()))
+                steps.append(
+                    TileStep(
+                        k0,
+                        k1,
+                        s.copy(),
+                        m.copy(),
+                        m_new.copy(),
+                        old.copy(),
+                        (new[:, None] * p_tile).astype(F32),
+                        l.copy(),
+                        l_new.copy(),
+                        shown.copy(),
+                    )
+                )
             m, l = m_new.astype(F32), l_new.astype(F32)  # noqa: E741
         out[q0:q1], m_all[q0:q1], l_all[q0:q1] = (o / l[:, None] if version == 2 else o), m, l
     return TiledResult(out, m_all, l_all, (m_all + np.log(l_all)).astype(F32), steps)
@@ -159,12 +184,13 @@ def rebuild_row(q_row: np.ndarray, k: np.ndarray, lse: float, index: int, causal
     s = (k @ q_row).astype(F32) * F32(1.0 / math.sqrt(q_row.shape[0]))
     row = np.exp(s - F32(lse)).astype(F32)
     if causal:
-        row[index + 1:] = 0.0
+        row[index + 1 :] = 0.0
     return row
 
 
-def windowed_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, window: int, sinks: int = 0,
-                       block: int = 256) -> np.ndarray:
+def windowed_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, window: int, sinks: int = 0, block: int = 256
+) -> np.ndarray:
     """Causal sliding-window attention (each query sees its last ``window`` keys, plus the first ``sinks``
     tokens: StreamingLLM, Xiao et al. 2023), one query block at a time so that only block × (window +
     block + sinks) scores exist: O(n·w) time and memory."""
@@ -192,6 +218,7 @@ def windowed_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, window: int,
 # --------------------------------------------------------------------------------------
 # Linear attention (Katharopoulos et al. 2020)
 # --------------------------------------------------------------------------------------
+
 
 def feature_map(x: np.ndarray) -> np.ndarray:
     """φ(x) = elu(x) + 1 (Katharopoulos et al. 2020, eq. 7): positive, so the normaliser never vanishes."""
@@ -241,6 +268,7 @@ def linear_chunked(q: np.ndarray, k: np.ndarray, v: np.ndarray, chunk: int = 128
 # The KV cache
 # --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class CacheShape:
     """What a decoder's KV cache holds per token: ``layers`` × ``kv_heads`` × ``head_dim`` keys and as many
@@ -257,7 +285,7 @@ class CacheShape:
         return 2 * self.layers * self.kv_heads * self.head_dim * bytes_per_value
 
     def kind(self) -> str:
-        """"MHA", "GQA" or "MQA"."""
+        """ "MHA", "GQA" or "MQA"."""
         return "MHA" if self.kv_heads == self.q_heads else "MQA" if self.kv_heads == 1 else "GQA"
 
 
@@ -269,8 +297,12 @@ def cache_shapes() -> list[CacheShape]:
     """SmolLM2-135M as shipped (GQA 9:3) beside its MHA (9:9) and MQA (9:1) variants, and Gemma 3 270M
     (MQA 4:1): the same layers and head size, only the number of K/V heads changed."""
     s = SMOLLM2
-    return [CacheShape(f"{s.name} MHA", s.layers, s.q_heads, s.q_heads, s.head_dim), s,
-            CacheShape(f"{s.name} MQA", s.layers, s.q_heads, 1, s.head_dim), GEMMA3]
+    return [
+        CacheShape(f"{s.name} MHA", s.layers, s.q_heads, s.q_heads, s.head_dim),
+        s,
+        CacheShape(f"{s.name} MQA", s.layers, s.q_heads, 1, s.head_dim),
+        GEMMA3,
+    ]
 
 
 def window_cache_tokens(length: int, window: int | None, sinks: int = 0) -> int:
@@ -284,6 +316,7 @@ def window_cache_tokens(length: int, window: int | None, sinks: int = 0) -> int:
 # --------------------------------------------------------------------------------------
 # One real head's Q, K, V
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class HeadQKV(Trace):
@@ -303,8 +336,7 @@ class HeadQKV(Trace):
     model_output: np.ndarray
 
 
-def lab_head_qkv(model: Any, ids: Sequence[int], layer: int, head: int, tokens: list[str],
-                 name: str = "") -> HeadQKV:
+def lab_head_qkv(model: Any, ids: Sequence[int], layer: int, head: int, tokens: list[str], name: str = "") -> HeadQKV:
     """Q, K, V of head ``head`` of layer ``layer``'s causal self-attention in the lab's
     :class:`models.nn.transformer.DecoderOnlyLM`, from the inputs that sub-layer really received
     (a forward hook), and the model's own weights and head output."""
@@ -337,8 +369,9 @@ def lab_head_qkv(model: Any, ids: Sequence[int], layer: int, head: int, tokens: 
     return HeadQKV(name, layer, head, head, tokens, q, k, v, weights, (weights @ v).astype(F32))
 
 
-def llm_head_qkv(llm: Any, ids: Sequence[int], layers: Sequence[int] | None = None,
-                 heads: Sequence[int] | None = None) -> list[HeadQKV]:
+def llm_head_qkv(
+    llm: Any, ids: Sequence[int], layers: Sequence[int] | None = None, heads: Sequence[int] | None = None
+) -> list[HeadQKV]:
     """Q, K, V (after RoPE) of the query heads ``heads`` (default all) of ``layers`` (default all) of a
     Llama-type :class:`models.inference.llm.LLM`, captured from one forward pass: each attention module's
     input and its rotary (cos, sin), projected here as the model projects them; the K/V head a query
@@ -391,10 +424,20 @@ def llm_head_qkv(llm: Any, ids: Sequence[int], layers: Sequence[int] | None = No
             own = got["heads"][0].view(n, -1, d)
             for h in heads:
                 kv = h // group
-                result.append(HeadQKV(llm.label, layer, h, kv, tokens, q[0, h].float().cpu().numpy(),
-                                      k[0, kv].float().cpu().numpy(), v[0, kv].float().cpu().numpy(),
-                                      out.attentions[layer][0, h].float().cpu().numpy(),
-                                      own[:, h].float().cpu().numpy()))
+                result.append(
+                    HeadQKV(
+                        llm.label,
+                        layer,
+                        h,
+                        kv,
+                        tokens,
+                        q[0, h].float().cpu().numpy(),
+                        k[0, kv].float().cpu().numpy(),
+                        v[0, kv].float().cpu().numpy(),
+                        out.attentions[layer][0, h].float().cpu().numpy(),
+                        own[:, h].float().cpu().numpy(),
+                    )
+                )
     return result
 
 
@@ -407,13 +450,14 @@ COST_LENGTHS: tuple[int, ...] = (128, 256, 512, 1024, 2048, 4096, 8192)
 COST_BLOCK, COST_WINDOW, COST_CHUNK = 128, 256, 128  # the tiled path's tile, the window, the linear chunk
 
 
-def cost_runner(method: str, block: int = COST_BLOCK, window: int = COST_WINDOW,
-                chunk: int = COST_CHUNK) -> Any:
+def cost_runner(method: str, block: int = COST_BLOCK, window: int = COST_WINDOW, chunk: int = COST_CHUNK) -> Any:
     """The causal attention function the cost table measures for ``method`` (in :data:`COST_METHODS`)."""
-    runners = {"exact": exact_output,
-               "tiled": lambda q, k, v: tiled_attention(q, k, v, block).output,
-               "window": lambda q, k, v: windowed_attention(q, k, v, window, block=block),
-               "linear": lambda q, k, v: linear_chunked(q, k, v, chunk)}
+    runners = {
+        "exact": exact_output,
+        "tiled": lambda q, k, v: tiled_attention(q, k, v, block).output,
+        "window": lambda q, k, v: windowed_attention(q, k, v, window, block=block),
+        "linear": lambda q, k, v: linear_chunked(q, k, v, chunk),
+    }
     return runners[method]
 
 
@@ -453,8 +497,13 @@ def fit_exponent(lengths: Sequence[int], values: Sequence[float], low: int, high
     return float(np.polyfit(x, y, 1)[0])
 
 
-def measure_cost(lengths: Sequence[int] = COST_LENGTHS, methods: Sequence[str] = COST_METHODS, d: int = 64,
-                 repeats: int = 3, seed: int = 0) -> CostTable:
+def measure_cost(
+    lengths: Sequence[int] = COST_LENGTHS,
+    methods: Sequence[str] = COST_METHODS,
+    d: int = 64,
+    repeats: int = 3,
+    seed: int = 0,
+) -> CostTable:
     """Time and peak memory of each causal attention method on random float32 Q, K, V (n × d): the
     fastest of ``repeats`` timed calls after one untimed call that also measures the peak."""
     import time
@@ -518,6 +567,7 @@ def time_generation(model: Any, prompt_tokens: int, new_tokens: int, seed: int =
 # Windows and sinks on a real model: the perplexity of a long text under a masked attention
 # --------------------------------------------------------------------------------------
 
+
 def additive_mask(n: int, window: int | None = None, sinks: int = 0) -> Any:
     """The (1, 1, n, n) float32 torch mask M added to every head's scores QKᵀ/√d of a Hugging Face
     decoder run with eager attention: 0 where :func:`allowed_mask` allows (causal, and within the window
@@ -550,8 +600,15 @@ def token_nll(model: Any, ids: Sequence[int], window: int | None = None, sinks: 
 
 
 #: (window, sinks) settings the bench measures and the page shows: None = full causal attention
-WINDOW_SETTINGS: tuple[tuple[int | None, int], ...] = ((None, 0), (64, 0), (64, 4), (128, 0), (128, 4),
-                                                      (256, 0), (256, 4))
+WINDOW_SETTINGS: tuple[tuple[int | None, int], ...] = (
+    (None, 0),
+    (64, 0),
+    (64, 4),
+    (128, 0),
+    (128, 4),
+    (256, 0),
+    (256, 4),
+)
 
 
 @dataclass
@@ -581,8 +638,14 @@ class WindowPerplexity(Trace):
         return self.perplexity[i] / self.perplexity[0]
 
 
-def window_perplexities(model: Any, ids: Sequence[int], settings: Sequence[tuple[int | None, int]] = WINDOW_SETTINGS,
-                        scored_from: int | None = None, name: str = "", source: str = "") -> WindowPerplexity:
+def window_perplexities(
+    model: Any,
+    ids: Sequence[int],
+    settings: Sequence[tuple[int | None, int]] = WINDOW_SETTINGS,
+    scored_from: int | None = None,
+    name: str = "",
+    source: str = "",
+) -> WindowPerplexity:
     """:class:`WindowPerplexity` of ``ids`` under each (window, sinks) setting (the first should be (None, 0)):
     scored from the query at the largest window on unless ``scored_from`` says otherwise."""
     windows = [w for w, _ in settings]

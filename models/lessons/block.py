@@ -12,6 +12,7 @@ from one view. Nothing is recomputed by hand here: every array is what the modul
 :func:`init_gradient_norms` is Xiong et al. (2020)'s measurement on freshly initialised models: the
 per-layer gradient norm at initialisation with post-LN and pre-LN.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -28,7 +29,11 @@ from models.inference.common import InputError, eval_mode, to_numpy
 from models.inference.traces import Trace
 from models.nn.bert import SmallBert
 from models.nn.transformer import (
-    DecoderLayer, EncoderLayer, PositionwiseFeedForward, Transformer, TransformerConfig,
+    DecoderLayer,
+    EncoderLayer,
+    PositionwiseFeedForward,
+    Transformer,
+    TransformerConfig,
 )
 
 ENCODER_DECODER, DECODER_ONLY_LM, ENCODER_ONLY = "encoder-decoder", "decoder-only", "encoder-only"
@@ -132,6 +137,7 @@ class BlockTrace(Trace):
 # Hooks
 # ------------------------------------------------------------------------------------------------
 
+
 class _Recorder:
     """Forward hooks on one block's modules; what they saw, in call order."""
 
@@ -141,9 +147,11 @@ class _Recorder:
 
     def watch(self, module: nn.Module, key: tuple[int, str]) -> None:
         def hook(_: nn.Module, args: tuple, out: Any) -> None:
-            self.seen[key] = (tuple(a.detach() if isinstance(a, Tensor) else a for a in args),
-                              out[0].detach() if isinstance(out, tuple) else out.detach(),
-                              out[1].detach() if isinstance(out, tuple) and out[1] is not None else None)
+            self.seen[key] = (
+                tuple(a.detach() if isinstance(a, Tensor) else a for a in args),
+                out[0].detach() if isinstance(out, tuple) else out.detach(),
+                out[1].detach() if isinstance(out, tuple) and out[1] is not None else None,
+            )
 
         self.handles.append(module.register_forward_hook(hook))
 
@@ -158,15 +166,23 @@ def _sublayers(layer: nn.Module, masked: bool) -> list[tuple[str, nn.Module, nn.
         return [(SELF, layer.self_attn, layer.sub_attn.norm), (FFN, layer.feed_forward, layer.sub_ff.norm)]
     if isinstance(layer, DecoderLayer):
         out: list[tuple[str, nn.Module, nn.LayerNorm]] = [
-            (MASKED_SELF if masked else SELF, layer.self_attn, layer.sub_self.norm)]
+            (MASKED_SELF if masked else SELF, layer.self_attn, layer.sub_self.norm)
+        ]
         if layer.cross_attn is not None and layer.sub_cross is not None:
             out.append((CROSS, layer.cross_attn, layer.sub_cross.norm))
         return out + [(FFN, layer.feed_forward, layer.sub_ff.norm)]
     raise TypeError(f"not a Transformer layer: {type(layer).__name__}")
 
 
-def _run_stack(layers: Sequence[nn.Module], embed: nn.Module, tokens: list[str], name: str, masked: bool,
-               norm_first: bool, final: nn.Module) -> Callable[[], StackTrace]:
+def _run_stack(
+    layers: Sequence[nn.Module],
+    embed: nn.Module,
+    tokens: list[str],
+    name: str,
+    masked: bool,
+    norm_first: bool,
+    final: nn.Module,
+) -> Callable[[], StackTrace]:
     """Hook a stack's modules; returns the function that reads the trace once the model has run."""
     rec = _Recorder()
     rec.watch(embed, (-1, "embed"))
@@ -197,13 +213,26 @@ def _run_stack(layers: Sequence[nn.Module], embed: nn.Module, tokens: list[str],
                 if isinstance(module, PositionwiseFeedForward):
                     pre_t = seen[(i, "w1")][1]
                     pre, hidden = to_numpy(pre_t[0]), to_numpy(module.activation(pre_t)[0])
-                items.append(SublayerTrace(
-                    kind, to_numpy(x[0]), to_numpy(output[0]), to_numpy(norm_in[0]), to_numpy(norm_out[0]),
-                    to_numpy(stream_out[0]), to_numpy(ln.weight), to_numpy(ln.bias), float(ln.eps),
-                    None if weights is None else to_numpy(weights[0]), pre, hidden))
+                items.append(
+                    SublayerTrace(
+                        kind,
+                        to_numpy(x[0]),
+                        to_numpy(output[0]),
+                        to_numpy(norm_in[0]),
+                        to_numpy(norm_out[0]),
+                        to_numpy(stream_out[0]),
+                        to_numpy(ln.weight),
+                        to_numpy(ln.bias),
+                        float(ln.eps),
+                        None if weights is None else to_numpy(weights[0]),
+                        pre,
+                        hidden,
+                    )
+                )
             out_layers.append(items)
-        return StackTrace(name, tokens, to_numpy(seen[(-1, "embed")][1][0]), out_layers,
-                          to_numpy(seen[(-1, "final")][1][0]))
+        return StackTrace(
+            name, tokens, to_numpy(seen[(-1, "embed")][1][0]), out_layers, to_numpy(seen[(-1, "final")][1][0])
+        )
 
     return read
 
@@ -234,8 +263,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
             if len(tokens) < 2:
                 raise InputError("Type a few words.", "block.err.empty")
             x = torch.tensor([ids], dtype=torch.long)
-            read = _run_stack(list(lm.decoder.layers), lm.embed, tokens, "decoder", True, c.norm_first,
-                              lm.decoder.norm)
+            read = _run_stack(list(lm.decoder.layers), lm.embed, tokens, "decoder", True, c.norm_first, lm.decoder.norm)
             hidden = lm.run(x).logits
             stacks = [read()]
             family, unk = DECODER_ONLY_LM, [t for t, u in zip(tokens, unknown) if u]
@@ -246,17 +274,38 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
             dec_ids = decoded.decoder_input_ids if decoded.output_ids else [c.bos_id]
             src = torch.tensor([source.ids], dtype=torch.long)
             tgt = torch.tensor([dec_ids], dtype=torch.long)
-            read_enc = _run_stack(list(tf.encoder.layers), tf.src_embed, source.tokens, "encoder", False,
-                                  c.norm_first, tf.encoder.norm)
-            read_dec = _run_stack(list(tf.decoder.layers), tf.tgt_embed, loaded.tgt_tokens(dec_ids), "decoder",
-                                  True, c.norm_first, tf.decoder.norm)
+            read_enc = _run_stack(
+                list(tf.encoder.layers), tf.src_embed, source.tokens, "encoder", False, c.norm_first, tf.encoder.norm
+            )
+            read_dec = _run_stack(
+                list(tf.decoder.layers),
+                tf.tgt_embed,
+                loaded.tgt_tokens(dec_ids),
+                "decoder",
+                True,
+                c.norm_first,
+                tf.decoder.norm,
+            )
             hidden = tf.run(src, tgt).logits
             stacks = [read_enc(), read_dec()]
             family = ENCODER_DECODER
             unk = [t for t, u in zip(source.tokens, source.unknown) if u]
         top_tokens, top_probs = _top(hidden[0], lambda i: loaded.tgt_itos[i])
-    return BlockTrace(loaded.name, loaded.label, family, c.norm_first, c.activation, c.d_model, c.d_ff,
-                      c.n_heads, c.vocab_size, stacks, top_tokens, top_probs, unk)
+    return BlockTrace(
+        loaded.name,
+        loaded.label,
+        family,
+        c.norm_first,
+        c.activation,
+        c.d_model,
+        c.d_ff,
+        c.n_heads,
+        c.vocab_size,
+        stacks,
+        top_tokens,
+        top_probs,
+        unk,
+    )
 
 
 def _bert_trace(loaded: LoadedBert, text: str) -> BlockTrace:
@@ -269,18 +318,32 @@ def _bert_trace(loaded: LoadedBert, text: str) -> BlockTrace:
     with eval_mode(model):
         ids = torch.tensor([enc.ids], dtype=torch.long)
         seg = torch.tensor([enc.segment_ids], dtype=torch.long)
-        read = _run_stack(list(model.encoder.layers), model.embeddings, tokens, "encoder", False, c.norm_first,
-                          model.encoder.norm)
+        read = _run_stack(
+            list(model.encoder.layers), model.embeddings, tokens, "encoder", False, c.norm_first, model.encoder.norm
+        )
         out = model(ids, seg)
         stacks = [read()]
         top_tokens, top_probs = _top(model.mlm_logits(out.hidden[0]), loaded.tokenizer.id_to_token)
-    return BlockTrace(loaded.name, str(loaded.training.get("label", loaded.name)), ENCODER_ONLY, c.norm_first,
-                      "gelu", c.d_model, c.d_ff, c.n_heads, c.vocab_size, stacks, top_tokens, top_probs)
+    return BlockTrace(
+        loaded.name,
+        str(loaded.training.get("label", loaded.name)),
+        ENCODER_ONLY,
+        c.norm_first,
+        "gelu",
+        c.d_model,
+        c.d_ff,
+        c.n_heads,
+        c.vocab_size,
+        stacks,
+        top_tokens,
+        top_probs,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # Post-LN against pre-LN at initialisation (Xiong et al. 2020)
 # ------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class GradientNorms(Trace):
@@ -304,12 +367,29 @@ class GradientNorms(Trace):
     layer_decoder_pre: np.ndarray
 
 
-def _one_model_gradients(norm_first: bool, seed: int, n_layers: int, d_model: int, n_heads: int, d_ff: int,
-                         vocab: int, batch: int, length: int) -> dict[str, np.ndarray]:
+def _one_model_gradients(
+    norm_first: bool,
+    seed: int,
+    n_layers: int,
+    d_model: int,
+    n_heads: int,
+    d_ff: int,
+    vocab: int,
+    batch: int,
+    length: int,
+) -> dict[str, np.ndarray]:
     torch.manual_seed(seed)
-    cfg = TransformerConfig(vocab_size=vocab, d_model=d_model, n_heads=n_heads, num_encoder_layers=n_layers,
-                            num_decoder_layers=n_layers, d_ff=d_ff, dropout=0.0, norm_first=norm_first,
-                            max_len=length + 2)
+    cfg = TransformerConfig(
+        vocab_size=vocab,
+        d_model=d_model,
+        n_heads=n_heads,
+        num_encoder_layers=n_layers,
+        num_decoder_layers=n_layers,
+        d_ff=d_ff,
+        dropout=0.0,
+        norm_first=norm_first,
+        max_len=length + 2,
+    )
     model = Transformer(cfg)  # Glorot-initialised as in models.nn.transformer, never trained
     g = torch.Generator().manual_seed(10_000 + seed)  # the same batch for post-LN and pre-LN
     src = torch.randint(3, vocab, (batch, length), generator=g)
@@ -329,8 +409,16 @@ def _one_model_gradients(norm_first: bool, seed: int, n_layers: int, d_model: in
     return out
 
 
-def init_gradient_norms(n_layers: int = 6, d_model: int = 256, n_heads: int = 4, d_ff: int = 1024,
-                        vocab: int = 1000, seeds: int = 4, batch: int = 16, length: int = 24) -> GradientNorms:
+def init_gradient_norms(
+    n_layers: int = 6,
+    d_model: int = 256,
+    n_heads: int = 4,
+    d_ff: int = 1024,
+    vocab: int = 1000,
+    seeds: int = 4,
+    batch: int = 16,
+    length: int = 24,
+) -> GradientNorms:
     """Xiong et al. (2020), §3–4 and Fig. 3: the gradient norm of each block's FFN W₂ at initialisation, for
     an N-block encoder–decoder of the lab's own modules, post-LN and pre-LN (same seeds, same random batch;
     no training). With post-LN the gradients grow toward the output layer, with pre-LN they stay level:
@@ -342,10 +430,30 @@ def init_gradient_norms(n_layers: int = 6, d_model: int = 256, n_heads: int = 4,
             for key, value in got.items():
                 runs.setdefault(f"{key}_{tag}", []).append(value)
     mean = {k: np.mean(v, axis=0) for k, v in runs.items()}
-    return GradientNorms(n_layers, d_model, n_heads, d_ff, vocab, seeds, mean["encoder_post"], mean["encoder_pre"],
-                         mean["decoder_post"], mean["decoder_pre"], mean["layer_encoder_post"],
-                         mean["layer_encoder_pre"], mean["layer_decoder_post"], mean["layer_decoder_pre"])
+    return GradientNorms(
+        n_layers,
+        d_model,
+        n_heads,
+        d_ff,
+        vocab,
+        seeds,
+        mean["encoder_post"],
+        mean["encoder_pre"],
+        mean["decoder_post"],
+        mean["decoder_pre"],
+        mean["layer_encoder_post"],
+        mean["layer_encoder_pre"],
+        mean["layer_decoder_post"],
+        mean["layer_decoder_pre"],
+    )
 
 
-__all__ = ["FAMILIES", "SublayerTrace", "StackTrace", "BlockTrace", "block_trace", "GradientNorms",
-           "init_gradient_norms"]
+__all__ = [
+    "FAMILIES",
+    "SublayerTrace",
+    "StackTrace",
+    "BlockTrace",
+    "block_trace",
+    "GradientNorms",
+    "init_gradient_norms",
+]

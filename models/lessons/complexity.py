@@ -9,6 +9,7 @@ Vaswani et al. (2017), Table 1, for sequence length n, width d and kernel size k
 
 ``time_layers`` measures one forward pass of each on the current device.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,14 +23,30 @@ from torch import Tensor, nn
 from models.nn.attention import scaled_dot_product_attention
 
 COMPLEXITY_TABLE: tuple[dict[str, str], ...] = (
-    {"Layer": "Self-attention", "Complexity per layer": "O(n²·d)",
-     "Sequential operations": "O(1)", "Maximum path length": "O(1)"},
-    {"Layer": "Recurrent (GRU)", "Complexity per layer": "O(n·d²)",
-     "Sequential operations": "O(n)", "Maximum path length": "O(n)"},
-    {"Layer": "Convolutional (Conv1d, kernel k)", "Complexity per layer": "O(k·n·d²)",
-     "Sequential operations": "O(1)", "Maximum path length": "O(log_k n) dilated, O(n/k) plain"},
-    {"Layer": "Self-attention, restricted to r neighbours", "Complexity per layer": "O(r·n·d)",
-     "Sequential operations": "O(1)", "Maximum path length": "O(n/r)"},
+    {
+        "Layer": "Self-attention",
+        "Complexity per layer": "O(n²·d)",
+        "Sequential operations": "O(1)",
+        "Maximum path length": "O(1)",
+    },
+    {
+        "Layer": "Recurrent (GRU)",
+        "Complexity per layer": "O(n·d²)",
+        "Sequential operations": "O(n)",
+        "Maximum path length": "O(n)",
+    },
+    {
+        "Layer": "Convolutional (Conv1d, kernel k)",
+        "Complexity per layer": "O(k·n·d²)",
+        "Sequential operations": "O(1)",
+        "Maximum path length": "O(log_k n) dilated, O(n/k) plain",
+    },
+    {
+        "Layer": "Self-attention, restricted to r neighbours",
+        "Complexity per layer": "O(r·n·d)",
+        "Sequential operations": "O(1)",
+        "Maximum path length": "O(n/r)",
+    },
 )
 
 LAYERS = ("Self-attention", "GRU", "Conv1d")
@@ -73,8 +90,11 @@ class ConvLayer(nn.Module):
 
 def build_layers(d_model: int, kernel_size: int = 3) -> dict[str, nn.Module]:
     """The three layers, in ``LAYERS`` order, in eval mode."""
-    layers = {"Self-attention": SelfAttentionLayer(d_model), "GRU": GRULayer(d_model),
-              "Conv1d": ConvLayer(d_model, kernel_size)}
+    layers = {
+        "Self-attention": SelfAttentionLayer(d_model),
+        "GRU": GRULayer(d_model),
+        "Conv1d": ConvLayer(d_model, kernel_size),
+    }
     return {name: layer.eval() for name, layer in layers.items()}
 
 
@@ -95,9 +115,16 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def time_layers(lengths: tuple[int, ...] = DEFAULT_LENGTHS, d_model: int = 64, batch: int = 1,
-                repeats: int = 3, device: str = "cpu", kernel_size: int = 3,
-                budget_s: float = 2.0, seed: int = 0) -> TimingResult:
+def time_layers(
+    lengths: tuple[int, ...] = DEFAULT_LENGTHS,
+    d_model: int = 64,
+    batch: int = 1,
+    repeats: int = 3,
+    device: str = "cpu",
+    kernel_size: int = 3,
+    budget_s: float = 2.0,
+    seed: int = 0,
+) -> TimingResult:
     """Shortest wall time of ``repeats`` forward passes (after one warm-up) under ``no_grad``:
     the minimum is the least disturbed by other work on the machine.
 

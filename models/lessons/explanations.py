@@ -26,6 +26,7 @@ Four subjects (:class:`Subject`): the lab's RNN seq2seq and encoder–decoder Tr
 checkpoints, the MiniLM masked LM and the real LLM SmolLM2-135M. Tensors stay in this module; the
 record a page draws is :class:`Explanation` (numpy and token lists).
 """
+
 from __future__ import annotations
 
 import time
@@ -41,8 +42,18 @@ from models.inference.traces import Trace
 from models.nn.transformer import MultiHeadAttention, as_attention
 
 #: Every method, in the figure's row order.
-METHODS: tuple[str, ...] = ("attn_head", "attn_last", "attn_all", "rollout", "rollout_sink", "flow", "norm",
-                            "grad_input", "ig", "occlusion")
+METHODS: tuple[str, ...] = (
+    "attn_head",
+    "attn_last",
+    "attn_all",
+    "rollout",
+    "rollout_sink",
+    "flow",
+    "norm",
+    "grad_input",
+    "ig",
+    "occlusion",
+)
 IG_STEPS = 64  # Gauss–Legendre nodes on [0, 1] (integrated_gradients' default rule)
 IG_TOLERANCE = 0.01  # explain(): |Σ IG − (F(x) − F(x′))| ≤ 1% of |F(x) − F(x′)| (completeness, Sundararajan §3)
 IG_START = {"llm": 16, "seq2seq": 32}  # explain()'s first trapezoid intervals per kind (32 for the others) …
@@ -54,6 +65,7 @@ FLOW_SCALE = 10_000_000  # capacities are integers for scipy's max-flow: Ã · 1
 # --------------------------------------------------------------------------------------
 # Formulas on arrays
 # --------------------------------------------------------------------------------------
+
 
 def with_residual(attention: np.ndarray) -> np.ndarray:
     """Ã = 0.5·A + 0.5·I with rows renormalised (Abnar & Zuidema 2020, §2): the residual connection
@@ -114,14 +126,15 @@ def flow_graph(layers: np.ndarray, final_row: np.ndarray | None = None, residual
     cap = np.zeros((size, size))
     for layer in range(n_layers):
         lo, hi = layer * length, (layer + 1) * length
-        cap[lo:lo + length, hi:hi + length] = mats[layer].T  # from j below to i above: Ã[i, j]
+        cap[lo : lo + length, hi : hi + length] = mats[layer].T  # from j below to i above: Ã[i, j]
     if final_row is not None:
-        cap[n_layers * length:(n_layers + 1) * length, -1] = final_row
+        cap[n_layers * length : (n_layers + 1) * length, -1] = final_row
     return cap
 
 
-def attention_flow(layers: np.ndarray, query: int, final_row: np.ndarray | None = None,
-                   residual: bool = True) -> np.ndarray:
+def attention_flow(
+    layers: np.ndarray, query: int, final_row: np.ndarray | None = None, residual: bool = True
+) -> np.ndarray:
     """(L,): the max-flow value from each input token to the output node (Abnar & Zuidema 2020, §3
     "attention flow"): node (N, ``query``) at the top, or the extra node of ``final_row``. Solved by
     scipy's max-flow on integer capacities Ã · :data:`FLOW_SCALE` (an error below L · 1e-7)."""
@@ -206,6 +219,7 @@ def alignment_error_rate(predicted: Sequence[set[tuple[int, int]]], gold: Sequen
 # The subjects: one model, one input, one output token
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class AttentionRecord:
     """What the attention methods read: ``rows`` (N, H, L) every layer × head's row from the output
@@ -270,6 +284,7 @@ class _Hooks:
     def _keep(self, i: int) -> Callable[..., None]:
         def hook(module: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
             self.inputs[i], self.kwargs[i], self.outputs[i] = args, kwargs, out
+
         return hook
 
     def __enter__(self) -> _Hooks:
@@ -286,8 +301,9 @@ class Seq2SeqSubject(Subject):
 
     kind = "seq2seq"
 
-    def __init__(self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int],
-                 step: int) -> None:
+    def __init__(
+        self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int], step: int
+    ) -> None:
         from models.text.vocab import SOS_ID
 
         self.loaded, self.model = loaded, loaded.model.eval()
@@ -334,8 +350,9 @@ class Seq2SeqSubject(Subject):
             raise ValueError("this model has no attention")
         row = alpha[0]
         norms = (row[:, None] * states[0]).norm(dim=-1)  # ‖α_tj h_j‖: the context c_t = Σ_j α_tj h_j
-        return AttentionRecord(row.numpy()[None, None].astype(np.float64), None, None, -1,
-                               norms.numpy()[None].astype(np.float64))
+        return AttentionRecord(
+            row.numpy()[None, None].astype(np.float64), None, None, -1, norms.numpy()[None].astype(np.float64)
+        )
 
 
 class TransformerSubject(Subject):
@@ -343,8 +360,9 @@ class TransformerSubject(Subject):
 
     kind = "transformer"
 
-    def __init__(self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int],
-                 step: int) -> None:
+    def __init__(
+        self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int], step: int
+    ) -> None:
         self.loaded, self.model = loaded, loaded.encoder_decoder.eval()
         self.ids = [int(i) for i in src_ids]
         self.tokens = list(src_tokens)
@@ -384,11 +402,17 @@ class TransformerSubject(Subject):
             memory, enc_w = m.encoder(self._embed(self.embeddings().unsqueeze(0)), None)
             _, _, cross_w = m.decode(self.tgt_in, memory)
         rows = torch.stack([w[0, :, -1, :] for w in cross_w if w is not None])  # (N, h, S)
-        norms = torch.stack([_norms_mha(mod, hooks.inputs[i][2][0], cross_w[i][0], -1)
-                             for i, mod in enumerate(crosses)])
+        norms = torch.stack(
+            [_norms_mha(mod, hooks.inputs[i][2][0], cross_w[i][0], -1) for i, mod in enumerate(crosses)]
+        )
         layers = torch.stack([w[0].mean(0) for w in enc_w])
-        return AttentionRecord(rows.double().numpy(), layers.double().numpy(), rows[-1].mean(0).double().numpy(), -1,
-                               norms.double().numpy())
+        return AttentionRecord(
+            rows.double().numpy(),
+            layers.double().numpy(),
+            rows[-1].mean(0).double().numpy(),
+            -1,
+            norms.double().numpy(),
+        )
 
 
 class MaskedLMSubject(Subject):
@@ -444,11 +468,11 @@ class MaskedLMSubject(Subject):
         with _Hooks(attns) as hooks:
             _, weights = m.encode(ids, torch.zeros_like(ids))
         rows = torch.stack([w[0, :, self.query, :] for w in weights])
-        norms = torch.stack([_norms_mha(mod, hooks.inputs[i][2][0], weights[i][0], self.query)
-                             for i, mod in enumerate(attns)])
+        norms = torch.stack(
+            [_norms_mha(mod, hooks.inputs[i][2][0], weights[i][0], self.query) for i, mod in enumerate(attns)]
+        )
         layers = torch.stack([w[0].mean(0) for w in weights])
-        return AttentionRecord(rows.double().numpy(), layers.double().numpy(), None, self.query,
-                               norms.double().numpy())
+        return AttentionRecord(rows.double().numpy(), layers.double().numpy(), None, self.query, norms.double().numpy())
 
 
 def llama_weighted_values(module: Any, x: Tensor, weights: Tensor, query: int) -> Tensor:
@@ -516,7 +540,7 @@ class LLMSubject(Subject):
             by_len.setdefault(len(seq), []).append(n)
         for group in by_len.values():
             for s in range(0, len(group), batch):
-                part = group[s:s + batch]
+                part = group[s : s + batch]
                 lp = self._last(torch.tensor([kept[n] for n in part]))[:, self.target_id]
                 out[part] = lp.numpy()
         return out
@@ -543,6 +567,7 @@ class LLMSubject(Subject):
 # Gradients
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class IGResult:
     """Integrated gradients per token and its completeness check (Sundararajan et al. 2017, §3)."""
@@ -567,7 +592,7 @@ def _grads(subject: Subject, points: Tensor, batch: int) -> tuple[Tensor, Tensor
     """(F, ∂F/∂x) at every point (P, L, d), ``batch`` points per backward pass."""
     values, grads = [], []
     for s in range(0, points.shape[0], batch):
-        x = points[s:s + batch].clone().requires_grad_(True)
+        x = points[s : s + batch].clone().requires_grad_(True)
         f = subject.logprob_embedded(x)
         (g,) = torch.autograd.grad(f.sum(), x)
         values.append(f.detach())
@@ -582,8 +607,14 @@ def gradient_x_input(subject: Subject) -> np.ndarray:
     return (g[0] * x).sum(-1).double().numpy()
 
 
-def integrated_gradients(subject: Subject, steps: int = IG_STEPS, rule: str = "gauss", batch: int = 8,
-                         tolerance: float | None = None, max_steps: int = IG_MAX_STEPS) -> IGResult:
+def integrated_gradients(
+    subject: Subject,
+    steps: int = IG_STEPS,
+    rule: str = "gauss",
+    batch: int = 8,
+    tolerance: float | None = None,
+    max_steps: int = IG_MAX_STEPS,
+) -> IGResult:
     """IG_i = (x_i − x′_i) ∫₀¹ ∂F/∂x_i(x′ + α(x − x′)) dα, summed over each token's embedding
     dimensions, x′ = ``subject.baseline()`` (Sundararajan et al. 2017, §3 eq. 1). The integral by ``rule``:
     "gauss" (Gauss–Legendre, ``steps`` nodes), "riemann" (§5 eq. 3, right sums) or "trapezoid" (``steps``
@@ -613,7 +644,7 @@ def integrated_gradients(subject: Subject, steps: int = IG_STEPS, rule: str = "g
         local = np.abs(pieces.sum(1) - np.diff(f))  # each interval's own completeness gap
         if tolerance is None or len(h) >= max_steps or not result.relative_gap > tolerance:
             return result
-        worst = np.sort(np.argsort(-local)[:min(batch, max_steps - len(h))])
+        worst = np.sort(np.argsort(-local)[: min(batch, max_steps - len(h))])
         mids = 0.5 * (alphas[worst] + alphas[worst + 1])
         v_new, g_new = _grads(subject, torch.stack([base + float(a) * (x - base) for a in mids]), batch)
         order = np.argsort(np.concatenate([alphas, mids]), kind="stable")
@@ -625,6 +656,7 @@ def integrated_gradients(subject: Subject, steps: int = IG_STEPS, rule: str = "g
 # --------------------------------------------------------------------------------------
 # Every method, and how faithful each one is
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Explanation(Trace):
@@ -664,8 +696,12 @@ def attention_scores(rec: AttentionRecord, layer: int, head: int) -> dict[str, n
     """The attention-based rows of one record: one head, the last layer's mean, every layer's mean,
     rollout, sink-aware rollout, flow and the last layer's norm-based row."""
     n = rec.rows.shape[-1]
-    out = {"attn_head": rec.rows[layer, head], "attn_last": rec.rows[-1].mean(0), "attn_all": rec.rows.mean((0, 1)),
-           "norm": rec.norms[-1]}
+    out = {
+        "attn_head": rec.rows[layer, head],
+        "attn_last": rec.rows[-1].mean(0),
+        "attn_all": rec.rows.mean((0, 1)),
+        "norm": rec.norms[-1],
+    }
     if rec.layers is None:  # one attention (an RNN decoder): nothing to roll out
         out["rollout"] = out["rollout_sink"] = out["flow"] = np.full(n, np.nan)
         return out
@@ -680,8 +716,15 @@ def attention_scores(rec: AttentionRecord, layer: int, head: int) -> dict[str, n
     return out
 
 
-def explain(subject: Subject, layer: int = -1, head: int = 0, ig_steps: int | None = None,
-            erase_k: int = ERASE_K, batch: int = 16, ig_tolerance: float | None = IG_TOLERANCE) -> Explanation:
+def explain(
+    subject: Subject,
+    layer: int = -1,
+    head: int = 0,
+    ig_steps: int | None = None,
+    erase_k: int = ERASE_K,
+    batch: int = 16,
+    ig_tolerance: float | None = IG_TOLERANCE,
+) -> Explanation:
     """Every method on ``subject``, occlusion by re-running the model with each removable token
     removed, and each method's Spearman ρ with occlusion and its erasure curve (AOPC). Integrated gradients:
     the trapezoid rule from ``ig_steps`` intervals (default :data:`IG_START`), halved until completeness holds
@@ -697,8 +740,9 @@ def explain(subject: Subject, layer: int = -1, head: int = 0, ig_steps: int | No
     start = time.perf_counter()
     rows["grad_input"] = gradient_x_input(subject)
     start_steps = ig_steps or IG_START.get(subject.kind, 32)
-    ig = integrated_gradients(subject, start_steps, "trapezoid", batch if subject.kind != "llm" else 8,
-                              ig_tolerance, IG_MAX_STEPS)
+    ig = integrated_gradients(
+        subject, start_steps, "trapezoid", batch if subject.kind != "llm" else 8, ig_tolerance, IG_MAX_STEPS
+    )
     rows["ig"] = ig.attributions
     seconds["gradients"] = time.perf_counter() - start
     start = time.perf_counter()
@@ -732,9 +776,25 @@ def explain(subject: Subject, layer: int = -1, head: int = 0, ig_steps: int | No
     area = np.array([aopc(curve) if not np.isnan(curve).any() else np.nan for curve in erasure])
     seconds["erasure"] = time.perf_counter() - start
     share = sink_split(rows["rollout"])[0] if not np.isnan(rows["rollout"]).all() else float("nan")
-    return Explanation(subject.kind, list(subject.tokens), removable.copy(), subject.target, full, list(METHODS),
-                       scores, erasure, rho, area, share, (layer, head), ig.f_input, ig.f_baseline,
-                       float(ig.attributions.sum()), ig.steps, seconds)
+    return Explanation(
+        subject.kind,
+        list(subject.tokens),
+        removable.copy(),
+        subject.target,
+        full,
+        list(METHODS),
+        scores,
+        erasure,
+        rho,
+        area,
+        share,
+        (layer, head),
+        ig.f_input,
+        ig.f_baseline,
+        float(ig.attributions.sum()),
+        ig.steps,
+        seconds,
+    )
 
 
 def aligned_links(score_rows: np.ndarray, n_src: int) -> set[tuple[int, int]]:
@@ -752,8 +812,10 @@ def aligned_links(score_rows: np.ndarray, n_src: int) -> set[tuple[int, int]]:
 # Building a subject from typed text
 # --------------------------------------------------------------------------------------
 
-def translation_subject(loaded: Any, text: str, step: int | None = None,
-                        output_tokens: Sequence[str] | None = None) -> Subject:
+
+def translation_subject(
+    loaded: Any, text: str, step: int | None = None, output_tokens: Sequence[str] | None = None
+) -> Subject:
     """A seq2seq or Transformer checkpoint on ``text``: the output is the model's greedy translation
     (or ``output_tokens``, e.g. the gold reference for AER); ``step`` the output token explained
     (default: the middle one). InputError for text the model cannot read."""
@@ -792,8 +854,9 @@ def mlm_subject(loaded: Any, text: str, max_pieces: int = 126) -> MaskedLMSubjec
     tok = loaded.tokenizer
     ids, _ = tok.pieces(text)
     if ids.count(tok.mask_id) != 1:
-        raise InputError("write [MASK] once where a word is missing, e.g. \"the cat sat on the [MASK] .\"",
-                         "err.explain.one_mask")
+        raise InputError(
+            'write [MASK] once where a word is missing, e.g. "the cat sat on the [MASK] ."', "err.explain.one_mask"
+        )
     ids = ids[:max_pieces]
     if tok.mask_id not in ids:
         raise InputError("write [MASK] once where a word is missing", "err.explain.one_mask")
@@ -839,8 +902,9 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> float:
 
 def _js_torch(p: Tensor, q: Tensor) -> Tensor:
     m = 0.5 * (p + q)
-    return 0.5 * (p * (p.clamp_min(1e-30) / m.clamp_min(1e-30)).log()).sum(-1) + \
-        0.5 * (q * (q.clamp_min(1e-30) / m.clamp_min(1e-30)).log()).sum(-1)
+    return 0.5 * (p * (p.clamp_min(1e-30) / m.clamp_min(1e-30)).log()).sum(-1) + 0.5 * (
+        q * (q.clamp_min(1e-30) / m.clamp_min(1e-30)).log()
+    ).sum(-1)
 
 
 @dataclass
@@ -896,15 +960,24 @@ def step_probabilities(subject: Seq2SeqSubject) -> Callable[[Tensor], Tensor]:
     def run(alphas: Tensor) -> Tensor:
         index = torch.zeros(alphas.shape[0], dtype=torch.long)
         given: Any = _GivenWeights(alphas)  # duck-typed AttentionMode: apply(weights) → alphas
-        logits, _, _ = model.decoder.step(torch.full((alphas.shape[0],), subject.prefix[-1]),
-                                          state.index_select(index), memory.index_select(index), given)
+        logits, _, _ = model.decoder.step(
+            torch.full((alphas.shape[0],), subject.prefix[-1]),
+            state.index_select(index),
+            memory.index_select(index),
+            given,
+        )
         return torch.softmax(logits.float(), -1)
 
     return run
 
 
-def attention_swap(subject: Seq2SeqSubject, permutations: int = SWAP_PERMUTATIONS, epsilon: float = SWAP_EPSILON,
-                   steps: int = SWAP_STEPS, seed: int = 0) -> AttentionSwap:
+def attention_swap(
+    subject: Seq2SeqSubject,
+    permutations: int = SWAP_PERMUTATIONS,
+    epsilon: float = SWAP_EPSILON,
+    steps: int = SWAP_STEPS,
+    seed: int = 0,
+) -> AttentionSwap:
     """Jain & Wallace 2019, §4.2: (1) permute α_t at random ``permutations`` times and measure the output's
     change (TVD) and JSD(α, permuted α); (2) search α̃ = softmax(z) that maximises JSD(α, α̃) with the output
     kept close: Adam on −JSD + 100·max(0, TVD − ε), the best α̃ with TVD ≤ ε kept."""
@@ -942,9 +1015,18 @@ def attention_swap(subject: Seq2SeqSubject, permutations: int = SWAP_PERMUTATION
     rows = [alpha.numpy(), permuted[shown].numpy(), best.numpy()]
     dists = [p0.numpy(), pp[shown].numpy(), pa.numpy()]
     itos = subject.loaded.tgt_vocab.itos
-    return AttentionSwap(list(subject.tokens), subject.step, np.array(rows, dtype=np.float64),
-                         [itos[int(d.argmax())] for d in dists], np.array([float(d.max()) for d in dists]),
-                         np.array([js_divergence(rows[0], r) for r in rows]),
-                         np.array([total_variation(dists[0], d) for d in dists]),
-                         [int(i) for i in perms[shown]], float(np.median(perm_tvd)), float(np.median(perm_jsd)),
-                         same, permutations, epsilon)
+    return AttentionSwap(
+        list(subject.tokens),
+        subject.step,
+        np.array(rows, dtype=np.float64),
+        [itos[int(d.argmax())] for d in dists],
+        np.array([float(d.max()) for d in dists]),
+        np.array([js_divergence(rows[0], r) for r in rows]),
+        np.array([total_variation(dists[0], d) for d in dists]),
+        [int(i) for i in perms[shown]],
+        float(np.median(perm_tvd)),
+        float(np.median(perm_jsd)),
+        same,
+        permutations,
+        epsilon,
+    )

@@ -9,6 +9,7 @@
 The query is the test input x, the keys are the training inputs x_i and the values are the
 training targets y_i. Results are numpy arrays in dataclasses; no tensor leaves this module.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -91,9 +92,11 @@ def gaussian_pooling(data: ToyData, bandwidth: float = 1.0) -> PoolingResult:
     """f(x) = Σ_i softmax_i(−(x − x_i)² / (2h²)) y_i with bandwidth h (w = 1/h)."""
     if not bandwidth > 0:
         raise ValueError("the bandwidth h must be > 0")
-    weights = _gaussian_weights(torch.as_tensor(data.x_test, dtype=torch.float64),
-                                torch.as_tensor(data.x_train, dtype=torch.float64),
-                                torch.tensor(1.0 / bandwidth, dtype=torch.float64))
+    weights = _gaussian_weights(
+        torch.as_tensor(data.x_test, dtype=torch.float64),
+        torch.as_tensor(data.x_train, dtype=torch.float64),
+        torch.tensor(1.0 / bandwidth, dtype=torch.float64),
+    )
     return _result(f"Gaussian kernel (h = {bandwidth:g})", weights.numpy(), data)
 
 
@@ -113,11 +116,12 @@ def loo_loss_and_grad(x: np.ndarray, y: np.ndarray, w: float) -> tuple[float, fl
     pred = alpha @ y
     residual = pred - y
     dpred = (alpha * (y[None, :] - pred[:, None]) * (-w * d2)).sum(axis=1)
-    return float(0.5 * np.mean(residual ** 2)), float(np.mean(residual * dpred))
+    return float(0.5 * np.mean(residual**2)), float(np.mean(residual * dpred))
 
 
-def train_parametric(data: ToyData, steps: int = 200, lr: float = 0.5, w_init: float | None = None,
-                     seed: int = 0) -> ParametricResult:
+def train_parametric(
+    data: ToyData, steps: int = 200, lr: float = 0.5, w_init: float | None = None, seed: int = 0
+) -> ParametricResult:
     """Learn w in α = softmax_i(−((x − x_i) w)² / 2) by gradient descent on the mean squared
     error, w ← w − lr · dL/dw (:func:`loo_loss_and_grad`).
 
@@ -137,8 +141,10 @@ def train_parametric(data: ToyData, steps: int = 200, lr: float = 0.5, w_init: f
         loss_hist.append(loss)
         w_hist.append(w)
     with torch.no_grad():
-        weights = _gaussian_weights(torch.as_tensor(data.x_test, dtype=torch.float64),
-                                    torch.as_tensor(x), torch.tensor(w, dtype=torch.float64)).numpy()
+        weights = _gaussian_weights(
+            torch.as_tensor(data.x_test, dtype=torch.float64), torch.as_tensor(x), torch.tensor(w, dtype=torch.float64)
+        ).numpy()
     base = _result(f"Parametric (learned w = {w:.2f})", weights, data)
-    return ParametricResult(base.name, base.y_hat, base.weights, base.mse, w=w,
-                            w_history=np.array(w_hist), loss_history=np.array(loss_hist))
+    return ParametricResult(
+        base.name, base.y_hat, base.weights, base.mse, w=w, w_history=np.array(w_hist), loss_history=np.array(loss_hist)
+    )

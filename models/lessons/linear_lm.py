@@ -14,6 +14,7 @@ English Bible (word level, :mod:`corpora.lm_data`'s split by chapter) for the sa
 held-out perplexity (:func:`train_pair`); :func:`measure_lengths` times them against length. Small models
 trained here in a few minutes of CPU: the comparison is of these models, not of the methods at scale.
 """
+
 from __future__ import annotations
 
 import math
@@ -109,10 +110,14 @@ class Attention(nn.Module):
 
     def empty_state(self, batch: int, device: torch.device) -> dict[str, Tensor]:
         if self.kind == "softmax":
-            return {"k": torch.zeros(batch, self.h, 0, self.dh, device=device),
-                    "v": torch.zeros(batch, self.h, 0, self.dh, device=device)}
-        return {"s": torch.zeros(batch, self.h, self.dh, self.dh, device=device),
-                "z": torch.zeros(batch, self.h, self.dh, device=device)}
+            return {
+                "k": torch.zeros(batch, self.h, 0, self.dh, device=device),
+                "v": torch.zeros(batch, self.h, 0, self.dh, device=device),
+            }
+        return {
+            "s": torch.zeros(batch, self.h, self.dh, self.dh, device=device),
+            "z": torch.zeros(batch, self.h, self.dh, device=device),
+        }
 
     def step(self, x: Tensor, state: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
         """One token x (b, 1, d) against ``state``: softmax appends k, v to its cache and attends over it;
@@ -158,7 +163,7 @@ class TinyLM(nn.Module):
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
         self.blocks = nn.ModuleList(Block(c) for _ in range(c.n_layers))
         self.norm = nn.LayerNorm(c.d_model)
-        nn.init.normal_(self.embed.weight, std=c.d_model ** -0.5)  # unit-size inputs after × √d; logits ~ 1
+        nn.init.normal_(self.embed.weight, std=c.d_model**-0.5)  # unit-size inputs after × √d; logits ~ 1
 
     @property
     def layers(self) -> list[Block]:
@@ -184,8 +189,9 @@ class TinyLM(nn.Module):
         device = self.embed.weight.device
         return [block.attn.empty_state(batch, device) for block in self.layers]
 
-    def step(self, ids: Tensor, position: int,
-             state: list[dict[str, Tensor]]) -> tuple[Tensor, list[dict[str, Tensor]]]:
+    def step(
+        self, ids: Tensor, position: int, state: list[dict[str, Tensor]]
+    ) -> tuple[Tensor, list[dict[str, Tensor]]]:
         """The recurrent form: logits (b, vocab) of one token (b,) at ``position`` and the updated state."""
         x = self._inputs(ids[:, None], position)
         new = []
@@ -213,6 +219,7 @@ def state_bytes(state: list[dict[str, Tensor]]) -> int:
 # Data and training
 # --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Corpus:
     """Word-level World English Bible streams (``<s> verse </s>``, ids), train and held out (by chapter)."""
@@ -228,8 +235,11 @@ def bible_corpus(vocab_cap: int = 2000) -> Corpus:
 
     split = split_verses(load_verses())
     vocab = build_vocab(split["train"], vocab_cap)
-    return Corpus(list(vocab.itos), np.asarray(verse_stream(split["train"], vocab), dtype=np.int64),
-                  np.asarray(verse_stream(split["heldout"], vocab), dtype=np.int64))
+    return Corpus(
+        list(vocab.itos),
+        np.asarray(verse_stream(split["train"], vocab), dtype=np.int64),
+        np.asarray(verse_stream(split["heldout"], vocab), dtype=np.int64),
+    )
 
 
 def batch(stream: np.ndarray, step: int, batch_size: int, context: int, seed: int) -> Tensor:
@@ -237,7 +247,7 @@ def batch(stream: np.ndarray, step: int, batch_size: int, context: int, seed: in
     (so both models read the very same batches)."""
     rng = np.random.default_rng([seed, step])
     starts = rng.integers(0, len(stream) - context - 1, batch_size)
-    return torch.from_numpy(np.stack([stream[s:s + context + 1] for s in starts]))
+    return torch.from_numpy(np.stack([stream[s : s + context + 1] for s in starts]))
 
 
 def heldout_perplexity(model: TinyLM, stream: np.ndarray, context: int, windows: int = 200) -> float:
@@ -249,8 +259,9 @@ def heldout_perplexity(model: TinyLM, stream: np.ndarray, context: int, windows:
     with torch.inference_mode():
         for chunk in data.split(50):
             logits = model(chunk[:, :-1])
-            nll = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1),
-                                              reduction="sum")
+            nll = nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1), reduction="sum"
+            )
             total, count = total + float(nll), count + chunk[:, 1:].numel()
     return math.exp(total / count)
 
@@ -272,8 +283,15 @@ class TrainedPair(Trace):
     losses: list[list[float]] = field(default_factory=list)
 
 
-def train_one(kind: str, corpus: Corpus, steps: int, batch_size: int = 32, lr: float = 3e-3, seed: int = 0,
-              config: TinyLMConfig | None = None) -> tuple[TinyLM, dict[str, Any], list[float]]:
+def train_one(
+    kind: str,
+    corpus: Corpus,
+    steps: int,
+    batch_size: int = 32,
+    lr: float = 3e-3,
+    seed: int = 0,
+    config: TinyLMConfig | None = None,
+) -> tuple[TinyLM, dict[str, Any], list[float]]:
     """One model trained by the lab's loop; returns (model, fit's statistics, every step's loss)."""
     from models.training.loop import TrainSettings, fit
 
@@ -293,8 +311,9 @@ def train_one(kind: str, corpus: Corpus, steps: int, batch_size: int = 32, lr: f
     return model, stats, losses
 
 
-def train_pair(steps: int = 600, batch_size: int = 32, seed: int = 0, vocab_cap: int = 2000,
-               every: int = 10) -> tuple[dict[str, TinyLM], TrainedPair]:
+def train_pair(
+    steps: int = 600, batch_size: int = 32, seed: int = 0, vocab_cap: int = 2000, every: int = 10
+) -> tuple[dict[str, TinyLM], TrainedPair]:
     """Softmax and linear attention, the same sizes, the same batches, the same steps and seed."""
     corpus = bible_corpus(vocab_cap)
     models, ppl, final, seconds, curves = {}, [], [], [], []
@@ -306,18 +325,26 @@ def train_pair(steps: int = 600, batch_size: int = 32, seed: int = 0, vocab_cap:
         models[kind] = model
         ppl.append(heldout_perplexity(model, corpus.heldout, model.config.context))
         final.append(float(np.mean(losses[-50:])))
-        curves.append([float(np.mean(losses[i:i + every])) for i in range(0, len(losses), every)])
+        curves.append([float(np.mean(losses[i : i + every])) for i in range(0, len(losses), every)])
     c = models["softmax"].config
-    return models, TrainedPair(list(KINDS), {k: v for k, v in asdict(c).items() if k != "kind"},
-                               {"steps": steps, "batch_size": batch_size, "seed": seed, "lr": 3e-3,
-                                "vocab_cap": vocab_cap},
-                               sum(p.numel() for p in models["softmax"].parameters()), ppl, final, seconds,
-                               str(stats.get("device", "cpu")), every, curves)
+    return models, TrainedPair(
+        list(KINDS),
+        {k: v for k, v in asdict(c).items() if k != "kind"},
+        {"steps": steps, "batch_size": batch_size, "seed": seed, "lr": 3e-3, "vocab_cap": vocab_cap},
+        sum(p.numel() for p in models["softmax"].parameters()),
+        ppl,
+        final,
+        seconds,
+        str(stats.get("device", "cpu")),
+        every,
+        curves,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # Time and memory against length
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class LengthCost(Trace):
@@ -337,8 +364,12 @@ class LengthCost(Trace):
 STEPS = 16  # generation steps timed together (one step is about a millisecond)
 
 
-def measure_lengths(models: dict[str, TinyLM], lengths: tuple[int, ...] = (128, 256, 512, 1024, 2048, 4096),
-                    repeats: int = 3, seed: int = 0) -> LengthCost:
+def measure_lengths(
+    models: dict[str, TinyLM],
+    lengths: tuple[int, ...] = (128, 256, 512, 1024, 2048, 4096),
+    repeats: int = 3,
+    seed: int = 0,
+) -> LengthCost:
     """Time (the fastest of ``repeats``) and state size of both models against length, on random tokens; state sizes
     after reading n tokens (before the timed steps)."""
     gen = torch.Generator().manual_seed(seed)

@@ -5,6 +5,7 @@ with word embeddings depends on the ×√d_model scale, a learned position table
 checkpoint, the schemes side by side, the position-only attention score of a trained Transformer
 (tf-en-fr's own W_Q and W_K), and the PAD row.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,10 +18,18 @@ from safetensors import SafetensorError, safe_open
 from torch import Tensor, nn
 
 from models.nn.positional import (
-    alibi_bias, alibi_slopes, apply_rope, inverse_frequencies, relative_scores, rotation_matrix, sinusoid_at,
-    sinusoidal_encoding, wavelengths,
+    alibi_bias,
+    alibi_slopes,
+    apply_rope,
+    inverse_frequencies,
+    relative_scores,
+    rotation_matrix,
+    sinusoid_at,
+    sinusoidal_encoding,
+    wavelengths,
 )
 from models.nn.transformer import Transformer, as_attention
+
 
 @dataclass(frozen=True)
 class SinusoidTrace:
@@ -51,8 +60,7 @@ def sinusoid_trace(length: int, d_model: int) -> SinusoidTrace:
     spread = np.array([np.ptp(np.diagonal(sim, k)) for k in offsets])
     omega = inverse_frequencies(d_model, torch.float64).numpy()[: d_model // 2]
     formula = np.cos(np.outer(offsets, omega)).sum(axis=1)
-    return SinusoidTrace(pe, wavelengths(d_model).numpy(), sim.astype(np.float32), offsets,
-                         formula, measured, spread)
+    return SinusoidTrace(pe, wavelengths(d_model).numpy(), sim.astype(np.float32), offsets, formula, measured, spread)
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,7 @@ class RotationCheck:
 
 def _rotate_pairs(pe: Tensor, k: Tensor, d_model: int) -> Tensor:
     """M_k · PE(pos) for rows of ``pe`` and a (K, 1, 1) batch of shifts, applying M_k's 2×2 blocks."""
-    angle = k * inverse_frequencies(d_model, pe.dtype)                               # (K, 1, d/2)
+    angle = k * inverse_frequencies(d_model, pe.dtype)  # (K, 1, d/2)
     c, s = torch.cos(angle), torch.sin(angle)
     even, odd = pe[..., 0::2], pe[..., 1::2]
     out = torch.empty(angle.shape[0], *pe.shape, dtype=pe.dtype)
@@ -97,19 +105,28 @@ def rotation_check(length: int, d_model: int, k: int, pos: int = 0) -> RotationC
     pe = sinusoid_at(torch.arange(2 * length), d_model, torch.float64)
     m = rotation_matrix(k, d_model)
     rotated = pe[:length] @ m.T
-    errors = (rotated - pe[k:k + length]).abs().amax(dim=1)
+    errors = (rotated - pe[k : k + length]).abs().amax(dim=1)
     ks = torch.arange(length, dtype=torch.float64)
     by_k = torch.empty(length, dtype=torch.float64)
     for start in range(0, length, 32):  # chunks of shifts keep the memory small
-        chunk = ks[start:start + 32]
-        all_rot = _rotate_pairs(pe[:length], chunk.reshape(-1, 1, 1), d_model)       # (K, L, d)
-        idx = chunk.long().reshape(-1, 1) + torch.arange(length).reshape(1, -1)      # k + pos
-        by_k[start:start + len(chunk)] = (all_rot - pe[idx]).abs().amax(dim=(1, 2))
+        chunk = ks[start : start + 32]
+        all_rot = _rotate_pairs(pe[:length], chunk.reshape(-1, 1, 1), d_model)  # (K, L, d)
+        idx = chunk.long().reshape(-1, 1) + torch.arange(length).reshape(1, -1)  # k + pos
+        by_k[start : start + len(chunk)] = (all_rot - pe[idx]).abs().amax(dim=(1, 2))
     pe32 = sinusoidal_encoding(length + k, d_model)
-    err32 = (pe32[:length] @ m.T.float() - pe32[k:k + length]).abs().max().item()
-    return RotationCheck(k, m.numpy(), errors.numpy(), errors.max().item(), ks.numpy().astype(int),
-                         by_k.numpy(), err32, pe[pos].numpy(), pe[pos + k].numpy(),
-                         rotated[pos].numpy())
+    err32 = (pe32[:length] @ m.T.float() - pe32[k : k + length]).abs().max().item()
+    return RotationCheck(
+        k,
+        m.numpy(),
+        errors.numpy(),
+        errors.max().item(),
+        ks.numpy().astype(int),
+        by_k.numpy(),
+        err32,
+        pe[pos].numpy(),
+        pe[pos + k].numpy(),
+        rotated[pos].numpy(),
+    )
 
 
 EXAMPLE_SENTENCE = "the cat sat on the mat because the mat was warm".split()
@@ -129,9 +146,9 @@ class EmbeddingMix:
     tokens: tuple[str, ...]
     scale: float
     init_std: float
-    embedded: np.ndarray   # s·E (L, d)
-    pe: np.ndarray         # (L, d)
-    summed: np.ndarray     # (L, d)
+    embedded: np.ndarray  # s·E (L, d)
+    pe: np.ndarray  # (L, d)
+    summed: np.ndarray  # (L, d)
     word_norm: float
     pe_norm: float
     scales: np.ndarray
@@ -140,9 +157,15 @@ class EmbeddingMix:
     same_pos_cos: np.ndarray
 
 
-def embedding_mix(d_model: int, scale: float, init: str = "tied", length: int = 64,
-                  vocab: int = 200, seed: int = 0,
-                  tokens: tuple[str, ...] = tuple(EXAMPLE_SENTENCE)) -> EmbeddingMix:
+def embedding_mix(
+    d_model: int,
+    scale: float,
+    init: str = "tied",
+    length: int = 64,
+    vocab: int = 200,
+    seed: int = 0,
+    tokens: tuple[str, ...] = tuple(EXAMPLE_SENTENCE),
+) -> EmbeddingMix:
     """Embeddings ~ N(0, σ²) with σ = 1/√d (``init='tied'``) or 1 (``'unit'``), times ``scale``."""
     if init not in ("tied", "unit"):
         raise ValueError("init must be 'tied' or 'unit'")
@@ -172,10 +195,20 @@ def embedding_mix(d_model: int, scale: float, init: str = "tied", length: int = 
         same_word.append(float(np.mean(np.sum(a * b, axis=1))))
         a, b = unit(s * table[w1] + pe_all[p1]), unit(s * table[w2] + pe_all[p1])
         same_pos.append(float(np.mean(np.sum(a * b, axis=1))))
-    return EmbeddingMix(tuple(tokens), float(scale), std, emb, pe, emb + pe,
-                        float(np.linalg.norm(emb, axis=1).mean()),
-                        float(np.linalg.norm(pe, axis=1).mean()), scales, np.array(share),
-                        np.array(same_word), np.array(same_pos))
+    return EmbeddingMix(
+        tuple(tokens),
+        float(scale),
+        std,
+        emb,
+        pe,
+        emb + pe,
+        float(np.linalg.norm(emb, axis=1).mean()),
+        float(np.linalg.norm(pe, axis=1).mean()),
+        scales,
+        np.array(share),
+        np.array(same_word),
+        np.array(same_pos),
+    )
 
 
 # ---------------------------------------------------------------- learned absolute positions
@@ -237,13 +270,19 @@ class SchemeComparison:
     maps: dict[str, np.ndarray]
     learned_rows: int | None
     alibi_slope: float
-    rope_unseen_pairs: int   # RoPE pairs whose angle p·θ_i stays under 2π within train_len
+    rope_unseen_pairs: int  # RoPE pairs whose angle p·θ_i stays under 2π within train_len
     d_model: int
 
 
-def compare_schemes(train_len: int, eval_len: int, d_model: int = 64, n_heads: int = 8,
-                    alibi_head: int = 0, seed: int = 0,
-                    learned: LearnedPositions | None = None) -> SchemeComparison:
+def compare_schemes(
+    train_len: int,
+    eval_len: int,
+    d_model: int = 64,
+    n_heads: int = 8,
+    alibi_head: int = 0,
+    seed: int = 0,
+    learned: LearnedPositions | None = None,
+) -> SchemeComparison:
     """Position-only score maps of learned, sinusoidal, Transformer-XL, RoPE and ALiBi encodings."""
     if d_model % 2:
         raise ValueError("d_model must be even")
@@ -284,11 +323,13 @@ def compare_schemes(train_len: int, eval_len: int, d_model: int = 64, n_heads: i
             maps[name] = m / peak
     theta = inverse_frequencies(d_model, dt)
     unseen = int((train_len * theta < 2 * math.pi).sum())
-    return SchemeComparison(train_len, eval_len, maps, learned_rows,
-                            float(alibi_slopes(n_heads)[alibi_head]), unseen, d_model)
+    return SchemeComparison(
+        train_len, eval_len, maps, learned_rows, float(alibi_slopes(n_heads)[alibi_head]), unseen, d_model
+    )
 
 
 # ----------------------------------------------- the position-only score of a trained model
+
 
 @dataclass(frozen=True)
 class ModelPositionScores:
@@ -320,8 +361,7 @@ class ModelPositionScores:
     worst_high: tuple[int, int]
 
 
-def model_position_scores(model: nn.Module, layer: int, head: int,
-                          length: int | None = None) -> ModelPositionScores:
+def model_position_scores(model: nn.Module, layer: int, head: int, length: int | None = None) -> ModelPositionScores:
     """(W_Q PE_i)·(W_K PE_j)/√d_k for encoder self-attention layer ``layer``, head ``head`` (0-based)
     of an encoder–decoder :class:`~models.nn.transformer.Transformer`, over its first ``length``
     positions (all it has an encoding for when None). Computed in float64, no biases."""
@@ -340,7 +380,7 @@ def model_position_scores(model: nn.Module, layer: int, head: int,
     rows = slice(head * attn.d_k, (head + 1) * attn.d_k)
     with torch.no_grad():
         pe = table[:length].double()
-        q = pe @ attn.w_q.weight[rows].double().T                                   # (L, d_k)
+        q = pe @ attn.w_q.weight[rows].double().T  # (L, d_k)
         k = pe @ attn.w_k.weight[rows].double().T
         scores = (q @ k.T / math.sqrt(attn.d_k)).numpy()
     offsets = np.arange(-(length - 1), length)
@@ -351,12 +391,23 @@ def model_position_scores(model: nn.Module, layer: int, head: int,
     o = int(offsets[n])
     start_i, start_j = max(o, 0), max(-o, 0)
     lo, hi = int(np.argmin(diagonals[n])), int(np.argmax(diagonals[n]))
-    return ModelPositionScores(layer, head, attn.d_k, scores, offsets, spread, peak,
-                               float(spread[n] / peak) if peak > 0 else 0.0, o,
-                               (start_i + lo, start_j + lo), (start_i + hi, start_j + hi))
+    return ModelPositionScores(
+        layer,
+        head,
+        attn.d_k,
+        scores,
+        offsets,
+        spread,
+        peak,
+        float(spread[n] / peak) if peak > 0 else 0.0,
+        o,
+        (start_i + lo, start_j + lo),
+        (start_i + hi, start_j + hi),
+    )
 
 
 # ------------------------------------------------------------------------- padding
+
 
 @dataclass(frozen=True)
 class PaddingTrace:

@@ -10,6 +10,7 @@ User text is parsed here into numbers or rejected with a clear ``InputError`` (a
 that carries its message's string id, so the page shows it in the reader's language); results
 are numpy arrays in dataclasses.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,9 @@ def _plural(key: str, n: int) -> str:
     return f"{key}.one" if n == 1 else key
 
 
-def parse_matrix(text: str, name: str, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS,
-                 max_abs: float = MAX_ABS) -> np.ndarray:
+def parse_matrix(
+    text: str, name: str, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS, max_abs: float = MAX_ABS
+) -> np.ndarray:
     """Parse one row per line, numbers separated by spaces, commas or semicolons.
 
     Raises ``InputError`` (a ``ValueError``) with a message that names the matrix, row and column for text that
@@ -65,35 +67,71 @@ def parse_matrix(text: str, name: str, max_rows: int = MAX_ROWS, max_cols: int =
     if not rows:
         raise InputError(f"{name} is empty: type at least one row of numbers.", "err.sb.empty", name=name)
     if len(rows) > max_rows:
-        raise InputError(f"{name} has {len(rows)} rows; at most {max_rows} are allowed.", "err.sb.rows", name=name,
-                         n=len(rows), max=max_rows)
+        raise InputError(
+            f"{name} has {len(rows)} rows; at most {max_rows} are allowed.",
+            "err.sb.rows",
+            name=name,
+            n=len(rows),
+            max=max_rows,
+        )
     matrix: list[list[float]] = []
     for r, line in enumerate(rows, start=1):
         tokens = [t for t in _SEPARATORS.split(line) if t]
         if len(tokens) > max_cols:
-            raise InputError(f"{name}, row {r} has {_count(len(tokens))}; at most {max_cols} columns are allowed.",
-                             _plural("err.sb.cols", len(tokens)), name=name, r=r, n=len(tokens), max=max_cols)
+            raise InputError(
+                f"{name}, row {r} has {_count(len(tokens))}; at most {max_cols} columns are allowed.",
+                _plural("err.sb.cols", len(tokens)),
+                name=name,
+                r=r,
+                n=len(tokens),
+                max=max_cols,
+            )
         values = []
         for c, token in enumerate(tokens, start=1):
             try:
                 value = float(token.replace("−", "-"))
             except ValueError:
-                raise InputError(f"{name}, row {r}, column {c}: {_shown(token)} is not a number.",
-                                 "err.sb.not_number", name=name, r=r, c=c, token=_shown(token)) from None
+                raise InputError(
+                    f"{name}, row {r}, column {c}: {_shown(token)} is not a number.",
+                    "err.sb.not_number",
+                    name=name,
+                    r=r,
+                    c=c,
+                    token=_shown(token),
+                ) from None
             if not math.isfinite(value):
-                raise InputError(f"{name}, row {r}, column {c}: {_shown(token)} is not a finite "
-                                 f"number; use numbers between −{max_abs:g} and {max_abs:g}.", "err.sb.not_finite",
-                                 name=name, r=r, c=c, token=_shown(token), max=max_abs)
+                raise InputError(
+                    f"{name}, row {r}, column {c}: {_shown(token)} is not a finite "
+                    f"number; use numbers between −{max_abs:g} and {max_abs:g}.",
+                    "err.sb.not_finite",
+                    name=name,
+                    r=r,
+                    c=c,
+                    token=_shown(token),
+                    max=max_abs,
+                )
             if abs(value) > max_abs:
-                raise InputError(f"{name}, row {r}, column {c}: {value:g} is out of range; "
-                                 f"use numbers between −{max_abs:g} and {max_abs:g}.", "err.sb.range",
-                                 name=name, r=r, c=c, value=value, max=max_abs)
+                raise InputError(
+                    f"{name}, row {r}, column {c}: {value:g} is out of range; "
+                    f"use numbers between −{max_abs:g} and {max_abs:g}.",
+                    "err.sb.range",
+                    name=name,
+                    r=r,
+                    c=c,
+                    value=value,
+                    max=max_abs,
+                )
             values.append(value)
         if matrix and len(values) != len(matrix[0]):
-            raise InputError(f"{name}, row {r} has {_count(len(values))} but row 1 has "
-                             f"{len(matrix[0])}; every row needs the same count.",
-                             _plural("err.sb.ragged", len(values)), name=name, r=r, n=len(values),
-                             first=len(matrix[0]))
+            raise InputError(
+                f"{name}, row {r} has {_count(len(values))} but row 1 has "
+                f"{len(matrix[0])}; every row needs the same count.",
+                _plural("err.sb.ragged", len(values)),
+                name=name,
+                r=r,
+                n=len(values),
+                first=len(matrix[0]),
+            )
         matrix.append(values)
     return np.array(matrix, dtype=np.float64)
 
@@ -110,15 +148,15 @@ MASKS = ("none", "causal", "padding")
 class QKVSteps:
     """Every intermediate of softmax(QKᵀ/√d_k + mask)·V for L queries and S keys."""
 
-    q: np.ndarray           # (L, d_k)
-    k: np.ndarray           # (S, d_k)
-    v: np.ndarray           # (S, d_v)
-    scores: np.ndarray      # QKᵀ (L, S)
-    scaled: np.ndarray      # QKᵀ/√d_k
-    allowed: np.ndarray     # bool (L, S): True where a query may attend a key
-    masked: np.ndarray      # scaled with −∞ where not allowed
-    weights: np.ndarray     # softmax over keys, rows sum to 1
-    output: np.ndarray      # weights · V (L, d_v)
+    q: np.ndarray  # (L, d_k)
+    k: np.ndarray  # (S, d_k)
+    v: np.ndarray  # (S, d_v)
+    scores: np.ndarray  # QKᵀ (L, S)
+    scaled: np.ndarray  # QKᵀ/√d_k
+    allowed: np.ndarray  # bool (L, S): True where a query may attend a key
+    masked: np.ndarray  # scaled with −∞ where not allowed
+    weights: np.ndarray  # softmax over keys, rows sum to 1
+    output: np.ndarray  # weights · V (L, d_v)
     d_k: int
 
 
@@ -131,22 +169,34 @@ def build_mask(n_queries: int, n_keys: int, kind: str = "none", n_padding: int =
         allowed = np.tril(allowed)
     elif kind == "padding":
         if not 0 <= n_padding < n_keys:
-            raise InputError(f"padding must hide between 0 and {n_keys - 1} of the {n_keys} keys: "
-                             "at least one key has to stay visible.", "err.sb.padding", most=n_keys - 1, n=n_keys)
-        allowed[:, n_keys - n_padding:] = False
+            raise InputError(
+                f"padding must hide between 0 and {n_keys - 1} of the {n_keys} keys: "
+                "at least one key has to stay visible.",
+                "err.sb.padding",
+                most=n_keys - 1,
+                n=n_keys,
+            )
+        allowed[:, n_keys - n_padding :] = False
     return allowed
 
 
-def qkv_steps(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: str = "none",
-              n_padding: int = 0) -> QKVSteps:
+def qkv_steps(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: str = "none", n_padding: int = 0) -> QKVSteps:
     """Scaled dot-product attention step by step; checks the shapes with clear messages."""
     q, k, v = (np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in (q, k, v))
     if q.shape[1] != k.shape[1]:
-        raise InputError(f"Q has {q.shape[1]} columns but K has {k.shape[1]}: queries and keys "
-                         "need the same width d_k.", "err.sb.qk_width", q=q.shape[1], k=k.shape[1])
+        raise InputError(
+            f"Q has {q.shape[1]} columns but K has {k.shape[1]}: queries and keys need the same width d_k.",
+            "err.sb.qk_width",
+            q=q.shape[1],
+            k=k.shape[1],
+        )
     if k.shape[0] != v.shape[0]:
-        raise InputError(f"K has {k.shape[0]} rows but V has {v.shape[0]}: every key needs "
-                         "exactly one value row.", "err.sb.kv_rows", k=k.shape[0], v=v.shape[0])
+        raise InputError(
+            f"K has {k.shape[0]} rows but V has {v.shape[0]}: every key needs exactly one value row.",
+            "err.sb.kv_rows",
+            k=k.shape[0],
+            v=v.shape[0],
+        )
     allowed = build_mask(q.shape[0], k.shape[0], mask, n_padding)
     tq, tk, tv, tm = (torch.as_tensor(a) for a in (q, k, v, allowed))
     scores = tq @ tk.T
@@ -156,8 +206,9 @@ def qkv_steps(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: str = "none",
     output, check = scaled_dot_product_attention(tq, tk, tv, tm)
     if not torch.allclose(check, weights):  # the step-by-step path is the library's path
         raise AssertionError("step-by-step weights differ from scaled_dot_product_attention")
-    return QKVSteps(q, k, v, scores.numpy(), scaled.numpy(), allowed, masked.numpy(),
-                    weights.numpy(), output.numpy(), q.shape[1])
+    return QKVSteps(
+        q, k, v, scores.numpy(), scaled.numpy(), allowed, masked.numpy(), weights.numpy(), output.numpy(), q.shape[1]
+    )
 
 
 # ---------------------------------------------------------------------------- score functions
@@ -200,15 +251,16 @@ def compare_scores(query: np.ndarray, keys: np.ndarray, params: ScoreParams) -> 
     if k.shape[-1] != q.shape[-1]:
         raise ValueError("the query and the keys need the same dimension")
     t = lambda a: torch.as_tensor(a, dtype=torch.float64)  # noqa: E731
-    scores = torch.cat([
-        dot_score(q, k),
-        scaled_dot_score(q, k),
-        general_score(q, k, t(params.w)),
-        additive_score(q, k, t(params.w_q), t(params.w_k), t(params.v)),
-        cosine_score(q, k),
-    ])
-    return ScoreComparison(SCORE_NAMES, q[0].numpy(), k[0].numpy(), scores.numpy(),
-                           masked_softmax(scores).numpy())
+    scores = torch.cat(
+        [
+            dot_score(q, k),
+            scaled_dot_score(q, k),
+            general_score(q, k, t(params.w)),
+            additive_score(q, k, t(params.w_q), t(params.w_k), t(params.v)),
+            cosine_score(q, k),
+        ]
+    )
+    return ScoreComparison(SCORE_NAMES, q[0].numpy(), k[0].numpy(), scores.numpy(), masked_softmax(scores).numpy())
 
 
 @dataclass(frozen=True)
@@ -225,7 +277,7 @@ class SaturationResult:
     max_weight_scaled: np.ndarray
     grad_norm_dot: np.ndarray
     grad_norm_scaled: np.ndarray
-    example_dot: np.ndarray     # (len(dims), n_keys): the weights of the first draw
+    example_dot: np.ndarray  # (len(dims), n_keys): the weights of the first draw
     example_scaled: np.ndarray
 
 
@@ -235,8 +287,12 @@ def _jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
     return jac.flatten(1).norm(dim=-1)
 
 
-def softmax_saturation(dims: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
-                       n_keys: int = 10, n_draws: int = 300, seed: int = 0) -> SaturationResult:
+def softmax_saturation(
+    dims: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+    n_keys: int = 10,
+    n_draws: int = 300,
+    seed: int = 0,
+) -> SaturationResult:
     """qᵀk has variance d for unit-variance entries, so unscaled softmax weights become one-hot
     (and their gradients vanish) as d grows; dividing by √d keeps the variance at 1."""
     gen = torch.Generator().manual_seed(seed)
@@ -252,8 +308,7 @@ def softmax_saturation(dims: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256
         out["gs"].append(_jacobian_norm(a_scaled).mean().item())
         out["ed"].append(a_dot[0].numpy())
         out["es"].append(a_scaled[0].numpy())
-    return SaturationResult(np.array(dims), n_keys, *(np.array(out[k]) for k in
-                                                      ("mwd", "mws", "gd", "gs", "ed", "es")))
+    return SaturationResult(np.array(dims), n_keys, *(np.array(out[k]) for k in ("mwd", "mws", "gd", "gs", "ed", "es")))
 
 
 # ----------------------------------------------------------------- soft, hard and local attention
@@ -276,9 +331,15 @@ class SoftHardLocal:
     half_width: int
 
 
-def soft_hard_local(focus: int, center: float, half_width: int, sharpness: float = 1.0,
-                    d: int = 64, seed: int = 0,
-                    tokens: tuple[str, ...] = tuple(EXAMPLE_SOURCE)) -> SoftHardLocal:
+def soft_hard_local(
+    focus: int,
+    center: float,
+    half_width: int,
+    sharpness: float = 1.0,
+    d: int = 64,
+    seed: int = 0,
+    tokens: tuple[str, ...] = tuple(EXAMPLE_SOURCE),
+) -> SoftHardLocal:
     """One decoder query that resembles the key of token ``focus`` (and a little its neighbours).
 
     soft: α = softmax(qᵀk_i/√d); hard: one-hot at argmax α; local-m (Luong, Eq. 7 in a window):
@@ -302,5 +363,14 @@ def soft_hard_local(focus: int, center: float, half_width: int, sharpness: float
     local_m = local_m_weights(scores, mask, center_t, half_width)
     local_p = local_p_weights(scores, mask, center_t, half_width)
     window = (torch.arange(n) - center).abs() <= half_width
-    return SoftHardLocal(tuple(tokens), scores[0].numpy(), soft[0].numpy(), hard_weights(soft)[0].numpy(),
-                         local_m[0].numpy(), local_p[0].numpy(), window.numpy(), float(center), int(half_width))
+    return SoftHardLocal(
+        tuple(tokens),
+        scores[0].numpy(),
+        soft[0].numpy(),
+        hard_weights(soft)[0].numpy(),
+        local_m[0].numpy(),
+        local_p[0].numpy(),
+        window.numpy(),
+        float(center),
+        int(half_width),
+    )

@@ -2,6 +2,7 @@
 Szegedy et al. 2016 §7), the warm-up learning-rate schedule (§5.3), one step of Adam (Kingma & Ba 2015,
 Algorithm 1) and BatchNorm against LayerNorm on a padded batch (Ioffe & Szegedy 2015; Ba et al. 2016).
 numpy in and out; each checked against torch's own implementation in ``tests/test_block.py``."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -54,17 +55,19 @@ def smoothed_target(k: int, target: int, epsilon: float, convention: str = ALL, 
 
 # The learning-rate schedule ------------------------------------------------------------------------
 
+
 def noam_rate(step: np.ndarray | int, d_model: int, warmup: int | None) -> np.ndarray:
     """lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5) (§5.3); ``warmup`` None: no warm-up,
     d_model^−0.5 · step^−0.5 from the first step. Steps count from 1."""
     s = np.asarray(step, dtype=float)
     if np.any(s < 1):
         raise ValueError("steps count from 1")
-    decay = s ** -0.5
-    return d_model ** -0.5 * (decay if warmup is None else np.minimum(decay, s * float(warmup) ** -1.5))
+    decay = s**-0.5
+    return d_model**-0.5 * (decay if warmup is None else np.minimum(decay, s * float(warmup) ** -1.5))
 
 
 # Adam ----------------------------------------------------------------------------------------------
+
 
 @dataclass
 class AdamSteps(Trace):
@@ -88,8 +91,14 @@ class AdamSteps(Trace):
     DERIVED: ClassVar[tuple[str, ...]] = ()
 
 
-def adam_steps(theta0: Sequence[float], grads: Sequence[Sequence[float]], lr: float = 1e-3, beta1: float = 0.9,
-               beta2: float = 0.98, eps: float = 1e-9) -> AdamSteps:
+def adam_steps(
+    theta0: Sequence[float],
+    grads: Sequence[Sequence[float]],
+    lr: float = 1e-3,
+    beta1: float = 0.9,
+    beta2: float = 0.98,
+    eps: float = 1e-9,
+) -> AdamSteps:
     """Adam's steps written out (defaults: the Transformer's β₁ = 0.9, β₂ = 0.98, ε = 10⁻⁹, §5.3)."""
     th = np.asarray(theta0, dtype=np.float64)
     g_all = np.asarray(grads, dtype=np.float64)
@@ -99,18 +108,30 @@ def adam_steps(theta0: Sequence[float], grads: Sequence[Sequence[float]], lr: fl
     for t, g in enumerate(g_all, start=1):
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
-        m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
         update = -lr * m_hat / (np.sqrt(v_hat) + eps)
         th = th + update
-        for key, value in (("m", m), ("v", v), ("m_hat", m_hat), ("v_hat", v_hat), ("update", update),
-                           ("theta", th)):
+        for key, value in (("m", m), ("v", v), ("m_hat", m_hat), ("v_hat", v_hat), ("update", update), ("theta", th)):
             rows[key].append(value.copy())
-    return AdamSteps(lr, beta1, beta2, eps, np.asarray(theta0, dtype=np.float64), g_all,
-                     *(np.array(rows[k]) for k in ("m", "v", "m_hat", "v_hat", "update", "theta")))
+    return AdamSteps(
+        lr,
+        beta1,
+        beta2,
+        eps,
+        np.asarray(theta0, dtype=np.float64),
+        g_all,
+        *(np.array(rows[k]) for k in ("m", "v", "m_hat", "v_hat", "update", "theta")),
+    )
 
 
-def torch_adam(theta0: Sequence[float], grads: Sequence[Sequence[float]], lr: float = 1e-3, beta1: float = 0.9,
-               beta2: float = 0.98, eps: float = 1e-9) -> np.ndarray:
+def torch_adam(
+    theta0: Sequence[float],
+    grads: Sequence[Sequence[float]],
+    lr: float = 1e-3,
+    beta1: float = 0.9,
+    beta2: float = 0.98,
+    eps: float = 1e-9,
+) -> np.ndarray:
     """θ after each step of ``torch.optim.Adam`` fed the same gradients (T, P): the check of :func:`adam_steps`."""
     p = nn.Parameter(torch.tensor(list(theta0), dtype=torch.float64))
     opt = torch.optim.Adam([p], lr=lr, betas=(beta1, beta2), eps=eps)
@@ -123,6 +144,7 @@ def torch_adam(theta0: Sequence[float], grads: Sequence[Sequence[float]], lr: fl
 
 
 # BatchNorm against LayerNorm on a padded batch -------------------------------------------------------
+
 
 @dataclass
 class NormComparison(Trace):
@@ -167,9 +189,18 @@ def norm_comparison(x: np.ndarray, real: np.ndarray, eps: float = 1e-5) -> NormC
     alone = x[:1, :n0]
     bn_alone, _, _ = _batch_norm(alone, eps)
     ln_alone = _layer_norm(alone, eps)
-    return NormComparison(x, real, bn, ln, mean, var, x[real].mean(0),
-                          np.linalg.norm(bn[0, :n0] - bn_alone[0], axis=-1),
-                          np.linalg.norm(ln[0, :n0] - ln_alone[0], axis=-1), eps)
+    return NormComparison(
+        x,
+        real,
+        bn,
+        ln,
+        mean,
+        var,
+        x[real].mean(0),
+        np.linalg.norm(bn[0, :n0] - bn_alone[0], axis=-1),
+        np.linalg.norm(ln[0, :n0] - ln_alone[0], axis=-1),
+        eps,
+    )
 
 
 @torch.inference_mode()

@@ -4,6 +4,7 @@ Shapes: a query ``q`` is (B, d_q); keys ``k`` are (B, S, d_k); values (B, S, d_v
 A ``mask`` is a bool tensor (B, S) that is True where a key may be attended (not padding).
 Every score function returns scores e of shape (B, S).
 """
+
 from __future__ import annotations
 
 import math
@@ -106,9 +107,7 @@ def local_p_weights(scores: Tensor, mask: Tensor, center: Tensor, half_width: in
     return masked_softmax(scores, _window(mask, offset, half_width)) * torch.exp(-(offset**2) / (2 * sigma**2))
 
 
-def scaled_dot_product_attention(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
-) -> tuple[Tensor, Tensor]:
+def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """softmax(QKᵀ/√d_k + mask) V for (…, L, d_k) queries and (…, S, d_k) keys.
 
     ``mask`` broadcasts to (…, L, S) and is True where attending is allowed.

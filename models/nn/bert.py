@@ -18,6 +18,7 @@
 :func:`models.inference.bert.run_bert` runs it on one input and returns a trace; the
 checkpoint format is in :mod:`models.checkpoints`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -33,7 +34,13 @@ from models.nn.config import JsonConfig
 from models.nn.transformer import Encoder, padding_mask
 
 __all__ = [
-    "BertConfig", "BertEmbeddings", "MaskedLMHead", "BertOutput", "SmallBert", "NSP_LABELS", "config_from_hf",
+    "BertConfig",
+    "BertEmbeddings",
+    "MaskedLMHead",
+    "BertOutput",
+    "SmallBert",
+    "NSP_LABELS",
+    "config_from_hf",
     "state_dict_from_hf",
 ]
 
@@ -123,8 +130,16 @@ class SmallBert(nn.Module):
         super().__init__()
         c = self.config = config
         self.embeddings = BertEmbeddings(c)
-        self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, norm_first=c.norm_first,
-                               activation="gelu", norm_eps=c.norm_eps)
+        self.encoder = Encoder(
+            c.n_layers,
+            c.d_model,
+            c.n_heads,
+            c.d_ff,
+            c.dropout,
+            norm_first=c.norm_first,
+            activation="gelu",
+            norm_eps=c.norm_eps,
+        )
         self.pooler = nn.Linear(c.d_model, c.d_model)
         self.mlm = MaskedLMHead(c, self.embeddings.tokens)
         self.nsp = nn.Linear(c.d_model, 2)
@@ -169,16 +184,22 @@ class SmallBert(nn.Module):
 
 #: SmallBert name ← Hugging Face BertModel name, outside the encoder layers.
 _HF_TOP = {
-    "embeddings.tokens": "embeddings.word_embeddings", "embeddings.segments": "embeddings.token_type_embeddings",
-    "embeddings.positions": "embeddings.position_embeddings", "embeddings.norm": "embeddings.LayerNorm",
+    "embeddings.tokens": "embeddings.word_embeddings",
+    "embeddings.segments": "embeddings.token_type_embeddings",
+    "embeddings.positions": "embeddings.position_embeddings",
+    "embeddings.norm": "embeddings.LayerNorm",
     "pooler": "pooler.dense",
 }
 #: SmallBert name ← Hugging Face name inside encoder layer i (post-norm, as BERT).
 _HF_LAYER = {
-    "self_attn.w_q": "attention.self.query", "self_attn.w_k": "attention.self.key",
-    "self_attn.w_v": "attention.self.value", "self_attn.w_o": "attention.output.dense",
-    "sub_attn.norm": "attention.output.LayerNorm", "feed_forward.w_1": "intermediate.dense",
-    "feed_forward.w_2": "output.dense", "sub_ff.norm": "output.LayerNorm",
+    "self_attn.w_q": "attention.self.query",
+    "self_attn.w_k": "attention.self.key",
+    "self_attn.w_v": "attention.self.value",
+    "self_attn.w_o": "attention.output.dense",
+    "sub_attn.norm": "attention.output.LayerNorm",
+    "feed_forward.w_1": "intermediate.dense",
+    "feed_forward.w_2": "output.dense",
+    "sub_ff.norm": "output.LayerNorm",
 }
 
 
@@ -187,15 +208,25 @@ def config_from_hf(hf: Mapping[str, Any], **overrides: Any) -> BertConfig:
 
     ``overrides`` set the other fields (``max_len`` below the model's 512 positions keeps that many,
     ``mask_id``, ``trained_heads`` …)."""
-    if hf.get("model_type") != "bert" or hf.get("hidden_act", "gelu") != "gelu" \
-            or hf.get("position_embedding_type", "absolute") != "absolute":
+    if (
+        hf.get("model_type") != "bert"
+        or hf.get("hidden_act", "gelu") != "gelu"
+        or hf.get("position_embedding_type", "absolute") != "absolute"
+    ):
         raise ValueError("not a BERT config with GELU and absolute positions")
-    config = BertConfig(vocab_size=int(hf["vocab_size"]), d_model=int(hf["hidden_size"]),
-                        n_heads=int(hf["num_attention_heads"]), n_layers=int(hf["num_hidden_layers"]),
-                        d_ff=int(hf["intermediate_size"]), max_len=int(hf["max_position_embeddings"]),
-                        type_vocab_size=int(hf["type_vocab_size"]), dropout=float(hf.get("hidden_dropout_prob", 0.1)),
-                        pad_id=int(hf.get("pad_token_id", 0)), norm_eps=float(hf["layer_norm_eps"]),
-                        init_std=float(hf.get("initializer_range", 0.02)))
+    config = BertConfig(
+        vocab_size=int(hf["vocab_size"]),
+        d_model=int(hf["hidden_size"]),
+        n_heads=int(hf["num_attention_heads"]),
+        n_layers=int(hf["num_hidden_layers"]),
+        d_ff=int(hf["intermediate_size"]),
+        max_len=int(hf["max_position_embeddings"]),
+        type_vocab_size=int(hf["type_vocab_size"]),
+        dropout=float(hf.get("hidden_dropout_prob", 0.1)),
+        pad_id=int(hf.get("pad_token_id", 0)),
+        norm_eps=float(hf["layer_norm_eps"]),
+        init_std=float(hf.get("initializer_range", 0.02)),
+    )
     config = replace(config, **overrides)
     if config.max_len > int(hf["max_position_embeddings"]):
         raise ValueError(f"max_len {config.max_len} > the model's {hf['max_position_embeddings']} positions")
@@ -209,8 +240,9 @@ def state_dict_from_hf(hf_state: Mapping[str, Tensor], config: BertConfig) -> di
     state = {k.removeprefix("bert."): v for k, v in hf_state.items()}
     names = dict(_HF_TOP)
     for i in range(config.n_layers):
-        names.update({f"encoder.layers.{i}.{ours}": f"encoder.layer.{i}.{theirs}"
-                      for ours, theirs in _HF_LAYER.items()})
+        names.update(
+            {f"encoder.layers.{i}.{ours}": f"encoder.layer.{i}.{theirs}" for ours, theirs in _HF_LAYER.items()}
+        )
     out: dict[str, Tensor] = {}
     for ours, theirs in names.items():
         for part in ("weight", "bias"):

@@ -1,4 +1,5 @@
 """The JSON form of a model's hyper-parameters, shared by every family's config dataclass."""
+
 from __future__ import annotations
 
 import dataclasses

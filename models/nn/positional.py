@@ -4,6 +4,7 @@ Sinusoidal (absolute), its rotation property, Transformer-XL's relative encoding
 and ALiBi as tensor functions. The positional-encoding page's computations on top of them live in
 :mod:`models.lessons.positional`.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,6 +37,7 @@ class PositionalEncoding(nn.Module):
 
 
 # ------------------------------------------------------------------ the sinusoid as a function
+
 
 def inverse_frequencies(d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
     """ω_i = 1 / 10000^(2i/d) for i = 0 … ⌈d/2⌉ − 1 (the same formula as ``sinusoidal_encoding``)."""
@@ -84,9 +86,16 @@ def rotation_matrix(k: float, d_model: int, dtype: torch.dtype = torch.float64) 
 
 # ------------------------------------------------------------------- relative encodings
 
-def relative_scores(q: Tensor, k: Tensor, w_r: Tensor, u: Tensor, v: Tensor,
-                    query_positions: Tensor | None = None,
-                    key_positions: Tensor | None = None) -> dict[str, Tensor]:
+
+def relative_scores(
+    q: Tensor,
+    k: Tensor,
+    w_r: Tensor,
+    u: Tensor,
+    v: Tensor,
+    query_positions: Tensor | None = None,
+    key_positions: Tensor | None = None,
+) -> dict[str, Tensor]:
     """Transformer-XL attention score (Dai et al. 2019, §3.3) with relative sinusoids R_{i−j}.
 
         A_ij = q_iᵀ k_j  (a, content)  + q_iᵀ W_R R_{i−j}  (b, content-dependent position)
@@ -99,9 +108,9 @@ def relative_scores(q: Tensor, k: Tensor, w_r: Tensor, u: Tensor, v: Tensor,
     """
     qi = torch.arange(q.shape[0], dtype=q.dtype) if query_positions is None else query_positions
     kj = torch.arange(k.shape[0], dtype=q.dtype) if key_positions is None else key_positions
-    offsets = qi.to(q.dtype).reshape(-1, 1) - kj.to(q.dtype).reshape(1, -1)        # (L, S): i − j
+    offsets = qi.to(q.dtype).reshape(-1, 1) - kj.to(q.dtype).reshape(1, -1)  # (L, S): i − j
     r = sinusoid_at(offsets.reshape(-1), w_r.shape[1], q.dtype).reshape(*offsets.shape, -1)
-    proj = r @ w_r.T                                                                 # (L, S, d)
+    proj = r @ w_r.T  # (L, S, d)
     terms = {
         "a": q @ k.T,
         "b": torch.einsum("id,ijd->ij", q, proj),
@@ -124,7 +133,7 @@ def apply_rope(x: Tensor, positions: Tensor | None = None, base: float = 10000.0
         raise ValueError("RoPE needs an even dimension")
     pos = torch.arange(x.shape[-2], dtype=x.dtype) if positions is None else positions.to(x.dtype)
     theta = torch.exp(torch.arange(0, d, 2, dtype=x.dtype) * (-math.log(base) / d))
-    angle = pos.reshape(-1, 1) * theta                                                 # (L, d/2)
+    angle = pos.reshape(-1, 1) * theta  # (L, d/2)
     cos, sin = torch.cos(angle), torch.sin(angle)
     even, odd = x[..., 0::2], x[..., 1::2]
     out = torch.empty_like(x)
@@ -136,6 +145,7 @@ def apply_rope(x: Tensor, positions: Tensor | None = None, base: float = 10000.0
 def alibi_slopes(n_heads: int) -> Tensor:
     """ALiBi head slopes (Press et al. 2022): m_h = 2^(−8h/n) for h = 1 … n when n is a power of 2;
     otherwise the slopes of the next lower power of two, then every other slope of the next higher."""
+
     def power_of_two(n: int) -> list[float]:
         start = 2.0 ** (-8.0 / n)
         return [start ** (h + 1) for h in range(n)]

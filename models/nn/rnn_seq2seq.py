@@ -16,6 +16,7 @@ readout is tanh(W [s_t; c_t; y_{t-1}]) where the paper uses a maxout layer.
 
 Every decoder shares one ``step`` interface so that training, greedy and beam search reuse it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -85,7 +86,6 @@ class Seq2SeqConfig(JsonConfig):
         return f"luong-{self.score}" + ("" if self.alignment == "global" else f"-{self.alignment}")
 
 
-
 @dataclass(frozen=True)
 class AttentionMode:
     """How the weights are used at decoding time: ``soft`` as the model was trained; ``hard``
@@ -112,11 +112,13 @@ class Memory:
 
     def index_select(self, index: Tensor) -> Memory:
         """Rows ``index`` of every tensor (to expand or reorder beams)."""
+
         def pick(t: Tensor) -> Tensor:
             return t.index_select(0, index)
 
-        return Memory(pick(self.states), pick(self.mask), None if self.keys is None else pick(self.keys),
-                      pick(self.final))
+        return Memory(
+            pick(self.states), pick(self.mask), None if self.keys is None else pick(self.keys), pick(self.final)
+        )
 
 
 @dataclass
@@ -248,7 +250,7 @@ class LuongDecoder(Decoder):
         if self.cfg.score == "general":
             return self.w_general(states)
         if self.cfg.score == "concat":
-            return states @ self.w_concat.weight[:, states.shape[-1]:].T
+            return states @ self.w_concat.weight[:, states.shape[-1] :].T
         return None
 
     def score(self, query: Tensor, memory: Memory) -> Tensor:

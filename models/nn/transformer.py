@@ -15,6 +15,7 @@ Decoding, sampling and the one-head walkthrough that run these modules live in
 Mask convention (the same as ``models.nn.attention``): a bool tensor that is **True where
 attending is allowed**; masks given to the layers broadcast to (B, L, S) (or (B, h, L, S)).
 """
+
 from __future__ import annotations
 
 import math
@@ -30,15 +31,29 @@ from models.nn.attention import scaled_dot_product_attention
 from models.nn.positional import PositionalEncoding
 
 __all__ = [
-    "subsequent_mask", "padding_mask", "MultiHeadAttention", "PositionwiseFeedForward",
-    "EncoderLayer", "DecoderLayer", "Encoder", "Decoder", "TransformerConfig", "Transformer",
-    "TransformerOutput", "DecoderOnlyLM", "LMOutput", "HeadMask", "label_smoothed_cross_entropy", "as_attention",
+    "subsequent_mask",
+    "padding_mask",
+    "MultiHeadAttention",
+    "PositionwiseFeedForward",
+    "EncoderLayer",
+    "DecoderLayer",
+    "Encoder",
+    "Decoder",
+    "TransformerConfig",
+    "Transformer",
+    "TransformerOutput",
+    "DecoderOnlyLM",
+    "LMOutput",
+    "HeadMask",
+    "label_smoothed_cross_entropy",
+    "as_attention",
 ]
 
 
 # --------------------------------------------------------------------------------------
 # Masks
 # --------------------------------------------------------------------------------------
+
 
 def subsequent_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """Look-ahead mask (§3.2.3): bool (size, size), True at [t, s] iff s ≤ t (may attend)."""
@@ -63,6 +78,7 @@ def _expand_heads(mask: Tensor | None) -> Tensor | None:
 # --------------------------------------------------------------------------------------
 # Sub-layers
 # --------------------------------------------------------------------------------------
+
 
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head₁, …, head_h) W^O with
@@ -97,7 +113,11 @@ class MultiHeadAttention(nn.Module):
         return x.view(b, n, self.n_heads, self.d_k).transpose(1, 2)
 
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None,
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        mask: Tensor | None = None,
         head_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """``query`` (B, L, d), ``key``/``value`` (B, S, d); ``mask`` broadcastable to (B, L, S)
@@ -166,8 +186,14 @@ class EncoderLayer(nn.Module):
     """Self-attention then FFN, each wrapped by :class:`Residual` (§3.1)."""
 
     def __init__(
-        self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu", norm_eps: float = 1e-5,
+        self,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+        activation: str = "relu",
+        norm_eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.norm_first = norm_first
@@ -176,9 +202,7 @@ class EncoderLayer(nn.Module):
         self.sub_attn = Residual(d_model, dropout, norm_first, norm_eps)
         self.sub_ff = Residual(d_model, dropout, norm_first, norm_eps)
 
-    def forward(
-        self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None
-    ) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor, mask: Tensor | None = None, head_mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``x`` (B, S, d), ``mask`` broadcastable to (B, S, S), ``head_mask`` (h,) the heads' gates.
         Returns (x, weights (B, h, S, S))."""
         h = self.sub_attn.pre(x)
@@ -193,8 +217,14 @@ class DecoderLayer(nn.Module):
     ``cross_attention=False``, as in a decoder-only LM), then FFN (§3.1)."""
 
     def __init__(
-        self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu", cross_attention: bool = True,
+        self,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+        activation: str = "relu",
+        cross_attention: bool = True,
     ) -> None:
         super().__init__()
         self.norm_first = norm_first
@@ -209,8 +239,12 @@ class DecoderLayer(nn.Module):
         self.sub_ff = Residual(d_model, dropout, norm_first)
 
     def forward(
-        self, x: Tensor, memory: Tensor | None = None, tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None, self_head_mask: Tensor | None = None,
+        self,
+        x: Tensor,
+        memory: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+        self_head_mask: Tensor | None = None,
         cross_head_mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """``x`` (B, T, d); ``memory`` (B, S, d) or None without cross-attention;
@@ -224,8 +258,9 @@ class DecoderLayer(nn.Module):
         if self.cross_attn is not None and self.sub_cross is not None:
             if memory is None:
                 raise ValueError("this DecoderLayer has cross-attention and needs `memory`")
-            cross_out, cross_w = self.cross_attn(self.sub_cross.pre(x), memory, memory, memory_mask,
-                                                 head_mask=cross_head_mask)
+            cross_out, cross_w = self.cross_attn(
+                self.sub_cross.pre(x), memory, memory, memory_mask, head_mask=cross_head_mask
+            )
             x = self.sub_cross.post(x, cross_out)
         x = self.sub_ff.post(x, self.feed_forward(self.sub_ff.pre(x)))
         return x, self_w, cross_w
@@ -241,8 +276,15 @@ class Encoder(nn.Module):
     ``norm_eps``: every LayerNorm's ε (1e-5, torch's default; 1e-12 for BERT's released weights)."""
 
     def __init__(
-        self, n_layers: int, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu", norm_eps: float = 1e-5,
+        self,
+        n_layers: int,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+        activation: str = "relu",
+        norm_eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
@@ -266,8 +308,15 @@ class Decoder(nn.Module):
     """N decoder layers over already-embedded input; a final LayerNorm when pre-norm."""
 
     def __init__(
-        self, n_layers: int, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-        norm_first: bool = False, activation: str = "relu", cross_attention: bool = True,
+        self,
+        n_layers: int,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+        activation: str = "relu",
+        cross_attention: bool = True,
     ) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
@@ -277,8 +326,12 @@ class Decoder(nn.Module):
         self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
     def forward(
-        self, x: Tensor, memory: Tensor | None = None, tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None, self_head_mask: Tensor | None = None,
+        self,
+        x: Tensor,
+        memory: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+        self_head_mask: Tensor | None = None,
         cross_head_mask: Tensor | None = None,
     ) -> tuple[Tensor, list[Tensor], list[Tensor | None]]:
         """``*_head_mask`` (N, h): the gates of every layer's heads. Returns (hidden (B, T, d),
@@ -295,6 +348,7 @@ class Decoder(nn.Module):
 # --------------------------------------------------------------------------------------
 # Models
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class TransformerConfig(JsonConfig):
@@ -351,8 +405,16 @@ class _Embedding(nn.Module):
 
 
 def _decoder(c: TransformerConfig, cross_attention: bool) -> Decoder:
-    return Decoder(c.num_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.norm_first, c.activation,
-                   cross_attention=cross_attention)
+    return Decoder(
+        c.num_decoder_layers,
+        c.d_model,
+        c.n_heads,
+        c.d_ff,
+        c.dropout,
+        c.norm_first,
+        c.activation,
+        cross_attention=cross_attention,
+    )
 
 
 def _generator(model: nn.Module, c: TransformerConfig, embedding: _Embedding) -> nn.Linear:
@@ -414,8 +476,9 @@ class Transformer(nn.Module):
         c = self.config = config
         self.src_embed = _Embedding(c.source_vocab_size, c.d_model, c.max_len, c.dropout, c.pad_id)
         self.tgt_embed = _Embedding(c.vocab_size, c.d_model, c.max_len, c.dropout, c.pad_id)
-        self.encoder = Encoder(c.num_encoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout,
-                               c.norm_first, c.activation)
+        self.encoder = Encoder(
+            c.num_encoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.norm_first, c.activation
+        )
         self.decoder = _decoder(c, cross_attention=True)
         self.generator = _generator(self, c, self.tgt_embed)
 
@@ -437,7 +500,11 @@ class Transformer(nn.Module):
         return self.encoder(self.src_embed(src), src_mask, _gates(head_mask, "encoder", src.device))
 
     def decode(
-        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+        self,
+        tgt: Tensor,
+        memory: Tensor,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
         head_mask: HeadMask | None = None,
     ) -> tuple[Tensor, list[Tensor], list[Tensor | None]]:
         """Decoder hidden states (B, T, d) and its attention; ``tgt_mask`` defaults to
@@ -445,11 +512,21 @@ class Transformer(nn.Module):
         ``head_mask`` switches heads off (its ``decoder`` and ``cross`` gates)."""
         if tgt_mask is None:
             tgt_mask = self.target_mask(tgt)
-        return self.decoder(self.tgt_embed(tgt), memory, tgt_mask, src_mask,
-                            _gates(head_mask, "decoder", tgt.device), _gates(head_mask, "cross", tgt.device))
+        return self.decoder(
+            self.tgt_embed(tgt),
+            memory,
+            tgt_mask,
+            src_mask,
+            _gates(head_mask, "decoder", tgt.device),
+            _gates(head_mask, "cross", tgt.device),
+        )
 
     def run(
-        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+        self,
+        src: Tensor,
+        tgt: Tensor,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
         head_mask: HeadMask | None = None,
     ) -> TransformerOutput:
         """Teacher-forced pass keeping every attention weight (``head_mask``: heads switched off)."""
@@ -509,8 +586,12 @@ class DecoderOnlyLM(nn.Module):
 # Loss
 # --------------------------------------------------------------------------------------
 
+
 def label_smoothed_cross_entropy(
-    logits: Tensor, target: Tensor, epsilon: float = 0.1, ignore_index: int = -100,
+    logits: Tensor,
+    target: Tensor,
+    epsilon: float = 0.1,
+    ignore_index: int = -100,
     reduction: str = "mean",
 ) -> Tensor:
     """Cross-entropy against the smoothed target q = (1 − ε)·onehot(y) + ε/V (§5.4;

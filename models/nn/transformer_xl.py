@@ -16,6 +16,7 @@ Context"), written out: segment-level recurrence with a memory, and relative pos
 
 Mask convention as in :mod:`models.nn.transformer`: True where attending is allowed.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,18 @@ from models.nn.config import JsonConfig
 from models.nn.positional import relative_scores, sinusoid_at
 from models.nn.transformer import PositionwiseFeedForward, init_xavier, Residual
 
-__all__ = ["TXLConfig", "xl_mask", "rel_shift", "RelMultiHeadAttention", "XLLayer", "TransformerXL",
-           "XLOutput", "ScoreTerms", "score_terms", "update_memory"]
+__all__ = [
+    "TXLConfig",
+    "xl_mask",
+    "rel_shift",
+    "RelMultiHeadAttention",
+    "XLLayer",
+    "TransformerXL",
+    "XLOutput",
+    "ScoreTerms",
+    "score_terms",
+    "update_memory",
+]
 
 
 def xl_mask(seg_len: int, mem_len: int, device: torch.device | str | None = None) -> Tensor:
@@ -90,9 +101,9 @@ class RelMultiHeadAttention(nn.Module):
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
         self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
         self.w_q = nn.Linear(d_model, d_model, bias=False)
-        self.w_k = nn.Linear(d_model, d_model, bias=False)   # W_k,E
+        self.w_k = nn.Linear(d_model, d_model, bias=False)  # W_k,E
         self.w_v = nn.Linear(d_model, d_model, bias=False)
-        self.w_r = nn.Linear(d_model, d_model, bias=False)   # W_k,R
+        self.w_r = nn.Linear(d_model, d_model, bias=False)  # W_k,R
         self.w_o = nn.Linear(d_model, d_model, bias=False)
         self.u = nn.Parameter(torch.zeros(n_heads, self.d_k))
         self.v = nn.Parameter(torch.zeros(n_heads, self.d_k))
@@ -110,7 +121,7 @@ class RelMultiHeadAttention(nn.Module):
         k_len = context.shape[1]
         r = sinusoid_at(torch.arange(k_len - 1, -1, -1), self.d_model, seg.dtype).to(seg.device)  # R_{K−1} … R_0
         r = self.w_r(r).view(k_len, self.n_heads, self.d_k).transpose(0, 1)  # (h, K, d_k)
-        ac = (q + self.u[:, None]) @ k.transpose(-1, -2)                   # (a) + (c)
+        ac = (q + self.u[:, None]) @ k.transpose(-1, -2)  # (a) + (c)
         bd = rel_shift(torch.einsum("bhld,hkd->bhlk", q + self.v[:, None], r))  # (b) + (d)
         return (ac + bd) / math.sqrt(self.d_k)
 
@@ -158,7 +169,7 @@ def update_memory(memory: Tensor, hidden: Tensor, mem_len: int) -> Tensor:
     """The next segment's memory: the last ``mem_len`` positions of [memory | hidden], stop-gradient
     (SG in §3.2)."""
     both = torch.cat([memory, hidden], dim=1)
-    return both[:, max(0, both.shape[1] - mem_len):].detach()
+    return both[:, max(0, both.shape[1] - mem_len) :].detach()
 
 
 class TransformerXL(nn.Module):
@@ -181,8 +192,9 @@ class TransformerXL(nn.Module):
         w = self.embed.weight
         return [w.new_zeros(batch, 0, self.config.d_model) for _ in self.layers]
 
-    def run(self, ids: Tensor, memory: list[Tensor] | None = None, mem_len: int | None = None,
-            keep: bool = False) -> XLOutput:
+    def run(
+        self, ids: Tensor, memory: list[Tensor] | None = None, mem_len: int | None = None, keep: bool = False
+    ) -> XLOutput:
         """One segment ``ids`` (B, L) after ``memory`` (per layer (B, M, d); None = empty); the new
         memory keeps ``mem_len`` positions (default the config's). ``keep`` also returns attention,
         scores and layer inputs."""
@@ -238,8 +250,15 @@ def score_terms(attn: RelMultiHeadAttention, context: Tensor, mem_len: int, head
     keys = context[: i + 1]
     q = attn.w_q.weight[rows] @ context[i]
     k = keys @ attn.w_k.weight[rows].T
-    terms = relative_scores(q[None], k, attn.w_r.weight[rows], attn.u[head], attn.v[head],
-                            torch.tensor([float(i)]), torch.arange(i + 1, dtype=context.dtype))
+    terms = relative_scores(
+        q[None],
+        k,
+        attn.w_r.weight[rows],
+        attn.u[head],
+        attn.v[head],
+        torch.tensor([float(i)]),
+        torch.arange(i + 1, dtype=context.dtype),
+    )
     scale = math.sqrt(attn.d_k)
     distances = i - torch.arange(i + 1)
     a, b, c, d = (terms[n][0] / scale for n in "abcd")

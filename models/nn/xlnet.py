@@ -20,6 +20,7 @@ paper's Transformer-XL memory, §2.4) and no segment embeddings (one segment).
 
 Mask convention as in :mod:`models.nn.transformer`: True where attending is allowed.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,19 @@ from models.nn.positional import sinusoid_at
 from models.nn.transformer import PositionwiseFeedForward, init_xavier, Residual
 from models.nn.transformer_xl import RelLMConfig, RelMultiHeadAttention, rel_shift
 
-__all__ = ["XLNetConfig", "ranks", "content_mask", "query_mask", "n_targets", "target_mask", "two_sided_rel_shift",
-           "TwoSidedRelAttention", "XLNetLayer", "XLNet", "XLNetOutput"]
+__all__ = [
+    "XLNetConfig",
+    "ranks",
+    "content_mask",
+    "query_mask",
+    "n_targets",
+    "target_mask",
+    "two_sided_rel_shift",
+    "TwoSidedRelAttention",
+    "XLNetLayer",
+    "XLNet",
+    "XLNetOutput",
+]
 
 
 @dataclass
@@ -114,7 +126,7 @@ class TwoSidedRelAttention(RelMultiHeadAttention):
         distances = torch.arange(n - 1, -n, -1)  # n − 1 … −(n − 1)
         r = sinusoid_at(distances, self.d_model, queries.dtype).to(queries.device)
         r = self.w_r(r).view(2 * n - 1, self.n_heads, self.d_k).transpose(0, 1)  # (h, 2n − 1, d_k)
-        ac = (q + self.u[:, None]) @ k.transpose(-1, -2)                                 # (a) + (c)
+        ac = (q + self.u[:, None]) @ k.transpose(-1, -2)  # (a) + (c)
         bd = two_sided_rel_shift(torch.einsum("bhld,hkd->bhlk", q + self.v[:, None], r))  # (b) + (d)
         return (ac + bd) / math.sqrt(self.d_k)
 
@@ -143,8 +155,7 @@ class XLNetLayer(nn.Module):
         x = self.sub_attn.post(x, attended)
         return self.sub_ff.post(x, self.feed_forward(x))
 
-    def forward(self, h: Tensor, g: Tensor, c_mask: Tensor,
-                q_mask: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    def forward(self, h: Tensor, g: Tensor, c_mask: Tensor, q_mask: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         """(h, g) (B, n, d) → (h', g', content weights, query weights) (B, h, n, n)."""
         h_out, h_weights, _ = self.attn(h, h, c_mask)
         g_out, g_weights, _ = self.attn(g, h, q_mask)
@@ -184,8 +195,9 @@ class XLNet(nn.Module):
         """h^(0) = e(x) · √d (B, n, d)."""
         return self.embed(ids) * math.sqrt(self.config.d_model)
 
-    def streams(self, x: Tensor, order: Tensor, keep: bool = False
-                ) -> tuple[Tensor, Tensor, list[Tensor], list[Tensor]]:
+    def streams(
+        self, x: Tensor, order: Tensor, keep: bool = False
+    ) -> tuple[Tensor, Tensor, list[Tensor], list[Tensor]]:
         """Both streams from embedded tokens ``x`` (B, n, d) under ``order`` (B, n) or (n,) (each
         row a permutation of 0 … n − 1): (h, g) of the last layer and, with ``keep``, each layer's
         content- and query-stream weights."""

@@ -8,6 +8,7 @@
 The runs folder is ``$ATTENTION_LAB_RUNS`` (default ``~/.local/share/attention-lab/runs``), or ``--root``.
 A cap holds for new runs at once, on every replica sharing the folder; runs over it are kept.
 """
+
 from __future__ import annotations
 
 import argparse

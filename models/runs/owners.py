@@ -10,6 +10,7 @@ The secret is ``$ATTENTION_LAB_SECRET`` when set (replicas of one deployment the
 ``.owner-secret`` (32 random bytes, mode 0600) in the runs folder, made once by whichever process comes
 first and read by the others.
 """
+
 from __future__ import annotations
 
 import functools

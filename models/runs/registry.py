@@ -14,6 +14,7 @@ Faults: a queued run's settings and upload are on disk from the moment it is que
 queues again the runs that were waiting or had not reached their first save, and the saved runs list
 the others as stopped, resumable from their last save.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,11 +34,32 @@ from models.device import pick_device
 from models.priority import lower_priority
 from models.slots import WorkQueue
 from models.runs.store import (
-    check_room, checked_meta, clean_name, clean_staging, locked, own_run, resumable, run_lock,
+    check_room,
+    checked_meta,
+    clean_name,
+    clean_staging,
+    locked,
+    own_run,
+    resumable,
+    run_lock,
 )
 from models.training.runs import (
-    ACTIVE_STATES, CHECKPOINT, FAILED, RUN_FILE, RUNNING, STOPPED, TEXT_DATA, Run, RunError,
-    RunSettings, TokenPair, Upload, new_run_id, runs_dir, train_run, write_meta,
+    ACTIVE_STATES,
+    CHECKPOINT,
+    FAILED,
+    RUN_FILE,
+    RUNNING,
+    STOPPED,
+    TEXT_DATA,
+    Run,
+    RunError,
+    RunSettings,
+    TokenPair,
+    Upload,
+    new_run_id,
+    runs_dir,
+    train_run,
+    write_meta,
 )
 
 log = logging.getLogger(__name__)
@@ -67,8 +89,13 @@ class Registry:
     def root(self) -> Path:
         return self._root if self._root is not None else runs_dir()
 
-    def start(self, settings: RunSettings, pairs: Sequence[TokenPair] | None = None, owner: str | None = None,
-              text: str | None = None) -> str:
+    def start(
+        self,
+        settings: RunSettings,
+        pairs: Sequence[TokenPair] | None = None,
+        owner: str | None = None,
+        text: str | None = None,
+    ) -> str:
         """Queue a run of ``settings`` for session ``owner`` and return its id; ``pairs``: an uploaded file's
         sentence pairs (the encoder–decoders), ``text``: an uploaded text (the LM and BERT). RunError when
         ``owner`` already has a run waiting or training, or no room is left (its quota, the server's)."""
@@ -105,8 +132,14 @@ class Registry:
             if owner is not None and any(r.owner == owner and r.active for r in self.runs.values()):
                 raise RunError("run.err.one_at_a_time")
             settings = replace(RunSettings(**saved.meta.get("settings", {})), name=saved.name)  # renamed since
-            run = Run(run_id, settings, saved.folder, created=float(saved.meta.get("created") or time.time()),
-                      owner=saved.meta.get("owner"), published=bool(saved.meta.get("published")))
+            run = Run(
+                run_id,
+                settings,
+                saved.folder,
+                created=float(saved.meta.get("created") or time.time()),
+                owner=saved.meta.get("owner"),
+                published=bool(saved.meta.get("published")),
+            )
             return self._enqueue(run, None, resume=True)
 
     def recover(self) -> list[str]:
@@ -133,14 +166,21 @@ class Registry:
                 settings = RunSettings(**meta["settings"])
                 upload = _read_pending(folder / PENDING) if settings.data in ("upload", "text") else None
             except (OSError, ValueError, TypeError, KeyError, RunError) as exc:
-                write_json_atomic(meta_file, dict(meta, status=FAILED,
-                                                  message=f"lost in a server restart: {first_line(exc)}"))
+                write_json_atomic(
+                    meta_file, dict(meta, status=FAILED, message=f"lost in a server restart: {first_line(exc)}")
+                )
                 continue
             shutil.rmtree(folder / CHECKPOINT, ignore_errors=True)
             for partial in ("log.jsonl", "snapshots.jsonl"):
                 (folder / partial).unlink(missing_ok=True)
-            run = Run(folder.name, settings, folder, created=float(meta.get("created") or time.time()),
-                      owner=meta.get("owner"), published=bool(meta.get("published")))
+            run = Run(
+                folder.name,
+                settings,
+                folder,
+                created=float(meta.get("created") or time.time()),
+                owner=meta.get("owner"),
+                published=bool(meta.get("published")),
+            )
             with self._cond:
                 self._enqueue(run, upload)
             queued.append(run.id)
@@ -163,8 +203,9 @@ class Registry:
             del self.runs[old]  # its checkpoint, curve and snapshots stay on disk
         self._slots.enter(run_id)  # its place is taken now, before its thread runs
         self.runs[run_id] = run
-        run.thread = threading.Thread(target=self._work, args=(run, upload, resume), name=f"studio-{run_id}",
-                                      daemon=True)
+        run.thread = threading.Thread(
+            target=self._work, args=(run, upload, resume), name=f"studio-{run_id}", daemon=True
+        )
         run.thread.start()
         return run_id
 
@@ -226,4 +267,3 @@ def _read_pending(path: Path) -> Upload:
     if isinstance(data, str):
         return data
     return [(tuple(map(str, s)), tuple(map(str, t))) for s, t in data]
-

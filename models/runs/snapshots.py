@@ -3,6 +3,7 @@ the probe's snapshots (``snapshots.jsonl``: the probe decoded at a step, its att
 validation scores). Written by :func:`models.training.runs.train_run`, read by the studio's curves and
 scrubber and by the run store's zips; a resumed run truncates both to its step first, so no step is
 logged twice. No Streamlit, no torch."""
+
 from __future__ import annotations
 
 import json
@@ -137,5 +138,3 @@ def truncate_snapshots(folder: Path, step: int) -> list[Snapshot]:
 def write_json_lines(path: Path, lines: list[str]) -> None:
     """Replace a .jsonl file atomically (:func:`models.atomic.write_atomic`)."""
     write_atomic(path, "".join(line + "\n" for line in lines).encode("utf-8"))
-
-

@@ -18,6 +18,7 @@ Bounds before work: a zip is read only within :data:`~models.training.runs.MAX_Z
 names are a fixed list, and the model its config describes is counted (:func:`config_parameters`) and
 refused above :data:`~models.training.runs.MAX_PARAMETERS` before anything is built.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -40,8 +41,25 @@ from models.atomic import atomic_folder, clean_folder, first_line, json_bytes, w
 from models.checkpoints import CONFIG, WEIGHTS, CheckpointError, read_json
 from models.errors import without_paths
 from models.training.runs import (
-    CHECKPOINT, FINISHED, KINDS, LOADERS, MAX_NAME, MAX_PARAMETERS, MAX_STEPS, MAX_ZIP_BYTES, METRICS, RESUME,
-    RUN_FILE, STATE, STATES, STOPPED, ZIP_NAMES, RunError, RunSettings, new_run_id, runs_dir,
+    CHECKPOINT,
+    FINISHED,
+    KINDS,
+    LOADERS,
+    MAX_NAME,
+    MAX_PARAMETERS,
+    MAX_STEPS,
+    MAX_ZIP_BYTES,
+    METRICS,
+    RESUME,
+    RUN_FILE,
+    STATE,
+    STATES,
+    STOPPED,
+    ZIP_NAMES,
+    RunError,
+    RunSettings,
+    new_run_id,
+    runs_dir,
 )
 
 log = logging.getLogger(__name__)
@@ -52,21 +70,40 @@ LIMITS_FILE = ".limits.json"  # the teacher's caps (python -m models.runs cap â€
 LOCK_FILE = "training.lock"  # held (flock) by the process that trains the run; the kernel frees it when that dies
 RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")
 #: run.json's fields that a zip carries (nothing that says who made it, or when, or where it lived)
-PUBLIC_FIELDS = ("name", "family", "kind", "metric", "score", "aer", "bleu", "steps", "seconds", "status", "data",
-                 "device", "settings", "vocab")
+PUBLIC_FIELDS = (
+    "name",
+    "family",
+    "kind",
+    "metric",
+    "score",
+    "aer",
+    "bleu",
+    "steps",
+    "seconds",
+    "status",
+    "data",
+    "device",
+    "settings",
+    "vocab",
+)
 
 
 # --------------------------------------------------------------------------------------
 # What a run.json may say
 # --------------------------------------------------------------------------------------
 
+
 def _text(value: object, most: int, empty: bool = True) -> bool:
     return isinstance(value, str) and len(value) <= most and (empty or bool(value.strip())) and value.isprintable()
 
 
 def _number(value: object, low: float = -math.inf, high: float = math.inf) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            and low <= value <= high)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
 
 
 def _settings_ok(value: object) -> bool:
@@ -100,8 +137,13 @@ FIELD_CHECKS: dict[str, Any] = {
     "score": lambda v: v is None or _number(v),
     "bleu": lambda v: v is None or _number(v),  # a run of before the LM and BERT families
     "aer": lambda v: v is None or _number(v, 0, 1),
-    "vocab": lambda v: isinstance(v, list) and len(v) <= 2 and all(
-        isinstance(c, list) and len(c) == 2 and all(_number(n, 0, 1e9) and isinstance(n, int) for n in c) for c in v),
+    "vocab": lambda v: (
+        isinstance(v, list)
+        and len(v) <= 2
+        and all(
+            isinstance(c, list) and len(c) == 2 and all(_number(n, 0, 1e9) and isinstance(n, int) for n in c) for c in v
+        )
+    ),
 }
 REQUIRED = ("name", "family")
 
@@ -126,6 +168,7 @@ def checked_meta(meta: object, fields: Iterable[str] = FIELD_CHECKS) -> dict[str
 # --------------------------------------------------------------------------------------
 # Saved runs, and who sees them
 # --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SavedRun:
@@ -178,12 +221,16 @@ def saved_runs(root: Path | None = None) -> list[SavedRun]:
     return sorted(out, key=lambda r: float(r.meta.get("created") or 0), reverse=True)
 
 
-def user_checkpoints(family: str, root: Path | None = None, owner: str | None = None,
-                     kind: str | None = None) -> list[tuple[str, str, bool]]:
+def user_checkpoints(
+    family: str, root: Path | None = None, owner: str | None = None, kind: str | None = None
+) -> list[tuple[str, str, bool]]:
     """(checkpoint folder, run name, whether it is ``owner``'s) of the saved runs of a checkpoint family
     (and transformer ``kind``: encoder-decoder or decoder-only) that session ``owner`` sees, for model pickers."""
-    return [(str(r.checkpoint), r.name, mine(r.meta, owner)) for r in list_runs(root, owner)
-            if r.meta.get("family") == family and (kind is None or r.meta.get("kind", "encoder-decoder") == kind)]
+    return [
+        (str(r.checkpoint), r.name, mine(r.meta, owner))
+        for r in list_runs(root, owner)
+        if r.meta.get("family") == family and (kind is None or r.meta.get("kind", "encoder-decoder") == kind)
+    ]
 
 
 def resumable(folder: Path) -> bool:
@@ -243,6 +290,7 @@ def _raw_meta(folder: Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 # Quotas: per owner and for the server
 # --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -307,6 +355,7 @@ def clear_class(root: Path, keep_published: bool = False) -> int:
 # One process per run: a lock the kernel frees when its holder dies
 # --------------------------------------------------------------------------------------
 
+
 def locked(folder: Path) -> bool:
     """Whether some process holds the run's training lock (it is training it now)."""
     try:
@@ -353,6 +402,7 @@ def clean_staging(root: Path | None = None) -> int:
 # --------------------------------------------------------------------------------------
 # Zips out and in
 # --------------------------------------------------------------------------------------
+
 
 def export_zip(run_id: str, root: Path | None = None, owner: str | None = None) -> bytes:
     """The run's checkpoint and logs as a zip (the names of :data:`ZIP_NAMES` that exist); its run.json
@@ -447,8 +497,11 @@ def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_B
     run_id = new_run_id()
     folder = root / run_id
     status = meta.get("status") if meta.get("status") in (FINISHED, STOPPED) else FINISHED
-    contents[RUN_FILE] = json_bytes(dict(meta, id=run_id, created=time.time(), imported=True, owner=owner,
-                                         published=False, kind=kind, status=status))
+    contents[RUN_FILE] = json_bytes(
+        dict(
+            meta, id=run_id, created=time.time(), imported=True, owner=owner, published=False, kind=kind, status=status
+        )
+    )
     root.mkdir(parents=True, exist_ok=True)
     with atomic_folder(folder) as staging:
         (staging / CHECKPOINT).mkdir()

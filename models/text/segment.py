@@ -10,6 +10,7 @@ separates tokens and is dropped; every other character (punctuation, emoji) is a
 own. Nothing is lost or changed: ``"".join(tokens)`` is the input without its whitespace.
 Pure Python: no torch, usable anywhere.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -52,8 +53,9 @@ def segment(text: str, vocabulary: Collection[str], max_word_len: int | None = N
         while i < len(chunk):
             end = _run_end(chunk, i)
             if end == i:  # the longest vocabulary word starting here, else one character
-                end = next((j for j in range(min(len(chunk), i + max_word_len), i + 1, -1)
-                            if chunk[i:j] in vocabulary), i + 1)
+                end = next(
+                    (j for j in range(min(len(chunk), i + max_word_len), i + 1, -1) if chunk[i:j] in vocabulary), i + 1
+                )
             tokens.append(chunk[i:end])
             i = end
     return Segmentation(tokens, [tok not in vocabulary for tok in tokens])

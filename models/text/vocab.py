@@ -1,4 +1,5 @@
 """Token vocabularies with the special symbols every model here shares."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -26,8 +27,9 @@ class Vocab:
     def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1) -> Vocab:
         """All tokens seen at least ``min_freq`` times, most frequent first (ties alphabetical)."""
         counts = Counter(t for s in sentences for t in s)
-        tokens = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),
-                        key=lambda t: (-counts[t], t))
+        tokens = sorted(
+            (t for t, c in counts.items() if c >= min_freq and t not in SPECIALS), key=lambda t: (-counts[t], t)
+        )
         return cls(list(SPECIALS) + tokens)
 
     def capped(self, cap: int) -> tuple[Vocab, tuple[int, int]]:

@@ -15,6 +15,7 @@ them at 0–4 (the module constants below), a released BERT vocabulary elsewhere
 ``vocab.txt``: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103), which
 :meth:`WordPiece.from_vocab` reads with BERT's own uncased normaliser.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -25,8 +26,21 @@ from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainer
 from tokenizers import models as tokenizer_models
 
 __all__ = [
-    "SPECIAL_TOKENS", "PAD", "UNK", "CLS", "SEP", "MASK", "PAD_ID", "UNK_ID", "CLS_ID", "SEP_ID",
-    "MASK_ID", "TOKENIZER_FILE", "EncodedPair", "WordPiece", "train_wordpiece",
+    "SPECIAL_TOKENS",
+    "PAD",
+    "UNK",
+    "CLS",
+    "SEP",
+    "MASK",
+    "PAD_ID",
+    "UNK_ID",
+    "CLS_ID",
+    "SEP_ID",
+    "MASK_ID",
+    "TOKENIZER_FILE",
+    "EncodedPair",
+    "WordPiece",
+    "train_wordpiece",
 ]
 
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
@@ -83,8 +97,11 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int = 6000, min_frequency:
     """Learn a WordPiece vocabulary of at most ``vocab_size`` entries (specials first) from ``texts``."""
     tok = _tokenizer(tokenizer_models.WordPiece(unk_token=UNK, max_input_chars_per_word=100), _normalizer())
     trainer = trainers.WordPieceTrainer(
-        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=list(SPECIAL_TOKENS),
-        continuing_subword_prefix="##", show_progress=False,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(SPECIAL_TOKENS),
+        continuing_subword_prefix="##",
+        show_progress=False,
     )
     tok.train_from_iterator(texts, trainer=trainer)
     return WordPiece(tok)
@@ -103,7 +120,8 @@ class WordPiece:
         if missing:
             raise ValueError(f"the vocabulary lacks the special pieces {', '.join(missing)}")
         self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (
-            int(i) for i in found.values() if i is not None)  # in SPECIAL_TOKENS order, none missing
+            int(i) for i in found.values() if i is not None
+        )  # in SPECIAL_TOKENS order, none missing
         self._vocab: list[str] | None = None
 
     # -- files ---------------------------------------------------------------------------
@@ -117,8 +135,9 @@ class WordPiece:
         """A released uncased BERT's ``vocab.txt`` (one piece a line, id = line number) with BERT's
         normaliser and pre-tokenizer, as its own tokenizer encodes (Devlin et al. 2019, §A.2)."""
         vocab = tokenizer_models.WordPiece.read_file(str(path))
-        tok = _tokenizer(tokenizer_models.WordPiece(vocab, unk_token=UNK, max_input_chars_per_word=100),
-                         _bert_normalizer())
+        tok = _tokenizer(
+            tokenizer_models.WordPiece(vocab, unk_token=UNK, max_input_chars_per_word=100), _bert_normalizer()
+        )
         tok.add_special_tokens(list(SPECIAL_TOKENS))  # "[MASK]" typed in a text is the [MASK] piece
         return cls(tok)
 
@@ -175,8 +194,14 @@ class WordPiece:
         b, wb = self.pieces(text_b) if text_b else ([], [])
         return self.assemble(a, b if text_b else None, max_len, wa, wb)
 
-    def assemble(self, a: Sequence[int], b: Sequence[int] | None, max_len: int = 64,
-                 words_a: Sequence[int] | None = None, words_b: Sequence[int] | None = None) -> EncodedPair:
+    def assemble(
+        self,
+        a: Sequence[int],
+        b: Sequence[int] | None,
+        max_len: int = 64,
+        words_a: Sequence[int] | None = None,
+        words_b: Sequence[int] | None = None,
+    ) -> EncodedPair:
         """Pack piece ids into ``[CLS] A [SEP] (B [SEP])`` of at most ``max_len``, longest-first."""
         a, b_list = list(a), list(b) if b is not None else []
         budget = max_len - (3 if b is not None else 2)
@@ -200,5 +225,12 @@ class WordPiece:
             word_ids += [*wb, None]
         tokens = self.convert_ids(ids)
         special = [i in (self.cls_id, self.sep_id, self.pad_id) for i in ids]
-        return EncodedPair(ids=ids, tokens=tokens, segment_ids=segments, word_ids=word_ids, dropped=dropped,
-                           n_unknown=sum(i == self.unk_id for i in ids), special=special)
+        return EncodedPair(
+            ids=ids,
+            tokens=tokens,
+            segment_ids=segments,
+            word_ids=word_ids,
+            dropped=dropped,
+            n_unknown=sum(i == self.unk_id for i in ids),
+            special=special,
+        )

@@ -21,6 +21,7 @@ Steps (Devlin et al. 2019, §3.1 and Appendix A.2):
 sentences of :mod:`corpora.mlm_eval`. A preset of task ``mlm-head`` (minilm-mlm: a head on the
 installed pretrained MiniLM) follows :mod:`models.training.mlm_head` instead.
 """
+
 from __future__ import annotations
 
 import sys
@@ -41,7 +42,13 @@ from models.training import mlm_head
 from models.training.loop import Callback, Trained, TrainSettings, fit
 from models.training.presets import FINETUNE, MLM_HEAD, Preset
 from corpora.bert_data import (
-    CorpusError, Document, load_web_documents, read_text_documents, sample_pairs, sentences_of, split_documents,
+    CorpusError,
+    Document,
+    load_web_documents,
+    read_text_documents,
+    sample_pairs,
+    sentences_of,
+    split_documents,
 )
 from corpora.masking import IGNORE, MASKED, REFERENCE, mask_array
 from models.text.wordpiece import CLS_ID, MASK_ID, PAD_ID, SEP_ID, WordPiece, train_wordpiece
@@ -55,6 +62,7 @@ TAG_LABELS = ["lower-case", "Capitalised"]
 # --------------------------------------------------------------------------------------
 # Data
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class EncodedCorpus:
@@ -111,8 +119,8 @@ def _length_batches(pairs: Sequence, batch_size: int, rng: np.random.Generator, 
     batches = []
     span = batch_size * window
     for i in range(0, len(pairs), span):
-        block = sorted(pairs[i: i + span], key=lambda p: len(p.a) + len(p.b))
-        batches += [block[j: j + batch_size] for j in range(0, len(block) - batch_size + 1, batch_size)]
+        block = sorted(pairs[i : i + span], key=lambda p: len(p.a) + len(p.b))
+        batches += [block[j : j + batch_size] for j in range(0, len(block) - batch_size + 1, batch_size)]
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
@@ -132,8 +140,9 @@ def param_groups(model: SmallBert, weight_decay: float) -> list[dict]:
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
-def pretraining_losses(model: SmallBert, chunk: Sequence, rng: np.random.Generator,
-                       device: torch.device) -> tuple[Tensor, Tensor, int]:
+def pretraining_losses(
+    model: SmallBert, chunk: Sequence, rng: np.random.Generator, device: torch.device
+) -> tuple[Tensor, Tensor, int]:
     """(masked-LM loss, next-sentence loss, tokens) of one batch of pairs, masked afresh with ``rng``:
     cross-entropy at the 15% chosen pieces (80/10/10 rule) and of IsNext/NotNext from the pooled [CLS]."""
     cfg = model.config
@@ -147,8 +156,15 @@ def pretraining_losses(model: SmallBert, chunk: Sequence, rng: np.random.Generat
     return mlm_loss, nsp_loss, int((ids != PAD_ID).sum())
 
 
-def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, vocab_size: int, device: torch.device,
-             callbacks: Sequence[Callback] = (), stop: threading.Event | None = None) -> tuple[SmallBert, dict]:
+def pretrain(
+    preset: Preset,
+    settings: TrainSettings,
+    corpus: EncodedCorpus,
+    vocab_size: int,
+    device: torch.device,
+    callbacks: Sequence[Callback] = (),
+    stop: threading.Event | None = None,
+) -> tuple[SmallBert, dict]:
     """MLM + NSP pre-training for ``settings.steps`` steps, masking every batch afresh."""
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
@@ -170,17 +186,23 @@ def pretrain(preset: Preset, settings: TrainSettings, corpus: EncodedCorpus, voc
         return mlm_loss + nsp_loss, n_tokens
 
     stats = fit(model, loss_of_batch, settings, callbacks, stop, param_groups=groups)
-    return model, dict(stats, epochs=state["epoch"], final_mlm_loss=round(state["mlm"] or 0.0, 4),
-                       final_nsp_loss=round(state["nsp"] or 0.0, 4))
+    return model, dict(
+        stats,
+        epochs=state["epoch"],
+        final_mlm_loss=round(state["mlm"] or 0.0, 4),
+        final_nsp_loss=round(state["nsp"] or 0.0, 4),
+    )
 
 
 # --------------------------------------------------------------------------------------
 # Evaluation
 # --------------------------------------------------------------------------------------
 
+
 @torch.inference_mode()
-def evaluate_bert(model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED, batch_size: int = 128,
-                  repeats: int = 2) -> dict:
+def evaluate_bert(
+    model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED, batch_size: int = 128, repeats: int = 2
+) -> dict:
     """Held-out masked-token accuracy (top-1/top-5; all chosen positions and [MASK] only) and
     next-sentence accuracy, on ``repeats`` seeded draws of pairs and masks."""
     model.eval()
@@ -190,15 +212,16 @@ def evaluate_bert(model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED
     for _ in range(repeats):
         pairs = sample_pairs(corpus.docs, rng)
         for i in range(0, len(pairs), batch_size):
-            chunk = pairs[i: i + batch_size]
+            chunk = pairs[i : i + batch_size]
             ids, segs = collate([(p.a, p.b) for p in chunk], model.config.max_len)
-            corrupted, labels, outcome = mask_array(ids, _special(ids), rng, mask_id=MASK_ID,
-                                                    vocab_size=model.config.vocab_size)
+            corrupted, labels, outcome = mask_array(
+                ids, _special(ids), rng, mask_id=MASK_ID, vocab_size=model.config.vocab_size
+            )
             out = model(torch.from_numpy(corrupted).to(device), torch.from_numpy(segs).to(device))
             chosen = torch.from_numpy(labels != IGNORE).to(device)
             y = torch.from_numpy(labels).to(device)[chosen]
             top = model.mlm_logits(out.hidden[chosen]).topk(5, dim=-1).indices
-            hit1 = (top[:, 0] == y)
+            hit1 = top[:, 0] == y
             hit5 = (top == y[:, None]).any(-1)
             is_mask = torch.from_numpy(outcome == MASKED).to(device)[chosen]
             top1 += int(hit1.sum())
@@ -211,16 +234,24 @@ def evaluate_bert(model: SmallBert, corpus: EncodedCorpus, seed: int = EVAL_SEED
             nsp_ok += int((pred == np.array([p.label for p in chunk])).sum())
             nsp_n += len(chunk)
     return {
-        "mlm_top1": round(top1 / max(n, 1), 4), "mlm_top5": round(top5 / max(n, 1), 4), "mlm_predictions": n,
-        "mlm_top1_at_mask": round(m_top1 / max(m_n, 1), 4), "mlm_top5_at_mask": round(m_top5 / max(m_n, 1), 4),
-        "mask_predictions": m_n, "nsp_accuracy": round(nsp_ok / max(nsp_n, 1), 4), "nsp_pairs": nsp_n,
-        "seed": seed, "repeats": repeats, "masking_rule": REFERENCE,
+        "mlm_top1": round(top1 / max(n, 1), 4),
+        "mlm_top5": round(top5 / max(n, 1), 4),
+        "mlm_predictions": n,
+        "mlm_top1_at_mask": round(m_top1 / max(m_n, 1), 4),
+        "mlm_top5_at_mask": round(m_top5 / max(m_n, 1), 4),
+        "mask_predictions": m_n,
+        "nsp_accuracy": round(nsp_ok / max(nsp_n, 1), 4),
+        "nsp_pairs": nsp_n,
+        "seed": seed,
+        "repeats": repeats,
+        "masking_rule": REFERENCE,
     }
 
 
 # --------------------------------------------------------------------------------------
 # Fine-tuning heads on the frozen encoder (feature-based, §5.3)
 # --------------------------------------------------------------------------------------
+
 
 def capital_tags(tokenizer: WordPiece, sentence: str) -> tuple[list[int], list[int]]:
     """(piece ids, tag per piece): 1 if the piece's word is Capitalised in ``sentence`` and follows
@@ -246,19 +277,20 @@ def _features(model: SmallBert, seqs: list[list[int]], batch_size: int = 128) ->
     device = next(model.parameters()).device
     hidden_out, pooled_out = [], []
     for i in range(0, len(seqs), batch_size):
-        chunk = seqs[i: i + batch_size]
+        chunk = seqs[i : i + batch_size]
         ids, segs = collate([(s, None) for s in chunk], model.config.max_len)
         hidden, _ = model.encode(torch.from_numpy(ids).to(device), torch.from_numpy(segs).to(device))
         pooled_out.append(model.pool(hidden).cpu().numpy())
         h = hidden.cpu().numpy()
         for j, s in enumerate(chunk):
             n = min(len(s), model.config.max_len - 2)
-            hidden_out.append(h[j, 1: 1 + n])
+            hidden_out.append(h[j, 1 : 1 + n])
     return hidden_out, np.concatenate(pooled_out)
 
 
-def _fit_linear(head: torch.nn.Linear, x: np.ndarray, y: np.ndarray, steps: int = 300, lr: float = 0.05,
-                balanced: bool = True) -> None:
+def _fit_linear(
+    head: torch.nn.Linear, x: np.ndarray, y: np.ndarray, steps: int = 300, lr: float = 0.05, balanced: bool = True
+) -> None:
     """Fit one linear layer by full-batch Adam on cross-entropy (class-balanced weights)."""
     xt, yt = torch.from_numpy(x).float(), torch.from_numpy(y).long()
     counts = np.bincount(y, minlength=head.out_features).astype(np.float64)
@@ -281,12 +313,24 @@ def _scores(head: torch.nn.Linear, x: np.ndarray, y: np.ndarray) -> dict[str, fl
     precision = tp / max(float((pred == 1).sum()), 1.0)
     recall = tp / max(float((y == 1).sum()), 1.0)
     f1 = 2 * precision * recall / max(precision + recall, 1e-12)
-    return {"accuracy": float((pred == y).mean()), "balanced_accuracy": float(np.mean(recalls)),
-            "precision": precision, "recall": recall, "f1": f1}
+    return {
+        "accuracy": float((pred == y).mean()),
+        "balanced_accuracy": float(np.mean(recalls)),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+    }
 
 
-def fit_heads(model: SmallBert, tokenizer: WordPiece, train_docs: Sequence[Document], held_docs: Sequence[Document],
-              n_sentences: int, seed: int, classify: bool = True) -> dict:
+def fit_heads(
+    model: SmallBert,
+    tokenizer: WordPiece,
+    train_docs: Sequence[Document],
+    held_docs: Sequence[Document],
+    n_sentences: int,
+    seed: int,
+    classify: bool = True,
+) -> dict:
     """Train the tagging head (and, on the Bible, the Old/New Testament classifier) on frozen
     features; return held-out scores. ``classify=False`` leaves the classifier untrained."""
     rng = np.random.default_rng(seed)
@@ -314,10 +358,13 @@ def fit_heads(model: SmallBert, tokenizer: WordPiece, train_docs: Sequence[Docum
     model.config.tag_task = "Was the word Capitalised mid-sentence? (per token, head trained on the frozen encoder)"
     model.config.trained_heads = ["mlm", "nsp", "tagger"]
     scores = {
-        "tagger_accuracy": round(tag["accuracy"], 4), "tagger_precision": round(tag["precision"], 4),
-        "tagger_recall": round(tag["recall"], 4), "tagger_f1": round(tag["f1"], 4),
+        "tagger_accuracy": round(tag["accuracy"], 4),
+        "tagger_precision": round(tag["precision"], 4),
+        "tagger_recall": round(tag["recall"], 4),
+        "tagger_f1": round(tag["f1"], 4),
         "tagger_majority_baseline": round(float(max(hy.mean(), 1 - hy.mean())), 4),
-        "heads_sentences": n_sentences, "heads_training": "linear heads fitted on frozen features, 300 Adam steps",
+        "heads_sentences": n_sentences,
+        "heads_training": "linear heads fitted on frozen features, 300 Adam steps",
     }
     if not classify:
         return scores
@@ -337,6 +384,7 @@ def fit_heads(model: SmallBert, tokenizer: WordPiece, train_docs: Sequence[Docum
 # The recipe and the evaluation of the shipped checkpoints
 # --------------------------------------------------------------------------------------
 
+
 def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
     if data is None:
         train, held = split_documents(load_web_documents())
@@ -347,14 +395,22 @@ def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
     return train, held, f"user file {Path(data).name}"
 
 
-def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """WordPiece, pre-training, held-out evaluation and the fine-tuning heads of a BERT preset
     (a head on an installed pretrained encoder: :func:`models.training.mlm_head.train_preset`)."""
     if preset.task == MLM_HEAD:
         return mlm_head.train_preset(preset, data, epochs, settings, device, callbacks, stop)
     if preset.task.startswith(FINETUNE):
         from models.training import finetune  # imports this module's neighbours only when asked
+
         return finetune.train_preset(preset, data, epochs, settings, device, callbacks, stop)
     train_docs, held_docs, source = _documents(data)
     t0 = time.perf_counter()
@@ -365,22 +421,39 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     if epochs:
         steps_per_epoch = sum(max(0, len(d) - 1) for d in train_corpus.docs) // settings.batch_size
         settings = replace(settings, steps=max(1, round(steps_per_epoch * epochs)))
-    print(f"Pre-training {preset.name} on {sum(len(d) for d in train_corpus.docs)} sentences from the {source}; "
-          f"WordPiece vocabulary {tokenizer.vocab_size}; device {device}", file=sys.stderr)
+    print(
+        f"Pre-training {preset.name} on {sum(len(d) for d in train_corpus.docs)} sentences from the {source}; "
+        f"WordPiece vocabulary {tokenizer.vocab_size}; device {device}",
+        file=sys.stderr,
+    )
     model, stats = pretrain(preset, settings, train_corpus, tokenizer.vocab_size, device, callbacks, stop)
     model.cpu()
     evaluation = evaluate_bert(model, held_corpus)
-    heads = fit_heads(model, tokenizer, train_docs, held_docs, int(preset.data["probe_sentences"]), settings.seed,
-                      classify=data is None)
-    stats.update(data=source, tokenizer_seconds=round(prep, 1),
-                 n_train_sentences=sum(len(d) for d in train_corpus.docs),
-                 n_heldout_sentences=sum(len(d) for d in held_corpus.docs), heldout=evaluation, heads=heads)
+    heads = fit_heads(
+        model,
+        tokenizer,
+        train_docs,
+        held_docs,
+        int(preset.data["probe_sentences"]),
+        settings.seed,
+        classify=data is None,
+    )
+    stats.update(
+        data=source,
+        tokenizer_seconds=round(prep, 1),
+        n_train_sentences=sum(len(d) for d in train_corpus.docs),
+        n_heldout_sentences=sum(len(d) for d in held_corpus.docs),
+        heldout=evaluation,
+        heads=heads,
+    )
 
     def save(folder: Path, record: dict) -> Path:
         return save_bert(folder, model, tokenizer, record)
 
-    summary = (f"held-out masked-token top-1 {evaluation['mlm_top1']:.3f}, top-5 {evaluation['mlm_top5']:.3f}, "
-               f"next-sentence {evaluation['nsp_accuracy']:.3f}")
+    summary = (
+        f"held-out masked-token top-1 {evaluation['mlm_top1']:.3f}, top-5 {evaluation['mlm_top5']:.3f}, "
+        f"next-sentence {evaluation['nsp_accuracy']:.3f}"
+    )
     return Trained(model, save, settings, stats, summary)
 
 
@@ -400,8 +473,12 @@ def evaluate_shipped() -> dict:
     for name in names:
         try:
             loaded = load_bert(name)
-            row = dict(name=name, label=loaded.training.get("label", name), heads=loaded.training.get("heads", {}),
-                       everyday=mlm_head.evaluate_everyday(loaded))
+            row = dict(
+                name=name,
+                label=loaded.training.get("label", name),
+                heads=loaded.training.get("heads", {}),
+                everyday=mlm_head.evaluate_everyday(loaded),
+            )
             if loaded.base is None:  # its own vocabulary's special ids are the module's; NSP trained
                 row.update(evaluate_bert(loaded.model, encode_documents(held, loaded.tokenizer)))
             out["models"].append(row)
@@ -412,19 +489,24 @@ def evaluate_shipped() -> dict:
 
 def format_results(results: dict) -> str:
     """The BERT part of `python -m models.evaluate`'s table."""
-    lines = [f"\n{'BERT (held-out chapters)':42} {'MLM top-1':>9} {'top-5':>6} {'[MASK] top-1':>12} "
-             f"{'top-5':>6} {'NSP acc':>8}"]
+    lines = [
+        f"\n{'BERT (held-out chapters)':42} {'MLM top-1':>9} {'top-5':>6} {'[MASK] top-1':>12} "
+        f"{'top-5':>6} {'NSP acc':>8}"
+    ]
     for m in (m for m in results.get("models", []) if "mlm_top1" in m):
-        lines.append(f"{m['label'][:42]:42} {m['mlm_top1']:9.3f} {m['mlm_top5']:6.3f} {m['mlm_top1_at_mask']:12.3f} "
-                     f"{m['mlm_top5_at_mask']:6.3f} {m['nsp_accuracy']:8.3f}   "
-                     f"({m['mlm_predictions']} predictions, {m['nsp_pairs']} pairs)")
+        lines.append(
+            f"{m['label'][:42]:42} {m['mlm_top1']:9.3f} {m['mlm_top5']:6.3f} {m['mlm_top1_at_mask']:12.3f} "
+            f"{m['mlm_top5_at_mask']:6.3f} {m['nsp_accuracy']:8.3f}   "
+            f"({m['mlm_predictions']} predictions, {m['nsp_pairs']} pairs)"
+        )
     lines.append(f"\n{'BERT (100 everyday sentences, one [MASK] each)':48} {'top-1':>6} {'top-5':>6}")
     for m in results.get("models", []):
         e = m["everyday"]
-        lines.append(f"{m['label'][:48]:48} {e['top1']:6.2f} {e['top5']:6.2f}   "
-                     f"({e['answers_one_piece']} of {e['sentences']} answers are one piece of its vocabulary)")
+        lines.append(
+            f"{m['label'][:48]:48} {e['top1']:6.2f} {e['top5']:6.2f}   "
+            f"({e['answers_one_piece']} of {e['sentences']} answers are one piece of its vocabulary)"
+        )
     if not results.get("models"):
         lines.append("no shipped BERT checkpoint: python -m models.train --preset bert-small")
     lines += [f"error: {e}" for e in results.get("errors", [])]
     return "\n".join(lines)
-

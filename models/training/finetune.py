@@ -22,6 +22,7 @@ The checkpoint (family ``bert-finetuned``) holds the fine-tuned model, the froze
 (``frozen_head.safetensors``) and bert-small's tokenizer; it names its base, and ``python -m
 models.evaluate`` recomputes both accuracies from it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,7 +41,13 @@ from torch import Tensor, nn
 from corpora import nli
 from models.atomic import atomic_folder, json_bytes, why_write_failed, write_new
 from models.checkpoints import (
-    CHECKPOINT_DIR, CONFIG, WEIGHTS, CheckpointError, checkpoint_path, load_bert, read_json,
+    CHECKPOINT_DIR,
+    CONFIG,
+    WEIGHTS,
+    CheckpointError,
+    checkpoint_path,
+    load_bert,
+    read_json,
 )
 from models.nn.bert import BertConfig, SmallBert
 from models.text.wordpiece import CLS_ID, PAD_ID, SEP_ID, TOKENIZER_FILE, WordPiece
@@ -52,14 +59,17 @@ FROZEN_HEAD = "frozen_head.safetensors"
 TASKS = ("cls", "nli", "qa")
 MAX_ANSWER_PIECES = 16
 LABELS = {"cls": list(nli.SUBJECT_LABELS), "nli": list(nli.NLI_LABELS)}
-TASK_NAMES = {"cls": "single-sentence classification: is the subject a person, an animal or a thing?",
-              "nli": "sentence-pair classification (NLI): entailment, contradiction or neutral, from [CLS]",
-              "qa": "span question answering: start and end of the answer among the context's pieces"}
+TASK_NAMES = {
+    "cls": "single-sentence classification: is the subject a person, an animal or a thing?",
+    "nli": "sentence-pair classification (NLI): entailment, contradiction or neutral, from [CLS]",
+    "qa": "span question answering: start and end of the answer among the context's pieces",
+}
 
 
 # --------------------------------------------------------------------------------------
 # Encoding
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Encoded:
@@ -123,6 +133,7 @@ def batch_tensors(batch: Sequence[Encoded], device: torch.device | str = "cpu") 
 # Heads, losses, predictions
 # --------------------------------------------------------------------------------------
 
+
 def head_of(model: SmallBert, task: str) -> nn.Linear:
     """The task's output layer: the [CLS] classifier or the span (start, end) layer."""
     return model.span if task == "qa" else model.classifier
@@ -137,8 +148,13 @@ def context_mask(batch: Sequence[Encoded], width: int, device: torch.device | st
     return mask.to(device)
 
 
-def logits_of(model: SmallBert, task: str, batch: Sequence[Encoded], head: nn.Linear | None = None,
-              device: torch.device | str = "cpu") -> tuple[Tensor, list[Tensor]]:
+def logits_of(
+    model: SmallBert,
+    task: str,
+    batch: Sequence[Encoded],
+    head: nn.Linear | None = None,
+    device: torch.device | str = "cpu",
+) -> tuple[Tensor, list[Tensor]]:
     """Class logits (B, C), or span logits (B, L, 2) with -inf outside the context; and the attention."""
     ids, seg = batch_tensors(batch, device)
     hidden, attention = model.encode(ids, seg)
@@ -149,8 +165,13 @@ def logits_of(model: SmallBert, task: str, batch: Sequence[Encoded], head: nn.Li
     return layer(model.pool(hidden)), attention
 
 
-def loss_of(model: SmallBert, task: str, batch: Sequence[Encoded], head: nn.Linear | None = None,
-            device: torch.device | str = "cpu") -> Tensor:
+def loss_of(
+    model: SmallBert,
+    task: str,
+    batch: Sequence[Encoded],
+    head: nn.Linear | None = None,
+    device: torch.device | str = "cpu",
+) -> Tensor:
     logits, _ = logits_of(model, task, batch, head, device)
     if task == "qa":
         starts = torch.tensor([e.start for e in batch], device=logits.device)
@@ -179,15 +200,20 @@ def span_words(enc: Encoded, start_piece: int, end_piece: int) -> tuple[int, int
 
 
 @torch.inference_mode()
-def predict(model: SmallBert, task: str, data: Sequence[tuple[Any, Encoded]], head: nn.Linear | None = None,
-            batch_size: int = 128) -> dict[str, Any]:
+def predict(
+    model: SmallBert,
+    task: str,
+    data: Sequence[tuple[Any, Encoded]],
+    head: nn.Linear | None = None,
+    batch_size: int = 128,
+) -> dict[str, Any]:
     """Predictions on ``data``: accuracy (classification: also the probabilities, for calibration) or
     exact match of the answer words (spans)."""
     model.eval()
     preds: list[Any] = []
     probs: list[np.ndarray] = []
     for i in range(0, len(data), batch_size):
-        chunk = [e for _, e in data[i: i + batch_size]]
+        chunk = [e for _, e in data[i : i + batch_size]]
         logits, _ = logits_of(model, task, chunk, head)
         if task == "qa":
             for e, row in zip(chunk, logits.float().numpy()):
@@ -202,8 +228,12 @@ def predict(model: SmallBert, task: str, data: Sequence[tuple[Any, Encoded]], he
         return {"exact_match": float(np.mean(hits)) if hits else float("nan"), "predictions": preds, "n": len(hits)}
     gold = np.array([e.label for _, e in data])
     p_all = np.concatenate(probs) if probs else np.zeros((0, 1))
-    return {"accuracy": float(np.mean(np.array(preds) == gold)) if len(gold) else float("nan"),
-            "predictions": preds, "probabilities": p_all, "n": len(gold)}
+    return {
+        "accuracy": float(np.mean(np.array(preds) == gold)) if len(gold) else float("nan"),
+        "predictions": preds,
+        "probabilities": p_all,
+        "n": len(gold),
+    }
 
 
 def score_of(result: dict[str, Any]) -> float:
@@ -213,6 +243,7 @@ def score_of(result: dict[str, Any]) -> float:
 # --------------------------------------------------------------------------------------
 # How fine-tuning changed the attention
 # --------------------------------------------------------------------------------------
+
 
 @torch.inference_mode()
 def attention_rows(model: SmallBert, enc: Encoded) -> np.ndarray:
@@ -238,12 +269,16 @@ def mean_attention_change(base: SmallBert, tuned: SmallBert, data: Sequence[tupl
 # Training
 # --------------------------------------------------------------------------------------
 
+
 def fresh_model(base: SmallBert, task: str, seed: int) -> SmallBert:
     """A copy of the pre-trained ``base`` with a freshly initialised output layer for ``task``."""
     torch.manual_seed(seed)
-    config = replace(base.config, class_labels=LABELS.get(task, ["class 0", "class 1"]),
-                     class_task=TASK_NAMES[task] if task != "qa" else base.config.class_task,
-                     trained_heads=["mlm", "nsp", "span" if task == "qa" else "classifier"])
+    config = replace(
+        base.config,
+        class_labels=LABELS.get(task, ["class 0", "class 1"]),
+        class_task=TASK_NAMES[task] if task != "qa" else base.config.class_task,
+        trained_heads=["mlm", "nsp", "span" if task == "qa" else "classifier"],
+    )
     model = SmallBert(config)
     state = {k: v for k, v in base.state_dict().items() if not k.startswith("classifier.")}
     model.load_state_dict(state, strict=False)
@@ -258,12 +293,19 @@ def _stream(data: Sequence[tuple[Any, Encoded]], batch_size: int, rng: np.random
     while True:
         order = rng.permutation(len(data))
         for i in range(0, len(order) - batch_size + 1, batch_size):
-            yield [data[k][1] for k in order[i: i + batch_size]]
+            yield [data[k][1] for k in order[i : i + batch_size]]
 
 
-def train_one(model: SmallBert, task: str, train: Sequence[tuple[Any, Encoded]], settings: TrainSettings,
-              device: torch.device, frozen: bool, callbacks: Sequence[Callback] = (),
-              stop: threading.Event | None = None) -> dict[str, Any]:
+def train_one(
+    model: SmallBert,
+    task: str,
+    train: Sequence[tuple[Any, Encoded]],
+    settings: TrainSettings,
+    device: torch.device,
+    frozen: bool,
+    callbacks: Sequence[Callback] = (),
+    stop: threading.Event | None = None,
+) -> dict[str, Any]:
     """Fine-tune every parameter (``frozen`` False), or only the output layer on the frozen encoder."""
     model.to(device)
     layer = head_of(model, task)
@@ -306,8 +348,10 @@ def example_records(test: Sequence[tuple[Any, Encoded]], n: int = N_EXAMPLES) ->
 def example_items(loaded: LoadedFinetuned) -> list[tuple[Any, Encoded]]:
     """The checkpoint's recorded test items, encoded with its tokenizer."""
     kind = _ITEM_TYPES[loaded.task]
-    items = [kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
-             for rec in loaded.training.get("examples", [])]
+    items = [
+        kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
+        for rec in loaded.training.get("examples", [])
+    ]
     return encode_all(loaded.tokenizer, loaded.task, items, loaded.model.config.max_len)
 
 
@@ -327,8 +371,15 @@ def task_data(task: str, data: dict[str, Any], tokenizer: WordPiece, max_len: in
     return {split: encode_all(tokenizer, task, items, max_len) for split, items in raw.items()}
 
 
-def train_preset(preset: Preset, data_file: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data_file: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Fine-tune all of bert-small on the preset's task, and train the frozen-feature head beside it."""
     if data_file is not None:
         raise ValueError(f"{preset.name} trains on the grammar's synthetic task; --data is not used")
@@ -338,8 +389,11 @@ def train_preset(preset: Preset, data_file: Path | None, epochs: float | None, s
     splits = task_data(task, preset.data, tokenizer, base.config.max_len)
     if epochs:
         settings = replace(settings, steps=max(1, round(epochs * len(splits["train"]) / settings.batch_size)))
-    print(f"Fine-tuning {base_name} on {task} ({len(splits['train'])} train / {len(splits['test'])} test items, "
-          f"{nli.describe()}); device {device}", file=sys.stderr)
+    print(
+        f"Fine-tuning {base_name} on {task} ({len(splits['train'])} train / {len(splits['test'])} test items, "
+        f"{nli.describe()}); device {device}",
+        file=sys.stderr,
+    )
     # §5.3: the head alone on the frozen encoder (its own learning rate: a linear layer learns faster)
     frozen = fresh_model(base, task, settings.seed)
     frozen_settings = replace(settings, lr=float(preset.data.get("frozen_lr", 1e-2)), weight_decay=0.0)
@@ -352,22 +406,34 @@ def train_preset(preset: Preset, data_file: Path | None, epochs: float | None, s
     change = mean_attention_change(base, tuned, splits["test"][: int(preset.data.get("attention_inputs", 200))])
     metric = "exact_match" if task == "qa" else "accuracy"
     stats.update(
-        task=task, task_name=TASK_NAMES[task], base=base_name, data=nli.describe(), metric=metric,
-        n_train=len(splits["train"]), n_test=len(splits["test"]),
+        task=task,
+        task_name=TASK_NAMES[task],
+        base=base_name,
+        data=nli.describe(),
+        metric=metric,
+        n_train=len(splits["train"]),
+        n_test=len(splits["test"]),
         test={"finetuned": round(score_of(tuned_result), 4), "frozen": round(score_of(frozen_result), 4)},
-        frozen_training={"lr": frozen_settings.lr, "steps": frozen_stats["steps"], "seconds": frozen_stats["seconds"],
-                         "final_loss": frozen_stats["final_loss"]},
+        frozen_training={
+            "lr": frozen_settings.lr,
+            "steps": frozen_stats["steps"],
+            "seconds": frozen_stats["seconds"],
+            "final_loss": frozen_stats["final_loss"],
+        },
         attention_change=[[round(float(v), 4) for v in row] for row in change],
         attention_inputs=min(len(splits["test"]), int(preset.data.get("attention_inputs", 200))),
         examples=example_records(splits["test"]),
-        data_settings=dict(preset.data))
+        data_settings=dict(preset.data),
+    )
     frozen_head = {k: v.detach().clone() for k, v in head_of(frozen, task).state_dict().items()}
 
     def save(folder: Path, record: dict) -> Path:
         return save_finetuned(folder, tuned, frozen_head, tokenizer, record)
 
-    summary = (f"test {metric} {score_of(tuned_result):.3f} fine-tuned, {score_of(frozen_result):.3f} frozen head; "
-               f"mean attention change {float(change.mean()):.3f}")
+    summary = (
+        f"test {metric} {score_of(tuned_result):.3f} fine-tuned, {score_of(frozen_result):.3f} frozen head; "
+        f"mean attention change {float(change.mean()):.3f}"
+    )
     return Trained(tuned, save, settings, stats, summary)
 
 
@@ -375,15 +441,18 @@ def train_preset(preset: Preset, data_file: Path | None, epochs: float | None, s
 # The checkpoint
 # --------------------------------------------------------------------------------------
 
-def save_finetuned(folder: Path, model: SmallBert, frozen_head: dict[str, Tensor], tokenizer: WordPiece,
-                   training: dict) -> Path:
+
+def save_finetuned(
+    folder: Path, model: SmallBert, frozen_head: dict[str, Tensor], tokenizer: WordPiece, training: dict
+) -> Path:
     """model.safetensors (the fine-tuned model), frozen_head.safetensors, config.json, tokenizer.json (atomic)."""
     folder = Path(folder)
     config = {"family": FAMILY, "model": model.config.to_dict(), "training": training}
     try:
         with atomic_folder(folder) as staging:
-            state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
-                     if k != "mlm.decoder.weight"}  # tied to the token embedding: stored once
+            state = {
+                k: v.detach().cpu().contiguous() for k, v in model.state_dict().items() if k != "mlm.decoder.weight"
+            }  # tied to the token embedding: stored once
             save_file(state, str(staging / WEIGHTS))
             save_file({k: v.contiguous() for k, v in frozen_head.items()}, str(staging / FROZEN_HEAD))
             write_new(staging / CONFIG, json_bytes(config))
@@ -458,13 +527,22 @@ def evaluate_checkpoint(name: str) -> dict[str, Any]:
     test = splits["test"]
     tuned = predict(loaded.model, loaded.task, test)
     frozen = predict(frozen_model(base, loaded), loaded.task, test)
-    row: dict[str, Any] = {"name": name, "task": loaded.task, "task_name": TASK_NAMES[loaded.task],
-                           "metric": t.get("metric"), "n_test": len(test), "data": nli.describe(),
-                           "finetuned": round(score_of(tuned), 4), "frozen": round(score_of(frozen), 4),
-                           "recorded": t.get("test"), "train_seconds": t.get("seconds"),
-                           "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
+    row: dict[str, Any] = {
+        "name": name,
+        "task": loaded.task,
+        "task_name": TASK_NAMES[loaded.task],
+        "metric": t.get("metric"),
+        "n_test": len(test),
+        "data": nli.describe(),
+        "finetuned": round(score_of(tuned), 4),
+        "frozen": round(score_of(frozen), 4),
+        "recorded": t.get("test"),
+        "train_seconds": t.get("seconds"),
+        "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2),
+    }
     if loaded.task != "qa":
         from models.training.metrics import expected_calibration_error
+
         gold = np.array([e.label for _, e in test])
         for key, result in (("finetuned", tuned), ("frozen", frozen)):
             p = result["probabilities"]
@@ -483,11 +561,16 @@ def evaluate_shipped() -> dict[str, Any]:
 
 
 def format_results(results: dict) -> str:
-    lines = ["", f"{'BERT fine-tuned (synthetic grammar tasks, test split)':56} {'metric':>12} {'all (§4)':>9} "
-                 f"{'frozen (§5.3)':>14}"]
+    lines = [
+        "",
+        f"{'BERT fine-tuned (synthetic grammar tasks, test split)':56} {'metric':>12} {'all (§4)':>9} "
+        f"{'frozen (§5.3)':>14}",
+    ]
     for m in results.get("models", []):
-        lines.append(f"{m['name'] + ' · ' + m['task']:56} {m['metric']:>12} {m['finetuned']:9.3f} {m['frozen']:14.3f}"
-                     f"   (n = {m['n_test']})")
+        lines.append(
+            f"{m['name'] + ' · ' + m['task']:56} {m['metric']:>12} {m['finetuned']:9.3f} {m['frozen']:14.3f}"
+            f"   (n = {m['n_test']})"
+        )
     if not results.get("models"):
         lines.append("no fine-tuned BERT: python -m models.train --preset bert-small-nli")
     lines += [f"error: {e}" for e in results.get("errors", [])]

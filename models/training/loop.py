@@ -12,6 +12,7 @@ continues the same schedule from step k; with batches a function of the step
 ``settings.max_minutes`` only guards against runaway runs (wall-clock time): a run it cuts short says
 so on stderr and records it (``cut_short``) in the statistics it returns.
 """
+
 from __future__ import annotations
 
 import json
@@ -95,8 +96,9 @@ def lr_factor(step: int, progress: float, warmup: int) -> float:
     return warm * max(0.0, 1.0 - progress)
 
 
-def make_optimizer(model: torch.nn.Module, settings: TrainSettings,
-                   param_groups: Sequence[dict[str, Any]] | None = None) -> torch.optim.Optimizer:
+def make_optimizer(
+    model: torch.nn.Module, settings: TrainSettings, param_groups: Sequence[dict[str, Any]] | None = None
+) -> torch.optim.Optimizer:
     """Adam (Kingma & Ba 2015) over the model's parameters, or AdamW (Loshchilov & Hutter 2019) when
     ``param_groups`` give some group weight decay."""
     params: Iterable[Any] = param_groups if param_groups is not None else model.parameters()
@@ -106,9 +108,13 @@ def make_optimizer(model: torch.nn.Module, settings: TrainSettings,
 
 
 def fit(
-    model: torch.nn.Module, loss_of_batch: LossOfBatch, settings: TrainSettings,
-    callbacks: Sequence[Callback] = (), stop: threading.Event | None = None,
-    param_groups: Sequence[dict[str, Any]] | None = None, start_step: int = 0,
+    model: torch.nn.Module,
+    loss_of_batch: LossOfBatch,
+    settings: TrainSettings,
+    callbacks: Sequence[Callback] = (),
+    stop: threading.Event | None = None,
+    param_groups: Sequence[dict[str, Any]] | None = None,
+    start_step: int = 0,
     optimizer: torch.optim.Optimizer | None = None,
 ) -> dict[str, Any]:
     """Train ``model`` from step ``start_step`` to ``settings.steps``; return the run's statistics.
@@ -152,11 +158,16 @@ def fit(
     model.eval()
     seconds = time.perf_counter() - start
     tail = losses[-50:]
-    return {"steps": step, "planned_steps": settings.steps, "seconds": round(seconds, 1),
-            "final_loss": round(float(np.mean(tail)), 4) if tail else None,
-            "tokens_per_second": round(tokens / max(seconds, 1e-9)),
-            "device": str(next(model.parameters()).device), "torch_threads": torch.get_num_threads(),
-            "cut_short": cut_short}
+    return {
+        "steps": step,
+        "planned_steps": settings.steps,
+        "seconds": round(seconds, 1),
+        "final_loss": round(float(np.mean(tail)), 4) if tail else None,
+        "tokens_per_second": round(tokens / max(seconds, 1e-9)),
+        "device": str(next(model.parameters()).device),
+        "torch_threads": torch.get_num_threads(),
+        "cut_short": cut_short,
+    }
 
 
 def batch_at_step(stream: Iterator[T]) -> Callable[[int], T]:
@@ -197,8 +208,9 @@ def progress_bar(total: int, desc: str = "") -> tuple[Callback, Callable[[], Non
 
     def update(p: Progress) -> None:
         if not bars:
-            bars.append(tqdm(total=total, desc=desc or None, unit="step", file=sys.stderr, dynamic_ncols=True,
-                             mininterval=0.5))
+            bars.append(
+                tqdm(total=total, desc=desc or None, unit="step", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+            )
         bars[0].update(1)
         bars[0].set_postfix(loss=f"{p.loss:.3f}", tok_s=f"{p.tokens_per_second:,.0f}")
 

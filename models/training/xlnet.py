@@ -11,6 +11,7 @@ non-overlapping windows, each under a seeded random order with the model's K, an
 identity order (left to right, the same last ⌈n/K⌉ positions predicted: the last tokens of the
 window from all the tokens before them).
 """
+
 from __future__ import annotations
 
 import math
@@ -67,8 +68,16 @@ def _nll(model: XLNet, x: Tensor, order: Tensor, k_split: int, skip_id: int | No
 
 
 @torch.inference_mode()
-def permutation_nll(model: XLNet, stream: Sequence[int], n: int, k_split: int, identity: bool = False,
-                    seed: int = EVAL_SEED, skip_id: int | None = SOS_ID, batch: int = 64) -> tuple[float, int]:
+def permutation_nll(
+    model: XLNet,
+    stream: Sequence[int],
+    n: int,
+    k_split: int,
+    identity: bool = False,
+    seed: int = EVAL_SEED,
+    skip_id: int | None = SOS_ID,
+    batch: int = 64,
+) -> tuple[float, int]:
     """Mean −log p per predicted token over non-overlapping windows of ``n`` tokens of ``stream``,
     each under a random order (seeded) or the identity order, predicting the last ⌈n/K⌉ of the
     order. Targets equal to ``skip_id`` (the <s> that always follows </s>) are not counted.
@@ -78,7 +87,7 @@ def permutation_nll(model: XLNet, stream: Sequence[int], n: int, k_split: int, i
     gen = torch.Generator().manual_seed(seed)
     total, count = 0.0, 0
     for start in range(0, ids.shape[0], batch):
-        x = ids[start: start + batch]
+        x = ids[start : start + batch]
         order = torch.arange(n).expand_as(x) if identity else random_orders(x.shape[0], n, gen)
         s, c = _nll(model, x, order, k_split, skip_id)
         total, count = total + s, count + c
@@ -96,8 +105,15 @@ def heldout_figures(model: XLNet, stream: Sequence[int]) -> dict:
     return figures
 
 
-def train_preset(preset: Preset, data: Path | None, epochs: float | None, settings: TrainSettings,
-                 device: torch.device, callbacks: Sequence[Callback], stop: threading.Event | None) -> Trained:
+def train_preset(
+    preset: Preset,
+    data: Path | None,
+    epochs: float | None,
+    settings: TrainSettings,
+    device: torch.device,
+    callbacks: Sequence[Callback],
+    stop: threading.Event | None,
+) -> Trained:
     """Train ``xlnet-small`` on the WEB (or a user's text file): windows of n tokens, a fresh random
     order per window, partial prediction of the last ⌈n/K⌉ of each order."""
     train_lines, held_lines, source = lm_corpus(data)
@@ -119,13 +135,23 @@ def train_preset(preset: Preset, data: Path | None, epochs: float | None, settin
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
     figures = heldout_figures(model, line_stream(held_lines, vocab))
-    stats.update(heldout=figures, train_tokens=len(stream), data=source, vocab_cap=len(vocab),
-                 epochs=round(stats["steps"] * settings.batch_size * n / len(stream), 3),
-                 data_settings=dict(preset.data))
+    stats.update(
+        heldout=figures,
+        train_tokens=len(stream),
+        data=source,
+        vocab_cap=len(vocab),
+        epochs=round(stats["steps"] * settings.batch_size * n / len(stream), 3),
+        data_settings=dict(preset.data),
+    )
     r, i = figures["random_order"], figures["identity_order"]
-    return Trained(model, lambda folder, record: save_xlnet(folder, model, vocab.itos, record), settings, stats,
-                   f"held-out NLL per predicted token {r['nll']:.3f} (perplexity {r['perplexity']:.1f}) over random "
-                   f"orders, {i['nll']:.3f} ({i['perplexity']:.1f}) left to right, K = {cfg.k_split}")
+    return Trained(
+        model,
+        lambda folder, record: save_xlnet(folder, model, vocab.itos, record),
+        settings,
+        stats,
+        f"held-out NLL per predicted token {r['nll']:.3f} (perplexity {r['perplexity']:.1f}) over random "
+        f"orders, {i['nll']:.3f} ({i['perplexity']:.1f}) left to right, K = {cfg.k_split}",
+    )
 
 
 def evaluate_checkpoint(name: str) -> dict:
@@ -134,22 +160,28 @@ def evaluate_checkpoint(name: str) -> dict:
     (:func:`models.inference.xlnet.dependency_cases`)."""
     loaded = load_xlnet(name)
     held = [v.tokens for v in split_verses(load_verses())["heldout"]]
-    row = {"name": name, "label": loaded.label,
-           **heldout_figures(loaded.model, line_stream(held, Vocab(loaded.itos))),
-           "train_seconds": loaded.training.get("seconds"), "steps": loaded.training.get("steps"),
-           "epochs": loaded.training.get("epochs"),
-           "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2)}
+    row = {
+        "name": name,
+        "label": loaded.label,
+        **heldout_figures(loaded.model, line_stream(held, Vocab(loaded.itos))),
+        "train_seconds": loaded.training.get("seconds"),
+        "steps": loaded.training.get("steps"),
+        "epochs": loaded.training.get("epochs"),
+        "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2),
+    }
     cases = dependency_cases(loaded, held[:CASE_SEARCH])
     row["dependency_case"] = None
     if cases:
         case = cases[0]
         row["dependency_case"] = {
-            "text": " ".join(case.tokens), "hidden": [p + 1 for p in case.hidden],
+            "text": " ".join(case.tokens),
+            "hidden": [p + 1 for p in case.hidden],
             "hidden_words": [case.tokens[p] for p in case.hidden],
             "independent_top": [t[0] for t in case.independent.top_tokens],
             "sequential_top": [t[0] for t in case.sequential.top_tokens],
             "independent_log_likelihood": round(case.independent.log_likelihood, 3),
-            "sequential_log_likelihood": round(case.sequential.log_likelihood, 3)}
+            "sequential_log_likelihood": round(case.sequential.log_likelihood, 3),
+        }
     return row
 
 
@@ -162,15 +194,19 @@ def format_results(results: dict) -> str:
     """The XLNet part of `python -m models.evaluate`'s table."""
     lines = [""]
     for m in results.get("models", []):
-        lines.append(f"xlnet {m['label']}: held-out permutation LM, windows of n = {m['window']}, K = {m['k_split']} "
-                     f"(the last ⌈n/K⌉ of each order predicted), {m['tokens']} predicted tokens")
+        lines.append(
+            f"xlnet {m['label']}: held-out permutation LM, windows of n = {m['window']}, K = {m['k_split']} "
+            f"(the last ⌈n/K⌉ of each order predicted), {m['tokens']} predicted tokens"
+        )
         for name, what in (("random_order", "random orders (seeded)"), ("identity_order", "identity order")):
             lines.append(f"  {what:24} NLL per token {m[name]['nll']:.3f}  perplexity {m[name]['perplexity']:8.2f}")
         case = m.get("dependency_case")
         if case:
-            lines.append(f"  hiding {' '.join(case['hidden_words'])!r} (positions {case['hidden']}) in "
-                         f"{case['text']!r}: independent top-1 {case['independent_top']}, sequential top-1 "
-                         f"{case['sequential_top']}")
+            lines.append(
+                f"  hiding {' '.join(case['hidden_words'])!r} (positions {case['hidden']}) in "
+                f"{case['text']!r}: independent top-1 {case['independent_top']}, sequential top-1 "
+                f"{case['sequential_top']}"
+            )
     if not results.get("models"):
         lines.append("no shipped xlnet checkpoint: python -m models.train --preset xlnet-small")
     lines.extend(f"error: {e}" for e in results.get("errors", []))

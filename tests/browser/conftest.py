@@ -3,6 +3,7 @@
 Browser tests skip only when no Chromium is installed, and never skip in CI (CI=true): there
 a missing browser is a failure.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,14 @@ from tests.server import streamlit_server
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
 ]
 
 
@@ -42,7 +49,10 @@ def browser_context():
     profile = tempfile.mkdtemp(prefix="attn-lab-chromium-")
     with sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
             viewport={"width": 1400, "height": 1000},
         )
         try:
@@ -54,12 +64,9 @@ def browser_context():
 
 def wait_for_app(page, timeout_ms: int = 120_000) -> None:
     """Wait until the script run is over: app CONNECTED and notRunning, no skeleton left."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']",
-                           timeout=timeout_ms)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
-                           timeout=timeout_ms)
-    page.wait_for_function("document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
-                           timeout=timeout_ms)
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout_ms)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0", timeout=timeout_ms)
 
 
 def click_thumbnail(page, key: str, layer: int, head: int, off_centre: float = 0.0) -> None:
@@ -74,7 +81,9 @@ def click_thumbnail(page, key: str, layer: int, head: int, off_centre: float = 0
             const step = (axis, vals) => Math.abs(at(axis, vals, 1) - at(axis, vals, 0));
             return [at(xa, xa.tickvals, head) + off * step(xa, xa.tickvals),
                     at(ya, ya.tickvals, layer) + off * step(ya, ya.tickvals)];
-        }""", [layer, head, off_centre])
+        }""",
+        [layer, head, off_centre],
+    )
     plot.click(position={"x": x, "y": y})  # scrolls it into view first
 
 
@@ -92,7 +101,8 @@ def pick_studio_preset(page, preset: str) -> None:
     page.get_by_role("combobox", name=STRINGS["studio.preset"][0]).click()
     page.get_by_role("option", name=STRINGS[f"studio.preset.{preset}"][0], exact=True).click()
     expect(page.get_by_role("slider", name=STRINGS["studio.steps"][0])).to_have_value(
-        str(PRESETS[preset].steps), timeout=60_000)
+        str(PRESETS[preset].steps), timeout=60_000
+    )
     wait_for_app(page)
 
 
@@ -112,8 +122,11 @@ def outside(requests: list[str]) -> list[str]:
     """The requests that left this machine (anything over the network but to 127.0.0.1)."""
     from urllib.parse import urlparse
 
-    return [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
-            and urlparse(u).hostname != "127.0.0.1"]
+    return [
+        u
+        for u in requests
+        if urlparse(u).scheme in ("http", "https", "ws", "wss") and urlparse(u).hostname != "127.0.0.1"
+    ]
 
 
 def forget_deck(page, app_url: str) -> None:

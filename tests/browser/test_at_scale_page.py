@@ -1,6 +1,7 @@
 """The Attention-at-scale page in a real browser at 1280×720 with the sidebar collapsed: the whole tile figure,
 tick labels included, on the first screen, no error element, and the → key steps to the next key block (its
 number goes to the URL) without an error; the measured window and linear-attention figures draw."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,8 +37,9 @@ def test_tiles_on_the_first_screen_and_stepping(projector_page):  # noqa: F811
     assert_no_error(page)
 
 
-@pytest.mark.parametrize("topic, key", [("Windows and sinks", "scale_window_ppl"),
-                                        ("Linear attention", "scale_linear_cost")])
+@pytest.mark.parametrize(
+    "topic, key", [("Windows and sinks", "scale_window_ppl"), ("Linear attention", "scale_linear_cost")]
+)
 def test_measured_tabs_draw(projector_page, topic: str, key: str):  # noqa: F811
     page = projector_page(f"Attention_at_scale?topic={topic.replace(' ', '+')}")
     figure = page.locator(f".st-key-{key} .js-plotly-plot").first

@@ -1,6 +1,7 @@
 """Issue 24 in a real browser: on the BERT masking page an emptied sentence B and a clicked piece go
 into the address bar (``bert_b=``, ``bert_clicked=2``), and the link opens that view again in a new
 session: no sentence B, the piece still clicked."""
+
 from tests.browser.conftest import assert_no_error, wait_for_app
 
 B_LABEL = "Sentence B (optional: leave empty for one segment)"

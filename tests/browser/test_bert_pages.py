@@ -1,5 +1,6 @@
 """The BERT pages in a real browser: charts draw, a click masks a piece, resampling works, the
 real model's grid image and one head draw, a folder outside the model roots gets the one refusal."""
+
 from tests.browser.conftest import ROOT, assert_no_error, click_thumbnail, save_screenshot, wait_for_app
 
 SHOTS = ROOT / "screenshots"
@@ -25,8 +26,10 @@ def test_bert_masking_page(open_page):
     save_screenshot(page, "bert_masking")
     page.get_by_role("tab", name="Fine-tuning").click()
     wait_for_app(page)
-    for tab, name in (("Token tagging (every piece)", "bert_masking_tagging"),
-                      ("Answer span (start/end)", "bert_masking_span")):
+    for tab, name in (
+        ("Token tagging (every piece)", "bert_masking_tagging"),
+        ("Answer span (start/end)", "bert_masking_span"),
+    ):
         page.get_by_role("tab", name=tab).click()
         page.wait_for_timeout(800)
         panel = page.locator("[role='tabpanel']:visible").last
@@ -37,11 +40,14 @@ def test_bert_masking_page(open_page):
     # HTML typed by a user is shown as text, never run
     page.get_by_label("Sentence B (optional: leave empty for one segment)").fill("<b>bold</b> <img src=x>")
     page.keyboard.press("Enter")
-    page.wait_for_function("(new URLSearchParams(location.search).get('bert_b') || '').includes('<img')",
-                           timeout=60_000)  # the page has read it
+    page.wait_for_function(
+        "(new URLSearchParams(location.search).get('bert_b') || '').includes('<img')", timeout=60_000
+    )  # the page has read it
     wait_for_app(page)
-    assert page.get_by_label("Sentence B (optional: leave empty for one segment)").input_value() \
-        == "<b>bold</b> <img src=x>"  # kept as typed
+    assert (
+        page.get_by_label("Sentence B (optional: leave empty for one segment)").input_value()
+        == "<b>bold</b> <img src=x>"
+    )  # kept as typed
     assert page.locator("img[src='x']").count() == 0
     assert page.locator("[data-testid='stMain'] b").filter(has_text="bold").count() == 0
     assert_no_error(page)

@@ -1,6 +1,7 @@
 """The Transformer block page in a real browser at 1280×720 with the sidebar collapsed: the architecture
 diagram and the chosen box's figure start on the first screen, no error element, and a click on a box of the
 diagram chooses that box (its figure and the link follow)."""
+
 from __future__ import annotations
 
 from tests.browser.conftest import ROOT, assert_no_error, wait_for_app
@@ -26,7 +27,8 @@ def test_first_screen_and_a_clicked_box(projector_page):  # noqa: F811
             const trace = gd.data.find(d => d.customdata && d.customdata.includes('out'));
             const i = trace.customdata.indexOf('out');
             return [xa._offset + xa.l2p(trace.x[i]), ya._offset + ya.l2p(trace.y[i])];
-        }""")
+        }"""
+    )
     plot.click(position={"x": x, "y": y})
     page.wait_for_function("new URLSearchParams(location.search).get('block_box') === 'out'", timeout=60_000)
     wait_for_app(page)

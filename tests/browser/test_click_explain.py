@@ -1,6 +1,7 @@
 """Click-to-explain in a real browser: clicking a cell of the seq2seq heatmap shows that weight's
 derivation (score, scaling, mask, softmax) under it, for the clicked query and key; clicking a
 binned cell of the real model explorer at 512 tokens names its block and explains its cells."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,9 @@ def _click_cell(page, key: str, row: float, col: float) -> None:
         """(gd, [row, col]) => {
             const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
             return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
-        }""", [row, col])
+        }""",
+        [row, col],
+    )
     plot.click(position={"x": x, "y": y})
 
 
@@ -35,7 +38,9 @@ def _click_point(page, key: str, row: float, col: float, index: int) -> None:
         """(gd, [row, col]) => {
             const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
             return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
-        }""", [row, col])
+        }""",
+        [row, col],
+    )
     for dy in (0, -1, -2, -3, -4):
         for dx in (0, -1, -2, -3, -4):
             page.mouse.move(box["x"] + x + dx, box["y"] + y + dy)
@@ -74,7 +79,9 @@ def _hover_cell(page, key: str, row: int, col: int) -> None:
         """(gd, [row, col]) => {
             const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
             return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
-        }""", [row, col])
+        }""",
+        [row, col],
+    )
     page.mouse.move(box["x"] + x, box["y"] + y)
 
 
@@ -83,7 +90,8 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
     page.wait_for_selector(".st-key-heatmap .js-plotly-plot .heatmaplayer", timeout=60_000)
     assert page.get_by_text("Click a cell to see how its weight was computed.").count() >= 1
     drawn = page.locator(".st-key-heatmap .js-plotly-plot").first.evaluate(
-        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))")
+        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))"
+    )
     _click_cell(page, "heatmap", 1, 2)
     title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
     title.wait_for(timeout=60_000)
@@ -103,8 +111,11 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
         page.mouse.move(0, 0)
         _hover_cell(page, "heatmap", 3, 4)
         try:
-            page.wait_for_function(f"() => [...document.querySelectorAll('.st-key-heatmap .hovertext')]"
-                                   f".some((h) => h.textContent.includes('{expected}'))", timeout=10_000)
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('.st-key-heatmap .hovertext')]"
+                f".some((h) => h.textContent.includes('{expected}'))",
+                timeout=10_000,
+            )
             break
         except PlaywrightTimeout:
             continue  # the assertion below says what the hover showed instead
@@ -121,7 +132,8 @@ def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):
     page.wait_for_selector(f"{plot} .heatmaplayer", timeout=120_000)
     page.get_by_text("over 512 tokens").first.wait_for(timeout=60_000)
     z = page.locator(plot).first.evaluate(
-        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))")
+        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))"
+    )
     assert len(z) == len(z[0]) == 128  # 512 tokens, 4 × 4 weights per drawn cell
     _click_point(page, "real_head_fig", 149.5, 161.5, 37 * 128 + 40)  # the block of queries 148–151 × keys 160–163
     block = page.get_by_text("Block: queries 148–151 → keys 160–163").first
@@ -145,8 +157,9 @@ def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):
     option = options.nth(1)  # another cell of the block: the second largest
     row, col = (int(n) for n in re.match(r"(\d+) · .* → (\d+) · ", option.inner_text()).groups())
     option.click()
-    page.get_by_text(re.compile(rf"Why \d\.\d{{4}}\? Query .*\(row {row}\) → key .*\(column {col}\)")).first \
-        .wait_for(timeout=120_000)
+    page.get_by_text(re.compile(rf"Why \d\.\d{{4}}\? Query .*\(row {row}\) → key .*\(column {col}\)")).first.wait_for(
+        timeout=120_000
+    )
     wait_for_app(page)
     assert_no_error(page)
     page.mouse.move(0, 0)

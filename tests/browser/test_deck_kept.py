@@ -1,6 +1,7 @@
 """The deck being built is kept by the browser: ten views added on a page are all there after a
 reload, a second tab of the same browser sees them, and a slide added in one tab reaches the other
 without a reload."""
+
 from __future__ import annotations
 
 from tests.browser.conftest import assert_no_error, forget_deck, wait_for_app
@@ -32,8 +33,9 @@ def test_ten_views_survive_a_reload_and_reach_another_tab(app_url, browser_conte
         other = browser_context.new_page()
         other.goto(f"{app_url}/Present?lang=en", wait_until="domcontentloaded")
         wait_for_app(other)
-        other.wait_for_function("document.querySelector('[data-testid=\"stMain\"]').innerText"
-                                ".includes('Your deck')", timeout=60_000)
+        other.wait_for_function(
+            "document.querySelector('[data-testid=\"stMain\"]').innerText.includes('Your deck')", timeout=60_000
+        )
         _wait_count(other, 10)
 
         page.get_by_role("button", name="Add this view to the deck").click()  # the first tab adds one more

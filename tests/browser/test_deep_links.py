@@ -2,6 +2,7 @@
 view (a link made before links held values, with labels, too); a widget changed in the page is
 written back to the address bar as a value; a bad link shows a notice; a link made in English opens
 the same figures in 中文 with no notice, and back."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -43,8 +44,13 @@ def test_seq2seq_deep_link(open_page):
 
 
 def test_transformer_deep_link(open_page):
-    link = {"tf_text": "the red car is small .", "tf_layer": "layer 2", "tf_head": "head 3", "tf_step": "3",
-            "tf_kind": "Encoder self-attention"}
+    link = {
+        "tf_text": "the red car is small .",
+        "tf_layer": "layer 2",
+        "tf_head": "head 3",
+        "tf_step": "3",
+        "tf_kind": "Encoder self-attention",
+    }
     page = open_page("Transformer_translation?" + urlencode(link))
     page.wait_for_selector(".main-svg", timeout=60_000)
     _wait_for_step(page, 3)
@@ -68,8 +74,9 @@ def test_bad_deep_link_shows_a_notice(open_page):
     page = open_page("Transformer_translation?" + urlencode(link))
     page.wait_for_selector(".main-svg", timeout=60_000)
     notices = page.locator("[data-testid='stAlertContentInfo']")
-    page.wait_for_function("document.querySelectorAll(\"[data-testid='stAlertContentInfo']\").length >= 3",
-                           timeout=30_000)
+    page.wait_for_function(
+        "document.querySelectorAll(\"[data-testid='stAlertContentInfo']\").length >= 3", timeout=30_000
+    )
     text = " ".join(notices.all_inner_texts())
     assert "<b>gone</b>" in text and page.locator("[data-testid='stAlertContentInfo'] b").count() == 0
     assert "the last step" in text

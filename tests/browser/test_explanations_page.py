@@ -1,6 +1,7 @@
 """The "Is attention an explanation?" page in a real browser at 1280×720 with the sidebar collapsed: the
 methods figure (every method's row over the input tokens) is drawn on the first screen, with no error element,
 in English and in 中文."""
+
 from __future__ import annotations
 
 import pytest

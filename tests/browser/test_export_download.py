@@ -1,6 +1,7 @@
 """Export in a real browser, on the seq2seq page: the trace JSON, the heatmap's numbers (CSV) and the
 handout from the Export menu, the heatmap as PNG (plotly's camera button) and as SVG (our button
 beside it) — each named after page, view and step, all made without one request leaving 127.0.0.1."""
+
 from __future__ import annotations
 
 import csv
@@ -55,8 +56,9 @@ def test_seq2seq_downloads_offline(app_url, browser_context):
 
         handout = _menu_download(page, "Handout (HTML, offline)").decode("utf-8")
         assert handout.startswith("<!DOCTYPE html>") and "Seq2seq attention" in handout
-        assert not re.search(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//",
-                             handout, re.I)
+        assert not re.search(
+            r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//", handout, re.I
+        )
         page.keyboard.press("Escape")
 
         png = _chart_download(page, "Download plot as a PNG")
@@ -66,11 +68,13 @@ def test_seq2seq_downloads_offline(app_url, browser_context):
 
         svg = _chart_download(page, "Download plot as an SVG").decode("utf-8")
         assert "<svg" in svg and 'width="1280"' in svg and "heatmaplayer" in svg
-        assert NAMES == {"Whole trace (JSON)": "seq2seq-attention-trace.json",
-                         "Attention (CSV)": "seq2seq-attention-heatmap-step1.csv",
-                         "Handout (HTML, offline)": "seq2seq-attention-handout-step1.html",
-                         "Download plot as a PNG": "seq2seq-attention-heatmap-step1.png",
-                         "Download plot as an SVG": "seq2seq-attention-heatmap-step1.svg"}
+        assert NAMES == {
+            "Whole trace (JSON)": "seq2seq-attention-trace.json",
+            "Attention (CSV)": "seq2seq-attention-heatmap-step1.csv",
+            "Handout (HTML, offline)": "seq2seq-attention-handout-step1.html",
+            "Download plot as a PNG": "seq2seq-attention-heatmap-step1.png",
+            "Download plot as an SVG": "seq2seq-attention-heatmap-step1.svg",
+        }
         assert_no_error(page)
     finally:
         page.close()

@@ -1,6 +1,7 @@
 """The lab's figure in a real browser (ui.plot): plotly.js comes from the app itself, a step redraws
 the figure in place, and the mode bar's full-screen button fills the screen, keeps it through
 ←/→ steps, and gives it back when pressed again."""
+
 from __future__ import annotations
 
 from urllib.parse import urlparse
@@ -11,8 +12,10 @@ HEATMAP = ".st-key-heatmap .js-plotly-plot"
 
 
 def _size(page) -> dict:
-    return page.locator(HEATMAP).evaluate("gd => ({width: gd._fullLayout.width, height: gd._fullLayout.height, "
-                                          "full: document.fullscreenElement === gd.parentElement})")
+    return page.locator(HEATMAP).evaluate(
+        "gd => ({width: gd._fullLayout.width, height: gd._fullLayout.height, "
+        "full: document.fullscreenElement === gd.parentElement})"
+    )
 
 
 def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
@@ -23,8 +26,9 @@ def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
         assert not before["full"]
         page.hover(HEATMAP)  # the mode bar shows on hover
         page.locator(f"{HEATMAP} .modebar-btn[data-title='Full screen (Esc to leave)']").click()
-        page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullLayout.width > {before['width']}",
-                               timeout=30_000)
+        page.wait_for_function(
+            f"() => document.querySelector('{HEATMAP}')._fullLayout.width > {before['width']}", timeout=30_000
+        )
         full = _size(page)
         assert full["full"] and full["width"] == page.evaluate("window.innerWidth")
         page.keyboard.press("ArrowRight")  # the next decoding step, drawn into the same full-screen figure
@@ -36,8 +40,9 @@ def test_full_screen_figure_keeps_through_steps(app_url, browser_context):
         page.hover(HEATMAP)
         page.locator(f"{HEATMAP} .modebar-btn[data-title='Full screen (Esc to leave)']").click()
         page.wait_for_function("() => !document.fullscreenElement", timeout=30_000)
-        page.wait_for_function(f"() => document.querySelector('{HEATMAP}')._fullLayout.width === {before['width']}",
-                               timeout=30_000)
+        page.wait_for_function(
+            f"() => document.querySelector('{HEATMAP}')._fullLayout.width === {before['width']}", timeout=30_000
+        )
         assert_no_error(page)
         assert outside(requests) == [], outside(requests)
     finally:
@@ -57,9 +62,9 @@ def test_a_step_keeps_the_traces_it_did_not_change(open_page):
     page.keyboard.press("ArrowRight")
     page.get_by_text("Step 2 of").first.wait_for(state="attached", timeout=30_000)
     page.wait_for_function(f"() => document.querySelector('{HEATMAP}').layout.shapes[0].y0 === 0.5", timeout=30_000)
-    page.wait_for_function(f"() => document.querySelector('{bars}').data[0].y"
-                           f" !== document.querySelector('{bars}').__bars",
-                           timeout=30_000)
+    page.wait_for_function(
+        f"() => document.querySelector('{bars}').data[0].y !== document.querySelector('{bars}').__bars", timeout=30_000
+    )
     heatmap_kept, bars_kept = page.evaluate(f"""() => [document.querySelector('{HEATMAP}'),
         document.querySelector('{bars}')].map((gd) => gd.calcdata === gd.__calcBefore)""")
     assert heatmap_kept and not bars_kept

@@ -1,13 +1,22 @@
 """Lecture-first layout, in a real browser: at 1280×720 with the sidebar collapsed, every page's
 main figure starts on the first screen, with at least a fifth of the screen of it in view."""
+
 from __future__ import annotations
 
 import pytest
 
 from tests.browser.conftest import assert_no_error, wait_for_app
 
-PAGES = ["Attention_from_scratch", "Seq2seq_attention", "Positional_encoding", "Transformer_translation",
-         "Inside_one_head", "Generation", "BERT_masking", "Real_model_explorer"]
+PAGES = [
+    "Attention_from_scratch",
+    "Seq2seq_attention",
+    "Positional_encoding",
+    "Transformer_translation",
+    "Inside_one_head",
+    "Generation",
+    "BERT_masking",
+    "Real_model_explorer",
+]
 FIGURES = "[data-testid='stMain'] .js-plotly-plot, [data-testid='stMain'] [data-testid='stImage']"
 IN_VIEW_PX = 144  # a fifth of 720
 
@@ -22,8 +31,9 @@ def projector_page(app_url, browser_context):
         page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
         wait_for_app(page)
         page.locator(FIGURES).first.wait_for(timeout=60_000)
-        if page.locator("[data-testid='stSidebar'][aria-expanded='true'], "
-                        "[data-testid='stSidebar'][data-collapsed='false']").count():
+        if page.locator(
+            "[data-testid='stSidebar'][aria-expanded='true'], [data-testid='stSidebar'][data-collapsed='false']"
+        ).count():
             page.locator("[data-testid='stSidebar']").hover()
             page.locator("[data-testid='stSidebarCollapseButton']").first.click(force=True)
             page.wait_for_timeout(600)

@@ -2,6 +2,7 @@
 
 Screenshots go to screenshots/<page>_<tab>.png (git-ignored) for a person to look at.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,8 @@ def _open_tab(page, label: str, heading: str) -> None:
 
 def _charts_drawn(page, minimum: int = 1) -> None:
     page.wait_for_function(
-        f"document.querySelectorAll('[role=tabpanel]:not([hidden]) .main-svg').length >= {minimum}",
-        timeout=60_000)
+        f"document.querySelectorAll('[role=tabpanel]:not([hidden]) .main-svg').length >= {minimum}", timeout=60_000
+    )
 
 
 def _shoot(page, name: str) -> None:
@@ -49,8 +50,7 @@ def _shoot(page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.mouse.move(0, 0)  # no hover tooltip in the picture
     size = page.viewport_size
-    height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]')"
-                           ".scrollHeight")
+    height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 120, 6000)})
     page.wait_for_timeout(800)  # let plotly redraw at the new size
     page.screenshot(path=str(SHOTS / f"{name}.png"))

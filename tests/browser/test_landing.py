@@ -1,4 +1,5 @@
 """The landing page loads in a real browser and links the pages."""
+
 from tests.browser.conftest import assert_no_error
 
 

@@ -2,6 +2,7 @@
 arrow keys (and the clicker's PageUp/PageDown), no error or warning element, no request to any
 host but the app's, every slide's figure at least 1,000 px wide and on the first screen, the
 slide number in the URL; and a view added from a page's sidebar presented at its own step."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
@@ -53,8 +54,14 @@ def test_walk_ready_made_deck_with_arrow_keys(app_url, browser_context):
     page.set_viewport_size({"width": 1280, "height": 720})
     app_host = urlsplit(app_url).netloc
     foreign: list[str] = []
-    page.on("request", lambda r: foreign.append(r.url)
-            if urlsplit(r.url).scheme not in ("data", "blob") and urlsplit(r.url).netloc != app_host else None)
+    page.on(
+        "request",
+        lambda r: (
+            foreign.append(r.url)
+            if urlsplit(r.url).scheme not in ("data", "blob") and urlsplit(r.url).netloc != app_host
+            else None
+        ),
+    )
     try:
         page.goto(f"{app_url}/Present?deck=1_teaching_order&slide=1", wait_until="domcontentloaded")
         wait_for_app(page)
@@ -100,8 +107,11 @@ def test_added_view_is_presented_at_its_step(app_url, browser_context):
         wait_for_app(page)
         page.wait_for_selector(".main-svg", timeout=60_000)
         page.get_by_role("button", name="Add this view to the deck").click()
-        page.wait_for_function(f"{COUNTER}.length > 0 && document.querySelector('[data-testid=\"stSidebar\"]')"
-                               ".innerText.includes('1 slide')", timeout=30_000)
+        page.wait_for_function(
+            f"{COUNTER}.length > 0 && document.querySelector('[data-testid=\"stSidebar\"]')"
+            ".innerText.includes('1 slide')",
+            timeout=30_000,
+        )
         page.locator("[data-testid='stSidebar'] a[href$='Present']").click()  # same session: the deck is kept
         wait_for_app(page)
         page.get_by_role("button", name="Present").click()

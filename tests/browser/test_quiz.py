@@ -1,6 +1,7 @@
 """The quiz flow in a real browser: on the seq2seq page, turn on "Quiz: predict, then reveal" in the
 Options, see step 1's α bars hidden, click the source word the model attends to most, see the
 reveal and the score, and step on: the next step is hidden again."""
+
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 from tests.test_quiz import EN, _reference_trace
 

@@ -1,6 +1,7 @@
 """Readable at any length, in a real browser: the attention figures at 25, 100 and 512 tokens
 and a width-4 beam tree, drawn by plotly.js (inlined from the installed plotly package, no CDN)
 at the width the figures are planned for; no two tick labels (or beam-tree labels) overlap."""
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,12 @@ def plot_page(browser_context, tmp_path_factory):
     from plotly.offline import get_plotlyjs
 
     html = tmp_path_factory.mktemp("plotly") / "plot.html"
-    html.write_text("<!doctype html><html><head><meta charset='utf-8'><script>" + get_plotlyjs()
-                    + "</script></head><body style='margin:0;background:#fff'><div id='plot'></div></body></html>",
-                    encoding="utf-8")
+    html.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><script>"
+        + get_plotlyjs()
+        + "</script></head><body style='margin:0;background:#fff'><div id='plot'></div></body></html>",
+        encoding="utf-8",
+    )
     page = browser_context.new_page()
     page.set_viewport_size({"width": 800, "height": 1000})  # room for the figures drawn across a column
     page.goto(html.as_uri())
@@ -43,17 +47,24 @@ def plot_page(browser_context, tmp_path_factory):
 def _draw(page, fig, width: float = FIGURE_WIDTH_PX) -> None:
     spec = json.loads(fig.to_json())
     spec["layout"]["width"] = width
-    page.evaluate("""async (spec) => { const el = document.getElementById('plot'); Plotly.purge(el);
-                     await Plotly.newPlot(el, spec.data, spec.layout, {staticPlot: true}); }""", spec)
+    page.evaluate(
+        """async (spec) => { const el = document.getElementById('plot'); Plotly.purge(el);
+                     await Plotly.newPlot(el, spec.data, spec.layout, {staticPlot: true}); }""",
+        spec,
+    )
     page.wait_for_selector("#plot .main-svg")
 
 
 def _overlaps(boxes: list[dict], slack: float = 0.5) -> list[tuple[str, str]]:
     bad = []
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            if a["x0"] < b["x1"] - slack and b["x0"] < a["x1"] - slack and \
-                    a["y0"] < b["y1"] - slack and b["y0"] < a["y1"] - slack:
+        for b in boxes[i + 1 :]:
+            if (
+                a["x0"] < b["x1"] - slack
+                and b["x0"] < a["x1"] - slack
+                and a["y0"] < b["y1"] - slack
+                and b["y0"] < a["y1"] - slack
+            ):
                 bad.append((a["text"], b["text"]))
     return bad
 
@@ -109,10 +120,19 @@ def _beam_steps(n_steps: int, width: int = 4) -> list:
     rng = np.random.default_rng(1)
     steps = []
     for t in range(n_steps):
-        steps.append([SimpleNamespace(parent=r // width, token=WORDS[int(rng.integers(len(WORDS)))],
-                                      token_log_prob=-0.2 * r, log_prob=-0.6 * t - 0.15 * r, kept=r < width,
-                                      finished=t == n_steps - 1 and r < 2)
-                      for r in range(width * width)])
+        steps.append(
+            [
+                SimpleNamespace(
+                    parent=r // width,
+                    token=WORDS[int(rng.integers(len(WORDS)))],
+                    token_log_prob=-0.2 * r,
+                    log_prob=-0.6 * t - 0.15 * r,
+                    kept=r < width,
+                    finished=t == n_steps - 1 and r < 2,
+                )
+                for r in range(width * width)
+            ]
+        )
     return steps
 
 
@@ -121,21 +141,43 @@ def test_beam_tree_labels_never_overlap(plot_page, n_steps: int) -> None:
     from viz_core.seq2seq import BEAM_TREE_PX, beam_tree_figure
 
     # drawn across the page's column, every step up to n_steps in view (16 steps: the earliest pan out)
-    _draw(plot_page, beam_tree_figure(_beam_steps(n_steps), title=f"Beam of width 4: candidates up to step {n_steps}"),
-          BEAM_TREE_PX)
-    plot = plot_page.evaluate("() => { const el = document.getElementById('plot'), xa = el._fullLayout.xaxis;"
-                              " const left = el.querySelector('.main-svg').getBoundingClientRect().left;"
-                              " return [left + xa._offset, left + xa._offset + xa._length]; }")
-    boxes = [b for b in plot_page.evaluate(BOXES_JS, "#plot .textpoint text")
-             if b["x1"] > plot[0] and b["x0"] < plot[1]]  # labels of steps panned out of view are clipped
+    _draw(
+        plot_page,
+        beam_tree_figure(_beam_steps(n_steps), title=f"Beam of width 4: candidates up to step {n_steps}"),
+        BEAM_TREE_PX,
+    )
+    plot = plot_page.evaluate(
+        "() => { const el = document.getElementById('plot'), xa = el._fullLayout.xaxis;"
+        " const left = el.querySelector('.main-svg').getBoundingClientRect().left;"
+        " return [left + xa._offset, left + xa._offset + xa._length]; }"
+    )
+    boxes = [
+        b for b in plot_page.evaluate(BOXES_JS, "#plot .textpoint text") if b["x1"] > plot[0] and b["x0"] < plot[1]
+    ]  # labels of steps panned out of view are clipped
     assert len(boxes) >= 4
     assert not _overlaps(boxes), _overlaps(boxes)[:3]
     for sel in ("#plot .xtick text", "#plot .legendtext"):
         assert not _overlaps(plot_page.evaluate(BOXES_JS, sel))
 
 
-CLASSIC = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it", "was", "too",
-           "tired", ".", "[SEP]"]
+CLASSIC = [
+    "[CLS]",
+    "the",
+    "animal",
+    "didn",
+    "'",
+    "t",
+    "cross",
+    "the",
+    "street",
+    "because",
+    "it",
+    "was",
+    "too",
+    "tired",
+    ".",
+    "[SEP]",
+]
 
 
 def _column_figures(n: int) -> dict:
@@ -152,14 +194,34 @@ def _column_figures(n: int) -> dict:
     half = n // 2
     return {
         "real model head": (head_figure(w, tokens, title="Layer 1, head 1", width=HEAD_VIEW_PX).figure, HEAD_VIEW_PX),
-        "generation causal map": (attention_matrix_figure(w, tokens, tokens, blocked=~causal_mask(n), title="Layer 2",
-                                                          width=HEAD_VIEW_PX, height=head_view_height(n)),
-                                  HEAD_VIEW_PX),
-        "transformer-xl segment": (xl_attention_figure(w[half:], tokens[:half], tokens[half:],
-                                                       np.ones((n - half, n), dtype=bool), memory_label="memory",
-                                                       segment_label="segment", width=FIGURE_PX), FIGURE_PX),
-        "studio probe": (attention_heatmap(w, tokens, tokens, title="The probe", width=HEATMAP_PX,
-                                           height=max(360, 200 + 28 * n)), HEATMAP_PX),
+        "generation causal map": (
+            attention_matrix_figure(
+                w,
+                tokens,
+                tokens,
+                blocked=~causal_mask(n),
+                title="Layer 2",
+                width=HEAD_VIEW_PX,
+                height=head_view_height(n),
+            ),
+            HEAD_VIEW_PX,
+        ),
+        "transformer-xl segment": (
+            xl_attention_figure(
+                w[half:],
+                tokens[:half],
+                tokens[half:],
+                np.ones((n - half, n), dtype=bool),
+                memory_label="memory",
+                segment_label="segment",
+                width=FIGURE_PX,
+            ),
+            FIGURE_PX,
+        ),
+        "studio probe": (
+            attention_heatmap(w, tokens, tokens, title="The probe", width=HEATMAP_PX, height=max(360, 200 + 28 * n)),
+            HEATMAP_PX,
+        ),
     }
 
 

@@ -2,6 +2,7 @@
 tests/test_llm.py written as the converted model (a cache of models.cache in a temporary
 $ATTN_LAB_CACHE; the real SmolLM2 is never needed): the choice in the link, the grid image and the
 causal head draw, the caption says decoder, and a click explains a cell with RoPE and GQA."""
+
 from __future__ import annotations
 
 import os
@@ -25,12 +26,24 @@ def tiny_url(tmp_path_factory) -> Iterator[str]:
     """A server whose converted SmolLM2 cache holds the tiny random Llama (3 layers, 6 query heads, 2 K/V heads)."""
     cache = tmp_path_factory.mktemp("cache")
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(VOCAB), hidden_size=48, intermediate_size=64, num_hidden_layers=3,
-                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
-                         rope_theta=500.0, bos_token_id=0, eos_token_id=1, attn_implementation="eager")
+    config = LlamaConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        rope_theta=500.0,
+        bos_token_id=0,
+        eos_token_id=1,
+        attn_implementation="eager",
+    )
     model, tokenizer = LlamaForCausalLM(config), _tokenizer()
-    L.ensure_converted(folder=cache / L.spec_of().cache_name, convert=lambda gguf, out, progress: L.save_converted(
-        model, tokenizer, out))
+    L.ensure_converted(
+        folder=cache / L.spec_of().cache_name,
+        convert=lambda gguf, out, progress: L.save_converted(model, tokenizer, out),
+    )
     with streamlit_server("app.py", env={**os.environ, "ATTN_LAB_CACHE": str(cache)}) as url:
         yield url
 
@@ -38,9 +51,11 @@ def tiny_url(tmp_path_factory) -> Iterator[str]:
 def test_the_decoder_in_the_explorer(tiny_url, browser_context) -> None:
     page = browser_context.new_page()
     try:
-        page.goto(f"{tiny_url}/Real_model_explorer?real_source=SmolLM2-135M+(decoder)"
-                  f"&real_text={TEXT.replace(' ', '+')}&real_layer=layer+2&real_head=head+5",
-                  wait_until="domcontentloaded")
+        page.goto(
+            f"{tiny_url}/Real_model_explorer?real_source=SmolLM2-135M+(decoder)"
+            f"&real_text={TEXT.replace(' ', '+')}&real_layer=layer+2&real_head=head+5",
+            wait_until="domcontentloaded",
+        )
         wait_for_app(page)
         page.wait_for_selector(".main-svg image", timeout=90_000)  # the grid: one PNG
         page.wait_for_selector(".st-key-real_head_fig .js-plotly-plot .heatmaplayer", timeout=60_000)

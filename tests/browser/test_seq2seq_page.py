@@ -1,4 +1,5 @@
 """The seq2seq page in a real browser: open, step twice (button and → key), find the heatmap."""
+
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 
 STEP = "input[type=range][aria-label='Decoding step']"

@@ -1,6 +1,7 @@
 """The Training studio in a real browser: the tiny preset trains to the end in the background
 while the page polls it, the loss curve and the probe's attention map are on the first screen at
 1280×720, and the scrubber replays the snapshots."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """The three Transformer pages in a real browser: charts and the grid image draw, no error;
 clicking a grid thumbnail selects that head; screenshots for a person to look at."""
+
 from __future__ import annotations
 
 from tests.browser.conftest import assert_no_error, click_thumbnail, save_screenshot, wait_for_app
@@ -51,16 +52,20 @@ def test_inside_one_head_page(open_page):
     weights = page.locator(".st-key-head_table tbody tr td:last-child").all_inner_texts()
     assert len(weights) >= 3 and abs(sum(float(w) for w in weights) - 1) < 0.01
     page.locator(".st-key-head_scale label").first.click()
-    page.wait_for_function("![...document.querySelectorAll('.st-key-head_table th')]"
-                           ".some((th) => th.textContent.includes('÷√d_k'))", timeout=60_000)
+    page.wait_for_function(
+        "![...document.querySelectorAll('.st-key-head_table th')].some((th) => th.textContent.includes('÷√d_k'))",
+        timeout=60_000,
+    )
     wait_for_app(page)
     assert_no_error(page)
     # typed HTML reaches the table as text, never as markup
     page.get_by_label("Input", exact=True).fill("<img src=x> <b>bold</b>")
     page.keyboard.press("Enter")
-    page.wait_for_function("[...document.querySelectorAll('.st-key-head_table td')]"
-                           ".some((td) => td.textContent.includes('<') || td.textContent.includes('img'))",
-                           timeout=60_000)
+    page.wait_for_function(
+        "[...document.querySelectorAll('.st-key-head_table td')]"
+        ".some((td) => td.textContent.includes('<') || td.textContent.includes('img'))",
+        timeout=60_000,
+    )
     wait_for_app(page)
     assert page.locator("img[src='x']").count() == 0
     assert page.locator(".st-key-head_table b").count() == 0

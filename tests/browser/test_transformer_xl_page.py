@@ -1,5 +1,6 @@
 """The Transformer-XL page in a real browser: its attention over [memory | segment] draws on the
 first screen at 1280×720, ← / → step segment by segment (the step follows in the URL), no error."""
+
 from __future__ import annotations
 
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app

@@ -2,6 +2,7 @@
 changed view, "Add this view to the deck" is pressed, the deck is presented, and the slide's drawn
 figures hold the same numbers and labels as figures the page drew (plotly's own data in the page;
 a slide draws them larger, so sizes and fonts are not compared). In 中文 too."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -50,12 +51,15 @@ def test_the_slide_draws_the_figures_the_page_drew(app_url, browser_context, pat
         page.wait_for_selector(".main-svg", timeout=120_000)
         drawn = set(_settled(page))
         page.locator(".st-key-deck_add button").first.click()
-        page.wait_for_function("(document.querySelector('[data-testid=\"stSidebar\"]')?.innerText || '')"
-                               ".match(/: 1 |：1 /)", timeout=60_000)
+        page.wait_for_function(
+            "(document.querySelector('[data-testid=\"stSidebar\"]')?.innerText || '').match(/: 1 |：1 /)",
+            timeout=60_000,
+        )
         wait_for_app(page)
         page.goto(f"{app_url}/Present?deck=session&slide=1&lang={lang}", wait_until="domcontentloaded")
-        page.wait_for_selector(".st-key-slide_figure .main-svg, [class*='st-key-slide_pane'] .main-svg",
-                               timeout=120_000)
+        page.wait_for_selector(
+            ".st-key-slide_figure .main-svg, [class*='st-key-slide_pane'] .main-svg", timeout=120_000
+        )
         shown = _settled(page)
         assert shown, "the slide drew no figure"
         missing = [d[:160] for d in shown if d not in drawn]

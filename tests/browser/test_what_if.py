@@ -1,5 +1,6 @@
 """The forced-token what-if in a real browser: on the seq2seq page, step to step 2, force another
 candidate, and see the what-if translation and its own attention heatmap beside the original."""
+
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 
 STEP = "input[type=range][aria-label='Decoding step']"

@@ -1,6 +1,7 @@
 """The XLNet page in a real browser at 1280×720 with the sidebar collapsed: the order and both
 streams' attention start on the first screen, no error element, and a sentence typed as HTML is
 shown as text, never rendered."""
+
 from __future__ import annotations
 
 from urllib.parse import quote

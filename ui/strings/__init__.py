@@ -1,5 +1,6 @@
 """The one table of interface strings: id → (English, 中文), merged from one module per area so
 that a page's strings sit together. Terms follow the glossary in :mod:`ui.i18n`."""
+
 from __future__ import annotations
 
 from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation
@@ -9,9 +10,32 @@ from ui.strings import slides, toolbar, xlnet
 from ui.strings import at_scale, block
 from ui.strings import explanations
 
-_PARTS = (common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation, p7_bert,
-          p8_real_model, present, llm_explorer, explain, quiz, studio, transformer_xl, what_if, figures, messages,
-          slides, toolbar, xlnet, block, at_scale, explanations)
+_PARTS = (
+    common,
+    p1_foundations,
+    p2_seq2seq,
+    p3_positional,
+    p4_transformer,
+    p5_head,
+    p6_generation,
+    p7_bert,
+    p8_real_model,
+    present,
+    llm_explorer,
+    explain,
+    quiz,
+    studio,
+    transformer_xl,
+    what_if,
+    figures,
+    messages,
+    slides,
+    toolbar,
+    xlnet,
+    block,
+    at_scale,
+    explanations,
+)
 
 
 def _merge() -> dict[str, tuple[str, str]]:

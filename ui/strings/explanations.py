@@ -1,40 +1,61 @@
 """Strings of the "Is attention an explanation?" page (pages/16_Attention_as_explanation.py): id → (English, 中文)."""
+
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
     # models.lessons.explanations' InputError keys
-    "err.explain.one_mask": ("Write [MASK] once where a word is missing, e.g. “the cat sat on the [MASK] .”",
-                             "请在缺词处写一次 [MASK]，例如 “the cat sat on the [MASK] .”"),
-    "err.explain.too_short": ("Type at least two tokens for the model to continue.",
-                              "请至少输入两个词元，供模型续写。"),
+    "err.explain.one_mask": (
+        "Write [MASK] once where a word is missing, e.g. “the cat sat on the [MASK] .”",
+        "请在缺词处写一次 [MASK]，例如 “the cat sat on the [MASK] .”",
+    ),
+    "err.explain.too_short": (
+        "Type at least two tokens for the model to continue.",
+        "请至少输入两个词元，供模型续写。",
+    ),
     "nav.16": ("Is attention an explanation?", "注意力是解释吗？"),
-    "nav.16.blurb": ("One input, every answer: raw attention, rollout and flow, norm-based attention, gradients "
-                     "and occlusion side by side, and which one is faithful, measured.",
-                     "同一个输入，所有答案：原始注意力、rollout 与 flow、基于范数的注意力、梯度与遮挡并排比较，并度量哪一个忠实。"),
-    "xai.intro": ("Attention weights are often read as an explanation. Here every method scores the same input "
-                  "tokens for one output token, and occlusion (removing a token and re-running the model) says "
-                  "what the model really needed.",
-                  "注意力权重常被当作解释。这里每种方法都为同一输出词元给同样的输入词元打分，而遮挡（删去一个词元后重新运行模型）"
-                  "说明模型真正需要什么。"),
-    "xai.computing": ("Running every method (gradients and occlusion re-run the model)…",
-                      "正在运行所有方法（梯度与遮挡需要重新运行模型）…"),
+    "nav.16.blurb": (
+        "One input, every answer: raw attention, rollout and flow, norm-based attention, gradients "
+        "and occlusion side by side, and which one is faithful, measured.",
+        "同一个输入，所有答案：原始注意力、rollout 与 flow、基于范数的注意力、梯度与遮挡并排比较，并度量哪一个忠实。",
+    ),
+    "xai.intro": (
+        "Attention weights are often read as an explanation. Here every method scores the same input "
+        "tokens for one output token, and occlusion (removing a token and re-running the model) says "
+        "what the model really needed.",
+        "注意力权重常被当作解释。这里每种方法都为同一输出词元给同样的输入词元打分，而遮挡（删去一个词元后重新运行模型）"
+        "说明模型真正需要什么。",
+    ),
+    "xai.computing": (
+        "Running every method (gradients and occlusion re-run the model)…",
+        "正在运行所有方法（梯度与遮挡需要重新运行模型）…",
+    ),
     "xai.model": ("Model", "模型"),
-    "xai.model_help": ("Two grammar translation models with gold word alignments, the MiniLM masked LM, the real "
-                       "LLM SmolLM2-135M.", "两个带标准词对齐的语法翻译模型、MiniLM 掩码语言模型、真实大语言模型 SmolLM2-135M。"),
+    "xai.model_help": (
+        "Two grammar translation models with gold word alignments, the MiniLM masked LM, the real LLM SmolLM2-135M.",
+        "两个带标准词对齐的语法翻译模型、MiniLM 掩码语言模型、真实大语言模型 SmolLM2-135M。",
+    ),
     "xai.model.s2s-bahdanau": ("RNN seq2seq (Bahdanau)", "RNN 序列到序列（Bahdanau）"),
     "xai.model.tf-en-fr": ("Transformer en→fr", "Transformer 英→法"),
     "xai.model.minilm-mlm": ("MiniLM masked LM", "MiniLM 掩码语言模型"),
     "xai.model.smollm2": ("SmolLM2-135M (real LLM)", "SmolLM2-135M（真实大语言模型）"),
     "xai.text": ("Input", "输入"),
     "xai.url.text_cut": ("the first 2,000 characters", "前 2000 个字符"),
-    "xai.text_help.s2s-bahdanau": ("An English sentence of the grammar; the output is the model's translation.",
-                                   "语法中的一个英文句子；输出是模型的翻译。"),
-    "xai.text_help.tf-en-fr": ("An English sentence of the grammar; the output is the model's translation.",
-                               "语法中的一个英文句子；输出是模型的翻译。"),
-    "xai.text_help.minilm-mlm": ("A sentence with one [MASK]; the output is the model's top word there.",
-                                 "含一个 [MASK] 的句子；输出是模型在该处的首选词。"),
-    "xai.text_help.smollm2": ("Text to continue (its last 64 tokens are read); the output is the next token the "
-                              "model finds most probable.", "待续写的文本（读取最后 64 个词元）；输出是模型认为最可能的下一个词元。"),
+    "xai.text_help.s2s-bahdanau": (
+        "An English sentence of the grammar; the output is the model's translation.",
+        "语法中的一个英文句子；输出是模型的翻译。",
+    ),
+    "xai.text_help.tf-en-fr": (
+        "An English sentence of the grammar; the output is the model's translation.",
+        "语法中的一个英文句子；输出是模型的翻译。",
+    ),
+    "xai.text_help.minilm-mlm": (
+        "A sentence with one [MASK]; the output is the model's top word there.",
+        "含一个 [MASK] 的句子；输出是模型在该处的首选词。",
+    ),
+    "xai.text_help.smollm2": (
+        "Text to continue (its last 64 tokens are read); the output is the next token the model finds most probable.",
+        "待续写的文本（读取最后 64 个词元）；输出是模型认为最可能的下一个词元。",
+    ),
     "xai.step": ("Output token", "输出词元"),
     "xai.step_help": ("Which token of the translation is explained.", "解释译文中的哪个词元。"),
     "xai.options": ("Options", "选项"),
@@ -43,37 +64,52 @@ STRINGS: dict[str, tuple[str, str]] = {
     "xai.head": ("Head of the one-head row", "单头一行所用的头"),
     "xai.head_help": ("Counted from 0; taken modulo the model's number of heads.", "从 0 开始计数；按模型的头数取模。"),
     "xai.predict": ("Predict first", "先预测"),
-    "xai.predict_help": ("Pick the tokens you expect to matter before the methods are shown; occlusion scores "
-                         "your guess.", "在显示各方法之前，选出你认为重要的词元；遮挡结果为你的猜测打分。"),
+    "xai.predict_help": (
+        "Pick the tokens you expect to matter before the methods are shown; occlusion scores your guess.",
+        "在显示各方法之前，选出你认为重要的词元；遮挡结果为你的猜测打分。",
+    ),
     "xai.guess": ("Which input tokens will matter most for the output?", "哪些输入词元对输出最重要？"),
     "xai.reveal": ("Reveal", "揭晓"),
     "xai.predict_first": ("Choose one or more tokens, then press Reveal.", "选择一个或多个词元，然后点击“揭晓”。"),
-    "xai.score": ("{hits} of your {k} picks are among the {k} tokens whose removal costs the output most "
-                  "(occlusion: {top}). Your picks are outlined in orange.",
-                  "你选的 {k} 个词元中有 {hits} 个属于删除后对输出影响最大的 {k} 个词元（遮挡：{top}）。你的选择以橙色框出。"),
-    "xai.sink_warning": ("Plain rollout puts {share:.0%} of its weight on the first token. On a decoder with an "
-                         "attention sink (Xiao et al. 2023, §3) the first token soaks up attention without carrying "
-                         "the meaning: read the row “rollout without the first token”, and compare with occlusion.",
-                         "普通 rollout 把 {share:.0%} 的权重放在第一个词元上。在存在注意力汇聚（attention sink，Xiao 等 2023，§3）"
-                         "的解码器中，第一个词元吸收注意力却不承载语义：请看“rollout（去除第一个词元）”那一行，并与遮挡比较。"),
-    "xai.erasure.title": ("Erasure: p(output) as each method's top tokens are removed",
-                          "擦除：按各方法删除得分最高的词元后 p(输出) 的变化"),
+    "xai.score": (
+        "{hits} of your {k} picks are among the {k} tokens whose removal costs the output most "
+        "(occlusion: {top}). Your picks are outlined in orange.",
+        "你选的 {k} 个词元中有 {hits} 个属于删除后对输出影响最大的 {k} 个词元（遮挡：{top}）。你的选择以橙色框出。",
+    ),
+    "xai.sink_warning": (
+        "Plain rollout puts {share:.0%} of its weight on the first token. On a decoder with an "
+        "attention sink (Xiao et al. 2023, §3) the first token soaks up attention without carrying "
+        "the meaning: read the row “rollout without the first token”, and compare with occlusion.",
+        "普通 rollout 把 {share:.0%} 的权重放在第一个词元上。在存在注意力汇聚（attention sink，Xiao 等 2023，§3）"
+        "的解码器中，第一个词元吸收注意力却不承载语义：请看“rollout（去除第一个词元）”那一行，并与遮挡比较。",
+    ),
+    "xai.erasure.title": (
+        "Erasure: p(output) as each method's top tokens are removed",
+        "擦除：按各方法删除得分最高的词元后 p(输出) 的变化",
+    ),
     "xai.erasure.x": ("tokens removed (k)", "删除的词元数 (k)"),
     "xai.erasure.y": ("p(output)", "p(输出)"),
-    "xai.ig_check": ("Integrated gradients' completeness (Sundararajan et al. 2017, §3): Σ attributions = {total:.4f}; "
-                     "F(x) − F(x′) = {fx:.4f} − ({fb:.4f}); gap {gap:.2%} with {steps} Gauss–Legendre steps.",
-                     "积分梯度的完备性（Sundararajan 等 2017，§3）：归因之和 = {total:.4f}；F(x) − F(x′) = {fx:.4f} − ({fb:.4f})；"
-                     "{steps} 个高斯–勒让德节点下误差 {gap:.2%}。"),
+    "xai.ig_check": (
+        "Integrated gradients' completeness (Sundararajan et al. 2017, §3): Σ attributions = {total:.4f}; "
+        "F(x) − F(x′) = {fx:.4f} − ({fb:.4f}); gap {gap:.2%} with {steps} Gauss–Legendre steps.",
+        "积分梯度的完备性（Sundararajan 等 2017，§3）：归因之和 = {total:.4f}；F(x) − F(x′) = {fx:.4f} − ({fb:.4f})；"
+        "{steps} 个高斯–勒让德节点下误差 {gap:.2%}。",
+    ),
     "xai.fig.caption": ("Every method over the input tokens", "各方法在输入词元上的得分"),
-    "xai.fig.title": ("Which input tokens explain “{target}” (p = {p:.2f})?", "哪些输入词元解释了“{target}”（p = {p:.2f}）？"),
+    "xai.fig.title": (
+        "Which input tokens explain “{target}” (p = {p:.2f})?",
+        "哪些输入词元解释了“{target}”（p = {p:.2f}）？",
+    ),
     "xai.fig.scale": ("|score| ÷ row max", "|得分| ÷ 行最大值"),
     "xai.fig.value": ("score", "得分"),
     "xai.fig.undefined": ("not defined for this model", "该模型无此定义"),
-    "xai.table_explain": ("ρ: Spearman's rank correlation with occlusion over the removable tokens. AOPC: the mean drop "
-                          "of p(output) as the method's top 1 … 5 tokens are removed (higher: the method found the "
-                          "tokens the model needs).",
-                          "ρ：与遮挡结果在可删除词元上的斯皮尔曼秩相关。AOPC：删除该方法得分最高的 1 … 5 个词元后 p(输出) 的平均下降"
-                          "（越高说明该方法找到了模型需要的词元）。"),
+    "xai.table_explain": (
+        "ρ: Spearman's rank correlation with occlusion over the removable tokens. AOPC: the mean drop "
+        "of p(output) as the method's top 1 … 5 tokens are removed (higher: the method found the "
+        "tokens the model needs).",
+        "ρ：与遮挡结果在可删除词元上的斯皮尔曼秩相关。AOPC：删除该方法得分最高的 1 … 5 个词元后 p(输出) 的平均下降"
+        "（越高说明该方法找到了模型需要的词元）。",
+    ),
     "xai.col.method": ("method", "方法"),
     "xai.col.rho": ("ρ with occlusion", "与遮挡的 ρ"),
     "xai.col.aopc": ("AOPC", "AOPC"),
@@ -100,31 +136,46 @@ STRINGS: dict[str, tuple[str, str]] = {
     "xai.m.ig": ("integrated gradients", "积分梯度"),
     "xai.m.occlusion": ("occlusion (Δ log p)", "遮挡（Δ log p）"),
     "xai.slide.line": ("Which input tokens explain “{target}”?", "哪些输入词元解释了“{target}”？"),
-    "xai.swap.toggle": ("Different attention, the same output? (Jain & Wallace 2019, §4.2)",
-                        "不同的注意力，相同的输出？（Jain & Wallace 2019，§4.2）"),
-    "xai.swap.help": ("At the chosen output token, replace the model's attention weights by a random permutation "
-                      "of them, and by weights an adversary searched far from them, and see whether the output "
-                      "changes.", "在所选输出词元处，把模型的注意力权重换成其随机排列，以及对抗搜索得到的远离原权重的权重，看输出是否改变。"),
-    "xai.swap.computing": ("Permuting the attention and searching for an adversarial one…",
-                           "正在置换注意力并搜索对抗注意力…"),
-    "xai.swap.title": ("Output token {step}: the model's attention, a permutation, an adversary's",
-                       "第 {step} 个输出词元：模型的注意力、一个置换、对抗注意力"),
+    "xai.swap.toggle": (
+        "Different attention, the same output? (Jain & Wallace 2019, §4.2)",
+        "不同的注意力，相同的输出？（Jain & Wallace 2019，§4.2）",
+    ),
+    "xai.swap.help": (
+        "At the chosen output token, replace the model's attention weights by a random permutation "
+        "of them, and by weights an adversary searched far from them, and see whether the output "
+        "changes.",
+        "在所选输出词元处，把模型的注意力权重换成其随机排列，以及对抗搜索得到的远离原权重的权重，看输出是否改变。",
+    ),
+    "xai.swap.computing": (
+        "Permuting the attention and searching for an adversarial one…",
+        "正在置换注意力并搜索对抗注意力…",
+    ),
+    "xai.swap.title": (
+        "Output token {step}: the model's attention, a permutation, an adversary's",
+        "第 {step} 个输出词元：模型的注意力、一个置换、对抗注意力",
+    ),
     "xai.swap.scale": ("attention weight", "注意力权重"),
     "xai.swap.row.original": ("model's α → “{out}” (p = {p:.2f})", "模型的 α → “{out}”（p = {p:.2f}）"),
-    "xai.swap.row.permuted": ("permuted α → “{out}” (p = {p:.2f}; JSD {jsd:.2f}, TVD {tvd:.3f})",
-                              "置换后的 α → “{out}”（p = {p:.2f}；JSD {jsd:.2f}，TVD {tvd:.3f}）"),
-    "xai.swap.row.adversarial": ("adversarial α̃ → “{out}” (p = {p:.2f}; JSD {jsd:.2f}, TVD {tvd:.3f})",
-                                 "对抗 α̃ → “{out}”（p = {p:.2f}；JSD {jsd:.2f}，TVD {tvd:.3f}）"),
-    "xai.swap.caption": ("Over {n} random permutations of this step's weights the output distribution moved by a "
-                         "median total variation (TVD) of {tvd:.3f}, the weights by a median Jensen–Shannon "
-                         "divergence (JSD, in nats, at most ln 2 ≈ 0.69) of {jsd:.2f}; the top token stayed the same "
-                         "in {same:.0%} of them. The adversary (Adam on the weights) looked for the largest JSD that "
-                         "keeps the output's TVD ≤ {eps}. Very different weights with the same output: these weights "
-                         "alone do not explain the output.",
-                         "对该步权重做 {n} 次随机置换，输出分布的总变差距离（TVD）中位数为 {tvd:.3f}，权重的 Jensen–Shannon "
-                         "散度（JSD，单位奈特，最大 ln 2 ≈ 0.69）中位数为 {jsd:.2f}；其中 {same:.0%} 的置换下首选词元不变。"
-                         "对抗搜索（对权重用 Adam）寻找在输出 TVD ≤ {eps} 条件下最大的 JSD。权重截然不同而输出相同："
-                         "仅凭这些权重不能解释输出。"),
+    "xai.swap.row.permuted": (
+        "permuted α → “{out}” (p = {p:.2f}; JSD {jsd:.2f}, TVD {tvd:.3f})",
+        "置换后的 α → “{out}”（p = {p:.2f}；JSD {jsd:.2f}，TVD {tvd:.3f}）",
+    ),
+    "xai.swap.row.adversarial": (
+        "adversarial α̃ → “{out}” (p = {p:.2f}; JSD {jsd:.2f}, TVD {tvd:.3f})",
+        "对抗 α̃ → “{out}”（p = {p:.2f}；JSD {jsd:.2f}，TVD {tvd:.3f}）",
+    ),
+    "xai.swap.caption": (
+        "Over {n} random permutations of this step's weights the output distribution moved by a "
+        "median total variation (TVD) of {tvd:.3f}, the weights by a median Jensen–Shannon "
+        "divergence (JSD, in nats, at most ln 2 ≈ 0.69) of {jsd:.2f}; the top token stayed the same "
+        "in {same:.0%} of them. The adversary (Adam on the weights) looked for the largest JSD that "
+        "keeps the output's TVD ≤ {eps}. Very different weights with the same output: these weights "
+        "alone do not explain the output.",
+        "对该步权重做 {n} 次随机置换，输出分布的总变差距离（TVD）中位数为 {tvd:.3f}，权重的 Jensen–Shannon "
+        "散度（JSD，单位奈特，最大 ln 2 ≈ 0.69）中位数为 {jsd:.2f}；其中 {same:.0%} 的置换下首选词元不变。"
+        "对抗搜索（对权重用 Adam）寻找在输出 TVD ≤ {eps} 条件下最大的 JSD。权重截然不同而输出相同："
+        "仅凭这些权重不能解释输出。",
+    ),
     "xai.claims": (
         "**What the papers claim.** Jain & Wallace (2019, §4.1) find attention weights often uncorrelated with "
         "gradient and leave-one-out importance, and (§4.2) that very different attention can give the same output. "
@@ -140,6 +191,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Abnar & Zuidema（2020，§3）加入残差连接（0.5·A + 0.5·I），并用 rollout（矩阵连乘）或 flow（分层图上的最大流）"
         "组合各层，它们与消融结果的相关性优于原始注意力。Kobayashi 等（2020，§3–4）指出仅看权重忽略了变换后向量 ‖f(x)‖ 的大小，"
         "因此采用 ‖α f(x)‖。Sundararajan 等（2017，§3）要求归因之和等于 F(x) − F(基线)（完备性），上面已检验。"
-        "表格在本输入上把每种方法与遮挡对比；`python -m bench.explanations` 在每个模型的 50 个输入上度量。"),
+        "表格在本输入上把每种方法与遮挡对比；`python -m bench.explanations` 在每个模型的 50 个输入上度量。",
+    ),
 }
 SAME: frozenset[str] = frozenset({"xai.col.aopc"})

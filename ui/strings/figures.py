@@ -1,5 +1,6 @@
 """The words drawn inside figures (viz_core.texts): id ``fig.<id>`` → (English, 中文). The English is
 viz_core's own (one source); ui.i18n.figure_texts passes the current language's words to builders."""
+
 from __future__ import annotations
 
 from viz_core.texts import TEXTS
@@ -169,7 +170,7 @@ _ZH: dict[str, str] = {
     "grid.hover_tokens": "查询 %{y}“%{customdata[0]}”→ 键 %{x}“%{customdata[1]}”<br>权重 %{z:.4f}<extra></extra>",
     "grid.hover": "查询 %{y} → 键 %{x}<br>权重 %{z:.4f}<extra></extra>",
     "grid.hover_binned": "查询 ≈ %{{y:.1f}}（每格 {rf} 个）→ 键 ≈ %{{x:.1f}}（每格 {cf} 个）<br>{label} "
-                         "%{{z:.4f}}<extra></extra>",
+    "%{{z:.4f}}<extra></extra>",
     "grid.max_weight": "最大权重",
     "grid.mean_weight": "平均总权重",
     "bert.chosen": "被选中",

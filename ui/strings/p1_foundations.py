@@ -1,10 +1,13 @@
 """Strings of page 1, Attention from scratch (pages/1_Attention_from_scratch.py, ui/foundations.py):
 id → (English, 中文). Templates with fields double their LaTeX braces."""
+
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p1.intro": ("A **query** scores every **key**; a softmax turns the scores into weights that mix the **values**.",
-                 "一个**查询**给每个**键**打分；softmax 把分数变成权重，再用这些权重混合各个**值**。"),
+    "p1.intro": (
+        "A **query** scores every **key**; a softmax turns the scores into weights that mix the **values**.",
+        "一个**查询**给每个**键**打分；softmax 把分数变成权重，再用这些权重混合各个**值**。",
+    ),
     "p1.tab.kr": ("Kernel regression", "核回归"),
     "p1.tab.scores": ("Score functions", "评分函数"),
     "p1.tab.shl": ("Soft, hard, local", "软、硬、局部注意力"),
@@ -12,14 +15,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p1.tab.why": ("Why attention", "为什么需要注意力"),
     "p1.tab.complexity": ("Attention vs RNN vs CNN", "注意力 vs RNN vs CNN"),
     # kernel regression
-    "p1.kr.header": ("Nadaraya–Watson kernel regression: attention pooling in one dimension",
-                     "Nadaraya–Watson 核回归：一维的注意力汇聚"),
+    "p1.kr.header": (
+        "Nadaraya–Watson kernel regression: attention pooling in one dimension",
+        "Nadaraya–Watson 核回归：一维的注意力汇聚",
+    ),
     "p1.kr.n": ("Training points n", "训练点数 n"),
     "p1.kr.noise": ("Noise σ", "噪声 σ"),
     "p1.kr.h": ("Gaussian bandwidth h", "高斯核带宽 h"),
     "p1.kr.resample": ("Resample", "重新采样"),
-    "p1.kr.resample_help": ("Draw a new random training set with the same size and noise.",
-                            "以相同的大小和噪声重新随机抽取一组训练数据。"),
+    "p1.kr.resample_help": (
+        "Draw a new random training set with the same size and noise.",
+        "以相同的大小和噪声重新随机抽取一组训练数据。",
+    ),
     "p1.kr.sgd": ("Learned w", "可学习的 w"),
     "p1.kr.steps": ("SGD steps for w", "w 的 SGD 步数"),
     "p1.kr.lr": ("Learning rate", "学习率"),
@@ -35,15 +42,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p1.kr.x_key": ("training input xᵢ (key)", "训练输入 xᵢ（键）"),
     "p1.kr.y_query": ("test input x (query)", "测试输入 x（查询）"),
     "p1.kr.test_error": ("Test error: {name}", "测试误差：{name}"),
-    "p1.kr.test_error_help": ("Mean squared error against the noise-free f on the test grid.",
-                              "在测试网格上相对无噪声 f 的均方误差。"),
+    "p1.kr.test_error_help": (
+        "Mean squared error against the noise-free f on the test grid.",
+        "在测试网格上相对无噪声 f 的均方误差。",
+    ),
     "p1.kr.fig_loss": ("Training the width w", "训练宽度 w"),
     "p1.kr.setup": (
         "Predict $y$ at a new input $x$ by averaging the training targets $y_i$, weighting each "
         "by how close its input $x_i$ is to $x$. The test input is the **query**, the training "
         "inputs are the **keys**, the training targets are the **values**.",
         "在新输入 $x$ 处预测 $y$：对训练目标 $y_i$ 取加权平均，每个的权重取决于它的输入 $x_i$ 离 $x$ 有多近。"
-        "测试输入是**查询**，训练输入是**键**，训练目标是**值**。"),
+        "测试输入是**查询**，训练输入是**键**，训练目标是**值**。",
+    ),
     "p1.kr.explain": (
         "* **Average pooling**: $\\alpha = 1/n$ for every query, so the prediction is a flat line "
         "at the mean of the $y_i$: it ignores the query.\n"
@@ -58,12 +68,15 @@ STRINGS: dict[str, tuple[str, str]] = {
         "* **高斯核**：$w = 1/h$。附近的训练点获得大部分权重；带宽 $h$ 小则追随噪声，大则过度平滑。\n"
         "* **带参数**：$w$ 通过 {steps} 步梯度下降最小化平方误差学得，每个训练点都由*其他*点来预测"
         "（否则 $w \\to \\infty$，每个点只会查到它自己）。学得 $w$ = **{w:.2f}**，即 $h = 1/w$ = {h:.2f}。"
-        "$w$ 越大，热图中的权重带越窄，曲线越不平滑。"),
+        "$w$ 越大，热图中的权重带越窄，曲线越不平滑。",
+    ),
     # score functions
     "p1.sf.header": ("Score functions side by side", "评分函数对比"),
-    "p1.sf.intro": ("One query $q$ and a few keys $k_i$ in the plane. Type their coordinates; every "
-                    "score and weight below follows at once.",
-                    "平面上的一个查询 $q$ 和几个键 $k_i$。输入它们的坐标，下面的每个分数和权重都会立即更新。"),
+    "p1.sf.intro": (
+        "One query $q$ and a few keys $k_i$ in the plane. Type their coordinates; every "
+        "score and weight below follows at once.",
+        "平面上的一个查询 $q$ 和几个键 $k_i$。输入它们的坐标，下面的每个分数和权重都会立即更新。",
+    ),
     "p1.sf.n_keys": ("Number of keys", "键的个数"),
     "p1.sf.fig_plane": ("Query and keys", "查询与键"),
     "p1.sf.fig_bars": ("Weights α = softmax(e)", "权重 α = softmax(e)"),
@@ -73,14 +86,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "points elsewhere; **cosine** compares directions only. **General** and **additive** have "
         "learned parameters (here fixed random numbers), so they can prefer other directions.",
         "点积随向量长度增大，所以一个很长的键即使指向别处也会胜出；**余弦**只比较方向。**general** 和**加性**"
-        "评分函数有可学习的参数（此处为固定的随机数），因此可以偏好其他方向。"),
+        "评分函数有可学习的参数（此处为固定的随机数），因此可以偏好其他方向。",
+    ),
     "p1.sf.name.dot": ("dot", "点积"),
     "p1.sf.name.scaled": ("scaled dot", "缩放点积"),
     "p1.sf.name.general": ("general", "general（双线性）"),
     "p1.sf.name.additive": ("additive", "加性"),
     "p1.sf.name.cosine": ("cosine", "余弦"),
-    "p1.sat.header": ("Why divide by √d? Unscaled dot products saturate the softmax",
-                      "为什么要除以 √d？未缩放的点积会让 softmax 饱和"),
+    "p1.sat.header": (
+        "Why divide by √d? Unscaled dot products saturate the softmax",
+        "为什么要除以 √d？未缩放的点积会让 softmax 饱和",
+    ),
     "p1.sat.d": ("Dimension d of queries and keys", "查询和键的维度 d"),
     "p1.sat.spinner": ("Drawing random queries and keys …", "正在抽取随机的查询和键 …"),
     "p1.sat.explain": (
@@ -98,7 +114,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "（缩放后：{top_scaled:.0%}）。softmax 的梯度 "
         "$\\partial\\alpha/\\partial e = \\operatorname{{diag}}(\\alpha) - \\alpha\\alpha^\\top$ 随之变小"
         "（大小 {grad:.3f}，缩放后 {grad_scaled:.3f}）：分数不再学习。除以 $\\sqrt d$ 可使任意 $d$ 下方差都保持为 1。"
-        "结果为 {n_keys} 个键的 300 次随机抽取的平均。"),
+        "结果为 {n_keys} 个键的 300 次随机抽取的平均。",
+    ),
     # soft, hard, local
     "p1.shl.header": ("Soft, hard and local attention on one example", "同一个例子上的软、硬和局部注意力"),
     "p1.shl.focus": ("The query resembles", "查询与哪个词相似"),
@@ -126,10 +143,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{n} 个词中只有 {scored} 个被打分。**Local-m** 假设单调对齐 $p_t = t$，在窗口内取 softmax："
         "权重之和为 {sum_m:.2f}。**Local-p** 预测 $p_t = S\\cdot\\sigma(v_p^\\top \\tanh(W_p h_t))$，"
         "并把 softmax 乘以以 $p_t$ 为中心、$\\sigma = D/2$ 的高斯：权重之和为 {sum_p:.2f}，不是 1。"
-        "这里两者都使用滑块给出的 $p_t$。"),
+        "这里两者都使用滑块给出的 $p_t$。",
+    ),
     # sandbox
-    "p1.sb.header": ("Q/K/V sandbox: every step of softmax(QKᵀ/√d + mask)·V",
-                     "查询/键/值（Q/K/V）沙盒：softmax(QKᵀ/√d + 掩码)·V 的每一步"),
+    "p1.sb.header": (
+        "Q/K/V sandbox: every step of softmax(QKᵀ/√d + mask)·V",
+        "查询/键/值（Q/K/V）沙盒：softmax(QKᵀ/√d + 掩码)·V 的每一步",
+    ),
     "p1.sb.q": ("Q (queries)", "Q（查询）"),
     "p1.sb.k": ("K (keys)", "K（键）"),
     "p1.sb.v": ("V (values)", "V（值）"),
@@ -144,14 +164,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "−{limit:g} and {limit:g}. Q and K need the same number of "
         "columns; K and V the same number of rows.",
         "每行一行矩阵，数字用空格或逗号分隔；最多 {rows} 行 × {cols} 列，每个数在 −{limit:g} 到 {limit:g} 之间。"
-        "Q 和 K 的列数必须相同；K 和 V 的行数必须相同。"),
+        "Q 和 K 的列数必须相同；K 和 V 的行数必须相同。",
+    ),
     "p1.sb.latex_if": (r"\text{if query } i \text{ may see key } j", r"\text{若查询 } i \text{ 可以看到键 } j"),
     "p1.sb.latex_else": (r"\text{otherwise}", r"\text{否则}"),
-    "p1.sb.explain": ("Each output row is a weighted average of the rows of V, with the weights of the "
-                      "same row of step 4. A masked key gets $e^{-\\infty} = 0$ weight, so it cannot "
-                      "leak into the output.",
-                      "每个输出行都是 V 各行的加权平均，权重取自第 4 步中的同一行。被掩码的键得到 "
-                      "$e^{-\\infty} = 0$ 的权重，因此不会泄漏到输出中。"),
+    "p1.sb.explain": (
+        "Each output row is a weighted average of the rows of V, with the weights of the "
+        "same row of step 4. A masked key gets $e^{-\\infty} = 0$ weight, so it cannot "
+        "leak into the output.",
+        "每个输出行都是 V 各行的加权平均，权重取自第 4 步中的同一行。被掩码的键得到 "
+        "$e^{-\\infty} = 0$ 的权重，因此不会泄漏到输出中。",
+    ),
     # why attention
     "p1.why.header": ("Why attention: the fixed-size bottleneck", "为什么需要注意力：固定长度的瓶颈"),
     "p1.why.explain": (
@@ -166,17 +189,21 @@ STRINGS: dict[str, tuple[str, str]] = {
         "无论十个词还是五十个词，都要塞进同样几百个数里，所以长句会丢失细节：人名漏掉，从句被遗忘，"
         "质量随句长下降。\n\n"
         "有了注意力，解码器保留编码器的**全部**状态 $h_1, \\dots, h_T$，并在每个输出步 $t$ 从当前需要的状态"
-        "构造新的上下文向量。记忆随句子增长，而不是被压缩进一个向量。"),
+        "构造新的上下文向量。记忆随句子增长，而不是被压缩进一个向量。",
+    ),
     "p1.why.latex_without": (r"\text{without: }", r"\text{无注意力：}"),
     "p1.why.latex_with": (r"\text{with: }", r"\text{有注意力：}"),
-    "p1.why.caption": ("Translation quality against source length for the shipped seq2seq models, "
-                       "with and without attention.",
-                       "随附的序列到序列模型（有注意力和无注意力）的翻译质量随源句长度的变化。"),
-    "p1.why.missing": ("The quality-against-sentence-length chart of the seq2seq models (with and "
-                       "without attention) appears here once the shipped seq2seq checkpoints are "
-                       "evaluated: run `python -m models.evaluate --write`.",
-                       "序列到序列模型（有注意力和无注意力）的“质量–句长”图会在随附检查点评估后显示在这里："
-                       "运行 `python -m models.evaluate --write`。"),
+    "p1.why.caption": (
+        "Translation quality against source length for the shipped seq2seq models, with and without attention.",
+        "随附的序列到序列模型（有注意力和无注意力）的翻译质量随源句长度的变化。",
+    ),
+    "p1.why.missing": (
+        "The quality-against-sentence-length chart of the seq2seq models (with and "
+        "without attention) appears here once the shipped seq2seq checkpoints are "
+        "evaluated: run `python -m models.evaluate --write`.",
+        "序列到序列模型（有注意力和无注意力）的“质量–句长”图会在随附检查点评估后显示在这里："
+        "运行 `python -m models.evaluate --write`。",
+    ),
     "p1.why.unreadable": (" (The results could not be read: {problem}.)", "（无法读取结果：{problem}。）"),
     "p1.why.try": ("Try it: Seq2seq attention", "试一试：序列到序列注意力"),
     "p1.why.try_text": ("Try it on the **Seq2seq attention** page.", "在**序列到序列注意力**页面上试一试。"),
@@ -189,24 +216,33 @@ STRINGS: dict[str, tuple[str, str]] = {
         "other, and information from word 1 reaches word $n$ only through $n$ steps.",
         "$n$ 是序列长度，$d$ 是宽度，$k$ 是卷积核大小。自注意力比较每一对位置（$n^2$ 对），但一次全部完成："
         "没有哪一步需要等待另一步，任意两个词之间只隔一步。循环层需要一个接一个的 $n$ 步，"
-        "第 1 个词的信息要经过 $n$ 步才能到达第 $n$ 个词。"),
+        "第 1 个词的信息要经过 $n$ 步才能到达第 $n$ 个词。",
+    ),
     "p1.cx.width": ("Width d", "宽度 d"),
     "p1.cx.longest": ("Longest sequence", "最长序列"),
     "p1.cx.repeats": ("Repeats", "重复次数"),
     "p1.cx.measure": ("Measure", "测量"),
-    "p1.cx.measure_help": ("Time one forward pass of each layer at every length on this device.",
-                           "在本设备上，对每种长度测量每种层一次前向计算的时间。"),
-    "p1.cx.press": ("Press **Measure** to time one forward pass of each layer on {device} "
-                    "(batch 1, lengths 16 … the longest). It takes a few seconds.",
-                    "按**测量**，在 {device} 上测量每种层一次前向计算的时间（批大小 1，长度 16 … 最长）。需要几秒钟。"),
+    "p1.cx.measure_help": (
+        "Time one forward pass of each layer at every length on this device.",
+        "在本设备上，对每种长度测量每种层一次前向计算的时间。",
+    ),
+    "p1.cx.press": (
+        "Press **Measure** to time one forward pass of each layer on {device} "
+        "(batch 1, lengths 16 … the longest). It takes a few seconds.",
+        "按**测量**，在 {device} 上测量每种层一次前向计算的时间（批大小 1，长度 16 … 最长）。需要几秒钟。",
+    ),
     "p1.cx.spinner": ("Timing forward passes …", "正在计时前向计算 …"),
-    "p1.cx.fig": ("Forward time on {device} ({threads} thread(s)), d = {d}", "{device} 上的前向时间（{threads} 个线程），d = {d}"),
+    "p1.cx.fig": (
+        "Forward time on {device} ({threads} thread(s)), d = {d}",
+        "{device} 上的前向时间（{threads} 个线程），d = {d}",
+    ),
     "p1.cx.growth": (
         "Growth over the longest three lengths, time ∝ $n^p$: {slopes}. Self-attention's $n^2$ term takes over at "
         "long lengths; at short lengths fixed overheads dominate every layer. The GRU's time is spent in $n$ "
         "sequential steps, which a GPU cannot run in parallel.",
         "在最长的三个长度上的增长，时间 ∝ $n^p$：{slopes}。长序列时自注意力的 $n^2$ 项占主导；短序列时每种层都由"
-        "固定开销主导。GRU 的时间花在 $n$ 个顺序步骤上，GPU 无法并行执行它们。"),
+        "固定开销主导。GRU 的时间花在 $n$ 个顺序步骤上，GPU 无法并行执行它们。",
+    ),
 }
 
 SAME: frozenset[str] = frozenset()

@@ -1,13 +1,17 @@
 """Strings of page 4, Transformer translation (pages/4_Transformer_translation.py): id → (English, 中文)."""
+
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p4.intro": ("Self-attention in the encoder, masked self-attention and cross-attention in the decoder: every layer, "
-                 "every head.",
-                 "编码器中的自注意力，解码器中带掩码的自注意力和交叉注意力：每一层、每一个头。"),
-    "p4.no_model": ("No Transformer checkpoints found in checkpoints/. Train one: "
-                    "`python -m models.train --preset tf-en-fr`.",
-                    "checkpoints/ 中没有找到 Transformer 检查点。请先训练一个：`python -m models.train --preset tf-en-fr`。"),
+    "p4.intro": (
+        "Self-attention in the encoder, masked self-attention and cross-attention in the decoder: every layer, "
+        "every head.",
+        "编码器中的自注意力，解码器中带掩码的自注意力和交叉注意力：每一层、每一个头。",
+    ),
+    "p4.no_model": (
+        "No Transformer checkpoints found in checkpoints/. Train one: `python -m models.train --preset tf-en-fr`.",
+        "checkpoints/ 中没有找到 Transformer 检查点。请先训练一个：`python -m models.train --preset tf-en-fr`。",
+    ),
     "p4.url.model": ("model", "模型"),
     "p4.url.text": ("text", "文本"),
     "p4.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
@@ -21,21 +25,31 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.example": ("Pick an example", "选择示例"),
     "p4.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
     "p4.example_placeholder_real": ("Test sentences, never trained on …", "测试集句子（从未用于训练）…"),
-    "p4.scores.line": ("**Test scores of {model}:** BLEU {bleu}, chrF {chrf} on {n_test} sentences never trained on "
-                       "({test}).",
-                       "**{model} 的测试分数：** 在 {n_test} 个从未用于训练的句子上（{test}）BLEU {bleu}，chrF {chrf}。"),
-    "p4.scores.page": ("These are this page's own figures: each test sentence typed as text and read as this page "
-                       "reads it (Chinese re-segmented against the model's vocabulary, unknown words split into "
-                       "characters). Fed the corpus's own segmentation, it scores BLEU {bleu}, chrF {chrf}.",
-                       "以上是本页自己的分数：把每个测试句子当作输入文本，按本页的方式读入（中文按模型词表重新分词，"
-                       "未知词拆成单字）。若改用语料自带的分词，得分为 BLEU {bleu}，chrF {chrf}。"),
-    "p4.scores.grammar_line": ("Beside it, the grammar Transformer ({model}): BLEU {bleu}, chrF {chrf} on {n_test} test "
-                               "sentences of its own small made-up grammar — an easier task than real sentences.",
-                               "作为对照，文法 Transformer（{model}）：在其自带小型人造文法的 {n_test} 个测试句子上 BLEU {bleu}，"
-                               "chrF {chrf} — 比真实句子容易得多。"),
-    "p4.scores.none": ("No test scores for this model: `python -m models.evaluate --write` scores the shipped ones.",
-                       "此模型没有测试分数：`python -m models.evaluate --write` 只为随附的模型打分。"),
-    "p4.scores.expander": ("Test scores of every translation model (BLEU, chrF)", "所有翻译模型的测试分数（BLEU、chrF）"),
+    "p4.scores.line": (
+        "**Test scores of {model}:** BLEU {bleu}, chrF {chrf} on {n_test} sentences never trained on ({test}).",
+        "**{model} 的测试分数：** 在 {n_test} 个从未用于训练的句子上（{test}）BLEU {bleu}，chrF {chrf}。",
+    ),
+    "p4.scores.page": (
+        "These are this page's own figures: each test sentence typed as text and read as this page "
+        "reads it (Chinese re-segmented against the model's vocabulary, unknown words split into "
+        "characters). Fed the corpus's own segmentation, it scores BLEU {bleu}, chrF {chrf}.",
+        "以上是本页自己的分数：把每个测试句子当作输入文本，按本页的方式读入（中文按模型词表重新分词，"
+        "未知词拆成单字）。若改用语料自带的分词，得分为 BLEU {bleu}，chrF {chrf}。",
+    ),
+    "p4.scores.grammar_line": (
+        "Beside it, the grammar Transformer ({model}): BLEU {bleu}, chrF {chrf} on {n_test} test "
+        "sentences of its own small made-up grammar — an easier task than real sentences.",
+        "作为对照，文法 Transformer（{model}）：在其自带小型人造文法的 {n_test} 个测试句子上 BLEU {bleu}，"
+        "chrF {chrf} — 比真实句子容易得多。",
+    ),
+    "p4.scores.none": (
+        "No test scores for this model: `python -m models.evaluate --write` scores the shipped ones.",
+        "此模型没有测试分数：`python -m models.evaluate --write` 只为随附的模型打分。",
+    ),
+    "p4.scores.expander": (
+        "Test scores of every translation model (BLEU, chrF)",
+        "所有翻译模型的测试分数（BLEU、chrF）",
+    ),
     "p4.scores.col.test": ("test set", "测试集"),
     "p4.scores.col.n": ("sentences", "句子数"),
     "p4.scores.grammar": ("the embedded grammar, test split", "内置文法的测试集"),
@@ -51,18 +65,24 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.url.kind": ("attention", "注意力"),
     "p4.kind": ("Attention", "注意力"),
     "p4.fig.grid": ("All layers × heads — click one to enlarge", "所有层 × 头 — 点击一个可放大"),
-    "p4.grid_caption": ("Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. The image "
-                        "is rendered on the server: no weights are sent as JSON.",
-                        "每个缩略图是一个头（行：查询，列：键），白 = 0，深蓝 = 1。图像在服务器上渲染：不会把权重以 JSON 发送。"),
+    "p4.grid_caption": (
+        "Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. The image "
+        "is rendered on the server: no weights are sent as JSON.",
+        "每个缩略图是一个头（行：查询，列：键），白 = 0，深蓝 = 1。图像在服务器上渲染：不会把权重以 JSON 发送。",
+    ),
     "p4.fig.head": ("{what}: {head}", "{what}：{head}"),
     "p4.x.source": ("key: source token", "键：源词元"),
     "p4.x.decoder": ("key: decoder input", "键：解码器输入"),
     "p4.y.source": ("query: source token", "查询：源词元"),
     "p4.y.decoder": ("query: decoder step", "查询：解码器的步"),
-    "p4.lookahead": ("Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).",
-                     "灰色格子：前瞻掩码（softmax 之前为 −∞，权重恰为 0）。"),
-    "p4.step": ("**Step {step} of {n}** — the decoder reads the tokens up to “{token}” and emits:",
-                "**第 {step} 步，共 {n} 步** — 解码器读入直到“{token}”的词元，并输出："),
+    "p4.lookahead": (
+        "Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).",
+        "灰色格子：前瞻掩码（softmax 之前为 −∞，权重恰为 0）。",
+    ),
+    "p4.step": (
+        "**Step {step} of {n}** — the decoder reads the tokens up to “{token}” and emits:",
+        "**第 {step} 步，共 {n} 步** — 解码器读入直到“{token}”的词元，并输出：",
+    ),
     "p4.fig.cross": ("Cross-attention at step {step}, {head}", "第 {step} 步的交叉注意力，{head}"),
     "p4.fig.topk": ("Top-{k} next tokens at step {step}", "第 {step} 步概率最高的 {k} 个下一个词元"),
     "p4.export.title": ("Transformer translation: {model}", "Transformer 翻译：{model}"),
@@ -70,71 +90,90 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.export.cross": ("Step {step} cross-attention", "第 {step} 步交叉注意力"),
     "p4.export.topk": ("Step {step} top-k", "第 {step} 步 top-k"),
     "p4.beam_header": ("Beam search", "束搜索"),
-    "p4.fig.beam": ("Beam of width {width}: hypotheses kept up to step {step}", "束宽 {width}：截至第 {step} 步保留的假设"),
-    "p4.beam_caption": ("Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {alpha:g} (Wu et al. "
-                        "2016) — the same rule as the seq2seq page.",
-                        "已完成的输出按 Σ log p / ((5 + |y|) / 6)^α 排序，α = {alpha:g}（Wu et al. 2016）— 与序列到序列页相同的规则。"),
+    "p4.fig.beam": (
+        "Beam of width {width}: hypotheses kept up to step {step}",
+        "束宽 {width}：截至第 {step} 步保留的假设",
+    ),
+    "p4.beam_caption": (
+        "Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {alpha:g} (Wu et al. "
+        "2016) — the same rule as the seq2seq page.",
+        "已完成的输出按 Σ log p / ((5 + |y|) / 6)^α 排序，α = {alpha:g}（Wu et al. 2016）— 与序列到序列页相同的规则。",
+    ),
     "p4.src": ("The tokens as the encoder reads them", "编码器读到的词元"),
     "p4.src_unknown": (" — {n} not in its vocabulary (⚠), read as <unk>", " — 其中 {n} 个不在词表中（⚠），读作 <unk>"),
     # ui/transformer.py
     "p4.cmp.header": ("RNN attention against Transformer cross-attention", "RNN 注意力与 Transformer 交叉注意力的对比"),
-    "p4.cmp.caption": ("Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
-                       "cross-attention, {head} (change it above). Rows: output steps.",
-                       "同一个句子。左：序列到序列模型每一步唯一的注意力 α。右：Transformer 的交叉注意力，{head}"
-                       "（可在上方更改）。行：输出步。"),
-    "p4.cmp.none": ("No attention: the encoder's final state is the decoder's only view of the source.",
-                    "无注意力：编码器的最终状态是解码器看到源句的唯一途径。"),
+    "p4.cmp.caption": (
+        "Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
+        "cross-attention, {head} (change it above). Rows: output steps.",
+        "同一个句子。左：序列到序列模型每一步唯一的注意力 α。右：Transformer 的交叉注意力，{head}"
+        "（可在上方更改）。行：输出步。",
+    ),
+    "p4.cmp.none": (
+        "No attention: the encoder's final state is the decoder's only view of the source.",
+        "无注意力：编码器的最终状态是解码器看到源句的唯一途径。",
+    ),
     "p4.cmp.rnn": ("RNN attention α", "RNN 注意力 α"),
     "p4.cmp.tf": ("Transformer cross-attention", "Transformer 交叉注意力"),
     "p4.masks.header": ("The masks", "掩码"),
-    "p4.masks.explain": ("Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
-                         "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
-                         "0 where attending is allowed and −∞ where it is not, before the softmax.",
-                         "句子成批处理：较短的句子用 `<pad>` 填充，任何查询都不能关注它（**填充掩码**）。解码器不能看到"
-                         "未来（**前瞻掩码**）。掩码在 softmax 之前*加上*一个值：允许关注处加 0，不允许处加 −∞。"),
+    "p4.masks.explain": (
+        "Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
+        "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
+        "0 where attending is allowed and −∞ where it is not, before the softmax.",
+        "句子成批处理：较短的句子用 `<pad>` 填充，任何查询都不能关注它（**填充掩码**）。解码器不能看到"
+        "未来（**前瞻掩码**）。掩码在 softmax 之前*加上*一个值：允许关注处加 0，不允许处加 −∞。",
+    ),
     "p4.masks.pad": ("Padding mask: {n} pad tokens added", "填充掩码：加了 {n} 个填充词元"),
     "p4.masks.key": ("key", "键"),
     "p4.masks.query": ("query", "查询"),
     "p4.masks.causal": ("Look-ahead mask of the decoder", "解码器的前瞻掩码"),
     "p4.explain.header": ("How the Transformer attends", "Transformer 如何分配注意力"),
-    "p4.explain.multihead": ("Every attention sub-layer computes, for each head *i*, "
-                             "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
-                             "\\, V W_i^V$ and concatenates the heads: $\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; "
-                             "…; \\mathrm{head}_h]\\, W^O$.",
-                             "每个注意力子层对每个头 *i* 计算 "
-                             "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
-                             "\\, V W_i^V$，再把各头拼接起来：$\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; …; "
-                             "\\mathrm{head}_h]\\, W^O$。"),
-    "p4.explain.kinds": ("- **Encoder self-attention**: every source token attends to every source token; the *padding "
-                         "mask* blocks the `<pad>` positions a batch adds.\n"
-                         "- **Decoder self-attention**: each target position attends to itself and earlier positions "
-                         "only; the *look-ahead mask* puts −∞ above the diagonal, so the softmax gives the future "
-                         "exactly 0.\n"
-                         "- **Cross-attention**: queries come from the decoder, keys and values from the encoder's "
-                         "output — the Transformer's counterpart of the RNN attention α of the seq2seq page, once per "
-                         "layer and head.",
-                         "- **编码器自注意力**：每个源词元关注每个源词元；*填充掩码*遮住批处理时加入的 `<pad>` 位置。\n"
-                         "- **解码器自注意力**：每个目标位置只关注它自己和更早的位置；*前瞻掩码*在对角线以上放 −∞，"
-                         "所以 softmax 给未来的权重恰为 0。\n"
-                         "- **交叉注意力**：查询来自解码器，键和值来自编码器的输出 — 这是 Transformer 中与序列到序列页"
-                         "的 RNN 注意力 α 相对应的部分，每层每个头各一个。"),
+    "p4.explain.multihead": (
+        "Every attention sub-layer computes, for each head *i*, "
+        "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
+        "\\, V W_i^V$ and concatenates the heads: $\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; "
+        "…; \\mathrm{head}_h]\\, W^O$.",
+        "每个注意力子层对每个头 *i* 计算 "
+        "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
+        "\\, V W_i^V$，再把各头拼接起来：$\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; …; "
+        "\\mathrm{head}_h]\\, W^O$。",
+    ),
+    "p4.explain.kinds": (
+        "- **Encoder self-attention**: every source token attends to every source token; the *padding "
+        "mask* blocks the `<pad>` positions a batch adds.\n"
+        "- **Decoder self-attention**: each target position attends to itself and earlier positions "
+        "only; the *look-ahead mask* puts −∞ above the diagonal, so the softmax gives the future "
+        "exactly 0.\n"
+        "- **Cross-attention**: queries come from the decoder, keys and values from the encoder's "
+        "output — the Transformer's counterpart of the RNN attention α of the seq2seq page, once per "
+        "layer and head.",
+        "- **编码器自注意力**：每个源词元关注每个源词元；*填充掩码*遮住批处理时加入的 `<pad>` 位置。\n"
+        "- **解码器自注意力**：每个目标位置只关注它自己和更早的位置；*前瞻掩码*在对角线以上放 −∞，"
+        "所以 softmax 给未来的权重恰为 0。\n"
+        "- **交叉注意力**：查询来自解码器，键和值来自编码器的输出 — 这是 Transformer 中与序列到序列页"
+        "的 RNN 注意力 α 相对应的部分，每层每个头各一个。",
+    ),
     # Label smoothing ε = 0 against ε = 0.1 (ui.transformer.label_smoothing_view)
     "p4.ls.header": ("Label smoothing: ε = 0 against ε = 0.1", "标签平滑：ε = 0 与 ε = 0.1 对比"),
-    "p4.ls.intro": ("The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
-                    "over the rest of the vocabulary (§5.4): it “hurts perplexity, as the model learns to be more "
-                    "unsure, but improves accuracy and BLEU”. Two small Transformers trained on the same 20,000 "
-                    "grammar pairs, all else equal, with ε = 0 and ε = 0.1. Calibration: when the model gives its "
-                    "top word probability p, is that word right about p of the time? The expected calibration error "
-                    "(ECE) is the average gap, over 10 bins of confidence, weighted by how many predictions fall in "
-                    "each.",
-                    "Transformer 训练时的目标在参考词上放 1 − ε，把 ε 分摊到词表的其余部分（§5.4）：它“损害困惑度，"
-                    "因为模型学会更不确定，但提高准确率和 BLEU”。两个小型 Transformer 在同样的 20,000 个语法句对上"
-                    "训练，其他一切相同，ε = 0 和 ε = 0.1。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的"
-                    "时候是对的吗？期望标定误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。"),
-    "p4.ls.none": ("The label-smoothing pair is not shipped. Train it: `python -m models.train --preset tf-en-fr-ls0` "
-                   "and `--preset tf-en-fr-ls10`, then `python -m models.evaluate --write`.",
-                   "没有随附标签平滑对比模型。训练它们：`python -m models.train --preset tf-en-fr-ls0` 和 "
-                   "`--preset tf-en-fr-ls10`，然后运行 `python -m models.evaluate --write`。"),
+    "p4.ls.intro": (
+        "The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
+        "over the rest of the vocabulary (§5.4): it “hurts perplexity, as the model learns to be more "
+        "unsure, but improves accuracy and BLEU”. Two small Transformers trained on the same 20,000 "
+        "grammar pairs, all else equal, with ε = 0 and ε = 0.1. Calibration: when the model gives its "
+        "top word probability p, is that word right about p of the time? The expected calibration error "
+        "(ECE) is the average gap, over 10 bins of confidence, weighted by how many predictions fall in "
+        "each.",
+        "Transformer 训练时的目标在参考词上放 1 − ε，把 ε 分摊到词表的其余部分（§5.4）：它“损害困惑度，"
+        "因为模型学会更不确定，但提高准确率和 BLEU”。两个小型 Transformer 在同样的 20,000 个语法句对上"
+        "训练，其他一切相同，ε = 0 和 ε = 0.1。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的"
+        "时候是对的吗？期望标定误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。",
+    ),
+    "p4.ls.none": (
+        "The label-smoothing pair is not shipped. Train it: `python -m models.train --preset tf-en-fr-ls0` "
+        "and `--preset tf-en-fr-ls10`, then `python -m models.evaluate --write`.",
+        "没有随附标签平滑对比模型。训练它们：`python -m models.train --preset tf-en-fr-ls0` 和 "
+        "`--preset tf-en-fr-ls10`，然后运行 `python -m models.evaluate --write`。",
+    ),
     "p4.ls.col.model": ("model", "模型"),
     "p4.ls.col.bleu": ("test BLEU", "测试集 BLEU"),
     "p4.ls.col.ppl": ("perplexity", "困惑度"),
@@ -145,31 +184,41 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p4.ls.fig.x": ("confidence (top word probability)", "置信度（最高词概率）"),
     "p4.ls.fig.y": ("accuracy", "准确率"),
     "p4.ls.fig.ideal": ("perfectly calibrated", "完全标定"),
-    "p4.ls.caption": ("Teacher-forced next-word predictions on the grammar corpus's test split ({n} words, the end "
-                      "token included); points are the 10 bins, larger where more predictions fall. Perplexity is "
-                      "that of the reference words; BLEU is greedy decoding. From `python -m models.evaluate "
-                      "--write`.",
-                      "语法语料测试集上教师强制的下一个词预测（{n} 个词，包括结束词元）；点是 10 个区间，落入的预测越多"
-                      "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码。来自 `python -m models.evaluate --write`。"),
-    "p4.ls.verdict.lower": ("Here label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). Mean "
-                            "confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} "
-                            "with it.",
-                            "在这里，标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对准确率："
-                            "没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。"),
-    "p4.ls.verdict.higher": ("Here label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
-                             "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is "
-                             "below its accuracy {acc0:.3f}, and its points lie above the diagonal (a small model, "
-                             "trained briefly with dropout) — and label smoothing, which trains towards 1 − ε on the "
-                             "right word, lowers the confidence further ({c1:.3f} against an accuracy of {acc1:.3f}). "
-                             "Label smoothing corrects over-confidence; this model does not have it.",
-                             "在这里，标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。ε = 0 的模型本来"
-                             "就信心不足——平均置信度 {c0:.3f} 低于准确率 {acc0:.3f}，它的点位于对角线之上（一个小模型，"
-                             "带 dropout 短时间训练）——而标签平滑在正确词上以 1 − ε 为目标训练，使置信度进一步降低"
-                             "（{c1:.3f}，准确率 {acc1:.3f}）。标签平滑纠正的是过度自信，而这个模型并没有。"),
-    "ckpt.label.tf-en-fr-ls0": ("Transformer · en→fr, label smoothing ε = 0.0 (small)",
-                                "Transformer · 英→法，标签平滑 ε = 0.0（小型）"),
-    "ckpt.label.tf-en-fr-ls10": ("Transformer · en→fr, label smoothing ε = 0.1 (small)",
-                                 "Transformer · 英→法，标签平滑 ε = 0.1（小型）"),
+    "p4.ls.caption": (
+        "Teacher-forced next-word predictions on the grammar corpus's test split ({n} words, the end "
+        "token included); points are the 10 bins, larger where more predictions fall. Perplexity is "
+        "that of the reference words; BLEU is greedy decoding. From `python -m models.evaluate "
+        "--write`.",
+        "语法语料测试集上教师强制的下一个词预测（{n} 个词，包括结束词元）；点是 10 个区间，落入的预测越多"
+        "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码。来自 `python -m models.evaluate --write`。",
+    ),
+    "p4.ls.verdict.lower": (
+        "Here label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). Mean "
+        "confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} "
+        "with it.",
+        "在这里，标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对准确率："
+        "没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。",
+    ),
+    "p4.ls.verdict.higher": (
+        "Here label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
+        "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is "
+        "below its accuracy {acc0:.3f}, and its points lie above the diagonal (a small model, "
+        "trained briefly with dropout) — and label smoothing, which trains towards 1 − ε on the "
+        "right word, lowers the confidence further ({c1:.3f} against an accuracy of {acc1:.3f}). "
+        "Label smoothing corrects over-confidence; this model does not have it.",
+        "在这里，标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。ε = 0 的模型本来"
+        "就信心不足——平均置信度 {c0:.3f} 低于准确率 {acc0:.3f}，它的点位于对角线之上（一个小模型，"
+        "带 dropout 短时间训练）——而标签平滑在正确词上以 1 − ε 为目标训练，使置信度进一步降低"
+        "（{c1:.3f}，准确率 {acc1:.3f}）。标签平滑纠正的是过度自信，而这个模型并没有。",
+    ),
+    "ckpt.label.tf-en-fr-ls0": (
+        "Transformer · en→fr, label smoothing ε = 0.0 (small)",
+        "Transformer · 英→法，标签平滑 ε = 0.0（小型）",
+    ),
+    "ckpt.label.tf-en-fr-ls10": (
+        "Transformer · en→fr, label smoothing ε = 0.1 (small)",
+        "Transformer · 英→法，标签平滑 ε = 0.1（小型）",
+    ),
 }
 
 SAME: frozenset[str] = frozenset()

@@ -4,6 +4,7 @@ The English of each id is plotly.js's own text, letter for letter: it is the key
 up in a locale's dictionary (ui.plot.toolbar_dictionary), so it must not be reworded. The SVG
 button is the lab's own (viz_core.export.SVG_TITLE); the full-screen button's tooltip is plot.fullscreen.
 """
+
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -27,11 +28,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "toolbar.hover_compare": ("Compare data on hover", "悬停时比较数据"),
     "toolbar.hover_toggle": ("Toggle show closest data on hover", "切换悬停时显示最近的数据"),
     # plotly's notices while it makes an image or after a zoom
-    "toolbar.preparing": ("Preparing image - this may take a few seconds",
-                          "正在生成图片，可能需要几秒钟"),
+    "toolbar.preparing": ("Preparing image - this may take a few seconds", "正在生成图片，可能需要几秒钟"),
     "toolbar.image_done": ("Image download succeeded", "图片已下载"),
     "toolbar.image_failed": ("Sorry, there was a problem downloading your image!", "下载图片时出现问题！"),
     "toolbar.zoom_back": ("Double-click to zoom back out", "双击可恢复原来的缩放"),
-    "toolbar.legend_isolate": ("Double-click on legend to isolate one trace",
-                               "双击图例可只显示这一组数据"),
+    "toolbar.legend_isolate": ("Double-click on legend to isolate one trace", "双击图例可只显示这一组数据"),
 }

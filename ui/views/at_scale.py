@@ -2,14 +2,26 @@
 one query block of one head, beside the whole attention matrix that standard attention would hold. The
 page (pages/15_Attention_at_scale.py), its slide (:func:`slide`, one step per key block) and the export
 draw this same figure."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ui.at_scale import (BLOCKS, EXAMPLE, FIGURE_HEIGHT, LAB_MODEL, PAGE_WIDTH, TEXT_LIMIT, FlashRun, flash_run,
-                         model_choices, model_label, shape_of)
+from ui.at_scale import (
+    BLOCKS,
+    EXAMPLE,
+    FIGURE_HEIGHT,
+    LAB_MODEL,
+    PAGE_WIDTH,
+    TEXT_LIMIT,
+    FlashRun,
+    flash_run,
+    model_choices,
+    model_label,
+    shape_of,
+)
 from ui.i18n import figure_texts, t
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.at_scale import tile_figure
@@ -28,12 +40,34 @@ def tile_view(run: FlashRun, step: int, *, width: float = PAGE_WIDTH, height: in
     s = run.tiled.steps[step]
     q0 = run.query_block * run.block
     q1 = min(run.n, q0 + run.block)
-    title = t("scale.fig.title", model=model_label(run.head.model or LAB_MODEL), layer=run.head.layer + 1,
-              head=run.head.head + 1, j=step + 1, nj=n_steps(run), q0=q0 + 1, q1=q1)
-    return tile_figure(run.weights, s.p, run.head.tokens, run.block, run.query_block, step, n_steps(run),
-                       title=title, matrix_title=t("scale.fig.matrix"), tile_title=t("scale.fig.tile"),
-                       x_title=t("scale.fig.x"), y_title=t("scale.fig.y"), hover=t("scale.fig.hover"),
-                       texts=figure_texts(), width=width, height=height)
+    title = t(
+        "scale.fig.title",
+        model=model_label(run.head.model or LAB_MODEL),
+        layer=run.head.layer + 1,
+        head=run.head.head + 1,
+        j=step + 1,
+        nj=n_steps(run),
+        q0=q0 + 1,
+        q1=q1,
+    )
+    return tile_figure(
+        run.weights,
+        s.p,
+        run.head.tokens,
+        run.block,
+        run.query_block,
+        step,
+        n_steps(run),
+        title=title,
+        matrix_title=t("scale.fig.matrix"),
+        tile_title=t("scale.fig.tile"),
+        x_title=t("scale.fig.x"),
+        y_title=t("scale.fig.y"),
+        hover=t("scale.fig.hover"),
+        texts=figure_texts(),
+        width=width,
+        height=height,
+    )
 
 
 def step_caption(run: FlashRun, step: int) -> str:

@@ -3,6 +3,7 @@ the page reads its link (:class:`SlideParams`), a prepared view (:class:`SlideVi
 ``draw(t)``), and the slide's way of drawing a page's figure (:func:`show_figure`: the same figure,
 larger, across the screen). Each family's views (ui.views.seq2seq, …) build their figures with the
 same functions their page calls."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -59,8 +60,7 @@ class SlideParams:
         """Note a refused value; ``what`` is the string id of what it sets (the page's own URL notice's)."""
         self.notes.append(tr("slide.refused", what=tr(what), raw=quoted(raw), instead=instead or tr("slide.default")))
 
-    def option(self, key: str, options: Iterable[T], default: T, what: str,
-               format_func: Callable[[T], Any] = str) -> T:
+    def option(self, key: str, options: Iterable[T], default: T, what: str, format_func: Callable[[T], Any] = str) -> T:
         """The option whose value (:func:`ui.state.link_text`) the slide holds; for a slide saved
         before links held values, the option whose label it holds, in either language."""
         raw = self.raw(key)
@@ -134,8 +134,10 @@ class SlideParams:
     def layer_head(self, key: str, n_layers: int, n_heads: int, average: bool = True) -> tuple[int, int]:
         """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3")."""
         heads = list(range(n_heads)) + ([AVERAGE] if average else [])
-        return (self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", layer_option_label),
-                self.option(f"{key}_head", heads, 0, "grid.head_what", head_option_label))
+        return (
+            self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", layer_option_label),
+            self.option(f"{key}_head", heads, 0, "grid.head_what", head_option_label),
+        )
 
     def view(self, n_steps: int, start: int, draw: Callable[[int], None]) -> SlideView:
         return SlideView(n_steps, start, draw, self.notes)
@@ -194,16 +196,21 @@ def line(*parts: str) -> None:
     st.container(key="slide_line").markdown(" · ".join(md_escape(p) for p in parts if p))
 
 
-def pick_model(choices: Callable[[], list[tuple[str, str]]], p: SlideParams, key: str, default: str | None,
-               loader: Callable, what: str = "p2.url.model"):
+def pick_model(
+    choices: Callable[[], list[tuple[str, str]]],
+    p: SlideParams,
+    key: str,
+    default: str | None,
+    loader: Callable,
+    what: str = "p2.url.model",
+):
     """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
     in the language being read; ``default`` None: the first; ``what``: the string id a refused value's
     note names the setting by."""
     names = [name for name, _ in choices()]
     if not names:
         raise SlideProblem(tr("slide.no_models"))
-    name = p.option(key, names, default if default in names else names[0], what,
-                    lambda n: dict(choices())[n])
+    name = p.option(key, names, default if default in names else names[0], what, lambda n: dict(choices())[n])
     loaded = loader(name)
     if isinstance(loaded, str):
         raise SlideProblem(loaded)
@@ -222,5 +229,3 @@ HIDE_KEY = "present_hide_next"  # session key: a step's later rows are left blan
 def hiding() -> bool:
     """Whether the presenter asked to hide what comes after the step (the H key)."""
     return st.session_state.get(HIDE_KEY) is True
-
-

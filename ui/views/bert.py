@@ -2,6 +2,7 @@
 (the first :data:`PAGE_ROWS`, one small bar chart each, the original piece's bar green). The page
 (pages/7_BERT_masking.py), its slide (:func:`slide`, the Present page's renderer) and the handout draw
 this same figure; a slide only draws it larger."""
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -11,8 +12,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from corpora.masking import NOT_CHOSEN, REFERENCE
-from ui.bert import (BERT_PAIR, CLICKED, RULE_LABELS, analyse, clickable, clicks_of, load_small_bert,
-                     masked_lm_choices, outcome_labels)
+from ui.bert import (
+    BERT_PAIR,
+    CLICKED,
+    RULE_LABELS,
+    analyse,
+    clickable,
+    clicks_of,
+    load_small_bert,
+    masked_lm_choices,
+    outcome_labels,
+)
 from ui.i18n import figure_texts, t
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.bert import TYPED, PredictionRow, prediction_rows, predictions_figure
@@ -24,9 +34,16 @@ def predicted_rows(result: Any, clicked: Collection[int]) -> list[PredictionRow]
     """The model's top pieces at every chosen position of a masked analysis (ui.bert.analyse), the
     pieces in ``clicked`` named "clicked" where they became [MASK]."""
     masked = result.masked
-    return prediction_rows(np.flatnonzero(result.outcome != NOT_CHOSEN), result.tokens, result.input_tokens,
-                           outcome_labels(result.outcome, clicked), result.top_tokens, masked.top_probs,
-                           masked.target_probs, masked.target_rank)
+    return prediction_rows(
+        np.flatnonzero(result.outcome != NOT_CHOSEN),
+        result.tokens,
+        result.input_tokens,
+        outcome_labels(result.outcome, clicked),
+        result.top_tokens,
+        masked.top_probs,
+        masked.target_probs,
+        masked.target_rank,
+    )
 
 
 def predictions_view(rows: Sequence[PredictionRow], *, width: float | None = None) -> go.Figure:
@@ -63,8 +80,13 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         known = [r for r in rows if r.outcome != TYPED]  # a [MASK] typed in the text has no original to get right
         hits = sum(r.original_rank == 0 for r in known)
-        line(choices[name], "A: " + text_a, "B: " + text_b if text_b else "", t("slide.bert.seed", seed=seed),
-             t("slide.bert.title", hits=hits, n=len(known)) if known else t("slide.bert.typed"))
+        line(
+            choices[name],
+            "A: " + text_a,
+            "B: " + text_b if text_b else "",
+            t("slide.bert.seed", seed=seed),
+            t("slide.bert.title", hits=hits, n=len(known)) if known else t("slide.bert.typed"),
+        )
         show_figure(predictions_view(rows, width=PLAN_WIDTH))
 
     return p.view(1, 0, draw)

@@ -1,6 +1,7 @@
 """The Transformer block page's view, declared once: the architecture diagram of the chosen model with one box
 highlighted, beside that box's real tensors for the sentence (Vaswani et al. 2017, Fig. 1 and §3). The page
 (pages/14_Transformer_block.py), its slide (:func:`slide`) and the export draw these same figures."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -10,10 +11,24 @@ import numpy as np
 from ui.block import EXAMPLES, FAMILIES, MODELS, PAGE_WIDTH, run_block
 from ui.i18n import figure_texts, t
 from ui.tokens import input_error
-from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line, \
-    show_figures
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    input_error_type,
+    line,
+    show_figures,
+)
 from viz_core.block import (
-    architecture_figure, boxes, hidden_units_figure, layernorm_figure, parts, stream_figure, top_figure,
+    architecture_figure,
+    boxes,
+    hidden_units_figure,
+    layernorm_figure,
+    parts,
+    stream_figure,
+    top_figure,
 )
 from viz_core.labels import safe_label
 from viz_core.transformer import attention_matrix_figure
@@ -59,16 +74,25 @@ def architecture_view(trace: BlockTrace, box: str, *, width: float = DIAGRAM_WID
     family = trace.family
     labels = {k: _part_label(family, k) for k in ("embed", "self", "masked_self", "cross", "norm", "ffn", "out")}
     counts = {("enc" if s.name == "encoder" else "dec"): len(s.layers) for s in trace.stacks}
-    inputs = {"enc": t("block.input.enc_bert" if family == "encoder-only" else "block.input.enc"),
-              "dec": t("block.input.dec")}
+    inputs = {
+        "enc": t("block.input.enc_bert" if family == "encoder-only" else "block.input.enc"),
+        "dec": t("block.input.dec"),
+    }
     hover = {b: t("block.hover", part=box_label(family, b)) for b in boxes(family)}
     n = " + ".join(str(v) for v in counts.values())
-    return architecture_figure(family, counts, box, box_labels=labels,
-                               stack_titles={"enc": t("block.stack.enc"), "dec": t("block.stack.dec")},
-                               repeat=t("block.repeat"), input_labels=inputs, hover=hover,
-                               title=t("block.fig.title", label=trace.model, n=n, d=trace.d_model, ff=trace.d_ff,
-                                       h=trace.n_heads),
-                               width=width, height=height)
+    return architecture_figure(
+        family,
+        counts,
+        box,
+        box_labels=labels,
+        stack_titles={"enc": t("block.stack.enc"), "dec": t("block.stack.dec")},
+        repeat=t("block.repeat"),
+        input_labels=inputs,
+        hover=hover,
+        title=t("block.fig.title", label=trace.model, n=n, d=trace.d_model, ff=trace.d_ff, h=trace.n_heads),
+        width=width,
+        height=height,
+    )
 
 
 def _sublayer(trace: BlockTrace, box: str, layer: int) -> SublayerTrace:
@@ -78,8 +102,9 @@ def _sublayer(trace: BlockTrace, box: str, layer: int) -> SublayerTrace:
     return stack.layers[min(layer, len(stack.layers) - 1)][kinds.index(bits[1])]
 
 
-def box_view(trace: BlockTrace, box: str, layer: int, token: int, *, width: float = DETAIL_WIDTH,
-             height: int = HEIGHT) -> tuple[go.Figure, str]:
+def box_view(
+    trace: BlockTrace, box: str, layer: int, token: int, *, width: float = DETAIL_WIDTH, height: int = HEIGHT
+) -> tuple[go.Figure, str]:
     """(figure, caption) of one box's real tensors: the stream's size (embedding), the attention weights
     (attention), one vector before and after LayerNorm (Add & Norm), the hidden units (FFN) or the top-k
     softmax (output), at block ``layer`` and position ``token`` (clamped to the stack)."""
@@ -91,55 +116,109 @@ def box_view(trace: BlockTrace, box: str, layer: int, token: int, *, width: floa
     layer_name = t("block.layer_option", n=layer + 1)
     if box == "out":
         k = trace.top_probs.shape[1]
-        fig = top_figure(trace.top_tokens[token], trace.top_probs[token],
-                         title=t("block.out.title", token=word, k=k, v=trace.vocab_size), x_title=t("block.out.x"),
-                         width=width, height=height)
+        fig = top_figure(
+            trace.top_tokens[token],
+            trace.top_probs[token],
+            title=t("block.out.title", token=word, k=k, v=trace.vocab_size),
+            x_title=t("block.out.x"),
+            width=width,
+            height=height,
+        )
         what = t("block.out.mlm" if trace.family == "encoder-only" else "block.out.next")
         return fig, t("block.out.caption", v=trace.vocab_size, what=what)
     kind = box.split(".")[1]
     if kind == "embed":
         points = [t("block.stream.embedding")] + [
-            t("block.stream.point", n=i + 1, part=_part_label(trace.family, k)) for i in range(len(stack.layers))
-            for k in parts(trace.family, s)]
+            t("block.stream.point", n=i + 1, part=_part_label(trace.family, k))
+            for i in range(len(stack.layers))
+            for k in parts(trace.family, s)
+        ]
         norms = stack.stream_norms()
-        fig = stream_figure(norms, points, stack.tokens, token,
-                            title=t("block.stream.title", stack=t(f"block.stack.{s}")),
-                            x_title=t("block.stream.x"), y_title=t("block.stream.y"), mean_name=t("block.stream.mean"),
-                            width=width, height=height)
+        fig = stream_figure(
+            norms,
+            points,
+            stack.tokens,
+            token,
+            title=t("block.stream.title", stack=t(f"block.stack.{s}")),
+            x_title=t("block.stream.x"),
+            y_title=t("block.stream.y"),
+            mean_name=t("block.stream.mean"),
+            width=width,
+            height=height,
+        )
         what = t("block.embed.bert" if trace.family == "encoder-only" else "block.embed.tf")
-        return fig, t("block.embed.caption", what=what, first=float(norms[0].mean()), last=float(norms[-1].mean())) \
-            + " " + t("block.stream.caption", d=trace.d_model)
+        return fig, t(
+            "block.embed.caption", what=what, first=float(norms[0].mean()), last=float(norms[-1].mean())
+        ) + " " + t("block.stream.caption", d=trace.d_model)
     sub = _sublayer(trace, box, layer)
     if box.endswith(".norm"):
         v = sub.norm_in[token].astype(np.float64)
         z = (v - v.mean()) / np.sqrt(v.var() + sub.eps)
         after = sub.norm_out[token]
-        fig = layernorm_figure(v, z, after, [t("block.norm.before"), t("block.norm.standard"), t("block.norm.after")],
-                               title=t("block.norm.title", layer=layer_name, part=_part_label(trace.family, kind),
-                                       token=word),
-                               x_title=t("block.norm.x"), y_title=t("block.norm.y"), width=width, height=height)
-        return fig, t("block.norm.caption", m0=v.mean(), v0=v.var(), m1=z.mean(), v1=z.var(), eps=sub.eps,
-                      m2=float(after.mean()), v2=float(after.var()), g0=float(sub.gamma.min()),
-                      g1=float(sub.gamma.max()), b0=float(sub.beta.min()), b1=float(sub.beta.max()))
+        fig = layernorm_figure(
+            v,
+            z,
+            after,
+            [t("block.norm.before"), t("block.norm.standard"), t("block.norm.after")],
+            title=t("block.norm.title", layer=layer_name, part=_part_label(trace.family, kind), token=word),
+            x_title=t("block.norm.x"),
+            y_title=t("block.norm.y"),
+            width=width,
+            height=height,
+        )
+        return fig, t(
+            "block.norm.caption",
+            m0=v.mean(),
+            v0=v.var(),
+            m1=z.mean(),
+            v1=z.var(),
+            eps=sub.eps,
+            m2=float(after.mean()),
+            v2=float(after.var()),
+            g0=float(sub.gamma.min()),
+            g1=float(sub.gamma.max()),
+            b0=float(sub.beta.min()),
+            b1=float(sub.beta.max()),
+        )
     ratio, mean = float(sub.change[token]), float(sub.change.mean())
     if kind == "ffn":
         assert sub.hidden is not None
         gelu = trace.activation == "gelu"
         hidden = sub.hidden[token]
-        fig = hidden_units_figure(hidden, title=t("block.ffn.title", layer=layer_name, ff=trace.d_ff, token=word),
-                                  x_title=t("block.ffn.x"), y_title=t("block.ffn.y"),
-                                  zero_name=t("block.ffn.zero_gelu" if gelu else "block.ffn.zero"),
-                                  active_name=t("block.ffn.active"), width=width, height=height)
+        fig = hidden_units_figure(
+            hidden,
+            title=t("block.ffn.title", layer=layer_name, ff=trace.d_ff, token=word),
+            x_title=t("block.ffn.x"),
+            y_title=t("block.ffn.y"),
+            zero_name=t("block.ffn.zero_gelu" if gelu else "block.ffn.zero"),
+            active_name=t("block.ffn.active"),
+            width=width,
+            height=height,
+        )
         zeros = sub.zeros(token)
-        return fig, t("block.ffn.caption_gelu" if gelu else "block.ffn.caption", token=word, zeros=zeros,
-                      ff=trace.d_ff, share=zeros / trace.d_ff, active=trace.d_ff - zeros, d=trace.d_model, ratio=ratio)
+        return fig, t(
+            "block.ffn.caption_gelu" if gelu else "block.ffn.caption",
+            token=word,
+            zeros=zeros,
+            ff=trace.d_ff,
+            share=zeros / trace.d_ff,
+            active=trace.d_ff - zeros,
+            d=trace.d_model,
+            ratio=ratio,
+        )
     assert sub.attention is not None
     keys = trace.stack("encoder").tokens if kind == "cross" else stack.tokens
     weights = sub.attention.mean(axis=0)
-    fig = attention_matrix_figure(weights, keys, stack.tokens, step=token,
-                                  title=t("block.attn.title", part=_part_label(trace.family, kind), layer=layer_name,
-                                          h=trace.n_heads),
-                                  texts=figure_texts(), width=width, height=height)
+    fig = attention_matrix_figure(
+        weights,
+        keys,
+        stack.tokens,
+        step=token,
+        title=t("block.attn.title", part=_part_label(trace.family, kind), layer=layer_name, h=trace.n_heads),
+        texts=figure_texts(),
+        width=width,
+        height=height,
+    )
     return fig, t("block.attn.caption", ratio=ratio, mean=mean, token=word)
 
 

@@ -1,6 +1,7 @@
 """The explanations page's view, declared once: every method's scores over the same input tokens,
 one row each, on one 0–1 colour scale (pages/16_Attention_as_explanation.py, its slide and its export
 draw this same figure)."""
+
 from __future__ import annotations
 
 import math
@@ -10,8 +11,16 @@ from typing import TYPE_CHECKING
 from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
 from ui.i18n import t
 from ui.tokens import input_error
-from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line, \
-    show_figure
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    input_error_type,
+    line,
+    show_figure,
+)
 from viz_core.explanations import methods_figure, swap_figure
 
 if TYPE_CHECKING:
@@ -22,29 +31,52 @@ if TYPE_CHECKING:
 FIGURE_HEIGHT = 360  # with the page's two rows of controls, the whole figure on a 1280×720 first screen
 
 
-def methods_view(trace: Explanation, *, width: float = PAGE_WIDTH, height: int = FIGURE_HEIGHT,
-                 outlined: Sequence[int] = ()) -> go.Figure:
+def methods_view(
+    trace: Explanation, *, width: float = PAGE_WIDTH, height: int = FIGURE_HEIGHT, outlined: Sequence[int] = ()
+) -> go.Figure:
     """Rows: raw attention (one head, last layer, every layer), rollout, sink-aware rollout, flow,
     norm-based, gradient × input, integrated gradients, occlusion; columns: the input tokens."""
     layer, head = trace.attn_head
-    names = [method_name(m) if m != "attn_head" else t("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
-             for m in trace.methods]
-    short = [t(f"xai.ms.{m}") if m != "attn_head" else t("xai.ms.attn_head_lh", layer=layer + 1, head=head + 1)
-             for m in trace.methods]
-    return methods_figure(trace.scores, trace.tokens, names, axis_names=short,
-                          title=t("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
-                          scale_title=t("xai.fig.scale"), value_name=t("xai.fig.value"),
-                          undefined=t("xai.fig.undefined"), outlined=outlined, width=width, height=height)
+    names = [
+        method_name(m) if m != "attn_head" else t("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
+        for m in trace.methods
+    ]
+    short = [
+        t(f"xai.ms.{m}") if m != "attn_head" else t("xai.ms.attn_head_lh", layer=layer + 1, head=head + 1)
+        for m in trace.methods
+    ]
+    return methods_figure(
+        trace.scores,
+        trace.tokens,
+        names,
+        axis_names=short,
+        title=t("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
+        scale_title=t("xai.fig.scale"),
+        value_name=t("xai.fig.value"),
+        undefined=t("xai.fig.undefined"),
+        outlined=outlined,
+        width=width,
+        height=height,
+    )
 
 
 def swap_view(swap: AttentionSwap, *, width: float = PAGE_WIDTH) -> go.Figure:
     """Jain & Wallace's test at one decoding step: the model's attention, a random permutation of it and an
     adversary's, one row each, with the output under each and its distance from the original."""
     names = [t("xai.swap.row.original", out=swap.outputs[0], p=swap.probs[0])]
-    names += [t(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
-              for i, kind in ((1, "permuted"), (2, "adversarial"))]
-    return swap_figure(swap.weights, swap.tokens, names, title=t("xai.swap.title", step=swap.step + 1),
-                       scale_title=t("xai.swap.scale"), value_name=t("xai.swap.scale"), width=width)
+    names += [
+        t(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
+        for i, kind in ((1, "permuted"), (2, "adversarial"))
+    ]
+    return swap_figure(
+        swap.weights,
+        swap.tokens,
+        names,
+        title=t("xai.swap.title", step=swap.step + 1),
+        scale_title=t("xai.swap.scale"),
+        value_name=t("xai.swap.scale"),
+        width=width,
+    )
 
 
 def slide(p: SlideParams) -> SlideView:

@@ -2,6 +2,7 @@
 training points, the true f and each method's fitted curve (the chosen one thick). The page
 (pages/1_Attention_from_scratch.py), its slide (:func:`slide`, the Present page's renderer) and the
 handout draw this same figure; a slide only draws it larger."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,21 +26,35 @@ class KernelFits:
     names: dict[str, str]
 
 
-def fit_view(n_train: int, noise: float, bandwidth: float, seed: int, steps: int, lr: float,
-             method: str) -> tuple[go.Figure, KernelFits]:
+def fit_view(
+    n_train: int, noise: float, bandwidth: float, seed: int, steps: int, lr: float, method: str
+) -> tuple[go.Figure, KernelFits]:
     """The page's main figure: ``n_train`` noisy points (sampled with ``seed``), the true f and the
     curves of average pooling, Gaussian pooling of ``bandwidth`` and the width learned by ``steps`` of
     SGD at rate ``lr``, ``method``'s thick. Returns the figure and the fits (for the page's weights and
     test errors)."""
     data = toy_data(n_train, noise, seed)
     trained = parametric(n_train, noise, seed, steps, lr)  # 500 steps: 30 ms (closed-form gradient)
-    results = {"average": kr.average_pooling(data), "gaussian": kr.gaussian_pooling(data, bandwidth),
-               "parametric": trained}
-    names = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
-             "parametric": t("p1.kr.parametric_w", w=trained.w)}
-    fig = kernel_fit_figure(data.x_train, data.y_train, data.x_test, data.y_true,
-                            {key: (names[key], r.y_hat) for key, r in results.items()}, highlight=method,
-                            title=t("p1.kr.fig_fit"), texts=figure_texts())
+    results = {
+        "average": kr.average_pooling(data),
+        "gaussian": kr.gaussian_pooling(data, bandwidth),
+        "parametric": trained,
+    }
+    names = {
+        "average": t("p1.kr.average"),
+        "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
+        "parametric": t("p1.kr.parametric_w", w=trained.w),
+    }
+    fig = kernel_fit_figure(
+        data.x_train,
+        data.y_train,
+        data.x_test,
+        data.y_true,
+        {key: (names[key], r.y_hat) for key, r in results.items()},
+        highlight=method,
+        title=t("p1.kr.fig_fit"),
+        texts=figure_texts(),
+    )
     return fig, KernelFits(data, results, names)
 
 

@@ -43,8 +43,9 @@ def slide(p: SlideParams) -> SlideView:
     from models.inference.llm import MODEL_NAME, LLMError, is_converted, spec_of
 
     topic = p.topic("llm_explorer.tab.generation", TOPICS)
-    model = p.option("llm_model", model_names(), MODEL_NAME, "llm_explorer.model",
-                     lambda name: t(f"llm_explorer.model.{name}"))
+    model = p.option(
+        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: t(f"llm_explorer.model.{name}")
+    )
     if problem := package_problem(model):
         raise SlideProblem(problem)
     if not is_converted(model=model):  # the conversion takes minutes: it is started on the page, never by a slide

@@ -2,6 +2,7 @@
 the mask and the softmax) as three rows of bars. The page (pages/5_Inside_one_head.py), its slide
 (:func:`slide`, the Present page's renderer) and the handout draw this same figure; a slide only
 draws it larger."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -20,17 +21,29 @@ def chain_view(view: HeadWalkthrough, query: int, layer: int, head: int, scaled:
     q·kᵢ, of the score ÷√d_k (or unscaled, ``scaled`` False) with masked keys at −∞, and of the softmax
     weights, titled with the query token, the layer and the head."""
     weights = view.weights if scaled else view.unscaled_weights
-    return chain_figure(view.key_tokens, view.scores, view.scaled, view.allowed, weights, view.scale, scaled,
-                        title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1,
-                                head=head + 1), texts=figure_texts())
+    return chain_figure(
+        view.key_tokens,
+        view.scores,
+        view.scaled,
+        view.allowed,
+        weights,
+        view.scale,
+        scaled,
+        title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1),
+        texts=figure_texts(),
+    )
 
 
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the chain of one query in one head, read from the link as
     the page reads it."""
-    name, label, loaded = pick_model(lambda: transformer_choices("encoder-decoder")
-                                     + transformer_choices("decoder-only"),
-                                     p, "head_model", "tf-en-fr", load_model)
+    name, label, loaded = pick_model(
+        lambda: transformer_choices("encoder-decoder") + transformer_choices("decoder-only"),
+        p,
+        "head_model",
+        "tf-en-fr",
+        load_model,
+    )
     text = p.text("head_text", head_text(name, loaded.task))
     cfg = loaded.config
     if loaded.kind == "decoder-only":

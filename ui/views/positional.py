@@ -2,6 +2,7 @@
 and, in its "Similarity and rotation" tab, the position-only attention score of one head of the
 shipped translation Transformer. The page (pages/3_Positional_encoding.py), its slide (:func:`slide`,
 the Present page's renderer) and the handout draw these same figures; a slide only draws them larger."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,16 +20,21 @@ def sinusoid_view(pe: np.ndarray, *, height: int | None = None) -> go.Figure:
     the signed scale, titled with its size (``height``: the figure's, in px; the builder's by default)."""
     words = figure_texts()
     length, d_model = pe.shape
-    return pe_heatmap_figure(pe, title=t("p3.fig.heatmap", length=length, d_model=d_model),
-                             y_title=words["pe.position"], texts=words,
-                             **({} if height is None else {"height": height}))
+    return pe_heatmap_figure(
+        pe,
+        title=t("p3.fig.heatmap", length=length, d_model=d_model),
+        y_title=words["pe.position"],
+        texts=words,
+        **({} if height is None else {"height": height}),
+    )
 
 
 def position_score_view(result: ModelPositionScores) -> go.Figure:
     """The rotation tab's trained head: the position-only score (W_Q PEᵢ)·(W_K PEⱼ)/√d_k of the head and
     layer of ``result``, query i down, key j across, titled as the page's head control counts them."""
-    return position_score_figure(result.scores, title=t("p3.fig.position_score", layer=result.layer,
-                                                        head=result.head + 1), texts=figure_texts())
+    return position_score_figure(
+        result.scores, title=t("p3.fig.position_score", layer=result.layer, head=result.head + 1), texts=figure_texts()
+    )
 
 
 def slide(p: SlideParams) -> SlideView:

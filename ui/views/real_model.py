@@ -2,6 +2,7 @@
 (MiniLM-L6, a model folder, or the decoder SmolLM2-135M) on the text, and the layer's average over its
 heads. The page (pages/8_Real_model_explorer.py), its slide (:func:`slide`, the Present page's renderer)
 and the handout draw these same figures; a slide only draws them larger."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,14 +22,16 @@ def shown_tokens(trace: HFTrace, decoder: bool) -> list[str]:
     return visible(trace.tokens) if decoder else list(trace.tokens)
 
 
-def head_views(trace: HFTrace, layer: int, head: int, tokens: Sequence[str], scale: str, *,
-               width: int, height: int | None = None) -> tuple[HeadFigure, HeadFigure]:
+def head_views(
+    trace: HFTrace, layer: int, head: int, tokens: Sequence[str], scale: str, *, width: int, height: int | None = None
+) -> tuple[HeadFigure, HeadFigure]:
     """The page's head view: head ``head`` of ``layer`` (0-based) over the ``tokens`` (keys across, queries
     down; binned above 128 tokens), and the layer's average over heads, on the 0–1 scale or (``scale``
     "head") each to its own maximum; untitled (the page's headings and the slide's line say which).
     ``height`` given: ticks planned for a ``width`` × ``height`` figure of cells not square (a slide)."""
-    return explorer_head_figures(trace.attention[layer], head, tokens, scale=scale, width=width, height=height,
-                                 texts=figure_texts())
+    return explorer_head_figures(
+        trace.attention[layer], head, tokens, scale=scale, width=width, height=height, texts=figure_texts()
+    )
 
 
 def slide(p: SlideParams) -> SlideView:
@@ -58,10 +61,15 @@ def slide(p: SlideParams) -> SlideView:
 
     def draw(step: int) -> None:
         trace = trace_again()
-        line(model.label, t("p8.export.head", layer=layer + 1, head=head + 1),
-             t("slide.real.tokens", n=len(trace.tokens)), text[:120] + ("…" if len(text) > 120 else ""))
-        one, _ = head_views(trace, layer, head, shown_tokens(trace, decoder), scale, width=PLAN_WIDTH,
-                            height=SLIDE_HEIGHT)
+        line(
+            model.label,
+            t("p8.export.head", layer=layer + 1, head=head + 1),
+            t("slide.real.tokens", n=len(trace.tokens)),
+            text[:120] + ("…" if len(text) > 120 else ""),
+        )
+        one, _ = head_views(
+            trace, layer, head, shown_tokens(trace, decoder), scale, width=PLAN_WIDTH, height=SLIDE_HEIGHT
+        )
         show_figure(one.figure)
 
     return p.view(1, 0, draw)

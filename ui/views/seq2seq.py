@@ -2,6 +2,7 @@
 left blank when asked: the quiz, or a slide's "where will it look next?"), and the comparison pane of
 two models. The page (pages/2_Seq2seq_attention.py), its slide (:func:`slide`, the Present page's
 renderer) and the handout draw these same figures; a slide only draws them larger."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,11 +11,30 @@ import plotly.graph_objects as go
 from models.inference.traces import DecodingTrace, Hypothesis, display_text
 from ui.i18n import t
 from ui.quiz import hide_rows
-from ui.seq2seq import (MODES, example_inputs, gold_alignment, heatmap_texts, load_model, model_choices, model_data,
-                        run_translation)
+from ui.seq2seq import (
+    MODES,
+    example_inputs,
+    gold_alignment,
+    heatmap_texts,
+    load_model,
+    model_choices,
+    model_data,
+    run_translation,
+)
 from ui.tokens import input_error
-from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, hiding, input_error_type,
-                           line, pick_model, show_figure, show_figures)
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    hiding,
+    input_error_type,
+    line,
+    pick_model,
+    show_figure,
+    show_figures,
+)
 from viz_core.seq2seq import attention_heatmap, topk_bars
 
 
@@ -24,21 +44,31 @@ def page_gold(trace: DecodingTrace) -> list[tuple[int, int]] | None:
     return None if model_data(trace.model)[0] else gold_alignment(trace)
 
 
-def attention_view(trace: DecodingTrace, hyp: Hypothesis, step: int, *, rows: int | None = None,
-                   width: int, height: int | None = None) -> tuple[go.Figure, np.ndarray]:
+def attention_view(
+    trace: DecodingTrace, hyp: Hypothesis, step: int, *, rows: int | None = None, width: int, height: int | None = None
+) -> tuple[go.Figure, np.ndarray]:
     """The page's main figure: α of every output step of ``hyp`` over the source words, the ``step``
     outlined, the gold alignment and local-p's p_t where they exist; the rows from ``rows`` on are left
     blank and unlabelled ("?"). Returns the figure and the weights it draws (NaN where blank)."""
     rows = len(hyp.tokens) if rows is None else rows
-    weights, row_tokens = hide_rows(hyp.attention, hyp.tokens, rows) if rows < len(hyp.tokens) \
-        else (hyp.attention, list(hyp.tokens))
+    weights, row_tokens = (
+        hide_rows(hyp.attention, hyp.tokens, rows) if rows < len(hyp.tokens) else (hyp.attention, list(hyp.tokens))
+    )
     gold = page_gold(trace)
     zh = model_data(trace.model)[1] == "zh"
-    fig = attention_heatmap(weights, trace.src_tokens, row_tokens, step=step,
-                            gold=gold and [(s, r) for s, r in gold if r < rows], src_unknown=trace.src_unknown,
-                            positions=None if hyp.positions is None else hyp.positions[:rows], width=width,
-                            **({} if height is None else {"height": height}),
-                            title=t("p2.fig.heatmap.zh" if zh else "p2.fig.heatmap"), texts=heatmap_texts(trace.model))
+    fig = attention_heatmap(
+        weights,
+        trace.src_tokens,
+        row_tokens,
+        step=step,
+        gold=gold and [(s, r) for s, r in gold if r < rows],
+        src_unknown=trace.src_unknown,
+        positions=None if hyp.positions is None else hyp.positions[:rows],
+        width=width,
+        **({} if height is None else {"height": height}),
+        title=t("p2.fig.heatmap.zh" if zh else "p2.fig.heatmap"),
+        texts=heatmap_texts(trace.model),
+    )
     return fig, weights
 
 
@@ -48,9 +78,16 @@ def comparison_heatmap(trace: DecodingTrace, step: int, label: str, **size: int)
     without attention (``size``: width, height)."""
     if trace.attention is None or not trace.tgt_tokens:
         return None
-    return attention_heatmap(trace.attention, trace.src_tokens, trace.tgt_tokens,
-                             step=min(step, len(trace.tgt_tokens) - 1), src_unknown=trace.src_unknown,
-                             title=label, texts=heatmap_texts(trace.model), **size)
+    return attention_heatmap(
+        trace.attention,
+        trace.src_tokens,
+        trace.tgt_tokens,
+        step=min(step, len(trace.tgt_tokens) - 1),
+        src_unknown=trace.src_unknown,
+        title=label,
+        texts=heatmap_texts(trace.model),
+        **size,
+    )
 
 
 def slide(p: SlideParams) -> SlideView:
@@ -64,8 +101,13 @@ def slide(p: SlideParams) -> SlideView:
     mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
     alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
     labels = dict(model_choices())
-    compare = p.option("s2s_compare", [None, *(n for n in labels if n != name)], None, "p2.url.compare",
-                       lambda n: "" if n is None else labels[n])
+    compare = p.option(
+        "s2s_compare",
+        [None, *(n for n in labels if n != name)],
+        None,
+        "p2.url.compare",
+        lambda n: "" if n is None else labels[n],
+    )
 
     def translate(model: str) -> DecodingTrace:
         loaded = load_model(model)
@@ -83,10 +125,15 @@ def slide(p: SlideParams) -> SlideView:
         n_steps = max(len(trace.tgt_tokens), len(other.tgt_tokens))
 
         def draw_pair(step: int) -> None:
-            line(text, f"{label}: {display_text(trace.tgt_tokens)}",
-                 f"{labels[compare]}: {display_text(other.tgt_tokens)}")
-            panes = [comparison_heatmap(tr, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                     for key, tr in ((name, trace), (compare, other))]
+            line(
+                text,
+                f"{label}: {display_text(trace.tgt_tokens)}",
+                f"{labels[compare]}: {display_text(other.tgt_tokens)}",
+            )
+            panes = [
+                comparison_heatmap(tr, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
+                for key, tr in ((name, trace), (compare, other))
+            ]
             show_figures([pane for pane in panes if pane is not None])
 
         return p.view(n_steps, p.step("s2s", n_steps), draw_pair)
@@ -94,10 +141,19 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         line(label, f"{text} → {display_text(hyp.tokens[: step + 1])}")
         if hyp.attention is None:
-            show_figure(topk_bars(hyp.topk_tokens[step], hyp.topk_probs[step], emitted=hyp.tokens[step],
-                                  title=t("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1)))
+            show_figure(
+                topk_bars(
+                    hyp.topk_tokens[step],
+                    hyp.topk_probs[step],
+                    emitted=hyp.tokens[step],
+                    title=t("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1),
+                )
+            )
         else:  # "where will it look next?": the rows after the step left blank (H)
-            show_figure(attention_view(trace, hyp, step, rows=step + 1 if hiding() else None, width=PLAN_WIDTH,
-                                       height=SLIDE_HEIGHT)[0])
+            show_figure(
+                attention_view(
+                    trace, hyp, step, rows=step + 1 if hiding() else None, width=PLAN_WIDTH, height=SLIDE_HEIGHT
+                )[0]
+            )
 
     return p.view(len(hyp.tokens), p.step("s2s", len(hyp.tokens)), draw)

@@ -2,6 +2,7 @@
 snapshot, drawn by the figure functions the page calls (ui.studio: probe_figure, the probe's map;
 run_curves, the loss and validation curves); a slide only draws them larger. (ui.studio and the
 training code it imports load when a studio slide is drawn, not with every deck.)"""
+
 from __future__ import annotations
 
 from ui.grid import AVERAGE

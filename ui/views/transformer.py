@@ -3,6 +3,7 @@ model's encoder self-, masked decoder self- or cross-attention at a step, and th
 model's causal self-attention up to a generated token. The pages (pages/4_Transformer_translation.py,
 pages/6_Generation.py), their slides (:func:`translation_slide`, :func:`generation_slide`) and the
 handout draw these same figures; a slide only draws them larger."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,15 +15,44 @@ from ui.grid import head_name, pick
 from ui.i18n import figure_texts, t
 from ui.quiz import hide_rows
 from ui.tokens import input_error
-from ui.transformer import (GEN_EXAMPLES, GEN_TOP_K, KIND_LABELS, SHORT_LABELS, attention_of, first_input, load_model,
-                            run_generation, run_translation, transformer_choices)
-from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, hiding, input_error_type,
-                           line, pick_model, show_figure)
+from ui.transformer import (
+    GEN_EXAMPLES,
+    GEN_TOP_K,
+    KIND_LABELS,
+    SHORT_LABELS,
+    attention_of,
+    first_input,
+    load_model,
+    run_generation,
+    run_translation,
+    transformer_choices,
+)
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    hiding,
+    input_error_type,
+    line,
+    pick_model,
+    show_figure,
+)
 from viz_core.transformer import attention_matrix_figure, causal_mask
 
 
-def head_view(trace: Any, kind: str, layer: int, head: int, step: int, *, rows: int | None = None,
-              hide_labels: bool = False, **size: int) -> tuple[go.Figure, np.ndarray]:
+def head_view(
+    trace: Any,
+    kind: str,
+    layer: int,
+    head: int,
+    step: int,
+    *,
+    rows: int | None = None,
+    hide_labels: bool = False,
+    **size: int,
+) -> tuple[go.Figure, np.ndarray]:
     """The translation page's head view: head ``head`` of ``layer`` (ui.grid.AVERAGE: the mean over
     heads) of attention ``kind`` ("encoder", "decoder", "cross") at decoding ``step``, the step's row
     outlined, masked cells grey; the decoder rows from ``rows`` on left blank (and their labels "?" with
@@ -33,11 +63,18 @@ def head_view(trace: Any, kind: str, layer: int, head: int, step: int, *, rows: 
         hidden, hidden_queries = hide_rows(matrix, queries, rows)
         matrix, queries = hidden, (hidden_queries if hide_labels else queries)
     fig = attention_matrix_figure(
-        matrix, keys, queries, blocked=blocked, step=step_row,
+        matrix,
+        keys,
+        queries,
+        blocked=blocked,
+        step=step_row,
         key_unknown=trace.src_unknown if kind != "decoder" else None,
         title=t("p4.fig.head", what=SHORT_LABELS[kind], head=head_name(layer, head)),
         x_title=t("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
-        y_title=t("p4.y.source" if kind == "encoder" else "p4.y.decoder"), texts=figure_texts(), **size)
+        y_title=t("p4.y.source" if kind == "encoder" else "p4.y.decoder"),
+        texts=figure_texts(),
+        **size,
+    )
     return fig, matrix
 
 
@@ -48,9 +85,18 @@ def causal_view(result: Any, layer: int, head: int, step: int, **size: int) -> t
     position = result.steps[step].position
     seen = result.tokens[:position]
     matrix = pick(np.ascontiguousarray(result.attention[:, :, :position, :position]), layer, head)
-    fig = attention_matrix_figure(matrix, seen, seen, blocked=~causal_mask(position), step=position - 1,
-                                  title=t("p6.fig.matrix", head=head_name(layer, head)), x_title=t("p6.x_key"),
-                                  y_title=t("p6.y_query"), texts=figure_texts(), **size)
+    fig = attention_matrix_figure(
+        matrix,
+        seen,
+        seen,
+        blocked=~causal_mask(position),
+        step=position - 1,
+        title=t("p6.fig.matrix", head=head_name(layer, head)),
+        x_title=t("p6.x_key"),
+        y_title=t("p6.y_query"),
+        texts=figure_texts(),
+        **size,
+    )
     return fig, matrix
 
 
@@ -74,8 +120,19 @@ def translation_slide(p: SlideParams) -> SlideView:
 
     def draw(step: int) -> None:
         line(label, f"{text} → {' '.join(trace.tgt_tokens[: step + 1])}")
-        show_figure(head_view(trace, kind, layer, head, step, rows=step + 1 if hiding() else None, hide_labels=True,
-                              width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
+        show_figure(
+            head_view(
+                trace,
+                kind,
+                layer,
+                head,
+                step,
+                rows=step + 1 if hiding() else None,
+                hide_labels=True,
+                width=PLAN_WIDTH,
+                height=SLIDE_HEIGHT,
+            )[0]
+        )
 
     return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
 
@@ -98,8 +155,11 @@ def generation_slide(p: SlideParams) -> SlideView:
 
     def draw(step: int) -> None:
         shown = result.steps[step]
-        line(label, " ".join(result.tokens[: len(result.prompt_tokens) + step]),
-             t("slide.gen.samples", token=shown.token, p=shown.prob))
+        line(
+            label,
+            " ".join(result.tokens[: len(result.prompt_tokens) + step]),
+            t("slide.gen.samples", token=shown.token, p=shown.prob),
+        )
         show_figure(causal_view(result, layer, head, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
 
     return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)

@@ -1,6 +1,7 @@
 """The Transformer-XL page's view, declared once: one head's attention (or the mean over heads) of a
 segment of the passage over [memory | segment]. The page (pages/10_Transformer_XL.py), its slide
 (:func:`slide`, one step per segment) and the handout draw this same figure; a slide only draws it larger."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -9,9 +10,17 @@ from ui.grid import head_name, pick
 from ui.i18n import figure_texts, t
 from ui.tokens import input_error
 from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
-from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
-                           pick_model,
-                           show_figure)
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    input_error_type,
+    line,
+    pick_model,
+    show_figure,
+)
 from viz_core.transformer_xl import xl_attention_figure
 
 if TYPE_CHECKING:
@@ -20,18 +29,27 @@ if TYPE_CHECKING:
     from models.inference.transformer_xl import XLReadTrace
 
 
-def segment_view(trace: XLReadTrace, s: int, layer: int, head: int, *, width: float | None = None,
-                 height: int | None = None) -> go.Figure:
+def segment_view(
+    trace: XLReadTrace, s: int, layer: int, head: int, *, width: float | None = None, height: int | None = None
+) -> go.Figure:
     """Segment ``s``'s attention of one head (or the average over heads, ui.grid.AVERAGE) over
     [memory | segment]: the cached states of the tokens before it, then its own tokens under the causal
     mask (ticks planned for ``width`` × ``height`` px; width None: the page's column, FIGURE_PX)."""
     seg = trace.segments[s]
     return xl_attention_figure(
-        pick(seg.attention, layer, head), seg.memory_tokens, seg.tokens, seg.mask,
-        memory_label=t("txl.memory", n=len(seg.memory_tokens)), segment_label=t("txl.current", n=len(seg.tokens)),
+        pick(seg.attention, layer, head),
+        seg.memory_tokens,
+        seg.tokens,
+        seg.mask,
+        memory_label=t("txl.memory", n=len(seg.memory_tokens)),
+        segment_label=t("txl.current", n=len(seg.tokens)),
         title=t("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
-        x_title=t("txl.x_key"), y_title=t("txl.y_query"), texts=figure_texts(), width=width or FIGURE_PX,
-        height=height)
+        x_title=t("txl.x_key"),
+        y_title=t("txl.y_query"),
+        texts=figure_texts(),
+        width=width or FIGURE_PX,
+        height=height,
+    )
 
 
 def slide(p: SlideParams) -> SlideView:

@@ -2,6 +2,7 @@
 one head, or the mean over heads, under the factorisation order. The page (pages/13_XLNet.py), its
 slide (:func:`slide`, the query stream, one step per predicted position) and the handout draw this
 same figure; a slide only draws it larger."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,11 +11,28 @@ from typing import TYPE_CHECKING
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, t
 from ui.tokens import input_error, md_escape
-from ui.views.base import (PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, input_error_type, line,
-                           pick_model,
-                           show_figure)
-from ui.xlnet import (EXAMPLES, MODES, PAGE_WIDTH, STREAM_HEIGHT, load_model, model_choices, order_of, run_predict,
-                      sentence)
+from ui.views.base import (
+    PLAN_WIDTH,
+    SLIDE_HEIGHT,
+    SlideParams,
+    SlideProblem,
+    SlideView,
+    input_error_type,
+    line,
+    pick_model,
+    show_figure,
+)
+from ui.xlnet import (
+    EXAMPLES,
+    MODES,
+    PAGE_WIDTH,
+    STREAM_HEIGHT,
+    load_model,
+    model_choices,
+    order_of,
+    run_predict,
+    sentence,
+)
 from viz_core.xlnet import stream_figure
 
 if TYPE_CHECKING:
@@ -23,17 +41,34 @@ if TYPE_CHECKING:
     from models.inference.xlnet import XLNetTrace
 
 
-def stream_view(trace: XLNetTrace, stream: str, layer: int, head: int, *, width: float = PAGE_WIDTH / 2,
-                height: int = STREAM_HEIGHT, outlined: Sequence[int] | None = None) -> go.Figure:
+def stream_view(
+    trace: XLNetTrace,
+    stream: str,
+    layer: int,
+    head: int,
+    *,
+    width: float = PAGE_WIDTH / 2,
+    height: int = STREAM_HEIGHT,
+    outlined: Sequence[int] | None = None,
+) -> go.Figure:
     """One stream's attention (``stream`` "query" or "content") of head ``head`` of ``layer`` (ui.grid.AVERAGE:
     the mean over heads) with the trace's mask, the ``outlined`` rows (default: every predicted position)
     orange; planned for ``width`` × ``height`` px (default: the page's half column)."""
     weights = trace.query_attention if stream == "query" else trace.content_attention
     allowed = trace.query_mask if stream == "query" else trace.content_mask
     rows = trace.predictions.positions if outlined is None else outlined
-    return stream_figure(pick(weights, layer, head), trace.tokens, allowed, rows,
-                         unknown=trace.unknown, title=t(f"xlnet.fig.{stream}", head=head_name(layer, head)),
-                         y_title=t("xlnet.fig.y"), texts=figure_texts(), width=width, height=height)
+    return stream_figure(
+        pick(weights, layer, head),
+        trace.tokens,
+        allowed,
+        rows,
+        unknown=trace.unknown,
+        title=t(f"xlnet.fig.{stream}", head=head_name(layer, head)),
+        y_title=t("xlnet.fig.y"),
+        texts=figure_texts(),
+        width=width,
+        height=height,
+    )
 
 
 def slide(p: SlideParams) -> SlideView:
@@ -62,8 +97,7 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         pos = targets.positions[step]
         tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[step], targets.top_probs[step]))
-        line(t("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos],
-               tops=tops))
+        line(t("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos], tops=tops))
         show_figure(stream_view(trace, "query", layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT, outlined=[pos]))
 
     return p.view(len(targets.positions), p.step("xlnet", len(targets.positions)), draw)
