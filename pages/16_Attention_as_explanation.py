@@ -24,6 +24,7 @@ from ui.explanations import (  # noqa: E402  (after the frame: the page shows at
     run_swap,
     table_rows,
     tokens_of,
+    uniform_comparison,
 )
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
@@ -201,6 +202,7 @@ def results() -> None:
                 eps=swap.epsilon,
             )
         )
+        st.markdown(uniform_comparison())
 
 
 results()

@@ -84,3 +84,22 @@ def test_attention_swap_on_the_rnn_page() -> None:
     swap = attention_swap(translation_subject(load_seq2seq("s2s-bahdanau"), EXAMPLES["s2s-bahdanau"]))
     assert np.allclose(z, swap.weights, atol=1e-6)
     assert any("TVD" in c.value for c in at.caption)
+
+
+def test_wiegreffe_and_pinters_uniform_twin_is_stated_from_the_evaluation() -> None:
+    """The answer beside Jain & Wallace's: the learned-attention RNN and its twin trained with α frozen
+    uniform, each test BLEU as `python -m models.evaluate` recorded it, and the verdict that the gap gives."""
+    from models.checkpoints import load_results
+    from models.training.presets import UNIFORM_TWIN
+    from ui.explanations import MATTERED_BLEU
+
+    rows = {m["name"]: m for m in load_results()["models"]}
+    learned, uniform = (rows[name] for name in UNIFORM_TWIN)
+    assert uniform["kind"] == "uniform" and learned["kind"] == "bahdanau"
+    for lang, needle in (("en", "test BLEU"), ("zh", "BLEU 为")):
+        at = _run({"xai_swap": "true", "lang": lang})
+        text = next(m.value for m in at.markdown if "Wiegreffe" in m.value and "§3.1" in m.value)
+        assert needle in text
+        assert f"{uniform['bleu']:.1f}" in text and f"{learned['bleu']:.1f}" in text
+        mattered = learned["bleu"] - uniform["bleu"] >= MATTERED_BLEU
+        assert (("A gap this large" in text) if lang == "en" else ("差距这么大" in text)) == mattered

@@ -13,7 +13,14 @@ from models.nn.rnn_seq2seq import AttentionMode, Seq2Seq, Seq2SeqConfig
 from models.training.seq2seq import train_seq2seq
 from models.text.vocab import EOS_ID, SOS_ID, Vocab
 
-KINDS = [("none", "dot"), ("bahdanau", "dot"), ("luong", "dot"), ("luong", "general"), ("luong", "concat")]
+KINDS = [
+    ("none", "dot"),
+    ("bahdanau", "dot"),
+    ("luong", "dot"),
+    ("luong", "general"),
+    ("luong", "concat"),
+    ("uniform", "dot"),
+]
 
 
 def tiny(attention: str, score: str = "general", **kw) -> Seq2Seq:
@@ -113,6 +120,30 @@ def test_no_attention_links_only_through_final_state():
     memory.states = torch.randn_like(memory.states)
     logits2, _, _ = model.decoder.step(y, state, memory)
     assert alpha is None and torch.equal(logits, logits2)
+
+
+def test_uniform_attention_is_frozen_at_one_over_s():
+    """Wiegreffe & Pinter's baseline: α_{t,i} = 1/S over the S real source positions at every step, 0 on
+    padding; c_t is the mean of the source states, fed to the GRU as in Bahdanau's decoder."""
+    model = tiny("uniform")
+    src, lengths = batch()
+    memory = model.encode(src, lengths)
+    state = model.decoder.initial_state(memory)
+    y = torch.tensor([SOS_ID, SOS_ID])
+    dec = model.decoder
+    for _ in range(3):
+        logits, new_state, alpha = dec.step(y, state, memory)
+        assert torch.allclose(alpha[0], torch.full((5,), 1 / 5))
+        assert torch.allclose(alpha[1, :3], torch.full((3,), 1 / 3)) and torch.all(alpha[1, 3:] == 0)
+        for b, n in enumerate((5, 3)):
+            c = memory.states[b, :n].mean(0)
+            emb = dec.embedding(y[b])
+            s_t = dec.rnn(torch.cat([emb, c]).unsqueeze(0), state.hidden[b : b + 1])[0]
+            assert torch.allclose(new_state.hidden[b], s_t, atol=1e-6)
+            readout = torch.tanh(dec.readout(torch.cat([s_t, c, emb])))
+            assert torch.allclose(logits[b], dec.out(readout), atol=1e-5)
+        state, y = new_state, logits.argmax(-1)
+    assert not any("score" in name or name.startswith(("w_", "v")) for name, _ in dec.named_parameters())
 
 
 def test_hard_mode_is_one_hot():

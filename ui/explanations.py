@@ -93,6 +93,35 @@ def run_swap(text: str, step: int) -> AttentionSwap:
         return attention_swap(subject(SWAP_MODEL, text, None if step < 0 else step))
 
 
+#: BLEU points between learned and frozen uniform attention above which the page says attention mattered.
+MATTERED_BLEU = 5.0
+
+
+def uniform_comparison() -> str:
+    """Wiegreffe & Pinter (2019, §3.1) on the lab's RNN: the learned-attention model and its twin trained
+    with α frozen uniform (presets ``UNIFORM_TWIN``), their test BLEU and exact match from the shipped
+    evaluation (``python -m models.evaluate --write``), in one paragraph; how to make them if missing."""
+    from models.checkpoints import load_results, read_config
+    from models.training.presets import UNIFORM_TWIN
+
+    rows = {m["name"]: m for m in (load_results() or {}).get("models", [])}
+    if not all(name in rows for name in UNIFORM_TWIN):
+        return t("xai.uniform.missing")
+    learned, uniform = (rows[name] for name in UNIFORM_TWIN)
+    n_train = read_config(UNIFORM_TWIN[1]).get("training", {}).get("n_train", 0)
+    text = t(
+        "xai.uniform",
+        n_train=n_train,
+        n_test=uniform["n_test"],
+        u_bleu=uniform["bleu"],
+        u_em=uniform["exact_match"],
+        l_bleu=learned["bleu"],
+        l_em=learned["exact_match"],
+    )
+    verdict = "mattered" if learned["bleu"] - uniform["bleu"] >= MATTERED_BLEU else "little"
+    return f"{text} {t(f'xai.uniform.{verdict}')}"
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def tokens_of(name: str, text: str) -> tuple[list[str], list[bool], list[str], int]:
     """(input tokens, removable flags, the output tokens, the explained output's index) without running

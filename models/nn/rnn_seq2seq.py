@@ -9,6 +9,9 @@
   h̃_t = tanh(W_c [c_t; s_t]) predicts y_t and is fed to the next step (input feeding).
   Global attention weighs every source position; local-m weighs a window of half-width D around
   p_t = t, local-p a window around a predicted p_t with a Gaussian (§3.2, Eqs. 7, 9, 10).
+- Uniform (Wiegreffe & Pinter 2019, §3.1): Bahdanau's decoder with its weights frozen to
+  α_{t,i} = 1/S over the S source words, so c_t is their mean: the baseline that shows whether
+  learned attention mattered to a task.
 
 How ours differs from the papers: GRUs instead of Luong's stacked LSTMs on a reversed source;
 a bidirectional encoder for both; s_0 = tanh(W [h→_S; h←_1]) from both directions; Bahdanau's
@@ -39,7 +42,8 @@ from models.nn.attention import (
 )
 from models.text.vocab import PAD_ID
 
-ATTENTIONS = ("none", "bahdanau", "luong")  # the decoder's attention (Bahdanau et al. 2015, Luong et al. 2015)
+#: The decoder's attention (Bahdanau et al. 2015, Luong et al. 2015; uniform: Wiegreffe & Pinter 2019).
+ATTENTIONS = ("none", "bahdanau", "luong", "uniform")
 LUONG_SCORES = ("dot", "general", "concat")
 LUONG_ALIGNMENTS = ("global", "local-m", "local-p")
 
@@ -50,7 +54,7 @@ class Seq2SeqConfig(JsonConfig):
 
     IGNORE_UNKNOWN = True
 
-    attention: str = "bahdanau"  # none | bahdanau | luong
+    attention: str = "bahdanau"  # none | bahdanau | luong | uniform
     score: str = "general"  # Luong score: dot | general | concat (ignored otherwise)
     src_vocab_size: int = 0
     tgt_vocab_size: int = 0
@@ -79,7 +83,7 @@ class Seq2SeqConfig(JsonConfig):
 
     @property
     def kind(self) -> str:
-        """'none', 'bahdanau', 'luong-dot' / 'luong-general' / 'luong-concat', or with a local
+        """'none', 'bahdanau', 'uniform', 'luong-dot' / 'luong-general' / 'luong-concat', or with a local
         alignment 'luong-general-local-m' / 'luong-general-local-p'."""
         if self.attention != "luong":
             return self.attention
@@ -204,24 +208,48 @@ class BahdanauDecoder(Decoder):
     def __init__(self, cfg: Seq2SeqConfig) -> None:
         super().__init__(cfg)
         d = cfg.enc_dim
-        self.w_query = nn.Linear(d, cfg.attn_dim, bias=False)  # W
-        self.w_key = nn.Linear(d, cfg.attn_dim, bias=True)  # U (with the bias of the sum)
-        self.v = nn.Parameter(torch.empty(cfg.attn_dim).uniform_(-0.1, 0.1))
+        self.init_scores(cfg)
         self.rnn = nn.GRUCell(cfg.emb_dim + d, d)
         self.readout = nn.Linear(2 * d + cfg.emb_dim, d)
         self.out = nn.Linear(d, cfg.tgt_vocab_size)
 
+    def init_scores(self, cfg: Seq2SeqConfig) -> None:
+        """The parameters of e_{t,i}: W, U (with the bias of the sum) and v."""
+        self.w_query = nn.Linear(cfg.enc_dim, cfg.attn_dim, bias=False)  # W
+        self.w_key = nn.Linear(cfg.enc_dim, cfg.attn_dim, bias=True)  # U
+        self.v = nn.Parameter(torch.empty(cfg.attn_dim).uniform_(-0.1, 0.1))
+
     def project_keys(self, states):
         return self.w_key(states)
 
+    def weights(self, state: DecoderState, memory: Memory) -> Tensor:
+        """α_t = softmax_i vᵀ tanh(W s_{t-1} + U h_i) over the real source positions."""
+        if memory.keys is None:
+            raise ValueError("Bahdanau's score reads keys projected by project_keys; the memory has none")
+        return masked_softmax(additive_score_projected(self.w_query(state.hidden), memory.keys, self.v), memory.mask)
+
     def step(self, y_prev, state, memory, mode=SOFT):
         emb = self.dropout(self.embedding(y_prev))
-        scores = additive_score_projected(self.w_query(state.hidden), memory.keys, self.v)
-        alpha = mode.apply(masked_softmax(scores, memory.mask))
+        alpha = mode.apply(self.weights(state, memory))
         context = attend(alpha, memory.states)
         hidden = self.rnn(torch.cat([emb, context], dim=-1), state.hidden)
         readout = torch.tanh(self.readout(torch.cat([hidden, context, emb], dim=-1)))
         return self.out(self.dropout(readout)), DecoderState(hidden, None, state.step + 1), alpha
+
+
+class UniformDecoder(BahdanauDecoder):
+    """Bahdanau's decoder with α frozen uniform (Wiegreffe & Pinter 2019, §3.1): α_{t,i} = 1/S over
+    the S real source positions, so c_t = (1/S) Σ h_i; nothing scores the source."""
+
+    def init_scores(self, cfg: Seq2SeqConfig) -> None:
+        pass
+
+    def project_keys(self, states):
+        return None
+
+    def weights(self, state: DecoderState, memory: Memory) -> Tensor:
+        real = memory.mask.to(memory.states.dtype)
+        return real / real.sum(dim=1, keepdim=True)
 
 
 class LuongDecoder(Decoder):
@@ -294,7 +322,12 @@ class LuongDecoder(Decoder):
         return self.out(self.dropout(attentional)), DecoderState(hidden, feed, state.step + 1, position), alpha
 
 
-DECODERS: dict[str, type[Decoder]] = {"none": PlainDecoder, "bahdanau": BahdanauDecoder, "luong": LuongDecoder}
+DECODERS: dict[str, type[Decoder]] = {
+    "none": PlainDecoder,
+    "bahdanau": BahdanauDecoder,
+    "luong": LuongDecoder,
+    "uniform": UniformDecoder,
+}
 
 
 class Seq2Seq(nn.Module):

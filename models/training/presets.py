@@ -17,6 +17,8 @@ MLM_HEAD = "mlm-head"  # a BERT task: a masked-LM head on an installed pretraine
 FINETUNE = "finetune-"  # BERT tasks finetune-cls, finetune-nli, finetune-qa: all of bert-small fine-tuned (§4)
 TRANSFORMER_XL = "transformer-xl"
 XLNET = "xlnet"
+#: (learned, frozen uniform): two small Bahdanau RNNs that differ only in their attention (Wiegreffe & Pinter 2019).
+UNIFORM_TWIN = ("s2s-forcing-1.0", "s2s-uniform")
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,18 @@ PRESETS: dict[str, Preset] = {
                 {"n_train": 20000},
             )
             for ratio in ("1.0", "0.5")
+        ),
+        # Wiegreffe & Pinter (2019, §3.1): s2s-forcing-1.0's twin with its attention frozen uniform (α = 1/S),
+        # the same data, size and steps: the test split says how much learned attention matters here.
+        Preset(
+            UNIFORM_TWIN[1],
+            "Uniform attention, frozen (small)",
+            6,
+            SEQ2SEQ,
+            "en-fr",
+            {"attention": "uniform", "emb_dim": 64, "hidden_dim": 64, "attn_dim": 64},
+            replace(_S2S_TRAIN, steps=1500, warmup=150, teacher_forcing=1.0, max_minutes=20.0),
+            {"n_train": 20000},
         ),
         Preset("tf-copy", "Transformer · copy", 10, TRANSFORMER, "copy", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),
         Preset("tf-reverse", "Transformer · reverse", 11, TRANSFORMER, "reverse", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),

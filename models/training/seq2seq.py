@@ -300,7 +300,7 @@ def evaluate_checkpoint(name: str, test_pairs) -> dict:
             }
         )
     aer = None
-    if loaded.model.cfg.attention != "none":
+    if loaded.model.cfg.attention not in ("none", "uniform"):  # frozen uniform weights align nothing
         predicted = forced_alignments(loaded.model, loaded.src_vocab, loaded.tgt_vocab, test_pairs)
         aer = round(alignment_error_rate(predicted, [set(p.alignment) for p in test_pairs]), 4)
     return {

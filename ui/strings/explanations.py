@@ -176,6 +176,31 @@ STRINGS: dict[str, tuple[str, str]] = {
         "对抗搜索（对权重用 Adam）寻找在输出 TVD ≤ {eps} 条件下最大的 JSD。权重截然不同而输出相同："
         "仅凭这些权重不能解释输出。",
     ),
+    "xai.uniform": (
+        "**Wiegreffe & Pinter's answer (2019, §3.1): does this model need its attention?** A twin of the small "
+        "Bahdanau RNN, trained the same way on the same {n_train:,} grammar pairs but with its weights frozen to "
+        "uniform (α = 1/S: the context is the mean of the source states), scores test BLEU {u_bleu:.1f} (exact "
+        "match {u_em:.0%}) where the learned attention scores {l_bleu:.1f} ({l_em:.0%}), on the same {n_test:,} "
+        "test sentences.",
+        "**Wiegreffe & Pinter 的回应（2019，§3.1）：这个模型需要它的注意力吗？** 小型 Bahdanau RNN 的对照模型，"
+        "用同样的 {n_train:,} 个语法句对以同样方式训练，但权重冻结为均匀分布（α = 1/S：上下文是源端状态的平均），"
+        "在同样的 {n_test:,} 个测试句上 BLEU 为 {u_bleu:.1f}（完全匹配 {u_em:.0%}），而学到的注意力为 {l_bleu:.1f}（{l_em:.0%}）。",
+    ),
+    "xai.uniform.mattered": (
+        "A gap this large means the learned weights carry what the translation needs: here, swapping them for "
+        "others that leave one step's output unchanged does not show that attention is unimportant.",
+        "差距这么大说明学到的权重承载了翻译所需的信息：在这里，换成让某一步输出不变的其他权重，并不能说明注意力不重要。",
+    ),
+    "xai.uniform.little": (
+        "A gap this small means this task hardly needs learned attention, so its weights say little about what "
+        "the model used (Wiegreffe & Pinter's condition for reading them at all).",
+        "差距这么小说明这个任务几乎不需要学到的注意力，因此它的权重很难说明模型用了什么（这正是 Wiegreffe & Pinter 提出的前提）。",
+    ),
+    "xai.uniform.missing": (
+        "The uniform-attention twin is not installed: `python -m models.train --preset s2s-uniform`, then "
+        "`python -m models.evaluate --write`.",
+        "未安装均匀注意力对照模型：`python -m models.train --preset s2s-uniform`，然后 `python -m models.evaluate --write`。",
+    ),
     "xai.claims": (
         "**What the papers claim.** Jain & Wallace (2019, §4.1) find attention weights often uncorrelated with "
         "gradient and leave-one-out importance, and (§4.2) that very different attention can give the same output. "

@@ -244,6 +244,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "p2.exp.fig.parted": ("they part", "分歧"),
     "ckpt.label.s2s-forcing-1.0": ("Bahdanau, teacher forcing 1.0 (small)", "Bahdanau，教师强制 1.0（小型）"),
     "ckpt.label.s2s-forcing-0.5": ("Bahdanau, teacher forcing 0.5 (small)", "Bahdanau，教师强制 0.5（小型）"),
+    "ckpt.label.s2s-uniform": ("Uniform attention, frozen (small)", "均匀注意力，冻结（小型）"),
 }
 
 SAME: frozenset[str] = frozenset()
