@@ -71,7 +71,7 @@ def _load(name: str) -> LoadedTransformer:
 
 def score_model() -> LoadedTransformer | str:
     """The shared read-only tf-en-fr, or a one-line message naming the missing or bad file."""
-    return load_or_message(_load, SCORE_MODEL, t("p3.model_missing_hint"))
+    return load_or_message(_load, SCORE_MODEL, t("positional.model_missing_hint"))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -88,25 +88,27 @@ def model_scores(name: str, layer: int, head: int) -> pos_enc.ModelPositionScore
 
 def explain_sinusoids() -> None:
     """Each sine/cosine pair is one frequency: fast ones tell near positions apart, slow ones far ones."""
-    st.markdown(t("p3.explain.sinusoids"))
+    st.markdown(t("positional.explain.sinusoids"))
 
 
 def explain_wavelengths(container, wavelengths: np.ndarray, d_model: int) -> None:
     """The wavelengths of the pairs form a geometric progression (next to the wavelength chart)."""
     ratio = 10000 ** (2 / d_model)
     container.markdown(
-        t("p3.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2, d1=d_model - 1)
+        t("positional.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2, d1=d_model - 1)
     )
 
 
 def explain_offsets(offset_spread: np.ndarray) -> None:
     """PE(pos)·PE(pos + k) depends on the offset k only, and is the same for +k and −k."""
-    st.markdown(t("p3.explain.offsets", spread=offset_spread.max()))
+    st.markdown(t("positional.explain.offsets", spread=offset_spread.max()))
 
 
 def model_score_formula() -> None:
     """The position-only part of a trained head's score, as the figure computes it."""
-    st.latex(r"s^{pos}_{ij} = \frac{(W_Q\, PE_i)\cdot(W_K\, PE_j)}{\sqrt{d_k}}\qquad" + t("p3.rot.formula_note"))
+    st.latex(
+        r"s^{pos}_{ij} = \frac{(W_Q\, PE_i)\cdot(W_K\, PE_j)}{\sqrt{d_k}}\qquad" + t("positional.rot.formula_note")
+    )
 
 
 def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
@@ -115,7 +117,7 @@ def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
     s = result.scores
     st.caption(
         t(
-            "p3.score.caption",
+            "positional.score.caption",
             layer=result.layer,
             head=result.head + 1,
             last=result.scores.shape[0] - 1,
@@ -123,10 +125,10 @@ def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
             peak=result.peak,
         )
     )
-    layer_note = t("p3.score.layer0_note" if result.layer == 0 else "p3.score.layer1_note")
+    layer_note = t("positional.score.layer0_note" if result.layer == 0 else "positional.score.layer1_note")
     st.markdown(
         t(
-            "p3.explain.model_scores",
+            "positional.explain.model_scores",
             offset=result.worst_offset,
             low=s[i1, j1],
             i1=i1,
@@ -157,39 +159,47 @@ def rotation_formulas() -> None:
 def rotation_metrics(check: pos_enc.RotationCheck, k: int, length: int) -> None:
     """How exactly M_k maps PE(pos) to PE(pos + k): for this k, for every k, and in float32."""
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("p3.rot.err_k", k=k), f"{check.max_error:.1e}", help=t("p3.rot.err_k_help", last=length - 1))
-    m2.metric(t("p3.rot.err_all", last=length - 1), f"{check.max_error_by_k.max():.1e}", help=t("p3.rot.err_all_help"))
-    m3.metric(t("p3.rot.err_f32", k=k), f"{check.max_error_float32:.1e}", help=t("p3.rot.err_f32_help"))
+    m1.metric(
+        t("positional.rot.err_k", k=k), f"{check.max_error:.1e}", help=t("positional.rot.err_k_help", last=length - 1)
+    )
+    m2.metric(
+        t("positional.rot.err_all", last=length - 1),
+        f"{check.max_error_by_k.max():.1e}",
+        help=t("positional.rot.err_all_help"),
+    )
+    m3.metric(t("positional.rot.err_f32", k=k), f"{check.max_error_float32:.1e}", help=t("positional.rot.err_f32_help"))
 
 
 def explain_rotation(container) -> None:
     """Why one fixed M_k per shift lets a linear layer attend by relative offset."""
-    container.markdown(t("p3.explain.rotation"))
+    container.markdown(t("positional.explain.rotation"))
 
 
 def explain_embeddings() -> None:
     """Why the Transformer multiplies its word embeddings by √d_model before adding PE, and how
     our models differ from the paper's setup."""
-    st.markdown(t("p3.explain.embeddings"))
-    st.info(t("p3.emb.differ"), icon=":material/info:")
+    st.markdown(t("positional.explain.embeddings"))
+    st.info(t("positional.emb.differ"), icon=":material/info:")
 
 
 def scheme_titles(learned: pos_enc.LearnedPositions | None) -> dict[str, str]:
     """Subplot titles that say what each map is (not every map is an attention score)."""
-    source = Path(learned.path).parent.name if learned is not None else t("p3.sch.title.learned_source")
+    source = Path(learned.path).parent.name if learned is not None else t("positional.sch.title.learned_source")
     return {
-        "Learned (absolute)": t("p3.sch.title.learned", source=source),
-        "Sinusoidal (absolute)": t("p3.sch.title.sinusoidal"),
-        "Transformer-XL (relative)": t("p3.sch.title.xl"),
-        "RoPE": t("p3.sch.title.rope"),
-        "ALiBi": t("p3.sch.title.alibi"),
+        "Learned (absolute)": t("positional.sch.title.learned", source=source),
+        "Sinusoidal (absolute)": t("positional.sch.title.sinusoidal"),
+        "Transformer-XL (relative)": t("positional.sch.title.xl"),
+        "RoPE": t("positional.sch.title.rope"),
+        "ALiBi": t("positional.sch.title.alibi"),
     }
 
 
 def explain_scheme_maps(learned: pos_enc.LearnedPositions | None) -> None:
     """What the scheme maps show and how they were made."""
-    learned_note = t("p3.sch.learned_note", source=Path(learned.path).parent.name) if learned is not None else ""
-    st.caption(t("p3.sch.caption", learned_note=learned_note))
+    learned_note = (
+        t("positional.sch.learned_note", source=Path(learned.path).parent.name) if learned is not None else ""
+    )
+    st.caption(t("positional.sch.caption", learned_note=learned_note))
 
 
 def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, train_len: int, head: int) -> None:
@@ -197,7 +207,7 @@ def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, t
     1-based), then the RoPE, ALiBi and Transformer-XL formulas."""
     container.markdown(
         t(
-            "p3.explain.schemes",
+            "positional.explain.schemes",
             unseen=result.rope_unseen_pairs,
             pairs=d_model // 2,
             train_len=train_len,
@@ -216,13 +226,13 @@ def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, t
 
 def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
     """A shipped checkpoint's learned position table, or where such a table would come from."""
-    st.markdown(t("p3.learned.header"))
+    st.markdown(t("positional.learned.header"))
     if learned is None:
-        st.info(t("p3.learned.none"), icon=":material/inventory_2:")
+        st.info(t("positional.learned.none"), icon=":material/inventory_2:")
     else:
         st.caption(
             t(
-                "p3.learned.caption",
+                "positional.learned.caption",
                 name=Path(learned.path).parent.name,
                 tensor=learned.tensor_name,
                 rows=learned.matrix.shape[0],
@@ -230,7 +240,7 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
             )
         )
         chart(
-            viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
+            viz.learned_figure(learned.matrix, t("positional.fig.learned"), texts=figure_texts()),
             key="sch_learned",
             config=PLOT,
         )
@@ -238,5 +248,5 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
 
 def explain_padding() -> None:
     """The PAD convention (position id 0, a zero row), and what our Transformers do instead."""
-    st.markdown(t("p3.explain.padding"))
-    st.info(t("p3.pad.differ"), icon=":material/info:")
+    st.markdown(t("positional.explain.padding"))
+    st.info(t("positional.pad.differ"), icon=":material/info:")

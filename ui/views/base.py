@@ -92,7 +92,7 @@ class SlideParams:
             return default
         return value
 
-    def text(self, key: str, default: str, limit: int = 10_000, what: str = "p2.url.text") -> str:
+    def text(self, key: str, default: str, limit: int = 10_000, what: str = "seq2seq.url.text") -> str:
         """A text input's value, cut to the page's ``limit`` with a note."""
         raw = self.raw(key)
         if raw is None:
@@ -202,7 +202,7 @@ def pick_model(
     key: str,
     default: str | None,
     loader: Callable,
-    what: str = "p2.url.model",
+    what: str = "seq2seq.url.model",
 ):
     """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
     in the language being read; ``default`` None: the first; ``what``: the string id a refused value's

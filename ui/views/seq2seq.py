@@ -66,7 +66,7 @@ def attention_view(
         positions=None if hyp.positions is None else hyp.positions[:rows],
         width=width,
         **({} if height is None else {"height": height}),
-        title=t("p2.fig.heatmap.zh" if zh else "p2.fig.heatmap"),
+        title=t("seq2seq.fig.heatmap.zh" if zh else "seq2seq.fig.heatmap"),
         texts=heatmap_texts(trace.model),
     )
     return fig, weights
@@ -97,15 +97,15 @@ def slide(p: SlideParams) -> SlideView:
 
     name, label, _ = pick_model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
     text = p.text("s2s_text", example_inputs(name)[0])  # the page's own first input for this model
-    beam = int(p.number("s2s_beam", 1, 8, 1, "p2.url.beam"))
-    mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
-    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
+    beam = int(p.number("s2s_beam", 1, 8, 1, "seq2seq.url.beam"))
+    mode = p.option("s2s_mode", MODES, "soft", "seq2seq.url.mode", MODES.get)
+    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha")
     labels = dict(model_choices())
     compare = p.option(
         "s2s_compare",
         [None, *(n for n in labels if n != name)],
         None,
-        "p2.url.compare",
+        "seq2seq.url.compare",
         lambda n: "" if n is None else labels[n],
     )
 
