@@ -10,10 +10,10 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.plot import chart
 
-page_frame(t("nav.3"), icon="〰️", intro=t("positional.intro"))
+page_frame(tr("nav.3"), icon="〰️", intro=tr("positional.intro"))
 
 from models.lessons import positional as pos_enc  # noqa: E402
 from ui.state import checked, linked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
@@ -49,12 +49,12 @@ TABS = tuple(f"positional.tab.{name}" for name in ("sinusoids", "rotation", "emb
 
 
 def sinusoid_section() -> None:
-    st.subheader(t("positional.sin.header"))
+    st.subheader(tr("positional.sin.header"))
     c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
     d_model = linked(c1.select_slider, "d_model", D_CHOICES, value=64, key="pe_d", persist_state="page")
     length = checked(
         c2.slider,
-        t("positional.seq_len"),
+        tr("positional.seq_len"),
         10,
         400,
         100,
@@ -66,10 +66,10 @@ def sinusoid_section() -> None:
     trace = sinusoids(length, d_model)
     # a fast, a medium and a slow frequency, and the cosine partner of the first
     default = sorted({2 * (d_model // 16), 2 * (d_model // 16) + 1, 2 * (d_model // 8), 2 * (d_model // 4)})
-    dims_box = c3.popover(t("positional.dims"), icon=":material/tune:", width="stretch")
+    dims_box = c3.popover(tr("positional.dims"), icon=":material/tune:", width="stretch")
     dims = linked(
         dims_box.multiselect,
-        t("positional.dims"),
+        tr("positional.dims"),
         list(range(d_model)),
         default=default,
         key=f"pe_dims_{d_model}",
@@ -78,7 +78,7 @@ def sinusoid_section() -> None:
     left, right = st.columns(2)
     words = figure_texts()
     chart(
-        viz.pe_curves_figure(trace.pe, dims, title=t("positional.fig.curves"), texts=words),
+        viz.pe_curves_figure(trace.pe, dims, title=tr("positional.fig.curves"), texts=words),
         key="pe_curves",
         config=PLOT,
         where=left,
@@ -95,12 +95,12 @@ def sinusoid_section() -> None:
 
 
 def similarity_rotation_section() -> None:
-    st.subheader(t("positional.rot.header"))
+    st.subheader(tr("positional.rot.header"))
     c1, c2, c3, c4 = st.columns(4)
     d_model = linked(c1.select_slider, "d_model", D_CHOICES[:-1], value=64, key="rot_d", persist_state="page")
     length = checked(
         c2.slider,
-        t("positional.positions"),
+        tr("positional.positions"),
         16,
         256,
         100,
@@ -111,7 +111,7 @@ def similarity_rotation_section() -> None:
     )
     k = checked(
         c3.slider,
-        t("positional.shift"),
+        tr("positional.shift"),
         0,
         length - 1,
         min(5, length - 1),
@@ -121,7 +121,7 @@ def similarity_rotation_section() -> None:
     )
     pos = checked(
         c4.slider,
-        t("positional.example_pos"),
+        tr("positional.example_pos"),
         0,
         length - 1,
         min(10, length - 1),
@@ -133,14 +133,14 @@ def similarity_rotation_section() -> None:
     words = figure_texts()
     left, right = st.columns(2)
     chart(
-        viz.similarity_figure(trace.similarity, title=t("positional.fig.similarity"), texts=words),
+        viz.similarity_figure(trace.similarity, title=tr("positional.fig.similarity"), texts=words),
         key="rot_similarity",
         config=PLOT,
         where=left,
     )
     chart(
         viz.offset_figure(
-            trace.offsets, trace.offset_formula, trace.offset_measured, title=t("positional.fig.offset"), texts=words
+            trace.offsets, trace.offset_formula, trace.offset_measured, title=tr("positional.fig.offset"), texts=words
         ),
         key="rot_offset",
         config=PLOT,
@@ -149,7 +149,7 @@ def similarity_rotation_section() -> None:
     explain_offsets(trace.offset_spread)
 
     st.divider()
-    with st.spinner(t("positional.rotation_spinner")):
+    with st.spinner(tr("positional.rotation_spinner")):
         check = rotation(length, d_model, k, pos)
     rotation_formulas()
     rotation_metrics(check, k, length)
@@ -174,7 +174,7 @@ def similarity_rotation_section() -> None:
 
 
 def model_score_section() -> None:
-    st.markdown(t("positional.score.header"))
+    st.markdown(tr("positional.score.header"))
     loaded = score_model()
     if isinstance(loaded, str):
         st.warning(loaded)
@@ -182,11 +182,11 @@ def model_score_section() -> None:
     c1, c2 = st.columns(2)
     layers = loaded.model.encoder.layers
     url_check(
-        "rot_tf_layer", url_labels(range(len(layers))), t("positional.score.layer_what"), t("positional.score.layer0")
+        "rot_tf_layer", url_labels(range(len(layers))), tr("positional.score.layer_what"), tr("positional.score.layer0")
     )
     layer = linked(
         c1.radio,
-        t("positional.score.layer"),
+        tr("positional.score.layer"),
         list(range(len(layers))),
         horizontal=True,
         key="rot_tf_layer",
@@ -195,11 +195,11 @@ def model_score_section() -> None:
     url_check(
         "rot_tf_head",
         number_in(1, layers[layer].self_attn.n_heads),
-        t("positional.score.head_what"),
-        t("positional.score.head1"),
+        tr("positional.score.head_what"),
+        tr("positional.score.head1"),
     )
     head = c2.slider(
-        t("positional.score.head"),
+        tr("positional.score.head"),
         1,
         layers[layer].self_attn.n_heads,
         1,
@@ -214,7 +214,7 @@ def model_score_section() -> None:
     chart(position_score_view(result), key="rot_tf_scores", config=PLOT, where=left)
     offsets = sorted({0, 3, result.worst_offset})
     chart(
-        viz.diagonal_profile_figure(result.scores, offsets, title=t("positional.fig.diagonals"), texts=words),
+        viz.diagonal_profile_figure(result.scores, offsets, title=tr("positional.fig.diagonals"), texts=words),
         key="rot_tf_diagonals",
         config=PLOT,
         where=right,
@@ -223,20 +223,20 @@ def model_score_section() -> None:
 
 
 def embeddings_section() -> None:
-    st.subheader(t("positional.emb.header"))
+    st.subheader(tr("positional.emb.header"))
     c1, c2, c3 = st.columns([2, 3, 3])
     d_model = linked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d", persist_state="page")
     init_label = linked(
         c2.radio,
-        t("positional.emb.init"),
+        tr("positional.emb.init"),
         list(pos_enc.EMBEDDING_INITS),
         index=0,
         key="emb_init",
         persist_state="page",
-        format_func=lambda label: t(f"positional.emb.init.{pos_enc.EMBEDDING_INITS[label]}"),
+        format_func=lambda label: tr(f"positional.emb.init.{pos_enc.EMBEDDING_INITS[label]}"),
     )
     scaled = checked(
-        c3.toggle, t("positional.emb.scaled"), value=True, key="emb_scaled", persist_state="page", bind="query-params"
+        c3.toggle, tr("positional.emb.scaled"), value=True, key="emb_scaled", persist_state="page", bind="query-params"
     )
     scale = math.sqrt(d_model) if scaled else 1.0
     result = mix(d_model, scale, pos_enc.EMBEDDING_INITS[init_label])
@@ -250,10 +250,10 @@ def embeddings_section() -> None:
         config=PLOT,
     )
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("positional.emb.word_norm"), f"{result.word_norm:.2f}")
+    m1.metric(tr("positional.emb.word_norm"), f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
     i = int(np.argmin(np.abs(result.scales - scale)))
-    m3.metric(t("positional.emb.word_share"), f"{result.word_share[i]:.0%}")
+    m3.metric(tr("positional.emb.word_share"), f"{result.word_share[i]:.0%}")
     chart(
         viz.embedding_scale_figure(
             result.scales,
@@ -271,11 +271,11 @@ def embeddings_section() -> None:
 
 
 def schemes_section() -> None:
-    st.subheader(t("positional.sch.header"))
+    st.subheader(tr("positional.sch.header"))
     c1, c2, c3, c4 = st.columns(4)
     train_len = checked(
         c1.slider,
-        t("positional.sch.train_len"),
+        tr("positional.sch.train_len"),
         8,
         128,
         32,
@@ -286,7 +286,7 @@ def schemes_section() -> None:
     )
     eval_len = checked(
         c2.slider,
-        t("positional.sch.eval_len"),
+        tr("positional.sch.eval_len"),
         16,
         256,
         96,
@@ -297,7 +297,7 @@ def schemes_section() -> None:
     )
     d_model = linked(c3.select_slider, "d_model", [16, 32, 64, 128], value=64, key="sch_d", persist_state="page")
     head = checked(
-        c4.slider, t("positional.sch.alibi_head"), 1, 8, 1, key="sch_head", persist_state="page", bind="query-params"
+        c4.slider, tr("positional.sch.alibi_head"), 1, 8, 1, key="sch_head", persist_state="page", bind="query-params"
     )
     eval_len = max(eval_len, train_len)
     learned = learned_positions()
@@ -314,13 +314,13 @@ def schemes_section() -> None:
 
 
 def padding_section() -> None:
-    st.subheader(t("positional.pad.header"))
+    st.subheader(tr("positional.pad.header"))
     cols = st.columns(3)
     lengths = tuple(
         int(
             checked(
                 col.slider,
-                t("positional.pad.length", i=i + 1),
+                tr("positional.pad.length", i=i + 1),
                 1,
                 10,
                 n,
@@ -334,7 +334,7 @@ def padding_section() -> None:
     trace = pos_enc.padded_positions(lengths, d_model=16)
     words = figure_texts()
     chart(
-        viz.padding_ids_figure(trace.position_ids, title=t("positional.fig.pad_ids"), texts=words),
+        viz.padding_ids_figure(trace.position_ids, title=tr("positional.fig.pad_ids"), texts=words),
         key="pad_ids",
         config=PLOT,
     )

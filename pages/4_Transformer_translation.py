@@ -12,7 +12,7 @@ from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import example_inputs, model_data
-from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
+from ui.i18n import figure_texts, tr
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
 from ui.views.transformer import head_view

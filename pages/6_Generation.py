@@ -11,7 +11,7 @@ from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
-from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
+from ui.i18n import figure_texts, tr
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.views.transformer import causal_view
 from ui.stepper import step_control

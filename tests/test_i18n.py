@@ -204,11 +204,11 @@ def test_no_english_literal_reaches_streamlit(name: str) -> None:
 
 
 def test_the_check_finds_english_literals(tmp_path: Path) -> None:
-    """The AST check itself: a literal label, help text or f-string title is found; t(...) is not."""
+    """The AST check itself: a literal label, help text or f-string title is found; tr(...) is not."""
     bad = tmp_path / "page.py"
     bad.write_text(
-        'st.button("Run it", help=t("x"))\nc1.slider(t("a"), help="Pick a value")\n'
-        'st.caption(f"Layer {n} of the model")\nst.title(t("nav.1"))\n',
+        'st.button("Run it", help=tr("x"))\nc1.slider(tr("a"), help="Pick a value")\n'
+        'st.caption(f"Layer {n} of the model")\nst.title(tr("nav.1"))\n',
         encoding="utf-8",
     )
     import tests.test_i18n as me

@@ -18,7 +18,7 @@ from models.inference.translate import TRANSLATION
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
-from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
+from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices

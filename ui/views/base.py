@@ -16,7 +16,7 @@ import streamlit as st
 from ui.export import PLOT_NO_BAR
 from ui.grid import AVERAGE, head_option_label, layer_option_label
 from ui.i18n import LANGUAGES, current, reading
-from ui.i18n import t as tr  # t is the step in the views' draw(t)
+from ui.i18n import tr
 from ui.plot import chart
 from ui.state import link_text, quoted, topic_of
 from ui.tokens import md_escape

@@ -8,7 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from models.inference.traces import HeadWalkthrough
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
 from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
@@ -29,7 +29,7 @@ def chain_view(view: HeadWalkthrough, query: int, layer: int, head: int, scaled:
         weights,
         view.scale,
         scaled,
-        title=t("head.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1),
+        title=tr("head.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1),
         texts=figure_texts(),
     )
 

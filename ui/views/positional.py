@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from models.lessons.positional import ModelPositionScores
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
 from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, show_figure
 from viz_core.positional import pe_heatmap_figure, position_score_figure
@@ -22,7 +22,7 @@ def sinusoid_view(pe: np.ndarray, *, height: int | None = None) -> go.Figure:
     length, d_model = pe.shape
     return pe_heatmap_figure(
         pe,
-        title=t("positional.fig.heatmap", length=length, d_model=d_model),
+        title=tr("positional.fig.heatmap", length=length, d_model=d_model),
         y_title=words["pe.position"],
         texts=words,
         **({} if height is None else {"height": height}),
@@ -34,7 +34,7 @@ def position_score_view(result: ModelPositionScores) -> go.Figure:
     layer of ``result``, query i down, key j across, titled as the page's head control counts them."""
     return position_score_figure(
         result.scores,
-        title=t("positional.fig.position_score", layer=result.layer, head=result.head + 1),
+        title=tr("positional.fig.position_score", layer=result.layer, head=result.head + 1),
         texts=figure_texts(),
     )
 

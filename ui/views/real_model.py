@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from models.inference.traces import HFTrace
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.attention_grid import HeadFigure
@@ -50,9 +50,9 @@ def slide(p: SlideParams) -> SlideView:
     max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")
     scale = p.option("real_scale", REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get)
     if not text.strip():
-        raise SlideProblem(t("real_model.empty"))
+        raise SlideProblem(tr("real_model.empty"))
     try:  # one heavy request at a time server-wide, as on the page
-        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(t("slide.real.run"))
+        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(tr("slide.real.run"))
     except ValueError as exc:
         raise SlideProblem(input_error(exc)) from None
     n_layers, n_heads = trace.attention.shape[:2]
@@ -63,8 +63,8 @@ def slide(p: SlideParams) -> SlideView:
         trace = trace_again()
         line(
             model.label,
-            t("real_model.export.head", layer=layer + 1, head=head + 1),
-            t("slide.real.tokens", n=len(trace.tokens)),
+            tr("real_model.export.head", layer=layer + 1, head=head + 1),
+            tr("slide.real.tokens", n=len(trace.tokens)),
             text[:120] + ("…" if len(text) > 120 else ""),
         )
         one, _ = head_views(

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from models.inference.traces import DecodingTrace, Hypothesis, display_text
-from ui.i18n import t
+from ui.i18n import tr
 from ui.quiz import hide_rows
 from ui.seq2seq import (
     MODES,
@@ -66,7 +66,7 @@ def attention_view(
         positions=None if hyp.positions is None else hyp.positions[:rows],
         width=width,
         **({} if height is None else {"height": height}),
-        title=t("seq2seq.fig.heatmap.zh" if zh else "seq2seq.fig.heatmap"),
+        title=tr("seq2seq.fig.heatmap.zh" if zh else "seq2seq.fig.heatmap"),
         texts=heatmap_texts(trace.model),
     )
     return fig, weights
@@ -131,8 +131,8 @@ def slide(p: SlideParams) -> SlideView:
                 f"{labels[compare]}: {display_text(other.tgt_tokens)}",
             )
             panes = [
-                comparison_heatmap(tr, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                for key, tr in ((name, trace), (compare, other))
+                comparison_heatmap(side, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
+                for key, side in ((name, trace), (compare, other))
             ]
             show_figures([pane for pane in panes if pane is not None])
 
@@ -146,7 +146,7 @@ def slide(p: SlideParams) -> SlideView:
                     hyp.topk_tokens[step],
                     hyp.topk_probs[step],
                     emitted=hyp.tokens[step],
-                    title=t("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1),
+                    title=tr("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1),
                 )
             )
         else:  # "where will it look next?": the rows after the step left blank (H)
