@@ -5,11 +5,11 @@ from pathlib import Path
 import streamlit as st
 
 from ui.frame import PAGES, page_frame, page_text
-from ui.i18n import t
+from ui.i18n import tr
 
-page_frame(t("app.title"), icon="🔍", intro=t("app.intro"))
+page_frame(tr("app.title"), icon="🔍", intro=tr("app.intro"))
 
-st.subheader(t("app.pages"))
+st.subheader(tr("app.pages"))
 root = Path(__file__).parent
 available = [(path, *page_text(path)) for path, _, _ in PAGES if (root / path).exists()]
 columns = st.columns(2)
@@ -18,5 +18,5 @@ for number, (path, label, blurb) in enumerate(available, start=1):
         st.page_link(path, label=f"**{number}. {label}**", icon=":material/arrow_forward:")
         st.markdown(blurb)
 
-st.subheader(t("app.lecture"))
-st.markdown(t("app.lecture_tips"))
+st.subheader(tr("app.lecture"))
+st.markdown(tr("app.lecture_tips"))

@@ -8,7 +8,7 @@ from ui.checkpoints import checkpoint_picker, loaded_or_stop
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
-from ui.i18n import t
+from ui.i18n import tr
 from ui.plot import chart
 from ui.state import at_most, checked, number_in, topic_tabs, url_check, use_example
 from ui.stepper import step_control
@@ -25,40 +25,40 @@ from ui.transformer_xl import (
 )
 from ui.views.transformer_xl import segment_view
 
-page_frame(t("nav.10"), icon="🧠", intro=t("txl.intro"))
+page_frame(tr("nav.10"), icon="🧠", intro=tr("txl.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
-url_check("txl_text", at_most(10_000), t("txl.url.text"), t("txl.url.text_cut"))
+url_check("txl_text", at_most(10_000), tr("txl.url.text"), tr("txl.url.text_cut"))
 if "txl_text" not in st.session_state:
     st.session_state["txl_text"] = EXAMPLES[0]
-url_check("txl_seg", number_in(2, 32), t("txl.seg"))
-url_check("txl_mem", number_in(0, 64), t("txl.mem"))
+url_check("txl_seg", number_in(2, 32), tr("txl.seg"))
+url_check("txl_mem", number_in(0, 64), tr("txl.mem"))
 text_col, seg_col, mem_col, layer_col, head_col, options_col = st.columns(
     [3, 1.4, 1.4, 1.5, 1.5, 0.8], vertical_alignment="bottom"
 )
 # the options popover: an icon with its name as a tooltip (a word would be cut in this narrow column)
-with options_col.popover("", icon=":material/tune:", width="stretch", help=t("txl.options")):
+with options_col.popover("", icon=":material/tune:", width="stretch", help=tr("txl.options")):
     # the shipped xl-lm, then the studio's Transformer-XL runs; the layer and head pickers follow its size
     model_name = checkpoint_picker(
-        model_choices(), "txl_model", t("txl.model"), t("txl.model_help"), follow=("txl_layer", "txl_head")
+        model_choices(), "txl_model", tr("txl.model"), tr("txl.model_help"), follow=("txl_layer", "txl_head")
     )
     checked(
         st.selectbox,
-        t("txl.example"),
+        tr("txl.example"),
         EXAMPLES,
         key="txl_example",
         index=None,
         on_change=use_example("txl_example", "txl_text"),
-        placeholder=t("txl.example_placeholder"),
+        placeholder=tr("txl.example_placeholder"),
     )
 loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(
-    t("txl.text"), key="txl_text", max_chars=10_000, bind="query-params", help=t("txl.text_help")
+    tr("txl.text"), key="txl_text", max_chars=10_000, bind="query-params", help=tr("txl.text_help")
 )
-seg_len = seg_col.slider(t("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=t("txl.seg_help"))
-mem_len = mem_col.slider(t("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=t("txl.mem_help"))
+seg_len = seg_col.slider(tr("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=tr("txl.seg_help"))
+mem_len = mem_col.slider(tr("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=tr("txl.mem_help"))
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
 
 try:
@@ -67,25 +67,25 @@ except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
 if trace.dropped:
-    st.warning(t("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
+    st.warning(tr("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
 if any(trace.unknown):
-    st.warning(t("txl.unknown", n=sum(trace.unknown)))
+    st.warning(tr("txl.unknown", n=sum(trace.unknown)))
 
 
 @st.fragment
 def segments_view() -> None:
     n = len(trace.segments)
-    s = step_control(n, key="txl", label=t("txl.segment"))
+    s = step_control(n, key="txl", label=tr("txl.segment"))
     seg = trace.segments[s]
     m, l_ = len(seg.memory_tokens), len(seg.tokens)
     chart(segment_view(trace, s, layer, head), key="txl_attention", config=PLOT)
-    st.caption(t("txl.strip", s=s + 1, n=n, m=m, l=l_))
+    st.caption(tr("txl.strip", s=s + 1, n=n, m=m, l=l_))
     memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
     if memory_col is not None:
         with memory_col:
-            token_strip(seg.memory_tokens, caption=t("txl.memory", n=m))
+            token_strip(seg.memory_tokens, caption=tr("txl.memory", n=m))
     with segment_col:
-        token_strip(seg.tokens, caption=t("txl.current", n=l_))
+        token_strip(seg.tokens, caption=tr("txl.current", n=l_))
     st.session_state["txl_segment"] = s  # the terms tab explains a query of this segment
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import tr
 
-page_frame(t("nav.11"), icon="🏋️", intro=t("studio.intro"))
+page_frame(tr("nav.11"), icon="🏋️", intro=tr("studio.intro"))
 
 from models.training.runs import ACTIVE_STATES, Run  # noqa: E402
 from ui.studio import keep_owner, live_panel, result_view, runs_manager, settings_popover, shown_run  # noqa: E402
@@ -18,10 +18,10 @@ with st.sidebar:  # a script with no place on the page
 settings_popover()
 run = shown_run()
 if run is None:
-    st.info(t("studio.nothing"))
+    st.info(tr("studio.nothing"))
 elif isinstance(run, Run) and run.status in ACTIVE_STATES:
     st.fragment(live_panel, run_every=1.0)()
 else:
     st.fragment(result_view)(run)
 runs_manager()
-st.markdown(t("studio.explain"))
+st.markdown(tr("studio.explain"))

@@ -18,7 +18,7 @@ from ui.deck import (
     session_slides,
 )
 from ui.frame import page_frame, page_text
-from ui.i18n import current, t
+from ui.i18n import current, tr
 from ui.slides import (
     RENDERERS,
     SlideProblem,
@@ -44,14 +44,14 @@ DECKS = [*READY, SESSION, UPLOAD]
 
 
 def deck_label(deck_id: str) -> str:
-    return READY[deck_id].title if deck_id in READY else t(f"present.deck.{deck_id}")
+    return READY[deck_id].title if deck_id in READY else tr(f"present.deck.{deck_id}")
 
 
 def chosen_deck(deck_id: str) -> Deck | None:
     """The deck ``deck_id`` names (None: the session's or the uploaded deck is still empty)."""
     if deck_id == SESSION:
         slides = session_slides()
-        return Deck(t("present.my_deck"), tuple(slides)) if slides else None
+        return Deck(tr("present.my_deck"), tuple(slides)) if slides else None
     if deck_id == UPLOAD:
         return st.session_state.get(UPLOADED)
     return READY[deck_id]
@@ -69,23 +69,23 @@ def default_deck() -> str:
     return next((d for d in READY if d.endswith(f"_{current()}")), DECKS[0])
 
 
-deck_id = url_check("deck", DECKS, t("present.url.deck")) or default_deck()
+deck_id = url_check("deck", DECKS, tr("present.url.deck")) or default_deck()
 deck = chosen_deck(deck_id)
 
 # ------------------------------------------------------------------------------------------------
 # Presenting: one slide, full screen, the keys move through its steps and on (?slide=N&step=M)
 # ------------------------------------------------------------------------------------------------
 if "slide" in st.query_params and deck is None and deck_id == SESSION and not browser_answered():
-    slide_frame(t("present.my_deck"))  # a reload while presenting: the browser hands the deck back (a rerun)
-    st.info(t("present.nothing_linked"), icon=":material/link_off:")
-    st.button(t("slide.end_help"), key="slide_end", shortcut="Esc", on_click=stop_presenting)
+    slide_frame(tr("present.my_deck"))  # a reload while presenting: the browser hands the deck back (a rerun)
+    st.info(tr("present.nothing_linked"), icon=":material/link_off:")
+    st.button(tr("slide.end_help"), key="slide_end", shortcut="Esc", on_click=stop_presenting)
     keep_deck()
     st.stop()
 if "slide" in st.query_params and deck is not None:
     slide_frame(deck.title)
     n = len(deck.slides)
     raw = url_check(
-        "slide", lambda v: v.isdigit() and 1 <= int(v) <= n, t("present.url.slide"), t("present.url.slide_first")
+        "slide", lambda v: v.isdigit() and 1 <= int(v) <= n, tr("present.url.slide"), tr("present.url.slide_first")
     )
     number = int(raw) if raw is not None else 1
     st.query_params["slide"] = str(number)
@@ -106,10 +106,10 @@ if "slide" in st.query_params and deck is not None:
 # ------------------------------------------------------------------------------------------------
 # The deck: choose, upload, look through, download, start
 # ------------------------------------------------------------------------------------------------
-page_frame(t("nav.12"), icon="📽️", intro=t("present.intro"))
+page_frame(tr("nav.12"), icon="📽️", intro=tr("present.intro"))
 lang = current()
 if "slide" in st.query_params:  # a link to present a deck this session does not have
-    st.info(t("present.nothing_linked"), icon=":material/link_off:")
+    st.info(tr("present.nothing_linked"), icon=":material/link_off:")
     del st.query_params["slide"]
 
 
@@ -119,7 +119,7 @@ def _picked() -> None:
 
 checked(
     st.radio,
-    t("present.deck"),
+    tr("present.deck"),
     DECKS,
     index=DECKS.index(deck_id),
     format_func=deck_label,
@@ -128,21 +128,21 @@ checked(
     horizontal=True,
 )
 if deck_id == UPLOAD:
-    upload = st.file_uploader(t("present.upload"), type=["json"], key="present_upload", max_upload_size=1)
+    upload = st.file_uploader(tr("present.upload"), type=["json"], key="present_upload", max_upload_size=1)
     if upload is not None:
         try:
             st.session_state[UPLOADED] = deck = parse_deck(upload.getvalue(), RENDERERS)
         except DeckError as exc:
-            st.warning(t("present.bad_file", reason=md_escape(exc.say(current()))))
+            st.warning(tr("present.bad_file", reason=md_escape(exc.say(current()))))
 if deck is None:
-    st.info(t("present.no_slides" if deck_id == SESSION else "present.choose_file"))
+    st.info(tr("present.no_slides" if deck_id == SESSION else "present.choose_file"))
     st.stop()
 
-st.subheader(md_escape(deck.title) if deck.title else t("present.untitled"))  # a student's title
+st.subheader(md_escape(deck.title) if deck.title else tr("present.untitled"))  # a student's title
 c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
 # The clicker's "next" (PageDown) starts the deck from here, as F5 does (ui.slides.START_KEYS_JS).
 c1.button(
-    t("present.present"),
+    tr("present.present"),
     key="present_start",
     type="primary",
     icon=":material/slideshow:",
@@ -150,11 +150,11 @@ c1.button(
     args=(deck_id,),
     width="stretch",
     shortcut="PageDown",
-    help=t("present.present_help"),
+    help=tr("present.present_help"),
 )
 clicker_keys()  # and F5
 c2.download_button(
-    t("present.download"),
+    tr("present.download"),
     data=deck_json(deck),
     file_name=f"{safe_filename(deck.title)}.json",
     mime="application/json",
@@ -162,17 +162,17 @@ c2.download_button(
     icon=":material/download:",
     on_click="ignore",
     width="stretch",
-    help=t("present.download_help"),
+    help=tr("present.download_help"),
 )
-handout_name = f"{safe_filename(deck.title or t('present.my_deck'))}-handout.html"
-with c3.popover(t("present.handout"), icon=":material/description:", width="stretch", help=t("present.handout_help")):
-    if st.button(t("present.handout_make", n=len(deck.slides)), key="present_handout_make"):
-        with st.spinner(t("present.handout_making")):
+handout_name = f"{safe_filename(deck.title or tr('present.my_deck'))}-handout.html"
+with c3.popover(tr("present.handout"), icon=":material/description:", width="stretch", help=tr("present.handout_help")):
+    if st.button(tr("present.handout_make", n=len(deck.slides)), key="present_handout_make"):
+        with st.spinner(tr("present.handout_making")):
             st.session_state["present_handout"] = (deck, lang, deck_handout(deck.slides, deck.title, page_label))
     made = st.session_state.get("present_handout")
     if isinstance(made, tuple) and made[:2] == (deck, lang):
         st.download_button(
-            t("present.handout_download"),
+            tr("present.handout_download"),
             data=made[2],
             mime="text/html",
             file_name=handout_name,
@@ -182,7 +182,7 @@ with c3.popover(t("present.handout"), icon=":material/description:", width="stre
         )
 if deck_id == SESSION:
     c4.button(
-        t("present.clear"),
+        tr("present.clear"),
         key="present_clear",
         on_click=lambda: session_slides().clear(),
         icon=":material/delete_sweep:",
@@ -191,22 +191,22 @@ if deck_id == SESSION:
     edit_deck(session_slides(), page_label)
 else:
     c4.button(
-        t("present.copy"),
+        tr("present.copy"),
         key="present_copy",
         on_click=copy_to_session,
         args=(deck,),
         icon=":material/edit:",
         width="stretch",
-        help=t("present.copy_help"),
+        help=tr("present.copy_help"),
     )
     st.dataframe(
         [
             {
-                t("present.col.slide"): i,
-                t("present.col.page"): page_label(s.page),
-                t("present.col.title"): s.title,
-                t("present.col.notes"): s.notes,
-                t("present.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200],
+                tr("present.col.slide"): i,
+                tr("present.col.page"): page_label(s.page),
+                tr("present.col.title"): s.title,
+                tr("present.col.notes"): s.notes,
+                tr("present.col.settings"): ", ".join(f"{k}={v}" for k, v in s.params.items())[:200],
             }
             for i, s in enumerate(deck.slides, start=1)
         ],

@@ -9,7 +9,7 @@ from ui.checkpoints import checkpoint_picker, loaded_or_stop
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
-from ui.i18n import t
+from ui.i18n import tr
 from ui.plot import chart
 from ui.state import at_most, checked, linked, increment, labels, topic_tabs, url_check, use_example
 from ui.tokens import input_error, md_escape
@@ -29,89 +29,89 @@ from ui.xlnet import (
 )
 from ui.views.xlnet import stream_view
 
-page_frame(t("nav.13"), icon="🔀", intro=t("xlnet.intro"))
+page_frame(tr("nav.13"), icon="🔀", intro=tr("xlnet.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 from models.inference.xlnet import MAX_K  # noqa: E402
 
 
 def _mode_label(mode: str) -> str:
-    return t(f"xlnet.mode.{mode}")
+    return tr(f"xlnet.mode.{mode}")
 
 
-url_check("xlnet_text", at_most(10_000), t("xlnet.url.text"), t("xlnet.url.text_cut"))
+url_check("xlnet_text", at_most(10_000), tr("xlnet.url.text"), tr("xlnet.url.text_cut"))
 if "xlnet_text" not in st.session_state:
     st.session_state["xlnet_text"] = EXAMPLES[0]
-url_check("xlnet_mode", labels(MODES, _mode_label), t("xlnet.mode"), _mode_label(MODES[1]))
+url_check("xlnet_mode", labels(MODES, _mode_label), tr("xlnet.mode"), _mode_label(MODES[1]))
 text_col, mode_col, param_col, k_col, options_col = st.columns([3, 1.8, 1.8, 1.6, 0.6], vertical_alignment="bottom")
-popover = options_col.popover("", icon=":material/tune:", width="stretch", help=t("xlnet.options"))
+popover = options_col.popover("", icon=":material/tune:", width="stretch", help=tr("xlnet.options"))
 with popover:  # the shipped xlnet-small, then the studio's XLNet runs; K's default and the heads follow it
     model_name = checkpoint_picker(
         model_choices(),
         "xlnet_model",
-        t("xlnet.model"),
-        t("xlnet.model_help"),
+        tr("xlnet.model"),
+        tr("xlnet.model_help"),
         follow=("xlnet_k", "xlnet_layer", "xlnet_head"),
     )
 loaded = loaded_or_stop(load_model(model_name))
 cfg = loaded.config
 text = text_col.text_input(
-    t("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params", help=t("xlnet.text_help")
+    tr("xlnet.text"), key="xlnet_text", max_chars=10_000, bind="query-params", help=tr("xlnet.text_help")
 )
 mode = linked(
     mode_col.selectbox,
-    t("xlnet.mode"),
+    tr("xlnet.mode"),
     MODES,
     index=1,
     format_func=_mode_label,
     key="xlnet_mode",
-    help=t("xlnet.mode_help"),
+    help=tr("xlnet.mode_help"),
 )
 if mode == "random":
     param_col.button(
-        t("xlnet.resample"),
+        tr("xlnet.resample"),
         key="xlnet_resample",
         icon=":material/casino:",
         on_click=increment,
         args=("xlnet_seed",),
-        help=t("xlnet.resample_help"),
+        help=tr("xlnet.resample_help"),
         width="stretch",
     )
 typed = (
     checked(
         param_col.text_input,
-        t("xlnet.typed"),
+        tr("xlnet.typed"),
         key="xlnet_typed",
         max_chars=200,
         bind="query-params",
-        placeholder=t("xlnet.typed_placeholder"),
-        help=t("xlnet.typed_help"),
+        placeholder=tr("xlnet.typed_placeholder"),
+        help=tr("xlnet.typed_help"),
     )
     if mode == "typed"
     else ""
 )
 k_split = checked(
-    k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=t("xlnet.k_help", k=cfg.k_split)
+    k_col.slider, "K", 1, MAX_K, cfg.k_split, key="xlnet_k", bind="query-params", help=tr("xlnet.k_help", k=cfg.k_split)
 )
 with popover:
     checked(
         st.selectbox,
-        t("xlnet.example"),
+        tr("xlnet.example"),
         EXAMPLES,
         key="xlnet_example",
         index=None,
         on_change=use_example("xlnet_example", "xlnet_text"),
-        placeholder=t("xlnet.example_placeholder"),
+        placeholder=tr("xlnet.example_placeholder"),
     )
     seed = int(
         checked(
             st.number_input,
-            t("xlnet.seed"),
+            tr("xlnet.seed"),
             0,
             1_000_000,
             key="xlnet_seed",
             bind="query-params",
-            help=t("xlnet.seed_help"),
+            help=tr("xlnet.seed_help"),
             disabled=mode != "random",
         )
     )
@@ -127,14 +127,14 @@ chart(order_view(trace), key="xlnet_order", config=PLOT)
 layer_col, head_col, export_col, caption_col = st.columns([1.5, 1.7, 1.3, 5.8], vertical_alignment="bottom")
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
 with export_col:
-    export_menu("xlnet", title=t("nav.13"), source=text, trace=trace, key="xlnet_export")
+    export_menu("xlnet", title=tr("nav.13"), source=text, trace=trace, key="xlnet_export")
 caption_col.caption(streams_caption(trace))
 query_col, content_col = st.columns(2)  # the query and the content stream of one head side by side
 chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
 chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
-st.caption(t("xlnet.memory_note"))
+st.caption(tr("xlnet.memory_note"))
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
-    st.warning(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
+    st.warning(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs(
     ["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
     [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)],

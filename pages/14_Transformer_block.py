@@ -19,14 +19,14 @@ from ui.block import (
 )
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import tr
 from ui.plot import chart
 from ui.state import at_most, linked, topic_tabs, url_check
 from ui.tokens import input_error, md_escape
 from ui.views.block import architecture_view, box_label, box_view, family_label, n_layers, stack_of
 from viz_core.block import boxes
 
-page_frame(t("nav.14"), icon="🧱", intro=t("block.intro"))
+page_frame(tr("nav.14"), icon="🧱", intro=tr("block.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
@@ -53,26 +53,26 @@ def _clicked() -> None:
             return
 
 
-url_check("block_text", at_most(2_000), t("block.url.text"))
+url_check("block_text", at_most(2_000), tr("block.url.text"))
 family_col, text_col, box_col, layer_col, token_col, export_col = st.columns(
     [1.6, 3, 2.6, 1.1, 1.4, 1], vertical_alignment="bottom"
 )
 family = linked(
     family_col.selectbox,
-    t("block.family"),
+    tr("block.family"),
     FAMILIES,
     format_func=family_label,
     key="block_family",
     on_change=_family_changed,
-    help=t("block.family_help"),
+    help=tr("block.family_help"),
 )
 typed = text_col.text_input(
-    t("block.text"),
+    tr("block.text"),
     key="block_text",
     max_chars=2_000,
     bind="query-params",
     placeholder=EXAMPLES[family],
-    help=t("block.text_help"),
+    help=tr("block.text_help"),
 )
 text = typed.strip() or EXAMPLES[family]
 try:
@@ -86,28 +86,28 @@ except RuntimeError as exc:  # the shipped model is missing or unreadable: one l
 options = boxes(family)
 box = linked(
     box_col.selectbox,
-    t("block.box"),
+    tr("block.box"),
     options,
     index=1,
     format_func=lambda b: box_label(family, b),
     key="block_box",
-    help=t("block.box_help"),
+    help=tr("block.box_help"),
 )
 layer = linked(
     layer_col.selectbox,
-    t("block.layer"),
+    tr("block.layer"),
     list(range(n_layers(trace, box))),
-    format_func=lambda i: t("block.layer_option", n=i + 1),
+    format_func=lambda i: tr("block.layer_option", n=i + 1),
     key="block_layer",
 )
 tokens = stack_of(trace, box).tokens
 token = linked(
     token_col.selectbox,
-    t("block.token"),
+    tr("block.token"),
     list(range(len(tokens))),
     format_func=lambda i: f"{i + 1} {tokens[i]}",
     key="block_token",
-    help=t("block.token_help"),
+    help=tr("block.token_help"),
 )
 
 diagram_col, detail_col = st.columns([0.43, 0.57])
@@ -119,14 +119,14 @@ detail_col.caption(caption)
 with export_col:
     export_menu(
         "block",
-        title=t("nav.14"),
+        title=tr("nav.14"),
         source=f"{MODELS[family]}: {text}",
         trace=trace,
         key="block_export",
-        figures={t("block.box"): diagram, box_label(family, box): detail},
+        figures={tr("block.box"): diagram, box_label(family, box): detail},
     )
 if trace.unknown:
-    st.warning(t("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))
+    st.warning(tr("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))
 
 topic_tabs(
     ["block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule"],

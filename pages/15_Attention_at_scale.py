@@ -27,27 +27,27 @@ from ui.at_scale import (
 from ui.export import export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
-from ui.i18n import t
+from ui.i18n import tr
 from ui.state import at_most, labels, linked, topic_tabs, url_check
 from ui.stepper import step_control
 from ui.views.at_scale import n_steps, query_blocks, step_caption, tile_view
 
-page_frame(t("nav.15"), icon="🧱", intro=t("scale.intro"))
+page_frame(tr("nav.15"), icon="🧱", intro=tr("scale.intro"))
 
-url_check("scale_text", at_most(TEXT_LIMIT), t("scale.url.text"), t("scale.url.text_cut"))
+url_check("scale_text", at_most(TEXT_LIMIT), tr("scale.url.text"), tr("scale.url.text_cut"))
 if "scale_text" not in st.session_state:
     st.session_state["scale_text"] = EXAMPLE
-url_check("scale_model", labels(model_choices(), model_label), t("scale.url.model"), model_label(model_choices()[0]))
+url_check("scale_model", labels(model_choices(), model_label), tr("scale.url.model"), model_label(model_choices()[0]))
 text_col, block_col, qblock_col, options_col = st.columns([4, 1.3, 1.8, 0.6], vertical_alignment="bottom")
-popover = options_col.popover("", icon=":material/tune:", width="stretch", help=t("scale.options"))
+popover = options_col.popover("", icon=":material/tune:", width="stretch", help=tr("scale.options"))
 with popover:
     model = linked(
         st.selectbox,
-        t("scale.model"),
+        tr("scale.model"),
         model_choices(),
         format_func=model_label,
         key="scale_model",
-        help=t("scale.model_help"),
+        help=tr("scale.model_help"),
     )
 try:
     n_layers, n_heads, max_tokens = shape_of(model)
@@ -57,29 +57,29 @@ except RuntimeError as exc:
 with popover:
     layer, head = head_picker(n_layers, n_heads, key="scale", allow_average=False)
 text = text_col.text_input(
-    t("scale.text"),
+    tr("scale.text"),
     key="scale_text",
     max_chars=TEXT_LIMIT,
     bind="query-params",
-    help=t("scale.text_help", max=max_tokens),
+    help=tr("scale.text_help", max=max_tokens),
 )
 block = int(
-    linked(block_col.selectbox, t("scale.block"), BLOCKS, index=1, key="scale_block", help=t("scale.block_help"))
+    linked(block_col.selectbox, tr("scale.block"), BLOCKS, index=1, key="scale_block", help=tr("scale.block_help"))
 )
 qkv, cut = head_qkv(model, text, layer, head)
 if len(qkv.tokens) < 2:
-    st.warning(t("scale.empty"))
+    st.warning(tr("scale.empty"))
     st.stop()
 blocks = query_blocks(len(qkv.tokens), block)
 qblock = int(
     linked(
         qblock_col.selectbox,
-        t("scale.qblock"),
+        tr("scale.qblock"),
         blocks,
         index=min(1, len(blocks) - 1),
         key="scale_qblock",
-        help=t("scale.qblock_help"),
-        format_func=lambda b: t("scale.qblock_label", start=b * block + 1, stop=min(len(qkv.tokens), (b + 1) * block)),
+        help=tr("scale.qblock_help"),
+        format_func=lambda b: tr("scale.qblock_label", start=b * block + 1, stop=min(len(qkv.tokens), (b + 1) * block)),
     )
 )
 run = flash_run(model, text, layer, head, block, qblock)
@@ -88,31 +88,31 @@ run = flash_run(model, text, layer, head, block, qblock)
 @st.fragment
 def tiles(run: FlashRun) -> None:
     """Stepping through the key blocks reruns only this: the figure, the caption and the rows' table."""
-    step = step_control(n_steps(run), "scale", t("scale.step"))
+    step = step_control(n_steps(run), "scale", tr("scale.step"))
     fig = tile_view(run, step)
     explained_tiles(fig, run, model, text)
     caption_col, kept_col, held_col, export_col = st.columns([5, 1.6, 1.6, 1.1], vertical_alignment="bottom")
     if step == n_steps(run) - 1:
-        caption_col.success(t("scale.done", diff=run.diff, model=run.model_diff))
+        caption_col.success(tr("scale.done", diff=run.diff, model=run.model_diff))
     else:
         caption_col.caption(step_caption(run, step))
-    kept_col.metric(t("scale.kept"), t("scale.kept_value", numbers=2 * run.n))
-    held_col.metric(t("scale.held"), t("scale.held_value", numbers=run.n * run.n))
+    kept_col.metric(tr("scale.kept"), tr("scale.kept_value", numbers=2 * run.n))
+    held_col.metric(tr("scale.held"), tr("scale.held_value", numbers=run.n * run.n))
     with export_col:
         export_menu(
             "at_scale",
-            title=t("scale.export"),
+            title=tr("scale.export"),
             source=text,
-            figures={t("scale.fig.tile"): fig},
+            figures={tr("scale.fig.tile"): fig},
             trace=run.head,
             key="scale_export",
         )
-    with st.expander(t("scale.tab.rows")):
+    with st.expander(tr("scale.tab.rows")):
         rows_section(run, step)
 
 
 if cut:
-    st.caption(t("scale.cut", n=len(qkv.tokens)))
+    st.caption(tr("scale.cut", n=len(qkv.tokens)))
 tiles(run)
 topic_tabs(
     ["scale.tab.rebuild", "scale.tab.cache", "scale.tab.window", "scale.tab.linear", "scale.tab.cost"],

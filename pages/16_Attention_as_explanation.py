@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import t
+from ui.i18n import tr
 
-page_frame(t("nav.16"), icon="🔎", intro=t("xai.intro"))
+page_frame(tr("nav.16"), icon="🔎", intro=tr("xai.intro"))
 
 from ui.explanations import (  # noqa: E402  (after the frame: the page shows at once)
     EXAMPLES,
@@ -35,7 +35,7 @@ from viz_core.explanations import erasure_figure  # noqa: E402
 
 
 def _model_label(name: str) -> str:
-    return t(f"xai.model.{name}")
+    return tr(f"xai.model.{name}")
 
 
 def _new_input() -> None:
@@ -50,26 +50,26 @@ def _new_model() -> None:
     _new_input()
 
 
-url_check("xai_model", labels(MODELS, _model_label), t("xai.model"), _model_label(MODELS[0]))
-url_check("xai_text", at_most(MAX_CHARS), t("xai.text"), t("xai.url.text_cut"))
+url_check("xai_model", labels(MODELS, _model_label), tr("xai.model"), _model_label(MODELS[0]))
+url_check("xai_text", at_most(MAX_CHARS), tr("xai.text"), tr("xai.url.text_cut"))
 model_col, text_col, step_col = st.columns([1.6, 3.8, 1.8], vertical_alignment="bottom")
 name = linked(
     model_col.selectbox,
-    t("xai.model"),
+    tr("xai.model"),
     MODELS,
     key="xai_model",
     format_func=_model_label,
     on_change=_new_model,
-    help=t("xai.model_help"),
+    help=tr("xai.model_help"),
 )
 if "xai_text" not in st.session_state:
     st.session_state["xai_text"] = EXAMPLES[name]
 text = text_col.text_input(
-    t("xai.text"),
+    tr("xai.text"),
     key="xai_text",
     max_chars=MAX_CHARS,
     bind="query-params",
-    help=t(f"xai.text_help.{name}"),
+    help=tr(f"xai.text_help.{name}"),
     on_change=_new_input,
 )
 from models.inference.common import InputError  # noqa: E402
@@ -84,12 +84,12 @@ if len(outputs) > 1:
     step = int(
         linked(
             step_col.selectbox,
-            t("xai.step"),
+            tr("xai.step"),
             list(range(len(outputs))),
             index=default_step,
             key="xai_step",
             format_func=lambda i: f"{i + 1} {outputs[i]}",
-            help=t("xai.step_help"),
+            help=tr("xai.step_help"),
             on_change=_new_input,
         )
     )
@@ -98,26 +98,33 @@ if len(outputs) > 1:
 @st.fragment
 def results() -> None:
     """The methods, the guess and the measures: the head and the guess rerun only this part."""
-    with st.popover(t("common.options"), icon=":material/tune:", help=t("xai.options")):
+    with st.popover(tr("common.options"), icon=":material/tune:", help=tr("xai.options")):
         layer = int(
             checked(
                 st.number_input,
-                t("xai.layer"),
+                tr("xai.layer"),
                 -1,
                 100,
                 -1,
                 key="xai_layer",
                 bind="query-params",
-                help=t("xai.layer_help"),
+                help=tr("xai.layer_help"),
             )
         )
         head = int(
             checked(
-                st.number_input, t("xai.head"), 0, 100, 0, key="xai_head", bind="query-params", help=t("xai.head_help")
+                st.number_input,
+                tr("xai.head"),
+                0,
+                100,
+                0,
+                key="xai_head",
+                bind="query-params",
+                help=tr("xai.head_help"),
             )
         )
         predict = checked(
-            st.toggle, t("xai.predict"), key="xai_predict", bind="query-params", help=t("xai.predict_help")
+            st.toggle, tr("xai.predict"), key="xai_predict", bind="query-params", help=tr("xai.predict_help")
         )
 
     guess: list[int] = []
@@ -125,7 +132,7 @@ def results() -> None:
         choices = [i for i, r in enumerate(removable) if r]
         guess = list(
             st.pills(
-                t("xai.guess"),
+                tr("xai.guess"),
                 choices,
                 selection_mode="multi",
                 key="xai_guess",
@@ -135,11 +142,11 @@ def results() -> None:
         )
         if not st.session_state.get("xai_revealed"):
             if st.button(
-                t("xai.reveal"), key="xai_reveal", icon=":material/visibility:", disabled=not guess, type="primary"
+                tr("xai.reveal"), key="xai_reveal", icon=":material/visibility:", disabled=not guess, type="primary"
             ):
                 st.session_state["xai_revealed"] = True
                 st.rerun()
-            st.info(t("xai.predict_first"))
+            st.info(tr("xai.predict_first"))
             return
     try:
         trace = run(name, text, step, layer, head)
@@ -151,20 +158,20 @@ def results() -> None:
     chart(figure, key="xai_methods", config=PLOT)
     if predict and guess:
         hits, k, top = guess_score(guess, trace)
-        st.success(t("xai.score", hits=hits, k=k, top=", ".join(md_escape(trace.tokens[i]) for i in top)))
+        st.success(tr("xai.score", hits=hits, k=k, top=", ".join(md_escape(trace.tokens[i]) for i in top)))
     if trace.rollout_sink_share > SINK_WARNING:
-        st.warning(t("xai.sink_warning", share=trace.rollout_sink_share))
+        st.warning(tr("xai.sink_warning", share=trace.rollout_sink_share))
     erasure = erasure_figure(
         trace.erasure,
         [method_name(m) for m in trace.methods],
-        title=t("xai.erasure.title"),
-        x_title=t("xai.erasure.x"),
-        y_title=t("xai.erasure.y"),
+        title=tr("xai.erasure.title"),
+        x_title=tr("xai.erasure.x"),
+        y_title=tr("xai.erasure.y"),
         width=PAGE_WIDTH,
     )
     caption_col, export_col = st.columns([6, 1], vertical_alignment="center")
     caption_col.caption(
-        t(
+        tr(
             "xai.ig_check",
             steps=trace.ig_steps,
             total=trace.ig_sum,
@@ -176,24 +183,24 @@ def results() -> None:
     with export_col:
         export_menu(
             "xai",
-            title=t("nav.16"),
+            title=tr("nav.16"),
             source=text,
             trace=trace,
             key="xai_export",
-            figures={t("xai.fig.caption"): figure, t("xai.erasure.title"): erasure},
+            figures={tr("xai.fig.caption"): figure, tr("xai.erasure.title"): erasure},
         )
     table_col, curve_col = st.columns([2, 3])
     table_col.dataframe(table_rows(trace), hide_index=True)
-    table_col.caption(t("xai.table_explain"))
+    table_col.caption(tr("xai.table_explain"))
     chart(erasure, key="xai_erasure", config=PLOT, where=curve_col)
-    st.markdown(t("xai.claims"))
+    st.markdown(tr("xai.claims"))
     if name == SWAP_MODEL and checked(
-        st.toggle, t("xai.swap.toggle"), key="xai_swap", bind="query-params", help=t("xai.swap.help")
+        st.toggle, tr("xai.swap.toggle"), key="xai_swap", bind="query-params", help=tr("xai.swap.help")
     ):
         swap = run_swap(text, step)
         chart(swap_view(swap, width=PAGE_WIDTH), key="xai_swap_fig", config=PLOT)
         st.caption(
-            t(
+            tr(
                 "xai.swap.caption",
                 n=swap.n_permutations,
                 tvd=swap.perm_tvd_median,

@@ -10,9 +10,9 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 
-page_frame(t("nav.1"), icon="🧮", intro=t("p1.intro"))
+page_frame(tr("nav.1"), icon="🧮", intro=tr("scratch.intro"))
 
 from models.lessons import complexity, sandbox  # noqa: E402
 from ui.foundations import (  # noqa: E402
@@ -41,20 +41,28 @@ from ui.state import Accept, checked, linked, increment, number_in, topic_tabs, 
 from ui.views.foundations import fit_view  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
-TABS = tuple(f"p1.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
+TABS = tuple(f"scratch.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
 
 
 def kernel_regression_section() -> None:
-    st.subheader(t("p1.kr.header"))
+    st.subheader(tr("scratch.kr.header"))
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
     n_train = checked(
-        c1.slider, t("p1.kr.n"), 10, 100, 50, step=5, key="kr_n", persist_state="page", bind="query-params"
+        c1.slider, tr("scratch.kr.n"), 10, 100, 50, step=5, key="kr_n", persist_state="page", bind="query-params"
     )
     noise = checked(
-        c2.slider, t("p1.kr.noise"), 0.0, 1.5, 0.5, step=0.1, key="kr_noise", persist_state="page", bind="query-params"
+        c2.slider,
+        tr("scratch.kr.noise"),
+        0.0,
+        1.5,
+        0.5,
+        step=0.1,
+        key="kr_noise",
+        persist_state="page",
+        bind="query-params",
     )
     bandwidth = checked(
-        c3.slider, t("p1.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h", persist_state="page", bind="query-params"
+        c3.slider, tr("scratch.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h", persist_state="page", bind="query-params"
     )
     # Its own fragment: a resample, another method or another SGD setting redraws the fits, not the sliders.
     st.fragment(kernel_regression_fits)(n_train, noise, bandwidth)
@@ -62,37 +70,49 @@ def kernel_regression_section() -> None:
 
 def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None:
     """The method, the SGD settings and Resample; the fits, their weights, test errors and the loss."""
-    url_check("kr_seed", number_in(0, 2**32 - 1), t("p1.kr.resample"), url=False)
+    url_check("kr_seed", number_in(0, 2**32 - 1), tr("scratch.kr.resample"), url=False)
     st.session_state.setdefault("kr_seed", 0)
     c7, c5, c4 = st.columns([6, 2, 2], vertical_alignment="bottom")
     c4.button(
-        t("p1.kr.resample"),
+        tr("scratch.kr.resample"),
         key="kr_resample",
         width="stretch",
-        help=t("p1.kr.resample_help"),
+        help=tr("scratch.kr.resample_help"),
         on_click=increment,
         args=("kr_seed",),
     )
     seed = int(st.session_state["kr_seed"])
-    c6 = c5.popover(t("p1.kr.sgd"), icon=":material/tune:", width="stretch")
+    c6 = c5.popover(tr("scratch.kr.sgd"), icon=":material/tune:", width="stretch")
     steps = checked(
-        c6.slider, t("p1.kr.steps"), 0, 500, 200, step=10, key="kr_steps", persist_state="page", bind="query-params"
+        c6.slider,
+        tr("scratch.kr.steps"),
+        0,
+        500,
+        200,
+        step=10,
+        key="kr_steps",
+        persist_state="page",
+        bind="query-params",
     )
-    lr = linked(c6.select_slider, t("p1.kr.lr"), list(KR_RATES), value=0.5, key="kr_lr", persist_state="page")
+    lr = linked(c6.select_slider, tr("scratch.kr.lr"), list(KR_RATES), value=0.5, key="kr_lr", persist_state="page")
     method = linked(
         c7.radio,
-        t("p1.kr.method"),
+        tr("scratch.kr.method"),
         list(KR_METHODS),
         index=1,
         horizontal=True,
         key="kr_method",
         persist_state="page",
-        format_func=lambda m: t(f"p1.kr.{m}"),
+        format_func=lambda m: tr(f"scratch.kr.{m}"),
     )
 
     fit, fits = fit_view(n_train, noise, bandwidth, seed, steps, lr, method)
     data, results, names = fits.data, fits.results, fits.names
-    short = {"average": t("p1.kr.average"), "gaussian": t("p1.kr.gaussian"), "parametric": t("p1.kr.parametric_short")}
+    short = {
+        "average": tr("scratch.kr.average"),
+        "gaussian": tr("scratch.kr.gaussian"),
+        "parametric": tr("scratch.kr.parametric_short"),
+    }
     chosen = results[method]
     words = figure_texts()
 
@@ -103,9 +123,9 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
             chosen.weights,
             [f"{x:.2f}" for x in data.x_train],
             [f"{x:.1f}" for x in data.x_test],
-            title=t("p1.kr.fig_weights", name=names[method]),
-            x_title=t("p1.kr.x_key"),
-            y_title=t("p1.kr.y_query"),
+            title=tr("scratch.kr.fig_weights", name=names[method]),
+            x_title=tr("scratch.kr.x_key"),
+            y_title=tr("scratch.kr.y_query"),
             zmax=None,
             height=430,
             max_ticks=10,
@@ -117,7 +137,7 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     )
     cols = st.columns(3)
     for col, (key, r) in zip(cols, results.items()):
-        col.metric(t("p1.kr.test_error", name=short[key]), f"{r.mse:.3f}", help=t("p1.kr.test_error_help"))
+        col.metric(tr("scratch.kr.test_error", name=short[key]), f"{r.mse:.3f}", help=tr("scratch.kr.test_error_help"))
 
     explain_kernel_regression_setup()
     explain_kernel_regression(steps, results["parametric"].w)
@@ -126,7 +146,7 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
             viz.loss_figure(
                 results["parametric"].loss_history,
                 results["parametric"].w_history,
-                title=t("p1.kr.fig_loss"),
+                title=tr("scratch.kr.fig_loss"),
                 texts=words,
             ),
             key="kr_loss",
@@ -135,10 +155,12 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
 
 
 def score_functions_section() -> None:
-    st.subheader(t("p1.sf.header"))
-    st.markdown(t("p1.sf.intro"))
+    st.subheader(tr("scratch.sf.header"))
+    st.markdown(tr("scratch.sf.intro"))
     controls, plane, bars = st.columns([2, 3, 3])
-    n_keys = checked(controls.slider, t("p1.sf.n_keys"), 2, 5, 4, key="sf_n", persist_state="page", bind="query-params")
+    n_keys = checked(
+        controls.slider, tr("scratch.sf.n_keys"), 2, 5, 4, key="sf_n", persist_state="page", bind="query-params"
+    )
     query = vector_input(controls, "q", (1.0, 0.5), "sf_q")
     keys = np.array([vector_input(controls, f"k{i + 1}", KEY_DEFAULTS[i], f"sf_k{i}") for i in range(n_keys)])
     labels = [f"k{i + 1}" for i in range(n_keys)]
@@ -146,13 +168,13 @@ def score_functions_section() -> None:
     comp = sandbox.compare_scores(query, keys, params)
     words = figure_texts()
     chart(
-        viz.vectors_figure(comp.query, comp.keys, labels, title=t("p1.sf.fig_plane")),
+        viz.vectors_figure(comp.query, comp.keys, labels, title=tr("scratch.sf.fig_plane")),
         key="sf_plane",
         config=PLOT,
         where=plane,
     )
     chart(
-        viz.score_bars_figure(comp.names, labels, comp.weights, title=t("p1.sf.fig_bars"), texts=words),
+        viz.score_bars_figure(comp.names, labels, comp.weights, title=tr("scratch.sf.fig_bars"), texts=words),
         key="sf_bars",
         config=PLOT,
         where=bars,
@@ -160,11 +182,11 @@ def score_functions_section() -> None:
     st.dataframe(viz.score_table(comp.names, labels, comp.scores, comp.weights, texts=words), key="sf_table")
     explain_scores(params)
     st.divider()
-    st.subheader(t("p1.sat.header"))
-    with st.spinner(t("p1.sat.spinner")):
+    st.subheader(tr("scratch.sat.header"))
+    with st.spinner(tr("scratch.sat.spinner")):
         result = saturation()
     dims = [int(d) for d in result.dims]
-    d = linked(st.select_slider, t("p1.sat.d"), dims, value=64, key="sf_d", persist_state="page")
+    d = linked(st.select_slider, tr("scratch.sat.d"), dims, value=64, key="sf_d", persist_state="page")
     chart(
         viz.saturation_figure(
             result.dims,
@@ -191,12 +213,12 @@ def score_functions_section() -> None:
 
 
 def soft_hard_local_section() -> None:
-    st.subheader(t("p1.shl.header"))
+    st.subheader(tr("scratch.shl.header"))
     tokens = sandbox.EXAMPLE_SOURCE
     c1, c2, c3, c4 = st.columns(4)
     focus = linked(
         c1.selectbox,
-        t("p1.shl.focus"),
+        tr("scratch.shl.focus"),
         range(len(tokens)),
         index=10,
         key="shl_focus",
@@ -204,11 +226,19 @@ def soft_hard_local_section() -> None:
         persist_state="page",
     )
     sharpness = checked(
-        c2.slider, t("p1.shl.sharp"), 0.2, 3.0, 1.0, 0.1, key="shl_sharp", persist_state="page", bind="query-params"
+        c2.slider,
+        tr("scratch.shl.sharp"),
+        0.2,
+        3.0,
+        1.0,
+        0.1,
+        key="shl_sharp",
+        persist_state="page",
+        bind="query-params",
     )
     center = checked(
         c3.slider,
-        t("p1.shl.center"),
+        tr("scratch.shl.center"),
         0.0,
         float(len(tokens) - 1),
         10.0,
@@ -217,7 +247,9 @@ def soft_hard_local_section() -> None:
         persist_state="page",
         bind="query-params",
     )
-    half_width = checked(c4.slider, t("p1.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params")
+    half_width = checked(
+        c4.slider, tr("scratch.shl.width"), 1, 4, 2, key="shl_D", persist_state="page", bind="query-params"
+    )
     ex = sandbox.soft_hard_local(int(focus), center, half_width, sharpness)
     chart(
         viz.soft_hard_local_figure(
@@ -235,32 +267,50 @@ DEFAULT_V = "1 0\n0 1\n1 1\n2 -1"
 
 
 def sandbox_section() -> None:
-    st.subheader(t("p1.sb.header"))
+    st.subheader(tr("scratch.sb.header"))
     explain_sandbox_input()
     cq, ck, cv, cm = st.columns([3, 3, 3, 3])
     texts = {
         "Q": checked(
-            cq.text_area, t("p1.sb.q"), DEFAULT_Q, height=170, key="sb_q", persist_state="page", bind="query-params"
+            cq.text_area,
+            tr("scratch.sb.q"),
+            DEFAULT_Q,
+            height=170,
+            key="sb_q",
+            persist_state="page",
+            bind="query-params",
         ),
         "K": checked(
-            ck.text_area, t("p1.sb.k"), DEFAULT_K, height=170, key="sb_k", persist_state="page", bind="query-params"
+            ck.text_area,
+            tr("scratch.sb.k"),
+            DEFAULT_K,
+            height=170,
+            key="sb_k",
+            persist_state="page",
+            bind="query-params",
         ),
         "V": checked(
-            cv.text_area, t("p1.sb.v"), DEFAULT_V, height=170, key="sb_v", persist_state="page", bind="query-params"
+            cv.text_area,
+            tr("scratch.sb.v"),
+            DEFAULT_V,
+            height=170,
+            key="sb_v",
+            persist_state="page",
+            bind="query-params",
         ),
     }
     mask = linked(
         cm.radio,
-        t("p1.sb.mask"),
+        tr("scratch.sb.mask"),
         sandbox.MASKS,
         index=1,
         key="sb_mask",
         persist_state="page",
-        format_func=lambda m: t(f"p1.sb.mask.{m}"),
+        format_func=lambda m: tr(f"scratch.sb.mask.{m}"),
     )
     n_padding = checked(
         cm.number_input,
-        t("p1.sb.padded"),
+        tr("scratch.sb.padded"),
         0,
         sandbox.MAX_ROWS - 1,
         1,
@@ -283,7 +333,7 @@ def sandbox_section() -> None:
 
 
 def why_attention_section() -> None:
-    st.subheader(t("p1.why.header"))
+    st.subheader(tr("scratch.why.header"))
     explain_bottleneck()
     bleu_by_length()
 
@@ -292,40 +342,44 @@ CX_WIDTHS, CX_REPEATS = [16, 32, 64, 128, 256], [1, 3, 5]
 
 
 def complexity_section() -> None:
-    st.subheader(t("p1.cx.header"))
+    st.subheader(tr("scratch.cx.header"))
     st.table(viz.complexity_table(complexity.COMPLEXITY_TABLE, texts=figure_texts()))
     explain_complexity()
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-    d_model = linked(c1.selectbox, t("p1.cx.width"), CX_WIDTHS, index=2, key="cx_d", persist_state="page")
+    d_model = linked(c1.selectbox, tr("scratch.cx.width"), CX_WIDTHS, index=2, key="cx_d", persist_state="page")
     max_len = linked(
         c2.select_slider,
-        t("p1.cx.longest"),
+        tr("scratch.cx.longest"),
         list(complexity.DEFAULT_LENGTHS),
         value=2048,
         key="cx_max",
         persist_state="page",
     )
-    repeats = linked(c3.selectbox, t("p1.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats", persist_state="page")
+    repeats = linked(
+        c3.selectbox, tr("scratch.cx.repeats"), CX_REPEATS, index=1, key="cx_repeats", persist_state="page"
+    )
     lengths = tuple(n for n in complexity.DEFAULT_LENGTHS if n <= max_len)
     device = device_name()
-    if c4.button(t("p1.cx.measure"), key="cx_run", type="primary", width="stretch", help=t("p1.cx.measure_help")):
+    if c4.button(
+        tr("scratch.cx.measure"), key="cx_run", type="primary", width="stretch", help=tr("scratch.cx.measure_help")
+    ):
         st.session_state["cx_params"] = (lengths, int(d_model), int(repeats), device)
     measurable = {
         (tuple(n for n in complexity.DEFAULT_LENGTHS if n <= m), d, r, device)
         for m, d, r in product(complexity.DEFAULT_LENGTHS, CX_WIDTHS, CX_REPEATS)
     }
-    url_check("cx_params", Accept(measurable.__contains__), t("p1.cx.measure"), url=False)
+    url_check("cx_params", Accept(measurable.__contains__), tr("scratch.cx.measure"), url=False)
     params = st.session_state.get("cx_params")
     if params is None:
-        st.info(t("p1.cx.press", device=device.upper()), icon=":material/timer:")
+        st.info(tr("scratch.cx.press", device=device.upper()), icon=":material/timer:")
         return
-    with st.spinner(t("p1.cx.spinner")):
+    with st.spinner(tr("scratch.cx.spinner")):
         result = timings(*params)
     chart(
         viz.timing_figure(
             result.lengths,
             result.seconds,
-            title=t("p1.cx.fig", device=result.device.upper(), threads=result.threads, d=result.d_model),
+            title=tr("scratch.cx.fig", device=result.device.upper(), threads=result.threads, d=result.d_model),
             texts=figure_texts(),
         ),
         key="cx_fig",

@@ -7,7 +7,7 @@ import streamlit as st
 from ui.checkpoints import loaded_or_stop
 from ui.explain import seq2seq_chart
 from ui.export import PLOT, export_menu
-from ui import i18n  # i18n.t: the page's steps use t for the step index and tr for a trace
+from ui.i18n import figure_texts, tr
 from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
@@ -32,32 +32,35 @@ from ui.views.seq2seq import attention_view, comparison_heatmap, page_gold
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
-page_frame(i18n.t("nav.2"), icon="🔁", intro=i18n.t("p2.intro"))
+page_frame(tr("nav.2"), icon="🔁", intro=tr("seq2seq.intro"))
 
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 from models.inference.traces import display_text  # noqa: E402
 
 choices = model_choices()
 if not choices:
-    st.error(i18n.t("p2.no_model"))
+    st.error(tr("seq2seq.no_model"))
     st.stop()
 labels = {name: label for name, label in choices}
 
 
-url_check("s2s_text", at_most(10_000), i18n.t("p2.url.text"), i18n.t("p2.url.text_cut"))
-url_check("s2s_model", url_labels(labels, labels.get), i18n.t("p2.url.model"))
+url_check("s2s_text", at_most(10_000), tr("seq2seq.url.text"), tr("seq2seq.url.text_cut"))
+url_check("s2s_model", url_labels(labels, labels.get), tr("seq2seq.url.model"))
 url_check(
-    "s2s_compare", url_labels(labels, labels.get, optional=True), i18n.t("p2.url.compare"), i18n.t("p2.url.no_compare")
+    "s2s_compare",
+    url_labels(labels, labels.get, optional=True),
+    tr("seq2seq.url.compare"),
+    tr("seq2seq.url.no_compare"),
 )
-url_check("s2s_beam", number_in(1, 8), i18n.t("p2.url.beam"))
-url_check("s2s_mode", url_labels(MODES, MODES.get), i18n.t("p2.url.mode"))
-url_check("s2s_alpha", number_in(0.0, 2.0), i18n.t("p2.url.alpha"))
+url_check("s2s_beam", number_in(1, 8), tr("seq2seq.url.beam"))
+url_check("s2s_mode", url_labels(MODES, MODES.get), tr("seq2seq.url.mode"))
+url_check("s2s_alpha", number_in(0.0, 2.0), tr("seq2seq.url.alpha"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 with model_col:  # first: the text box's language and default follow the model
     default_model = "s2s-bahdanau" if "s2s-bahdanau" in labels else choices[0][0]
     model_name = linked(
         st.selectbox,
-        i18n.t("p2.model"),
+        tr("seq2seq.model"),
         list(labels),
         format_func=labels.get,
         key="s2s_model",
@@ -69,39 +72,44 @@ corpus, source_lang = model_data(model_name)
 examples = example_inputs(model_name)
 with text_col:
     text = st.text_input(
-        i18n.t("p2.sentence.zh" if source_lang == "zh" else "p2.sentence"),
+        tr("seq2seq.sentence.zh" if source_lang == "zh" else "seq2seq.sentence"),
         value=examples[0],
         key="s2s_text",
         max_chars=10_000,
         bind="query-params",
     )
-with options_col.popover(i18n.t("p2.options"), icon=":material/tune:", width="stretch"):
+with options_col.popover(tr("seq2seq.options"), icon=":material/tune:", width="stretch"):
     checked(
         st.selectbox,
-        i18n.t("p2.example"),
+        tr("seq2seq.example"),
         examples,
         key="s2s_example",
         index=None,
         on_change=use_example("s2s_example", "s2s_text"),
-        placeholder=i18n.t("p2.example_placeholder_real" if corpus else "p2.example_placeholder"),
+        placeholder=tr("seq2seq.example_placeholder_real" if corpus else "seq2seq.example_placeholder"),
     )
     compare = linked(
         st.selectbox,
-        i18n.t("p2.compare"),
+        tr("seq2seq.compare"),
         [None] + [n for n in labels if n != model_name],
-        format_func=lambda n: i18n.t("p2.nothing") if n is None else labels[n],
+        format_func=lambda n: tr("seq2seq.nothing") if n is None else labels[n],
         key="s2s_compare",
     )
-    beam = st.slider(i18n.t("p2.beam"), 1, 8, 1, key="s2s_beam", help=i18n.t("p2.beam_help"), bind="query-params")
+    beam = st.slider(tr("seq2seq.beam"), 1, 8, 1, key="s2s_beam", help=tr("seq2seq.beam_help"), bind="query-params")
     mode = linked(
-        st.selectbox, i18n.t("p2.mode"), list(MODES), format_func=MODES.get, key="s2s_mode", help=i18n.t("p2.mode_help")
+        st.selectbox,
+        tr("seq2seq.mode"),
+        list(MODES),
+        format_func=MODES.get,
+        key="s2s_mode",
+        help=tr("seq2seq.mode_help"),
     )
     alpha = length_penalty_slider("s2s_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("s2s")
 
 loaded_primary = loaded_or_stop(load_model(model_name))
 if mode != "soft" and loaded_primary.model.cfg.attention != "luong":
-    st.info(i18n.t("p2.mode_luong_only", mode=MODES[mode], model=md_escape(labels[model_name])))
+    st.info(tr("seq2seq.mode_luong_only", mode=MODES[mode], model=md_escape(labels[model_name])))
     mode = "soft"
 
 
@@ -134,7 +142,7 @@ playing = quiz and other is None  # the quiz plays on one model's output
 def translation_summary() -> None:
     """The translation and its notices (unknown words, cut input, confidence), next to the output."""
     if not playing:  # in the quiz the output shows step by step, once guessed
-        caption = i18n.t("p2.translation_by", model=md_escape(labels[model_name]))
+        caption = tr("seq2seq.translation_by", model=md_escape(labels[model_name]))
         token_strip([display_text(trace.tgt_tokens)], caption=caption)
     show_notices(trace.notices)
 
@@ -148,20 +156,20 @@ def steps_view() -> None:
         translation_summary()
         t = step_control(n, key="s2s")
         if quiz:
-            st.caption(i18n.t("quiz.no_compare"))
+            st.caption(tr("quiz.no_compare"))
         # Side by side while the heatmaps stay readable at half width, else one above the other.
         cols = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
         # labels by the picker's key (a studio run's trace names its folder, "checkpoint", not its path)
-        for i, (col, name, tr) in enumerate(zip(cols, (model_name, compare), (trace, other))):
+        for i, (col, name, side) in enumerate(zip(cols, (model_name, compare), (trace, other))):
             with col:
-                st.text(display_text(tr.tgt_tokens))
-                show_notices([n for n in tr.notices if n.level == "warning"])
-                pane = comparison_heatmap(tr, t, labels[name])  # its slide draws the same figure
+                st.text(display_text(side.tgt_tokens))
+                show_notices([n for n in side.notices if n.level == "warning"])
+                pane = comparison_heatmap(side, t, labels[name])  # its slide draws the same figure
                 if pane is None:
                     st.markdown(f"#### {md_escape(labels[name])}")
-                    st.info(i18n.t("p2.no_attention_cmp"))
+                    st.info(tr("seq2seq.no_attention_cmp"))
                 else:
-                    seq2seq_chart(pane, f"cmp_{i}_{tr.model}", tr, tr.best, text)
+                    seq2seq_chart(pane, f"cmp_{i}_{side.model}", side, side.best, text)
         return
     heat_col, side_col = st.columns([3, 2])
     with side_col:
@@ -178,12 +186,12 @@ def steps_view() -> None:
             src_tokens=trace.src_tokens,
             alpha=None if hyp.attention is None else hyp.attention[t],
         )
-        st.caption(i18n.t("p2.step", step=t + 1, n=n))
+        st.caption(tr("seq2seq.step", step=t + 1, n=n))
         token_strip([*hyp.tokens[:t], hyp.tokens[t] if shown else HIDDEN], highlight=t)
         if shown and hyp.attention is not None:
             chart(
                 bars := step_attention_bars(
-                    hyp.attention[t], trace.src_tokens, trace.src_unknown, title=i18n.t("p2.fig.alpha", step=t + 1)
+                    hyp.attention[t], trace.src_tokens, trace.src_unknown, title=tr("seq2seq.fig.alpha", step=t + 1)
                 ),
                 key="bars",
                 config=PLOT,
@@ -194,54 +202,54 @@ def steps_view() -> None:
                     hyp.topk_tokens[t],
                     hyp.topk_probs[t],
                     emitted=hyp.tokens[t],
-                    title=i18n.t("p2.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1),
+                    title=tr("seq2seq.fig.topk", k=len(hyp.topk_tokens[t]), step=t + 1),
                 ),
                 key="topk",
                 config=PLOT,
             )
     with heat_col:
         if hyp.attention is None:
-            st.info(i18n.t("p2.no_attention"))
+            st.info(tr("seq2seq.no_attention"))
         else:
             rows = t + int(shown) if playing else len(hyp.tokens)  # the quiz shows only the guessed steps
             heat, weights = attention_view(trace, hyp, t, rows=rows, width=470)  # its slide draws the same figure
             seq2seq_chart(heat, "heatmap", trace, hyp, text, drawn=weights)
             if gold:
-                st.caption(i18n.t("p2.gold"))
+                st.caption(tr("seq2seq.gold"))
             elif corpus:
-                st.caption(i18n.t("p2.no_gold"))
+                st.caption(tr("seq2seq.no_gold"))
             if hyp.positions is not None:
                 st.caption(local_caption(loaded_primary.model.cfg))
     if not shown:  # the export, the what-if and the beam would give the hidden step away
         return
     export_menu(
         "seq2seq",
-        title=i18n.t("p2.export.title", model=labels[model_name]),
+        title=tr("seq2seq.export.title", model=labels[model_name]),
         source=text,
         trace=trace,
         figures={
-            i18n.t("p2.export.attention"): heat,
-            i18n.t("p2.export.step", step=t + 1): bars,
-            i18n.t("p2.export.topk", step=t + 1): topk,
+            tr("seq2seq.export.attention"): heat,
+            tr("seq2seq.export.step", step=t + 1): bars,
+            tr("seq2seq.export.topk", step=t + 1): topk,
         }
         if hyp.attention is not None
-        else {i18n.t("p2.export.topk", step=t + 1): topk},
+        else {tr("seq2seq.export.topk", step=t + 1): topk},
         numbers={
-            i18n.t("num.model"): labels[model_name],
-            i18n.t("num.translation"): display_text(trace.tgt_tokens),
-            i18n.t("num.search"): i18n.t("num.search_value", search=trace.search, width=trace.beam_width),
-            i18n.t("num.score"): hyp.score,
+            tr("num.model"): labels[model_name],
+            tr("num.translation"): display_text(trace.tgt_tokens),
+            tr("num.search"): tr("num.search_value", search=trace.search, width=trace.beam_width),
+            tr("num.score"): hyp.score,
         },
     )
     what_if_view(trace, text, t, alpha, labels[model_name])
     if trace.search == "beam":
-        st.subheader(i18n.t("p2.beam_header"))
+        st.subheader(tr("seq2seq.beam_header"))
         chart(
             beam_tree_figure(
                 trace.beam_steps,
                 upto=t + 1,
-                title=i18n.t("p2.fig.beam", width=trace.beam_width, step=t + 1),
-                texts=i18n.figure_texts(),
+                title=tr("seq2seq.fig.beam", width=trace.beam_width, step=t + 1),
+                texts=figure_texts(),
             ),
             key="beam_tree",
             config=PLOT,
@@ -253,16 +261,16 @@ n_unknown = sum(trace.src_unknown)
 token_strip(
     trace.src_tokens,
     trace.src_unknown,
-    caption=i18n.t("p2.src.zh" if source_lang == "zh" else "p2.src")
-    + (i18n.t("p2.src_unknown", n=n_unknown) if n_unknown else ""),
+    caption=tr("seq2seq.src.zh" if source_lang == "zh" else "seq2seq.src")
+    + (tr("seq2seq.src_unknown", n=n_unknown) if n_unknown else ""),
 )
 
 if trace.search == "beam" and not playing:  # every finished hypothesis would give the quiz away
-    st.markdown(i18n.t("p2.hypotheses", alpha=trace.length_penalty))
+    st.markdown(tr("seq2seq.hypotheses", alpha=trace.length_penalty))
     tabs = st.tabs([f"#{i + 1}  {h.score:.3f}" for i, h in enumerate(trace.hypotheses)])
     for i, (tab, h) in enumerate(zip(tabs, trace.hypotheses)):
         with tab:
-            st.text(display_text(h.tokens) + ("" if h.finished else i18n.t("p2.unfinished")))
+            st.text(display_text(h.tokens) + ("" if h.finished else tr("seq2seq.unfinished")))
             if h.attention is not None:
                 with st.columns([3, 2])[0]:
                     seq2seq_chart(

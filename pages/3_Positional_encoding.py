@@ -10,10 +10,10 @@ import streamlit as st
 
 from ui.export import PLOT
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.plot import chart
 
-page_frame(t("nav.3"), icon="〰️", intro=t("p3.intro"))
+page_frame(tr("nav.3"), icon="〰️", intro=tr("positional.intro"))
 
 from models.lessons import positional as pos_enc  # noqa: E402
 from ui.state import checked, linked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
@@ -45,23 +45,31 @@ from ui.positional import (  # noqa: E402
 from ui.views.positional import position_score_view, sinusoid_view  # noqa: E402
 from viz_core import positional as viz  # noqa: E402
 
-TABS = tuple(f"p3.tab.{name}" for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
+TABS = tuple(f"positional.tab.{name}" for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
 
 
 def sinusoid_section() -> None:
-    st.subheader(t("p3.sin.header"))
+    st.subheader(tr("positional.sin.header"))
     c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
     d_model = linked(c1.select_slider, "d_model", D_CHOICES, value=64, key="pe_d", persist_state="page")
     length = checked(
-        c2.slider, t("p3.seq_len"), 10, 400, 100, step=10, key="pe_len", persist_state="page", bind="query-params"
+        c2.slider,
+        tr("positional.seq_len"),
+        10,
+        400,
+        100,
+        step=10,
+        key="pe_len",
+        persist_state="page",
+        bind="query-params",
     )
     trace = sinusoids(length, d_model)
     # a fast, a medium and a slow frequency, and the cosine partner of the first
     default = sorted({2 * (d_model // 16), 2 * (d_model // 16) + 1, 2 * (d_model // 8), 2 * (d_model // 4)})
-    dims_box = c3.popover(t("p3.dims"), icon=":material/tune:", width="stretch")
+    dims_box = c3.popover(tr("positional.dims"), icon=":material/tune:", width="stretch")
     dims = linked(
         dims_box.multiselect,
-        t("p3.dims"),
+        tr("positional.dims"),
         list(range(d_model)),
         default=default,
         key=f"pe_dims_{d_model}",
@@ -70,7 +78,7 @@ def sinusoid_section() -> None:
     left, right = st.columns(2)
     words = figure_texts()
     chart(
-        viz.pe_curves_figure(trace.pe, dims, title=t("p3.fig.curves"), texts=words),
+        viz.pe_curves_figure(trace.pe, dims, title=tr("positional.fig.curves"), texts=words),
         key="pe_curves",
         config=PLOT,
         where=left,
@@ -87,15 +95,23 @@ def sinusoid_section() -> None:
 
 
 def similarity_rotation_section() -> None:
-    st.subheader(t("p3.rot.header"))
+    st.subheader(tr("positional.rot.header"))
     c1, c2, c3, c4 = st.columns(4)
     d_model = linked(c1.select_slider, "d_model", D_CHOICES[:-1], value=64, key="rot_d", persist_state="page")
     length = checked(
-        c2.slider, t("p3.positions"), 16, 256, 100, step=4, key="rot_len", persist_state="page", bind="query-params"
+        c2.slider,
+        tr("positional.positions"),
+        16,
+        256,
+        100,
+        step=4,
+        key="rot_len",
+        persist_state="page",
+        bind="query-params",
     )
     k = checked(
         c3.slider,
-        t("p3.shift"),
+        tr("positional.shift"),
         0,
         length - 1,
         min(5, length - 1),
@@ -105,7 +121,7 @@ def similarity_rotation_section() -> None:
     )
     pos = checked(
         c4.slider,
-        t("p3.example_pos"),
+        tr("positional.example_pos"),
         0,
         length - 1,
         min(10, length - 1),
@@ -117,14 +133,14 @@ def similarity_rotation_section() -> None:
     words = figure_texts()
     left, right = st.columns(2)
     chart(
-        viz.similarity_figure(trace.similarity, title=t("p3.fig.similarity"), texts=words),
+        viz.similarity_figure(trace.similarity, title=tr("positional.fig.similarity"), texts=words),
         key="rot_similarity",
         config=PLOT,
         where=left,
     )
     chart(
         viz.offset_figure(
-            trace.offsets, trace.offset_formula, trace.offset_measured, title=t("p3.fig.offset"), texts=words
+            trace.offsets, trace.offset_formula, trace.offset_measured, title=tr("positional.fig.offset"), texts=words
         ),
         key="rot_offset",
         config=PLOT,
@@ -133,7 +149,7 @@ def similarity_rotation_section() -> None:
     explain_offsets(trace.offset_spread)
 
     st.divider()
-    with st.spinner(t("p3.rotation_spinner")):
+    with st.spinner(tr("positional.rotation_spinner")):
         check = rotation(length, d_model, k, pos)
     rotation_formulas()
     rotation_metrics(check, k, length)
@@ -158,27 +174,32 @@ def similarity_rotation_section() -> None:
 
 
 def model_score_section() -> None:
-    st.markdown(t("p3.score.header"))
+    st.markdown(tr("positional.score.header"))
     loaded = score_model()
     if isinstance(loaded, str):
         st.warning(loaded)
         return
     c1, c2 = st.columns(2)
     layers = loaded.model.encoder.layers
-    url_check("rot_tf_layer", url_labels(range(len(layers))), t("p3.score.layer_what"), t("p3.score.layer0"))
+    url_check(
+        "rot_tf_layer", url_labels(range(len(layers))), tr("positional.score.layer_what"), tr("positional.score.layer0")
+    )
     layer = linked(
         c1.radio,
-        t("p3.score.layer"),
+        tr("positional.score.layer"),
         list(range(len(layers))),
         horizontal=True,
         key="rot_tf_layer",
         persist_state="page",
     )
     url_check(
-        "rot_tf_head", number_in(1, layers[layer].self_attn.n_heads), t("p3.score.head_what"), t("p3.score.head1")
+        "rot_tf_head",
+        number_in(1, layers[layer].self_attn.n_heads),
+        tr("positional.score.head_what"),
+        tr("positional.score.head1"),
     )
     head = c2.slider(
-        t("p3.score.head"),
+        tr("positional.score.head"),
         1,
         layers[layer].self_attn.n_heads,
         1,
@@ -193,7 +214,7 @@ def model_score_section() -> None:
     chart(position_score_view(result), key="rot_tf_scores", config=PLOT, where=left)
     offsets = sorted({0, 3, result.worst_offset})
     chart(
-        viz.diagonal_profile_figure(result.scores, offsets, title=t("p3.fig.diagonals"), texts=words),
+        viz.diagonal_profile_figure(result.scores, offsets, title=tr("positional.fig.diagonals"), texts=words),
         key="rot_tf_diagonals",
         config=PLOT,
         where=right,
@@ -202,20 +223,20 @@ def model_score_section() -> None:
 
 
 def embeddings_section() -> None:
-    st.subheader(t("p3.emb.header"))
+    st.subheader(tr("positional.emb.header"))
     c1, c2, c3 = st.columns([2, 3, 3])
     d_model = linked(c1.select_slider, "d_model", D_CHOICES[1:], value=64, key="emb_d", persist_state="page")
     init_label = linked(
         c2.radio,
-        t("p3.emb.init"),
+        tr("positional.emb.init"),
         list(pos_enc.EMBEDDING_INITS),
         index=0,
         key="emb_init",
         persist_state="page",
-        format_func=lambda label: t(f"p3.emb.init.{pos_enc.EMBEDDING_INITS[label]}"),
+        format_func=lambda label: tr(f"positional.emb.init.{pos_enc.EMBEDDING_INITS[label]}"),
     )
     scaled = checked(
-        c3.toggle, t("p3.emb.scaled"), value=True, key="emb_scaled", persist_state="page", bind="query-params"
+        c3.toggle, tr("positional.emb.scaled"), value=True, key="emb_scaled", persist_state="page", bind="query-params"
     )
     scale = math.sqrt(d_model) if scaled else 1.0
     result = mix(d_model, scale, pos_enc.EMBEDDING_INITS[init_label])
@@ -229,10 +250,10 @@ def embeddings_section() -> None:
         config=PLOT,
     )
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("p3.emb.word_norm"), f"{result.word_norm:.2f}")
+    m1.metric(tr("positional.emb.word_norm"), f"{result.word_norm:.2f}")
     m2.metric("‖PE(pos)‖ = √(d/2)", f"{result.pe_norm:.2f}")
     i = int(np.argmin(np.abs(result.scales - scale)))
-    m3.metric(t("p3.emb.word_share"), f"{result.word_share[i]:.0%}")
+    m3.metric(tr("positional.emb.word_share"), f"{result.word_share[i]:.0%}")
     chart(
         viz.embedding_scale_figure(
             result.scales,
@@ -250,17 +271,33 @@ def embeddings_section() -> None:
 
 
 def schemes_section() -> None:
-    st.subheader(t("p3.sch.header"))
+    st.subheader(tr("positional.sch.header"))
     c1, c2, c3, c4 = st.columns(4)
     train_len = checked(
-        c1.slider, t("p3.sch.train_len"), 8, 128, 32, step=8, key="sch_train", persist_state="page", bind="query-params"
+        c1.slider,
+        tr("positional.sch.train_len"),
+        8,
+        128,
+        32,
+        step=8,
+        key="sch_train",
+        persist_state="page",
+        bind="query-params",
     )
     eval_len = checked(
-        c2.slider, t("p3.sch.eval_len"), 16, 256, 96, step=8, key="sch_eval", persist_state="page", bind="query-params"
+        c2.slider,
+        tr("positional.sch.eval_len"),
+        16,
+        256,
+        96,
+        step=8,
+        key="sch_eval",
+        persist_state="page",
+        bind="query-params",
     )
     d_model = linked(c3.select_slider, "d_model", [16, 32, 64, 128], value=64, key="sch_d", persist_state="page")
     head = checked(
-        c4.slider, t("p3.sch.alibi_head"), 1, 8, 1, key="sch_head", persist_state="page", bind="query-params"
+        c4.slider, tr("positional.sch.alibi_head"), 1, 8, 1, key="sch_head", persist_state="page", bind="query-params"
     )
     eval_len = max(eval_len, train_len)
     learned = learned_positions()
@@ -277,13 +314,13 @@ def schemes_section() -> None:
 
 
 def padding_section() -> None:
-    st.subheader(t("p3.pad.header"))
+    st.subheader(tr("positional.pad.header"))
     cols = st.columns(3)
     lengths = tuple(
         int(
             checked(
                 col.slider,
-                t("p3.pad.length", i=i + 1),
+                tr("positional.pad.length", i=i + 1),
                 1,
                 10,
                 n,
@@ -297,7 +334,9 @@ def padding_section() -> None:
     trace = pos_enc.padded_positions(lengths, d_model=16)
     words = figure_texts()
     chart(
-        viz.padding_ids_figure(trace.position_ids, title=t("p3.fig.pad_ids"), texts=words), key="pad_ids", config=PLOT
+        viz.padding_ids_figure(trace.position_ids, title=tr("positional.fig.pad_ids"), texts=words),
+        key="pad_ids",
+        config=PLOT,
     )
     chart(viz.padding_encoded_figure(trace.encoded, texts=words), key="pad_encoded", config=PLOT)
     explain_padding()

@@ -12,7 +12,7 @@ from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, hide_rows, quiz_toggle, step_quiz
 from ui.seq2seq import example_inputs, model_data
-from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
+from ui.i18n import figure_texts, tr
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
 from ui.views.transformer import head_view
@@ -39,23 +39,25 @@ from ui.transformer import (
 from viz_core.seq2seq import beam_tree_figure, step_attention_bars, topk_bars
 from viz_core.transformer import grid_figure
 
-page_frame(tr("nav.4"), icon="🤖", intro=tr("p4.intro"))
+page_frame(tr("nav.4"), icon="🤖", intro=tr("transformer.intro"))
 
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError  # noqa: E402
 from models.inference.translate import TRANSLATION  # noqa: E402
 
 choices = transformer_choices("encoder-decoder")
 if not choices:
-    st.error(tr("p4.no_model"))
+    st.error(tr("transformer.no_model"))
     st.stop()
 labels = dict(choices)
 
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
-found, first_model = link_option("tf_model", labels, labels.get, tr("p4.url.model"))  # the model the link names
+found, first_model = link_option(
+    "tf_model", labels, labels.get, tr("transformer.url.model")
+)  # the model the link names
 first_model = first_model if found else default_model  # for the first text
-url_check("tf_text", at_most(10_000), tr("p4.url.text"), tr("p4.url.text_cut"))
-url_check("tf_beam", number_in(1, 8), tr("p4.url.beam"))
-url_check("tf_alpha", number_in(0.0, 2.0), tr("p4.url.alpha"))
+url_check("tf_text", at_most(10_000), tr("transformer.url.text"), tr("transformer.url.text_cut"))
+url_check("tf_beam", number_in(1, 8), tr("transformer.url.beam"))
+url_check("tf_alpha", number_in(0.0, 2.0), tr("transformer.url.alpha"))
 if "tf_text" not in st.session_state:
     st.session_state["tf_text"] = first_input(st.session_state.get("tf_model", first_model))
 
@@ -63,7 +65,7 @@ text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="b
 with model_col:
     model_name = linked(
         st.selectbox,
-        tr("p4.model"),
+        tr("transformer.model"),
         list(labels),
         format_func=labels.get,
         key="tf_model",
@@ -76,23 +78,27 @@ is_translation = loaded.task == TRANSLATION  # a translation model, whatever its
 corpus, source_lang = model_data(model_name)  # a real corpus (Bible, HSK) or None; "zh": typed Chinese is segmented
 with text_col:
     text = st.text_input(
-        tr(("p4.sentence.zh" if source_lang == "zh" else "p4.sentence") if is_translation else "p4.digits"),
+        tr(
+            ("transformer.sentence.zh" if source_lang == "zh" else "transformer.sentence")
+            if is_translation
+            else "transformer.digits"
+        ),
         key="tf_text",
         max_chars=10_000,
         bind="query-params",
     )
-with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretch"):
+with options_col.popover(tr("transformer.options"), icon=":material/tune:", width="stretch"):
     if is_translation:
         checked(
             st.selectbox,
-            tr("p4.example"),
+            tr("transformer.example"),
             example_inputs(model_name),
             key="tf_example",
             index=None,
             on_change=use_example("tf_example", "tf_text"),
-            placeholder=tr("p4.example_placeholder_real" if corpus else "p4.example_placeholder"),
+            placeholder=tr("transformer.example_placeholder_real" if corpus else "transformer.example_placeholder"),
         )
-    beam = st.slider(tr("p4.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
+    beam = st.slider(tr("transformer.beam"), 1, 8, 1, key="tf_beam", bind="query-params")
     alpha = length_penalty_slider("tf_alpha", beam, DEFAULT_LENGTH_PENALTY, bind="query-params")
     quiz = quiz_toggle("tf")
     compare = None
@@ -100,12 +106,17 @@ with options_col.popover(tr("p4.options"), icon=":material/tune:", width="stretc
         from ui.seq2seq import model_choices as seq2seq_choices
 
         s2s = {n: lab for n, lab in seq2seq_choices() if model_data(n)[1] == source_lang}  # same source language
-        url_check("tf_compare", url_labels(s2s, s2s.get, optional=True), tr("p4.url.compare"), tr("p4.url.no_compare"))
+        url_check(
+            "tf_compare",
+            url_labels(s2s, s2s.get, optional=True),
+            tr("transformer.url.compare"),
+            tr("transformer.url.no_compare"),
+        )
         compare = linked(
             st.selectbox,
-            tr("p4.compare"),
+            tr("transformer.compare"),
             [None] + list(s2s),
-            format_func=lambda n: tr("p4.nothing") if n is None else s2s[n],
+            format_func=lambda n: tr("transformer.nothing") if n is None else s2s[n],
             key="tf_compare",
         )
 
@@ -116,9 +127,12 @@ except InputError as exc:
     st.stop()
 
 if not trace.tgt_tokens:
-    token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=md_escape(labels[model_name])))
+    token_strip(
+        [trace.text or tr("transformer.empty")],
+        caption=tr("transformer.output_of", model=md_escape(labels[model_name])),
+    )
     show_notices(trace.notices)
-    st.info(tr("p4.no_tokens"))
+    st.info(tr("transformer.no_tokens"))
     st.stop()
 
 other = None
@@ -144,10 +158,10 @@ def steps_view() -> None:
     with step_col:
         t = step_control(n, key="tf")
     with kind_col:
-        url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("p4.url.kind"))
+        url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("transformer.url.kind"))
         kind = linked(
             st.radio,
-            tr("p4.kind"),
+            tr("transformer.kind"),
             list(KIND_LABELS),
             format_func=KIND_LABELS.get,
             key="tf_kind",
@@ -180,14 +194,14 @@ def steps_view() -> None:
             grid_figure(
                 payload,
                 selected=None if head == AVERAGE else (layer, head),
-                title=tr("p4.fig.grid"),
+                title=tr("transformer.fig.grid"),
                 texts=figure_texts(),
             ),
             key="tf_grid",
             on_select=lambda: on_grid_select("tf_grid", "tf"),
             config=PLOT_NO_BAR,
         )
-        st.caption(tr("p4.grid_caption"))
+        st.caption(tr("transformer.grid_caption"))
     with head_col:
         what = SHORT_LABELS[kind]
         # the quiz: step t's query row is the answer, blank until guessed; its slide draws the same figure
@@ -207,12 +221,15 @@ def steps_view() -> None:
             tgt_ids=trace.decoder_input_ids,
         )
         if kind == "decoder":
-            st.caption(tr("p4.lookahead"))
+            st.caption(tr("transformer.lookahead"))
 
     if not quiz:  # in the quiz the output shows step by step, once guessed
-        token_strip([trace.text or tr("p4.empty")], caption=tr("p4.output_of", model=md_escape(labels[model_name])))
+        token_strip(
+            [trace.text or tr("transformer.empty")],
+            caption=tr("transformer.output_of", model=md_escape(labels[model_name])),
+        )
     show_notices(trace.notices)
-    st.markdown(tr("p4.step", step=t + 1, n=n, token=md_escape(trace.decoder_tokens[t])))
+    st.markdown(tr("transformer.step", step=t + 1, n=n, token=md_escape(trace.decoder_tokens[t])))
     token_strip([*trace.tgt_tokens[:t], trace.tgt_tokens[t] if shown else HIDDEN], highlight=t)
     if not shown:  # the bars, top-k, export, what-if, ablation and beam would give step t away
         return
@@ -224,7 +241,7 @@ def steps_view() -> None:
                 row,
                 trace.src_tokens,
                 trace.src_unknown,
-                title=tr("p4.fig.cross", step=t + 1, head=head_name(layer, head)),
+                title=tr("transformer.fig.cross", step=t + 1, head=head_name(layer, head)),
             ),
             key="tf_cross_bars",
             config=PLOT,
@@ -235,20 +252,20 @@ def steps_view() -> None:
                 trace.topk_tokens[t],
                 trace.topk_probs[t],
                 emitted=trace.tgt_tokens[t],
-                title=tr("p4.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1),
+                title=tr("transformer.fig.topk", k=len(trace.topk_tokens[t]), step=t + 1),
             ),
             key="tf_topk",
             config=PLOT,
         )
     export_menu(
         "transformer",
-        title=tr("p4.export.title", model=labels[model_name]),
+        title=tr("transformer.export.title", model=labels[model_name]),
         source=text,
         trace=trace,
         figures={
-            tr("p4.export.head", what=what, head=head_name(layer, head)): head_fig,
-            tr("p4.export.cross", step=t + 1): bars,
-            tr("p4.export.topk", step=t + 1): topk,
+            tr("transformer.export.head", what=what, head=head_name(layer, head)): head_fig,
+            tr("transformer.export.cross", step=t + 1): bars,
+            tr("transformer.export.topk", step=t + 1): topk,
         },
         numbers={
             tr("num.model"): labels[model_name],
@@ -268,24 +285,26 @@ def steps_view() -> None:
         compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[model_name], layer, head, t)
 
     if trace.search == "beam":
-        st.subheader(tr("p4.beam_header"))
+        st.subheader(tr("transformer.beam_header"))
         chart(
             beam_tree_figure(
                 trace.beam_steps,
                 upto=t + 1,
-                title=tr("p4.fig.beam", width=trace.beam_width, step=t + 1),
+                title=tr("transformer.fig.beam", width=trace.beam_width, step=t + 1),
                 texts=figure_texts(),
             ),
             key="tf_beam_tree",
             config=PLOT,
         )
-        st.caption(tr("p4.beam_caption", alpha=trace.length_penalty))
+        st.caption(tr("transformer.beam_caption", alpha=trace.length_penalty))
 
 
 steps_view()
 n_unknown = sum(trace.src_unknown)
 token_strip(
-    trace.src_tokens, trace.src_unknown, caption=tr("p4.src") + (tr("p4.src_unknown", n=n_unknown) if n_unknown else "")
+    trace.src_tokens,
+    trace.src_unknown,
+    caption=tr("transformer.src") + (tr("transformer.src_unknown", n=n_unknown) if n_unknown else ""),
 )
 if is_translation:
     scores_view(model_name)

@@ -9,7 +9,7 @@ from ui.checkpoints import loaded_or_stop
 from ui.explain import whole_head
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.grid import head_picker
 from ui.plot import chart
 from ui.state import at_most, boolean, checked, linked, labels as url_labels, url_check
@@ -19,13 +19,13 @@ from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, tr
 from ui.views.one_head import chain_view
 from viz_core.transformer import chain_table, entropy, head_output_figure, vectors_figure
 
-page_frame(t("nav.5"), icon="🔬", intro=t("p5.intro"))
+page_frame(tr("nav.5"), icon="🔬", intro=tr("head.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 choices = transformer_choices("encoder-decoder") + transformer_choices("decoder-only")
 if not choices:
-    st.error(t("p5.no_model"))
+    st.error(tr("head.no_model"))
     st.stop()
 labels = dict(choices)
 
@@ -36,12 +36,12 @@ def _model_changed() -> None:
     st.session_state["head_query"] = 0
 
 
-url_check("head_model", url_labels(labels, labels.get), t("p5.url.model"))  # the URL holds the model's label
+url_check("head_model", url_labels(labels, labels.get), tr("head.url.model"))  # the URL holds the model's label
 default_model = "tf-en-fr" if "tf-en-fr" in labels else choices[0][0]
 c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
 model_name = linked(
     c1.selectbox,
-    t("p5.model"),
+    tr("head.model"),
     list(labels),
     format_func=labels.get,
     key="head_model",
@@ -49,11 +49,14 @@ model_name = linked(
     index=list(labels).index(default_model),
 )
 loaded = loaded_or_stop(load_model(model_name))
-url_check("head_text", at_most(10_000), t("p5.url.text"), t("p5.url.text_cut"))
+url_check("head_text", at_most(10_000), tr("head.url.text"), tr("head.url.text_cut"))
 if "head_text" not in st.session_state:
     st.session_state["head_text"] = head_text(model_name, loaded.task)
 text = c2.text_input(
-    t("p5.input") if loaded.task != "lm" else t("p5.input_lm"), key="head_text", max_chars=10_000, bind="query-params"
+    tr("head.input") if loaded.task != "lm" else tr("head.input_lm"),
+    key="head_text",
+    max_chars=10_000,
+    bind="query-params",
 )
 
 
@@ -63,15 +66,15 @@ def head_view() -> None:
     scaling reruns this alone."""
     cfg = loaded.config
     k0, k1, k2, k3, k4 = st.columns([3, 2, 2, 3, 2.4], vertical_alignment="bottom")
-    url_check("head_scale", boolean, t("p5.url.scale"))
-    scaled = k4.toggle(t("p5.scale"), value=True, key="head_scale", bind="query-params", help=t("p5.scale_help"))
+    url_check("head_scale", boolean, tr("head.url.scale"))
+    scaled = k4.toggle(tr("head.scale"), value=True, key="head_scale", bind="query-params", help=tr("head.scale_help"))
     if loaded.kind == "decoder-only":
         kind = "lm"
         n_layers = cfg.num_decoder_layers
-        k0.caption(t("p5.lm_kind"))
+        k0.caption(tr("head.lm_kind"))
     else:
-        url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), t("p5.url.kind"))
-        kind = linked(k0.selectbox, t("p5.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind")
+        url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("head.url.kind"))
+        kind = linked(k0.selectbox, tr("head.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind")
         n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
     layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
 
@@ -84,12 +87,12 @@ def head_view() -> None:
     url_check(
         "head_query",
         url_labels(range(len(queries)), lambda i: f"{i}: {queries[i]}"),
-        t("p5.url.query"),
-        t("p5.url.query_first"),
+        tr("head.url.query"),
+        tr("head.url.query_first"),
     )
     query = linked(
         k3.selectbox,
-        t("p5.query"),
+        tr("head.query"),
         list(range(len(queries))),
         format_func=lambda i: f"{i}: {queries[i]}",
         key="head_query",
@@ -98,7 +101,7 @@ def head_view() -> None:
     w = view
 
     if view.input_tokens_dropped:
-        st.warning(t("p5.cut", n=view.input_tokens_dropped))
+        st.warning(tr("head.cut", n=view.input_tokens_dropped))
     weights = w.weights if scaled else w.unscaled_weights
     output = w.output if scaled else w.unscaled_output
 
@@ -107,17 +110,17 @@ def head_view() -> None:
         chart(chain := chain_view(view, query, layer, head, scaled), key="head_chain", config=PLOT)
         export_menu(
             "one-head",
-            title=t("p5.export.title", model=labels[model_name]),
+            title=tr("head.export.title", model=labels[model_name]),
             source=text,
             trace=view,
-            figures={t("p5.export.chain"): chain},
+            figures={tr("head.export.chain"): chain},
             numbers={
-                t("grid.layer"): layer + 1,
-                t("grid.head"): head + 1,
+                tr("grid.layer"): layer + 1,
+                tr("grid.head"): head + 1,
                 "d_k": w.d_k,
-                t("num.query"): view.query_tokens[query],
-                t("num.largest"): float(weights.max()),
-                t("num.entropy"): entropy(weights),
+                tr("num.query"): view.query_tokens[query],
+                tr("num.largest"): float(weights.max()),
+                tr("num.entropy"): entropy(weights),
             },
         )
     with right:
@@ -136,54 +139,65 @@ def head_view() -> None:
             key="head_table",
         )
         m1, m2 = st.columns(2)
-        m1.metric(t("p5.largest"), f"{weights.max():.3f}")
-        m2.metric(t("p5.entropy"), f"{entropy(weights):.2f}", help=t("p5.entropy_help"))
+        m1.metric(tr("head.largest"), f"{weights.max():.3f}")
+        m2.metric(tr("head.entropy"), f"{entropy(weights):.2f}", help=tr("head.entropy_help"))
         other = w.unscaled_weights if scaled else w.weights
-        st.caption(t("p5.other_without" if scaled else "p5.other_with", largest=other.max(), entropy=entropy(other)))
+        st.caption(
+            tr("head.other_without" if scaled else "head.other_with", largest=other.max(), entropy=entropy(other))
+        )
         if scaled:
             diff = float(np.abs(w.weights - w.model_weights).max())
-            st.caption(t("p5.check", diff=diff))
+            st.caption(tr("head.check", diff=diff))
 
-    st.subheader(t("p5.chain_header"))
+    st.subheader(tr("head.chain_header"))
     st.latex(
         r"e_i = q\cdot k_i \;\;\longrightarrow\;\; "
         + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
         + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
         r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i"
     )
-    st.caption(t("p5.dk", d_k=w.d_k, scale=w.scale))
-    token_strip(view.query_tokens, highlight=query, caption=t("p5.queries", kind=KIND_LABELS.get(kind, t("p5.causal"))))
+    st.caption(tr("head.dk", d_k=w.d_k, scale=w.scale))
+    token_strip(
+        view.query_tokens, highlight=query, caption=tr("head.queries", kind=KIND_LABELS.get(kind, tr("head.causal")))
+    )
     if kind == "cross":
-        token_strip(view.key_tokens, caption=t("p5.keys"))
+        token_strip(view.key_tokens, caption=tr("head.keys"))
     if kind != "encoder" and kind != "lm":
-        st.caption(t("p5.decoder_inputs"))
+        st.caption(tr("head.decoder_inputs"))
 
-    if checked(st.toggle, t("explain.whole"), key="head_whole"):
+    if checked(st.toggle, tr("explain.whole"), key="head_whole"):
         whole_head(
             lambda q: run_head_view(model_name, text, kind, layer, head, q),
             len(queries),
             "head_matrix",
             (model_name, text, kind, layer, head),
-            t("explain.whole.title", layer=layer + 1, head=head + 1),
+            tr("explain.whole.title", layer=layer + 1, head=head + 1),
         )
 
-    st.subheader(t("p5.vectors_header"))
+    st.subheader(tr("head.vectors_header"))
     v1, v2 = st.columns([3, 2])
     with v1:
         chart(
             vectors_figure(
-                w.q, w.keys, view.key_tokens, view.query_tokens[query], title=t("p5.fig.vectors"), texts=figure_texts()
+                w.q,
+                w.keys,
+                view.key_tokens,
+                view.query_tokens[query],
+                title=tr("head.fig.vectors"),
+                texts=figure_texts(),
             ),
             key="head_vectors",
             config=PLOT,
         )
     with v2:
         chart(
-            head_output_figure(output, title=t("p5.fig.output"), texts=figure_texts()), key="head_output", config=PLOT
+            head_output_figure(output, title=tr("head.fig.output"), texts=figure_texts()),
+            key="head_output",
+            config=PLOT,
         )
-        st.caption(t("p5.concat"))
+        st.caption(tr("head.concat"))
 
-    st.markdown(t("p5.why_scale"))
+    st.markdown(tr("head.why_scale"))
 
 
 head_view()

@@ -11,7 +11,7 @@ from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
-from ui.i18n import figure_texts, t as tr  # tr: the page's steps use t for the step index
+from ui.i18n import figure_texts, tr
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.views.transformer import causal_view
 from ui.stepper import step_control
@@ -26,53 +26,53 @@ from viz_core.transformer import (
     next_token_figure,
 )
 
-page_frame(tr("nav.6"), icon="✍️", intro=tr("p6.intro"))
+page_frame(tr("nav.6"), icon="✍️", intro=tr("generation.intro"))
 
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 choices = transformer_choices("decoder-only")
 if not choices:
-    st.error(tr("p6.no_model"))
+    st.error(tr("generation.no_model"))
     st.stop()
 labels = dict(choices)
 
 
 def _top_k_label(k: int) -> str:
-    return tr("p6.no_limit") if k == 0 else str(k)
+    return tr("generation.no_limit") if k == 0 else str(k)
 
 
-url_check("gen_text", at_most(10_000), tr("p6.url.prompt"), tr("p6.url.prompt_cut"))
+url_check("gen_text", at_most(10_000), tr("generation.url.prompt"), tr("generation.url.prompt_cut"))
 if "gen_text" not in st.session_state:
     st.session_state["gen_text"] = GEN_EXAMPLES[0]
-url_check("gen_model", url_labels(labels, labels.get), tr("p6.url.model"))
-url_check("gen_temperature", number_in(0.0, 2.0), tr("p6.url.temperature"))
+url_check("gen_model", url_labels(labels, labels.get), tr("generation.url.model"))
+url_check("gen_temperature", number_in(0.0, 2.0), tr("generation.url.temperature"))
 url_check("gen_top_k", url_labels(GEN_TOP_K, _top_k_label), "top-k")
-url_check("gen_max_new", number_in(1, 40), tr("p6.url.max_new"))
-url_check("gen_seed", number_in(0, 1_000_000), tr("p6.url.seed"))
+url_check("gen_max_new", number_in(1, 40), tr("generation.url.max_new"))
+url_check("gen_seed", number_in(0, 1_000_000), tr("generation.url.seed"))
 text_col, model_col, options_col = st.columns([5, 3, 1.6], vertical_alignment="bottom")
 prompt = text_col.text_input(
-    tr("p6.prompt"), key="gen_text", max_chars=10_000, bind="query-params", help=tr("p6.prompt_help")
+    tr("generation.prompt"), key="gen_text", max_chars=10_000, bind="query-params", help=tr("generation.prompt_help")
 )
-model_name = linked(model_col.selectbox, tr("p6.model"), list(labels), format_func=labels.get, key="gen_model")
-with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stretch"):
+model_name = linked(model_col.selectbox, tr("generation.model"), list(labels), format_func=labels.get, key="gen_model")
+with options_col.popover(tr("generation.sampling"), icon=":material/tune:", width="stretch"):
     checked(
         st.selectbox,
-        tr("p6.example"),
+        tr("generation.example"),
         GEN_EXAMPLES,
         key="gen_example",
         index=None,
         on_change=use_example("gen_example", "gen_text"),
-        placeholder=tr("p6.example_placeholder"),
+        placeholder=tr("generation.example_placeholder"),
     )
     temperature = st.slider(
-        tr("p6.temperature"),
+        tr("generation.temperature"),
         0.0,
         2.0,
         0.8,
         0.1,
         key="gen_temperature",
         bind="query-params",
-        help=tr("p6.temperature_help"),
+        help=tr("generation.temperature_help"),
     )
     top_k = linked(
         st.select_slider,
@@ -81,10 +81,10 @@ with options_col.popover(tr("p6.sampling"), icon=":material/tune:", width="stret
         value=20,
         key="gen_top_k",
         format_func=_top_k_label,
-        help=tr("p6.top_k_help"),
+        help=tr("generation.top_k_help"),
     )
-    max_new = st.slider(tr("p6.max_new"), 1, 40, 20, key="gen_max_new", bind="query-params")
-    seed = int(st.number_input(tr("p6.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
+    max_new = st.slider(tr("generation.max_new"), 1, 40, 20, key="gen_max_new", bind="query-params")
+    seed = int(st.number_input(tr("generation.seed"), 0, 1_000_000, 0, key="gen_seed", bind="query-params"))
     quiz = quiz_toggle("gen")
 
 loaded = loaded_or_stop(load_model(model_name))
@@ -96,13 +96,13 @@ except InputError as exc:
     st.stop()
 
 if result.input_tokens_dropped:
-    st.warning(tr("p6.cut", max_len=loaded.config.max_len, dropped=result.input_tokens_dropped))
+    st.warning(tr("generation.cut", max_len=loaded.config.max_len, dropped=result.input_tokens_dropped))
 n_unknown = sum(result.prompt_unknown)
 if n_unknown:
-    st.warning(tr("p6.unknown", n=n_unknown))
+    st.warning(tr("generation.unknown", n=n_unknown))
 if not result.steps:
-    token_strip([result.text or tr("p6.empty")], caption=tr("p6.generated"))
-    st.info(tr("p6.nothing"))
+    token_strip([result.text or tr("generation.empty")], caption=tr("generation.generated"))
+    st.info(tr("generation.nothing"))
     st.stop()
 
 
@@ -111,7 +111,7 @@ def steps_view() -> None:
     n = len(result.steps)
     step_col, text_col = st.columns([2, 3], vertical_alignment="bottom")
     with step_col:
-        t = step_control(n, key="gen", label=tr("p6.step_label"))
+        t = step_control(n, key="gen", label=tr("generation.step_label"))
     step = result.steps[t]
     seen = result.tokens[: step.position]
     n_prompt = len(result.prompt_tokens)
@@ -136,18 +136,18 @@ def steps_view() -> None:
                     step.top_probs,
                     step.sampling_probs,
                     chosen=step.token,
-                    title=tr("p6.fig.dist", step=t + 1),
+                    title=tr("generation.fig.dist", step=t + 1),
                     texts=figure_texts(),
                 ),
                 key="gen_dist",
                 config=PLOT,
             )
-            st.caption(tr("p6.chosen", token=md_escape(step.token), prob=step.prob))
+            st.caption(tr("generation.chosen", token=md_escape(step.token), prob=step.prob))
     with text_col:
         token_strip(
             [*result.tokens[: n_prompt + t], result.tokens[n_prompt + t] if shown else HIDDEN],
             highlight=n_prompt + t,
-            caption=tr("p6.step_caption", step=t + 1, n=n, seen=len(seen)),
+            caption=tr("generation.step_caption", step=t + 1, n=n, seen=len(seen)),
         )
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
@@ -156,7 +156,7 @@ def steps_view() -> None:
             bars := attention_row_bars(
                 row,
                 seen,
-                title=tr("p6.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)),
+                title=tr("generation.fig.row", token=safe_label(seen[-1], 30), head=head_name(layer, head)),
                 texts=figure_texts(),
             ),
             key="gen_row",
@@ -173,14 +173,14 @@ def steps_view() -> None:
             grid_figure(
                 payload,
                 selected=None if head == AVERAGE else (layer, head),
-                title=tr("p6.fig.grid"),
+                title=tr("generation.fig.grid"),
                 texts=figure_texts(),
             ),
             key="gen_grid",
             on_select=lambda: on_grid_select("gen_grid", "gen"),
             config=PLOT_NO_BAR,
         )
-        st.caption(tr("p6.grid_caption"))
+        st.caption(tr("generation.grid_caption"))
     with big_col:  # its slide draws the same figure
         matrix, drawn = causal_view(result, layer, head, t, width=HEAD_VIEW_PX, height=head_view_height(size))
         head_chart(
@@ -201,13 +201,13 @@ def steps_view() -> None:
         return
     export_menu(
         "generation",
-        title=tr("p6.export.title", model=labels[model_name]),
+        title=tr("generation.export.title", model=labels[model_name]),
         source=prompt,
         trace=result,
         figures={
-            tr("p6.export.dist", step=t + 1): dist,
-            tr("p6.export.bars", step=t + 1): bars,
-            tr("p6.fig.matrix", head=head_name(layer, head)): matrix,
+            tr("generation.export.dist", step=t + 1): dist,
+            tr("generation.export.bars", step=t + 1): bars,
+            tr("generation.fig.matrix", head=head_name(layer, head)): matrix,
         },
         numbers={
             tr("num.model"): labels[model_name],
@@ -222,17 +222,21 @@ def steps_view() -> None:
 
 steps_view()
 if not quiz:  # the whole output would give the quiz away
-    token_strip([result.text or tr("p6.empty")], caption=tr("p6.generated"))
+    token_strip([result.text or tr("generation.empty")], caption=tr("generation.generated"))
 token_strip(
     result.prompt_tokens,
     result.prompt_unknown,
-    caption=tr("p6.prompt_read") + (tr("p6.prompt_unknown", n=n_unknown) if n_unknown else ""),
+    caption=tr("generation.prompt_read") + (tr("generation.prompt_unknown", n=n_unknown) if n_unknown else ""),
 )
 st.caption(
-    tr("p6.trained", seconds=loaded.training.get("seconds", "?"), ppl=loaded.training.get("heldout_perplexity", "?"))
+    tr(
+        "generation.trained",
+        seconds=loaded.training.get("seconds", "?"),
+        ppl=loaded.training.get("heldout_perplexity", "?"),
+    )
 )
 
 st.divider()
-st.subheader(tr("p6.sampling_header"))
+st.subheader(tr("generation.sampling_header"))
 st.latex(r"p_T(x) = \frac{\exp(z_x / T)}{\sum_{y \in \text{top-}k} \exp(z_y / T)} \quad (x \in \text{top-}k)")
-st.markdown(tr("p6.sampling_explain"))
+st.markdown(tr("generation.sampling_explain"))

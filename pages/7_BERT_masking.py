@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 
-page_frame(t("nav.7"), icon="🎭", intro=t("p7.intro"))
+page_frame(tr("nav.7"), icon="🎭", intro=tr("masking.intro"))
 
 from corpora.masking import RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
@@ -89,52 +89,52 @@ def _use_example() -> None:
         st.session_state["bert_a"], st.session_state["bert_b"] = examples[pick]
 
 
-url_check("bert_a", at_most(10_000), t("p7.url.a"), t("p7.url.cut"))
-url_check("bert_b", at_most(10_000), t("p7.url.b"), t("p7.url.cut"))
+url_check("bert_a", at_most(10_000), tr("masking.url.a"), tr("masking.url.cut"))
+url_check("bert_b", at_most(10_000), tr("masking.url.b"), tr("masking.url.cut"))
 seed, draw, rule = linked_masking_settings()  # read here, before their widgets are drawn below
 text_col, b_col, options_col = st.columns([4, 4, 1.6], vertical_alignment="bottom")
 # The classic pair is the widgets' default, so any other text, an empty B included, is in the link
 # (``?bert_b=``: one segment); a text equal to its default is left out of it.
-text_a = text_col.text_input(t("p7.a"), BERT_PAIR[0], key="bert_a", max_chars=10_000, bind="query-params")
-text_b = b_col.text_input(t("p7.b"), BERT_PAIR[1], key="bert_b", max_chars=10_000, bind="query-params")
-with options_col.popover(t("p7.masking"), icon=":material/tune:", width="stretch"):
+text_a = text_col.text_input(tr("masking.a"), BERT_PAIR[0], key="bert_a", max_chars=10_000, bind="query-params")
+text_b = b_col.text_input(tr("masking.b"), BERT_PAIR[1], key="bert_b", max_chars=10_000, bind="query-params")
+with options_col.popover(tr("masking.masking"), icon=":material/tune:", width="stretch"):
     linked(
         st.selectbox,
-        t("p7.model"),
+        tr("masking.model"),
         model_names,
         format_func=model_labels.get,
         key="bert_model",
-        help=t("p7.model_help"),
+        help=tr("masking.model_help"),
     )
     checked(
         st.selectbox,
-        t("p7.example"),
+        tr("masking.example"),
         range(len(examples)),
         format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}",
         index=None,
         key="bert_example",
         on_change=_use_example,
-        placeholder=t("p7.example_placeholder"),
+        placeholder=tr("masking.example_placeholder"),
     )
-    linked(st.radio, t("p7.rule"), list(RULES), format_func=RULE_LABELS.get, key="bert_rule")
-    st.number_input(t("p7.seed"), min_value=0, max_value=10**9, step=1, key="bert_seed", bind="query-params")
+    linked(st.radio, tr("masking.rule"), list(RULES), format_func=RULE_LABELS.get, key="bert_rule")
+    st.number_input(tr("masking.seed"), min_value=0, max_value=10**9, step=1, key="bert_seed", bind="query-params")
     st.button(
-        t("p7.resample"),
+        tr("masking.resample"),
         key="bert_resample",
         icon=":material/casino:",
         on_click=increment,
         args=("bert_seed",),
-        help=t("p7.resample_help"),
+        help=tr("masking.resample_help"),
     )
-    st.toggle(t("p7.draw"), value=True, key="bert_draw", bind="query-params", help=t("p7.draw_help"))
+    st.toggle(tr("masking.draw"), value=True, key="bert_draw", bind="query-params", help=tr("masking.draw_help"))
     quiz = quiz_toggle("bert")
 
 if not (text_a or "").strip():
-    st.warning(t("p7.empty"))
+    st.warning(tr("masking.empty"))
     st.stop()
 
 clicked_key = click_key(text_a, text_b, model_name)
-url_check(clicked_key, many(range(cfg.max_len)), t("p7.pills"), url=False)  # read before its pills are drawn
+url_check(clicked_key, many(range(cfg.max_len)), tr("masking.pills"), url=False)  # read before its pills are drawn
 linked_clicks(clicked_key, clickable(model_name, text_a, text_b or ""))  # the link's clicks (bert_clicked=3,7)
 clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
 keep_clicks(clicked)  # in the link, so that a link or a slide masks them too
@@ -165,17 +165,17 @@ def predictions_section() -> None:
             current.segment_ids.tolist(),
         )
     if not rows:
-        st.info(t("p7.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
+        st.info(tr("masking.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
         chart(predicted := predictions_view(rows), key="bert_predictions", config=PLOT)
         predictions_caption(rows, cfg.vocab_size, text_b)
         if len(rows) > PAGE_ROWS:
-            st.caption(t("p7.first16", rows=len(rows)))
+            st.caption(tr("masking.first16", rows=len(rows)))
     legend_chips()
     keep_clicks(
         checked(
             st.pills,
-            t("p7.pills"),
+            tr("masking.pills"),
             eligible,
             selection_mode="multi",
             key=clicked_key,
@@ -185,29 +185,29 @@ def predictions_section() -> None:
     )
     masking_summary(current.outcome, len(eligible), seed, len(chosen))
     if rows and not hidden:
-        with st.expander(t("p7.table")):
+        with st.expander(tr("masking.table")):
             table(predictions_table(rows, texts=figure_texts()), key="bert_predictions_table")
     export_menu(
         "bert-masking",
-        title=t("p7.export.title"),
+        title=tr("masking.export.title"),
         source=f"A: {text_a}\nB: {text_b or ''}",
         trace=current,
-        figures={t("p7.export.predictions"): predicted} if rows and not hidden else {},
+        figures={tr("masking.export.predictions"): predicted} if rows and not hidden else {},
         numbers={
-            t("num.pieces"): n,
-            t("num.seed"): seed,
-            t("num.rule"): rule,
-            t("num.chosen"): len(rows),
-            t("num.top1"): sum(r.original_rank == 0 for r in rows),
+            tr("num.pieces"): n,
+            tr("num.seed"): seed,
+            tr("num.rule"): rule,
+            tr("num.chosen"): len(rows),
+            tr("num.top1"): sum(r.original_rank == 0 for r in rows),
         },
     )
-    with st.expander(t("p7.about")):
+    with st.expander(tr("masking.about")):
         model_summary(cfg, training)
 
 
 def masking_section() -> None:
     """Section 2 of the paper's pre-training: 15% chosen, then 80% [MASK], 10% random, 10% kept."""
-    st.subheader(t("p7.mask.header"))
+    st.subheader(tr("masking.mask.header"))
     explain_masking(rule)
     stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, seed, rule)
     chart(
@@ -216,7 +216,7 @@ def masking_section() -> None:
             stats.mask_share,
             stats.random_share,
             stats.kept_share,
-            title=t("p7.fig.stats", n=stats.totals["eligible"]),
+            title=tr("masking.fig.stats", n=stats.totals["eligible"]),
             texts=figure_texts(),
         ),
         key="bert_stats",
@@ -227,10 +227,10 @@ def masking_section() -> None:
 
 def pieces_section() -> None:
     """WordPiece pieces, segments, positions and the input embedding."""
-    st.subheader(t("p7.pieces.header"))
+    st.subheader(tr("masking.pieces.header"))
     explain_pieces()
     masking_chips(tokens, tokens, ["not chosen"] * n, result.segment_ids.tolist())
-    with st.expander(t("p7.pieces.table")):
+    with st.expander(tr("masking.pieces.table")):
         st.dataframe(
             pieces_table(tokens, result.ids.tolist(), result.segment_ids.tolist(), texts=figure_texts()),
             hide_index=True,
@@ -238,11 +238,14 @@ def pieces_section() -> None:
 
     explain_embedding()
     url_check(
-        "bert_embed_pos", url_labels(range(n), lambda i: f"{i} · {tokens[i]}"), t("p7.url.piece"), t("p7.url.piece1")
+        "bert_embed_pos",
+        url_labels(range(n), lambda i: f"{i} · {tokens[i]}"),
+        tr("masking.url.piece"),
+        tr("masking.url.piece1"),
     )
     pos = linked(
         st.selectbox,
-        t("p7.piece"),
+        tr("masking.piece"),
         range(n),
         index=min(1, n - 1),
         key="bert_embed_pos",
@@ -258,7 +261,7 @@ def pieces_section() -> None:
             tokens[pos],
             int(result.segment_ids[pos]),
             pos,
-            title=t("p7.fig.embedding", pos=pos, d=cfg.d_model),
+            title=tr("masking.fig.embedding", pos=pos, d=cfg.d_model),
             texts=figure_texts(),
         ),
         key="bert_embedding",
@@ -269,18 +272,18 @@ def pieces_section() -> None:
 
 def attention_section() -> None:
     """Attention to and from [MASK], [CLS] and [SEP], every layer and head."""
-    st.subheader(t("p7.att.header"))
+    st.subheader(tr("masking.att.header"))
     att = masked.attention  # (layers, heads, L, L) on the corrupted input
     specials = [i for i in range(n) if result.input_tokens[i] in ("[CLS]", "[SEP]", "[MASK]")]
     url_check(
         "bert_focus",
         url_labels(specials, lambda i: f"{result.input_tokens[i]} · {i}", optional=True),
-        t("p7.url.token"),
+        tr("masking.url.token"),
         result.input_tokens[specials[0]],
     )
     focus = linked(
         st.segmented_control,
-        t("p7.token"),
+        tr("masking.token"),
         specials,
         default=specials[0],
         key="bert_focus",
@@ -294,7 +297,7 @@ def attention_section() -> None:
             result.input_tokens,
             focus,
             "from",
-            title=t("p7.fig.from", token=result.input_tokens[focus], pos=focus),
+            title=tr("masking.fig.from", token=result.input_tokens[focus], pos=focus),
             texts=words,
         ),
         "bert_from",
@@ -312,7 +315,7 @@ def attention_section() -> None:
             result.input_tokens,
             focus,
             "to",
-            title=t("p7.fig.to", token=result.input_tokens[focus], pos=focus),
+            title=tr("masking.fig.to", token=result.input_tokens[focus], pos=focus),
             texts=words,
         ),
         "bert_to",
@@ -325,42 +328,46 @@ def attention_section() -> None:
         "to",
     )
     chart(
-        attention_share_figure(att, token_groups(result.input_tokens), title=t("p7.fig.share"), texts=words),
+        attention_share_figure(att, token_groups(result.input_tokens), title=tr("masking.fig.share"), texts=words),
         key="bert_share",
         config=PLOT,
     )
     explain_special_attention()
-    with st.expander(t("p7.grid")):
+    with st.expander(tr("masking.grid")):
         payload = grid_payload(att, result.input_tokens, max_thumb=96, min_thumb=96)
         chart(payload.figure(texts=words), key="bert_grid", config=PLOT)
-        st.caption(t("p7.grid_caption"))
+        st.caption(tr("masking.grid_caption"))
 
 
 def next_sentence_section() -> None:
     """Next-sentence prediction on the user's pair and on held-out pairs."""
-    st.subheader(t("p7.nsp.header"))
+    st.subheader(tr("masking.nsp.header"))
     explain_nsp()
     if "nsp" not in cfg.trained_heads:  # e.g. minilm-mlm: only its masked-LM head was trained
-        st.warning(t("p7.nsp.untrained", model=md_escape(model_name)))
+        st.warning(tr("masking.nsp.untrained", model=md_escape(model_name)))
         return
     if (text_b or "").strip():
-        st.metric(t("p7.nsp.yours"), f"{plain.p_is_next:.1%}")
+        st.metric(tr("masking.nsp.yours"), f"{plain.p_is_next:.1%}")
     else:
-        st.caption(t("p7.nsp.type_b"))
+        st.caption(tr("masking.nsp.type_b"))
     st.button(
-        t("p7.nsp.draw"), key="bert_nsp_draw", on_click=increment, args=("bert_nsp_seed",), icon=":material/casino:"
+        tr("masking.nsp.draw"),
+        key="bert_nsp_draw",
+        on_click=increment,
+        args=("bert_nsp_seed",),
+        icon=":material/casino:",
     )
-    url_check("bert_nsp_seed", number_in(0, 2**32 - 1), t("p7.nsp.draw"), url=False)
+    url_check("bert_nsp_seed", number_in(0, 2**32 - 1), tr("masking.nsp.draw"), url=False)
     held_out_pairs(int(st.session_state.get("bert_nsp_seed", 0)), training, model_name)
 
 
 def fine_tuning_section() -> None:
     """Output heads on the frozen encoder (§5.3), then every parameter fine-tuned (§4) beside them."""
-    st.subheader(t("p7.ft.header"))
-    st.markdown(t("p7.ft.intro"))
+    st.subheader(tr("masking.ft.header"))
+    st.markdown(tr("masking.ft.intro"))
     heads = training.get("heads", {})
     words = figure_texts()
-    f1, f2, f3 = st.tabs([t("p7.ft.class"), t("p7.ft.tag"), t("p7.ft.span")])
+    f1, f2, f3 = st.tabs([tr("masking.ft.class"), tr("masking.ft.tag"), tr("masking.ft.span")])
     with f1:
         ok = fine_tuning_note("classifier", cfg, heads)
         chart(
@@ -368,7 +375,7 @@ def fine_tuning_section() -> None:
                 [head_label(c) for c in cfg.class_labels],
                 plain.class_probs.tolist(),
                 ok,
-                title=t("p7.fig.class"),
+                title=tr("masking.fig.class"),
                 texts=words,
             ),
             key="bert_class",
@@ -378,7 +385,7 @@ def fine_tuning_section() -> None:
         ok = fine_tuning_note("tagger", cfg, heads)
         tag = head_label(cfg.tag_labels[-1])
         chart(
-            tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=t("p7.fig.tag", tag=tag)),
+            tag_figure(tokens, plain.tag_probs[:, -1], tag, ok, title=tr("masking.fig.tag", tag=tag)),
             key="bert_tags",
             config=PLOT,
         )
@@ -386,12 +393,12 @@ def fine_tuning_section() -> None:
         fine_tuning_note("span", cfg, heads)
         i, j = answer_span(result, bool((text_b or "").strip()))
         chart(
-            span_figure(tokens, plain.span_start, plain.span_end, (i, j), title=t("p7.fig.span"), texts=words),
+            span_figure(tokens, plain.span_start, plain.span_end, (i, j), title=tr("masking.fig.span"), texts=words),
             key="bert_span",
             config=PLOT,
         )
         if i >= 0:
-            st.caption(t("p7.span", i=i, j=j))
+            st.caption(tr("masking.span", i=i, j=j))
     st.divider()
     finetuned_view()
     st.divider()
@@ -399,7 +406,7 @@ def fine_tuning_section() -> None:
 
 
 topic_tabs(
-    [f"p7.tab.{name}" for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
+    [f"masking.tab.{name}" for name in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")],
     [
         predictions_section,
         masking_section,

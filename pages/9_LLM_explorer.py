@@ -7,9 +7,9 @@ import numpy as np
 import streamlit as st
 
 from ui.frame import page_frame
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 
-page_frame(t("nav.9"), icon="🦙", intro=t("llm_explorer.intro"))
+page_frame(tr("nav.9"), icon="🦙", intro=tr("llm_explorer.intro"))
 
 from ui.export import PLOT  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
@@ -29,77 +29,77 @@ def generation_tab() -> None:
     prompt_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
     prompt = checked(
         prompt_col.text_input,
-        t("llm_explorer.prompt"),
+        tr("llm_explorer.prompt"),
         DEFAULT_PROMPT,
         max_chars=2000,
         key="llm_prompt",
         bind="query-params",
     )
-    with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+    with options_col.popover(tr("llm_explorer.options"), icon=":material/tune:", width="stretch"):
         has_chat = bool(getattr(llm.tokenizer, "chat_template", None))  # Gemma 3 270M here: the pretrained model
         chat = checked(
             st.toggle,
-            t("llm_explorer.chat"),
+            tr("llm_explorer.chat"),
             True,
             key="llm_chat",
-            help=t("llm_explorer.chat_help" if has_chat else "llm_explorer.chat_none"),
+            help=tr("llm_explorer.chat_help" if has_chat else "llm_explorer.chat_none"),
             disabled=not has_chat,
             bind="query-params",
         )
         temperature = checked(
             st.slider,
-            t("llm_explorer.temperature"),
+            tr("llm_explorer.temperature"),
             0.0,
             2.0,
             0.7,
             0.05,
             key="llm_temperature",
-            help=t("llm_explorer.temperature_help"),
+            help=tr("llm_explorer.temperature_help"),
             bind="query-params",
         )
         top_k = checked(
             st.slider,
-            t("llm_explorer.top_k"),
+            tr("llm_explorer.top_k"),
             0,
             200,
             50,
             key="llm_top_k",
-            help=t("llm_explorer.top_k_help"),
+            help=tr("llm_explorer.top_k_help"),
             bind="query-params",
         )
         top_p = checked(
             st.slider,
-            t("llm_explorer.top_p"),
+            tr("llm_explorer.top_p"),
             0.05,
             1.0,
             0.9,
             0.05,
             key="llm_top_p",
-            help=t("llm_explorer.top_p_help"),
+            help=tr("llm_explorer.top_p_help"),
             bind="query-params",
         )
-        max_new = checked(st.slider, t("llm_explorer.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
-        seed = checked(st.number_input, t("llm_explorer.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
+        max_new = checked(st.slider, tr("llm_explorer.max_new"), 1, 64, 24, key="llm_max_new", bind="query-params")
+        seed = checked(st.number_input, tr("llm_explorer.seed"), 0, 10_000, 0, key="llm_seed", bind="query-params")
         use_cache = checked(
             st.toggle,
-            t("llm_explorer.kv_cache"),
+            tr("llm_explorer.kv_cache"),
             True,
             key="llm_cache",
-            help=t("llm_explorer.kv_cache_help"),
+            help=tr("llm_explorer.kv_cache_help"),
             bind="query-params",
         )
         rows = linked(
             st.segmented_control,
-            t("llm_explorer.heads_shown"),
+            tr("llm_explorer.heads_shown"),
             ["layers", "heads"],
             default="layers",
             required=True,
             key="llm_rows",
-            format_func=lambda r: t(f"llm_explorer.rows.{r}"),
+            format_func=lambda r: tr(f"llm_explorer.rows.{r}"),
         )
         layer = checked(
             st.slider,
-            t("llm_explorer.layer"),
+            tr("llm_explorer.layer"),
             1,
             llm.n_layers,
             llm.n_layers // 2,
@@ -108,7 +108,7 @@ def generation_tab() -> None:
             bind="query-params",
         )
     if not prompt.strip():
-        st.warning(t("llm_explorer.empty_prompt"))
+        st.warning(tr("llm_explorer.empty_prompt"))
         return
     trace = heavy_once(
         generation,
@@ -121,18 +121,18 @@ def generation_tab() -> None:
         float(top_p),
         int(seed),
         bool(use_cache),
-        what=t("llm_explorer.tab.generation"),
+        what=tr("llm_explorer.tab.generation"),
     )
     if trace.dropped:
         st.info(
-            t(
+            tr(
                 "llm_explorer.cut",
                 n=len(trace.prompt_ids) + trace.dropped,
                 limit=len(trace.prompt_ids),
                 dropped=trace.dropped,
             )
         )
-    step = step_control(len(trace.steps), key="llm", label=t("llm_explorer.step"))
+    step = step_control(len(trace.steps), key="llm", label=tr("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
     chart(step_figure(trace, step, rows, layer), config=PLOT, where=main)
@@ -144,7 +144,7 @@ def generation_tab() -> None:
             shown.top_probs[:8],
             shown.sampling_probs[:8],
             visible([shown.token])[0],
-            title=t("llm_explorer.fig.candidates", n=step + 1),
+            title=tr("llm_explorer.fig.candidates", n=step + 1),
             texts=figure_texts(),
         ),
         config=PLOT,
@@ -153,23 +153,23 @@ def generation_tab() -> None:
     chinese_notice(model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
     total = sum(trace.step_seconds)
     st.caption(
-        t(
+        tr(
             "llm_explorer.speed",
             n=len(trace.steps),
             seconds=total,
             rate=len(trace.steps) / max(total, 1e-9),
-            cache=t("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"),
+            cache=tr("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"),
             prompt=len(trace.prompt_ids),
         )
     )
-    st.markdown(t("llm_explorer.explain.generation"))
+    st.markdown(tr("llm_explorer.explain.generation"))
 
 
 def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
         st.markdown(
-            t(
+            tr(
                 "llm_explorer.mqa.explain" if llm.n_kv_heads == 1 else "llm_explorer.gqa.explain",
                 heads=llm.n_heads,
                 kv=llm.n_kv_heads,
@@ -178,7 +178,7 @@ def gqa_tab() -> None:
         )
         size = linked(
             st.segmented_control,
-            t("llm_explorer.gqa.bytes"),
+            tr("llm_explorer.gqa.bytes"),
             list(BYTES),
             default=BYTES[0],
             required=True,
@@ -187,7 +187,7 @@ def gqa_tab() -> None:
         )
         context = checked(
             st.slider,
-            t("llm_explorer.gqa.context"),
+            tr("llm_explorer.gqa.context"),
             256,
             llm.max_positions,
             2048,
@@ -198,17 +198,17 @@ def gqa_tab() -> None:
         figure, cache = gqa_view(llm, size, int(context))
         a, b = st.columns(2)
         a.metric(
-            t("llm_explorer.gqa.per_token"),
+            tr("llm_explorer.gqa.per_token"),
             cache.per_token[0],
-            help=t("llm_explorer.gqa.vs_mha", mha=cache.per_token[1]),
+            help=tr("llm_explorer.gqa.vs_mha", mha=cache.per_token[1]),
         )
         b.metric(
-            t("llm_explorer.gqa.at_context", n=cache.context),
+            tr("llm_explorer.gqa.at_context", n=cache.context),
             cache.at_context[0],
-            help=t("llm_explorer.gqa.vs_mha", mha=cache.at_context[1]),
+            help=tr("llm_explorer.gqa.vs_mha", mha=cache.at_context[1]),
         )
         st.caption(
-            t(
+            tr(
                 "llm_explorer.gqa.formula",
                 layers=llm.n_layers,
                 kv=llm.n_kv_heads,
@@ -228,74 +228,74 @@ def gqa_tab() -> None:
 def rope_tab() -> None:
     half = llm.head_dim // 2
     c1, c2 = st.columns(2)
-    pair = checked(c1.slider, t("llm_explorer.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
-    n = checked(c2.slider, t("llm_explorer.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
+    pair = checked(c1.slider, tr("llm_explorer.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
+    n = checked(c2.slider, tr("llm_explorer.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
     view = rope_view(llm, int(pair), int(n))
     left, right = st.columns(2)
     chart(view.pair, config=PLOT, where=left)
-    left.caption(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+    left.caption(tr("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
     chart(view.wavelengths, config=PLOT, where=right)
-    st.markdown(t("llm_explorer.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
+    st.markdown(tr("llm_explorer.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
     if bases := rope_bases(llm):
         st.caption(bases)
     chart(view.scores, config=PLOT)
-    st.caption(t("llm_explorer.rope.scores_explain", dim=llm.head_dim, err=view.err))
+    st.caption(tr("llm_explorer.rope.scores_explain", dim=llm.head_dim, err=view.err))
 
 
 def heads_tab() -> None:
     kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
     kind = linked(
         kind_col.segmented_control,
-        t("llm_explorer.heads.kind"),
+        tr("llm_explorer.heads.kind"),
         list(HEAD_KINDS),
         default=HEAD_KINDS[0],
         required=True,
         key="llm_kind",
-        format_func=lambda k: t(f"llm_explorer.kind.{k}"),
+        format_func=lambda k: tr(f"llm_explorer.kind.{k}"),
     )
-    with options_col.popover(t("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+    with options_col.popover(tr("llm_explorer.options"), icon=":material/tune:", width="stretch"):
         text = checked(
             st.text_area,
-            t("llm_explorer.heads.text"),
+            tr("llm_explorer.heads.text"),
             HEADS_TEXT,
             max_chars=4000,
             key="llm_heads_text",
             bind="query-params",
         )
-        period = checked(st.slider, t("llm_explorer.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
+        period = checked(st.slider, tr("llm_explorer.heads.period"), 10, 200, 50, key="llm_period", bind="query-params")
         seed = checked(
-            st.number_input, t("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params"
+            st.number_input, tr("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params"
         )
     if len(text.split()) < 2:
-        st.warning(t("llm_explorer.empty_prompt"))
+        st.warning(tr("llm_explorer.empty_prompt"))
         return
-    scores = heavy_once(head_scores, model, text, int(period), int(seed), what=t("llm_explorer.tab.heads"))
+    scores = heavy_once(head_scores, model, text, int(period), int(seed), what=tr("llm_explorer.tab.heads"))
     best = scores.best(kind, 5)
     main, side = st.columns([3, 1.2])
     chart(heads_figure(scores, kind), config=PLOT, where=main)
     with side:
-        st.caption(t("llm_explorer.heads.best"))
+        st.caption(tr("llm_explorer.heads.best"))
         st.dataframe(
             {
-                t("llm_explorer.col.layer"): [b[0] + 1 for b in best],
-                t("llm_explorer.col.head"): [b[1] + 1 for b in best],
-                t("llm_explorer.col.score"): [round(b[2], 3) for b in best],
+                tr("llm_explorer.col.layer"): [b[0] + 1 for b in best],
+                tr("llm_explorer.col.head"): [b[1] + 1 for b in best],
+                tr("llm_explorer.col.score"): [round(b[2], 3) for b in best],
             },
             hide_index=True,
         )
-        st.markdown(t(f"llm_explorer.explain.{kind}", n=int(period)))
+        st.markdown(tr(f"llm_explorer.explain.{kind}", n=int(period)))
     if kind == "sink":
-        st.caption(t("llm_explorer.heads.per_layer"))
+        st.caption(tr("llm_explorer.heads.per_layer"))
         st.bar_chart(
             {
-                t("llm_explorer.col.layer"): list(range(1, llm.n_layers + 1)),
-                t("llm_explorer.col.score"): scores.sink.mean(axis=1).round(3),
+                tr("llm_explorer.col.layer"): list(range(1, llm.n_layers + 1)),
+                tr("llm_explorer.col.score"): scores.sink.mean(axis=1).round(3),
             },
-            x=t("llm_explorer.col.layer"),
-            y=t("llm_explorer.col.score"),
+            x=tr("llm_explorer.col.layer"),
+            y=tr("llm_explorer.col.score"),
             height=220,
         )
-    with st.expander(t("llm_explorer.heads.tokens")):
+    with st.expander(tr("llm_explorer.heads.tokens")):
         st.text(" ".join(visible(scores.text_tokens)))
         st.text(" ".join(visible(scores.induction_tokens)))
 
@@ -305,7 +305,7 @@ topic_tabs(
     [generation_tab, gqa_tab, rope_tab, heads_tab],
 )
 st.caption(
-    t(
+    tr(
         "llm_explorer.summary",
         layers=llm.n_layers,
         heads=llm.n_heads,

@@ -102,6 +102,12 @@ def test_every_id_has_english_and_chinese() -> None:
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
 
 
+def test_ids_are_named_after_pages_not_numbers() -> None:
+    """Page numbers change as pages move; an id's prefix names its page or view (CONTRIBUTING)."""
+    numbered = sorted(key for key in STRINGS if re.fullmatch(r"p\d+", key.split(".", 1)[0]))
+    assert not numbered, numbered
+
+
 def test_the_table_check_finds_each_problem() -> None:
     assert string_problems("x", "", "好") == ["x: an empty side"]
     assert string_problems("x", "Run the model", "Run the model") == ["x: the 中文 is the English text"]
@@ -198,11 +204,11 @@ def test_no_english_literal_reaches_streamlit(name: str) -> None:
 
 
 def test_the_check_finds_english_literals(tmp_path: Path) -> None:
-    """The AST check itself: a literal label, help text or f-string title is found; t(...) is not."""
+    """The AST check itself: a literal label, help text or f-string title is found; tr(...) is not."""
     bad = tmp_path / "page.py"
     bad.write_text(
-        'st.button("Run it", help=t("x"))\nc1.slider(t("a"), help="Pick a value")\n'
-        'st.caption(f"Layer {n} of the model")\nst.title(t("nav.1"))\n',
+        'st.button("Run it", help=tr("x"))\nc1.slider(tr("a"), help="Pick a value")\n'
+        'st.caption(f"Layer {n} of the model")\nst.title(tr("nav.1"))\n',
         encoding="utf-8",
     )
     import tests.test_i18n as me
@@ -372,7 +378,7 @@ FIGURE_VIEWS = [
     for tab in [k for k in TABS if page.startswith(f"{k[1]}_")] or [None]
 ]
 # Views drawn by a model other than the page's default: minilm-mlm has no trained next-sentence head.
-FIGURE_LINKS = {("7_BERT_masking.py", STRINGS["p7.tab.nsp"][1]): {"bert_model": "bert-small"}}
+FIGURE_LINKS = {("7_BERT_masking.py", STRINGS["masking.tab.nsp"][1]): {"bert_model": "bert-small"}}
 
 
 def _table_words(at: AppTest) -> list[str]:
@@ -428,4 +434,4 @@ def test_model_folder_refusals_have_the_same_english_in_the_table() -> None:
     """The Real model explorer shows the model-folder refusals in the reader's language."""
     from models.inference.model_access import OFF, REFUSED
 
-    assert STRINGS["p8.access.refused"][0] == REFUSED and STRINGS["p8.access.off"][0] == OFF
+    assert STRINGS["real_model.access.refused"][0] == REFUSED and STRINGS["real_model.access.off"][0] == OFF

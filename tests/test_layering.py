@@ -148,3 +148,37 @@ def test_every_page_reruns_its_interactions_in_a_fragment(page: str) -> None:
     }
     used |= {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     assert any(name.startswith("st.fragment") or name == "topic_tabs" for name in used) or page in WHOLE_PAGE_VIEWS
+
+
+def translation_spellings(source: str) -> list[str]:
+    """Where ``source`` reaches ui.i18n's translation function by a name other than ``tr``."""
+    found = []
+    modules = set()  # names bound to the ui.i18n module itself
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module == "ui.i18n":
+            found += [f"{node.lineno}: tr as {a.asname}" for a in node.names if a.name == "tr" and a.asname]
+        elif isinstance(node, ast.ImportFrom) and node.module == "ui":
+            modules |= {a.asname or a.name for a in node.names if a.name == "i18n"}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname or "ui" for a in node.names if a.name == "ui.i18n"}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "tr" and ast.unparse(node.value) in modules | {"ui.i18n"}:
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_translation_function_has_one_spelling() -> None:
+    """Pages, ui and tests call it ``tr`` (imported as itself, never ``i18n.tr``): ``t`` is a step."""
+    paths = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").rglob("*.py")]
+    paths += list((ROOT / "tests").rglob("*.py"))
+    found = [
+        f"{p.relative_to(ROOT)}:{at}" for p in paths for at in translation_spellings(p.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+
+
+def test_the_spelling_check_finds_other_names() -> None:
+    assert translation_spellings("from ui.i18n import figure_texts, tr as t\n") == ["1: tr as t"]
+    assert translation_spellings("from ui import i18n\ni18n.tr('x')\n") == ["2: i18n.tr"]
+    assert translation_spellings("import ui.i18n\nui.i18n.tr('x')\n") == ["2: ui.i18n.tr"]
+    assert translation_spellings("from ui.i18n import tr\ntr('x')\n") == []

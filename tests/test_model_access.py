@@ -342,4 +342,6 @@ def test_page_refuses_in_chinese_too(lab, monkeypatch):
     at.session_state["real_dir"] = HOSTILE["system file"](lab)
     at.run()
     assert not at.exception, at.exception
-    assert len(at.error) == 1 and at.error[0].value.endswith(md_escape(STRINGS["p8.access.refused"][1])), at.error
+    assert len(at.error) == 1 and at.error[0].value.endswith(md_escape(STRINGS["real_model.access.refused"][1])), (
+        at.error
+    )

@@ -155,7 +155,7 @@ def test_pages_show_model_messages_in_chinese() -> None:
 
 def test_the_sandbox_shows_its_errors_in_chinese() -> None:
     """Page 1's Q/K/V sandbox in 中文: a typed word in Q is refused in Chinese, naming the cell."""
-    at = _run("1_Attention_from_scratch.py", topic=STRINGS["p1.tab.sandbox"][1], sb_q="1 two")
+    at = _run("1_Attention_from_scratch.py", topic=STRINGS["scratch.tab.sandbox"][1], sb_q="1 two")
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and CJK.search(errors[0]) and "two" in errors[0], errors
     assert "not a number" not in errors[0]
@@ -168,7 +168,7 @@ def test_the_sandbox_shows_its_errors_in_chinese() -> None:
 
 KEYED_MODULES = ("models/inference/model_access.py", "models/inference/hf_adapter.py", "models/inference/llm.py")
 KEYED_CLASSES = {"ModelAccessError", "ModelDirError", "LLMError", "kind"}  # kind: bad_json's error class
-KEY = re.compile(r"""["']((?:access|llm|p8\.access)\.[a-z_]+)["']""")
+KEY = re.compile(r"""["']((?:access|llm|real_model\.access)\.[a-z_]+)["']""")
 SIZES = {"hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2}
 
 
@@ -274,8 +274,8 @@ def _access_cases() -> list[tuple[str, Callable[[Path, pytest.MonkeyPatch], obje
 
     check = hf_adapter.check_model_dir
     return [
-        ("p8.access.off", lambda tmp, mp: resolve_folder(str(tmp), Settings(mode="off"))),
-        ("p8.access.refused", lambda tmp, mp: resolve_folder(str(tmp / "missing"), Settings(roots=(tmp,)))),
+        ("real_model.access.off", lambda tmp, mp: resolve_folder(str(tmp), Settings(mode="off"))),
+        ("real_model.access.refused", lambda tmp, mp: resolve_folder(str(tmp / "missing"), Settings(roots=(tmp,)))),
         ("access.invalid_file", lambda tmp, mp: _settings(tmp, "[model_folders\nmode = ")),
         ("access.invalid_setting", lambda tmp, mp: _settings(tmp, "[model_folders]\nmax_params = -3\n")),
         ("access.bad_size", lambda tmp, mp: _caps(tmp, SIZES | {"hidden_size": 0})),
@@ -431,7 +431,7 @@ def test_the_real_model_explorer_refuses_in_chinese(tmp_path: Path, monkeypatch:
 
     n = Count(estimate_parameters({"hidden_size": 4096, "num_hidden_layers": 100}))
     refusal = STRINGS["access.too_many_params"][1].format(n=n, cap=Count(350_000_000))
-    assert [e.value for e in at.error] == [STRINGS["p8.cannot_use"][1].format(error=md_escape(refusal))]
+    assert [e.value for e in at.error] == [STRINGS["real_model.cannot_use"][1].format(error=md_escape(refusal))]
     assert "parameters" not in at.error[0].value
 
 

@@ -222,7 +222,7 @@ def test_the_quiz_in_chinese_on_the_generation_page() -> None:
 def _mask_only(at: AppTest, position: int) -> str:
     """Mask exactly the piece at ``position`` by clicking it (random draw off); returns that piece,
     read off the click control's own label."""
-    pills = next(b for b in at.get("button_group") if b.label == EN["p7.pills"])
+    pills = next(b for b in at.get("button_group") if b.label == EN["masking.pills"])
     label = next(o for o in pills.options if o.split(" ", 1)[0] == str(position))
     pills.set_value(sorted({*(pills.value or []), position})).run()
     return label.split(" ", 1)[1]

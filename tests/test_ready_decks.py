@@ -61,7 +61,7 @@ def test_bert_slide_masks_store_in_the_classic_sentence(decks, name):
 
     params = _slide(decks[name], "7_BERT_masking").params
     model = _checkpoint(params["bert_model"], sorted(shipped("bert")))
-    rule = _label_value(params["bert_rule"], {r: f"p7.rule.{r}" for r in RULES})
+    rule = _label_value(params["bert_rule"], {r: f"masking.rule.{r}" for r in RULES})
     assert rule in RULES
     loaded = load_bert(model)
     result = analyse_masked(

@@ -150,7 +150,7 @@ def _string(key: str, lang: str = "en") -> str:
 def test_page_8_explores_the_decoder(decoder_model: L.LLM) -> None:
     from ui.bert import DECODER_KEY, real_trace
 
-    at = _page(_string("p8.decoder_choice"), real_text=TEXT, real_layer="layer 2", real_head="head 5")
+    at = _page(_string("real_model.decoder_choice"), real_text=TEXT, real_layer="layer 2", real_head="head 5")
     assert at.radio(key="real_source").value == "decoder"
     assert at.query_params.get("real_source") == "decoder"  # the choice stays in the URL, as its value
     assert not at.info and not at.warning, ([i.value for i in at.info], [w.value for w in at.warning])
@@ -183,11 +183,11 @@ def test_not_converted_gives_page_9s_message(tmp_path, monkeypatch, lang: str) -
 
     monkeypatch.setenv("ATTN_LAB_CACHE", str(tmp_path))  # an empty cache: not converted
     page_llm.shared_llm.clear()
-    at = _page(_string("p8.decoder_choice", lang), lang)
+    at = _page(_string("real_model.decoder_choice", lang), lang)
     said = _string("llm_explorer.not_converted", lang).format(command=L.PREPARE_COMMAND)
     assert [w.value for w in at.warning] == [said]
     # (a page run on its own has no app to link to: the hint names page 9; the browser test clicks the link)
-    assert any(m.value == _string("p8.decoder_convert_text", lang) for m in at.markdown)
+    assert any(m.value == _string("real_model.decoder_convert_text", lang) for m in at.markdown)
     assert not charts(at)
 
 
@@ -197,10 +197,10 @@ def test_missing_package_gives_page_9s_message(monkeypatch) -> None:
         raise L.LLMError("the model package is not installed", "llm.no_package", command="pip install x")
 
     monkeypatch.setattr(L, "gguf_path", missing)
-    at = _page(_string("p8.decoder_choice"))
+    at = _page(_string("real_model.decoder_choice"))
     prefix = _string("llm_explorer.no_package").split("{error}")[0]
     assert len(at.warning) == 1 and at.warning[0].value.startswith(prefix)
-    assert any(m.value == _string("p8.decoder_convert_text") for m in at.markdown)
+    assert any(m.value == _string("real_model.decoder_convert_text") for m in at.markdown)
 
 
 @pytest.mark.slow

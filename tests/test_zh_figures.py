@@ -246,7 +246,7 @@ def test_the_installed_models_label_comes_from_the_table() -> None:
     export) with the table's words: the same English as models.inference.hf_adapter's, and a 中文."""
     from models.inference.hf_adapter import DEFAULT_MODEL_LABEL
 
-    assert STRINGS["p8.installed_label"][0] == DEFAULT_MODEL_LABEL
+    assert STRINGS["real_model.installed_label"][0] == DEFAULT_MODEL_LABEL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,7 +295,7 @@ def _slides() -> list[tuple[str, dict[str, str]]]:
         ("2_Seq2seq_attention", {"s2s_model": "s2s-luong-local-p", "s2s_beam": "3"}),  # p_t on the map
         ("2_Seq2seq_attention", {"s2s_model": "s2s-none"}),  # its top-k bars instead
         ("2_Seq2seq_attention", {"s2s_compare": "s2s-luong-dot"}),  # the comparison pane: two maps
-        ("3_Positional_encoding", {"topic": text("p3.tab.rotation", "zh")}),
+        ("3_Positional_encoding", {"topic": text("positional.tab.rotation", "zh")}),
         ("4_Transformer_translation", {"tf_kind": "encoder"}),
         ("4_Transformer_translation", {"tf_kind": "decoder"}),
         ("5_Inside_one_head", {"head_scale": "false"}),
@@ -336,13 +336,13 @@ def test_every_slide_draws_only_chinese_words(tiny_llm, one_run) -> None:
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*_*.py") if p.name != "12_Present.py")
 TAB_IDS: dict[str, tuple[str, ...]] = {
     "1_Attention_from_scratch.py": tuple(
-        f"p1.tab.{n}" for n in ("kr", "scores", "shl", "sandbox", "why", "complexity")
+        f"scratch.tab.{n}" for n in ("kr", "scores", "shl", "sandbox", "why", "complexity")
     ),
     "3_Positional_encoding.py": tuple(
-        f"p3.tab.{n}" for n in ("sinusoids", "rotation", "embeddings", "schemes", "padding")
+        f"positional.tab.{n}" for n in ("sinusoids", "rotation", "embeddings", "schemes", "padding")
     ),
     "7_BERT_masking.py": tuple(
-        f"p7.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")
+        f"masking.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")
     ),
     "9_LLM_explorer.py": tuple(f"llm_explorer.tab.{n}" for n in ("generation", "gqa", "rope", "heads")),
     "10_Transformer_XL.py": tuple(f"txl.tab.{n}" for n in ("dependency", "terms", "eval", "generate")),
@@ -354,7 +354,7 @@ VIEWS = [(page, tab) for page in PAGES for tab in TAB_IDS.get(page, (None,))]
 # Views drawn by a model other than the page's default: minilm-mlm has no trained next-sentence head; a local
 # Luong model's aligned positions and a beam search's tree; a model without attention (its top-k bars).
 VIEWS += [("2_Seq2seq_attention.py", "s2s-luong-local-p"), ("2_Seq2seq_attention.py", "s2s-none")]
-LINKS = {("7_BERT_masking.py", "p7.tab.nsp"): {"bert_model": "bert-small"}}
+LINKS = {("7_BERT_masking.py", "masking.tab.nsp"): {"bert_model": "bert-small"}}
 STATES = {
     ("2_Seq2seq_attention.py", "s2s-luong-local-p"): {"s2s_model": "s2s-luong-local-p", "s2s_beam": 3},
     ("2_Seq2seq_attention.py", "s2s-none"): {"s2s_model": "s2s-none"},

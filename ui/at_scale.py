@@ -225,21 +225,21 @@ def rows_section(run: FlashRun, step: int) -> None:
     """m before and after, the correction exp(m_old − m_new) and ℓ after the tile, for each query row."""
     import pandas as pd
 
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.table import table
 
     s = run.tiled.steps[step]
     q0 = run.query_block * run.block
     frame = pd.DataFrame(
         {
-            t("scale.col.token"): [f"{q0 + i + 1} {run.head.tokens[q0 + i]}" for i in range(len(s.m_new))],
-            t("scale.col.m_old"): [f"{x:.3f}" for x in s.m_old],
-            t("scale.col.m_new"): [f"{x:.3f}" for x in s.m_new],
-            t("scale.col.factor"): [f"{x:.4f}" for x in s.correction],
-            t("scale.col.l"): [f"{x:.4f}" for x in s.l_new],
+            tr("scale.col.token"): [f"{q0 + i + 1} {run.head.tokens[q0 + i]}" for i in range(len(s.m_new))],
+            tr("scale.col.m_old"): [f"{x:.3f}" for x in s.m_old],
+            tr("scale.col.m_new"): [f"{x:.3f}" for x in s.m_new],
+            tr("scale.col.factor"): [f"{x:.4f}" for x in s.correction],
+            tr("scale.col.l"): [f"{x:.4f}" for x in s.l_new],
         }
     )
-    st.caption(t("scale.rows.table"))
+    st.caption(tr("scale.rows.table"))
     table(frame, key="scale_rows")
 
 
@@ -247,16 +247,16 @@ def rebuild_section(run: FlashRun) -> None:
     """Row i of P rebuilt from q_i, K and the saved log-sum-exp L_i, against the stored row."""
     from models.lessons.at_scale import rebuild_row
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from ui.state import linked
     from viz_core.at_scale import rebuild_figure
 
-    st.markdown(t("scale.rebuild.explain"))
+    st.markdown(tr("scale.rebuild.explain"))
     rows = list(range(run.n))
     row = linked(
         st.selectbox,
-        t("scale.rebuild.row"),
+        tr("scale.rebuild.row"),
         rows,
         index=run.n - 1,
         key="scale_row",
@@ -269,10 +269,10 @@ def rebuild_section(run: FlashRun) -> None:
             run.weights[row],
             rebuilt,
             run.head.tokens,
-            title=t("scale.rebuild.fig", row=row + 1, token=run.head.tokens[row], diff=diff),
-            exact_name=t("scale.rebuild.stored"),
-            rebuilt_name=t("scale.rebuild.rebuilt"),
-            x_title=t("scale.fig.x"),
+            title=tr("scale.rebuild.fig", row=row + 1, token=run.head.tokens[row], diff=diff),
+            exact_name=tr("scale.rebuild.stored"),
+            rebuilt_name=tr("scale.rebuild.rebuilt"),
+            x_title=tr("scale.fig.x"),
             width=PAGE_WIDTH,
         ),
         key="scale_rebuild",
@@ -290,19 +290,19 @@ def cache_section() -> None:
 
     from models.lessons.at_scale import cache_shapes
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from ui.state import linked
     from ui.table import table
     from viz_core.at_scale import cache_figure
 
-    st.markdown(t("scale.cache.explain"))
+    st.markdown(tr("scale.cache.explain"))
     left, right = st.columns(2)
-    context = int(linked(left.select_slider, t("scale.cache.context"), CACHE_LENGTHS, value=8192, key="scale_context"))
+    context = int(linked(left.select_slider, tr("scale.cache.context"), CACHE_LENGTHS, value=8192, key="scale_context"))
     size = int(
         linked(
             right.selectbox,
-            t("scale.cache.bytes"),
+            tr("scale.cache.bytes"),
             (2, 4),
             key="scale_bytes",
             format_func=lambda b: {2: "bfloat16 (2)", 4: "float32 (4)"}[b],
@@ -316,10 +316,10 @@ def cache_section() -> None:
             CACHE_LENGTHS,
             mib,
             context,
-            title=t("scale.cache.fig"),
-            x_title=t("scale.cache.x"),
-            y_title=t("scale.cache.y"),
-            chosen_name=t("scale.cache.chosen"),
+            title=tr("scale.cache.fig"),
+            x_title=tr("scale.cache.x"),
+            y_title=tr("scale.cache.y"),
+            chosen_name=tr("scale.cache.chosen"),
             width=PAGE_WIDTH,
         ),
         key="scale_cache",
@@ -328,11 +328,11 @@ def cache_section() -> None:
     table(
         pd.DataFrame(
             {
-                t("scale.cache.col.layout"): [s.name for s in shapes],
-                t("scale.cache.col.kind"): [s.kind() for s in shapes],
-                t("scale.cache.col.heads"): [f"{s.q_heads} : {s.kv_heads}" for s in shapes],
-                t("scale.cache.col.per_token"): [f"{s.bytes_per_token(size) / 1024:.1f}" for s in shapes],
-                t("scale.cache.col.total"): [f"{s.bytes_per_token(size) * context / 2**20:.1f}" for s in shapes],
+                tr("scale.cache.col.layout"): [s.name for s in shapes],
+                tr("scale.cache.col.kind"): [s.kind() for s in shapes],
+                tr("scale.cache.col.heads"): [f"{s.q_heads} : {s.kv_heads}" for s in shapes],
+                tr("scale.cache.col.per_token"): [f"{s.bytes_per_token(size) / 1024:.1f}" for s in shapes],
+                tr("scale.cache.col.total"): [f"{s.bytes_per_token(size) * context / 2**20:.1f}" for s in shapes],
             }
         ),
         key="scale_cache_table",
@@ -340,11 +340,11 @@ def cache_section() -> None:
     if llm_ready():
         prompt, new = 128, 16
         if st.button(
-            t("scale.cache.measure"), key="scale_measure", help=t("scale.cache.measure_help", prompt=prompt, new=new)
+            tr("scale.cache.measure"), key="scale_measure", help=tr("scale.cache.measure_help", prompt=prompt, new=new)
         ):
             with_cache, without = generation_times(prompt, new)
             st.info(
-                t(
+                tr(
                     "scale.cache.measured",
                     model="SmolLM2-135M",
                     with_cache=with_cache,
@@ -360,29 +360,29 @@ def window_section(n: int) -> None:
     what each keeps in its cache."""
     from models.lessons.at_scale import allowed_mask, window_cache_tokens
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from ui.state import linked
     from viz_core.at_scale import masks_figure
 
-    st.markdown(t("scale.window.explain"))
+    st.markdown(tr("scale.window.explain"))
     left, right = st.columns(2)
     n = max(8, min(n, 48))
-    w = int(linked(left.slider, t("scale.window.w"), 2, n, min(8, n), key="scale_window"))
-    sinks = int(linked(right.slider, t("scale.window.sinks"), 0, 8, 4, key="scale_sinks"))
+    w = int(linked(left.slider, tr("scale.window.w"), 2, n, min(8, n), key="scale_window"))
+    sinks = int(linked(right.slider, tr("scale.window.sinks"), 0, 8, 4, key="scale_sinks"))
     masks = [allowed_mask(n, n), allowed_mask(n, n, w), allowed_mask(n, n, w, sinks)]
     titles = [
-        t("scale.window.full", n=window_cache_tokens(n, None)),
-        t("scale.window.window", w=w, c=window_cache_tokens(n, w)),
-        t("scale.window.sink", w=w, s=sinks, c=window_cache_tokens(n, w, sinks)),
+        tr("scale.window.full", n=window_cache_tokens(n, None)),
+        tr("scale.window.window", w=w, c=window_cache_tokens(n, w)),
+        tr("scale.window.sink", w=w, s=sinks, c=window_cache_tokens(n, w, sinks)),
     ]
     chart(
         masks_figure(
             masks,
             titles,
-            title=t("scale.window.fig", n=n),
-            x_title=t("scale.fig.x"),
-            y_title=t("scale.fig.y"),
+            title=tr("scale.window.fig", n=n),
+            x_title=tr("scale.fig.x"),
+            y_title=tr("scale.fig.y"),
             width=PAGE_WIDTH,
         ),
         key="scale_masks",
@@ -398,14 +398,14 @@ def window_measured() -> None:
 
     from models.lessons.at_scale import SMOLLM2
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from ui.table import table
     from viz_core.at_scale import window_ppl_figure
 
     data = window_table()
     if data is None:
-        st.info(t("scale.window.missing"))
+        st.info(tr("scale.window.missing"))
         return
     windows, sinks, ppl = data["windows"], data["sinks"], data["perplexity"]
     full = ppl[windows.index(None)]
@@ -419,12 +419,12 @@ def window_measured() -> None:
             alone,
             sunk,
             full,
-            title=t("scale.window.ppl_fig", model=data["model"], n=data["n_tokens"], start=data["scored_from"]),
-            alone_name=t("scale.window.alone"),
-            sinks_name=t("scale.window.with_sinks", k=k),
-            full_name=t("scale.window.full_line"),
-            x_title=t("scale.window.x"),
-            y_title=t("scale.window.y"),
+            title=tr("scale.window.ppl_fig", model=data["model"], n=data["n_tokens"], start=data["scored_from"]),
+            alone_name=tr("scale.window.alone"),
+            sinks_name=tr("scale.window.with_sinks", k=k),
+            full_name=tr("scale.window.full_line"),
+            x_title=tr("scale.window.x"),
+            y_title=tr("scale.window.y"),
             width=PAGE_WIDTH,
         ),
         key="scale_window_ppl",
@@ -434,38 +434,38 @@ def window_measured() -> None:
     table(
         pd.DataFrame(
             {
-                t("scale.window.col.setting"): [
-                    t("scale.window.full_row")
+                tr("scale.window.col.setting"): [
+                    tr("scale.window.full_row")
                     if w is None
-                    else t("scale.window.sink_row", w=w, s=s)
+                    else tr("scale.window.sink_row", w=w, s=s)
                     if s
-                    else t("scale.window.window_row", w=w)
+                    else tr("scale.window.window_row", w=w)
                     for w, s in zip(windows, sinks)
                 ],
-                t("scale.window.col.cache"): [
-                    t("scale.window.cache_value", c=c, mib=c * per_token / 2**20) for c in data["cache_tokens"]
+                tr("scale.window.col.cache"): [
+                    tr("scale.window.cache_value", c=c, mib=c * per_token / 2**20) for c in data["cache_tokens"]
                 ],
-                t("scale.window.col.ppl"): [f"{v:.3f}" for v in ppl],
-                t("scale.window.col.ratio"): [f"×{v / full:.2f}" for v in ppl],
-                t("scale.window.col.all"): [f"{v:.3f}" for v in data["perplexity_all"]],
+                tr("scale.window.col.ppl"): [f"{v:.3f}" for v in ppl],
+                tr("scale.window.col.ratio"): [f"×{v / full:.2f}" for v in ppl],
+                tr("scale.window.col.all"): [f"{v:.3f}" for v in data["perplexity_all"]],
             }
         ),
         key="scale_window_table",
     )
-    st.caption(t("scale.window.source", n=data["n_tokens"], start=data["scored_from"]))
+    st.caption(tr("scale.window.source", n=data["n_tokens"], start=data["scored_from"]))
 
 
 def linear_section(run: FlashRun) -> None:
     """This head's Q, K, V through linear attention in its parallel and its recurrent form."""
     from models.lessons.at_scale import linear_parallel, linear_recurrent
-    from ui.i18n import t
+    from ui.i18n import tr
 
-    st.markdown(t("scale.linear.explain"))
+    st.markdown(tr("scale.linear.explain"))
     q, k, v = run.head.q, run.head.k, run.head.v
     parallel = linear_parallel(q, k, v)
     recurrent, state = linear_recurrent(q, k, v)
     st.info(
-        t(
+        tr(
             "scale.linear.result",
             n=run.n,
             diff=float(np.abs(parallel - recurrent).max()),
@@ -482,32 +482,32 @@ def linear_trained() -> None:
     import pandas as pd
 
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from ui.table import table
     from viz_core.at_scale import length_figure
 
-    st.markdown(t("scale.linear.trained"))
+    st.markdown(tr("scale.linear.trained"))
     data = linear_table()
     if data is None:
-        st.info(t("scale.linear.missing"))
+        st.info(tr("scale.linear.missing"))
         return
     kinds = data["kinds"]
-    name = {k: t(f"scale.linear.{k}") for k in kinds}
+    name = {k: tr(f"scale.linear.{k}") for k in kinds}
     table(
         pd.DataFrame(
             {
-                t("scale.linear.col.kind"): [name[k] for k in kinds],
-                t("scale.linear.col.ppl"): [f"{v:.1f}" for v in data["heldout_ppl"]],
-                t("scale.linear.col.loss"): [f"{v:.3f}" for v in data["final_loss"]],
-                t("scale.linear.col.seconds"): [f"{v:.0f}" for v in data["seconds"]],
+                tr("scale.linear.col.kind"): [name[k] for k in kinds],
+                tr("scale.linear.col.ppl"): [f"{v:.1f}" for v in data["heldout_ppl"]],
+                tr("scale.linear.col.loss"): [f"{v:.3f}" for v in data["final_loss"]],
+                tr("scale.linear.col.seconds"): [f"{v:.0f}" for v in data["seconds"]],
             }
         ),
         key="scale_linear_table",
     )
     cfg, settings = data["config"], data["settings"]
     st.caption(
-        t(
+        tr(
             "scale.linear.setup",
             params=data["parameters"],
             layers=cfg["n_layers"],
@@ -523,47 +523,49 @@ def linear_trained() -> None:
     cost = data["cost"]
     panels = [
         (
-            t("scale.linear.fwd"),
-            t("scale.cost.time_y"),
+            tr("scale.linear.fwd"),
+            tr("scale.cost.time_y"),
             {name[k]: [s * 1e3 for s in cost["forward_seconds"][k]] for k in kinds},
         ),
         (
-            t("scale.linear.step"),
-            t("scale.cost.time_y"),
+            tr("scale.linear.step"),
+            tr("scale.cost.time_y"),
             {name[k]: [s * 1e3 for s in cost["step_seconds"][k]] for k in kinds},
         ),
         (
-            t("scale.linear.state"),
-            t("scale.linear.kib"),
+            tr("scale.linear.state"),
+            tr("scale.linear.kib"),
             {name[k]: [b / 1024 for b in cost["state_bytes"][k]] for k in kinds},
         ),
     ]
     chart(
         length_figure(
-            cost["lengths"], panels, title=t("scale.linear.fig"), x_title=t("scale.cost.x"), width=PAGE_WIDTH
+            cost["lengths"], panels, title=tr("scale.linear.fig"), x_title=tr("scale.cost.x"), width=PAGE_WIDTH
         ),
         key="scale_linear_cost",
         config=PLOT,
     )
-    st.caption(t("scale.linear.cost_source", repeats=cost["repeats"], threads=cost["threads"]))
+    st.caption(tr("scale.linear.cost_source", repeats=cost["repeats"], threads=cost["threads"]))
 
 
 def cost_section() -> None:
     """The measured cost table on one log–log figure (time, peak memory), the fitted exponents in the legend."""
     from models.lessons.at_scale import fit_exponent
     from ui.export import PLOT
-    from ui.i18n import t
+    from ui.i18n import tr
     from ui.plot import chart
     from viz_core.at_scale import cost_figure
 
-    st.markdown(t("scale.cost.explain"))
+    st.markdown(tr("scale.cost.explain"))
     data = cost_table()
     if data is None:
-        st.info(t("scale.cost.missing"))
+        st.info(tr("scale.cost.missing"))
         return
     lengths = data["lengths"]
     names = {
-        m: t("scale.cost.method", method=t(f"scale.cost.{m}"), b=fit_exponent(lengths, data["seconds"][i], 1024, 8192))
+        m: tr(
+            "scale.cost.method", method=tr(f"scale.cost.{m}"), b=fit_exponent(lengths, data["seconds"][i], 1024, 8192)
+        )
         for i, m in enumerate(data["methods"])
     }
     seconds = {names[m]: data["seconds"][i] for i, m in enumerate(data["methods"])}
@@ -574,16 +576,16 @@ def cost_section() -> None:
             seconds,
             peaks,
             [4 * n * n for n in lengths],
-            title=t("scale.cost.fig"),
-            time_title=t("scale.cost.time"),
-            memory_title=t("scale.cost.memory"),
-            x_title=t("scale.cost.x"),
-            time_y=t("scale.cost.time_y"),
-            memory_y=t("scale.cost.memory_y"),
-            matrix_name=t("scale.cost.matrix"),
+            title=tr("scale.cost.fig"),
+            time_title=tr("scale.cost.time"),
+            memory_title=tr("scale.cost.memory"),
+            x_title=tr("scale.cost.x"),
+            time_y=tr("scale.cost.time_y"),
+            memory_y=tr("scale.cost.memory_y"),
+            matrix_name=tr("scale.cost.matrix"),
             width=PAGE_WIDTH,
         ),
         key="scale_cost",
         config=PLOT,
     )
-    st.caption(t("scale.cost.source", device=data.get("device", "cpu"), repeats=data.get("repeats", 1)))
+    st.caption(tr("scale.cost.source", device=data.get("device", "cpu"), repeats=data.get("repeats", 1)))

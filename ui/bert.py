@@ -20,7 +20,7 @@ import streamlit as st
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.checkpoints import cached_loader
 from ui.export import PLOT
-from ui.i18n import Labels, figure_texts, spinning, t
+from ui.i18n import Labels, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import boolean, link_option, number_in, url_check, url_notice
 from ui.tokens import md_escape, model_text
@@ -38,10 +38,16 @@ REAL_TEXT = (
     "The trophy would not fit in the brown suitcase because it was too big."
 )  # the explorer's first text
 REAL_MAX_CHOICES = [32, 64, 128, 256, 384, 512]  # the explorer's token limits
-REAL_SHADES = Labels({"head": "p8.shade.head", "absolute": "p8.shade.absolute"})  # the explorer's shadings
-REAL_SOURCES = Labels({"installed": "p8.installed", "decoder": "p8.decoder_choice", "folder": "p8.folder_choice"})
+REAL_SHADES = Labels(
+    {"head": "real_model.shade.head", "absolute": "real_model.shade.absolute"}
+)  # the explorer's shadings
+REAL_SOURCES = Labels(
+    {"installed": "real_model.installed", "decoder": "real_model.decoder_choice", "folder": "real_model.folder_choice"}
+)
 DECODER_KEY = "llm:smollm2"  # the real LLM's RealModel key: never a folder's (those are resolved absolute paths)
-RULE_LABELS = Labels({rule: f"p7.rule.{rule}" for rule in RULES})  # corpora.masking.RULES, in the reader's language
+RULE_LABELS = Labels(
+    {rule: f"masking.rule.{rule}" for rule in RULES}
+)  # corpora.masking.RULES, in the reader's language
 MAX_CHARS = 10_000
 
 
@@ -64,7 +70,7 @@ def load_small_bert(name: str = SMALL_BERT):
     """The shared read-only LoadedBert, or a one-line error message."""
     from ui.checkpoints import load_or_message
 
-    return load_or_message(_load_small, name, t("p7.train_hint"))
+    return load_or_message(_load_small, name, tr("masking.train_hint"))
 
 
 def masked_lm_names() -> list[str]:
@@ -85,7 +91,7 @@ def masked_lm_choices() -> dict[str, str]:
 def linked_model(names: Sequence[str], format_func: Callable[[str], str] = str) -> str:
     """This run's masked LM: the widget's value, or on a first run the link's (checked by
     ui.state.url_check, with a notice when refused), else the first of ``names``."""
-    found, name = link_option("bert_model", names, format_func, t("p7.url.model"), names[0])
+    found, name = link_option("bert_model", names, format_func, tr("masking.url.model"), names[0])
     return st.session_state.get("bert_model", name if found else names[0])
 
 
@@ -190,7 +196,7 @@ def load_real_model(typed: str) -> RealModel | str:
     from models.inference.model_access import ModelAccessError, folder_label, load_settings, resolve_folder
 
     try:
-        key, label = "", t("p8.installed_label")  # hf_adapter.DEFAULT_MODEL_LABEL in the reader's language
+        key, label = "", tr("real_model.installed_label")  # hf_adapter.DEFAULT_MODEL_LABEL in the reader's language
         if typed.strip():
             settings = load_settings()
             folder = resolve_folder(typed, settings)
@@ -198,7 +204,7 @@ def load_real_model(typed: str) -> RealModel | str:
         registry = _real_models()
         if registry.holds(key):
             return RealModel(key, label, registry.get(key))
-        with st.spinner(t("p7.loading_real")):
+        with st.spinner(tr("masking.loading_real")):
             return RealModel(key, label, registry.get(key))
     except ModelAccessError as exc:  # every refusal carries its string id (models.errors.KeyedError)
         return model_text(exc.key, exc.params, str(exc))
@@ -214,9 +220,9 @@ def load_decoder() -> RealModel | str:
     if problem := package_problem():
         return problem
     if not is_converted():
-        return t("llm_explorer.not_converted", command=PREPARE_COMMAND)
+        return tr("llm_explorer.not_converted", command=PREPARE_COMMAND)
     try:
-        with st.spinner(t("llm_explorer.loading", model=t(f"llm_explorer.model.{MODEL_NAME}"))):
+        with st.spinner(tr("llm_explorer.loading", model=tr(f"llm_explorer.model.{MODEL_NAME}"))):
             return RealModel(DECODER_KEY, spec_of().label, _real_model(DECODER_KEY))
     except (LLMError, OSError, ValueError) as exc:
         return load_failure(exc)
@@ -229,9 +235,9 @@ def decoder_unavailable(message: str) -> None:
 
     st.warning(message)
     try:
-        st.page_link("pages/9_LLM_explorer.py", label=t("p8.decoder_convert"), icon=":material/arrow_forward:")
+        st.page_link("pages/9_LLM_explorer.py", label=tr("real_model.decoder_convert"), icon=":material/arrow_forward:")
     except StreamlitPageNotFoundError:  # this page was started on its own, not from app.py
-        st.markdown(t("p8.decoder_convert_text"))
+        st.markdown(tr("real_model.decoder_convert_text"))
 
 
 def _real_model(key: str) -> HFModel:
@@ -354,10 +360,10 @@ def masking_chips(
 def legend_chips() -> None:
     """The colour key of the masking outcomes."""
     items = [
-        ("[MASK]", t("p7.legend.mask")),
-        ("random", t("p7.legend.random")),
-        ("kept", t("p7.legend.kept")),
-        ("not chosen", t("p7.legend.not")),
+        ("[MASK]", tr("masking.legend.mask")),
+        ("random", tr("masking.legend.random")),
+        ("kept", tr("masking.legend.kept")),
+        ("not chosen", tr("masking.legend.not")),
     ]
     chips = [
         f'<span style="{_CHIP.format(border=OUTCOME_COLORS[k], bg=OUTCOME_BG[k], fg="#111")}">'
@@ -366,7 +372,7 @@ def legend_chips() -> None:
     ]
     chips.append(
         f'<span style="{_CHIP.format(border=SPECIAL_COLOR, bg="#eceff1", fg="#111")}">'
-        f"{html.escape(t('p7.legend.special'))}</span>"
+        f"{html.escape(tr('masking.legend.special'))}</span>"
     )
     st.html(f"<div>{''.join(chips)}</div>")
 
@@ -380,8 +386,8 @@ def model_summary(config, training: dict) -> None:
     """The model's vocabulary, input length, held-out scores and how it was made (a head trained here
     on an installed pretrained encoder, or a small BERT trained here from scratch)."""
     st.markdown(
-        t(
-            "p7.summary.model",
+        tr(
+            "masking.summary.model",
             label=md_escape(str(training.get("label", SMALL_BERT))),
             vocab=config.vocab_size,
             max_len=config.max_len,
@@ -390,8 +396,8 @@ def model_summary(config, training: dict) -> None:
     if "base" in training:
         everyday = training.get("everyday", {})
         st.markdown(
-            t(
-                "p7.summary.base",
+            tr(
+                "masking.summary.base",
                 how=md_escape(training.get("how", "")),
                 seconds=training.get("seconds_total", training.get("seconds", "?")),
                 steps=training.get("steps", "?"),
@@ -404,8 +410,8 @@ def model_summary(config, training: dict) -> None:
     held = training.get("heldout", {})
     if held:
         st.markdown(
-            t(
-                "p7.summary.held",
+            tr(
+                "masking.summary.held",
                 top1=held["mlm_top1"],
                 top5=held["mlm_top5"],
                 nsp=held["nsp_accuracy"],
@@ -413,22 +419,22 @@ def model_summary(config, training: dict) -> None:
             )
         )
         st.caption(
-            t(
-                "p7.summary.trained",
+            tr(
+                "masking.summary.trained",
                 seconds=training.get("seconds", "?"),
                 steps=training.get("steps", "?"),
                 command=training.get("command", "python -m models.train --preset bert-small"),
             )
         )
-    st.caption(t("p7.summary.differs", max_len=config.max_len, layers=config.n_layers, d=config.d_model))
+    st.caption(tr("masking.summary.differs", max_len=config.max_len, layers=config.n_layers, d=config.d_model))
 
 
 def linked_masking_settings() -> tuple[int, bool, str]:
     """This run's masking seed, random-draw switch and rule: the widgets' values, or on a first run
     the link's (checked by ui.state.url_check, with a notice when refused)."""
-    seed = url_check("bert_seed", number_in(0, 10**9), t("p7.url.seed"))
-    draw = url_check("bert_draw", boolean, t("p7.url.draw"))
-    found, rule = link_option("bert_rule", RULES, RULE_LABELS.get, t("p7.url.rule"))
+    seed = url_check("bert_seed", number_in(0, 10**9), tr("masking.url.seed"))
+    draw = url_check("bert_draw", boolean, tr("masking.url.draw"))
+    found, rule = link_option("bert_rule", RULES, RULE_LABELS.get, tr("masking.url.rule"))
     return (
         int(st.session_state.get("bert_seed", int(float(seed or 0)))),
         bool(st.session_state.get("bert_draw", (draw or "true").lower() == "true")),
@@ -486,7 +492,7 @@ def linked_clicks(key: str, eligible: Collection[int]) -> None:
     raw = st.query_params.get_all(CLICKED)[-1]
     chosen, refused = clicks_of(raw, eligible)
     if refused is not None:
-        url_notice(t("p7.url.clicked"), refused, t("p7.url.none_clicked"))
+        url_notice(tr("masking.url.clicked"), refused, tr("masking.url.none_clicked"))
         del st.query_params[CLICKED]
     elif chosen:
         st.session_state[key] = list(chosen)
@@ -507,19 +513,19 @@ def keep_clicks(clicked: Sequence[int]) -> None:
 def input_notes(result, max_len: int) -> None:
     """Warn when a MaskedAnalysis's input was cut to ``max_len`` pieces or has [UNK] pieces."""
     if result.dropped:
-        st.warning(t("p7.cut", max_len=max_len, dropped=result.dropped))
+        st.warning(tr("masking.cut", max_len=max_len, dropped=result.dropped))
     if result.n_unknown:
-        st.info(t("p7.unk", n=result.n_unknown))
+        st.info(tr("masking.unk", n=result.n_unknown))
 
 
 def explain_pieces() -> None:
     """How WordPiece splits the text, and what [CLS], [SEP] and ## mean."""
-    st.markdown(t("p7.explain.pieces"))
+    st.markdown(tr("masking.explain.pieces"))
 
 
 def explain_embedding() -> None:
     """The input embedding as the sum of token, segment and position vectors."""
-    st.markdown(t("p7.explain.embedding"))
+    st.markdown(tr("masking.explain.embedding"))
     st.latex(
         r"E_i \;=\; \mathrm{LayerNorm}\big(E_{\text{token}}[x_i] + E_{\text{segment}}[s_i] + "
         r"E_{\text{position}}[i]\big)"
@@ -528,13 +534,13 @@ def explain_embedding() -> None:
 
 def embedding_check(plain) -> None:
     """Caption: how far the drawn sum token + segment + position is from the model's own sum."""
-    st.caption(t("p7.embedding_check", err=plain.embedding_sum_error))
+    st.caption(tr("masking.embedding_check", err=plain.embedding_sum_error))
 
 
 def explain_masking(rule: str) -> None:
     """The 15% / 80-10-10 masking rule in use and why it is not all [MASK]."""
-    chosen = t("p7.explain.reference" if rule == REFERENCE else "p7.explain.independent")
-    st.markdown(t("p7.explain.masking", chosen=chosen))
+    chosen = tr("masking.explain.reference" if rule == REFERENCE else "masking.explain.independent")
+    st.markdown(tr("masking.explain.masking", chosen=chosen))
 
 
 def outcome_labels(outcome: np.ndarray, clicked: Collection[int]) -> list[str]:
@@ -546,15 +552,15 @@ def masking_summary(outcome: np.ndarray, n_eligible: int, seed: int, n_clicked: 
     """This draw's counts: chosen pieces and how many became [MASK], random or stayed."""
     counts = {name: int((outcome == k).sum()) for k, name in ((MASKED, "[MASK]"), (RANDOM, "random"), (KEPT, "kept"))}
     st.markdown(
-        t(
-            "p7.draw_summary",
+        tr(
+            "masking.draw_summary",
             seed=seed,
             chosen=sum(counts.values()),
             eligible=n_eligible,
             mask=counts["[MASK]"],
             random=counts["random"],
             kept=counts["kept"],
-            clicked=t("p7.draw_clicked", n=n_clicked) if n_clicked else "",
+            clicked=tr("masking.draw_clicked", n=n_clicked) if n_clicked else "",
         )
     )
 
@@ -565,19 +571,21 @@ def predictions_caption(rows: Sequence[PredictionRow], vocab_size: int, text_b: 
     of ``python -m models.fill_mask`` on sentence A, or why not when sentence B is read too."""
     known = [r for r in rows if r.outcome != TYPED]
     if known:
-        st.markdown(t("p7.predicted", vocab=vocab_size, hits=sum(r.original_rank == 0 for r in known), rows=len(known)))
+        st.markdown(
+            tr("masking.predicted", vocab=vocab_size, hits=sum(r.original_rank == 0 for r in known), rows=len(known))
+        )
     if typed := len(rows) - len(known):
-        st.markdown(t("p7.typed.pair" if (text_b or "").strip() else "p7.typed", n=typed, vocab=vocab_size))
+        st.markdown(tr("masking.typed.pair" if (text_b or "").strip() else "masking.typed", n=typed, vocab=vocab_size))
 
 
 def masking_stats_caption(stats, rule: str) -> None:
     """The rates after all draws of a MaskingStats against their targets (15% or the fixed count, 80/10/10)."""
     final = stats.final()
     se = np.sqrt(0.15 * 0.85 / max(stats.totals["eligible"], 1))
-    target = t("p7.stats.reference") if rule == REFERENCE else t("p7.stats.independent", se=se)
+    target = tr("masking.stats.reference") if rule == REFERENCE else tr("masking.stats.independent", se=se)
     st.caption(
-        t(
-            "p7.stats.caption",
+        tr(
+            "masking.stats.caption",
             chosen=final["chosen"],
             target=target,
             mask=final["[MASK]"],
@@ -589,21 +597,21 @@ def masking_stats_caption(stats, rule: str) -> None:
 
 def explain_special_attention() -> None:
     """Caption of the attention to and from the special tokens."""
-    st.caption(t("p7.explain.special"))
+    st.caption(tr("masking.explain.special"))
 
 
 def explain_nsp() -> None:
     """Next-sentence prediction from the [CLS] vector."""
-    st.markdown(t("p7.explain.nsp"))
+    st.markdown(tr("masking.explain.nsp"))
     st.latex(r"P(\text{IsNext}) = \mathrm{softmax}\big(W_{\text{nsp}} \tanh(W_p\, h_{\texttt{[CLS]}} + b_p)\big)_0")
 
 
 #: The small BERT's fine-tuning labels (its config.json class_labels and tag_labels) → their string ids.
 _HEAD_LABELS = {
-    "Old Testament": "p7.label.old",
-    "New Testament": "p7.label.new",
-    "lower-case": "p7.label.lower",
-    "Capitalised": "p7.label.capitalised",
+    "Old Testament": "masking.label.old",
+    "New Testament": "masking.label.new",
+    "lower-case": "masking.label.lower",
+    "Capitalised": "masking.label.capitalised",
 }
 
 
@@ -612,9 +620,9 @@ def head_label(label: str) -> str:
     placeholders "class N" / "tag N" of an untrained head (models.nn.bert.BertConfig); a label of
     another model as it is."""
     if label in _HEAD_LABELS:
-        return t(_HEAD_LABELS[label])
+        return tr(_HEAD_LABELS[label])
     untrained = re.fullmatch(r"(class|tag) (\d+)", label)
-    return t(f"p7.label.{untrained[1]}_n", n=untrained[2]) if untrained else label
+    return tr(f"masking.label.{untrained[1]}_n", n=untrained[2]) if untrained else label
 
 
 def held_out_pairs(seed: int, training: dict, name: str = SMALL_BERT) -> None:
@@ -623,21 +631,21 @@ def held_out_pairs(seed: int, training: dict, name: str = SMALL_BERT) -> None:
     try:
         pairs = nsp_examples(name, seed)
     except Exception as exc:  # the corpus package may be missing
-        st.info(t("p7.nsp.none", error=md_escape(exc)))
+        st.info(tr("masking.nsp.none", error=md_escape(exc)))
         return
     if not pairs:
         return
     labels = [f"{k + 1}. {'IsNext' if nxt else 'NotNext'}" for k, (_, _, nxt, _) in enumerate(pairs)]
     chart(
-        nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs], title=t("p7.fig.nsp")),
+        nsp_figure(labels, [p for *_, p in pairs], [nxt for _, _, nxt, _ in pairs], title=tr("masking.fig.nsp")),
         key="bert_nsp",
         config=PLOT,
     )
     correct = sum((p >= 0.5) == nxt for _, _, nxt, p in pairs)
     st.table(nsp_table(pairs, texts=figure_texts()), hide_index=True)
     st.caption(
-        t(
-            "p7.nsp.right",
+        tr(
+            "masking.nsp.right",
             correct=correct,
             n=len(pairs),
             acc=training.get("heldout", {}).get("nsp_accuracy", float("nan")),
@@ -660,13 +668,13 @@ def fine_tuning_note(head: str, config, scores: dict) -> bool:
     trained = head in set(config.trained_heads)
     st.latex(_HEAD_FORMULAS[head])
     if head == "span" and not trained:
-        st.warning(t("p7.ft.span_untrained"))
+        st.warning(tr("masking.ft.span_untrained"))
     elif not trained:
-        st.warning(t("p7.ft.untrained"))
+        st.warning(tr("masking.ft.untrained"))
     elif head == "classifier":
         st.success(
-            t(
-                "p7.ft.classifier",
+            tr(
+                "masking.ft.classifier",
                 task=md_escape(config.class_task),
                 bal=scores.get("classifier_balanced_accuracy", nan),
                 acc=scores.get("classifier_accuracy", nan),
@@ -674,8 +682,8 @@ def fine_tuning_note(head: str, config, scores: dict) -> bool:
         )
     elif head == "tagger":
         st.success(
-            t(
-                "p7.ft.tagger",
+            tr(
+                "masking.ft.tagger",
                 task=md_escape(config.tag_task),
                 recall=scores.get("tagger_recall", nan),
                 precision=scores.get("tagger_precision", nan),
@@ -689,7 +697,7 @@ def fine_tuning_note(head: str, config, scores: dict) -> bool:
 
 def explain_loss() -> None:
     """The pre-training loss: masked-LM cross-entropy plus next-sentence cross-entropy."""
-    st.markdown(t("p7.explain.loss"))
+    st.markdown(tr("masking.explain.loss"))
     st.latex(
         r"\mathcal{L} = -\frac{1}{|M|}\sum_{i\in M}\log P(x_i \mid \tilde{x}) \;-\; "
         r"\log P(\text{IsNext}_{\text{true}} \mid \tilde{x})"
@@ -752,7 +760,7 @@ def _answer(item, task: str, prediction) -> str:
     if task == "qa":
         i, j = prediction
         return " ".join(item.context[i : j + 1])
-    return t(f"p7.ftx.label.{task}.{int(prediction)}")
+    return tr(f"masking.ftx.label.{task}.{int(prediction)}")
 
 
 def finetuned_view() -> None:
@@ -760,11 +768,11 @@ def finetuned_view() -> None:
     task how fine-tuning changed the attention, per layer × head and on one test input."""
     from viz_core.finetune import before_after_figure, change_grid_figure
 
-    st.subheader(t("p7.ftx.header"))
-    st.markdown(t("p7.ftx.intro"))
+    st.subheader(tr("masking.ftx.header"))
+    st.markdown(tr("masking.ftx.intro"))
     names = _finetuned_names()
     if not names:
-        st.info(t("p7.ftx.none"))
+        st.info(tr("masking.ftx.none"))
         return
     rows = []
     for task in FINETUNE_TASKS:
@@ -772,12 +780,12 @@ def finetuned_view() -> None:
             rec = _finetuned(names[task])[0].training
             rows.append(
                 {
-                    t("p7.ftx.col.task"): t(f"p7.ftx.task.{task}"),
-                    t("p7.ftx.col.metric"): t(f"p7.ftx.metric.{task}"),
-                    t("p7.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
-                    t("p7.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
-                    t("p7.ftx.col.n"): str(rec.get("n_test", "")),
-                    t("p7.ftx.col.steps"): str(rec.get("steps", "")),
+                    tr("masking.ftx.col.task"): tr(f"masking.ftx.task.{task}"),
+                    tr("masking.ftx.col.metric"): tr(f"masking.ftx.metric.{task}"),
+                    tr("masking.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
+                    tr("masking.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
+                    tr("masking.ftx.col.n"): str(rec.get("n_test", "")),
+                    tr("masking.ftx.col.steps"): str(rec.get("steps", "")),
                 }
             )
     import pandas as pd
@@ -785,9 +793,11 @@ def finetuned_view() -> None:
     from ui.table import table
 
     table(pd.DataFrame(rows), key="bert_finetune_table")
-    st.caption(t("p7.ftx.data"))
+    st.caption(tr("masking.ftx.data"))
     tasks = [task for task in FINETUNE_TASKS if task in names]
-    task = st.selectbox(t("p7.ftx.pick"), tasks, format_func=lambda x: t(f"p7.ftx.task.{x}"), key="bert_ft_task")
+    task = st.selectbox(
+        tr("masking.ftx.pick"), tasks, format_func=lambda x: tr(f"masking.ftx.task.{x}"), key="bert_ft_task"
+    )
     name = names[task]
     loaded = _finetuned(name)[0]
     change = np.asarray(loaded.training.get("attention_change", []), dtype=float)
@@ -795,19 +805,19 @@ def finetuned_view() -> None:
         chart(
             change_grid_figure(
                 change,
-                t("p7.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
-                t("p7.ftx.layer"),
-                t("p7.ftx.head"),
-                t("p7.ftx.distance"),
+                tr("masking.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
+                tr("masking.ftx.layer"),
+                tr("masking.ftx.head"),
+                tr("masking.ftx.distance"),
             ),
             key="bert_ft_change",
             config=PLOT,
         )
-        st.caption(t("p7.ftx.change_caption"))
+        st.caption(tr("masking.ftx.change_caption"))
     n_examples = len(loaded.training.get("examples", [])) or 1
     index = int(
         st.number_input(
-            t("p7.ftx.example", n=n_examples),
+            tr("masking.ftx.example", n=n_examples),
             min_value=0,
             max_value=n_examples - 1,
             value=0,
@@ -819,39 +829,45 @@ def finetuned_view() -> None:
     item = ex["item"]
     if task == "nli":
         st.markdown(
-            t(
-                "p7.ftx.show.nli",
+            tr(
+                "masking.ftx.show.nli",
                 p=md_escape(" ".join(item.premise)),
                 h=md_escape(" ".join(item.hypothesis)),
-                gold=t(f"p7.ftx.label.nli.{item.label}"),
+                gold=tr(f"masking.ftx.label.nli.{item.label}"),
             )
         )
     elif task == "cls":
-        st.markdown(t("p7.ftx.show.cls", s=md_escape(" ".join(item.tokens)), gold=t(f"p7.ftx.label.cls.{item.label}")))
+        st.markdown(
+            tr(
+                "masking.ftx.show.cls",
+                s=md_escape(" ".join(item.tokens)),
+                gold=tr(f"masking.ftx.label.cls.{item.label}"),
+            )
+        )
     else:
         st.markdown(
-            t(
-                "p7.ftx.show.qa",
+            tr(
+                "masking.ftx.show.qa",
                 q=md_escape(" ".join(item.question)),
                 c=md_escape(" ".join(item.context)),
                 gold=md_escape(" ".join(item.answer)),
             )
         )
     c1, c2 = st.columns(2)
-    c1.metric(t("p7.ftx.col.all"), _answer(item, task, ex["tuned"]))
-    c2.metric(t("p7.ftx.col.frozen"), _answer(item, task, ex["frozen"]))
+    c1.metric(tr("masking.ftx.col.all"), _answer(item, task, ex["tuned"]))
+    c2.metric(tr("masking.ftx.col.frozen"), _answer(item, task, ex["frozen"]))
     n_layers, n_heads = ex["after"].shape[:2]
     l1, l2 = st.columns(2)
-    layer = int(l1.selectbox(t("p7.ftx.layer"), range(n_layers), key="bert_ft_layer"))
-    head = int(l2.selectbox(t("p7.ftx.head"), range(n_heads), key="bert_ft_head"))
+    layer = int(l1.selectbox(tr("masking.ftx.layer"), range(n_layers), key="bert_ft_layer"))
+    head = int(l2.selectbox(tr("masking.ftx.head"), range(n_heads), key="bert_ft_head"))
     before, after = ex["before"][layer, head], ex["after"][layer, head]
     chart(
         before_after_figure(
             ex["tokens"],
             before,
             after,
-            [t("p7.ftx.before"), t("p7.ftx.after")],
-            t("p7.ftx.fig.pair", layer=layer, head=head, d=float(0.5 * np.abs(after - before).sum(-1).mean())),
+            [tr("masking.ftx.before"), tr("masking.ftx.after")],
+            tr("masking.ftx.fig.pair", layer=layer, head=head, d=float(0.5 * np.abs(after - before).sum(-1).mean())),
             texts=figure_texts(),
         ),
         key="bert_ft_pair",

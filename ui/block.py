@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui.bert import load_small_bert
 from ui.export import PLOT
-from ui.i18n import spinning, t
+from ui.i18n import spinning, tr
 from ui.plot import chart
 from ui.tokens import md_escape
 from ui.transformer import load_model as load_transformer_model
@@ -91,7 +91,7 @@ def batch_comparison() -> tuple[NormComparison, list[str]]:
 def changes_section(trace: BlockTrace, layer: int) -> None:
     """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
     cols = st.columns(len(trace.stacks))
-    names = {k: t(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
+    names = {k: tr(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
     for col, stack in zip(cols, trace.stacks):
         s = "enc" if stack.name == "encoder" else "dec"
         fig = changes_figure(
@@ -99,34 +99,38 @@ def changes_section(trace: BlockTrace, layer: int) -> None:
             parts(trace.family, s),
             names,
             min(layer, len(stack.layers) - 1),
-            title=t("block.changes.title", stack=t(f"block.stack.{s}")),
-            x_title=t("block.changes.x"),
-            y_title=t("block.changes.y"),
-            layer_label=t("block.layer_option"),
+            title=tr("block.changes.title", stack=tr(f"block.stack.{s}")),
+            x_title=tr("block.changes.x"),
+            y_title=tr("block.changes.y"),
+            layer_label=tr("block.layer_option"),
             width=PAGE_WIDTH / len(cols),
         )
         chart(fig, key=f"block_changes_{s}", config=PLOT, where=col)
-    st.markdown(t("block.changes.explain"))
+    st.markdown(tr("block.changes.explain"))
 
 
 def norms_section() -> None:
     """Gradient norms at initialisation, post-LN against pre-LN (Xiong et al. 2020)."""
     g = gradient_norms()
     series = {
-        t("block.grad.dec_post"): g.decoder_post,
-        t("block.grad.dec_pre"): g.decoder_pre,
-        t("block.grad.enc_post"): g.encoder_post,
-        t("block.grad.enc_pre"): g.encoder_pre,
+        tr("block.grad.dec_post"): g.decoder_post,
+        tr("block.grad.dec_pre"): g.decoder_pre,
+        tr("block.grad.enc_post"): g.encoder_post,
+        tr("block.grad.enc_pre"): g.encoder_pre,
     }
     chart(
         gradient_figure(
-            series, title=t("block.grad.title"), x_title=t("block.grad.x"), y_title=t("block.grad.y"), width=PAGE_WIDTH
+            series,
+            title=tr("block.grad.title"),
+            x_title=tr("block.grad.x"),
+            y_title=tr("block.grad.y"),
+            width=PAGE_WIDTH,
         ),
         key="block_gradients",
         config=PLOT,
     )
     st.markdown(
-        t(
+        tr(
             "block.grad.explain",
             n=g.n_layers,
             d=g.d_model,
@@ -143,14 +147,14 @@ def norms_section() -> None:
 def batch_section() -> None:
     """A padded batch normalised both ways."""
     c, tokens = batch_comparison()
-    shifts = {t("block.batch.bn"): c.bn_shift, t("block.batch.ln"): c.ln_shift}
+    shifts = {tr("block.batch.bn"): c.bn_shift, tr("block.batch.ln"): c.ln_shift}
     chart(
         norm_shift_figure(
             tokens,
             shifts,
-            title=t("block.batch.title"),
-            x_title=t("block.batch.x"),
-            y_title=t("block.batch.y"),
+            title=tr("block.batch.title"),
+            x_title=tr("block.batch.x"),
+            y_title=tr("block.batch.y"),
             width=PAGE_WIDTH,
         ),
         key="block_batch",
@@ -158,7 +162,7 @@ def batch_section() -> None:
     )
     b, length, d = c.x.shape
     st.markdown(
-        t(
+        tr(
             "block.batch.explain",
             b=b,
             l=length,
@@ -192,27 +196,27 @@ def smoothing_section(trace: BlockTrace) -> None:
     target = loaded.tgt_stoi.get(target_word, 4)
     q = smoothed_target(v, target, eps, ALL)
     targets = {
-        t("block.smooth.words"): smoothed_target(5, SMOOTH_TARGET, EPSILON, WORDS, pad=0),
-        t("block.smooth.all"): smoothed_target(5, SMOOTH_TARGET, EPSILON, ALL),
-        t("block.smooth.others"): smoothed_target(5, SMOOTH_TARGET, EPSILON, OTHERS),
+        tr("block.smooth.words"): smoothed_target(5, SMOOTH_TARGET, EPSILON, WORDS, pad=0),
+        tr("block.smooth.all"): smoothed_target(5, SMOOTH_TARGET, EPSILON, ALL),
+        tr("block.smooth.others"): smoothed_target(5, SMOOTH_TARGET, EPSILON, OTHERS),
     }
     fig = smoothing_figure(
         SMOOTH_WORDS,
         targets,
         q,
         target,
-        title=t("block.smooth.title", eps=EPSILON),
-        left_title=t("block.smooth.left"),
-        right_title=t("block.smooth.right", model=loaded.name, v=v),
-        y_title=t("block.smooth.y"),
-        vocab_x=t("block.smooth.vocab_x"),
-        target_name=t("block.smooth.target"),
-        other_name=t("block.smooth.other"),
+        title=tr("block.smooth.title", eps=EPSILON),
+        left_title=tr("block.smooth.left"),
+        right_title=tr("block.smooth.right", model=loaded.name, v=v),
+        y_title=tr("block.smooth.y"),
+        vocab_x=tr("block.smooth.vocab_x"),
+        target_name=tr("block.smooth.target"),
+        other_name=tr("block.smooth.other"),
         width=PAGE_WIDTH,
     )
     chart(fig, key="block_smoothing", config=PLOT)
     st.markdown(
-        t(
+        tr(
             "block.smooth.explain",
             model=loaded.name,
             eps=eps,
@@ -230,18 +234,18 @@ def schedule_section() -> None:
 
     steps = np.unique(np.geomspace(1, 40_000, 400).astype(int))
     rates = {
-        t("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
-        t("block.lr.without"): noam_rate(steps, D_PAPER, None),
+        tr("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
+        tr("block.lr.without"): noam_rate(steps, D_PAPER, None),
     }
     chart(
         schedule_figure(
             steps,
             rates,
             WARMUP_PAPER,
-            title=t("block.lr.title", d=D_PAPER),
-            x_title=t("block.lr.x"),
-            y_title=t("block.lr.y"),
-            warmup_label=t("block.lr.end"),
+            title=tr("block.lr.title", d=D_PAPER),
+            x_title=tr("block.lr.x"),
+            y_title=tr("block.lr.y"),
+            warmup_label=tr("block.lr.end"),
             width=PAGE_WIDTH,
         ),
         key="block_schedule",
@@ -249,9 +253,9 @@ def schedule_section() -> None:
     )
     peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
     first = float(noam_rate(1, D_PAPER, None))
-    st.markdown(t("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))
-    st.markdown(f"**{t('block.adam.head')}**")
-    st.markdown(t("block.adam.explain", lr=ADAM_LR))
+    st.markdown(tr("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))
+    st.markdown(f"**{tr('block.adam.head')}**")
+    st.markdown(tr("block.adam.explain", lr=ADAM_LR))
     run = adam_steps(ADAM_THETA, ADAM_GRADS, lr=ADAM_LR)
     checked = torch_adam(ADAM_THETA, ADAM_GRADS, lr=ADAM_LR)
     rows = []
@@ -259,8 +263,8 @@ def schedule_section() -> None:
         for p in range(len(ADAM_THETA)):
             rows.append(
                 {
-                    t("block.adam.step"): s + 1,
-                    t("block.adam.param"): f"θ{p + 1}",
+                    tr("block.adam.step"): s + 1,
+                    tr("block.adam.param"): f"θ{p + 1}",
                     "g_t": run.grads[s, p],
                     "m_t": run.m[s, p],
                     "v_t": run.v[s, p],
@@ -268,7 +272,7 @@ def schedule_section() -> None:
                     "v̂_t": run.v_hat[s, p],
                     "Δθ": run.update[s, p],
                     "θ_t": run.theta[s, p],
-                    t("block.adam.torch"): checked[s, p],
+                    tr("block.adam.torch"): checked[s, p],
                 }
             )
     st.dataframe(
@@ -276,6 +280,6 @@ def schedule_section() -> None:
         hide_index=True,
         column_config={
             k: st.column_config.NumberColumn(format="%.6g")
-            for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t", t("block.adam.torch"))
+            for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t", tr("block.adam.torch"))
         },
     )

@@ -9,7 +9,7 @@ import streamlit as st
 
 from models.checkpoints import CheckpointError, read_config
 from models.errors import without_paths
-from ui.i18n import t
+from ui.i18n import tr
 from ui.state import labels as url_labels, linked, url_check
 from ui.strings import STRINGS
 
@@ -40,7 +40,7 @@ def label_of(name: str, label: str) -> str:
     """A checkpoint's config label in the reader's language: the table's (id ``ckpt.label.<name>``)
     when its English is this very label, else the label as the config gives it."""
     key = f"ckpt.label.{name}"
-    return t(key) if key in STRINGS and STRINGS[key][0] == label else label
+    return tr(key) if key in STRINGS and STRINGS[key][0] == label else label
 
 
 def labelled(names: Iterable[str]) -> list[tuple[str, str]]:
@@ -51,7 +51,7 @@ def labelled(names: Iterable[str]) -> list[tuple[str, str]]:
         try:
             out.append((name, label_of(name, read_config(name).get("training", {}).get("label", name))))
         except CheckpointError:
-            out.append((name, t("ckpt.unreadable", name=name)))
+            out.append((name, tr("ckpt.unreadable", name=name)))
     return out
 
 
@@ -62,7 +62,7 @@ def load_or_message(load: Callable[[str], T], name: str, hint: str = "") -> T | 
     except CheckpointError as exc:
         # the message names the file, not where the server keeps it; its text is the lab's own (folder and
         # file names of the shipped models and of studio runs, whose names are ids), never a student's
-        return t("ckpt.cannot_load", name=without_paths(name), error=without_paths(str(exc))) + hint
+        return tr("ckpt.cannot_load", name=without_paths(name), error=without_paths(str(exc))) + hint
 
 
 def loaded_or_stop(result: T | str) -> T:

@@ -27,7 +27,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.i18n import current, t, text
+from ui.i18n import current, tr, text
 from ui.tokens import md_escape
 
 FORMAT = "attention-lab-deck"
@@ -374,7 +374,7 @@ def keep_deck() -> None:
     has not read yet is handed over first, never written over). Called by the page frame on every page."""
     slides = session_slides()
     if (lost := st.session_state.pop(_LOST, None)) is not None:
-        st.warning(t("deck.lost", reason=md_escape(lost.say(current()))), icon=":material/warning:")
+        st.warning(tr("deck.lost", reason=md_escape(lost.say(current()))), icon=":material/warning:")
     save = deck_json(Deck("", tuple(slides))) if slides else ""
     _store(
         key=STORE_KEY,
@@ -478,19 +478,19 @@ def edit_deck(slides: list[Slide], page_label: Callable[[str], str]) -> None:
         disabled=["page", "settings"],
         column_config={
             "position": st.column_config.NumberColumn(
-                t("present.col.slide"),
+                tr("present.col.slide"),
                 min_value=1,
                 max_value=max(1, len(slides)),
                 step=1,
-                help=t("present.col.slide_help"),
+                help=tr("present.col.slide_help"),
             ),
-            "page": st.column_config.TextColumn(t("present.col.page")),
-            "title": st.column_config.TextColumn(t("present.col.title"), max_chars=MAX_TITLE),
+            "page": st.column_config.TextColumn(tr("present.col.page")),
+            "title": st.column_config.TextColumn(tr("present.col.title"), max_chars=MAX_TITLE),
             "notes": st.column_config.TextColumn(
-                t("present.col.notes"), max_chars=MAX_NOTES, help=t("present.col.notes_help")
+                tr("present.col.notes"), max_chars=MAX_NOTES, help=tr("present.col.notes_help")
             ),
-            "remove": st.column_config.CheckboxColumn(t("present.col.remove")),
-            "settings": st.column_config.TextColumn(t("present.col.settings")),
+            "remove": st.column_config.CheckboxColumn(tr("present.col.remove")),
+            "settings": st.column_config.TextColumn(tr("present.col.settings")),
         },
     )
 
@@ -506,7 +506,7 @@ def _add_view(page: str) -> None:
     slides = session_slides()
     if len(slides) < MAX_SLIDES:
         slides.append(Slide(page, current_params()))
-        st.toast(t("deck.added", n=len(slides)), icon=":material/slideshow:")
+        st.toast(tr("deck.added", n=len(slides)), icon=":material/slideshow:")
 
 
 def add_view_button() -> None:
@@ -517,13 +517,13 @@ def add_view_button() -> None:
     n = len(session_slides())
     if page is not None:
         st.button(
-            t("deck.add"),
+            tr("deck.add"),
             key="deck_add",
             icon=":material/add_to_queue:",
             on_click=_add_view,
             args=(page,),
             disabled=n >= MAX_SLIDES,
             width="stretch",
-            help=t("deck.add.help"),
+            help=tr("deck.add.help"),
         )
-    st.caption(t("deck.count", n=n))
+    st.caption(tr("deck.count", n=n))

@@ -24,7 +24,7 @@ import streamlit as st
 from models.inference.traces import CellExplanation, HeadWalkthrough
 from ui.export import PLOT
 from ui.grid import AVERAGE
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.plot import chart
 from ui.tokens import md_escape
 from viz_core.explain import (
@@ -139,30 +139,30 @@ def _steps(e: CellExplanation, drawn: float, binned: bool) -> pd.DataFrame:
     ``binned``: the heatmap draws the cell's block, so the compared value is the model's weight."""
     k = e.key_index
     d = len(next(iter(e.terms.values())))
-    rows = [(t("explain.step.score"), t("explain.how.dims", formula=e.score_formula, d=d), _num(e.score))]
+    rows = [(tr("explain.step.score"), tr("explain.how.dims", formula=e.score_formula, d=d), _num(e.score))]
     scaled = e.score / e.scale
     rows.append(
         (
-            t("explain.step.scale"),
-            t("explain.how.scale", scale=f"{e.scale:.3f}") if e.scale != 1 else t("explain.how.noscale"),
+            tr("explain.step.scale"),
+            tr("explain.how.scale", scale=f"{e.scale:.3f}") if e.scale != 1 else tr("explain.how.noscale"),
             _num(scaled),
         )
     )
     if e.allowed[k]:
-        mask = t("explain.how.allowed")
+        mask = tr("explain.how.allowed")
     elif e.position is not None:
-        mask = t("explain.how.window", p=f"{e.position:.2f}")
+        mask = tr("explain.how.window", p=f"{e.position:.2f}")
     else:
-        mask = t("explain.how.blocked")
-    rows.append((t("explain.step.mask"), mask, _num(e.masked[k])))
+        mask = tr("explain.how.blocked")
+    rows.append((tr("explain.step.mask"), mask, _num(e.masked[k])))
     finite = e.masked[np.isfinite(e.masked)]
     top = float(finite.max())
     den = float(np.exp(finite - top).sum())
     num = float(np.exp(e.masked[k] - top)) if e.allowed[k] else 0.0
     rows.append(
         (
-            t("explain.step.softmax"),
-            t(
+            tr("explain.step.softmax"),
+            tr(
                 "explain.how.softmax",
                 x=_num(e.masked[k]),
                 m=f"{top:.4f}",
@@ -176,23 +176,23 @@ def _steps(e: CellExplanation, drawn: float, binned: bool) -> pd.DataFrame:
     if e.factor is not None:
         rows.append(
             (
-                t("explain.step.gaussian"),
-                t("explain.how.gaussian", factor=f"{e.factor[k]:.4f}", p=f"{e.position:.2f}"),
+                tr("explain.step.gaussian"),
+                tr("explain.how.gaussian", factor=f"{e.factor[k]:.4f}", p=f"{e.position:.2f}"),
                 _num(e.softmax[k] * e.factor[k]),
             )
         )
     if e.after_softmax == "hard one-hot":
-        rows.append((t("explain.step.hard"), t("explain.how.hard"), _num(e.weights[k])))
+        rows.append((tr("explain.step.hard"), tr("explain.how.hard"), _num(e.weights[k])))
     rows.append(
-        (t("explain.step.model"), t("explain.how.model"), _num(drawn))
+        (tr("explain.step.model"), tr("explain.how.model"), _num(drawn))
         if binned
-        else (t("explain.step.drawn"), t("explain.how.drawn"), _num(drawn))
+        else (tr("explain.step.drawn"), tr("explain.how.drawn"), _num(drawn))
     )
-    rows.append((t("explain.step.check"), t("explain.how.check", err=f"{e.error:.1e}"), _num(e.model_weights[k])))
+    rows.append((tr("explain.step.check"), tr("explain.how.check", err=f"{e.error:.1e}"), _num(e.model_weights[k])))
     # st.table renders its cells as markdown: "+ 0" would become a bullet, so every cell is escaped.
     return pd.DataFrame(
         [[md_escape(c) for c in r] for r in rows],
-        columns=[t("explain.col.step"), t("explain.col.how"), t("explain.col.value")],
+        columns=[tr("explain.col.step"), tr("explain.col.how"), tr("explain.col.value")],
     )
 
 
@@ -202,24 +202,24 @@ def _row_table(e: CellExplanation, key_labels: Sequence[str]) -> pd.DataFrame:
     n = min(len(key_labels), len(e.scores))
     keys = [("▶ " if i == e.key_index else "") + f"{i} · {lab}" for i, lab in enumerate(key_labels[:n])]
     frame = {
-        t("explain.col.key"): keys,
-        t("explain.col.score"): e.scores[:n],
-        t("explain.col.scaled"): e.scores[:n] / e.scale,
-        t("explain.col.mask"): ["+0" if a else "−∞" for a in e.allowed[:n]],
-        t("explain.col.softmax"): e.softmax[:n],
+        tr("explain.col.key"): keys,
+        tr("explain.col.score"): e.scores[:n],
+        tr("explain.col.scaled"): e.scores[:n] / e.scale,
+        tr("explain.col.mask"): ["+0" if a else "−∞" for a in e.allowed[:n]],
+        tr("explain.col.softmax"): e.softmax[:n],
     }
     if e.after_softmax:
-        frame[t("explain.col.weight")] = e.weights[:n]
+        frame[tr("explain.col.weight")] = e.weights[:n]
     return pd.DataFrame(frame)
 
 
 def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Sequence[str], binned: bool) -> None:
     """The derivation of a single head's (or RNN's) weight."""
     st.table(_steps(e, drawn, binned), hide_index=True, border="horizontal")
-    shown = t("explain.shown.model" if binned else "explain.shown.drawn", drawn=f"{drawn:.4f}")
+    shown = tr("explain.shown.model" if binned else "explain.shown.drawn", drawn=f"{drawn:.4f}")
     st.caption(
         md_escape(
-            t(
+            tr(
                 "explain.sentence",
                 key_token=key,
                 query=query,
@@ -231,29 +231,29 @@ def _one(e: CellExplanation, drawn: float, query: str, key: str, key_labels: Seq
         )
     )
     if abs(e.weight - drawn) > TOLERANCE:
-        st.warning(t("explain.mismatch", err=f"{abs(e.weight - drawn):.1e}"))
-    with st.expander(t("explain.row")):
+        st.warning(tr("explain.mismatch", err=f"{abs(e.weight - drawn):.1e}"))
+    with st.expander(tr("explain.row")):
         st.dataframe(_row_table(e, key_labels), hide_index=True, width="stretch")
-    with st.expander(t("explain.vectors")):
+    with st.expander(tr("explain.vectors")):
         st.dataframe(pd.DataFrame(list(e.terms.values()), index=list(e.terms)), width="stretch")
-        st.caption(t("explain.vectors.sum", score=f"{e.score:.4f}"))
+        st.caption(tr("explain.vectors.sum", score=f"{e.score:.4f}"))
 
 
 def _average(heads: list[CellExplanation], drawn: float) -> None:
     """The derivation of an average over heads: each head's weight of the cell, then the mean."""
-    st.caption(t("explain.average"))
+    st.caption(tr("explain.average"))
     mean = float(np.mean([e.weight for e in heads]))
     frame = pd.DataFrame(
         {
-            t("explain.col.head"): [f"{e.head + 1}" for e in heads] + [t("explain.mean")],
-            t("explain.col.score"): [_num(e.score) for e in heads] + [""],
-            t("explain.col.scaled"): [_num(e.score / e.scale) for e in heads] + [""],
-            t("explain.col.weight"): [_num(e.weight) for e in heads] + [_num(mean)],
+            tr("explain.col.head"): [f"{e.head + 1}" for e in heads] + [tr("explain.mean")],
+            tr("explain.col.score"): [_num(e.score) for e in heads] + [""],
+            tr("explain.col.scaled"): [_num(e.score / e.scale) for e in heads] + [""],
+            tr("explain.col.weight"): [_num(e.weight) for e in heads] + [_num(mean)],
         }
     )
     st.table(frame.map(md_escape), hide_index=True, border="horizontal")
     if abs(mean - drawn) > TOLERANCE:
-        st.warning(t("explain.mismatch", err=f"{abs(mean - drawn):.1e}"))
+        st.warning(tr("explain.mismatch", err=f"{abs(mean - drawn):.1e}"))
 
 
 def explained_chart(
@@ -284,7 +284,7 @@ def explained_chart(
     w = np.asarray(weights)
     if layer is None:
         chart(fig, key=key, config=PLOT)
-        st.caption(t("explain.too_many"))
+        st.caption(tr("explain.too_many"))
         return
     bins = binning_of(fig)
     grid = w if bins is None else drawn_values(fig)  # what a click selects: a weight, or a block's value
@@ -307,7 +307,7 @@ def explained_chart(
         outline_block(fig, *bins.block(*cell))
     chart(fig, key=key, config=PLOT, on_select=remember)
     if not valid:
-        st.caption(t("explain.hint"))
+        st.caption(tr("explain.hint"))
         return
     if bins is None:
         query, key_index = int(cell[0]), int(cell[1])
@@ -341,7 +341,7 @@ def _block(
     value = block_value(w, rows, cols, bins.how)
     st.markdown(
         "**"
-        + t(
+        + tr(
             "explain.block.title",
             q0=rows.start,
             q1=rows.stop - 1,
@@ -353,7 +353,7 @@ def _block(
     )
     formula = "explain.block.mean" if bins.how == "mean" else "explain.block.max"
     st.caption(
-        t(
+        tr(
             formula,
             n_q=len(rows),
             n=len(rows) * len(cols),
@@ -364,31 +364,31 @@ def _block(
         )
     )
     if abs(value - drawn) > TOLERANCE:
-        st.warning(t("explain.mismatch", err=f"{abs(value - drawn):.1e}"))
+        st.warning(tr("explain.mismatch", err=f"{abs(value - drawn):.1e}"))
     cells = block_cells(w, rows, cols)[:PICK_CAP]
     top = cells[:STRONGEST]
     st.dataframe(
         pd.DataFrame(
             {
-                t("explain.col.query"): [_at(q, query_tokens) for q, _, _ in top],
-                t("explain.col.key"): [_at(k, key_tokens) for _, k, _ in top],
-                t("explain.col.weight"): [v for _, _, v in top],
+                tr("explain.col.query"): [_at(q, query_tokens) for q, _, _ in top],
+                tr("explain.col.key"): [_at(k, key_tokens) for _, k, _ in top],
+                tr("explain.col.weight"): [v for _, _, v in top],
             }
         ),
         hide_index=True,
         width="stretch",
-        column_config={t("explain.col.weight"): st.column_config.NumberColumn(format="%.4f")},
+        column_config={tr("explain.col.weight"): st.column_config.NumberColumn(format="%.4f")},
     )
     weight = {(q, k): v for q, k, v in cells}
     if st.session_state.get(pick_key) not in weight:  # a pick from another block: back to the largest
         st.session_state.pop(pick_key, None)
     more = (
-        t("explain.block.capped", shown=len(cells), n=len(rows) * len(cols))
+        tr("explain.block.capped", shown=len(cells), n=len(rows) * len(cols))
         if len(cells) < len(rows) * len(cols)
         else ""
     )
     return st.selectbox(
-        t("explain.block.pick") + more,
+        tr("explain.block.pick") + more,
         list(weight),
         key=pick_key,
         format_func=lambda c: f"{_at(c[0], query_tokens)} → {_at(c[1], key_tokens)} · {weight[c]:.4f}",
@@ -410,21 +410,21 @@ def _explain_cell(
     try:
         result = explain(query_index, key_index)
     except ValueError as exc:  # no model, a model without this kind of attention, a stale cell
-        st.warning(t("explain.failed", reason=str(exc)))
+        st.warning(tr("explain.failed", reason=str(exc)))
         return
     first = result[0] if isinstance(result, list) else result
     query, key_token = query_tokens[first.query_index], key_tokens[first.key_index]
     where = (
         ""
         if first.layer < 0
-        else t("explain.where.layer", layer=first.layer + 1)
+        else tr("explain.where.layer", layer=first.layer + 1)
         if isinstance(result, list)
-        else t("explain.where.head", layer=first.layer + 1, head=first.head + 1)
+        else tr("explain.where.head", layer=first.layer + 1, head=first.head + 1)
     )
     st.markdown(
         "**"
         + md_escape(
-            t(
+            tr(
                 "explain.title",
                 weight=f"{drawn:.4f}",
                 query=query,

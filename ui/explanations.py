@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import streamlit as st
 
-from ui.i18n import spinning, t
+from ui.i18n import spinning, tr
 
 if TYPE_CHECKING:
     from models.lessons.explanations import AttentionSwap, Explanation
@@ -144,16 +144,16 @@ def guess_score(guess: list[int], trace: Explanation) -> tuple[int, int, list[in
 
 
 def method_name(method: str) -> str:
-    return t(f"xai.m.{method}")
+    return tr(f"xai.m.{method}")
 
 
 def table_rows(trace: Explanation) -> list[dict[str, Any]]:
     """One row per method: its ρ with occlusion and its AOPC (— where not defined)."""
     return [
         {
-            t("xai.col.method"): method_name(m),
-            t("xai.col.rho"): None if np.isnan(r) else round(float(r), 3),
-            t("xai.col.aopc"): None if np.isnan(a) else round(float(a), 3),
+            tr("xai.col.method"): method_name(m),
+            tr("xai.col.rho"): None if np.isnan(r) else round(float(r), 3),
+            tr("xai.col.aopc"): None if np.isnan(a) else round(float(a), 3),
         }
         for m, r, a in zip(trace.methods, trace.spearman, trace.aopc)
     ]

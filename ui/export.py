@@ -17,7 +17,7 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.i18n import current, figure_texts, t, text
+from ui.i18n import current, figure_texts, tr, text
 from ui.strings import toolbar
 from viz_core.export import (
     SVG_BUTTON_JS,
@@ -140,10 +140,10 @@ def export_menu(
     ]
     words, lang = figure_texts(), current()  # read in this run: the file is built later, on click
     toolbar_texts = toolbar_dictionary(lang)
-    with st.popover(t("export.button"), icon=":material/download:", help=t("export.help")):
+    with st.popover(tr("export.button"), icon=":material/download:", help=tr("export.help")):
         for i, (caption, fig) in enumerate(figures.items()):
             st.download_button(
-                t("export.csv", caption=caption),
+                tr("export.csv", caption=caption),
                 data=lambda fig=fig: figure_csv(fig),
                 mime="text/csv",
                 file_name=f"{stems[i]}.csv",
@@ -155,7 +155,7 @@ def export_menu(
             again = trace if callable(trace) else lambda: trace
             too_big = _size(again().to_dict(keep_arrays=True)) > JSON_LIMIT
             st.download_button(
-                t("export.json"),
+                tr("export.json"),
                 data=lambda: trace_json(again().to_dict()),
                 mime="application/json",
                 file_name=f"{file_stem('trace', page=page, stepped=False)}.json",
@@ -163,10 +163,10 @@ def export_menu(
                 on_click="ignore",
                 icon=":material/data_object:",
                 disabled=too_big,
-                help=t("export.json_big", limit=JSON_LIMIT) if too_big else None,
+                help=tr("export.json_big", limit=JSON_LIMIT) if too_big else None,
             )
             st.download_button(
-                t("export.npz"),
+                tr("export.npz"),
                 data=lambda: trace_npz(again().to_dict(keep_arrays=True)),
                 mime="application/octet-stream",
                 file_name=f"{file_stem('trace', page=page, stepped=False)}.npz",
@@ -175,7 +175,7 @@ def export_menu(
                 icon=":material/grid_on:",
             )
         st.download_button(
-            t("export.html"),
+            tr("export.html"),
             mime="text/html",
             file_name=f"{file_stem('handout', page=page)}.html",
             data=lambda: handout_html(

@@ -16,7 +16,7 @@ from ui.checkpoints import label_of
 from ui.export import PLOT
 from ui.plot import chart
 from ui.state import checked
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
 from viz_core.foundations import complexity_word
 
@@ -115,7 +115,7 @@ def qkv_steps(texts: dict[str, str], mask: str, n_padding: int) -> sandbox.QKVSt
 
 def explain_kernel_regression_setup() -> None:
     """Kernel regression as attention: which of its parts are queries, keys and values."""
-    st.markdown(t("p1.kr.setup"))
+    st.markdown(tr("scratch.kr.setup"))
 
 
 def explain_kernel_regression(steps: int, w: float) -> None:
@@ -124,7 +124,7 @@ def explain_kernel_regression(steps: int, w: float) -> None:
         r"f(x) = \sum_{i=1}^{n} \alpha(x, x_i)\, y_i,\qquad"
         r"\alpha(x, x_i) = \operatorname{softmax}_i\!\left(-\tfrac{1}{2}\big((x - x_i)\,w\big)^2\right)"
     )
-    st.markdown(t("p1.kr.explain", steps=steps, w=w, h=1 / max(w, 1e-9)))
+    st.markdown(tr("scratch.kr.explain", steps=steps, w=w, h=1 / max(w, 1e-9)))
 
 
 def explain_scores(params: sandbox.ScoreParams) -> None:
@@ -137,23 +137,23 @@ def explain_scores(params: sandbox.ScoreParams) -> None:
         ("cosine", r"\frac{q^\top k_i}{\lVert q\rVert\,\lVert k_i\rVert}"),
     )
     for col, (name, formula) in zip(st.columns([2, 2, 2, 3, 2]), formulas):
-        col.markdown(f"**{t(f'p1.sf.name.{name}')}**")
+        col.markdown(f"**{tr(f'scratch.sf.name.{name}')}**")
         col.latex(formula)
-    with st.expander(t("p1.sf.params")):
+    with st.expander(tr("scratch.sf.params")):
         cols = st.columns(4)
         for col, (name, value) in zip(
             cols, [("W", params.w), ("W_q", params.w_q), ("W_k", params.w_k), ("v", params.v[:, None])]
         ):
             col.markdown(f"**{name}**")
             col.dataframe(pd.DataFrame(value), hide_index=True)  # columns 0 … n−1 (a bare (n, 1) array is "value")
-    st.markdown(t("p1.sf.explain"))
+    st.markdown(tr("scratch.sf.explain"))
 
 
 def explain_saturation(container, d: int, result: sandbox.SaturationResult, i: int) -> None:
     """Why unscaled scores at dimension ``d`` (index ``i`` of ``result.dims``) saturate the softmax."""
     container.markdown(
-        t(
-            "p1.sat.explain",
+        tr(
+            "scratch.sat.explain",
             d=d,
             spread=2 * math.sqrt(d),
             top=result.max_weight_dot[i],
@@ -168,8 +168,8 @@ def explain_saturation(container, d: int, result: sandbox.SaturationResult, i: i
 def explain_soft_hard_local(tokens: list[str], ex: sandbox.SoftHardLocal) -> None:
     """Soft, hard and local attention on the example, with the local window's formula."""
     st.markdown(
-        t(
-            "p1.shl.explain",
+        tr(
+            "scratch.shl.explain",
             hard=md_escape(tokens[int(np.argmax(ex.hard))]),
             scored=int(ex.window.sum()),
             n=len(tokens),
@@ -186,7 +186,7 @@ def explain_soft_hard_local(tokens: list[str], ex: sandbox.SoftHardLocal) -> Non
 
 def explain_sandbox_input() -> None:
     """What the sandbox's Q, K and V text areas accept."""
-    st.markdown(t("p1.sb.input", rows=sandbox.MAX_ROWS, cols=sandbox.MAX_COLS, limit=sandbox.MAX_ABS))
+    st.markdown(tr("scratch.sb.input", rows=sandbox.MAX_ROWS, cols=sandbox.MAX_COLS, limit=sandbox.MAX_ABS))
 
 
 def explain_sandbox() -> None:
@@ -194,19 +194,19 @@ def explain_sandbox() -> None:
     st.latex(
         r"\operatorname{Attention}(Q, K, V) = "
         r"\operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right) V,\qquad "
-        r"M_{ij} = \begin{cases} 0 & " + t("p1.sb.latex_if") + r"\\ "
-        r"-\infty & " + t("p1.sb.latex_else") + r"\end{cases}"
+        r"M_{ij} = \begin{cases} 0 & " + tr("scratch.sb.latex_if") + r"\\ "
+        r"-\infty & " + tr("scratch.sb.latex_else") + r"\end{cases}"
     )
-    st.markdown(t("p1.sb.explain"))
+    st.markdown(tr("scratch.sb.explain"))
 
 
 def explain_bottleneck() -> None:
     """The fixed-size bottleneck of an encoder–decoder without attention."""
-    st.markdown(t("p1.why.explain"))
+    st.markdown(tr("scratch.why.explain"))
     st.latex(
-        t("p1.why.latex_without")
+        tr("scratch.why.latex_without")
         + r"c = h_T \qquad\qquad "
-        + t("p1.why.latex_with")
+        + tr("scratch.why.latex_with")
         + r"c_t = \sum_{i=1}^{T} \alpha_{t,i}\, h_i,\quad \alpha_{t,\cdot} = \operatorname{softmax}(e_{t,\cdot})"
     )
 
@@ -230,22 +230,22 @@ def bleu_by_length() -> None:
             problem = f"{type(err).__name__}"
     if figure is not None:
         chart(figure, key="why_bleu", config=PLOT)
-        st.caption(t("p1.why.caption"))
+        st.caption(tr("scratch.why.caption"))
     else:
         st.info(
-            t("p1.why.missing") + (t("p1.why.unreadable", problem=problem) if problem else ""),
+            tr("scratch.why.missing") + (tr("scratch.why.unreadable", problem=problem) if problem else ""),
             icon=":material/show_chart:",
         )
     if (ROOT / "pages" / "2_Seq2seq_attention.py").exists():
         try:
-            st.page_link("pages/2_Seq2seq_attention.py", label=t("p1.why.try"), icon=":material/arrow_forward:")
+            st.page_link("pages/2_Seq2seq_attention.py", label=tr("scratch.why.try"), icon=":material/arrow_forward:")
         except StreamlitPageNotFoundError:  # this page was started on its own, not from app.py
-            st.markdown(t("p1.why.try_text"))
+            st.markdown(tr("scratch.why.try_text"))
 
 
 def explain_complexity() -> None:
     """Cost per layer and path length of self-attention, recurrent and convolutional layers."""
-    st.markdown(t("p1.cx.explain"))
+    st.markdown(tr("scratch.cx.explain"))
 
 
 def explain_growth(result: complexity.TimingResult) -> None:
@@ -253,8 +253,8 @@ def explain_growth(result: complexity.TimingResult) -> None:
     slopes = complexity.growth_exponents(result)
     words = figure_texts()
     st.markdown(
-        t(
-            "p1.cx.growth",
+        tr(
+            "scratch.cx.growth",
             slopes=", ".join(
                 f"**{complexity_word(name, words)}** p ≈ {p:.2f}" for name, p in slopes.items() if np.isfinite(p)
             ),

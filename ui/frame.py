@@ -14,7 +14,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from ui.deck import add_view_button, answer_rerun, keep_deck
 from ui.export import image_buttons
 from ui.heap import upkeep
-from ui.i18n import LANGUAGES, current, language_switch, resolve, t, text
+from ui.i18n import LANGUAGES, current, language_switch, resolve, tr, text
 from ui.state import quoted, replay_notices
 
 _PAGE_FILES = (
@@ -53,7 +53,7 @@ PAGES: list[tuple[str, str, str]] = [
 def page_text(path: str) -> tuple[str, str]:
     """A page's (label, blurb) in the current language."""
     n = page_number(path)
-    return t(f"nav.{n}"), t(f"nav.{n}.blurb")
+    return tr(f"nav.{n}"), tr(f"nav.{n}.blurb")
 
 
 _CSS = """
@@ -83,9 +83,9 @@ def device_caption() -> str:
     """The compute device, once torch is loaded in this server (a model page loads it); before
     that a placeholder, so that the landing page's first paint never waits for torch."""
     if "torch" not in sys.modules:
-        return t("frame.device_pending")
+        return tr("frame.device_pending")
     key, fields = _device_name()
-    return t("frame.device", device=t(key, **fields))
+    return tr("frame.device", device=tr(key, **fields))
 
 
 def page_list() -> None:
@@ -94,7 +94,7 @@ def page_list() -> None:
     .streamlit/config.toml). Deep links still work: Streamlit discovers pages/ by itself."""
     root = Path(__file__).resolve().parent.parent
     try:
-        st.page_link("app.py", label=t("nav.home"), icon=":material/home:")
+        st.page_link("app.py", label=tr("nav.home"), icon=":material/home:")
         for number, (path, _, _) in enumerate(((p, lab, b) for p, lab, b in PAGES if (root / p).exists()), start=1):
             st.page_link(path, label=f"{number}. {page_text(path)[0]}")
     except StreamlitPageNotFoundError:
@@ -111,7 +111,7 @@ def one_line_error(ex: Exception) -> bool:
     ref = secrets.token_hex(4)
     _log.log(logging.ERROR, "page error %s", ref, exc_info=ex)
     try:
-        st.error(t("error.page", ref=ref), icon=":material/error:")
+        st.error(tr("error.page", ref=ref), icon=":material/error:")
     except Exception:  # the page is gone (a closed tab): the log has it
         pass
     return True
@@ -130,7 +130,7 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
     catch_errors()
     upkeep()  # Streamlit's collection after each run kept cheap; closed tabs' sessions freed on time (ui.heap)
     bad_lang = resolve()  # this run's language (?lang=, the session's choice, the browser's locale)
-    st.set_page_config(page_title=f"{title} · {t('app.title')}", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · {tr('app.title')}", page_icon=icon, layout="wide")
     st.markdown(_CSS, unsafe_allow_html=True)  # constant CSS, never user text
     with st.sidebar:
         language_switch()
@@ -143,6 +143,6 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
     st.title(title)
     replay_notices(again=answer_rerun())  # the browser's deck came back right after the page opened
     if bad_lang is not None:
-        st.info(t("lang.bad", raw=quoted(bad_lang), language=LANGUAGES[current()]), icon=":material/link_off:")
+        st.info(tr("lang.bad", raw=quoted(bad_lang), language=LANGUAGES[current()]), icon=":material/link_off:")
     if intro:
         st.markdown(intro)

@@ -8,18 +8,18 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import tr
 from ui.state import labels, linked, url_check
 
 AVERAGE = -1  # the "head" that means the average over heads
 
 
 def layer_option_label(layer: int) -> str:
-    return t("grid.layer_n", n=layer + 1)
+    return tr("grid.layer_n", n=layer + 1)
 
 
 def head_option_label(head: int) -> str:
-    return t("grid.average") if head == AVERAGE else t("grid.head_n", n=head + 1)
+    return tr("grid.average") if head == AVERAGE else tr("grid.head_n", n=head + 1)
 
 
 def head_picker(
@@ -32,11 +32,11 @@ def head_picker(
     lk, hk = f"{key}_layer", f"{key}_head"  # also their names in the URL (bound selectboxes)
     heads = list(range(n_heads)) + ([AVERAGE] if allow_average else [])
     # a layer or head that another model or text had, but this one has not, falls back too
-    url_check(lk, labels(range(n_layers), layer_option_label), t("grid.layer_what"), layer_option_label(0))
-    url_check(hk, labels(heads, head_option_label), t("grid.head_what"), head_option_label(0))
+    url_check(lk, labels(range(n_layers), layer_option_label), tr("grid.layer_what"), layer_option_label(0))
+    url_check(hk, labels(heads, head_option_label), tr("grid.head_what"), head_option_label(0))
     c1, c2 = columns if columns is not None else st.columns(2)
-    linked(c1.selectbox, t("grid.layer"), list(range(n_layers)), format_func=layer_option_label, key=lk)
-    linked(c2.selectbox, t("grid.head"), heads, format_func=head_option_label, key=hk)
+    linked(c1.selectbox, tr("grid.layer"), list(range(n_layers)), format_func=layer_option_label, key=lk)
+    linked(c2.selectbox, tr("grid.head"), heads, format_func=head_option_label, key=hk)
     return int(st.session_state[lk]), int(st.session_state[hk])
 
 
@@ -66,4 +66,4 @@ def pick(weights: np.ndarray, layer: int, head: int) -> np.ndarray:
 
 def head_name(layer: int, head: int) -> str:
     """ "layer 2, head 3" or "layer 2, average over heads"."""
-    return t("grid.name", layer=layer_option_label(layer), head=head_option_label(head))
+    return tr("grid.name", layer=layer_option_label(layer), head=head_option_label(head))

@@ -111,7 +111,7 @@ def text(key: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
-def t(key: str, **fmt: object) -> str:
+def tr(key: str, **fmt: object) -> str:
     """The string ``key`` in the current language, ``str.format``-ed with ``fmt`` when given."""
     s = text(key, current())
     return s.format(**fmt) if fmt else s
@@ -138,7 +138,7 @@ def spinning(key: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(fn)
         def run(*args: object, **kwargs: object) -> R:
-            with st.spinner(t(key)):
+            with st.spinner(tr(key)):
                 return fn(*args, **kwargs)
 
         return run
@@ -155,7 +155,7 @@ class Labels(Mapping[str, str]):
         self._ids = dict(ids)
 
     def __getitem__(self, option: str) -> str:
-        return t(self._ids[option])
+        return tr(self._ids[option])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._ids)
@@ -197,5 +197,5 @@ def language_switch() -> None:
     """The sidebar's English | 中文 switch; a change is kept in the session and in the URL."""
     st.session_state[_WIDGET] = current()
     st.segmented_control(
-        t("lang.switch"), list(LANGUAGES), format_func=LANGUAGES.get, required=True, key=_WIDGET, on_change=_switched
+        tr("lang.switch"), list(LANGUAGES), format_func=LANGUAGES.get, required=True, key=_WIDGET, on_change=_switched
     )

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.state import linked
 from ui.tokens import input_error, md_escape
 from ui.work_queue import heavy_slot
@@ -90,10 +90,10 @@ def _progress_panel(model: str) -> None:
     """Polled every second while the conversion runs; reruns the page when it is over."""
     job = conversion(model)
     if job.running:
-        stage = t(f"llm_explorer.stage.{job.stage}") if job.stage in STAGES else job.stage
+        stage = tr(f"llm_explorer.stage.{job.stage}") if job.stage in STAGES else job.stage
         st.progress(
             STAGES.index(job.stage) / (len(STAGES) - 1) if job.stage in STAGES else 0.0,
-            text=t("llm_explorer.converting", stage=stage, elapsed=time.monotonic() - job.started),
+            text=tr("llm_explorer.converting", stage=stage, elapsed=time.monotonic() - job.started),
         )
     elif job.thread is not None:
         st.rerun(scope="app")
@@ -107,14 +107,14 @@ def package_problem(model: str = "smollm2") -> str:
     try:
         check_installed(model)
     except LLMError as exc:
-        return t("llm_explorer.no_package", error=input_error(exc))
+        return tr("llm_explorer.no_package", error=input_error(exc))
     return ""
 
 
 def load_failure(exc: Exception) -> str:
     """A failed load or run of the model (an LLMError such as "not converted", or the library's
     OSError/ValueError), in the reader's language and escaped."""
-    return t("llm_explorer.load_failed", error=input_error(exc))
+    return tr("llm_explorer.load_failed", error=input_error(exc))
 
 
 def licence_notice(model: str) -> str:
@@ -122,7 +122,7 @@ def licence_notice(model: str) -> str:
     wherever the model is used."""
     from models.inference.llm import spec_of
 
-    return t(f"llm.licence.{model}") if spec_of(model).notice else ""
+    return tr(f"llm.licence.{model}") if spec_of(model).notice else ""
 
 
 def model_names() -> tuple[str, ...]:
@@ -141,18 +141,18 @@ def choose_model() -> str:
     for name in model_names():
         if name not in ready:
             spec = spec_of(name)
-            st.caption(t(f"llm_explorer.optional.{name}", install=spec.install_command, command=spec.prepare_command))
+            st.caption(tr(f"llm_explorer.optional.{name}", install=spec.install_command, command=spec.prepare_command))
     if len(ready) == 1:
         return MODEL_NAME
     return str(
         linked(
             st.segmented_control,
-            t("llm_explorer.model"),
+            tr("llm_explorer.model"),
             ready,
             default=MODEL_NAME,
             required=True,
             key="llm_model",
-            format_func=lambda name: t(f"llm_explorer.model.{name}"),
+            format_func=lambda name: tr(f"llm_explorer.model.{name}"),
         )
     )
 
@@ -168,14 +168,14 @@ def ready_model(model: str = "smollm2"):
     job = conversion(model)
     if not is_converted(model=model):
         if job.error:
-            st.error(t("llm_explorer.convert_failed", error=md_escape(job.error)))
-        st.warning(t("llm_explorer.not_converted", command=spec_of(model).prepare_command))
+            st.error(tr("llm_explorer.convert_failed", error=md_escape(job.error)))
+        st.warning(tr("llm_explorer.not_converted", command=spec_of(model).prepare_command))
         st.button(
-            t("llm_explorer.convert"),
+            tr("llm_explorer.convert"),
             key="llm_convert",
             on_click=job.start,
             disabled=job.running,
-            help=t("llm_explorer.convert_help"),
+            help=tr("llm_explorer.convert_help"),
             type="primary",
         )
         if job.running:
@@ -184,7 +184,7 @@ def ready_model(model: str = "smollm2"):
     if notice := licence_notice(model):
         st.caption(notice)
     try:
-        with st.spinner(t("llm_explorer.loading", model=t(f"llm_explorer.model.{model}"))):
+        with st.spinner(tr("llm_explorer.loading", model=tr(f"llm_explorer.model.{model}"))):
             return shared_llm(model)
     except (LLMError, OSError, ValueError) as exc:
         st.error(load_failure(exc))
@@ -251,7 +251,7 @@ def chinese_notice(model: str, prompt_tokens: Sequence[str]) -> None:
         return
     chars, pieces, fragments = chinese_reading(prompt_tokens)
     if chars:
-        st.info(t("llm_explorer.no_chinese", chars=chars, pieces=pieces, fragments=fragments))
+        st.info(tr("llm_explorer.no_chinese", chars=chars, pieces=pieces, fragments=fragments))
 
 
 def visible(tokens: list[str]) -> list[str]:
@@ -286,9 +286,9 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
         matrix,
         visible(trace.tokens[: shown.position]),
         labels,
-        title=t("llm_explorer.fig.step", token=visible([shown.token])[0], n=step + 1),
-        x_title=t("llm_explorer.axis.key"),
-        y_title=t(y_title),
+        title=tr("llm_explorer.fig.step", token=visible([shown.token])[0], n=step + 1),
+        x_title=tr("llm_explorer.axis.key"),
+        y_title=tr(y_title),
         height=420 if rows == "layers" else 340,
         texts=figure_texts(),
         width=width,
@@ -349,7 +349,7 @@ class KVCache:
         keeping every token ("" for a model without)."""
         if not llm.sliding_window:
             return ""
-        return t(
+        return tr(
             "llm_explorer.gqa.window",
             local=len(llm.local_layers),
             window=llm.sliding_window,
@@ -362,7 +362,7 @@ class KVCache:
 
     def summary(self) -> str:
         """One line: per token and at the context length, against full multi-head attention."""
-        return t(
+        return tr(
             "llm_explorer.gqa.summary",
             per_token=self.per_token[0],
             n=self.context,
@@ -380,9 +380,9 @@ def gqa_view(llm: LLM, size: int, context: int) -> tuple[go.Figure, KVCache]:
 
     figure = gqa_figure(
         gqa_groups(llm.n_heads, llm.n_kv_heads),
-        title=t("llm_explorer.gqa.fig"),
-        x_title=t("llm_explorer.gqa.x"),
-        y_title=t("llm_explorer.gqa.y"),
+        title=tr("llm_explorer.gqa.fig"),
+        x_title=tr("llm_explorer.gqa.x"),
+        y_title=tr("llm_explorer.gqa.y"),
     )
     cache = KVCache(
         kv_cache_bytes(llm.n_layers, llm.n_kv_heads, llm.head_dim, size),
@@ -424,19 +424,19 @@ def rope_view(llm: LLM, pair: int, n_positions: int) -> RopeView:
             demo.pair("q", pair),
             demo.pair("k", pair)[0],
             list(range(n_positions)),
-            title=t("llm_explorer.rope.fig.pair", i=pair, last=n_positions - 1),
-            q_label=t("llm_explorer.rope.q"),
-            k_label=t("llm_explorer.rope.k"),
+            title=tr("llm_explorer.rope.fig.pair", i=pair, last=n_positions - 1),
+            q_label=tr("llm_explorer.rope.q"),
+            k_label=tr("llm_explorer.rope.k"),
         ),
         wavelength_figure(
             demo.theta,
             llm.max_positions,
-            title=t("llm_explorer.rope.fig.wave"),
-            x_title=t("llm_explorer.rope.x"),
-            y_title=t("llm_explorer.rope.y"),
-            context_label=t("llm_explorer.rope.context", n=llm.max_positions),
+            title=tr("llm_explorer.rope.fig.wave"),
+            x_title=tr("llm_explorer.rope.x"),
+            y_title=tr("llm_explorer.rope.y"),
+            context_label=tr("llm_explorer.rope.context", n=llm.max_positions),
         ),
-        position_score_figure(demo.scores, title=t("llm_explorer.rope.fig.scores"), texts=figure_texts()),
+        position_score_figure(demo.scores, title=tr("llm_explorer.rope.fig.scores"), texts=figure_texts()),
         float(demo.theta[pair]),
         max(float(np.ptp(np.diagonal(demo.scores, k))) for k in range(-n_positions + 1, n_positions)),
     )
@@ -447,7 +447,7 @@ def rope_bases(llm: LLM) -> str:
     the RoPE views show the global one); "" for a model with one base."""
     if llm.rope_local_theta is None:
         return ""
-    return t(
+    return tr(
         "llm_explorer.rope.two_bases",
         local=llm.rope_local_theta,
         local_layers=", ".join(str(i + 1) for i in llm.local_layers),
@@ -464,9 +464,9 @@ def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
 
     return score_grid_figure(
         getattr(scores, kind),
-        title=t("llm_explorer.heads.fig", kind=t(f"llm_explorer.kind.{kind}")),
-        x_title=t("llm_explorer.axis.head"),
-        y_title=t("llm_explorer.axis.layer"),
+        title=tr("llm_explorer.heads.fig", kind=tr(f"llm_explorer.kind.{kind}")),
+        x_title=tr("llm_explorer.axis.head"),
+        y_title=tr("llm_explorer.axis.layer"),
         best=scores.best(kind, 5),
         height=height,
         texts=figure_texts(),

@@ -36,7 +36,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.export import file_stem, toolbar_dictionary
-from ui.i18n import current, t
+from ui.i18n import current, tr
 from viz_core.export import localized
 from viz_core.style import use_lab_template
 
@@ -269,7 +269,7 @@ def chart(
     with where if where is not None else nullcontext():
         error = _served()
         if error:
-            st.error(t("plot.no_js", error=error))
+            st.error(tr("plot.no_js", error=error))
             return
         spec, revision = figure_spec(fig)
         lang = current()
@@ -282,8 +282,8 @@ def chart(
             "filename": filename,
             "select": on_select is not None,
             "stretch": stretch,
-            "fullscreen": t("plot.fullscreen"),
-            "failed": t("plot.failed"),
+            "fullscreen": tr("plot.fullscreen"),
+            "failed": tr("plot.failed"),
         }
         events = {} if on_select is None else {"default": {"selection": None}, "on_selection_change": on_select}
         _figure(key=key, data=data, height="stretch" if stretch else "content", **events)

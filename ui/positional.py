@@ -12,7 +12,7 @@ from models.checkpoints import LoadedTransformer, load_transformer
 from models.lessons import positional as pos_enc
 from ui.checkpoints import load_or_message
 from ui.export import PLOT
-from ui.i18n import figure_texts, spinning, t
+from ui.i18n import figure_texts, spinning, tr
 from ui.plot import chart
 from viz_core import positional as viz
 
@@ -71,7 +71,7 @@ def _load(name: str) -> LoadedTransformer:
 
 def score_model() -> LoadedTransformer | str:
     """The shared read-only tf-en-fr, or a one-line message naming the missing or bad file."""
-    return load_or_message(_load, SCORE_MODEL, t("p3.model_missing_hint"))
+    return load_or_message(_load, SCORE_MODEL, tr("positional.model_missing_hint"))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -88,25 +88,27 @@ def model_scores(name: str, layer: int, head: int) -> pos_enc.ModelPositionScore
 
 def explain_sinusoids() -> None:
     """Each sine/cosine pair is one frequency: fast ones tell near positions apart, slow ones far ones."""
-    st.markdown(t("p3.explain.sinusoids"))
+    st.markdown(tr("positional.explain.sinusoids"))
 
 
 def explain_wavelengths(container, wavelengths: np.ndarray, d_model: int) -> None:
     """The wavelengths of the pairs form a geometric progression (next to the wavelength chart)."""
     ratio = 10000 ** (2 / d_model)
     container.markdown(
-        t("p3.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2, d1=d_model - 1)
+        tr("positional.explain.wavelengths", ratio=ratio, longest=wavelengths[-1], d2=d_model - 2, d1=d_model - 1)
     )
 
 
 def explain_offsets(offset_spread: np.ndarray) -> None:
     """PE(pos)·PE(pos + k) depends on the offset k only, and is the same for +k and −k."""
-    st.markdown(t("p3.explain.offsets", spread=offset_spread.max()))
+    st.markdown(tr("positional.explain.offsets", spread=offset_spread.max()))
 
 
 def model_score_formula() -> None:
     """The position-only part of a trained head's score, as the figure computes it."""
-    st.latex(r"s^{pos}_{ij} = \frac{(W_Q\, PE_i)\cdot(W_K\, PE_j)}{\sqrt{d_k}}\qquad" + t("p3.rot.formula_note"))
+    st.latex(
+        r"s^{pos}_{ij} = \frac{(W_Q\, PE_i)\cdot(W_K\, PE_j)}{\sqrt{d_k}}\qquad" + tr("positional.rot.formula_note")
+    )
 
 
 def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
@@ -114,8 +116,8 @@ def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
     (i1, j1), (i2, j2) = result.worst_low, result.worst_high
     s = result.scores
     st.caption(
-        t(
-            "p3.score.caption",
+        tr(
+            "positional.score.caption",
             layer=result.layer,
             head=result.head + 1,
             last=result.scores.shape[0] - 1,
@@ -123,10 +125,10 @@ def explain_model_scores(result: pos_enc.ModelPositionScores) -> None:
             peak=result.peak,
         )
     )
-    layer_note = t("p3.score.layer0_note" if result.layer == 0 else "p3.score.layer1_note")
+    layer_note = tr("positional.score.layer0_note" if result.layer == 0 else "positional.score.layer1_note")
     st.markdown(
-        t(
-            "p3.explain.model_scores",
+        tr(
+            "positional.explain.model_scores",
             offset=result.worst_offset,
             low=s[i1, j1],
             i1=i1,
@@ -157,47 +159,57 @@ def rotation_formulas() -> None:
 def rotation_metrics(check: pos_enc.RotationCheck, k: int, length: int) -> None:
     """How exactly M_k maps PE(pos) to PE(pos + k): for this k, for every k, and in float32."""
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("p3.rot.err_k", k=k), f"{check.max_error:.1e}", help=t("p3.rot.err_k_help", last=length - 1))
-    m2.metric(t("p3.rot.err_all", last=length - 1), f"{check.max_error_by_k.max():.1e}", help=t("p3.rot.err_all_help"))
-    m3.metric(t("p3.rot.err_f32", k=k), f"{check.max_error_float32:.1e}", help=t("p3.rot.err_f32_help"))
+    m1.metric(
+        tr("positional.rot.err_k", k=k), f"{check.max_error:.1e}", help=tr("positional.rot.err_k_help", last=length - 1)
+    )
+    m2.metric(
+        tr("positional.rot.err_all", last=length - 1),
+        f"{check.max_error_by_k.max():.1e}",
+        help=tr("positional.rot.err_all_help"),
+    )
+    m3.metric(
+        tr("positional.rot.err_f32", k=k), f"{check.max_error_float32:.1e}", help=tr("positional.rot.err_f32_help")
+    )
 
 
 def explain_rotation(container) -> None:
     """Why one fixed M_k per shift lets a linear layer attend by relative offset."""
-    container.markdown(t("p3.explain.rotation"))
+    container.markdown(tr("positional.explain.rotation"))
 
 
 def explain_embeddings() -> None:
     """Why the Transformer multiplies its word embeddings by √d_model before adding PE, and how
     our models differ from the paper's setup."""
-    st.markdown(t("p3.explain.embeddings"))
-    st.info(t("p3.emb.differ"), icon=":material/info:")
+    st.markdown(tr("positional.explain.embeddings"))
+    st.info(tr("positional.emb.differ"), icon=":material/info:")
 
 
 def scheme_titles(learned: pos_enc.LearnedPositions | None) -> dict[str, str]:
     """Subplot titles that say what each map is (not every map is an attention score)."""
-    source = Path(learned.path).parent.name if learned is not None else t("p3.sch.title.learned_source")
+    source = Path(learned.path).parent.name if learned is not None else tr("positional.sch.title.learned_source")
     return {
-        "Learned (absolute)": t("p3.sch.title.learned", source=source),
-        "Sinusoidal (absolute)": t("p3.sch.title.sinusoidal"),
-        "Transformer-XL (relative)": t("p3.sch.title.xl"),
-        "RoPE": t("p3.sch.title.rope"),
-        "ALiBi": t("p3.sch.title.alibi"),
+        "Learned (absolute)": tr("positional.sch.title.learned", source=source),
+        "Sinusoidal (absolute)": tr("positional.sch.title.sinusoidal"),
+        "Transformer-XL (relative)": tr("positional.sch.title.xl"),
+        "RoPE": tr("positional.sch.title.rope"),
+        "ALiBi": tr("positional.sch.title.alibi"),
     }
 
 
 def explain_scheme_maps(learned: pos_enc.LearnedPositions | None) -> None:
     """What the scheme maps show and how they were made."""
-    learned_note = t("p3.sch.learned_note", source=Path(learned.path).parent.name) if learned is not None else ""
-    st.caption(t("p3.sch.caption", learned_note=learned_note))
+    learned_note = (
+        tr("positional.sch.learned_note", source=Path(learned.path).parent.name) if learned is not None else ""
+    )
+    st.caption(tr("positional.sch.caption", learned_note=learned_note))
 
 
 def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, train_len: int, head: int) -> None:
     """How each scheme behaves past the training length (in ``container``; ALiBi ``head`` is
     1-based), then the RoPE, ALiBi and Transformer-XL formulas."""
     container.markdown(
-        t(
-            "p3.explain.schemes",
+        tr(
+            "positional.explain.schemes",
             unseen=result.rope_unseen_pairs,
             pairs=d_model // 2,
             train_len=train_len,
@@ -216,13 +228,13 @@ def explain_schemes(container, result: pos_enc.SchemeComparison, d_model: int, t
 
 def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
     """A shipped checkpoint's learned position table, or where such a table would come from."""
-    st.markdown(t("p3.learned.header"))
+    st.markdown(tr("positional.learned.header"))
     if learned is None:
-        st.info(t("p3.learned.none"), icon=":material/inventory_2:")
+        st.info(tr("positional.learned.none"), icon=":material/inventory_2:")
     else:
         st.caption(
-            t(
-                "p3.learned.caption",
+            tr(
+                "positional.learned.caption",
                 name=Path(learned.path).parent.name,
                 tensor=learned.tensor_name,
                 rows=learned.matrix.shape[0],
@@ -230,7 +242,7 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
             )
         )
         chart(
-            viz.learned_figure(learned.matrix, t("p3.fig.learned"), texts=figure_texts()),
+            viz.learned_figure(learned.matrix, tr("positional.fig.learned"), texts=figure_texts()),
             key="sch_learned",
             config=PLOT,
         )
@@ -238,5 +250,5 @@ def learned_positions_view(learned: pos_enc.LearnedPositions | None) -> None:
 
 def explain_padding() -> None:
     """The PAD convention (position id 0, a zero row), and what our Transformers do instead."""
-    st.markdown(t("p3.explain.padding"))
-    st.info(t("p3.pad.differ"), icon=":material/info:")
+    st.markdown(tr("positional.explain.padding"))
+    st.info(tr("positional.pad.differ"), icon=":material/info:")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import streamlit as st
 
-from ui.i18n import Labels, t
+from ui.i18n import Labels, tr
 from ui.state import checked, linked
 from ui.tokens import md_escape
 
@@ -190,58 +190,58 @@ def _reset(page: str) -> None:
 
 def quiz_toggle(page: str) -> bool:
     """The toggle "Quiz: predict, then reveal", kept in the URL as ``?{page}_quiz=true``."""
-    return checked(st.toggle, t("quiz.toggle"), key=f"{page}_quiz", help=t("quiz.toggle_help"), bind="query-params")
+    return checked(st.toggle, tr("quiz.toggle"), key=f"{page}_quiz", help=tr("quiz.toggle_help"), bind="query-params")
 
 
 def score_line(page: str) -> None:
     """The running score of this page and its reset button."""
     board = _board(page)
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.markdown(t("quiz.score", right=sum(v.right for v in board.values()), total=len(board)))
+        st.markdown(tr("quiz.score", right=sum(v.right for v in board.values()), total=len(board)))
         st.button(
-            t("quiz.reset"),
+            tr("quiz.reset"),
             key=f"{page}_quiz_reset",
             on_click=_reset,
             args=(page,),
             type="tertiary",
             icon=":material/restart_alt:",
-            help=t("quiz.reset_help"),
+            help=tr("quiz.reset_help"),
         )
 
 
 def reveal(v: Verdict) -> None:
     """Right or wrong, the model's answer and where the guess ranked, in the model's own numbers."""
     guess, answer = md_escape(v.guess), md_escape(v.answer)
-    lines = [t("quiz.right" if v.right else "quiz.wrong")]
+    lines = [tr("quiz.right" if v.right else "quiz.wrong")]
     if v.kind == "look":
-        lines.append(t("quiz.answer.look", answer=answer, weight=v.answer_weight))
+        lines.append(tr("quiz.answer.look", answer=answer, weight=v.answer_weight))
         if not v.right:
-            lines.append(t("quiz.guess.look", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of))
+            lines.append(tr("quiz.guess.look", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of))
     else:
         lines.append(
-            t("quiz.answer.masked", answer=answer)
+            tr("quiz.answer.masked", answer=answer)
             if v.kind == "masked"
-            else t("quiz.answer.write_out", answer=answer, n=v.of)
+            else tr("quiz.answer.write_out", answer=answer, n=v.of)
             if v.answer_weight is None
-            else t("quiz.answer.write", answer=answer, weight=v.answer_weight)
+            else tr("quiz.answer.write", answer=answer, weight=v.answer_weight)
         )
         if not v.right:
             lines.append(
-                t("quiz.guess.out", guess=guess, n=v.of)
+                tr("quiz.guess.out", guess=guess, n=v.of)
                 if v.guess_weight is None or v.rank is None
-                else t("quiz.guess.p", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of)
+                else tr("quiz.guess.p", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of)
             )
         if v.kind == "masked":
             lines.append(
-                t(
+                tr(
                     "quiz.top.masked",
                     top=md_escape(v.top),
                     weight=v.top_weight,
-                    verdict=t("quiz.model_right" if same_piece(v.top, v.answer) else "quiz.model_wrong"),
+                    verdict=tr("quiz.model_right" if same_piece(v.top, v.answer) else "quiz.model_wrong"),
                 )
             )
         elif v.top is not None:
-            lines.append(t("quiz.top", top=md_escape(v.top), weight=v.top_weight))
+            lines.append(tr("quiz.top", top=md_escape(v.top), weight=v.top_weight))
     if v.right:
         st.success("  \n".join(lines), icon=":material/check_circle:")
     else:
@@ -263,7 +263,7 @@ def _ask(
     label = dict(zip(options, labels))
     checked(
         st.pills,
-        t("quiz.pick"),
+        tr("quiz.pick"),
         list(options),
         format_func=lambda o: md_escape(label[o]),
         key=key,
@@ -273,7 +273,7 @@ def _ask(
     if typed:
         checked(
             st.text_input,
-            t("quiz.type"),
+            tr("quiz.type"),
             key=f"{key}_typed",
             max_chars=60,
             on_change=_record,
@@ -307,7 +307,7 @@ def step_quiz(
         kind = (
             linked(
                 st.segmented_control,
-                t("quiz.kind"),
+                tr("quiz.kind"),
                 list(KINDS),
                 format_func=KINDS.get,
                 default="look",
@@ -317,7 +317,7 @@ def step_quiz(
             or "look"
         )
     elif src_tokens is not None:  # a seq2seq model without attention
-        st.caption(t("quiz.no_attention"))
+        st.caption(tr("quiz.no_attention"))
     qid = _question_id(origin, kind, step)
     verdict = _board(page).get(qid)
     if verdict is not None:
@@ -326,7 +326,7 @@ def step_quiz(
         _ask(
             page,
             qid,
-            t("quiz.ask.look", step=step + 1),
+            tr("quiz.ask.look", step=step + 1),
             range(len(src_tokens)),
             _position_labels(src_tokens),
             partial(judge_look, alpha=np.asarray(alpha), src_tokens=list(src_tokens)),
@@ -336,7 +336,7 @@ def step_quiz(
         _ask(
             page,
             qid,
-            t("quiz.ask.write", step=step + 1),
+            tr("quiz.ask.write", step=step + 1),
             options,
             options,
             partial(
@@ -348,7 +348,7 @@ def step_quiz(
             ),
         )
     if verdict is None:
-        st.caption(t("quiz.hidden"))
+        st.caption(tr("quiz.hidden"))
     score_line(page)
     return verdict is not None
 
@@ -370,7 +370,7 @@ def masked_quiz(page: str, origin: Hashable, rows: Sequence[PredictionRow]) -> s
         _ask(
             page,
             ids[r.position],
-            t("quiz.ask.masked", i=len(targets) - len(waiting) + 1, n=len(targets), pos=r.position),
+            tr("quiz.ask.masked", i=len(targets) - len(waiting) + 1, n=len(targets), pos=r.position),
             options,
             options,
             partial(
@@ -384,6 +384,6 @@ def masked_quiz(page: str, origin: Hashable, rows: Sequence[PredictionRow]) -> s
             typed=True,
         )
     elif targets:
-        st.caption(t("quiz.all_done"))
+        st.caption(tr("quiz.all_done"))
     score_line(page)
     return hidden

@@ -14,13 +14,13 @@ from models.inference.traces import DecodingTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT
-from ui.i18n import Labels, current, figure_texts, spinning, t
+from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.seq2seq import attention_heatmap
 
-MODES = Labels({mode: f"p2.mode.{mode}" for mode in ("soft", "hard")})
+MODES = Labels({mode: f"seq2seq.mode.{mode}" for mode in ("soft", "hard")})
 
 
 def model_choices() -> list[tuple[str, str]]:
@@ -80,7 +80,7 @@ def heatmap_texts(name: str) -> Mapping[str, str]:
     texts = figure_texts()
     if model_data(name)[1] != "zh":
         return texts
-    return {**texts, "s2s.x": t("p2.axis.source_zh"), "s2s.y": t("p2.axis.target_en")}
+    return {**texts, "s2s.x": tr("seq2seq.axis.source_zh"), "s2s.y": tr("seq2seq.axis.target_en")}
 
 
 def follow_model(text_key: str, model_key: str) -> None:
@@ -150,11 +150,11 @@ def forced_token_picker(
         st.session_state[key] = None
 
     others = {c: float(p) for c, p in zip(candidates, probs) if c != tokens[step]}
-    st.caption(t("wi.emitted", step=step + 1, token=md_escape(tokens[step])))
+    st.caption(tr("wi.emitted", step=step + 1, token=md_escape(tokens[step])))
     pick_key, type_key = f"{key}_pick_{step}", f"{key}_typed_{step}"
     checked(
         st.pills,
-        t("wi.pick", k=len(candidates), step=step + 1),
+        tr("wi.pick", k=len(candidates), step=step + 1),
         list(others),
         format_func=lambda c: f"{md_escape(c)}  {percent(others[c])}",
         key=pick_key,
@@ -165,16 +165,16 @@ def forced_token_picker(
     type_col, reset_col = st.columns([2, 3], vertical_alignment="bottom")
     checked(
         type_col.text_input,
-        t("wi.type"),
+        tr("wi.type"),
         key=type_key,
         on_change=chosen,
         args=(type_key,),
-        placeholder=t("wi.type_placeholder"),
+        placeholder=tr("wi.type_placeholder"),
         max_chars=60,
     )
     if state is None:
         return None
-    reset_col.button(t("wi.reset"), key=f"{key}_reset", on_click=forget)
+    reset_col.button(tr("wi.reset"), key=f"{key}_reset", on_click=forget)
     return state["step"], typed_token(state["token"]) if state["typed"] else state["token"]
 
 
@@ -188,7 +188,7 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
     beside the original (the shown hypothesis; the what-if continues greedily)."""
     hyp = trace.best
     origin = (trace.model, trace.mode, text, tuple(hyp.tokens))
-    with st.expander(t("wi.expander"), icon=":material/alt_route:"):
+    with st.expander(tr("wi.expander"), icon=":material/alt_route:"):
         try:
             choice = forced_token_picker(
                 "s2s_what_if", hyp.tokens, hyp.topk_tokens[shown], hyp.topk_probs[shown], shown, origin
@@ -201,13 +201,13 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
             st.warning(input_error(exc), icon="⚠️")
             return
         columns = st.columns(2) if len(trace.src_tokens) <= 14 else [st.container(), st.container()]
-        runs = [(t("wi.original"), hyp), (t("wi.forced", step=step + 1, token=token), what_if.best)]
+        runs = [(tr("wi.original"), hyp), (tr("wi.forced", step=step + 1, token=token), what_if.best)]
         for col, (name, h) in zip(columns, runs):
             with col:
                 st.markdown(f"**{md_escape(name)}** — {md_escape(label)}")
                 st.text(display_text(h.tokens))
                 if h.attention is None:
-                    st.info(t("wi.no_attention"))
+                    st.info(tr("wi.no_attention"))
                     continue
                 rows = [f"{tok} ✎" if i == h.forced_step else tok for i, tok in enumerate(h.tokens)]
                 chart(
@@ -218,7 +218,7 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
                         step=min(shown, len(h.tokens) - 1),
                         src_unknown=trace.src_unknown,
                         positions=h.positions,
-                        title=t("wi.fig.original") if h is hyp else t("wi.fig.forced", step=step + 1),
+                        title=tr("wi.fig.original") if h is hyp else tr("wi.fig.forced", step=step + 1),
                         texts=heatmap_texts(trace.model),
                     ),
                     key="s2s_what_if_original" if h is hyp else "s2s_what_if_heatmap",
@@ -242,29 +242,29 @@ def bleu_chart() -> None:
     from models.checkpoints import load_results
     from viz_core.seq2seq import bleu_by_length_figure
 
-    st.subheader(t("p2.bleu.header"))
+    st.subheader(tr("seq2seq.bleu.header"))
     results = load_results()
     if not results or not results.get("models"):
-        st.info(t("p2.bleu.none"))
+        st.info(tr("seq2seq.bleu.none"))
         return
     models = [{**m, "label": label_of(m.get("name", ""), m["label"])} for m in results["models"]]
     chart(
-        bleu_by_length_figure({**results, "models": models}, title=t("p2.bleu.fig"), texts=figure_texts()),
+        bleu_by_length_figure({**results, "models": models}, title=tr("seq2seq.bleu.fig"), texts=figure_texts()),
         key="bleu_by_length",
         config=PLOT,
     )
     rows = [
         {
-            t("p2.bleu.col.model"): m["label"],
-            t("p2.bleu.col.bleu"): m["bleu"],
-            t("p2.bleu.col.aer"): m["aer"],
-            t("p2.bleu.col.exact"): m["exact_match"],
-            t("p2.bleu.col.seconds"): m["train_seconds"],
+            tr("seq2seq.bleu.col.model"): m["label"],
+            tr("seq2seq.bleu.col.bleu"): m["bleu"],
+            tr("seq2seq.bleu.col.aer"): m["aer"],
+            tr("seq2seq.bleu.col.exact"): m["exact_match"],
+            tr("seq2seq.bleu.col.seconds"): m["train_seconds"],
         }
         for m in models
     ]
     st.dataframe(rows, hide_index=True)
-    st.caption(t("p2.bleu.caption", command=results.get("command", "python -m models.evaluate")))
+    st.caption(tr("seq2seq.bleu.caption", command=results.get("command", "python -m models.evaluate")))
     real_scores(results)
 
 
@@ -274,36 +274,36 @@ def real_scores(results: dict, corpus: str | None = None) -> None:
     real = {c: part for c, part in (results.get("real") or {}).items() if corpus in (None, c)}
     if not real:
         return
-    st.subheader(t("p2.real.header"))
+    st.subheader(tr("seq2seq.real.header"))
     for part in real.values():
         data = str(part.get("data", ""))
-        st.markdown(md_escape(model_text("p2.real.title", {"data": data, "n": part.get("n_test", 0)}, data)))
+        st.markdown(md_escape(model_text("seq2seq.real.title", {"data": data, "n": part.get("n_test", 0)}, data)))
         models = part.get("models", [])
         reread = any("page" in m for m in models)  # the page re-reads typed text (HSK: re-segmented)
         rows = [
             {
-                t("p2.bleu.col.model"): label_of(m.get("name", ""), m.get("label", "")),
-                t("p2.bleu.col.bleu"): page_scores(m).get("bleu"),
-                t("p2.real.col.chrf"): page_scores(m).get("chrf"),
-                **({t("p2.real.col.corpus_bleu"): m.get("bleu")} if reread else {}),
-                t("p2.bleu.col.seconds"): m.get("train_seconds"),
+                tr("seq2seq.bleu.col.model"): label_of(m.get("name", ""), m.get("label", "")),
+                tr("seq2seq.bleu.col.bleu"): page_scores(m).get("bleu"),
+                tr("seq2seq.real.col.chrf"): page_scores(m).get("chrf"),
+                **({tr("seq2seq.real.col.corpus_bleu"): m.get("bleu")} if reread else {}),
+                tr("seq2seq.bleu.col.seconds"): m.get("train_seconds"),
             }
             for m in models
         ]
         copy = part.get("copy") or {}
         rows.append(
             {
-                t("p2.bleu.col.model"): t("p2.real.copy"),
-                t("p2.bleu.col.bleu"): copy.get("bleu"),
-                t("p2.real.col.chrf"): copy.get("chrf"),
-                **({t("p2.real.col.corpus_bleu"): copy.get("bleu")} if reread else {}),
-                t("p2.bleu.col.seconds"): None,
+                tr("seq2seq.bleu.col.model"): tr("seq2seq.real.copy"),
+                tr("seq2seq.bleu.col.bleu"): copy.get("bleu"),
+                tr("seq2seq.real.col.chrf"): copy.get("chrf"),
+                **({tr("seq2seq.real.col.corpus_bleu"): copy.get("bleu")} if reread else {}),
+                tr("seq2seq.bleu.col.seconds"): None,
             }
         )
         st.dataframe(rows, hide_index=True)
         if reread:
-            st.caption(t("p2.real.page_caption"))
-    st.caption(t("p2.real.caption", command=results.get("command", "python -m models.evaluate")))
+            st.caption(tr("seq2seq.real.page_caption"))
+    st.caption(tr("seq2seq.real.caption", command=results.get("command", "python -m models.evaluate")))
 
 
 def page_scores(row: dict) -> dict:
@@ -314,32 +314,32 @@ def page_scores(row: dict) -> dict:
 
 def explain() -> None:
     """The formulas, in the order each model applies them."""
-    st.subheader(t("p2.explain.header"))
-    st.markdown(t("p2.explain.intro"))
+    st.subheader(tr("seq2seq.explain.header"))
+    st.markdown(tr("seq2seq.explain.intro"))
     st.latex(
         r"e_{t,i} = \mathrm{score}(s, h_i) \qquad \alpha_{t,i} = \frac{\exp e_{t,i}}{\sum_j \exp e_{t,j}}"
         r"\qquad c_t = \sum_i \alpha_{t,i}\, h_i"
     )
-    st.markdown(t("p2.explain.bahdanau"))
+    st.markdown(tr("seq2seq.explain.bahdanau"))
     st.latex(r"e_{t,i} = v^\top \tanh(W s_{t-1} + U h_i) \qquad s_t = \mathrm{GRU}([y_{t-1}; c_t],\, s_{t-1})")
-    st.markdown(t("p2.explain.luong"))
+    st.markdown(tr("seq2seq.explain.luong"))
     st.latex(
         r"\mathrm{score}(s_t,h_i) \in \{\; s_t^\top h_i,\;\; s_t^\top W h_i,\;\; "
         r"v^\top \tanh(W[s_t; h_i]) \;\} \qquad \tilde h_t = \tanh(W_c [c_t; s_t])"
     )
-    st.markdown(t("p2.explain.none_hard"))
-    st.markdown(t("p2.explain.local"))
+    st.markdown(tr("seq2seq.explain.none_hard"))
+    st.markdown(tr("seq2seq.explain.local"))
     st.latex(r"\text{local-m: } a_t(s) = \underset{|s - t| \le D}{\mathrm{softmax}}\, e_{t,s}")
     st.latex(
         r"\text{local-p: } p_t = S\,\sigma(v_p^\top \tanh(W_p h_t)), \qquad "
         r"a_t(s) = \underset{|s - p_t| \le D}{\mathrm{softmax}}\, e_{t,s}\; e^{-\frac{(s - p_t)^2}{2\sigma^2}}"
     )
-    st.markdown(t("p2.explain.differ"))
+    st.markdown(tr("seq2seq.explain.differ"))
 
 
 def local_caption(cfg: Seq2SeqConfig) -> str:
     """What the diamonds on a local model's heatmap are."""
-    return t("p2.local_m" if cfg.alignment == "local-m" else "p2.local_p", w=cfg.window)
+    return tr("seq2seq.local_m" if cfg.alignment == "local-m" else "seq2seq.local_p", w=cfg.window)
 
 
 # --------------------------------------------------------------------------------------
@@ -376,43 +376,43 @@ def exposure_view() -> None:
     from models.checkpoints import load_results
     from viz_core.finetune import exposure_figure
 
-    st.subheader(t("p2.exp.header"))
-    st.markdown(t("p2.exp.intro"))
+    st.subheader(tr("seq2seq.exp.header"))
+    st.markdown(tr("seq2seq.exp.intro"))
     names = [n for n in FORCING_MODELS if n in shipped("seq2seq")]
     if not names:
-        st.info(t("p2.exp.none"))
+        st.info(tr("seq2seq.exp.none"))
         return
     part = (load_results() or {}).get("teacher_forcing") or {}
     if part.get("models"):
         rows = [
             {
-                t("p2.bleu.col.model"): label_of(m["name"], m["label"]),
-                t("p2.exp.col.ratio"): m["teacher_forcing"],
-                t("p2.bleu.col.bleu"): m["bleu"],
-                t("p2.bleu.col.exact"): m["exact_match"],
-                t("p2.exp.col.forced"): m["forced_token_accuracy"],
-                t("p2.exp.col.left"): m["left_gold_prefix"],
-                t("p2.exp.col.step"): m["mean_parting_step"],
+                tr("seq2seq.bleu.col.model"): label_of(m["name"], m["label"]),
+                tr("seq2seq.exp.col.ratio"): m["teacher_forcing"],
+                tr("seq2seq.bleu.col.bleu"): m["bleu"],
+                tr("seq2seq.bleu.col.exact"): m["exact_match"],
+                tr("seq2seq.exp.col.forced"): m["forced_token_accuracy"],
+                tr("seq2seq.exp.col.left"): m["left_gold_prefix"],
+                tr("seq2seq.exp.col.step"): m["mean_parting_step"],
             }
             for m in part["models"]
         ]
         st.dataframe(rows, hide_index=True)
-        st.caption(t("p2.exp.table_caption", n=part["models"][0]["n_test"]))
-    name = st.selectbox(t("p2.exp.model"), names, format_func=lambda n: label_of(n, n), key="exp_model")
+        st.caption(tr("seq2seq.exp.table_caption", n=part["models"][0]["n_test"]))
+    name = st.selectbox(tr("seq2seq.exp.model"), names, format_func=lambda n: label_of(n, n), key="exp_model")
     index = int(
         st.number_input(
-            t("p2.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name), step=1, key="exp_index"
+            tr("seq2seq.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name), step=1, key="exp_index"
         )
     )
     trace = _exposure(name, index)
-    st.markdown(t("p2.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
+    st.markdown(tr("seq2seq.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
-        st.info(t("p2.exp.same"), icon=":material/check:")
+        st.info(tr("seq2seq.exp.same"), icon=":material/check:")
     else:
         st.info(
-            t(
-                "p2.exp.parted",
+            tr(
+                "seq2seq.exp.parted",
                 step=trace.parted,
                 gold=md_escape(trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>"),
                 own=md_escape(trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—"),
@@ -422,10 +422,10 @@ def exposure_view() -> None:
     n = max(len(trace.forced_tokens), len(trace.free_tokens))
     rows = [
         {
-            t("p2.exp.col.t"): k,
-            t("p2.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
-            t("p2.exp.col.forced_word"): trace.forced_tokens[k] if k < len(trace.forced_tokens) else "",
-            t("p2.exp.col.free_word"): trace.free_tokens[k] if k < len(trace.free_tokens) else "",
+            tr("seq2seq.exp.col.t"): k,
+            tr("seq2seq.exp.col.gold"): (trace.gold + ["</s>"])[k] if k <= len(trace.gold) else "",
+            tr("seq2seq.exp.col.forced_word"): trace.forced_tokens[k] if k < len(trace.forced_tokens) else "",
+            tr("seq2seq.exp.col.free_word"): trace.free_tokens[k] if k < len(trace.free_tokens) else "",
         }
         for k in range(n)
     ]
@@ -439,9 +439,9 @@ def exposure_view() -> None:
                 trace.forced_attention,
                 trace.free_attention,
                 trace.parted,
-                [t("p2.exp.forced"), t("p2.exp.free")],
-                t("p2.exp.fig"),
-                t("p2.exp.fig.parted"),
+                [tr("seq2seq.exp.forced"), tr("seq2seq.exp.free")],
+                tr("seq2seq.exp.fig"),
+                tr("seq2seq.exp.fig.parted"),
                 texts=figure_texts(),
             ),
             key="exposure_attention",

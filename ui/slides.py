@@ -18,7 +18,7 @@ import streamlit as st
 
 from ui.heap import upkeep
 from ui.i18n import current, figure_texts
-from ui.i18n import t as tr  # t is the step in the slides' draw(t)
+from ui.i18n import tr
 from ui.tokens import md_escape
 from ui.views import bert as bert_view
 from ui.views import foundations as foundations_view

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from ui.i18n import LANGUAGES, reading, t, text
+from ui.i18n import LANGUAGES, reading, tr, text
 from ui.tokens import md_escape
 
 _SHOWN = 40  # characters of a rejected URL value quoted in the notice
@@ -78,7 +78,7 @@ _NOTICES = "state_link_notices"  # session key: the link notices of the page's l
 def url_notice(what: str, raw: str, instead: str | None = None) -> None:
     """The one-line notice for a link value that is not used as given (``instead``: what is shown,
     the default when None), in the reader's language; kept for :func:`replay_notices`."""
-    message = t("state.notice", what=what, raw=quoted(raw), instead=instead or t("state.default"))
+    message = tr("state.notice", what=what, raw=quoted(raw), instead=instead or tr("state.default"))
     notices = st.session_state.get(_NOTICES)
     if isinstance(notices, list) and len(notices) < 50:
         notices.append(message)
@@ -133,11 +133,11 @@ def url_check(
         if not _passes(accept.value, value):
             del st.session_state[key]
             st.info(
-                t(
+                tr(
                     "state.session_notice",
                     what=what,
                     raw=quoted(value if isinstance(value, str) else repr(value)),
-                    instead=t("state.default"),
+                    instead=tr("state.default"),
                 ),
                 icon=":material/settings_backup_restore:",
             )
@@ -420,19 +420,19 @@ def topic_tabs(title_ids: Sequence[str], sections: Sequence[Callable[[], None]])
     (``?topic=heads``: the same link in every language; a refused value falls back with a notice);
     only the open tab's section runs, as a fragment: its own widgets rerun it alone (a section whose
     widget changes what the page computed above it calls ``st.rerun()``)."""
-    titles = [t(i) for i in title_ids]
+    titles = [tr(i) for i in title_ids]
     index = None
     shown = st.session_state.get("topic")  # the tab open in the last run (a title, in that run's language)
     if isinstance(shown, str) and (index := topic_of(shown, title_ids)) is not None:
         if shown != titles[index]:  # the reader switched language: the same tab, by its title in this one
             del st.session_state["topic"]
     else:
-        url_check("topic", labels(titles), t("state.topic"), url=False)  # a hostile value: one notice
+        url_check("topic", labels(titles), tr("state.topic"), url=False)  # a hostile value: one notice
         if "topic" not in st.session_state and "topic" in st.query_params:
             raw = st.query_params.get_all("topic")[-1]
             index = topic_of(raw, title_ids)
             if index is None:
-                url_notice(t("state.topic"), raw, f"“{titles[0]}”")
+                url_notice(tr("state.topic"), raw, f"“{titles[0]}”")
     # The open tab is also the default: a rerun whose browser reports no tab keeps it open.
     tabs = st.tabs(titles, key="topic", default=None if index is None else titles[index], on_change="rerun")
     opened = next((i for i, tab in enumerate(tabs) if tab.open), 0)

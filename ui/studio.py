@@ -63,7 +63,7 @@ from models.training.runs import (
 from models.runs.snapshots import Snapshot, read_losses, read_snapshots
 from ui.checkpoints import release
 from ui.export import PLOT
-from ui.i18n import Labels, figure_texts, t
+from ui.i18n import Labels, figure_texts, tr
 from ui.plot import chart
 from ui.state import checked, labels, url_check, url_value
 from ui.grid import AVERAGE, head_name, head_picker, pick
@@ -160,7 +160,7 @@ def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
     """(checkpoint folder, "Your run: name" or "Class run: name") of the saved runs of ``family`` (and
     transformer ``kind``) that this session sees, for the model pickers."""
     return [
-        (path, t("studio.your_run" if own else "studio.class_run", name=name))
+        (path, tr("studio.your_run" if own else "studio.class_run", name=name))
         for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)
     ]
 
@@ -209,7 +209,7 @@ def error_text(exc: RunError | CorpusFormatError) -> str:
 
 def _said(key: str, params: dict[str, object], english: str = "") -> str:
     if "reason" in params:
-        params = {**params, "reason": t(str(params["reason"]))}
+        params = {**params, "reason": tr(str(params["reason"]))}
     return model_text(key, params, english)
 
 
@@ -228,7 +228,7 @@ def vocab_note(cuts: object) -> None:
         return
     for kept, seen in (c for c in cuts if isinstance(c, (list, tuple)) and len(c) == 2):
         if isinstance(kept, int) and isinstance(seen, int) and seen > kept:
-            st.caption(t("studio.vocab_cut", kept=kept, seen=seen), help=t("studio.vocab_cut_help"))
+            st.caption(tr("studio.vocab_cut", kept=kept, seen=seen), help=tr("studio.vocab_cut_help"))
             return
 
 
@@ -249,24 +249,24 @@ def _fit_data_to_family() -> None:
 
 def settings_popover() -> None:
     """The settings (a preset fills them in) and the Train button; a started run becomes this session's run."""
-    url_check("studio_preset", labels(PRESETS), t("studio.preset"), url=False)  # read by _apply_preset below
+    url_check("studio_preset", labels(PRESETS), tr("studio.preset"), url=False)  # read by _apply_preset below
     if "studio_attention" not in st.session_state:
         st.session_state.setdefault("studio_preset", "bahdanau")
         _apply_preset()
-    with st.popover(t("studio.settings"), icon=":material/tune:"):
+    with st.popover(tr("studio.settings"), icon=":material/tune:"):
         checked(
             st.selectbox,
-            t("studio.preset"),
+            tr("studio.preset"),
             list(PRESETS),
             key="studio_preset",
             format_func=PRESET_LABELS.get,
             on_change=_apply_preset,
-            help=t("studio.preset_help"),
+            help=tr("studio.preset_help"),
         )
         # outside the form, so that the data choices follow the family at once
         family = checked(
             st.segmented_control,
-            t("studio.family"),
+            tr("studio.family"),
             list(TRAINEES),
             key="studio_family",
             format_func=FAMILY_LABELS.get,
@@ -275,86 +275,93 @@ def settings_popover() -> None:
         )
         with st.form("studio_form", border=False):
             data = checked(
-                st.selectbox, t("studio.data"), list(data_for(family)), key="studio_data", format_func=DATA_LABELS.get
+                st.selectbox, tr("studio.data"), list(data_for(family)), key="studio_data", format_func=DATA_LABELS.get
             )
             upload = st.file_uploader(
-                t("studio.upload"), type=["tsv", "txt"], key="studio_upload", max_upload_size=MAX_BYTES // 1_000_000
+                tr("studio.upload"), type=["tsv", "txt"], key="studio_upload", max_upload_size=MAX_BYTES // 1_000_000
             )
             left, right = st.columns(2)
-            layers = checked(left.slider, t("studio.layers"), 1, 4, key="studio_layers", help=t("studio.layers_help"))
+            layers = checked(left.slider, tr("studio.layers"), 1, 4, key="studio_layers", help=tr("studio.layers_help"))
             heads = checked(
-                right.select_slider, t("studio.heads"), list(HEADS), key="studio_heads", help=t("studio.heads_help")
+                right.select_slider, tr("studio.heads"), list(HEADS), key="studio_heads", help=tr("studio.heads_help")
             )
             attention = checked(
                 left.selectbox,
-                t("studio.attention"),
+                tr("studio.attention"),
                 list(ATTENTION_OPTIONS),
                 key="studio_attention",
                 format_func=ATTENTION_LABELS.get,
-                help=t("studio.attention_help"),
+                help=tr("studio.attention_help"),
             )
             bidirectional = checked(
-                right.toggle, t("studio.bidirectional"), key="studio_bidirectional", help=t("studio.bidirectional_help")
+                right.toggle,
+                tr("studio.bidirectional"),
+                key="studio_bidirectional",
+                help=tr("studio.bidirectional_help"),
             )
             hidden = checked(
-                left.select_slider, t("studio.hidden"), list(HIDDEN), key="studio_hidden", help=t("studio.hidden_help")
+                left.select_slider,
+                tr("studio.hidden"),
+                list(HIDDEN),
+                key="studio_hidden",
+                help=tr("studio.hidden_help"),
             )
             batch = checked(
-                right.select_slider, t("studio.batch"), list(BATCHES), key="studio_batch", help=t("studio.batch_help")
+                right.select_slider, tr("studio.batch"), list(BATCHES), key="studio_batch", help=tr("studio.batch_help")
             )
-            lr = checked(left.select_slider, t("studio.lr"), list(RATES), key="studio_lr", help=t("studio.lr_help"))
+            lr = checked(left.select_slider, tr("studio.lr"), list(RATES), key="studio_lr", help=tr("studio.lr_help"))
             steps = checked(
-                right.slider, t("studio.steps"), 10, 3000, step=10, key="studio_steps", help=t("studio.steps_help")
+                right.slider, tr("studio.steps"), 10, 3000, step=10, key="studio_steps", help=tr("studio.steps_help")
             )
             dropout = checked(
                 left.slider,
-                t("studio.dropout"),
+                tr("studio.dropout"),
                 0.0,
                 0.5,
                 step=0.05,
                 key="studio_dropout",
-                help=t("studio.dropout_help"),
+                help=tr("studio.dropout_help"),
             )
             teacher = checked(
                 right.slider,
-                t("studio.teacher"),
+                tr("studio.teacher"),
                 0.0,
                 1.0,
                 step=0.05,
                 key="studio_teacher",
-                help=t("studio.teacher_help"),
+                help=tr("studio.teacher_help"),
             )
             n_train = checked(
                 left.slider,
-                t("studio.n_train"),
+                tr("studio.n_train"),
                 100,
                 40000,
                 step=100,
                 key="studio_n_train",
-                help=t("studio.n_train_help"),
+                help=tr("studio.n_train_help"),
             )
             smoothing = checked(
                 left.slider,
-                t("studio.smoothing"),
+                tr("studio.smoothing"),
                 0.0,
                 0.3,
                 step=0.05,
                 key="studio_smoothing",
-                help=t("studio.smoothing_help"),
+                help=tr("studio.smoothing_help"),
             )
             lengths = _length_settings(family, right)
-            name = checked(right.text_input, t("studio.name"), "", max_chars=60, key="studio_name")
+            name = checked(right.text_input, tr("studio.name"), "", max_chars=60, key="studio_name")
             probe = checked(
                 st.text_input,
-                t("studio.probe"),
+                tr("studio.probe"),
                 "",
                 max_chars=200,
                 key="studio_probe",
-                placeholder=t("studio.probe_placeholder"),
-                help=t("studio.probe_help"),
+                placeholder=tr("studio.probe_placeholder"),
+                help=tr("studio.probe_help"),
             )
             if st.form_submit_button(
-                t("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
+                tr("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
             ):
                 kind, _, score = str(attention).partition("-")
                 _start(
@@ -391,16 +398,18 @@ def _length_settings(family: str, column) -> dict[str, int]:
     if family == XL:
         return {
             "seg_len": int(
-                checked(column.slider, t("studio.seg_len"), 2, 64, key="studio_seg_len", help=t("studio.seg_len_help"))
+                checked(
+                    column.slider, tr("studio.seg_len"), 2, 64, key="studio_seg_len", help=tr("studio.seg_len_help")
+                )
             ),
             "mem_len": int(
                 checked(
                     column.slider,
-                    t("studio.mem_len"),
+                    tr("studio.mem_len"),
                     0,
                     MAX_XL_MEM,
                     key="studio_mem_len",
-                    help=t("studio.mem_len_help"),
+                    help=tr("studio.mem_len_help"),
                 )
             ),
         }
@@ -408,11 +417,18 @@ def _length_settings(family: str, column) -> dict[str, int]:
         return {
             "window": int(
                 checked(
-                    column.slider, t("studio.window"), 4, MAX_WINDOW, key="studio_window", help=t("studio.window_help")
+                    column.slider,
+                    tr("studio.window"),
+                    4,
+                    MAX_WINDOW,
+                    key="studio_window",
+                    help=tr("studio.window_help"),
                 )
             ),
             "k_split": int(
-                checked(column.slider, t("studio.k_split"), 1, 16, key="studio_k_split", help=t("studio.k_split_help"))
+                checked(
+                    column.slider, tr("studio.k_split"), 1, 16, key="studio_k_split", help=tr("studio.k_split_help")
+                )
             ),
         }
     return {}
@@ -423,13 +439,13 @@ def _start(values: dict, upload) -> None:
     problem is one message."""
     pairs = text = None
     if values["data"] in ("upload", "text") and upload is None:
-        st.error(t("studio.no_file"))
+        st.error(tr("studio.no_file"))
         return
     if upload is not None and upload.size > MAX_BYTES:  # the box says so too; a crafted client may not listen
         st.error(
-            t(
+            tr(
                 "studio.bad_file",
-                error=md_escape(t("tsv.too_big", name=upload.name, mb=upload.size / 1e6, limit=MAX_BYTES / 1e6)),
+                error=md_escape(tr("tsv.too_big", name=upload.name, mb=upload.size / 1e6, limit=MAX_BYTES / 1e6)),
             )
         )
         return
@@ -437,16 +453,16 @@ def _start(values: dict, upload) -> None:
         try:
             text = decode_text(upload.getvalue(), upload.name)
         except CorpusFormatError as exc:
-            st.error(t("studio.bad_file", error=md_escape(error_text(exc))))
+            st.error(tr("studio.bad_file", error=md_escape(error_text(exc))))
             return
     if values["data"] == "upload":
         try:
             found = check_tsv(upload.getvalue(), upload.name)
         except CorpusFormatError as exc:
-            st.error(t("studio.bad_file", error=md_escape(error_text(exc))))
+            st.error(tr("studio.bad_file", error=md_escape(error_text(exc))))
             return
         if found.bad_lines:
-            st.warning(t("studio.bad_rows", n=found.n_bad))
+            st.warning(tr("studio.bad_rows", n=found.n_bad))
             st.code(
                 "\n".join(_said("tsv.line", {"line": line, "reason": reason}) for line, reason in found.bad_lines),
                 language=None,
@@ -456,7 +472,7 @@ def _start(values: dict, upload) -> None:
         settings = replace(PRESETS[st.session_state.get("studio_preset", "bahdanau")], **values)
         st.session_state[RUN_KEY] = registry().start(settings, pairs, owner=session_owner(), text=text)
     except RunError as exc:
-        st.error(t("studio.cannot_start", error=md_escape(error_text(exc))))
+        st.error(tr("studio.cannot_start", error=md_escape(error_text(exc))))
 
 
 def shown_run() -> Run | SavedRun | None:
@@ -490,12 +506,12 @@ def _probe_map(shot: Snapshot, layer: int | None, head: int) -> tuple:
     heads, :data:`ui.grid.AVERAGE`)."""
     weights = shot.weights
     if weights.ndim == 2:
-        return weights, t("studio.fig.attention", step=shot.step)
+        return weights, tr("studio.fig.attention", step=shot.step)
     layer = weights.shape[0] - 1 if layer is None else layer
     key = {BLEU: "studio.fig.cross", PLM_PERPLEXITY: "studio.fig.query_stream"}.get(shot.metric, "studio.fig.self")
     if shot.memory:
         key = "studio.fig.xl"
-    return pick(weights, layer, head), t(key, step=shot.step, head=head_name(layer, head))
+    return pick(weights, layer, head), tr(key, step=shot.step, head=head_name(layer, head))
 
 
 def _metric(run: Run | SavedRun) -> str:
@@ -505,8 +521,8 @@ def _metric(run: Run | SavedRun) -> str:
 
 def snapshot_caption(shot: Snapshot) -> str:
     """ "Step s: validation BLEU b, AER a." (perplexity for the LM, masked-LM accuracy for BERT)."""
-    aer = "" if shot.aer is None else t("studio.aer_part", aer=shot.aer)
-    return t(CAPTIONS[shot.metric], step=shot.step, bleu=shot.score, score=shot.score, aer=aer)
+    aer = "" if shot.aer is None else tr("studio.aer_part", aer=shot.aer)
+    return tr(CAPTIONS[shot.metric], step=shot.step, bleu=shot.score, score=shot.score, aer=aer)
 
 
 def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
@@ -520,8 +536,8 @@ def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
         [s.score * scale for s in shots],
         marker=None if shot is None else shot.step,
         title=CURVES_TITLE[metric],
-        x_title=t("studio.axis.step"),
-        loss_name=t("studio.axis.loss"),
+        x_title=tr("studio.axis.step"),
+        loss_name=tr("studio.axis.loss"),
         score_name=SCORE_AXIS[metric],
         score_range=None if metric in UNBOUNDED else (0.0, 100.0),
     )
@@ -542,22 +558,22 @@ def probe_figure(
             memory,
             segment,
             xl_mask(len(segment), shot.memory).numpy(),
-            memory_label=t("txl.memory", n=len(memory)),
-            segment_label=t("txl.current", n=len(segment)),
+            memory_label=tr("txl.memory", n=len(memory)),
+            segment_label=tr("txl.current", n=len(segment)),
             title=title,
-            x_title=t("txl.x_key"),
-            y_title=t("txl.y_query"),
+            x_title=tr("txl.x_key"),
+            y_title=tr("txl.y_query"),
             texts=figure_texts(),
             width=width,
             height=height,
         )
     if shot.metric != BLEU:  # self-attention: each token (row) over the tokens it may read (columns)
-        texts = {**figure_texts(), "s2s.x": t("studio.axis.key"), "s2s.y": t("studio.axis.query")}
+        texts = {**figure_texts(), "s2s.x": tr("studio.axis.key"), "s2s.y": tr("studio.axis.query")}
         return attention_heatmap(
             weights, shot.src_tokens, shot.src_tokens, title=title, width=width, height=height, texts=texts
         )
     # any language pair: the axes say source and output, not English and French
-    texts = {**figure_texts(), "s2s.x": t("studio.axis.source"), "s2s.y": t("studio.axis.output")}
+    texts = {**figure_texts(), "s2s.x": tr("studio.axis.source"), "s2s.y": tr("studio.axis.output")}
     return attention_heatmap(
         weights, shot.src_tokens, shot.tgt_tokens, gold=shot.gold, title=title, width=width, height=height, texts=texts
     )
@@ -567,7 +583,7 @@ def main_figures(run: Run | SavedRun, shot: Snapshot | None, layer: int | None =
     """The probe's attention map across the column (every token labelled), then the loss and BLEU
     curves with the snapshot's step marked."""
     if shot is not None and shot.weights is None:
-        st.info(t("studio.no_attention"))
+        st.info(tr("studio.no_attention"))
         st.text(" ".join(shot.tgt_tokens))
     elif shot is not None:
         chart(probe_figure(shot, layer, head), config=PLOT)
@@ -599,25 +615,27 @@ def live_panel() -> None:
     status, stop = st.columns([6, 1], vertical_alignment="center")
     if run.status == WAITING:
         ahead = reg.position(run.id)
-        status.info(t("studio.waiting", n=ahead) if ahead > 0 else t("studio.waiting_next"), icon=":material/schedule:")
+        status.info(
+            tr("studio.waiting", n=ahead) if ahead > 0 else tr("studio.waiting_next"), icon=":material/schedule:"
+        )
     elif not run.step:
-        status.progress(0.0, text=t("studio.starting"))
+        status.progress(0.0, text=tr("studio.starting"))
     else:
         status.progress(
             run.step / run.settings.steps,
-            text=t("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0),
+            text=tr("studio.progress", step=run.step, steps=run.settings.steps, eta=run.eta() or 0.0),
         )
         status.caption(
-            t("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device, data=_data_label(run))
+            tr("studio.stats", loss=run.losses[-1], tps=run.tokens_per_second, device=run.device, data=_data_label(run))
         )
         vocab_note(run.vocab_cut)
     stop.button(
-        t("studio.stop"),
+        tr("studio.stop"),
         key="studio_stop",
         on_click=reg.stop,
         args=(run.id,),
         icon=":material/stop:",
-        help=t("studio.stop_help"),
+        help=tr("studio.stop_help"),
     )
     st.session_state.pop(SNAP_RUN_KEY, None)  # when it ends, the result's scrubber starts on its last snapshot
     main_figures(run, run.snapshots[-1] if run.snapshots else None)
@@ -633,17 +651,17 @@ def result_view(run: Run | SavedRun) -> None:
             message = str(run.meta.get("message", ""))
         else:
             message = model_text(run.message_key, run.message_params, run.message)
-        st.error(t("studio.failed", error=md_escape(message)))
+        st.error(tr("studio.failed", error=md_escape(message)))
         return
     meta = run.meta if isinstance(run, SavedRun) else {"steps": run.step, "seconds": run.elapsed}
     key = "studio.finished" if status == FINISHED else "studio.stopped"
-    st.success(t(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
+    st.success(tr(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
     vocab_note(run.vocab_cut if isinstance(run, Run) else run.meta.get("vocab"))
     if (
         status == STOPPED
         and resumable(run.folder)
         and st.button(
-            t("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=t("studio.resume_help")
+            tr("studio.resume"), key="studio_resume", icon=":material/play_arrow:", help=tr("studio.resume_help")
         )
     ):
         _resume(run.id)
@@ -652,7 +670,7 @@ def result_view(run: Run | SavedRun) -> None:
     if not shots:
         return
     scrub_to_latest(st.session_state, run.id, len(shots), linked=url_value(SNAP_STEP_KEY) is not None)
-    index = step_control(len(shots), key="studio_snap", label=t("studio.snapshot"))
+    index = step_control(len(shots), key="studio_snap", label=tr("studio.snapshot"))
     shot = shots[index]
     layer, head = None, AVERAGE
     if shot.weights is not None and shot.weights.ndim == 4:
@@ -666,9 +684,9 @@ def result_view(run: Run | SavedRun) -> None:
                 [s.step for s in scored],
                 [s.aer for s in scored],
                 marker=shot.step,
-                title=t("studio.fig.aer"),
-                x_title=t("studio.axis.step"),
-                y_title=t("studio.axis.aer"),
+                title=tr("studio.fig.aer"),
+                x_title=tr("studio.axis.step"),
+                y_title=tr("studio.axis.aer"),
             ),
             config=PLOT,
         )
@@ -725,9 +743,9 @@ def runs_manager() -> None:
     saved = list_runs(root, owner)
     error = st.session_state.pop("studio_error", None)
     if error:
-        st.error(t("studio.run_error", error=md_escape(error)))
-    with st.expander(t("studio.runs", n=len(saved)), icon=":material/folder_open:"):
-        st.caption(t("studio.runs_where", folder=md_escape(str(root))))
+        st.error(tr("studio.run_error", error=md_escape(error)))
+    with st.expander(tr("studio.runs", n=len(saved)), icon=":material/folder_open:"):
+        st.caption(tr("studio.runs_where", folder=md_escape(str(root))))
         for run in saved:
             status = STATUS_LABELS.get(str(run.meta.get("status", FINISHED)), "?")
             with st.container(border=True):
@@ -735,38 +753,38 @@ def runs_manager() -> None:
                 score = run.meta.get("score", run.meta.get("bleu"))  # "bleu": a run of before the LM and BERT
                 shown = "—" if score is None else score
                 st.caption(
-                    md_escape(t(ROWS[_metric(run)], status=status, bleu=shown, score=shown, data=_data_label(run)))
+                    md_escape(tr(ROWS[_metric(run)], status=status, bleu=shown, score=shown, data=_data_label(run)))
                 )
                 own = mine(run.meta, owner)
                 if own:
                     checked(
                         st.toggle,
-                        t("studio.publish"),
+                        tr("studio.publish"),
                         bool(run.meta.get("published")),
                         key=f"studio_publish_{run.id}",
                         on_change=_publish,
                         args=(run.id, root),
-                        help=t("studio.publish_help"),
+                        help=tr("studio.publish_help"),
                     )
                 else:
-                    st.caption(t("studio.published_by_other"))
+                    st.caption(tr("studio.published_by_other"))
                 with st.container(horizontal=True, vertical_alignment="bottom"):
                     st.button(
-                        t("studio.show"),
+                        tr("studio.show"),
                         key=f"studio_show_{run.id}",
                         on_click=st.session_state.__setitem__,
                         args=(RUN_KEY, run.id),
                     )
                     if own:
-                        checked(st.text_input, t("studio.rename"), run.name, max_chars=60, key=f"studio_name_{run.id}")
+                        checked(st.text_input, tr("studio.rename"), run.name, max_chars=60, key=f"studio_name_{run.id}")
                         st.button(
-                            t("studio.rename_button"),
+                            tr("studio.rename_button"),
                             key=f"studio_rename_{run.id}",
                             on_click=_rename,
                             args=(run.id, root),
                         )
                     st.download_button(
-                        t("studio.download"),
+                        tr("studio.download"),
                         lambda rid=run.id: export_zip(rid, root, owner),
                         file_name=f"attention-lab-run-{run.id}.zip",
                         mime="application/zip",
@@ -775,14 +793,14 @@ def runs_manager() -> None:
                     )
                     if own:
                         st.button(
-                            t("studio.delete"),
+                            tr("studio.delete"),
                             key=f"studio_delete_{run.id}",
                             on_click=_delete,
                             args=(run.id, root),
                             icon=":material/delete:",
                         )
         upload = st.file_uploader(
-            t("studio.import"), type=["zip"], key="studio_import", max_upload_size=MAX_ZIP_UPLOAD // 1_000_000
+            tr("studio.import"), type=["zip"], key="studio_import", max_upload_size=MAX_ZIP_UPLOAD // 1_000_000
         )
         if upload is not None:
-            st.button(t("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))
+            st.button(tr("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import tr
 from ui.strings import STRINGS
 
 _CHIP = (
@@ -31,7 +31,7 @@ def token_strip(
         border = "#e8710a" if i == highlight else "#c62828" if unk else "#9aa7b8"
         bg = "#ffebee" if unk else "#fff3e0" if i == highlight else "#f4f6f9"
         text = html.escape(tok) + (" ⚠" if unk else "")
-        title = f' title="{html.escape(t("tokens.unknown_title"))}"' if unk else ""
+        title = f' title="{html.escape(tr("tokens.unknown_title"))}"' if unk else ""
         chips.append(f'<span style="{_CHIP.format(border=border, bg=bg)}"{title}>{text}</span>')
     if caption:
         st.caption(caption)
@@ -57,8 +57,8 @@ def model_text(key: str, fields: Mapping[str, object], english: str) -> str:
         return english
     data = fields.get("data")
     if isinstance(data, str) and data in _DATA:
-        fields = {**fields, "data": t(_DATA[data])}
-    return t(key, **fields)
+        fields = {**fields, "data": tr(_DATA[data])}
+    return tr(key, **fields)
 
 
 def input_error(exc: Exception) -> str:

@@ -18,7 +18,7 @@ from models.inference.translate import TRANSLATION
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT, PLOT_NO_BAR
 from ui.grid import head_name, pick
-from ui.i18n import Labels, current, figure_texts, spinning, t as tr  # tr: functions here take the step as t
+from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
@@ -111,9 +111,9 @@ def _test_set(row: dict, results: dict) -> str:
     """The test set a row was measured on, in the reader's language."""
     corpus = row.get("corpus")
     if not corpus:
-        return tr("p4.scores.grammar")
+        return tr("transformer.scores.grammar")
     data = str(results.get("real", {}).get(corpus, {}).get("data", corpus))
-    return model_text("p4.scores.test_set", {"data": data}, "")  # the corpus's description, translated
+    return model_text("transformer.scores.test_set", {"data": data}, "")  # the corpus's description, translated
 
 
 def _figures(row: dict) -> dict[str, object]:
@@ -137,37 +137,37 @@ def scores_view(name: str) -> None:
     mine = next((m for m in rows if m.get("name") == name), None)
     grammar = next((m for m in rows if not m.get("corpus") and m.get("name") != name), None)
     if mine is None:
-        st.caption(tr("p4.scores.none"))
+        st.caption(tr("transformer.scores.none"))
     else:
         st.markdown(
             tr(
-                "p4.scores.line",
+                "transformer.scores.line",
                 model=md_escape(label_of(name, mine.get("label", name))),
                 **_figures(mine),
                 test=md_escape(_test_set(mine, results)),
             )
         )
         if "page" in mine:
-            st.caption(tr("p4.scores.page", bleu=mine.get("bleu"), chrf=mine.get("chrf")))
+            st.caption(tr("transformer.scores.page", bleu=mine.get("bleu"), chrf=mine.get("chrf")))
     if grammar is not None:
         st.caption(
             tr(
-                "p4.scores.grammar_line",
+                "transformer.scores.grammar_line",
                 model=md_escape(label_of(grammar["name"], grammar.get("label", ""))),
                 **_figures(grammar),
             )
         )
     if not rows:
         return
-    with st.expander(tr("p4.scores.expander"), icon=":material/leaderboard:"):
+    with st.expander(tr("transformer.scores.expander"), icon=":material/leaderboard:"):
         st.dataframe(
             [
                 {
-                    tr("p2.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
-                    tr("p4.scores.col.test"): _test_set(m, results),
-                    tr("p4.scores.col.n"): m.get("n_test"),
-                    tr("p2.bleu.col.bleu"): _figures(m)["bleu"],
-                    tr("p2.real.col.chrf"): _figures(m)["chrf"],
+                    tr("seq2seq.bleu.col.model"): label_of(m["name"], m.get("label", m["name"])),
+                    tr("transformer.scores.col.test"): _test_set(m, results),
+                    tr("transformer.scores.col.n"): m.get("n_test"),
+                    tr("seq2seq.bleu.col.bleu"): _figures(m)["bleu"],
+                    tr("seq2seq.real.col.chrf"): _figures(m)["chrf"],
                 }
                 for m in rows
             ],
@@ -513,14 +513,14 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
     from ui.seq2seq import heatmap_texts
 
     texts = heatmap_texts(other.model)  # axes named in the pair's languages (HSK: Chinese → English)
-    st.subheader(tr("p4.cmp.header"))
-    st.caption(tr("p4.cmp.caption", head=head_name(layer, head)))
+    st.subheader(tr("transformer.cmp.header"))
+    st.caption(tr("transformer.cmp.caption", head=head_name(layer, head)))
     c1, c2 = st.columns(2)
     with c1:
         st.markdown(f"**{md_escape(other_label)}** — {md_escape(display_text(other.tgt_tokens))}")
         show_notices([n for n in other.notices if n.level == "warning"])
         if other.attention is None:
-            st.info(tr("p4.cmp.none"))
+            st.info(tr("transformer.cmp.none"))
         else:
             chart(
                 attention_heatmap(
@@ -529,7 +529,7 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
                     other.tgt_tokens,
                     step=min(t, len(other.tgt_tokens) - 1),
                     src_unknown=other.src_unknown,
-                    title=tr("p4.cmp.rnn"),
+                    title=tr("transformer.cmp.rnn"),
                     texts=texts,
                 ),
                 key="tf_cmp_rnn",
@@ -544,7 +544,7 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
                 trace.tgt_tokens,
                 step=t,
                 key_unknown=trace.src_unknown,
-                title=tr("p4.cmp.tf"),
+                title=tr("transformer.cmp.tf"),
                 x_title=texts["s2s.x"],
                 y_title=texts["s2s.y"],
                 texts=texts,
@@ -556,8 +556,8 @@ def compare_with_rnn(other, other_label: str, trace, label: str, layer: int, hea
 
 def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int = 3) -> None:
     """The padding mask of the source with ``n_pad`` pads and the decoder's look-ahead mask."""
-    st.subheader(tr("p4.masks.header"))
-    st.markdown(tr("p4.masks.explain"))
+    st.subheader(tr("transformer.masks.header"))
+    st.markdown(tr("transformer.masks.explain"))
     m1, m2 = st.columns(2)
     with m1:
         src_padded = list(src_tokens) + ["<pad>"] * n_pad
@@ -566,9 +566,9 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
                 padding_mask(len(src_tokens), n_pad),
                 src_padded,
                 src_padded,
-                title=tr("p4.masks.pad", n=n_pad),
-                x_title=tr("p4.masks.key"),
-                y_title=tr("p4.masks.query"),
+                title=tr("transformer.masks.pad", n=n_pad),
+                x_title=tr("transformer.masks.key"),
+                y_title=tr("transformer.masks.query"),
                 texts=figure_texts(),
             ),
             key="tf_pad_mask",
@@ -580,9 +580,9 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
                 causal_mask(len(decoder_tokens)),
                 decoder_tokens,
                 decoder_tokens,
-                title=tr("p4.masks.causal"),
-                x_title=tr("p4.x.decoder"),
-                y_title=tr("p4.y.decoder"),
+                title=tr("transformer.masks.causal"),
+                x_title=tr("transformer.x.decoder"),
+                y_title=tr("transformer.y.decoder"),
                 texts=figure_texts(),
             ),
             key="tf_causal_mask",
@@ -592,9 +592,9 @@ def masks_section(src_tokens: list[str], decoder_tokens: list[str], n_pad: int =
 
 def explain_translation() -> None:
     """How the three attentions of the encoder–decoder attend, and their masks."""
-    st.subheader(tr("p4.explain.header"))
-    st.markdown(tr("p4.explain.multihead"))
-    st.markdown(tr("p4.explain.kinds"))
+    st.subheader(tr("transformer.explain.header"))
+    st.markdown(tr("transformer.explain.multihead"))
+    st.markdown(tr("transformer.explain.kinds"))
 
 
 # --------------------------------------------------------------------------------------
@@ -608,22 +608,22 @@ def label_smoothing_view() -> None:
     from models.checkpoints import load_results
     from viz_core.finetune import reliability_figure
 
-    st.subheader(tr("p4.ls.header"))
-    st.markdown(tr("p4.ls.intro"))
+    st.subheader(tr("transformer.ls.header"))
+    st.markdown(tr("transformer.ls.intro"))
     part = (load_results() or {}).get("label_smoothing") or {}
     models = part.get("models") or []
     if not models:
-        st.info(tr("p4.ls.none"))
+        st.info(tr("transformer.ls.none"))
         return
     rows = [
         {
-            tr("p4.ls.col.model"): label_of(m["name"], m["label"]),
+            tr("transformer.ls.col.model"): label_of(m["name"], m["label"]),
             "ε": m["label_smoothing"],
-            tr("p4.ls.col.bleu"): m["bleu"],
-            tr("p4.ls.col.ppl"): m["perplexity"],
-            tr("p4.ls.col.acc"): m["token_accuracy"],
-            tr("p4.ls.col.conf"): m["mean_confidence"],
-            tr("p4.ls.col.ece"): m["ece"],
+            tr("transformer.ls.col.bleu"): m["bleu"],
+            tr("transformer.ls.col.ppl"): m["perplexity"],
+            tr("transformer.ls.col.acc"): m["token_accuracy"],
+            tr("transformer.ls.col.conf"): m["mean_confidence"],
+            tr("transformer.ls.col.ece"): m["ece"],
         }
         for m in models
     ]
@@ -631,20 +631,20 @@ def label_smoothing_view() -> None:
     chart(
         reliability_figure(
             [(f"ε = {m['label_smoothing']}", m["bins"]) for m in models],
-            tr("p4.ls.fig"),
-            tr("p4.ls.fig.x"),
-            tr("p4.ls.fig.y"),
-            tr("p4.ls.fig.ideal"),
+            tr("transformer.ls.fig"),
+            tr("transformer.ls.fig.x"),
+            tr("transformer.ls.fig.y"),
+            tr("transformer.ls.fig.ideal"),
         ),
         key="tf_reliability",
         config=PLOT,
     )
-    st.caption(tr("p4.ls.caption", n=models[0]["n_tokens"]))
+    st.caption(tr("transformer.ls.caption", n=models[0]["n_tokens"]))
     if len(models) == 2:
         zero, smooth = sorted(models, key=lambda m: m["label_smoothing"])
         st.markdown(
             tr(
-                "p4.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "p4.ls.verdict.higher",
+                "transformer.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "transformer.ls.verdict.higher",
                 a=zero["ece"],
                 b=smooth["ece"],
                 c0=zero["mean_confidence"],

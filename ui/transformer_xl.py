@@ -11,7 +11,7 @@ from models.checkpoints import LoadedTXL, load_txl, shipped
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT
 from ui.grid import head_name, pick
-from ui.i18n import current, figure_texts, spinning, t
+from ui.i18n import current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import at_most, checked, number_in, url_check
 from ui.tokens import input_error, md_escape, token_strip
@@ -61,7 +61,7 @@ def _model_choices(lang: str) -> list[tuple[str, str]]:
 def load_model(name: str = MODEL) -> LoadedTXL | str:
     """The shared read-only model ``name`` (default xl-lm), or a one-line message naming the bad file
     and the command."""
-    return load_or_message(_load, name, " " + t("txl.train_hint"))
+    return load_or_message(_load, name, " " + tr("txl.train_hint"))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -102,18 +102,18 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
     """Figure 2 of the paper from the masks: vanilla segments beside XL, for a chosen token."""
     from models.inference.transformer_xl import dependency
 
-    url_check("txl_dep_token", number_in(1, n_tokens), t("txl.dep.token"), url=False)
-    url_check("txl_dep_layers", number_in(1, 6), t("txl.dep.layers"), url=False)
+    url_check("txl_dep_token", number_in(1, n_tokens), tr("txl.dep.token"), url=False)
+    url_check("txl_dep_layers", number_in(1, 6), tr("txl.dep.layers"), url=False)
     left, right = st.columns(2)
-    token = left.slider(t("txl.dep.token"), 1, n_tokens, n_tokens, key="txl_dep_token") - 1
+    token = left.slider(tr("txl.dep.token"), 1, n_tokens, n_tokens, key="txl_dep_token") - 1
     layers = right.slider(
-        t("txl.dep.layers"), 1, 6, n_layers, key="txl_dep_layers", help=t("txl.dep.layers_help", n=n_layers)
+        tr("txl.dep.layers"), 1, 6, n_layers, key="txl_dep_layers", help=tr("txl.dep.layers_help", n=n_layers)
     )
     vanilla = dependency(n_tokens, seg_len, 0, layers, token)
     xl = dependency(n_tokens, seg_len, mem_len, layers, token)
     chart(
         dependency_figure(
-            {t("txl.dep.vanilla", L=seg_len): vanilla, t("txl.dep.xl", L=seg_len, M=mem_len): xl},
+            {tr("txl.dep.vanilla", L=seg_len): vanilla, tr("txl.dep.xl", L=seg_len, M=mem_len): xl},
             seg_len,
             token,
             tokens,
@@ -124,7 +124,7 @@ def dependency_section(n_tokens: int, seg_len: int, mem_len: int, n_layers: int,
         config=PLOT,
     )
     st.caption(
-        t(
+        tr(
             "txl.dep.caption",
             token=md_escape(tokens[token]),
             v=int(vanilla[0].sum()),
@@ -142,22 +142,22 @@ def terms_section(
     from models.inference.transformer_xl import shift_demo
 
     if head < 0:
-        st.info(t("txl.terms.pick_head"))
+        st.info(tr("txl.terms.pick_head"))
         return
-    url_check("txl_query", number_in(1, n_tokens), t("txl.terms.query"), url=False)
-    query = st.slider(t("txl.terms.query"), 1, n_tokens, n_tokens, key="txl_query") - 1
+    url_check("txl_query", number_in(1, n_tokens), tr("txl.terms.query"), url=False)
+    query = st.slider(tr("txl.terms.query"), 1, n_tokens, n_tokens, key="txl_query") - 1
     check = run_terms(text, seg_len, mem_len, segment, layer, head, query, name)
     rows = {
-        t("txl.terms.a"): check.a,
-        t("txl.terms.b"): check.b,
-        t("txl.terms.c"): check.c,
-        t("txl.terms.d"): check.d,
-        t("txl.terms.sum"): check.total,
-        t("txl.terms.model"): check.model_score,
+        tr("txl.terms.a"): check.a,
+        tr("txl.terms.b"): check.b,
+        tr("txl.terms.c"): check.c,
+        tr("txl.terms.d"): check.d,
+        tr("txl.terms.sum"): check.total,
+        tr("txl.terms.model"): check.model_score,
     }
-    title = t("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
+    title = tr("txl.terms.title", s=segment + 1, head=head_name(layer, head), token=safe_label(check.keys[-1], 30))
     chart(score_terms_figure(rows, check.keys, title, figure_texts(), width=FIGURE_PX), key="txl_terms", config=PLOT)
-    st.caption(t("txl.terms.check", diff=check.max_difference))
+    st.caption(tr("txl.terms.check", diff=check.max_difference))
     st.latex(
         r"A^{\mathrm{rel}}_{i,j} = \underbrace{E_{x_i}^\top W_q^\top W_{k,E} E_{x_j}}_{(a)}"
         r" + \underbrace{E_{x_i}^\top W_q^\top W_{k,R} R_{i-j}}_{(b)}"
@@ -167,16 +167,16 @@ def terms_section(
     with left:
         chart(
             pe_heatmap_figure(
-                check.r, t("txl.terms.r_title"), y_title="i − j", height=380, texts=figure_texts()
+                check.r, tr("txl.terms.r_title"), y_title="i − j", height=380, texts=figure_texts()
             ).update_yaxes(tickvals=list(range(len(check.distances))), ticktext=[str(int(d)) for d in check.distances]),
             key="txl_r",
             config=PLOT,
         )
     with right:
-        st.markdown(t("txl.shift.explain"))
+        st.markdown(tr("txl.shift.explain"))
     before, after, mask = shift_demo(4, 3)
     chart(
-        shift_figure(before, after, mask, (t("txl.shift.before"), t("txl.shift.after")), figure_texts()),
+        shift_figure(before, after, mask, (tr("txl.shift.before"), tr("txl.shift.after")), figure_texts()),
         key="txl_shift",
         config=PLOT,
     )
@@ -192,7 +192,7 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     row = next((r for r in rows if r.get("name") == loaded.name), None)
     evaluation = row or loaded.training.get("memory_evaluation")
     if not evaluation:
-        st.info(t("txl.eval.none"))
+        st.info(tr("txl.eval.none"))
         return
     by_memory = evaluation["perplexity_by_memory"]
     seg, mem = evaluation["seg_len"], str(loaded.config.mem_len)
@@ -205,18 +205,18 @@ def evaluation_section(loaded: LoadedTXL) -> None:
             by_memory,
             seg,
             windows,
-            xl_name=t("txl.eval.xl", L=seg),
-            vanilla_name=t("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
-            title=t("txl.eval.title"),
-            x_title=t("txl.eval.x"),
-            y_title=t("txl.eval.y"),
+            xl_name=tr("txl.eval.xl", L=seg),
+            vanilla_name=tr("txl.eval.vanilla", name=vanilla["label"]) if vanilla else "",
+            title=tr("txl.eval.title"),
+            x_title=tr("txl.eval.x"),
+            y_title=tr("txl.eval.y"),
         ),
         key="txl_eval",
         config=PLOT,
     )
     gain = 1 - by_memory[mem] / by_memory["0"]
     st.markdown(
-        t(
+        tr(
             "txl.eval.caption",
             L=seg,
             M=mem,
@@ -231,7 +231,7 @@ def evaluation_section(loaded: LoadedTXL) -> None:
     if windows:
         best_c = max(windows, key=int)
         st.markdown(
-            t(
+            tr(
                 "txl.eval.vs_vanilla",
                 name=vanilla["label"],
                 C=best_c,
@@ -243,16 +243,16 @@ def evaluation_section(loaded: LoadedTXL) -> None:
             )
         )
     else:
-        st.caption(t("txl.eval.no_vanilla"))
-    if st.button(t("txl.speed.run"), key="txl_speed_run", help=t("txl.speed.help", context=SPEED_CONTEXT)):
+        st.caption(tr("txl.eval.no_vanilla"))
+    if st.button(tr("txl.speed.run"), key="txl_speed_run", help=tr("txl.speed.help", context=SPEED_CONTEXT)):
         from models.inference.transformer_xl import generation_speed
 
-        with st.spinner(t("txl.speed.running")):
+        with st.spinner(tr("txl.speed.running")):
             st.session_state["txl_speed"] = generation_speed(loaded.model, SPEED_CONTEXT, SPEED_TOKENS)
     if "txl_speed" in st.session_state:
         cached, recomputed = st.session_state["txl_speed"]
         st.markdown(
-            t(
+            tr(
                 "txl.speed.result",
                 context=SPEED_CONTEXT,
                 cached=cached,
@@ -261,7 +261,7 @@ def evaluation_section(loaded: LoadedTXL) -> None:
                 n=SPEED_TOKENS,
             )
         )
-    st.caption(t("txl.eval.bench"))
+    st.caption(tr("txl.eval.bench"))
 
 
 def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: str = MODEL) -> None:
@@ -269,35 +269,35 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: 
     head's attention (or the average over heads) of each new token over [memory | segment]."""
     from models.inference.common import InputError
 
-    url_check("txl_prompt", at_most(2_000), t("txl.gen.prompt"))
-    url_check("txl_temperature", number_in(0.0, 2.0), t("txl.gen.temperature"))
+    url_check("txl_prompt", at_most(2_000), tr("txl.gen.prompt"))
+    url_check("txl_temperature", number_in(0.0, 2.0), tr("txl.gen.temperature"))
     url_check("txl_top_k", number_in(0, 100), "top-k")
     prompt_col, temp_col, k_col = st.columns([4, 2, 2], vertical_alignment="bottom")
     prompt = prompt_col.text_input(
-        t("txl.gen.prompt"), "In the beginning God created", key="txl_prompt", max_chars=2_000, bind="query-params"
+        tr("txl.gen.prompt"), "In the beginning God created", key="txl_prompt", max_chars=2_000, bind="query-params"
     )
     temperature = temp_col.slider(
-        t("txl.gen.temperature"), 0.0, 2.0, 0.8, 0.1, key="txl_temperature", bind="query-params"
+        tr("txl.gen.temperature"), 0.0, 2.0, 0.8, 0.1, key="txl_temperature", bind="query-params"
     )
-    top_k = k_col.slider("top-k", 0, 100, 20, key="txl_top_k", bind="query-params", help=t("txl.gen.top_k_help"))
+    top_k = k_col.slider("top-k", 0, 100, 20, key="txl_top_k", bind="query-params", help=tr("txl.gen.top_k_help"))
     try:
         trace = run_generation(prompt, 30, mem_len, seg_len, float(temperature), int(top_k), 0, name)
     except InputError as exc:
         st.warning(input_error(exc))
         return
     n = len(trace.steps)
-    step = checked(st.slider, t("txl.gen.step"), 1, n, n, key="txl_gen_step") - 1
+    step = checked(st.slider, tr("txl.gen.step"), 1, n, n, key="txl_gen_step") - 1
     s = trace.steps[step]
     token_strip(
         [*trace.tokens[: s.position], s.token],
         highlight=s.position,
-        caption=t("txl.gen.caption", step=step + 1, n=n, memory=s.memory_len, M=mem_len),
+        caption=tr("txl.gen.caption", step=step + 1, n=n, memory=s.memory_len, M=mem_len),
     )
     left, right = st.columns([2, 3])
     with left:
         chart(
             memory_growth_figure(
-                [x.memory_len for x in trace.steps], step, t("txl.gen.growth"), t("txl.gen.x"), t("txl.gen.y")
+                [x.memory_len for x in trace.steps], step, tr("txl.gen.growth"), tr("txl.gen.x"), tr("txl.gen.y")
             ),
             key="txl_growth",
             config=PLOT,
@@ -308,11 +308,11 @@ def generation_section(seg_len: int, mem_len: int, layer: int, head: int, name: 
             attention_row_bars(
                 pick(s.attention[:, :, None, :], layer, head)[0],
                 keys,
-                title=t("txl.gen.row", token=safe_label(s.token, 30), head=head_name(layer, head)),
+                title=tr("txl.gen.row", token=safe_label(s.token, 30), head=head_name(layer, head)),
                 texts=figure_texts(),
             ),
             key="txl_gen_row",
             config=PLOT,
         )
     tops = ", ".join(f"{md_escape(tok)} {p:.0%}" for tok, p in zip(s.top_tokens, s.top_probs))
-    st.caption(t("txl.gen.candidates", tops=tops))
+    st.caption(tr("txl.gen.candidates", tops=tops))

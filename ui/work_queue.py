@@ -12,7 +12,7 @@ import streamlit as st
 
 from models.priority import background_priority
 from models.slots import MAX_WAITING, QueueFull, WorkQueue
-from ui.i18n import t
+from ui.i18n import tr
 
 
 @st.cache_resource(show_spinner=False)  # a spinner's text could not follow the language (ui.i18n.spinning)
@@ -29,12 +29,12 @@ def heavy_slot(what: str) -> Iterator[None]:
     notice = st.empty()
 
     def show(ahead: int) -> None:
-        notice.info(t("queue.waiting", what=what, ahead=ahead), icon=":material/hourglass_top:")
+        notice.info(tr("queue.waiting", what=what, ahead=ahead), icon=":material/hourglass_top:")
 
     try:
         with heavy_queue().slot(on_wait=show), background_priority():  # the class's stepping goes first
             notice.empty()
             yield
     except QueueFull:
-        notice.warning(t("queue.full", what=what, waiting=MAX_WAITING))
+        notice.warning(tr("queue.full", what=what, waiting=MAX_WAITING))
         st.stop()

@@ -12,7 +12,7 @@ import streamlit as st
 from models.checkpoints import LoadedXLNet, load_xlnet, shipped
 from ui.checkpoints import cached_loader, labelled, load_or_message
 from ui.export import PLOT
-from ui.i18n import current, figure_texts, spinning, t
+from ui.i18n import current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import linked, many, url_check
 from ui.tokens import input_error, md_escape
@@ -62,7 +62,7 @@ def _model_choices(lang: str) -> list[tuple[str, str]]:
 def load_model(name: str = MODEL) -> LoadedXLNet | str:
     """The shared read-only model ``name`` (default xlnet-small), or a one-line message naming the bad
     file and the command."""
-    return load_or_message(_load, name, " " + t("xlnet.train_hint"))
+    return load_or_message(_load, name, " " + tr("xlnet.train_hint"))
 
 
 def sentence(text: str, name: str = MODEL) -> tuple[list[str], list[bool]]:
@@ -128,17 +128,17 @@ def order_view(trace: XLNetTrace, width: float = PAGE_WIDTH) -> go.Figure:
         trace.order,
         trace.predictions.positions,
         unknown=trace.unknown,
-        title=t("xlnet.fig.order", ll=trace.log_likelihood),
-        context_name=t("xlnet.fig.context"),
-        predicted_name=t("xlnet.fig.predicted"),
-        step_hover=t("xlnet.fig.step_hover"),
+        title=tr("xlnet.fig.order", ll=trace.log_likelihood),
+        context_name=tr("xlnet.fig.context"),
+        predicted_name=tr("xlnet.fig.predicted"),
+        step_hover=tr("xlnet.fig.step_hover"),
         width=width,
     )
 
 
 def streams_caption(trace: XLNetTrace) -> str:
     """The order in numbers, what each stream knows, the predicted positions and the log-likelihood."""
-    return t(
+    return tr(
         "xlnet.caption",
         order=" → ".join(str(p + 1) for p in trace.order),
         k=trace.k_split,
@@ -156,13 +156,13 @@ def masks_section(trace: XLNetTrace) -> None:
         allowed = trace.content_mask if stream == "content" else trace.query_mask
         chart(
             stream_mask_figure(
-                allowed, trace.tokens, title=t(f"xlnet.mask.{stream}"), texts=figure_texts(), width=PAGE_WIDTH / 2
+                allowed, trace.tokens, title=tr(f"xlnet.mask.{stream}"), texts=figure_texts(), width=PAGE_WIDTH / 2
             ),
             key=f"xlnet_mask_{stream}",
             config=PLOT,
             where=col,
         )
-        col.markdown(t(f"xlnet.mask.{stream}_explain"))
+        col.markdown(tr(f"xlnet.mask.{stream}_explain"))
 
 
 def predictions_section(trace: XLNetTrace) -> None:
@@ -170,7 +170,7 @@ def predictions_section(trace: XLNetTrace) -> None:
     ranks = trace.ranks
     panels = [
         TopK(
-            t("xlnet.pred.panel", step=ranks[p] + 1, pos=p + 1, word=safe_label(trace.tokens[p], 20)),
+            tr("xlnet.pred.panel", step=ranks[p] + 1, pos=p + 1, word=safe_label(trace.tokens[p], 20)),
             words,
             trace.predictions.top_probs[i],
             trace.tokens[p],
@@ -181,15 +181,15 @@ def predictions_section(trace: XLNetTrace) -> None:
         topk_panels_figure(
             panels,
             3,
-            title=t("xlnet.pred.title", ll=trace.log_likelihood),
-            true_name=t("xlnet.pred.true"),
-            other_name=t("xlnet.pred.other"),
+            title=tr("xlnet.pred.title", ll=trace.log_likelihood),
+            true_name=tr("xlnet.pred.true"),
+            other_name=tr("xlnet.pred.other"),
             width=PAGE_WIDTH,
         ),
         key="xlnet_predictions",
         config=PLOT,
     )
-    st.markdown(t("xlnet.pred.explain"))
+    st.markdown(tr("xlnet.pred.explain"))
 
 
 def comparison_figure(case: XLNetComparison) -> go.Figure:
@@ -199,14 +199,14 @@ def comparison_figure(case: XLNetComparison) -> go.Figure:
         for key, preds in (("xlnet.bert.independent", case.independent), ("xlnet.bert.sequential", case.sequential)):
             panels.append(
                 TopK(
-                    t(key, pos=p + 1, word=safe_label(case.tokens[p], 20)),
+                    tr(key, pos=p + 1, word=safe_label(case.tokens[p], 20)),
                     preds.top_tokens[i],
                     preds.top_probs[i],
                     case.tokens[p],
                 )
             )
     return topk_panels_figure(
-        panels, 2, true_name=t("xlnet.pred.true"), other_name=t("xlnet.pred.other"), width=PAGE_WIDTH
+        panels, 2, true_name=tr("xlnet.pred.true"), other_name=tr("xlnet.pred.other"), width=PAGE_WIDTH
     )
 
 
@@ -226,20 +226,20 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
     url_check(
         "xlnet_hidden",
         many(options, lambda i: _hidden_label(tokens, i)),
-        t("xlnet.bert.hidden"),
-        t("xlnet.url.hidden_rest"),
+        tr("xlnet.bert.hidden"),
+        tr("xlnet.url.hidden_rest"),
     )
     hidden = linked(
         st.pills,
-        t("xlnet.bert.hidden"),
+        tr("xlnet.bert.hidden"),
         options,
         selection_mode="multi",
         default=[0, 1],
         key="xlnet_hidden",
         format_func=lambda i: _hidden_label(tokens, i),
-        help=t("xlnet.bert.help"),
+        help=tr("xlnet.bert.help"),
     )
-    st.markdown(t("xlnet.bert.point"))
+    st.markdown(tr("xlnet.bert.point"))
     try:
         case = run_compare(text, tuple(sorted(hidden)), name)
     except InputError as exc:
@@ -248,21 +248,21 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
         chart(comparison_figure(case), key="xlnet_compare", config=PLOT)
         changed = [md_escape(case.tokens[p]) for p, c in zip(case.hidden, case.changed) if c]
         st.caption(
-            t(
+            tr(
                 "xlnet.bert.ll",
                 ind=case.independent.log_likelihood,
                 seq=case.sequential.log_likelihood,
-                changed=", ".join(changed) if changed else t("xlnet.bert.none_changed"),
+                changed=", ".join(changed) if changed else tr("xlnet.bert.none_changed"),
             )
         )
     found, searched = find_case(name)
     if not found:
-        st.info(t("xlnet.case.none", n=searched))
+        st.info(tr("xlnet.case.none", n=searched))
         return
     case = found[0]
     a, b = case.hidden
     st.markdown(
-        t(
+        tr(
             "xlnet.case.found",
             text=md_escape(" ".join(case.tokens)),
             first=md_escape(case.tokens[a]),
@@ -272,7 +272,7 @@ def bert_section(text: str, tokens: list[str], name: str = MODEL) -> None:
         )
     )
     if st.button(
-        t("xlnet.case.show"),
+        tr("xlnet.case.show"),
         key="xlnet_show_case",
         icon=":material/visibility:",
         on_click=_show_case,

@@ -183,7 +183,7 @@ def resolve_folder(typed: str, settings: Settings) -> Path:
     nothing about what is outside the roots. Containment is checked before anything is looked at.
     """
     if settings.mode == "off":
-        raise ModelAccessError(OFF, "p8.access.off")
+        raise ModelAccessError(OFF, "real_model.access.off")
     try:
         raw = str(typed).strip()
         if raw and "\x00" not in raw and len(raw) <= MAX_PATH_CHARS:
@@ -195,7 +195,7 @@ def resolve_folder(typed: str, settings: Settings) -> Path:
                     return resolved
     except (OSError, RuntimeError, ValueError):
         pass
-    raise ModelAccessError(REFUSED, "p8.access.refused")
+    raise ModelAccessError(REFUSED, "real_model.access.refused")
 
 
 def folder_label(folder: Path, settings: Settings) -> str:

@@ -14,7 +14,7 @@ def test_guess_a_source_word_on_the_seq2seq_page(open_page):
     page = open_page("Seq2seq_attention")
     page.wait_for_selector(".st-key-bars .main-svg", timeout=60_000)
 
-    page.get_by_role("button", name=EN["p2.options"]).click()
+    page.get_by_role("button", name=EN["seq2seq.options"]).click()
     page.get_by_text(EN["quiz.toggle"]).click()
     wait_for_app(page)
     page.keyboard.press("Escape")  # close the popover

@@ -3,8 +3,8 @@ that a page's strings sit together. Terms follow the glossary in :mod:`ui.i18n`.
 
 from __future__ import annotations
 
-from ui.strings import common, p1_foundations, p2_seq2seq, p3_positional, p4_transformer, p5_head, p6_generation
-from ui.strings import explain, p7_bert, p8_real_model, present, llm_explorer, quiz
+from ui.strings import common, scratch, seq2seq, positional, transformer, head, generation
+from ui.strings import explain, masking, real_model, present, llm_explorer, quiz
 from ui.strings import figures, messages, studio, transformer_xl, what_if
 from ui.strings import slides, toolbar, xlnet
 from ui.strings import at_scale, block
@@ -12,14 +12,14 @@ from ui.strings import explanations
 
 _PARTS = (
     common,
-    p1_foundations,
-    p2_seq2seq,
-    p3_positional,
-    p4_transformer,
-    p5_head,
-    p6_generation,
-    p7_bert,
-    p8_real_model,
+    scratch,
+    seq2seq,
+    positional,
+    transformer,
+    head,
+    generation,
+    masking,
+    real_model,
     present,
     llm_explorer,
     explain,

@@ -126,7 +126,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "K 有 {k} 行而 V 有 {v} 行：每个键需要恰好一行值。",
     ),
     # models.inference.model_access / hf_adapter: ModelAccessError and ModelDirError (models.errors.KeyedError);
-    # REFUSED and OFF are p8.access.*
+    # REFUSED and OFF are real_model.access.*
     "access.invalid_file": (
         "Model folders are unavailable: the server's config file is invalid (see the README, 'Local model folders').",
         "模型文件夹不可用：服务器的配置文件无效（见 README 的“Local model folders”一节）。",

@@ -22,7 +22,7 @@ from ui.at_scale import (
     model_label,
     shape_of,
 )
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.at_scale import tile_figure
 
@@ -40,7 +40,7 @@ def tile_view(run: FlashRun, step: int, *, width: float = PAGE_WIDTH, height: in
     s = run.tiled.steps[step]
     q0 = run.query_block * run.block
     q1 = min(run.n, q0 + run.block)
-    title = t(
+    title = tr(
         "scale.fig.title",
         model=model_label(run.head.model or LAB_MODEL),
         layer=run.head.layer + 1,
@@ -59,11 +59,11 @@ def tile_view(run: FlashRun, step: int, *, width: float = PAGE_WIDTH, height: in
         step,
         n_steps(run),
         title=title,
-        matrix_title=t("scale.fig.matrix"),
-        tile_title=t("scale.fig.tile"),
-        x_title=t("scale.fig.x"),
-        y_title=t("scale.fig.y"),
-        hover=t("scale.fig.hover"),
+        matrix_title=tr("scale.fig.matrix"),
+        tile_title=tr("scale.fig.tile"),
+        x_title=tr("scale.fig.x"),
+        y_title=tr("scale.fig.y"),
+        hover=tr("scale.fig.hover"),
         texts=figure_texts(),
         width=width,
         height=height,
@@ -75,7 +75,7 @@ def step_caption(run: FlashRun, step: int) -> str:
     s = run.tiled.steps[step]
     grew = np.isfinite(s.m_old) & (s.m_new > s.m_old)
     smallest = float(s.correction[grew].min()) if grew.any() else 1.0
-    return t("scale.caption", grew=int(grew.sum()), rows=len(s.m_new), smallest=smallest)
+    return tr("scale.caption", grew=int(grew.sum()), rows=len(s.m_new), smallest=smallest)
 
 
 def query_blocks(n: int, block: int) -> list[int]:
@@ -96,11 +96,11 @@ def slide(p: SlideParams) -> SlideView:
     qblock = int(p.number("scale_qblock", 0, 10_000, 1, "scale.url.qblock"))
     run = flash_run(name, text, int(layer), int(head), int(block), qblock)
     if len(run.head.tokens) < 2:
-        raise SlideProblem(t("scale.empty"))
+        raise SlideProblem(tr("scale.empty"))
     q0 = run.query_block * run.block
 
     def draw(step: int) -> None:
-        line(t("slide.scale.line", q0=q0 + 1, q1=min(run.n, q0 + run.block), j=step + 1, nj=n_steps(run)))
+        line(tr("slide.scale.line", q0=q0 + 1, q1=min(run.n, q0 + run.block), j=step + 1, nj=n_steps(run)))
         show_figure(tile_view(run, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(n_steps(run), p.step("scale", n_steps(run)), draw)

@@ -16,7 +16,7 @@ import streamlit as st
 from ui.export import PLOT_NO_BAR
 from ui.grid import AVERAGE, head_option_label, layer_option_label
 from ui.i18n import LANGUAGES, current, reading
-from ui.i18n import t as tr  # t is the step in the views' draw(t)
+from ui.i18n import tr
 from ui.plot import chart
 from ui.state import link_text, quoted, topic_of
 from ui.tokens import md_escape
@@ -92,7 +92,7 @@ class SlideParams:
             return default
         return value
 
-    def text(self, key: str, default: str, limit: int = 10_000, what: str = "p2.url.text") -> str:
+    def text(self, key: str, default: str, limit: int = 10_000, what: str = "seq2seq.url.text") -> str:
         """A text input's value, cut to the page's ``limit`` with a note."""
         raw = self.raw(key)
         if raw is None:
@@ -202,7 +202,7 @@ def pick_model(
     key: str,
     default: str | None,
     loader: Callable,
-    what: str = "p2.url.model",
+    what: str = "seq2seq.url.model",
 ):
     """(name, label, loaded model) of a page's Model selectbox: ``choices()`` gives (name, label)
     in the language being read; ``default`` None: the first; ``what``: the string id a refused value's

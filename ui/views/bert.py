@@ -23,7 +23,7 @@ from ui.bert import (
     masked_lm_choices,
     outcome_labels,
 )
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.bert import TYPED, PredictionRow, prediction_rows, predictions_figure
 
@@ -57,25 +57,25 @@ def slide(p: SlideParams) -> SlideView:
     text is predicted as ``python -m models.fill_mask`` does), read from the link as the page reads it;
     above the figure, how many the model got right at top-1."""
     choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
-    name = p.option("bert_model", list(choices), next(iter(choices)), "p7.url.model", choices.get)
+    name = p.option("bert_model", list(choices), next(iter(choices)), "masking.url.model", choices.get)
     loaded = load_small_bert(name)
     if isinstance(loaded, str):
         raise SlideProblem(loaded)
     text_a = p.text("bert_a", BERT_PAIR[0])
     text_b = p.text("bert_b", BERT_PAIR[1])
-    seed = int(p.number("bert_seed", 0, 10**9, 0, "p7.url.seed"))
-    draw_random = p.flag("bert_draw", True, "p7.url.draw")
-    rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "p7.url.rule", RULE_LABELS.get)
+    seed = int(p.number("bert_seed", 0, 10**9, 0, "masking.url.seed"))
+    draw_random = p.flag("bert_draw", True, "masking.url.draw")
+    rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "masking.url.rule", RULE_LABELS.get)
     if not text_a.strip():
-        raise SlideProblem(t("p7.empty"))
+        raise SlideProblem(tr("masking.empty"))
     clicked: tuple[int, ...] = ()  # the pieces clicked to mask on the page (bert_clicked=3,7), checked as it does
     if (raw := p.raw(CLICKED)) is not None:
         clicked, refused = clicks_of(raw, clickable(name, text_a, text_b))
         if refused is not None:
-            p.refuse("p7.url.clicked", refused, t("p7.url.none_clicked"))
+            p.refuse("masking.url.clicked", refused, tr("masking.url.none_clicked"))
     rows = predicted_rows(analyse(name, text_a, text_b, seed, draw_random, clicked, rule), clicked)
     if not rows:
-        raise SlideProblem(t("slide.bert.none"))
+        raise SlideProblem(tr("slide.bert.none"))
 
     def draw(step: int) -> None:
         known = [r for r in rows if r.outcome != TYPED]  # a [MASK] typed in the text has no original to get right
@@ -84,8 +84,8 @@ def slide(p: SlideParams) -> SlideView:
             choices[name],
             "A: " + text_a,
             "B: " + text_b if text_b else "",
-            t("slide.bert.seed", seed=seed),
-            t("slide.bert.title", hits=hits, n=len(known)) if known else t("slide.bert.typed"),
+            tr("slide.bert.seed", seed=seed),
+            tr("slide.bert.title", hits=hits, n=len(known)) if known else tr("slide.bert.typed"),
         )
         show_figure(predictions_view(rows, width=PLAN_WIDTH))
 

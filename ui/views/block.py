@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ui.block import EXAMPLES, FAMILIES, MODELS, PAGE_WIDTH, run_block
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.views.base import (
     PLAN_WIDTH,
@@ -43,8 +43,8 @@ DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 430, 560, 470  # px: the two figures side 
 
 def _part_label(family: str, kind: str) -> str:
     if family == "encoder-only" and kind in ("embed", "out"):
-        return t(f"block.part.{kind}_bert")
-    return t(f"block.part.{kind}")
+        return tr(f"block.part.{kind}_bert")
+    return tr(f"block.part.{kind}")
 
 
 def box_label(family: str, box: str) -> str:
@@ -54,8 +54,8 @@ def box_label(family: str, box: str) -> str:
     bits = box.split(".")
     part = _part_label(family, bits[1])
     if bits[-1] == "norm":
-        part = f"{t('block.part.norm')} ({part})"
-    return t("block.box_option", stack=t(f"block.stack.{bits[0]}"), part=part)
+        part = f"{tr('block.part.norm')} ({part})"
+    return tr("block.box_option", stack=tr(f"block.stack.{bits[0]}"), part=part)
 
 
 def stack_of(trace: BlockTrace, box: str) -> StackTrace:
@@ -75,21 +75,21 @@ def architecture_view(trace: BlockTrace, box: str, *, width: float = DIAGRAM_WID
     labels = {k: _part_label(family, k) for k in ("embed", "self", "masked_self", "cross", "norm", "ffn", "out")}
     counts = {("enc" if s.name == "encoder" else "dec"): len(s.layers) for s in trace.stacks}
     inputs = {
-        "enc": t("block.input.enc_bert" if family == "encoder-only" else "block.input.enc"),
-        "dec": t("block.input.dec"),
+        "enc": tr("block.input.enc_bert" if family == "encoder-only" else "block.input.enc"),
+        "dec": tr("block.input.dec"),
     }
-    hover = {b: t("block.hover", part=box_label(family, b)) for b in boxes(family)}
+    hover = {b: tr("block.hover", part=box_label(family, b)) for b in boxes(family)}
     n = " + ".join(str(v) for v in counts.values())
     return architecture_figure(
         family,
         counts,
         box,
         box_labels=labels,
-        stack_titles={"enc": t("block.stack.enc"), "dec": t("block.stack.dec")},
-        repeat=t("block.repeat"),
+        stack_titles={"enc": tr("block.stack.enc"), "dec": tr("block.stack.dec")},
+        repeat=tr("block.repeat"),
         input_labels=inputs,
         hover=hover,
-        title=t("block.fig.title", label=trace.model, n=n, d=trace.d_model, ff=trace.d_ff, h=trace.n_heads),
+        title=tr("block.fig.title", label=trace.model, n=n, d=trace.d_model, ff=trace.d_ff, h=trace.n_heads),
         width=width,
         height=height,
     )
@@ -113,23 +113,23 @@ def box_view(
     layer = min(max(layer, 0), len(stack.layers) - 1)
     word = safe_label(stack.tokens[token], 20)
     s = "enc" if stack.name == "encoder" else "dec"
-    layer_name = t("block.layer_option", n=layer + 1)
+    layer_name = tr("block.layer_option", n=layer + 1)
     if box == "out":
         k = trace.top_probs.shape[1]
         fig = top_figure(
             trace.top_tokens[token],
             trace.top_probs[token],
-            title=t("block.out.title", token=word, k=k, v=trace.vocab_size),
-            x_title=t("block.out.x"),
+            title=tr("block.out.title", token=word, k=k, v=trace.vocab_size),
+            x_title=tr("block.out.x"),
             width=width,
             height=height,
         )
-        what = t("block.out.mlm" if trace.family == "encoder-only" else "block.out.next")
-        return fig, t("block.out.caption", v=trace.vocab_size, what=what)
+        what = tr("block.out.mlm" if trace.family == "encoder-only" else "block.out.next")
+        return fig, tr("block.out.caption", v=trace.vocab_size, what=what)
     kind = box.split(".")[1]
     if kind == "embed":
-        points = [t("block.stream.embedding")] + [
-            t("block.stream.point", n=i + 1, part=_part_label(trace.family, k))
+        points = [tr("block.stream.embedding")] + [
+            tr("block.stream.point", n=i + 1, part=_part_label(trace.family, k))
             for i in range(len(stack.layers))
             for k in parts(trace.family, s)
         ]
@@ -139,17 +139,17 @@ def box_view(
             points,
             stack.tokens,
             token,
-            title=t("block.stream.title", stack=t(f"block.stack.{s}")),
-            x_title=t("block.stream.x"),
-            y_title=t("block.stream.y"),
-            mean_name=t("block.stream.mean"),
+            title=tr("block.stream.title", stack=tr(f"block.stack.{s}")),
+            x_title=tr("block.stream.x"),
+            y_title=tr("block.stream.y"),
+            mean_name=tr("block.stream.mean"),
             width=width,
             height=height,
         )
-        what = t("block.embed.bert" if trace.family == "encoder-only" else "block.embed.tf")
-        return fig, t(
+        what = tr("block.embed.bert" if trace.family == "encoder-only" else "block.embed.tf")
+        return fig, tr(
             "block.embed.caption", what=what, first=float(norms[0].mean()), last=float(norms[-1].mean())
-        ) + " " + t("block.stream.caption", d=trace.d_model)
+        ) + " " + tr("block.stream.caption", d=trace.d_model)
     sub = _sublayer(trace, box, layer)
     if box.endswith(".norm"):
         v = sub.norm_in[token].astype(np.float64)
@@ -159,14 +159,14 @@ def box_view(
             v,
             z,
             after,
-            [t("block.norm.before"), t("block.norm.standard"), t("block.norm.after")],
-            title=t("block.norm.title", layer=layer_name, part=_part_label(trace.family, kind), token=word),
-            x_title=t("block.norm.x"),
-            y_title=t("block.norm.y"),
+            [tr("block.norm.before"), tr("block.norm.standard"), tr("block.norm.after")],
+            title=tr("block.norm.title", layer=layer_name, part=_part_label(trace.family, kind), token=word),
+            x_title=tr("block.norm.x"),
+            y_title=tr("block.norm.y"),
             width=width,
             height=height,
         )
-        return fig, t(
+        return fig, tr(
             "block.norm.caption",
             m0=v.mean(),
             v0=v.var(),
@@ -187,16 +187,16 @@ def box_view(
         hidden = sub.hidden[token]
         fig = hidden_units_figure(
             hidden,
-            title=t("block.ffn.title", layer=layer_name, ff=trace.d_ff, token=word),
-            x_title=t("block.ffn.x"),
-            y_title=t("block.ffn.y"),
-            zero_name=t("block.ffn.zero_gelu" if gelu else "block.ffn.zero"),
-            active_name=t("block.ffn.active"),
+            title=tr("block.ffn.title", layer=layer_name, ff=trace.d_ff, token=word),
+            x_title=tr("block.ffn.x"),
+            y_title=tr("block.ffn.y"),
+            zero_name=tr("block.ffn.zero_gelu" if gelu else "block.ffn.zero"),
+            active_name=tr("block.ffn.active"),
             width=width,
             height=height,
         )
         zeros = sub.zeros(token)
-        return fig, t(
+        return fig, tr(
             "block.ffn.caption_gelu" if gelu else "block.ffn.caption",
             token=word,
             zeros=zeros,
@@ -214,16 +214,16 @@ def box_view(
         keys,
         stack.tokens,
         step=token,
-        title=t("block.attn.title", part=_part_label(trace.family, kind), layer=layer_name, h=trace.n_heads),
+        title=tr("block.attn.title", part=_part_label(trace.family, kind), layer=layer_name, h=trace.n_heads),
         texts=figure_texts(),
         width=width,
         height=height,
     )
-    return fig, t("block.attn.caption", ratio=ratio, mean=mean, token=word)
+    return fig, tr("block.attn.caption", ratio=ratio, mean=mean, token=word)
 
 
 def family_label(family: str) -> str:
-    return t(f"block.family.{family}")
+    return tr(f"block.family.{family}")
 
 
 def slide(p: SlideParams) -> SlideView:
@@ -241,7 +241,7 @@ def slide(p: SlideParams) -> SlideView:
     token = int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token"))
 
     def draw(_: int) -> None:
-        line(t("slide.block.line", model=MODELS[family], box=box_label(family, box)))
+        line(tr("slide.block.line", model=MODELS[family], box=box_label(family, box)))
         fig, _caption = box_view(trace, box, layer, token, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT)
         show_figures([architecture_view(trace, box, width=PLAN_WIDTH / 2.4, height=SLIDE_HEIGHT), fig])
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
-from ui.i18n import t
+from ui.i18n import tr
 from ui.tokens import input_error
 from ui.views.base import (
     PLAN_WIDTH,
@@ -38,11 +38,11 @@ def methods_view(
     norm-based, gradient × input, integrated gradients, occlusion; columns: the input tokens."""
     layer, head = trace.attn_head
     names = [
-        method_name(m) if m != "attn_head" else t("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
+        method_name(m) if m != "attn_head" else tr("xai.m.attn_head_lh", layer=layer + 1, head=head + 1)
         for m in trace.methods
     ]
     short = [
-        t(f"xai.ms.{m}") if m != "attn_head" else t("xai.ms.attn_head_lh", layer=layer + 1, head=head + 1)
+        tr(f"xai.ms.{m}") if m != "attn_head" else tr("xai.ms.attn_head_lh", layer=layer + 1, head=head + 1)
         for m in trace.methods
     ]
     return methods_figure(
@@ -50,10 +50,10 @@ def methods_view(
         trace.tokens,
         names,
         axis_names=short,
-        title=t("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
-        scale_title=t("xai.fig.scale"),
-        value_name=t("xai.fig.value"),
-        undefined=t("xai.fig.undefined"),
+        title=tr("xai.fig.title", target=trace.target, p=math.exp(trace.log_prob)),
+        scale_title=tr("xai.fig.scale"),
+        value_name=tr("xai.fig.value"),
+        undefined=tr("xai.fig.undefined"),
         outlined=outlined,
         width=width,
         height=height,
@@ -63,25 +63,25 @@ def methods_view(
 def swap_view(swap: AttentionSwap, *, width: float = PAGE_WIDTH) -> go.Figure:
     """Jain & Wallace's test at one decoding step: the model's attention, a random permutation of it and an
     adversary's, one row each, with the output under each and its distance from the original."""
-    names = [t("xai.swap.row.original", out=swap.outputs[0], p=swap.probs[0])]
+    names = [tr("xai.swap.row.original", out=swap.outputs[0], p=swap.probs[0])]
     names += [
-        t(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
+        tr(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
         for i, kind in ((1, "permuted"), (2, "adversarial"))
     ]
     return swap_figure(
         swap.weights,
         swap.tokens,
         names,
-        title=t("xai.swap.title", step=swap.step + 1),
-        scale_title=t("xai.swap.scale"),
-        value_name=t("xai.swap.scale"),
+        title=tr("xai.swap.title", step=swap.step + 1),
+        scale_title=tr("xai.swap.scale"),
+        value_name=tr("xai.swap.scale"),
         width=width,
     )
 
 
 def slide(p: SlideParams) -> SlideView:
     """The page's figure as a slide: the same model, text, output step and head, read from the link."""
-    name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: t(f"xai.model.{m}"))
+    name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: tr(f"xai.model.{m}"))
     text = p.text("xai_text", EXAMPLES[name], MAX_CHARS, "xai.text")
     step = int(p.number("xai_step", -1, 200, -1, "xai.step"))
     layer = int(p.number("xai_layer", -1, 100, -1, "xai.layer"))
@@ -92,7 +92,7 @@ def slide(p: SlideParams) -> SlideView:
         raise SlideProblem(input_error(exc)) from None
 
     def draw(_: int) -> None:
-        line(t("xai.slide.line", target=trace.target))
+        line(tr("xai.slide.line", target=trace.target))
         show_figure(methods_view(trace, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(1, 0, draw)

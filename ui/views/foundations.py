@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from models.lessons import kernel_regression as kr
 from ui.foundations import KR_METHODS, KR_RATES, parametric, toy_data
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.views.base import SlideParams, SlideView, show_figure
 from viz_core.foundations import kernel_fit_figure
 
@@ -41,9 +41,9 @@ def fit_view(
         "parametric": trained,
     }
     names = {
-        "average": t("p1.kr.average"),
-        "gaussian": t("p1.kr.gaussian_h", h=bandwidth),
-        "parametric": t("p1.kr.parametric_w", w=trained.w),
+        "average": tr("scratch.kr.average"),
+        "gaussian": tr("scratch.kr.gaussian_h", h=bandwidth),
+        "parametric": tr("scratch.kr.parametric_w", w=trained.w),
     }
     fig = kernel_fit_figure(
         data.x_train,
@@ -52,7 +52,7 @@ def fit_view(
         data.y_true,
         {key: (names[key], r.y_hat) for key, r in results.items()},
         highlight=method,
-        title=t("p1.kr.fig_fit"),
+        title=tr("scratch.kr.fig_fit"),
         texts=figure_texts(),
     )
     return fig, KernelFits(data, results, names)
@@ -61,14 +61,14 @@ def fit_view(
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the kernel regression fits, read from the link as the page
     reads it (its seed: the page's first sample unless the link holds one)."""
-    p.topic("p1.tab.kr", ("p1.tab.kr",))
+    p.topic("scratch.tab.kr", ("scratch.tab.kr",))
     n_train = int(p.number("kr_n", 10, 100, 50, "slide.what.n_train"))
     noise = p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise")
     bandwidth = p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth")
     steps = int(p.number("kr_steps", 0, 500, 200, "slide.what.steps"))
     lr = p.option("kr_lr", KR_RATES, 0.5, "slide.what.lr")
-    method = p.option("kr_method", KR_METHODS, "gaussian", "p1.kr.method", lambda m: t(f"p1.kr.{m}"))
-    seed = int(p.number("kr_seed", 0, 1_000_000, 0, "p6.url.seed"))
+    method = p.option("kr_method", KR_METHODS, "gaussian", "scratch.kr.method", lambda m: tr(f"scratch.kr.{m}"))
+    seed = int(p.number("kr_seed", 0, 1_000_000, 0, "generation.url.seed"))
 
     def draw(step: int) -> None:
         show_figure(fit_view(n_train, noise, bandwidth, seed, steps, lr, method)[0])

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ui.i18n import t
+from ui.i18n import tr
 from ui.llm import (
     BYTES,
     DEFAULT_PROMPT,
@@ -44,12 +44,12 @@ def slide(p: SlideParams) -> SlideView:
 
     topic = p.topic("llm_explorer.tab.generation", TOPICS)
     model = p.option(
-        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: t(f"llm_explorer.model.{name}")
+        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: tr(f"llm_explorer.model.{name}")
     )
     if problem := package_problem(model):
         raise SlideProblem(problem)
     if not is_converted(model=model):  # the conversion takes minutes: it is started on the page, never by a slide
-        raise SlideProblem(t("llm_explorer.not_converted", command=spec_of(model).prepare_command))
+        raise SlideProblem(tr("llm_explorer.not_converted", command=spec_of(model).prepare_command))
     if notice := licence_notice(model):
         p.notes.append(notice)
     if topic != "llm_explorer.tab.generation":
@@ -67,10 +67,10 @@ def slide(p: SlideParams) -> SlideView:
     seed = int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed"))
     use_cache = p.flag("llm_cache", True, "llm_explorer.kv_cache")
     rows = p.option(
-        "llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: t(f"llm_explorer.rows.{r}")
+        "llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: tr(f"llm_explorer.rows.{r}")
     )
     if not prompt.strip():
-        raise SlideProblem(t("llm_explorer.empty_prompt"))
+        raise SlideProblem(tr("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
         trace = heavy_once(
             generation,
@@ -83,17 +83,17 @@ def slide(p: SlideParams) -> SlideView:
             float(top_p),
             seed,
             use_cache,
-            what=t("llm_explorer.tab.generation"),
+            what=tr("llm_explorer.tab.generation"),
         )
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
-        raise SlideProblem(t("slide.llm.nothing"))
+        raise SlideProblem(tr("slide.llm.nothing"))
     n_layers = trace.steps[0].attention.shape[0]
     layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer"))
     if trace.dropped:
         p.notes.append(
-            t(
+            tr(
                 "llm_explorer.cut",
                 n=len(trace.prompt_ids) + trace.dropped,
                 limit=len(trace.prompt_ids),
@@ -104,7 +104,7 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         shown = trace.steps[step]
         answer = "".join(trace.generated_tokens[: step + 1]).replace("\n", " ↵ ")
-        line(f"{prompt} → {answer}", t("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
+        line(f"{prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
         show_figure(step_figure(trace, step, rows, layer, width=PLAN_WIDTH))
 
     return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
@@ -135,7 +135,7 @@ def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
 
     def draw(step: int) -> None:
         view = rope_view(llm, pair, n)
-        line(t("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
+        line(tr("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
         show_figures(view.figures)
 
     return p.view(1, 0, draw)
@@ -147,21 +147,21 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     from models.inference.llm import LLMError
 
     kind = p.option(
-        "llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: t(f"llm_explorer.kind.{k}")
+        "llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: tr(f"llm_explorer.kind.{k}")
     )
     text = p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text")
     period = int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period"))
     seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed"))
     if len(text.split()) < 2:
-        raise SlideProblem(t("llm_explorer.empty_prompt"))
+        raise SlideProblem(tr("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
-        scores = heavy_once(head_scores, llm.name, text, period, seed, what=t("llm_explorer.tab.heads"))
+        scores = heavy_once(head_scores, llm.name, text, period, seed, what=tr("llm_explorer.tab.heads"))
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
 
     def draw(step: int) -> None:
         best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
-        line(t("llm_explorer.heads.best_line", heads=best))
+        line(tr("llm_explorer.heads.best_line", heads=best))
         show_figure(heads_figure(scores, kind))
 
     return p.view(1, 0, draw)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from models.inference.traces import HeadWalkthrough
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
 from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
@@ -29,7 +29,7 @@ def chain_view(view: HeadWalkthrough, query: int, layer: int, head: int, scaled:
         weights,
         view.scale,
         scaled,
-        title=t("p5.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1),
+        title=tr("head.fig.chain", token=safe_label(view.query_tokens[query], 30), layer=layer + 1, head=head + 1),
         texts=figure_texts(),
     )
 
@@ -49,16 +49,16 @@ def slide(p: SlideParams) -> SlideView:
     if loaded.kind == "decoder-only":
         kind, n_layers = "lm", cfg.num_decoder_layers
     else:
-        kind = p.option("head_kind", KIND_LABELS, "encoder", "p5.url.kind", KIND_LABELS.get)
+        kind = p.option("head_kind", KIND_LABELS, "encoder", "head.url.kind", KIND_LABELS.get)
         n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
     layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
-    scaled = p.flag("head_scale", True, "p5.url.scale")
+    scaled = p.flag("head_scale", True, "head.url.scale")
     try:
         first = run_head_view(name, text, kind, layer, head, 0)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     queries = first.query_tokens
-    query = p.option("head_query", range(len(queries)), 0, "p5.url.query", lambda i: f"{i}: {queries[i]}")
+    query = p.option("head_query", range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
     view = run_head_view(name, text, kind, layer, head, query) if query else first
 
     def draw(step: int) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from models.lessons.positional import ModelPositionScores
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
 from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, show_figure
 from viz_core.positional import pe_heatmap_figure, position_score_figure
@@ -22,7 +22,7 @@ def sinusoid_view(pe: np.ndarray, *, height: int | None = None) -> go.Figure:
     length, d_model = pe.shape
     return pe_heatmap_figure(
         pe,
-        title=t("p3.fig.heatmap", length=length, d_model=d_model),
+        title=tr("positional.fig.heatmap", length=length, d_model=d_model),
         y_title=words["pe.position"],
         texts=words,
         **({} if height is None else {"height": height}),
@@ -33,15 +33,17 @@ def position_score_view(result: ModelPositionScores) -> go.Figure:
     """The rotation tab's trained head: the position-only score (W_Q PEᵢ)·(W_K PEⱼ)/√d_k of the head and
     layer of ``result``, query i down, key j across, titled as the page's head control counts them."""
     return position_score_figure(
-        result.scores, title=t("p3.fig.position_score", layer=result.layer, head=result.head + 1), texts=figure_texts()
+        result.scores,
+        title=tr("positional.fig.position_score", layer=result.layer, head=result.head + 1),
+        texts=figure_texts(),
     )
 
 
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step), read from the link as the page reads it: the sinusoid
     table, or (topic "Similarity and rotation") tf-en-fr's position-only attention score."""
-    topic = p.topic("p3.tab.sinusoids", ("p3.tab.sinusoids", "p3.tab.rotation"))
-    if topic == "p3.tab.rotation":
+    topic = p.topic("positional.tab.sinusoids", ("positional.tab.sinusoids", "positional.tab.rotation"))
+    if topic == "positional.tab.rotation":
         loaded = score_model()
         if isinstance(loaded, str):
             raise SlideProblem(loaded)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from models.inference.traces import HFTrace
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.attention_grid import HeadFigure
@@ -41,18 +41,18 @@ def slide(p: SlideParams) -> SlideView:
     from models.inference.hf_adapter import MAX_TOKENS
     from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, RealInput, load_decoder, load_real_model
 
-    decoder = p.option("real_source", REAL_SOURCES, "installed", "p8.model", REAL_SOURCES.get) == "decoder"
+    decoder = p.option("real_source", REAL_SOURCES, "installed", "real_model.model", REAL_SOURCES.get) == "decoder"
     model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
     if isinstance(model, str):
         raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
     text = p.text("real_text", REAL_TEXT, 20_000)
     text_b = "" if decoder else p.text("real_text_b", "")
-    max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "p8.url.max")
-    scale = p.option("real_scale", REAL_SHADES, "absolute", "p8.url.shade", REAL_SHADES.get)
+    max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")
+    scale = p.option("real_scale", REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get)
     if not text.strip():
-        raise SlideProblem(t("p8.empty"))
+        raise SlideProblem(tr("real_model.empty"))
     try:  # one heavy request at a time server-wide, as on the page
-        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(t("slide.real.run"))
+        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(tr("slide.real.run"))
     except ValueError as exc:
         raise SlideProblem(input_error(exc)) from None
     n_layers, n_heads = trace.attention.shape[:2]
@@ -63,8 +63,8 @@ def slide(p: SlideParams) -> SlideView:
         trace = trace_again()
         line(
             model.label,
-            t("p8.export.head", layer=layer + 1, head=head + 1),
-            t("slide.real.tokens", n=len(trace.tokens)),
+            tr("real_model.export.head", layer=layer + 1, head=head + 1),
+            tr("slide.real.tokens", n=len(trace.tokens)),
             text[:120] + ("…" if len(text) > 120 else ""),
         )
         one, _ = head_views(

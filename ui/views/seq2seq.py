@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from models.inference.traces import DecodingTrace, Hypothesis, display_text
-from ui.i18n import t
+from ui.i18n import tr
 from ui.quiz import hide_rows
 from ui.seq2seq import (
     MODES,
@@ -66,7 +66,7 @@ def attention_view(
         positions=None if hyp.positions is None else hyp.positions[:rows],
         width=width,
         **({} if height is None else {"height": height}),
-        title=t("p2.fig.heatmap.zh" if zh else "p2.fig.heatmap"),
+        title=tr("seq2seq.fig.heatmap.zh" if zh else "seq2seq.fig.heatmap"),
         texts=heatmap_texts(trace.model),
     )
     return fig, weights
@@ -97,15 +97,15 @@ def slide(p: SlideParams) -> SlideView:
 
     name, label, _ = pick_model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
     text = p.text("s2s_text", example_inputs(name)[0])  # the page's own first input for this model
-    beam = int(p.number("s2s_beam", 1, 8, 1, "p2.url.beam"))
-    mode = p.option("s2s_mode", MODES, "soft", "p2.url.mode", MODES.get)
-    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p2.url.alpha")
+    beam = int(p.number("s2s_beam", 1, 8, 1, "seq2seq.url.beam"))
+    mode = p.option("s2s_mode", MODES, "soft", "seq2seq.url.mode", MODES.get)
+    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha")
     labels = dict(model_choices())
     compare = p.option(
         "s2s_compare",
         [None, *(n for n in labels if n != name)],
         None,
-        "p2.url.compare",
+        "seq2seq.url.compare",
         lambda n: "" if n is None else labels[n],
     )
 
@@ -131,8 +131,8 @@ def slide(p: SlideParams) -> SlideView:
                 f"{labels[compare]}: {display_text(other.tgt_tokens)}",
             )
             panes = [
-                comparison_heatmap(tr, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                for key, tr in ((name, trace), (compare, other))
+                comparison_heatmap(side, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
+                for key, side in ((name, trace), (compare, other))
             ]
             show_figures([pane for pane in panes if pane is not None])
 
@@ -146,7 +146,7 @@ def slide(p: SlideParams) -> SlideView:
                     hyp.topk_tokens[step],
                     hyp.topk_probs[step],
                     emitted=hyp.tokens[step],
-                    title=t("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1),
+                    title=tr("slide.s2s.none", k=len(hyp.topk_tokens[step]), step=step + 1),
                 )
             )
         else:  # "where will it look next?": the rows after the step left blank (H)

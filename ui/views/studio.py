@@ -6,7 +6,7 @@ training code it imports load when a studio slide is drawn, not with every deck.
 from __future__ import annotations
 
 from ui.grid import AVERAGE
-from ui.i18n import t
+from ui.i18n import tr
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 
 
@@ -20,11 +20,11 @@ def slide(p: SlideParams) -> SlideView:
 
     saved = {run.id: run for run in list_runs(registry().root, session_owner())}  # newest first, the page's default
     if not saved:
-        raise SlideProblem(t("slide.studio.none"))
+        raise SlideProblem(tr("slide.studio.none"))
     run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
     shots = read_snapshots(run.folder)
     if not shots:
-        raise SlideProblem(t("slide.studio.no_snapshots"))
+        raise SlideProblem(tr("slide.studio.no_snapshots"))
     maps = [s.weights for s in shots if s.weights is not None]
     layer, head = None, AVERAGE  # an RNN's one map has no layer or head; a Transformer's: the page's picker
     if maps and maps[0].ndim == 4:

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.quiz import hide_rows
 from ui.tokens import input_error
 from ui.transformer import (
@@ -69,9 +69,9 @@ def head_view(
         blocked=blocked,
         step=step_row,
         key_unknown=trace.src_unknown if kind != "decoder" else None,
-        title=t("p4.fig.head", what=SHORT_LABELS[kind], head=head_name(layer, head)),
-        x_title=t("p4.x.source" if kind != "decoder" else "p4.x.decoder"),
-        y_title=t("p4.y.source" if kind == "encoder" else "p4.y.decoder"),
+        title=tr("transformer.fig.head", what=SHORT_LABELS[kind], head=head_name(layer, head)),
+        x_title=tr("transformer.x.source" if kind != "decoder" else "transformer.x.decoder"),
+        y_title=tr("transformer.y.source" if kind == "encoder" else "transformer.y.decoder"),
         texts=figure_texts(),
         **size,
     )
@@ -91,9 +91,9 @@ def causal_view(result: Any, layer: int, head: int, step: int, **size: int) -> t
         seen,
         blocked=~causal_mask(position),
         step=position - 1,
-        title=t("p6.fig.matrix", head=head_name(layer, head)),
-        x_title=t("p6.x_key"),
-        y_title=t("p6.y_query"),
+        title=tr("generation.fig.matrix", head=head_name(layer, head)),
+        x_title=tr("generation.x_key"),
+        y_title=tr("generation.y_query"),
         texts=figure_texts(),
         **size,
     )
@@ -107,15 +107,15 @@ def translation_slide(p: SlideParams) -> SlideView:
 
     name, label, _ = pick_model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
     text = p.text("tf_text", first_input(name))  # the page's own first input for this model
-    beam = int(p.number("tf_beam", 1, 8, 1, "p4.url.beam"))
-    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "p4.url.alpha")
-    kind = p.option("tf_kind", KIND_LABELS, "cross", "p4.url.kind", KIND_LABELS.get)
+    beam = int(p.number("tf_beam", 1, 8, 1, "transformer.url.beam"))
+    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha")
+    kind = p.option("tf_kind", KIND_LABELS, "cross", "transformer.url.kind", KIND_LABELS.get)
     try:
         trace = run_translation(name, text, beam, alpha)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not trace.tgt_tokens:
-        raise SlideProblem(t("p4.no_tokens"))
+        raise SlideProblem(tr("transformer.no_tokens"))
     layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
 
     def draw(step: int) -> None:
@@ -141,16 +141,18 @@ def generation_slide(p: SlideParams) -> SlideView:
     """The generation page's causal head view as a slide, one step per generated token."""
     name, label, _ = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
     prompt = p.text("gen_text", GEN_EXAMPLES[0])
-    temperature = p.number("gen_temperature", 0, 2, 0.8, "p6.url.temperature")
-    top_k = p.option("gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: t("p6.no_limit") if k == 0 else str(k))
-    max_new = int(p.number("gen_max_new", 1, 40, 20, "p6.url.max_new"))
-    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "p6.url.seed"))
+    temperature = p.number("gen_temperature", 0, 2, 0.8, "generation.url.temperature")
+    top_k = p.option(
+        "gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: tr("generation.no_limit") if k == 0 else str(k)
+    )
+    max_new = int(p.number("gen_max_new", 1, 40, 20, "generation.url.max_new"))
+    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "generation.url.seed"))
     try:
         result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not result.steps:
-        raise SlideProblem(t("p6.nothing"))
+        raise SlideProblem(tr("generation.nothing"))
     layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
 
     def draw(step: int) -> None:
@@ -158,7 +160,7 @@ def generation_slide(p: SlideParams) -> SlideView:
         line(
             label,
             " ".join(result.tokens[: len(result.prompt_tokens) + step]),
-            t("slide.gen.samples", token=shown.token, p=shown.prob),
+            tr("slide.gen.samples", token=shown.token, p=shown.prob),
         )
         show_figure(causal_view(result, layer, head, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
 from ui.views.base import (
@@ -41,11 +41,11 @@ def segment_view(
         seg.memory_tokens,
         seg.tokens,
         seg.mask,
-        memory_label=t("txl.memory", n=len(seg.memory_tokens)),
-        segment_label=t("txl.current", n=len(seg.tokens)),
-        title=t("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
-        x_title=t("txl.x_key"),
-        y_title=t("txl.y_query"),
+        memory_label=tr("txl.memory", n=len(seg.memory_tokens)),
+        segment_label=tr("txl.current", n=len(seg.tokens)),
+        title=tr("txl.fig.attention", s=s + 1, n=len(trace.segments), head=head_name(layer, head)),
+        x_title=tr("txl.x_key"),
+        y_title=tr("txl.y_query"),
         texts=figure_texts(),
         width=width or FIGURE_PX,
         height=height,
@@ -66,14 +66,14 @@ def slide(p: SlideParams) -> SlideView:
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if trace.dropped:
-        p.notes.append(t("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
+        p.notes.append(tr("txl.dropped", n=len(trace.tokens), dropped=trace.dropped))
     if any(trace.unknown):
-        p.notes.append(t("txl.unknown", n=sum(trace.unknown)))
+        p.notes.append(tr("txl.unknown", n=sum(trace.unknown)))
     n = len(trace.segments)
 
     def draw(step: int) -> None:
         seg = trace.segments[step]
-        line(t("slide.txl.line", s=step + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
+        line(tr("slide.txl.line", s=step + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
         show_figure(segment_view(trace, step, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(n, p.step("txl", n), draw)

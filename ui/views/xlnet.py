@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ui.grid import head_name, pick
-from ui.i18n import figure_texts, t
+from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
 from ui.views.base import (
     PLAN_WIDTH,
@@ -63,8 +63,8 @@ def stream_view(
         allowed,
         rows,
         unknown=trace.unknown,
-        title=t(f"xlnet.fig.{stream}", head=head_name(layer, head)),
-        y_title=t("xlnet.fig.y"),
+        title=tr(f"xlnet.fig.{stream}", head=head_name(layer, head)),
+        y_title=tr("xlnet.fig.y"),
         texts=figure_texts(),
         width=width,
         height=height,
@@ -80,7 +80,7 @@ def slide(p: SlideParams) -> SlideView:
     # the page's Model: the shipped xlnet-small first, then the studio's runs
     name, _, loaded = pick_model(model_choices, p, "xlnet_model", None, load_model, "xlnet.model")
     text = p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text")
-    mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: t(f"xlnet.mode.{m}"))
+    mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
     seed = int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed"))
     typed = p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else ""
     k_split = int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k"))
@@ -91,13 +91,13 @@ def slide(p: SlideParams) -> SlideView:
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if any(unknown):
-        p.notes.append(t("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
+        p.notes.append(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
     targets = trace.predictions
 
     def draw(step: int) -> None:
         pos = targets.positions[step]
         tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[step], targets.top_probs[step]))
-        line(t("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos], tops=tops))
+        line(tr("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos], tops=tops))
         show_figure(stream_view(trace, "query", layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT, outlined=[pos]))
 
     return p.view(len(targets.positions), p.step("xlnet", len(targets.positions)), draw)

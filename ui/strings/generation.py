@@ -3,86 +3,86 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p6.intro": (
+    "generation.intro": (
         "A decoder-only Transformer (trained on the World English Bible) writes one token at a time, "
         "attending only to the past.",
         "一个仅解码器的 Transformer（在 World English Bible 上训练）每次写出一个词元，只关注已经写出的部分。",
     ),
-    "p6.no_model": (
+    "generation.no_model": (
         "No language model found in checkpoints/. Train it: `python -m models.train --preset tf-lm`.",
         "checkpoints/ 中没有找到语言模型。请先训练：`python -m models.train --preset tf-lm`。",
     ),
-    "p6.no_limit": ("no limit", "不限"),
-    "p6.url.prompt": ("prompt", "提示词"),
-    "p6.url.prompt_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
-    "p6.url.model": ("model", "模型"),
-    "p6.url.temperature": ("temperature", "温度"),
-    "p6.url.max_new": ("number of new tokens", "新词元数"),
-    "p6.url.seed": ("random seed", "随机种子"),
-    "p6.prompt": ("Prompt", "提示词"),
-    "p6.prompt_help": ("Empty: the model starts a new verse.", "留空：模型从新的一节经文开始。"),
-    "p6.model": ("Model", "模型"),
-    "p6.sampling": ("Sampling", "采样"),
-    "p6.example": ("Pick an example", "选择示例"),
-    "p6.example_placeholder": ("Example prompts …", "示例提示 …"),
-    "p6.temperature": ("Temperature T", "温度 T"),
-    "p6.temperature_help": (
+    "generation.no_limit": ("no limit", "不限"),
+    "generation.url.prompt": ("prompt", "提示词"),
+    "generation.url.prompt_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
+    "generation.url.model": ("model", "模型"),
+    "generation.url.temperature": ("temperature", "温度"),
+    "generation.url.max_new": ("number of new tokens", "新词元数"),
+    "generation.url.seed": ("random seed", "随机种子"),
+    "generation.prompt": ("Prompt", "提示词"),
+    "generation.prompt_help": ("Empty: the model starts a new verse.", "留空：模型从新的一节经文开始。"),
+    "generation.model": ("Model", "模型"),
+    "generation.sampling": ("Sampling", "采样"),
+    "generation.example": ("Pick an example", "选择示例"),
+    "generation.example_placeholder": ("Example prompts …", "示例提示 …"),
+    "generation.temperature": ("Temperature T", "温度 T"),
+    "generation.temperature_help": (
         "Logits are divided by T before the softmax. T → 0: always the most probable token.",
         "在 softmax 之前把 logits 除以 T。T → 0：总是取概率最大的词元。",
     ),
-    "p6.top_k_help": (
+    "generation.top_k_help": (
         "Sample only among the k most probable tokens (1 = greedy).",
         "只在概率最大的 k 个词元中采样（1 = 贪心）。",
     ),
-    "p6.max_new": ("New tokens", "新词元数"),
-    "p6.seed": ("Random seed", "随机种子"),
-    "p6.cut": (
+    "generation.max_new": ("New tokens", "新词元数"),
+    "generation.seed": ("Random seed", "随机种子"),
+    "generation.cut": (
         "The prompt is longer than the model's context of {max_len} tokens: its first {dropped} tokens were cut off.",
         "提示词超过了模型 {max_len} 个词元的上下文长度：前 {dropped} 个词元被截掉了。",
     ),
-    "p6.unknown": (
+    "generation.unknown": (
         "{n} words of the prompt are not in the model's vocabulary (⚠ below): it reads them as <unk>.",
         "提示词中有 {n} 个词不在模型的词表中（下方标 ⚠）：模型把它们读作 <unk>。",
     ),
-    "p6.empty": ("(empty)", "（空）"),
-    "p6.generated": ("Generated text", "生成的文本"),
-    "p6.nothing": ("Nothing was generated.", "没有生成任何内容。"),
-    "p6.step_label": ("Generation step", "生成步"),
-    "p6.step_caption": (
+    "generation.empty": ("(empty)", "（空）"),
+    "generation.generated": ("Generated text", "生成的文本"),
+    "generation.nothing": ("Nothing was generated.", "没有生成任何内容。"),
+    "generation.step_label": ("Generation step", "生成步"),
+    "generation.step_caption": (
         "Step {step} of {n}: reading {seen} tokens, the model samples the outlined one",
         "第 {step} 步，共 {n} 步：读入 {seen} 个词元，模型采样出带框的那个",
     ),
-    "p6.fig.dist": ("Next-token distribution at step {step}", "第 {step} 步的下一个词元分布"),
-    "p6.chosen": (
+    "generation.fig.dist": ("Next-token distribution at step {step}", "第 {step} 步的下一个词元分布"),
+    "generation.chosen": (
         "Chosen: “{token}” with probability {prob:.1%} under the sampled distribution.",
         "选中：“{token}”，在采样分布下的概率为 {prob:.1%}。",
     ),
-    "p6.fig.row": ("What “{token}” attends to, {head}", "“{token}”关注什么，{head}"),
-    "p6.fig.grid": ("Causal attention, every layer × head", "因果注意力，每一层 × 每个头"),
-    "p6.grid_caption": (
+    "generation.fig.row": ("What “{token}” attends to, {head}", "“{token}”关注什么，{head}"),
+    "generation.fig.grid": ("Causal attention, every layer × head", "因果注意力，每一层 × 每个头"),
+    "generation.grid_caption": (
         "Click a thumbnail to enlarge it. Everything above the diagonal is 0: the look-ahead mask.",
         "点击缩略图可放大。对角线以上全为 0：这是前瞻掩码（look-ahead mask）。",
     ),
-    "p6.fig.matrix": ("Causal self-attention, {head}", "因果自注意力，{head}"),
-    "p6.x_key": ("key: earlier token", "键：较早的词元"),
-    "p6.y_query": ("query: position", "查询：位置"),
-    "p6.export.title": ("Generation: {model}", "文本生成：{model}"),
-    "p6.export.dist": ("Step {step} next token", "第 {step} 步下一个词元"),
-    "p6.export.bars": ("Step {step} attention", "第 {step} 步注意力"),
-    "p6.prompt_read": (
+    "generation.fig.matrix": ("Causal self-attention, {head}", "因果自注意力，{head}"),
+    "generation.x_key": ("key: earlier token", "键：较早的词元"),
+    "generation.y_query": ("query: position", "查询：位置"),
+    "generation.export.title": ("Generation: {model}", "文本生成：{model}"),
+    "generation.export.dist": ("Step {step} next token", "第 {step} 步下一个词元"),
+    "generation.export.bars": ("Step {step} attention", "第 {step} 步注意力"),
+    "generation.prompt_read": (
         "The prompt as the model reads it (<s> starts a verse)",
         "模型读到的提示词（<s> 表示一节经文的开头）",
     ),
-    "p6.prompt_unknown": (
+    "generation.prompt_unknown": (
         " — {n} words not in its vocabulary (⚠), read as <unk>",
         " — 其中 {n} 个词不在词表中（⚠），读作 <unk>",
     ),
-    "p6.trained": (
+    "generation.trained": (
         "Trained in {seconds} s; held-out perplexity {ppl} — a small model: expect Bible-flavoured phrases, not sense.",
         "训练用时 {seconds} 秒；留出集困惑度 {ppl}。这是个小模型：会写出带圣经味道的短语，但未必通顺有意义。",
     ),
-    "p6.sampling_header": ("Sampling", "采样"),
-    "p6.sampling_explain": (
+    "generation.sampling_header": ("Sampling", "采样"),
+    "generation.sampling_explain": (
         "Grey bars: the model's own probabilities $\\mathrm{softmax}(z)$. Blue bars: the distribution the token "
         "is drawn from after dividing the logits by the temperature $T$ and keeping the $k$ most probable tokens. "
         "Low $T$ sharpens it (T → 0 is greedy), high $T$ flattens it. The same seed gives the same text.",

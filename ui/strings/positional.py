@@ -4,22 +4,25 @@ id → (English, 中文). Templates with fields double their LaTeX braces."""
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p3.intro": (
+    "positional.intro": (
         "Attention is blind to word order; a **positional encoding** tells the model where each word sits.",
         "注意力本身看不到词序；**位置编码**告诉模型每个词位于何处。",
     ),
-    "p3.tab.sinusoids": ("Sinusoids", "正弦编码"),
-    "p3.tab.rotation": ("Similarity and rotation", "相似度与旋转"),
-    "p3.tab.embeddings": ("Adding to embeddings", "与嵌入相加"),
-    "p3.tab.schemes": ("Learned, relative, RoPE, ALiBi", "可学习、相对、RoPE、ALiBi"),
-    "p3.tab.padding": ("Padding", "填充"),
+    "positional.tab.sinusoids": ("Sinusoids", "正弦编码"),
+    "positional.tab.rotation": ("Similarity and rotation", "相似度与旋转"),
+    "positional.tab.embeddings": ("Adding to embeddings", "与嵌入相加"),
+    "positional.tab.schemes": ("Learned, relative, RoPE, ALiBi", "可学习、相对、RoPE、ALiBi"),
+    "positional.tab.padding": ("Padding", "填充"),
     # sinusoids
-    "p3.sin.header": ("The sinusoidal encoding (Vaswani et al. 2017)", "正弦位置编码（Vaswani et al. 2017）"),
-    "p3.seq_len": ("Sequence length", "序列长度"),
-    "p3.dims": ("Dimensions to draw", "要绘制的维度"),
-    "p3.fig.curves": ("Chosen dimensions against position", "所选维度随位置的变化"),
-    "p3.fig.heatmap": ("All {length} positions × {d_model} dimensions", "全部 {length} 个位置 × {d_model} 个维度"),
-    "p3.explain.sinusoids": (
+    "positional.sin.header": ("The sinusoidal encoding (Vaswani et al. 2017)", "正弦位置编码（Vaswani et al. 2017）"),
+    "positional.seq_len": ("Sequence length", "序列长度"),
+    "positional.dims": ("Dimensions to draw", "要绘制的维度"),
+    "positional.fig.curves": ("Chosen dimensions against position", "所选维度随位置的变化"),
+    "positional.fig.heatmap": (
+        "All {length} positions × {d_model} dimensions",
+        "全部 {length} 个位置 × {d_model} 个维度",
+    ),
+    "positional.explain.sinusoids": (
         "Each pair of dimensions $(2i, 2i+1)$ is a sine and a cosine of one frequency "
         "$\\omega_i = 10000^{-2i/d}$. The first pairs wiggle fast (left of the heatmap), the last "
         "ones hardly move in 100 positions: like the hands of a clock, fast ones tell nearby "
@@ -29,7 +32,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "（热图左侧），最后的几对在 100 个位置内几乎不动：就像钟表的指针，快的区分相邻位置，慢的区分相距很远的位置，"
         "合在一起，任意两个位置都不会得到相同的向量。",
     ),
-    "p3.explain.wavelengths": (
+    "positional.explain.wavelengths": (
         "The wavelengths $\\lambda_i = 2\\pi \\cdot 10000^{{2i/d}}$ form a **geometric "
         "progression**: each is {ratio:.3f} times the one before, from $2\\pi \\approx 6.28$ "
         "(dimensions 0, 1) up to {longest:,.0f} (dimensions {d2}, "
@@ -40,13 +43,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "$10000 \\cdot 2\\pi \\approx 62{{,}}832$。在对数坐标轴上它是一条直线。",
     ),
     # similarity and rotation
-    "p3.rot.header": ("Similarity between positions, and the rotation property", "位置之间的相似度与旋转性质"),
-    "p3.positions": ("Positions", "位置数"),
-    "p3.shift": ("Shift k", "偏移 k"),
-    "p3.example_pos": ("Example position pos", "示例位置 pos"),
-    "p3.fig.similarity": ("PE(p)·PE(q): encodings, not scores", "PE(p)·PE(q)：编码之间的点积，不是注意力分数"),
-    "p3.fig.offset": ("Against the offset k", "随偏移 k 的变化"),
-    "p3.explain.offsets": (
+    "positional.rot.header": ("Similarity between positions, and the rotation property", "位置之间的相似度与旋转性质"),
+    "positional.positions": ("Positions", "位置数"),
+    "positional.shift": ("Shift k", "偏移 k"),
+    "positional.example_pos": ("Example position pos", "示例位置 pos"),
+    "positional.fig.similarity": ("PE(p)·PE(q): encodings, not scores", "PE(p)·PE(q)：编码之间的点积，不是注意力分数"),
+    "positional.fig.offset": ("Against the offset k", "随偏移 k 的变化"),
+    "positional.explain.offsets": (
         "The dot product of two encodings depends only on how far apart they are, not where: "
         "$PE(pos)\\cdot PE(pos+k) = \\sum_i \\cos(\\omega_i k)$ for every $pos$ (largest spread "
         "over $pos$ here: {spread:.1e}). It is largest at $k = 0$, falls "
@@ -58,22 +61,22 @@ STRINGS: dict[str, tuple[str, str]] = {
         "它在 $k = 0$ 处最大，随距离减小，且 $+k$ 与 $-k$ 相同：仅凭点积无法区分前后。这些是编码之间的点积，"
         "**不是注意力分数**：分数比较的是 $W_Q x_i$ 与 $W_K x_j$（见本标签页末尾）。",
     ),
-    "p3.rot.err_k": ("Max error, k = {k}, all pos", "最大误差，k = {k}，所有 pos"),
-    "p3.rot.err_k_help": (
+    "positional.rot.err_k": ("Max error, k = {k}, all pos", "最大误差，k = {k}，所有 pos"),
+    "positional.rot.err_k_help": (
         "max over pos = 0 … {last} and all dimensions of |M_k·PE(pos) − PE(pos+k)|, in float64.",
         "在 pos = 0 … {last} 和所有维度上 |M_k·PE(pos) − PE(pos+k)| 的最大值，float64 计算。",
     ),
-    "p3.rot.err_all": ("Max error, every k = 0 … {last}", "最大误差，所有 k = 0 … {last}"),
-    "p3.rot.err_all_help": (
+    "positional.rot.err_all": ("Max error, every k = 0 … {last}", "最大误差，所有 k = 0 … {last}"),
+    "positional.rot.err_all_help": (
         "The same check for every shift k, each with its own M_k.",
         "对每个偏移 k 用各自的 M_k 做同样的检查。",
     ),
-    "p3.rot.err_f32": ("Max error, k = {k}, float32 table", "最大误差，k = {k}，float32 表"),
-    "p3.rot.err_f32_help": (
+    "positional.rot.err_f32": ("Max error, k = {k}, float32 table", "最大误差，k = {k}，float32 表"),
+    "positional.rot.err_f32_help": (
         "The model stores PE in float32; this is rounding, not the formula.",
         "模型以 float32 存储 PE；这是舍入误差，不是公式的误差。",
     ),
-    "p3.explain.rotation": (
+    "positional.explain.rotation": (
         "For every shift $k$ there is one fixed matrix $M_k$ — block-diagonal, a 2×2 rotation "
         "by $\\omega_i k$ per frequency — that turns the encoding of *any* position into the "
         "encoding $k$ places later. It does not depend on $pos$, so a linear layer *could* "
@@ -83,27 +86,27 @@ STRINGS: dict[str, tuple[str, str]] = {
         "它把*任意*位置的编码变成 $k$ 个位置之后的编码。它与 $pos$ 无关，因此线性层*可以*学会按相对偏移分配注意力"
         "（Vaswani 等人的假设，§3.5）；训练好的层是否真的如此，见下文。上面的误差是 float64 舍入误差，约 $10^{-14}$。",
     ),
-    "p3.rot.formula_note": (
+    "positional.rot.formula_note": (
         r"\text{(one head's rows of } W_Q, W_K\text{; biases left out)}",
         r"\text{（一个头对应的 } W_Q, W_K \text{ 行；不含偏置）}",
     ),
     # a trained model's position-only score
-    "p3.score.header": (
+    "positional.score.header": (
         "##### What attention scores: the position-only score of tf-en-fr",
         "##### 注意力实际打出的分数：tf-en-fr 中只与位置有关的分数",
     ),
-    "p3.score.layer": ("Encoder layer", "编码器层"),
-    "p3.score.head": ("Head", "头"),
-    "p3.score.layer_what": ("encoder layer", "编码器层"),
-    "p3.score.layer0": ("layer 0", "第 0 层"),
-    "p3.score.head_what": ("head", "头"),
-    "p3.score.head1": ("head 1", "头 1"),
-    "p3.fig.position_score": (
+    "positional.score.layer": ("Encoder layer", "编码器层"),
+    "positional.score.head": ("Head", "头"),
+    "positional.score.layer_what": ("encoder layer", "编码器层"),
+    "positional.score.layer0": ("layer 0", "第 0 层"),
+    "positional.score.head_what": ("head", "头"),
+    "positional.score.head1": ("head 1", "头 1"),
+    "positional.fig.position_score": (
         "Position-only score, layer {layer}, head {head}",
         "只与位置有关的分数，第 {layer} 层，头 {head}",
     ),
-    "p3.fig.diagonals": ("The same score along diagonals i − j = k", "同一分数沿对角线 i − j = k 的取值"),
-    "p3.score.caption": (
+    "positional.fig.diagonals": ("The same score along diagonals i − j = k", "同一分数沿对角线 i − j = k 的取值"),
+    "positional.score.caption": (
         "Encoder layer {layer}, head {head} of tf-en-fr, positions 0 … {last} (the longest training source), "
         "with the model's own W_Q, W_K (d_k = {d_k}) and PE table, biases left out (they add terms in i alone or j "
         "alone). This is a score, not an attention weight: blue below 0, red above, white 0, the scale set by this "
@@ -112,17 +115,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "（d_k = {d_k}）和 PE 表，不含偏置（偏置只增加仅与 i 或仅与 j 有关的项）。这是分数，不是注意力权重："
         "小于 0 为蓝，大于 0 为红，0 为白，色标范围由该矩阵的最大 |分数|（{peak:.2f}）决定。",
     ),
-    "p3.score.layer0_note": (
+    "positional.score.layer0_note": (
         "In layer 0 the input is $\\sqrt{d}\\cdot E[\\text{word}] + PE$, so the real score is "
         "this plus cross terms between words and positions.",
         "在第 0 层，输入是 $\\sqrt{d}\\cdot E[\\text{word}] + PE$，因此真实分数是这一项再加上词与位置之间的交叉项。",
     ),
-    "p3.score.layer1_note": (
+    "positional.score.layer1_note": (
         "In layer 1 the encoding arrives through layer 0's residual stream and LayerNorm, so "
         "this is what layer 1's weights make of the bare encoding.",
         "在第 1 层，位置编码经由第 0 层的残差流和 LayerNorm 传入，因此这是第 1 层的权重对单纯位置编码的处理结果。",
     ),
-    "p3.explain.model_scores": (
+    "positional.explain.model_scores": (
         "$PE_i \\cdot PE_j$ at the top of this tab depends on $i - j$ only. The position-only "
         "part of the attention score does not: it is $PE_i^\\top W_Q^\\top W_K\\, PE_j / "
         "\\sqrt{{d_k}}$, which would depend on $i - j$ only if $W_Q^\\top W_K$ commuted with "
@@ -141,17 +144,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "正因如此，Transformer-XL（Dai et al. 2019）把分数拆开，让位置只以 $R_{{i-j}}$（$i - j$ 的函数）"
         "的形式进入（见下一个标签页）。",
     ),
-    "p3.model_missing_hint": (". The other figures on this page do not need it.", "。本页的其他图不需要它。"),
-    "p3.rotation_spinner": ("Checking every shift k …", "正在检查每个偏移 k …"),
+    "positional.model_missing_hint": (". The other figures on this page do not need it.", "。本页的其他图不需要它。"),
+    "positional.rotation_spinner": ("Checking every shift k …", "正在检查每个偏移 k …"),
     # embeddings
-    "p3.emb.header": ("Adding the encoding to word embeddings", "把位置编码加到词嵌入上"),
-    "p3.emb.init": ("Embedding initial std σ", "嵌入初始化标准差 σ"),
-    "p3.emb.init.tied": ("1/√d_model (tied with the output layer)", "1/√d_model（与输出层共享权重）"),
-    "p3.emb.init.unit": ("1 (nn.Embedding default)", "1（nn.Embedding 嵌入层的默认值）"),
-    "p3.emb.scaled": ("Scale embeddings by √d_model", "嵌入乘以 √d_model"),
-    "p3.emb.word_norm": ("‖s·e‖ (mean over words)", "‖s·e‖（对词取平均）"),
-    "p3.emb.word_share": ("word's share of ‖x‖²", "词在 ‖x‖² 中所占比例"),
-    "p3.explain.embeddings": (
+    "positional.emb.header": ("Adding the encoding to word embeddings", "把位置编码加到词嵌入上"),
+    "positional.emb.init": ("Embedding initial std σ", "嵌入初始化标准差 σ"),
+    "positional.emb.init.tied": ("1/√d_model (tied with the output layer)", "1/√d_model（与输出层共享权重）"),
+    "positional.emb.init.unit": ("1 (nn.Embedding default)", "1（nn.Embedding 嵌入层的默认值）"),
+    "positional.emb.scaled": ("Scale embeddings by √d_model", "嵌入乘以 √d_model"),
+    "positional.emb.word_norm": ("‖s·e‖ (mean over words)", "‖s·e‖（对词取平均）"),
+    "positional.emb.word_share": ("word's share of ‖x‖²", "词在 ‖x‖² 中所占比例"),
+    "positional.explain.embeddings": (
         "Every $PE(pos)$ has length $\\sqrt{d/2}$. The original Transformer shares its "
         "embedding matrix with the output layer (§3.4), and the reference code initialises it "
         "with $\\sigma = 1/\\sqrt{d}$, so a word vector has length about 1: added as is, the "
@@ -164,7 +167,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "两个不同的词看起来差不多）。乘以 $\\sqrt{d_{model}}$（§3.4）使词向量长度约为 $\\sqrt d$，与位置编码同一"
         "量级，于是词和它的位置在和中都得以保留。",
     ),
-    "p3.emb.differ": (
+    "positional.emb.differ": (
         "**How our models differ from the paper.** Ours also multiply by $\\sqrt{d_{model}}$ "
         "and add sinusoidal PE, but tf-en-fr does **not** tie its embeddings "
         "(`tie_embeddings: false` in its `config.json`) and initialises every matrix, the "
@@ -176,27 +179,33 @@ STRINGS: dict[str, tuple[str, str]] = {
         "均匀分布初始化，而不是 $\\sigma = 1/\\sqrt{d}$。只有语言模型 tf-lm 让嵌入与输出层共享（同样用 Glorot 初始化）。",
     ),
     # schemes
-    "p3.sch.header": (
+    "positional.sch.header": (
         "Learned, relative, rotary and ALiBi side by side",
         "可学习、相对、旋转（RoPE）与 ALiBi 位置编码对比",
     ),
-    "p3.sch.train_len": ("Training length", "训练长度"),
-    "p3.sch.eval_len": ("Shown length", "显示长度"),
-    "p3.sch.alibi_head": ("ALiBi head", "ALiBi 头"),
-    "p3.sch.title.learned": (
+    "positional.sch.train_len": ("Training length", "训练长度"),
+    "positional.sch.eval_len": ("Shown length", "显示长度"),
+    "positional.sch.alibi_head": ("ALiBi head", "ALiBi 头"),
+    "positional.sch.title.learned": (
         "Learned: cosine<br>similarity of<br>{source} rows",
         "可学习：<br>{source} 各行的<br>余弦相似度",
     ),
-    "p3.sch.title.learned_source": ("a learned", "某个可学习表"),
-    "p3.sch.title.sinusoidal": ("Sinusoidal:<br>PE_i·PE_j<br>(not a score)", "正弦：<br>PE_i·PE_j<br>（不是分数）"),
-    "p3.sch.title.xl": ("Transformer-XL:<br>its position<br>terms", "Transformer-XL：<br>其位置项"),
-    "p3.sch.title.rope": ("RoPE: score<br>of one fixed<br>q and k", "RoPE：一组固定<br>q 与 k 的<br>分数"),
-    "p3.sch.title.alibi": ("ALiBi (causal):<br>−m·(i − j)<br>for j ≤ i", "ALiBi（因果）：<br>−m·(i − j)<br>j ≤ i"),
-    "p3.sch.learned_note": (
+    "positional.sch.title.learned_source": ("a learned", "某个可学习表"),
+    "positional.sch.title.sinusoidal": (
+        "Sinusoidal:<br>PE_i·PE_j<br>(not a score)",
+        "正弦：<br>PE_i·PE_j<br>（不是分数）",
+    ),
+    "positional.sch.title.xl": ("Transformer-XL:<br>its position<br>terms", "Transformer-XL：<br>其位置项"),
+    "positional.sch.title.rope": ("RoPE: score<br>of one fixed<br>q and k", "RoPE：一组固定<br>q 与 k 的<br>分数"),
+    "positional.sch.title.alibi": (
+        "ALiBi (causal):<br>−m·(i − j)<br>for j ≤ i",
+        "ALiBi（因果）：<br>−m·(i − j)<br>j ≤ i",
+    ),
+    "positional.sch.learned_note": (
         "Learned: the cosine similarity between rows i and j of {source}'s learned position table. ",
         "可学习：{source} 的可学习位置表中第 i 行与第 j 行的余弦相似度。",
     ),
-    "p3.sch.caption": (
+    "positional.sch.caption": (
         "What each scheme does with position alone, query i down, key j across, each "
         "scaled to [−1, 1]. {learned_note}Sinusoidal: dot products of encodings, not "
         "attention scores. Transformer-XL: its position terms with random, untrained "
@@ -207,7 +216,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "不是注意力分数。Transformer-XL：其位置项，W_R 和 v 随机且未训练；RoPE：一组固定的随机查询和键；"
         "ALiBi：其因果偏置，对角线以上（未来位置被掩码）为空白。虚线框：训练长度以内的位置，框内每一对在训练中都出现过。",
     ),
-    "p3.explain.schemes": (
+    "positional.explain.schemes": (
         "* **Transformer-XL / RoPE**: position enters the score only through $i - j$, "
         "whatever the weights: with the same content everywhere the maps are constant along "
         "diagonals.\n"
@@ -227,8 +236,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "* **ALiBi**，头 {head}：斜率 $m$ = {slope:.4g}；键 $j \\le i$ 上的偏置 $-m\\,(i-j)$（未来位置被掩码）"
         "无论输入多长都沿直线持续下降。",
     ),
-    "p3.learned.header": ("##### Learned absolute positions", "##### 可学习的绝对位置"),
-    "p3.learned.none": (
+    "positional.learned.header": ("##### Learned absolute positions", "##### 可学习的绝对位置"),
+    "positional.learned.none": (
         "No trained checkpoint with a learned position table was found under "
         "`checkpoints/`. When one is there (a `*.safetensors` file with a tensor named like "
         "`*position_embeddings*` or `*pos_embedding*`, as in BERT), its position × dimension "
@@ -239,19 +248,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "`*position_embeddings*` 或 `*pos_embedding*`，如 BERT），它的“位置 × 维度”矩阵会显示在这里，其各行之间的"
         "余弦相似度显示在上面的图中：超出最后一行的部分为空白，因为可学习的位置表对从未给过的位置一无所知。",
     ),
-    "p3.learned.caption": (
+    "positional.learned.caption": (
         "From the trained checkpoint `{name}`, tensor `{tensor}`: {rows} positions × {cols} dimensions.",
         "来自已训练检查点 `{name}` 的张量 `{tensor}`：{rows} 个位置 × {cols} 个维度。",
     ),
-    "p3.fig.learned": ("Learned position embeddings", "可学习的位置嵌入"),
+    "positional.fig.learned": ("Learned position embeddings", "可学习的位置嵌入"),
     # padding
-    "p3.pad.header": (
+    "positional.pad.header": (
         "Padding: a zero row for the PAD position, and what ours do",
         "填充：PAD 位置用全零行，以及我们的模型怎么做",
     ),
-    "p3.pad.length": ("Sentence {i} length", "句子 {i} 的长度"),
-    "p3.fig.pad_ids": ("Position ids of a padded batch", "填充后批次的位置编号"),
-    "p3.explain.padding": (
+    "positional.pad.length": ("Sentence {i} length", "句子 {i} 的长度"),
+    "positional.fig.pad_ids": ("Position ids of a padded batch", "填充后批次的位置编号"),
+    "positional.explain.padding": (
         "Sentences of different lengths share one batch, so the short ones are filled with "
         "PAD. A common convention (fairseq's, there with the PAD index in place of 0): real tokens get "
         "position ids $1, 2, \\dots, n$; PAD gets id 0, and row 0 of the position table is all "
@@ -263,7 +272,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "那一行。这样 PAD 位置以精确的零向量进入模型，它的位置不携带任何信号。注意力掩码仍然必须遮住 PAD 键："
         "经过第一层的偏置之后，输入为零并不意味着输出为零。",
     ),
-    "p3.pad.differ": (
+    "positional.pad.differ": (
         "**How our models differ.** The original Transformer paper says nothing about PAD, "
         "and our Transformers do not use this convention: they add $PE(t)$ at every slot $t$, "
         "padded slots too (`PositionalEncoding` adds the first $L$ rows of the table to the "

@@ -3,132 +3,138 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "p4.intro": (
+    "transformer.intro": (
         "Self-attention in the encoder, masked self-attention and cross-attention in the decoder: every layer, "
         "every head.",
         "编码器中的自注意力，解码器中带掩码的自注意力和交叉注意力：每一层、每一个头。",
     ),
-    "p4.no_model": (
+    "transformer.no_model": (
         "No Transformer checkpoints found in checkpoints/. Train one: `python -m models.train --preset tf-en-fr`.",
         "checkpoints/ 中没有找到 Transformer 检查点。请先训练一个：`python -m models.train --preset tf-en-fr`。",
     ),
-    "p4.url.model": ("model", "模型"),
-    "p4.url.text": ("text", "文本"),
-    "p4.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
-    "p4.url.beam": ("beam width", "束宽"),
-    "p4.url.alpha": ("length penalty", "长度惩罚"),
-    "p4.model": ("Model", "模型"),
-    "p4.sentence": ("English sentence", "英语句子"),
-    "p4.sentence.zh": ("Chinese sentence", "中文句子"),
-    "p4.digits": ("Digits 0–9, separated by spaces", "数字 0–9，用空格分隔"),
-    "p4.options": ("Options", "选项"),
-    "p4.example": ("Pick an example", "选择示例"),
-    "p4.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
-    "p4.example_placeholder_real": ("Test sentences, never trained on …", "测试集句子（从未用于训练）…"),
-    "p4.scores.line": (
+    "transformer.url.model": ("model", "模型"),
+    "transformer.url.text": ("text", "文本"),
+    "transformer.url.text_cut": ("its first 10,000 characters", "其前 10,000 个字符"),
+    "transformer.url.beam": ("beam width", "束宽"),
+    "transformer.url.alpha": ("length penalty", "长度惩罚"),
+    "transformer.model": ("Model", "模型"),
+    "transformer.sentence": ("English sentence", "英语句子"),
+    "transformer.sentence.zh": ("Chinese sentence", "中文句子"),
+    "transformer.digits": ("Digits 0–9, separated by spaces", "数字 0–9，用空格分隔"),
+    "transformer.options": ("Options", "选项"),
+    "transformer.example": ("Pick an example", "选择示例"),
+    "transformer.example_placeholder": ("Examples from the corpus grammar …", "来自语料文法的示例 …"),
+    "transformer.example_placeholder_real": ("Test sentences, never trained on …", "测试集句子（从未用于训练）…"),
+    "transformer.scores.line": (
         "**Test scores of {model}:** BLEU {bleu}, chrF {chrf} on {n_test} sentences never trained on ({test}).",
         "**{model} 的测试分数：** 在 {n_test} 个从未用于训练的句子上（{test}）BLEU {bleu}，chrF {chrf}。",
     ),
-    "p4.scores.page": (
+    "transformer.scores.page": (
         "These are this page's own figures: each test sentence typed as text and read as this page "
         "reads it (Chinese re-segmented against the model's vocabulary, unknown words split into "
         "characters). Fed the corpus's own segmentation, it scores BLEU {bleu}, chrF {chrf}.",
         "以上是本页自己的分数：把每个测试句子当作输入文本，按本页的方式读入（中文按模型词表重新分词，"
         "未知词拆成单字）。若改用语料自带的分词，得分为 BLEU {bleu}，chrF {chrf}。",
     ),
-    "p4.scores.grammar_line": (
+    "transformer.scores.grammar_line": (
         "Beside it, the grammar Transformer ({model}): BLEU {bleu}, chrF {chrf} on {n_test} test "
         "sentences of its own small made-up grammar — an easier task than real sentences.",
         "作为对照，文法 Transformer（{model}）：在其自带小型人造文法的 {n_test} 个测试句子上 BLEU {bleu}，"
         "chrF {chrf} — 比真实句子容易得多。",
     ),
-    "p4.scores.none": (
+    "transformer.scores.none": (
         "No test scores for this model: `python -m models.evaluate --write` scores the shipped ones.",
         "此模型没有测试分数：`python -m models.evaluate --write` 只为随附的模型打分。",
     ),
-    "p4.scores.expander": (
+    "transformer.scores.expander": (
         "Test scores of every translation model (BLEU, chrF)",
         "所有翻译模型的测试分数（BLEU、chrF）",
     ),
-    "p4.scores.col.test": ("test set", "测试集"),
-    "p4.scores.col.n": ("sentences", "句子数"),
-    "p4.scores.grammar": ("the embedded grammar, test split", "内置文法的测试集"),
-    "p4.scores.test_set": ("{data}, test split", "{data}，测试集"),
-    "p4.beam": ("Beam width (1 = greedy)", "束宽（1 = 贪心）"),
-    "p4.url.compare": ("comparison model", "对比模型"),
-    "p4.url.no_compare": ("no comparison", "不对比"),
-    "p4.compare": ("Side by side with an RNN (seq2seq) model", "与一个 RNN（序列到序列）模型并排对比"),
-    "p4.nothing": ("— nothing —", "— 无 —"),
-    "p4.empty": ("(empty)", "（空）"),
-    "p4.output_of": ("Output of {model}", "{model} 的输出"),
-    "p4.no_tokens": ("The model produced no tokens.", "模型没有输出任何词元。"),
-    "p4.url.kind": ("attention", "注意力"),
-    "p4.kind": ("Attention", "注意力"),
-    "p4.fig.grid": ("All layers × heads — click one to enlarge", "所有层 × 头 — 点击一个可放大"),
-    "p4.grid_caption": (
+    "transformer.scores.col.test": ("test set", "测试集"),
+    "transformer.scores.col.n": ("sentences", "句子数"),
+    "transformer.scores.grammar": ("the embedded grammar, test split", "内置文法的测试集"),
+    "transformer.scores.test_set": ("{data}, test split", "{data}，测试集"),
+    "transformer.beam": ("Beam width (1 = greedy)", "束宽（1 = 贪心）"),
+    "transformer.url.compare": ("comparison model", "对比模型"),
+    "transformer.url.no_compare": ("no comparison", "不对比"),
+    "transformer.compare": ("Side by side with an RNN (seq2seq) model", "与一个 RNN（序列到序列）模型并排对比"),
+    "transformer.nothing": ("— nothing —", "— 无 —"),
+    "transformer.empty": ("(empty)", "（空）"),
+    "transformer.output_of": ("Output of {model}", "{model} 的输出"),
+    "transformer.no_tokens": ("The model produced no tokens.", "模型没有输出任何词元。"),
+    "transformer.url.kind": ("attention", "注意力"),
+    "transformer.kind": ("Attention", "注意力"),
+    "transformer.fig.grid": ("All layers × heads — click one to enlarge", "所有层 × 头 — 点击一个可放大"),
+    "transformer.grid_caption": (
         "Each thumbnail is one head (rows: queries, columns: keys), white = 0, dark blue = 1. The image "
         "is rendered on the server: no weights are sent as JSON.",
         "每个缩略图是一个头（行：查询，列：键），白 = 0，深蓝 = 1。图像在服务器上渲染：不会把权重以 JSON 发送。",
     ),
-    "p4.fig.head": ("{what}: {head}", "{what}：{head}"),
-    "p4.x.source": ("key: source token", "键：源词元"),
-    "p4.x.decoder": ("key: decoder input", "键：解码器输入"),
-    "p4.y.source": ("query: source token", "查询：源词元"),
-    "p4.y.decoder": ("query: decoder step", "查询：解码器的步"),
-    "p4.lookahead": (
+    "transformer.fig.head": ("{what}: {head}", "{what}：{head}"),
+    "transformer.x.source": ("key: source token", "键：源词元"),
+    "transformer.x.decoder": ("key: decoder input", "键：解码器输入"),
+    "transformer.y.source": ("query: source token", "查询：源词元"),
+    "transformer.y.decoder": ("query: decoder step", "查询：解码器的步"),
+    "transformer.lookahead": (
         "Grey cells: the look-ahead mask (−∞ before the softmax, weight exactly 0).",
         "灰色格子：前瞻掩码（softmax 之前为 −∞，权重恰为 0）。",
     ),
-    "p4.step": (
+    "transformer.step": (
         "**Step {step} of {n}** — the decoder reads the tokens up to “{token}” and emits:",
         "**第 {step} 步，共 {n} 步** — 解码器读入直到“{token}”的词元，并输出：",
     ),
-    "p4.fig.cross": ("Cross-attention at step {step}, {head}", "第 {step} 步的交叉注意力，{head}"),
-    "p4.fig.topk": ("Top-{k} next tokens at step {step}", "第 {step} 步概率最高的 {k} 个下一个词元"),
-    "p4.export.title": ("Transformer translation: {model}", "Transformer 翻译：{model}"),
-    "p4.export.head": ("{what}, {head}", "{what}，{head}"),
-    "p4.export.cross": ("Step {step} cross-attention", "第 {step} 步交叉注意力"),
-    "p4.export.topk": ("Step {step} top-k", "第 {step} 步 top-k"),
-    "p4.beam_header": ("Beam search", "束搜索"),
-    "p4.fig.beam": (
+    "transformer.fig.cross": ("Cross-attention at step {step}, {head}", "第 {step} 步的交叉注意力，{head}"),
+    "transformer.fig.topk": ("Top-{k} next tokens at step {step}", "第 {step} 步概率最高的 {k} 个下一个词元"),
+    "transformer.export.title": ("Transformer translation: {model}", "Transformer 翻译：{model}"),
+    "transformer.export.head": ("{what}, {head}", "{what}，{head}"),
+    "transformer.export.cross": ("Step {step} cross-attention", "第 {step} 步交叉注意力"),
+    "transformer.export.topk": ("Step {step} top-k", "第 {step} 步 top-k"),
+    "transformer.beam_header": ("Beam search", "束搜索"),
+    "transformer.fig.beam": (
         "Beam of width {width}: hypotheses kept up to step {step}",
         "束宽 {width}：截至第 {step} 步保留的假设",
     ),
-    "p4.beam_caption": (
+    "transformer.beam_caption": (
         "Finished outputs are ranked by Σ log p / ((5 + |y|) / 6)^α with α = {alpha:g} (Wu et al. "
         "2016) — the same rule as the seq2seq page.",
         "已完成的输出按 Σ log p / ((5 + |y|) / 6)^α 排序，α = {alpha:g}（Wu et al. 2016）— 与序列到序列页相同的规则。",
     ),
-    "p4.src": ("The tokens as the encoder reads them", "编码器读到的词元"),
-    "p4.src_unknown": (" — {n} not in its vocabulary (⚠), read as <unk>", " — 其中 {n} 个不在词表中（⚠），读作 <unk>"),
+    "transformer.src": ("The tokens as the encoder reads them", "编码器读到的词元"),
+    "transformer.src_unknown": (
+        " — {n} not in its vocabulary (⚠), read as <unk>",
+        " — 其中 {n} 个不在词表中（⚠），读作 <unk>",
+    ),
     # ui/transformer.py
-    "p4.cmp.header": ("RNN attention against Transformer cross-attention", "RNN 注意力与 Transformer 交叉注意力的对比"),
-    "p4.cmp.caption": (
+    "transformer.cmp.header": (
+        "RNN attention against Transformer cross-attention",
+        "RNN 注意力与 Transformer 交叉注意力的对比",
+    ),
+    "transformer.cmp.caption": (
         "Same sentence. Left: the seq2seq model's single attention α per step. Right: the Transformer's "
         "cross-attention, {head} (change it above). Rows: output steps.",
         "同一个句子。左：序列到序列模型每一步唯一的注意力 α。右：Transformer 的交叉注意力，{head}"
         "（可在上方更改）。行：输出步。",
     ),
-    "p4.cmp.none": (
+    "transformer.cmp.none": (
         "No attention: the encoder's final state is the decoder's only view of the source.",
         "无注意力：编码器的最终状态是解码器看到源句的唯一途径。",
     ),
-    "p4.cmp.rnn": ("RNN attention α", "RNN 注意力 α"),
-    "p4.cmp.tf": ("Transformer cross-attention", "Transformer 交叉注意力"),
-    "p4.masks.header": ("The masks", "掩码"),
-    "p4.masks.explain": (
+    "transformer.cmp.rnn": ("RNN attention α", "RNN 注意力 α"),
+    "transformer.cmp.tf": ("Transformer cross-attention", "Transformer 交叉注意力"),
+    "transformer.masks.header": ("The masks", "掩码"),
+    "transformer.masks.explain": (
         "Sentences are batched: shorter ones are padded with `<pad>`, which no query may attend to "
         "(**padding mask**). The decoder must not see the future (**look-ahead mask**). A mask *adds* "
         "0 where attending is allowed and −∞ where it is not, before the softmax.",
         "句子成批处理：较短的句子用 `<pad>` 填充，任何查询都不能关注它（**填充掩码**）。解码器不能看到"
         "未来（**前瞻掩码**）。掩码在 softmax 之前*加上*一个值：允许关注处加 0，不允许处加 −∞。",
     ),
-    "p4.masks.pad": ("Padding mask: {n} pad tokens added", "填充掩码：加了 {n} 个填充词元"),
-    "p4.masks.key": ("key", "键"),
-    "p4.masks.query": ("query", "查询"),
-    "p4.masks.causal": ("Look-ahead mask of the decoder", "解码器的前瞻掩码"),
-    "p4.explain.header": ("How the Transformer attends", "Transformer 如何分配注意力"),
-    "p4.explain.multihead": (
+    "transformer.masks.pad": ("Padding mask: {n} pad tokens added", "填充掩码：加了 {n} 个填充词元"),
+    "transformer.masks.key": ("key", "键"),
+    "transformer.masks.query": ("query", "查询"),
+    "transformer.masks.causal": ("Look-ahead mask of the decoder", "解码器的前瞻掩码"),
+    "transformer.explain.header": ("How the Transformer attends", "Transformer 如何分配注意力"),
+    "transformer.explain.multihead": (
         "Every attention sub-layer computes, for each head *i*, "
         "$\\mathrm{head}_i = \\mathrm{softmax}\\big(Q W_i^Q (K W_i^K)^\\top / \\sqrt{d_k} + M\\big)"
         "\\, V W_i^V$ and concatenates the heads: $\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; "
@@ -138,7 +144,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "\\, V W_i^V$，再把各头拼接起来：$\\mathrm{MultiHead}(Q,K,V) = [\\mathrm{head}_1; …; "
         "\\mathrm{head}_h]\\, W^O$。",
     ),
-    "p4.explain.kinds": (
+    "transformer.explain.kinds": (
         "- **Encoder self-attention**: every source token attends to every source token; the *padding "
         "mask* blocks the `<pad>` positions a batch adds.\n"
         "- **Decoder self-attention**: each target position attends to itself and earlier positions "
@@ -154,8 +160,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "的 RNN 注意力 α 相对应的部分，每层每个头各一个。",
     ),
     # Label smoothing ε = 0 against ε = 0.1 (ui.transformer.label_smoothing_view)
-    "p4.ls.header": ("Label smoothing: ε = 0 against ε = 0.1", "标签平滑：ε = 0 与 ε = 0.1 对比"),
-    "p4.ls.intro": (
+    "transformer.ls.header": ("Label smoothing: ε = 0 against ε = 0.1", "标签平滑：ε = 0 与 ε = 0.1 对比"),
+    "transformer.ls.intro": (
         "The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
         "over the rest of the vocabulary (§5.4): it “hurts perplexity, as the model learns to be more "
         "unsure, but improves accuracy and BLEU”. Two small Transformers trained on the same 20,000 "
@@ -168,23 +174,23 @@ STRINGS: dict[str, tuple[str, str]] = {
         "训练，其他一切相同，ε = 0 和 ε = 0.1。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的"
         "时候是对的吗？期望标定误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。",
     ),
-    "p4.ls.none": (
+    "transformer.ls.none": (
         "The label-smoothing pair is not shipped. Train it: `python -m models.train --preset tf-en-fr-ls0` "
         "and `--preset tf-en-fr-ls10`, then `python -m models.evaluate --write`.",
         "没有随附标签平滑对比模型。训练它们：`python -m models.train --preset tf-en-fr-ls0` 和 "
         "`--preset tf-en-fr-ls10`，然后运行 `python -m models.evaluate --write`。",
     ),
-    "p4.ls.col.model": ("model", "模型"),
-    "p4.ls.col.bleu": ("test BLEU", "测试集 BLEU"),
-    "p4.ls.col.ppl": ("perplexity", "困惑度"),
-    "p4.ls.col.acc": ("next-word accuracy", "下一个词的准确率"),
-    "p4.ls.col.conf": ("mean confidence", "平均置信度"),
-    "p4.ls.col.ece": ("ECE", "ECE（期望标定误差）"),
-    "p4.ls.fig": ("Reliability diagram: accuracy against confidence", "可靠性图：准确率与置信度"),
-    "p4.ls.fig.x": ("confidence (top word probability)", "置信度（最高词概率）"),
-    "p4.ls.fig.y": ("accuracy", "准确率"),
-    "p4.ls.fig.ideal": ("perfectly calibrated", "完全标定"),
-    "p4.ls.caption": (
+    "transformer.ls.col.model": ("model", "模型"),
+    "transformer.ls.col.bleu": ("test BLEU", "测试集 BLEU"),
+    "transformer.ls.col.ppl": ("perplexity", "困惑度"),
+    "transformer.ls.col.acc": ("next-word accuracy", "下一个词的准确率"),
+    "transformer.ls.col.conf": ("mean confidence", "平均置信度"),
+    "transformer.ls.col.ece": ("ECE", "ECE（期望标定误差）"),
+    "transformer.ls.fig": ("Reliability diagram: accuracy against confidence", "可靠性图：准确率与置信度"),
+    "transformer.ls.fig.x": ("confidence (top word probability)", "置信度（最高词概率）"),
+    "transformer.ls.fig.y": ("accuracy", "准确率"),
+    "transformer.ls.fig.ideal": ("perfectly calibrated", "完全标定"),
+    "transformer.ls.caption": (
         "Teacher-forced next-word predictions on the grammar corpus's test split ({n} words, the end "
         "token included); points are the 10 bins, larger where more predictions fall. Perplexity is "
         "that of the reference words; BLEU is greedy decoding. From `python -m models.evaluate "
@@ -192,14 +198,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "语法语料测试集上教师强制的下一个词预测（{n} 个词，包括结束词元）；点是 10 个区间，落入的预测越多"
         "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码。来自 `python -m models.evaluate --write`。",
     ),
-    "p4.ls.verdict.lower": (
+    "transformer.ls.verdict.lower": (
         "Here label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). Mean "
         "confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} "
         "with it.",
         "在这里，标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对准确率："
         "没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。",
     ),
-    "p4.ls.verdict.higher": (
+    "transformer.ls.verdict.higher": (
         "Here label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
         "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is "
         "below its accuracy {acc0:.3f}, and its points lie above the diagonal (a small model, "
