@@ -106,10 +106,10 @@ def uniform_comparison() -> str:
 
     rows = {m["name"]: m for m in (load_results() or {}).get("models", [])}
     if not all(name in rows for name in UNIFORM_TWIN):
-        return t("xai.uniform.missing")
+        return tr("xai.uniform.missing")
     learned, uniform = (rows[name] for name in UNIFORM_TWIN)
     n_train = read_config(UNIFORM_TWIN[1]).get("training", {}).get("n_train", 0)
-    text = t(
+    text = tr(
         "xai.uniform",
         n_train=n_train,
         n_test=uniform["n_test"],
@@ -119,7 +119,7 @@ def uniform_comparison() -> str:
         l_em=learned["exact_match"],
     )
     verdict = "mattered" if learned["bleu"] - uniform["bleu"] >= MATTERED_BLEU else "little"
-    return f"{text} {t(f'xai.uniform.{verdict}')}"
+    return f"{text} {tr(f'xai.uniform.{verdict}')}"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
