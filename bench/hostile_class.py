@@ -639,10 +639,10 @@ def memory_bomb(lab: Lab) -> Held:
 
 
 def _oversize_upload_script() -> None:
-    """The studio's own checks (ui.studio._start and _import) given uploads over their limits."""
+    """The studio's own checks (ui.studio.start_run and import_run) given uploads over their limits."""
     import streamlit as st
 
-    from ui.studio import _import, _start
+    from ui.studio import import_run, start_run
 
     class Upload:
         def __init__(self, size: int, name: str) -> None:
@@ -654,11 +654,11 @@ def _oversize_upload_script() -> None:
 
     size, kind = st.session_state["bench_size"], st.session_state["bench_kind"]
     if kind == "zip":
-        _import(Upload(size, "run.zip"))
+        import_run(Upload(size, "run.zip"))
         if st.session_state.get("studio_error"):
             st.error(st.session_state["studio_error"])
     else:
-        _start({"data": kind, "name": "big"}, Upload(size, "big.txt" if kind == "text" else "big.tsv"))
+        start_run({"data": kind, "name": "big"}, Upload(size, "big.txt" if kind == "text" else "big.tsv"))
 
 
 def memory_upload(lab: Lab) -> Held:

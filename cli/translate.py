@@ -10,7 +10,7 @@ from cli.output import print_trace
 from models.checkpoints import CheckpointError, load_seq2seq, load_transformer, read_config
 from models.device import configure_threads
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
-from models.inference.traces import DecodeTrace, DecodingTrace
+from models.inference.traces import TransformerDecodeTrace, Seq2seqDecodeTrace
 from models.inference.translate import MAX_BEAM, translate, translate_transformer
 from models.nn.rnn_seq2seq import AttentionMode
 
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--topk", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the whole decoding trace as JSON")
     args = parser.parse_args(argv)
-    trace: DecodeTrace | DecodingTrace
+    trace: TransformerDecodeTrace | Seq2seqDecodeTrace
     try:
         configure_threads()
         if read_config(args.model).get("family") == "transformer":

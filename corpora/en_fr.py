@@ -219,7 +219,7 @@ _NOUN_ROWS = [
     ("tree", "trees", "arbre", "arbres", "m", "place under behind"),
     ("hotel", "hotels", "hôtel", "hôtels", "m", "place inside behind"),
 ]
-_NOUNS: dict[str, _Noun] = {r[0]: _Noun(r[0], r[1], r[2], r[3], r[4] == "f", _feats(r[5])) for r in _NOUN_ROWS}
+NOUNS: dict[str, _Noun] = {r[0]: _Noun(r[0], r[1], r[2], r[3], r[4] == "f", _feats(r[5])) for r in _NOUN_ROWS}
 
 _COLOR_PLACES = "house room kitchen"
 _ADJ_ROWS = [
@@ -292,9 +292,9 @@ _ADJ_ROWS = [
     ("dirty", "sale sale sales sales", "post", "quality", "thing place animal", "", "tree", "dirtier", None),
     ("empty", "vide vide vides vides", "post", "quality", "container", "", "", "", None),
 ]
-_ADJS: dict[str, _Adj] = {}
+ADJS: dict[str, _Adj] = {}
 for _r in _ADJ_ROWS:
-    _ADJS[_r[0]] = _Adj(
+    ADJS[_r[0]] = _Adj(
         key=_r[0],
         fr=_adj_forms(_r[1]),
         pre=_r[2] == "pre",
@@ -358,7 +358,7 @@ _VERB_ROWS = [
     ("live", "lives", "vis vivez vit vivons vivent", "person animal", None, False, "in with"),
     ("wait", "waits", "attends attendez attend attendons attendent", "person animal", None, False, "in under behind"),
 ]
-_VERBS: dict[str, _Verb] = {
+VERBS: dict[str, _Verb] = {
     r[0]: _Verb(
         r[0],
         r[1],
@@ -371,8 +371,8 @@ _VERBS: dict[str, _Verb] = {
     )
     for r in _VERB_ROWS
 }
-_TRANSITIVE = tuple(k for k, v in _VERBS.items() if v.obj is not None)
-_INTRANSITIVE = tuple(k for k, v in _VERBS.items() if v.obj is None)
+_TRANSITIVE = tuple(k for k, v in VERBS.items() if v.obj is not None)
+_INTRANSITIVE = tuple(k for k, v in VERBS.items() if v.obj is None)
 
 _ETRE = ("suis", "êtes", "est", "sommes", "sont")
 _AVOIR = ("ai", "avez", "a", "avons", "ont")
@@ -410,7 +410,7 @@ _COUNTS = {
 }
 _AGES = {"one": "un", **_COUNTS, "twenty": "vingt", "thirty": "trente"}
 _ADVERBS = {"often": "souvent", "always": "toujours", "sometimes": "parfois"}
-_PREPS = {"in": "dans", "on": "sur", "under": "sous", "behind": "derrière", "with": "avec", "for": "pour"}
+PREPS = {"in": "dans", "on": "sur", "under": "sous", "behind": "derrière", "with": "avec", "for": "pour"}
 # Noun features a preposition's object needs: after a verb, and after "is" (location).
 _PREP_FEATS = {
     "in": _feats("inside"),
@@ -446,7 +446,7 @@ class PP:
     """A prepositional phrase."""
 
     prep: str
-    np: NP
+    noun_phrase: NP
 
 
 @dataclass(slots=True)
@@ -487,81 +487,81 @@ class Sentence:
 # --------------------------------------------------------------------------- predicates
 
 
-def _adj_ok(adj: str, noun: str) -> bool:
-    a = _ADJS[adj]
+def adj_ok(adj: str, noun: str) -> bool:
+    a = ADJS[adj]
     if noun in a.exclude:
         return False
-    return bool(_NOUNS[noun].feats & a.feats) or noun in a.include
+    return bool(NOUNS[noun].feats & a.feats) or noun in a.include
 
 
-def _adj_ok_np(adj: str, np: NP) -> bool:
-    if np.pron:
-        return "person" in _ADJS[adj].feats
-    return _adj_ok(adj, np.noun) and (np.coord is None or _adj_ok_np(adj, np.coord))
+def _adj_ok_np(adj: str, phrase: NP) -> bool:
+    if phrase.pron:
+        return "person" in ADJS[adj].feats
+    return adj_ok(adj, phrase.noun) and (phrase.coord is None or _adj_ok_np(adj, phrase.coord))
 
 
-def _np_ok(np: NP, feats: frozenset[str]) -> bool:
-    """Every conjunct of ``np`` has one of ``feats`` (a pronoun counts as a person)."""
-    if np.pron:
+def _np_ok(phrase: NP, feats: frozenset[str]) -> bool:
+    """Every conjunct of ``phrase`` has one of ``feats`` (a pronoun counts as a person)."""
+    if phrase.pron:
         return "person" in feats
-    return bool(_NOUNS[np.noun].feats & feats) and (np.coord is None or _np_ok(np.coord, feats))
+    return bool(NOUNS[phrase.noun].feats & feats) and (phrase.coord is None or _np_ok(phrase.coord, feats))
 
 
-def _agr_of(np: NP) -> _Agr:
-    if np.pron:
-        return _PRONS[np.pron].agr
-    if np.coord is not None:
-        fem = _NOUNS[np.noun].fem and _agr_of(np.coord).fem
+def _agr_of(phrase: NP) -> _Agr:
+    if phrase.pron:
+        return _PRONS[phrase.pron].agr
+    if phrase.coord is not None:
+        fem = NOUNS[phrase.noun].fem and _agr_of(phrase.coord).fem
         return _Agr(4, False, "are", fem, True, 3)
-    if np.plural:
-        return _Agr(4, False, "are", _NOUNS[np.noun].fem, True, 3)
-    return _Agr(2, True, "is", _NOUNS[np.noun].fem, False, 3)
+    if phrase.plural:
+        return _Agr(4, False, "are", NOUNS[phrase.noun].fem, True, 3)
+    return _Agr(2, True, "is", NOUNS[phrase.noun].fem, False, 3)
 
 
-def _nouns_with(feats: frozenset[str], exclude: str = "") -> tuple[str, ...]:
+def nouns_with(feats: frozenset[str], exclude: str = "") -> tuple[str, ...]:
     return _nouns_with_cached(feats, exclude)
 
 
 @functools.cache
 def _nouns_with_cached(feats: frozenset[str], exclude: str) -> tuple[str, ...]:
-    return tuple(k for k, n in _NOUNS.items() if n.feats & feats and k != exclude)
+    return tuple(k for k, n in NOUNS.items() if n.feats & feats and k != exclude)
 
 
 @functools.cache
-def _attr_adjs(noun: str) -> tuple[str, ...]:
+def attr_adjs(noun: str) -> tuple[str, ...]:
     """Adjectives that can modify ``noun`` attributively, in lexicon order."""
-    return tuple(a for a in _ADJS if _adj_ok(a, noun))
+    return tuple(a for a in ADJS if adj_ok(a, noun))
 
 
 @functools.cache
 def _pred_adjs(noun: str) -> tuple[str, ...]:
     """Adjectives that can be predicated of ``noun`` ("" = a person pronoun)."""
     if not noun:
-        return tuple(a for a, A in _ADJS.items() if "person" in A.feats and not A.attributive_only)
-    return tuple(a for a in _attr_adjs(noun) if not _ADJS[a].attributive_only)
+        return tuple(a for a, A in ADJS.items() if "person" in A.feats and not A.attributive_only)
+    return tuple(a for a in attr_adjs(noun) if not ADJS[a].attributive_only)
 
 
 @functools.cache
 def _adj_pairs(noun: str) -> tuple[tuple[str, str], ...]:
     """Two-adjective sequences (English order) that can modify ``noun``."""
-    cands = _attr_adjs(noun)
+    cands = attr_adjs(noun)
     return tuple((a, b) for a in cands for b in cands if _adj_pair_ok(a, b))
 
 
 def _adj_pair_ok(first: str, second: str) -> bool:
     """Two adjectives in English order: size/age/opinion + color, or quality + age."""
-    a, b = _ADJS[first], _ADJS[second]
+    a, b = ADJS[first], ADJS[second]
     return (a.pre and b.kind == "color") or (a.kind == "quality" and b.kind == "age")
 
 
 def _verb_takes(verb: str, feats: frozenset[str]) -> bool:
     """``verb`` is transitive and takes an object with one of ``feats``."""
-    o = _VERBS[verb].obj
+    o = VERBS[verb].obj
     return o is not None and bool(o & feats)
 
 
 def _verb_can_take(verb: str, noun: str) -> bool:
-    return _verb_takes(verb, _NOUNS[noun].feats)
+    return _verb_takes(verb, NOUNS[noun].feats)
 
 
 @functools.cache
@@ -572,7 +572,7 @@ def _verbs_taking(noun: str) -> tuple[str, ...]:
 @functools.cache
 def _verbs_for_subject(feats: frozenset[str], transitive: bool) -> tuple[str, ...]:
     pool = _TRANSITIVE if transitive else _INTRANSITIVE
-    return tuple(v for v in pool if _VERBS[v].subj & feats)
+    return tuple(v for v in pool if VERBS[v].subj & feats)
 
 
 def _predicate_ok(adj: str, subj: NP) -> bool:
@@ -582,20 +582,20 @@ def _predicate_ok(adj: str, subj: NP) -> bool:
         return True
     if adj in subj.adjs:
         return False
-    return not (_ADJS[adj].kind == "color" and any(_ADJS[a].kind == "color" for a in subj.adjs))
+    return not (ADJS[adj].kind == "color" and any(ADJS[a].kind == "color" for a in subj.adjs))
 
 
-def _small(np: NP) -> bool:
+def _small(phrase: NP) -> bool:
     """Things and food can be in a box or a bag; people and animals cannot."""
-    return not np.pron and bool(_NOUNS[np.noun].feats & _feats("thing food"))
+    return not phrase.pron and bool(NOUNS[phrase.noun].feats & _feats("thing food"))
 
 
-def _cmp_class(np: NP) -> str:
+def _cmp_class(phrase: NP) -> str:
     """What a noun phrase may be compared with: people and animals with each other, things
     with things, food with food, places with places."""
-    if np.pron:
+    if phrase.pron:
         return "animate"
-    f = _NOUNS[np.noun].feats
+    f = NOUNS[phrase.noun].feats
     if f & _feats("person animal"):
         return "animate"
     return next(c for c in ("thing", "food", "place") if c in f)
@@ -608,7 +608,7 @@ def _std_nouns(adj: str, subj: NP) -> tuple[str, ...]:
 
 @functools.cache
 def _std_nouns_cached(adj: str, cls: str, noun: str) -> tuple[str, ...]:
-    return tuple(n for n in _NOUNS if _adj_ok(adj, n) and n != noun and _cmp_class(NP(noun=n)) == cls)
+    return tuple(n for n in NOUNS if adj_ok(adj, n) and n != noun and _cmp_class(NP(noun=n)) == cls)
 
 
 def _pron_clash(a: str, b: str) -> bool:
@@ -649,12 +649,12 @@ _AGE_KEYS = tuple(_AGES)
 _ANIMAL_AGE_KEYS = tuple(k for k in _AGES if k not in ("twenty", "thirty"))
 
 
-def _age_keys(np: NP) -> tuple[str, ...]:
+def _age_keys(phrase: NP) -> tuple[str, ...]:
     """Ages a subject can have: twenty and thirty only for people."""
-    return _AGE_KEYS if _np_ok(np, _feats("person")) else _ANIMAL_AGE_KEYS
+    return _AGE_KEYS if _np_ok(phrase, _feats("person")) else _ANIMAL_AGE_KEYS
 
 
-class _Sampler:
+class Sampler:
     """Draws sentence structures from the grammar with a seeded ``random.Random``."""
 
     def __init__(self, rng: random.Random):
@@ -680,17 +680,17 @@ class _Sampler:
         adjs: tuple[str, ...] = ()
         r = rng.random()
         if r < 0.40:
-            cands_a = _attr_adjs(noun)
+            cands_a = attr_adjs(noun)
             first = rng.choice(cands_a)
             adjs = (first,)
             if r < 0.07:
                 pairs = _adj_pairs(noun)
                 if pairs:
                     adjs = rng.choice(pairs)
-        np = NP(noun=noun, det=det, plural=plural, adjs=adjs)
+        phrase = NP(noun=noun, det=det, plural=plural, adjs=adjs)
         if rel and rng.random() < 0.12:
-            np.rel = self.relative(np)
-        return np
+            phrase.rel = self.relative(phrase)
+        return phrase
 
     def pronoun(self, avoid: str = "", no_i: bool = False) -> NP:
         while True:
@@ -705,20 +705,20 @@ class _Sampler:
         rng = self.rng
         if "person" in feats and rng.random() < p_pron:
             return self.pronoun(no_i=question)
-        np = self.noun_np(_nouns_with(feats), "subj", rel=rel, question=question)
-        if coord and np.rel is None and rng.random() < 0.06:
-            other = self.noun_np(_nouns_with(feats, np.noun), "subj")
-            np.coord = other
-        return np
+        phrase = self.noun_np(nouns_with(feats), "subj", rel=rel, question=question)
+        if coord and phrase.rel is None and rng.random() < 0.06:
+            other = self.noun_np(nouns_with(feats, phrase.noun), "subj")
+            phrase.coord = other
+        return phrase
 
     def obj_for(self, verb: str, subj: NP | None, rel: bool = True, question: bool = False) -> NP:
-        v = _VERBS[verb]
+        v = VERBS[verb]
         if v.obj is None:
             raise ValueError(f"{verb} is intransitive: it takes no object")
         if v.pron_obj and self.rng.random() < 0.45:
             return self.pronoun(avoid=subj.pron if subj is not None and subj.pron else "")
         exclude = subj.noun if subj is not None and subj.noun else ""
-        return self.noun_np(_nouns_with(v.obj, exclude), "obj", rel=rel, question=question)
+        return self.noun_np(nouns_with(v.obj, exclude), "obj", rel=rel, question=question)
 
     def pp(self, prep: str, avoid: str = "", small: bool = False, avoid_pron: str = "") -> PP:
         """A prepositional phrase; ``small``: "in" may also take a box or a bag; ``avoid``
@@ -726,7 +726,7 @@ class _Sampler:
         if prep in ("with", "for") and self.rng.random() < 0.25:
             return PP(prep, self.pronoun(avoid=avoid_pron))
         feats = (_LOC_PREP_FEATS if small else _PREP_FEATS)[prep]
-        return PP(prep, self.noun_np(_nouns_with(feats, avoid), "pp"))
+        return PP(prep, self.noun_np(nouns_with(feats, avoid), "pp"))
 
     def standard(self, adj: str, subj: NP, person_ok: bool) -> NP:
         """The "than …" phrase: a compatible noun phrase or a disjunctive pronoun."""
@@ -740,11 +740,11 @@ class _Sampler:
         """A relative clause on ``head`` (no further relatives inside)."""
         rng = self.rng
         noun = head.noun
-        feats = _NOUNS[noun].feats
+        feats = NOUNS[noun].feats
         by_obj = _verbs_taking(noun)
         if by_obj and rng.random() < 0.4:
             verb = rng.choice(by_obj)
-            subj = self.subject(_VERBS[verb].subj, rel=False)
+            subj = self.subject(VERBS[verb].subj, rel=False)
             if subj.noun == noun:
                 subj = self.pronoun()
             c = Clause(subj, "verb", verb=verb)
@@ -791,9 +791,9 @@ class _Sampler:
                 pool = _WHAT_VERBS
             verb = rng.choice(pool)
             subj = self.subject(
-                _VERBS[verb].subj, rel=depth == 0, coord=depth == 0 and not question, question=bool(question)
+                VERBS[verb].subj, rel=depth == 0, coord=depth == 0 and not question, question=bool(question)
             )
-        v = _VERBS[verb]
+        v = VERBS[verb]
         c = Clause(subj, "verb", verb=verb)
         if v.obj is not None and question != "what":
             c.obj = self.obj_for(
@@ -832,7 +832,7 @@ class _Sampler:
         elif kind in ("comp", "equal"):
             while True:
                 adj = rng.choice(_COMPARABLE)
-                A = _ADJS[adj]
+                A = ADJS[adj]
                 person_ok = "person" in A.feats
                 if person_ok and rng.random() < 0.35:
                     subj = self.pronoun(no_i=q)
@@ -851,7 +851,7 @@ class _Sampler:
             std = (
                 self.pronoun(avoid=subj.pron)
                 if person and rng.random() < 0.4
-                else self.noun_np(_nouns_with(_feats("person" if person else "animal"), subj.noun), "std")
+                else self.noun_np(nouns_with(_feats("person" if person else "animal"), subj.noun), "std")
             )
             c = Clause(subj, "agecomp", num=rng.choice(_age_keys(subj)), older=rng.random() < 0.5, std=std)
         if not q:
@@ -879,7 +879,7 @@ class _Sampler:
             c = self.verb_clause(question="yn") if kind == "verb" else self.be_clause(kind, "yn")
         elif q == "where":
             if rng.random() < 0.5:
-                subj = self.noun_np(_nouns_with(_PHYSICAL), "subj", rel=True, question=True)
+                subj = self.noun_np(nouns_with(_PHYSICAL), "subj", rel=True, question=True)
                 c = Clause(subj, "loc")
             else:
                 c = self.verb_clause(question="where")
@@ -911,8 +911,8 @@ class _Sampler:
 
 
 _CLAUSE_KINDS = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equal", 3), ("age", 5), ("agecomp", 5))
-_COMPARABLE = tuple(a for a, A in _ADJS.items() if A.comp)
-_ADJ_NOUNS = {a: tuple(n for n in _NOUNS if _adj_ok(a, n)) for a in _ADJS}
+_COMPARABLE = tuple(a for a, A in ADJS.items() if A.comp)
+_ADJ_NOUNS = {a: tuple(n for n in NOUNS if adj_ok(a, n)) for a in ADJS}
 _WHAT_VERBS = tuple(
     v
     for v in _TRANSITIVE
@@ -932,7 +932,7 @@ def _fr_vowel(word: str) -> bool:
     return word[:1] in _VOWELS and word != "y" or word in _H_MUET
 
 
-class _Renderer:
+class Renderer:
     """Renders a structure in English and French at once; French tokens carry their link."""
 
     def __init__(self) -> None:
@@ -944,10 +944,10 @@ class _Renderer:
         return len(self.en) - 1
 
     # ---- noun phrases
-    def noun_phrase(self, np: NP, role: str, neg: bool = False) -> list[list]:
-        """English tokens of ``np`` are appended; its French tokens are returned."""
-        if np.pron:
-            p = _PRONS[np.pron]
+    def noun_phrase(self, phrase: NP, role: str, neg: bool = False) -> list[list]:
+        """English tokens of ``phrase`` are appended; its French tokens are returned."""
+        if phrase.pron:
+            p = _PRONS[phrase.pron]
             if role == "subj":
                 self.tags.add("pronoun")
                 return [[p.fr_subj, self.e(p.key)]]
@@ -955,22 +955,22 @@ class _Renderer:
                 self.tags.add("object_pronoun")
                 return [[p.fr_clitic, self.e(p.en_obj)]]
             return [[p.fr_disj, self.e(p.en_obj)]]
-        n = _NOUNS[np.noun]
-        pl, fem = np.plural, n.fem
-        det = np.det
+        n = NOUNS[phrase.noun]
+        pl, fem = phrase.plural, n.fem
+        det = phrase.det
         if det == "some" and neg:
             d = self.e("any")
         else:
             d = self.e(det)
-        adj_ids = [self.e(a) for a in np.adjs]
+        adj_ids = [self.e(a) for a in phrase.adjs]
         k = self.e(n.en_pl if pl else n.key)
         noun_fr = n.fr_pl if pl else n.fr
         form = 2 * pl + fem
-        pre = [[_ADJS[a].fr[form], i] for a, i in zip(np.adjs, adj_ids) if _ADJS[a].pre]
-        post = [[_ADJS[a].fr[form], i] for a, i in zip(np.adjs, adj_ids) if not _ADJS[a].pre]
-        for item, a in zip(pre, [a for a in np.adjs if _ADJS[a].pre]):
-            if form == 0 and _ADJS[a].ms_vowel and _fr_vowel(noun_fr):
-                item[0] = _ADJS[a].ms_vowel
+        pre = [[ADJS[a].fr[form], i] for a, i in zip(phrase.adjs, adj_ids) if ADJS[a].pre]
+        post = [[ADJS[a].fr[form], i] for a, i in zip(phrase.adjs, adj_ids) if not ADJS[a].pre]
+        for item, a in zip(pre, [a for a in phrase.adjs if ADJS[a].pre]):
+            if form == 0 and ADJS[a].ms_vowel and _fr_vowel(noun_fr):
+                item[0] = ADJS[a].ms_vowel
         # determiner
         if det == "the":
             det_fr = "les" if pl else ("la" if fem else "le")
@@ -991,28 +991,28 @@ class _Renderer:
             self.tags.add("adj_prenominal")
         if post:
             self.tags.add("adj_noun")
-        if np.adjs and form:
+        if phrase.adjs and form:
             self.tags.add("agreement")
         fr = [[det_fr, d], *pre, [noun_fr, k], *post]
-        if np.rel is not None:
+        if phrase.rel is not None:
             self.tags.add("relative")
             t = self.e("that")
-            if np.rel.gap == "subj":
+            if phrase.rel.gap == "subj":
                 fr.append(["qui", t])
-                fr += self.clause(np.rel.clause, head=_agr_of(NP(noun=np.noun, plural=pl)))
+                fr += self.clause(phrase.rel.clause, head=_agr_of(NP(noun=phrase.noun, plural=pl)))
             else:
                 fr.append(["que", t])
-                fr += self.clause(np.rel.clause)
-        if np.coord is not None:
+                fr += self.clause(phrase.rel.clause)
+        if phrase.coord is not None:
             self.tags.add("coordination")
             fr.append(["et", self.e("and")])
-            fr += self.noun_phrase(np.coord, role)
+            fr += self.noun_phrase(phrase.coord, role)
         return fr
 
     def pp(self, pp: PP) -> list[list]:
         self.tags.add("pp")
         p = self.e(pp.prep)
-        return [[_PREPS[pp.prep], p], *self.noun_phrase(pp.np, "pp")]
+        return [[PREPS[pp.prep], p], *self.noun_phrase(pp.noun_phrase, "pp")]
 
     # ---- clauses
     def clause(self, c: Clause, head: _Agr | None = None, q: str = "") -> list[list]:
@@ -1031,7 +1031,7 @@ class _Renderer:
         return []
 
     def _verb_clause(self, c: Clause, head: _Agr | None, q: str) -> list[list]:
-        v = _VERBS[c.verb]
+        v = VERBS[c.verb]
         fr: list[list] = []
         ne: list[list] = []
         pas: list[list] = []
@@ -1128,7 +1128,7 @@ class _Renderer:
         if agr.slot == 4:
             self.tags.add("agreement")
         if c.kind == "adj":
-            A = _ADJS[c.adj]
+            A = ADJS[c.adj]
             pred = [[A.fr[form], self.e(c.adj)]]
             if form:
                 self.tags.add("agreement")
@@ -1136,7 +1136,7 @@ class _Renderer:
             pred = self.pp(_needed(c.pp, "location without a phrase"))
         elif c.kind in ("comp", "equal"):
             self.tags.add("comparison")
-            A = _ADJS[c.adj]
+            A = ADJS[c.adj]
             if c.kind == "equal":
                 a1 = self.e("as")
                 pred = [["aussi", a1], [A.fr[form], self.e(c.adj)], ["que", self.e("as")]]
@@ -1204,8 +1204,8 @@ class _Renderer:
         return Pair(tuple(en), tuple(w for w, _ in fr), alignment, tuple(t for t in TAGS if t in self.tags))
 
 
-def _render(s: Sentence) -> Pair:
-    return _Renderer().sentence(s)
+def render(s: Sentence) -> Pair:
+    return Renderer().sentence(s)
 
 
 # --------------------------------------------------------------------------- validation
@@ -1226,13 +1226,16 @@ def _needed(value: _T | None, what: str) -> _T:
     return value
 
 
-def _validate_np(np: NP, role: str, question: bool, depth: int) -> None:
-    if np.pron:
-        _check(np.pron in _PRONS and not np.adjs and np.rel is None and np.coord is None, f"pronoun {np}")
-        _check(role != "subj" or not (question and np.pron == "i"), "question with I")
+def _validate_np(phrase: NP, role: str, question: bool, depth: int) -> None:
+    if phrase.pron:
+        _check(
+            phrase.pron in _PRONS and not phrase.adjs and phrase.rel is None and phrase.coord is None,
+            f"pronoun {phrase}",
+        )
+        _check(role != "subj" or not (question and phrase.pron == "i"), "question with I")
         return
-    _check(np.noun in _NOUNS, f"noun {np.noun}")
-    det = np.det
+    _check(phrase.noun in NOUNS, f"noun {phrase.noun}")
+    det = phrase.det
     allowed = {
         "subj": {"the", "a", "poss", "count"},
         "obj": {"the", "a", "some", "poss", "count"},
@@ -1241,29 +1244,32 @@ def _validate_np(np: NP, role: str, question: bool, depth: int) -> None:
     }[role]
     kind = "poss" if det in _POSSESSIVES else "count" if det in _COUNTS else det
     _check(kind in allowed, f"determiner {det} as {role}")
-    _check(not (kind == "poss" and np.noun in _NO_POSSESSIVE), f"{det} {np.noun}")
+    _check(not (kind == "poss" and phrase.noun in _NO_POSSESSIVE), f"{det} {phrase.noun}")
     _check(not (det == "some" and question), "some in a question")
-    _check(np.plural if kind in ("count", "some") else (not np.plural if det == "a" else True), f"number of {np}")
     _check(
-        len(np.adjs) <= 2 and all(a in _ADJS and _adj_ok(a, np.noun) for a in np.adjs),
-        f"adjectives {np.adjs} on {np.noun}",
+        phrase.plural if kind in ("count", "some") else (not phrase.plural if det == "a" else True),
+        f"number of {phrase}",
     )
-    if len(np.adjs) == 2:
-        _check(_adj_pair_ok(*np.adjs), f"adjective order {np.adjs}")
-    if np.rel is not None:
-        _check(depth == 0 and role in ("subj", "obj") and np.coord is None, "relative here")
-        _validate_rel(np)
-    if np.coord is not None:
+    _check(
+        len(phrase.adjs) <= 2 and all(a in ADJS and adj_ok(a, phrase.noun) for a in phrase.adjs),
+        f"adjectives {phrase.adjs} on {phrase.noun}",
+    )
+    if len(phrase.adjs) == 2:
+        _check(_adj_pair_ok(*phrase.adjs), f"adjective order {phrase.adjs}")
+    if phrase.rel is not None:
+        _check(depth == 0 and role in ("subj", "obj") and phrase.coord is None, "relative here")
+        _validate_rel(phrase)
+    if phrase.coord is not None:
         _check(
             depth == 0
             and role == "subj"
             and not question
-            and np.coord.rel is None
-            and np.coord.coord is None
-            and np.coord.noun != np.noun,
+            and phrase.coord.rel is None
+            and phrase.coord.coord is None
+            and phrase.coord.noun != phrase.noun,
             "coordination",
         )
-        _validate_np(np.coord, role, question, 1)
+        _validate_np(phrase.coord, role, question, 1)
 
 
 def _validate_rel(head: NP) -> None:
@@ -1282,11 +1288,11 @@ def _validate_rel(head: NP) -> None:
             and subj.noun != head.noun,
             "object relative",
         )
-        _check(_np_ok(subj, _VERBS[c.verb].subj), "relative subject")
+        _check(_np_ok(subj, VERBS[c.verb].subj), "relative subject")
         _validate_np(subj, "subj", False, 1)
         return
     _check(rel.gap == "subj" and c.subj is None, "relative gap")
-    feats = _NOUNS[head.noun].feats
+    feats = NOUNS[head.noun].feats
     if c.kind == "verb":
         _validate_verb(c, NP(noun=head.noun), head.noun, 1, "")
     elif c.kind == "adj":
@@ -1304,16 +1310,19 @@ def _validate_pp(pp: PP, loc: bool, avoid: str, small: bool = False) -> None:
     """``loc``: the predicate of "be"; ``small``: its subject fits in a box."""
     table = _LOC_PREP_FEATS if small else _PREP_FEATS
     _check(pp.prep in table and (not loc or pp.prep in _LOC_PREPS), f"preposition {pp.prep}")
-    if pp.np.pron:
+    if pp.noun_phrase.pron:
         _check(pp.prep in ("with", "for"), "pronoun after a preposition")
     else:
-        _check(bool(_NOUNS[pp.np.noun].feats & table[pp.prep]) and pp.np.noun != avoid, f"{pp.prep} {pp.np.noun}")
-    _validate_np(pp.np, "pp", False, 1)
+        _check(
+            bool(NOUNS[pp.noun_phrase.noun].feats & table[pp.prep]) and pp.noun_phrase.noun != avoid,
+            f"{pp.prep} {pp.noun_phrase.noun}",
+        )
+    _validate_np(pp.noun_phrase, "pp", False, 1)
 
 
 def _validate_verb(c: Clause, subj: NP, subj_noun: str, depth: int, q: str) -> None:
-    _check(c.verb in _VERBS, f"verb {c.verb}")
-    v = _VERBS[c.verb]
+    _check(c.verb in VERBS, f"verb {c.verb}")
+    v = VERBS[c.verb]
     _check(_np_ok(subj, v.subj), f"subject of {c.verb}")
     if q == "what":
         _check(c.obj is None and c.verb in _WHAT_VERBS, "what-question")
@@ -1331,7 +1340,12 @@ def _validate_verb(c: Clause, subj: NP, subj_noun: str, depth: int, q: str) -> N
     if c.pp is not None:
         _check(c.pp.prep in v.preps and q != "where", f"{c.pp.prep} after {c.verb}")
         _check(
-            not (c.pp.np.pron and subj.pron and c.subj is not None and _pron_clash(subj.pron, c.pp.np.pron)),
+            not (
+                c.pp.noun_phrase.pron
+                and subj.pron
+                and c.subj is not None
+                and _pron_clash(subj.pron, c.pp.noun_phrase.pron)
+            ),
             "reflexive after a preposition",
         )
         _validate_pp(c.pp, False, subj_noun)
@@ -1365,8 +1379,8 @@ def _validate_clause(c: Clause, q: str) -> None:
     if (c.neg == "never" or c.adv) and c.subj is not None:
         _check(_np_ok(subj, _feats("person animal")), "adverb with this subject")
     if c.kind == "adj":
-        ok = _adj_ok_np(c.adj, c.subj) if c.subj is not None else "person" in _ADJS[c.adj].feats
-        _check(ok and not _ADJS[c.adj].attributive_only, f"predicate {c.adj}")
+        ok = _adj_ok_np(c.adj, c.subj) if c.subj is not None else "person" in ADJS[c.adj].feats
+        _check(ok and not ADJS[c.adj].attributive_only, f"predicate {c.adj}")
         _check(c.subj is None or _predicate_ok(c.adj, c.subj), f"predicate {c.adj} repeats")
     elif c.kind == "loc":
         loc_subj = _needed(c.subj, "location subject")
@@ -1378,7 +1392,7 @@ def _validate_clause(c: Clause, q: str) -> None:
     elif c.kind in ("comp", "equal"):
         comp_subj = _needed(c.subj, f"comparison {c.adj}")
         _check(c.adj in _COMPARABLE and _adj_ok_np(c.adj, comp_subj) and comp_subj.coord is None, f"comparison {c.adj}")
-        std = _validate_std(c, "person" in _ADJS[c.adj].feats and _np_ok(subj, _feats("person animal")))
+        std = _validate_std(c, "person" in ADJS[c.adj].feats and _np_ok(subj, _feats("person animal")))
         if not std.pron:
             _check(std.noun in _std_nouns(c.adj, comp_subj), f"standard {std.noun} of {c.adj}")
     elif c.kind in ("age", "agecomp"):
@@ -1388,7 +1402,7 @@ def _validate_clause(c: Clause, q: str) -> None:
             person = _np_ok(subj, _feats("person"))
             _check(person or not std.pron, "pronoun age standard of an animal")
             if not std.pron:
-                _check(bool(_NOUNS[std.noun].feats & _feats("person" if person else "animal")), "age standard")
+                _check(bool(NOUNS[std.noun].feats & _feats("person" if person else "animal")), "age standard")
     else:
         _check(False, f"clause kind {c.kind}")
 
@@ -1406,7 +1420,7 @@ def _validate_std(c: Clause, person_ok: bool) -> NP:
     return std
 
 
-def _validate(s: Sentence) -> None:
+def validate(s: Sentence) -> None:
     """Raise ValueError unless the sampler can produce ``s`` (same constraints)."""
     if s.q:
         _check(len(s.clauses) == 1 and s.q in ("yn", "where", "who", "what", "why"), "question")
@@ -1444,21 +1458,21 @@ def _validate(s: Sentence) -> None:
 _MAX_LEN = 32
 
 
-def _sample_pair(sampler: _Sampler) -> tuple[Sentence, Pair]:
+def sample_pair(sampler: Sampler) -> tuple[Sentence, Pair]:
     while True:
         s = sampler.sentence()
-        p = _render(s)
+        p = render(s)
         if len(p.src) <= _MAX_LEN and len(p.tgt) <= _MAX_LEN + 4:
             return s, p
 
 
 def generate_pairs(n: int, seed: int) -> list[Pair]:
     """``n`` pairs sampled from the grammar; the same ``seed`` gives the same list."""
-    sampler = _Sampler(random.Random(seed))
-    return [_sample_pair(sampler)[1] for _ in range(n)]
+    sampler = Sampler(random.Random(seed))
+    return [sample_pair(sampler)[1] for _ in range(n)]
 
 
-_EN_NOUN_LEMMA = {**{n.key: n.key for n in _NOUNS.values()}, **{n.en_pl: n.key for n in _NOUNS.values()}}
+_EN_NOUN_LEMMA = {**{n.key: n.key for n in NOUNS.values()}, **{n.en_pl: n.key for n in NOUNS.values()}}
 
 
 def attributive_pairs(src: Sequence[str]) -> frozenset[tuple[str, str]]:
@@ -1471,7 +1485,7 @@ def attributive_pairs(src: Sequence[str]) -> frozenset[tuple[str, str]]:
         if lemma is None:
             continue
         j = i - 1
-        while j >= 0 and src[j] in _ADJS:
+        while j >= 0 and src[j] in ADJS:
             out.add((src[j], lemma))
             j -= 1
     return frozenset(out)
@@ -1485,9 +1499,9 @@ def heldout_combinations() -> frozenset[tuple[str, str]]:
     with a fixed seed, never an adjective's last remaining noun."""
     rng = random.Random(20240607)
     held: set[tuple[str, str]] = set()
-    uses = {a: len(_ADJ_NOUNS[a]) for a in _ADJS}
-    for noun in _NOUNS:
-        cands = list(_attr_adjs(noun))
+    uses = {a: len(_ADJ_NOUNS[a]) for a in ADJS}
+    for noun in NOUNS:
+        cands = list(attr_adjs(noun))
         rng.shuffle(cands)
         k = 2 if len(cands) >= 8 else 1
         for a in cands:
@@ -1538,13 +1552,13 @@ def make_splits(seed: int = 0, n_train: int = 40000, n_valid: int = 1000, n_test
     Sentences with held-out pairs tend to be long (more adjectives), so valid and test are
     drawn from twice as many candidates to follow the length histogram of train."""
     held = heldout_combinations()
-    sampler = _Sampler(random.Random(seed))
+    sampler = Sampler(random.Random(seed))
     train: list[Pair] = []
     cands: list[Pair] = []
     seen: set[tuple[str, ...]] = set()
     n_other = n_valid + n_test
     while len(train) < n_train or len(cands) < 2 * n_other:
-        _, p = _sample_pair(sampler)
+        _, p = sample_pair(sampler)
         if p.src in seen:
             continue
         if attributive_pairs(p.src) & held:
@@ -1588,7 +1602,7 @@ def _noun_phrase(
 
 
 def _example_structures() -> list[Sentence]:
-    """Curated sentences, one or more per phenomenon; each passes :func:`_validate`."""
+    """Curated sentences, one or more per phenomenon; each passes :func:`validate`."""
     P = _noun_phrase
     return [
         # adjective–noun reordering, a location, a prenominal adjective
@@ -1704,8 +1718,8 @@ def _display(tokens: Sequence[str]) -> str:
 def _example_pairs() -> tuple[Pair, ...]:
     out = []
     for s in _example_structures():
-        _validate(s)
-        out.append(_render(s))
+        validate(s)
+        out.append(render(s))
     return tuple(out)
 
 

@@ -55,7 +55,7 @@ __all__ = [
 NLI_LABELS = ("entailment", "contradiction", "neutral")
 SUBJECT_LABELS = ("person", "animal", "thing")
 ENTAILMENT, CONTRADICTION, NEUTRAL = range(3)
-COLOURS = tuple(sorted(a for a, adj in en_fr._ADJS.items() if adj.kind == "color"))
+COLOURS = tuple(sorted(a for a, adj in en_fr.ADJS.items() if adj.kind == "color"))
 _HE = frozenset({"man", "boy", "brother"})
 _SHE = frozenset({"woman", "girl", "sister"})
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "i", "you", "we"})
@@ -91,19 +91,19 @@ def _tokens(clauses: Sequence[Clause], conjs: Sequence[str] = (), q: str = "") -
     """The English tokens of a structure, or None when the grammar's validator rejects it."""
     s = Sentence(tuple(clauses), tuple(conjs), q)
     try:
-        en_fr._validate(s)
+        en_fr.validate(s)
     except ValueError:
         return None
-    return en_fr._render(s).src
+    return en_fr.render(s).src
 
 
-def _np_tokens(np: NP, role: str) -> tuple[str, ...]:
-    r = en_fr._Renderer()
-    r.noun_phrase(np, role)
+def _np_tokens(phrase: NP, role: str) -> tuple[str, ...]:
+    r = en_fr.Renderer()
+    r.noun_phrase(phrase, role)
     return tuple(r.en)
 
 
-def _simple_clause(sampler: en_fr._Sampler, need_object: bool = True) -> Clause:
+def _simple_clause(sampler: en_fr.Sampler, need_object: bool = True) -> Clause:
     """One clause with a lexical verb and no relative clause, negation or adverb (``depth=1``); with
     ``need_object`` a transitive verb whose object is a noun phrase, given an adjective 70% of the time."""
     rng = sampler.rng
@@ -114,7 +114,7 @@ def _simple_clause(sampler: en_fr._Sampler, need_object: bool = True) -> Clause:
         if need_object and (c.obj is None or c.obj.pron):
             continue
         if c.obj is not None and c.obj.noun and not c.obj.adjs and rng.random() < 0.7:
-            choices = en_fr._attr_adjs(c.obj.noun)
+            choices = en_fr.attr_adjs(c.obj.noun)
             colours = [a for a in choices if a in COLOURS]
             c.obj.adjs = (rng.choice(colours if colours and rng.random() < 0.5 else choices),)
         if _tokens([c]) is not None:
@@ -122,16 +122,16 @@ def _simple_clause(sampler: en_fr._Sampler, need_object: bool = True) -> Clause:
 
 
 def _noun_phrases(c: Clause) -> list[NP]:
-    nps = [np for np in (c.subj, c.obj) if np is not None and np.noun]
-    if c.pp is not None and c.pp.np.noun:
-        nps.append(c.pp.np)
+    nps = [phrase for phrase in (c.subj, c.obj) if phrase is not None and phrase.noun]
+    if c.pp is not None and c.pp.noun_phrase.noun:
+        nps.append(c.pp.noun_phrase)
     return nps
 
 
 _Edit = tuple[str, Callable[[], Clause]]
 
 
-def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, list[_Edit]]:
+def _edits(c: Clause, rng: random.Random, sampler: en_fr.Sampler) -> dict[int, list[_Edit]]:
     """The applicable edits of clause ``c`` by label: (name, a function making the changed deep copy)."""
     out: dict[int, list[_Edit]] = {ENTAILMENT: [], CONTRADICTION: [], NEUTRAL: []}
 
@@ -155,20 +155,20 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
 
         return change
 
-    for k, np in enumerate(_noun_phrases(c)):
-        if np.adjs:
-            drop = rng.randrange(len(np.adjs))
-            edit(ENTAILMENT, "drop-adjective", set_adjs(k, tuple(a for i, a in enumerate(np.adjs) if i != drop)))
+    for k, phrase in enumerate(_noun_phrases(c)):
+        if phrase.adjs:
+            drop = rng.randrange(len(phrase.adjs))
+            edit(ENTAILMENT, "drop-adjective", set_adjs(k, tuple(a for i, a in enumerate(phrase.adjs) if i != drop)))
         else:
-            edit(NEUTRAL, "add-adjective", set_adjs(k, (rng.choice(en_fr._attr_adjs(np.noun)),)))
-        for i, a in enumerate(np.adjs):
+            edit(NEUTRAL, "add-adjective", set_adjs(k, (rng.choice(en_fr.attr_adjs(phrase.noun)),)))
+        for i, a in enumerate(phrase.adjs):
             if a in COLOURS:
-                others = [o for o in COLOURS if o != a and en_fr._adj_ok(o, np.noun)]
+                others = [o for o in COLOURS if o != a and en_fr.adj_ok(o, phrase.noun)]
                 if others:
                     new = rng.choice(others)
-                    swapped = tuple(new if j == i else b for j, b in enumerate(np.adjs))
+                    swapped = tuple(new if j == i else b for j, b in enumerate(phrase.adjs))
                     edit(CONTRADICTION, "colour", set_adjs(k, swapped))
-    if c.pp is not None and not en_fr._VERBS[c.verb].need_pp:
+    if c.pp is not None and not en_fr.VERBS[c.verb].need_pp:
         edit(ENTAILMENT, "drop-pp", set_attr("pp", None))
     subj = c.subj
     if (
@@ -177,7 +177,7 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
         and not subj.adjs
         and (subj.plural or subj.noun in _HE | _SHE)
         and subj.det != "a"
-        and "person" in en_fr._NOUNS[subj.noun].feats
+        and "person" in en_fr.NOUNS[subj.noun].feats
     ):
         pron = "they" if subj.plural else ("he" if subj.noun in _HE else "she")
         if not (c.obj is not None and c.obj.pron):
@@ -185,7 +185,7 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
     edit(CONTRADICTION, "negate", set_attr("neg", "not"))
     if subj is not None:
         for _ in range(10):
-            other = sampler.noun_np(en_fr._nouns_with(en_fr._VERBS[c.verb].subj), "subj")
+            other = sampler.noun_np(en_fr.nouns_with(en_fr.VERBS[c.verb].subj), "subj")
             if other.noun != subj.noun and not (c.obj is not None and other.noun == c.obj.noun):
                 edit(NEUTRAL, "subject", set_attr("subj", other))
                 break
@@ -195,7 +195,7 @@ def _edits(c: Clause, rng: random.Random, sampler: en_fr._Sampler) -> dict[int, 
 def nli_pairs(n: int, seed: int) -> list[NLIPair]:
     """``n`` premise–hypothesis pairs, the three labels in turn (balanced), from seed ``seed``."""
     rng = random.Random(seed)
-    sampler = en_fr._Sampler(rng)
+    sampler = en_fr.Sampler(rng)
     out: list[NLIPair] = []
     while len(out) < n:
         label = len(out) % 3
@@ -214,20 +214,20 @@ def nli_pairs(n: int, seed: int) -> list[NLIPair]:
     return out
 
 
-def _subject_label(np: NP) -> int:
-    if np.pron:
+def _subject_label(phrase: NP) -> int:
+    if phrase.pron:
         return 0
-    feats = en_fr._NOUNS[np.noun].feats
+    feats = en_fr.NOUNS[phrase.noun].feats
     return 0 if "person" in feats else 1 if "animal" in feats else 2
 
 
 def cls_items(n: int, seed: int) -> list[ClsItem]:
     """``n`` grammar sentences labelled by their (first) subject's kind, the classes in turn."""
-    sampler = en_fr._Sampler(random.Random(seed))
+    sampler = en_fr.Sampler(random.Random(seed))
     out: list[ClsItem] = []
     while len(out) < n:
         want = len(out) % 3
-        s, pair = en_fr._sample_pair(sampler)
+        s, pair = en_fr.sample_pair(sampler)
         subj = s.clauses[0].subj
         if subj is None or subj.coord is not None or _subject_label(subj) != want:
             continue
@@ -238,7 +238,7 @@ def cls_items(n: int, seed: int) -> list[ClsItem]:
 def qa_items(n: int, seed: int) -> list[QAItem]:
     """``n`` questions on two-clause contexts, "what" (object answer) and "who" (subject answer) in turn."""
     rng = random.Random(seed)
-    sampler = en_fr._Sampler(rng)
+    sampler = en_fr.Sampler(rng)
     out: list[QAItem] = []
     while len(out) < n:
         first, second = _simple_clause(sampler), _simple_clause(sampler)
@@ -294,7 +294,7 @@ def label_of_edit(premise: Sequence[str], hypothesis: Sequence[str]) -> int | No
     "an" reads as "a" (an adjective dropped or added changes the article)."""
     p = ["a" if t == "an" else t for t in premise]
     h = ["a" if t == "an" else t for t in hypothesis]
-    adjectives = set(en_fr._ADJS)
+    adjectives = set(en_fr.ADJS)
     if "not" in h and "not" not in p:
         return CONTRADICTION
     if len(h) == len(p):
@@ -315,7 +315,7 @@ def label_of_edit(premise: Sequence[str], hypothesis: Sequence[str]) -> int | No
     dropped = minus(p, h)
     if dropped and all(t in adjectives for t in dropped):
         return ENTAILMENT
-    if dropped and dropped[0] in en_fr._PREPS and p[-len(dropped) - 1 : -1] == dropped:
+    if dropped and dropped[0] in en_fr.PREPS and p[-len(dropped) - 1 : -1] == dropped:
         return ENTAILMENT  # a trailing prepositional phrase
     added = minus(h, p)
     if added and len(added) == 1 and added[0] in adjectives:

@@ -135,25 +135,25 @@ def test_alignment_rules(sample):
 # ----------------------------------------------------------------- agreement
 
 
-_NOUN_OF = {**{n.key: (n, False) for n in en_fr._NOUNS.values()}, **{n.en_pl: (n, True) for n in en_fr._NOUNS.values()}}
+_NOUN_OF = {**{n.key: (n, False) for n in en_fr.NOUNS.values()}, **{n.en_pl: (n, True) for n in en_fr.NOUNS.values()}}
 
 
 def test_attributive_adjectives_agree(sample):
     checked = 0
     for p in sample:
         for i, tok in enumerate(p.src):
-            if tok not in en_fr._ADJS:
+            if tok not in en_fr.ADJS:
                 continue
             j = i + 1
-            while j < len(p.src) and p.src[j] in en_fr._ADJS:
+            while j < len(p.src) and p.src[j] in en_fr.ADJS:
                 j += 1
             if j >= len(p.src) or p.src[j] not in _NOUN_OF:
                 continue
             noun, plural = _NOUN_OF[p.src[j]]
-            forms = en_fr._ADJS[tok].fr
+            forms = en_fr.ADJS[tok].fr
             expected = forms[2 * plural + noun.fem]
             [fr] = _french_of(p, i)
-            assert fr == expected or fr == en_fr._ADJS[tok].ms_vowel, (p.src, p.tgt)
+            assert fr == expected or fr == en_fr.ADJS[tok].ms_vowel, (p.src, p.tgt)
             if tok == "red":
                 assert fr == ("rouges" if plural else "rouge")
             if tok == "green":
@@ -171,7 +171,7 @@ def test_possessives_agree(sample):
             if not fr or fr[0] in ("la", "l'", "elle"):  # "her" as a pronoun
                 continue
             j = i + 1
-            while p.src[j] in en_fr._ADJS:
+            while p.src[j] in en_fr.ADJS:
                 j += 1
             noun, plural = _NOUN_OF[p.src[j]]
             j_fr = p.tgt.index(fr[0], [t for s, t in p.alignment if s == i][0])
@@ -287,7 +287,7 @@ def test_examples_are_generable_and_round_trip():
         tags |= set(pair.tags)
     assert tags == set(TAGS)
     for structure in en_fr._example_structures():
-        en_fr._validate(structure)  # the same constraints the sampler obeys
+        en_fr.validate(structure)  # the same constraints the sampler obeys
 
 
 @pytest.mark.parametrize(

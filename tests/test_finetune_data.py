@@ -11,7 +11,7 @@ import pytest
 from corpora import en_fr, nli
 from models.training.metrics import expected_calibration_error, reliability_bins
 
-NOUNS = {n.key: n for n in en_fr._NOUNS.values()} | {n.en_pl: n for n in en_fr._NOUNS.values()}
+NOUNS = {n.key: n for n in en_fr.NOUNS.values()} | {n.en_pl: n for n in en_fr.NOUNS.values()}
 SUBJECT_PRONOUNS = {"i", "you", "he", "she", "we", "they"}
 
 

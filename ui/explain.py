@@ -448,7 +448,7 @@ def _explain_cell(
 
 
 def seq2seq_chart(fig, key: str, trace, hyp, text: str, drawn: np.ndarray | None = None) -> None:
-    """An RNN attention heatmap of hypothesis ``hyp`` of DecodingTrace ``trace`` (decoded from ``text``);
+    """An RNN attention heatmap of hypothesis ``hyp`` of Seq2seqDecodeTrace ``trace`` (decoded from ``text``);
     ``drawn``: the weights as the figure shows them, when some are hidden (NaN, the quiz's unguessed steps)."""
     tokens = tuple(hyp.tokens)
     explained_chart(

@@ -10,7 +10,7 @@ from corpora.text import detokenize, is_cjk
 from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
 from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.common import InputError
-from models.inference.traces import DecodingTrace, display_text
+from models.inference.traces import Seq2seqDecodeTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
 from ui.export import PLOT
@@ -109,7 +109,7 @@ def load_model(name: str) -> LoadedSeq2Seq | str:
 
 @st.cache_data(max_entries=128, show_spinner=False)
 @spinning("spin.translate")
-def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: float) -> DecodingTrace:
+def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: float) -> Seq2seqDecodeTrace:
     """Decode ``text`` with checkpoint ``name``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate
 
@@ -121,7 +121,7 @@ def run_translation(name: str, text: str, beam: int, mode: str, length_penalty: 
 @spinning("spin.what_if")
 def run_what_if(
     name: str, text: str, original: tuple[str, ...], step: int, token: str, mode: str, length_penalty: float
-) -> DecodingTrace:
+) -> Seq2seqDecodeTrace:
     """The what-if trace: ``original``[:step], ``token`` forced at ``step``, then greedy
     (models.inference.what_if); raises InputError for a token the model cannot emit."""
     return what_if_translation(
@@ -183,7 +183,7 @@ def show_what_if_notices(notices: Sequence) -> None:
     show_notices(notices[:1] + [n for n in notices[1:] if n.level == "warning"])
 
 
-def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: float, label: str) -> None:
+def what_if_view(trace: Seq2seqDecodeTrace, text: str, shown: int, length_penalty: float, label: str) -> None:
     """What if? Force the token at the shown step ``shown`` and show the what-if translation and its attention
     beside the original (the shown hypothesis; the what-if continues greedily)."""
     hyp = trace.best
@@ -227,7 +227,7 @@ def what_if_view(trace: DecodingTrace, text: str, shown: int, length_penalty: fl
         show_what_if_notices(what_if.notices)
 
 
-def gold_alignment(trace: DecodingTrace) -> list[tuple[int, int]] | None:
+def gold_alignment(trace: Seq2seqDecodeTrace) -> list[tuple[int, int]] | None:
     """The corpus's gold links for this sentence when the model produced the corpus translation."""
     from corpora.en_fr import lookup
 

@@ -364,7 +364,7 @@ def settings_popover() -> None:
                 tr("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
             ):
                 kind, _, score = str(attention).partition("-")
-                _start(
+                start_run(
                     dict(
                         name=name,
                         family=family,
@@ -434,7 +434,7 @@ def _length_settings(family: str, column) -> dict[str, int]:
     return {}
 
 
-def _start(values: dict, upload) -> None:
+def start_run(values: dict, upload) -> None:
     """Check the settings (over the chosen preset's) and the uploaded file, and queue the run; every
     problem is one message."""
     pairs = text = None
@@ -727,7 +727,7 @@ def _delete(run_id: str, root) -> None:
         del st.session_state[RUN_KEY]
 
 
-def _import(upload) -> None:
+def import_run(upload) -> None:
     try:
         if upload.size > MAX_ZIP_UPLOAD:  # the box says so too; a crafted client may not listen
             raise RunError("run.err.too_big", mb=MAX_ZIP_UPLOAD / 1e6)
@@ -803,4 +803,4 @@ def runs_manager() -> None:
             tr("studio.import"), type=["zip"], key="studio_import", max_upload_size=MAX_ZIP_UPLOAD // 1_000_000
         )
         if upload is not None:
-            st.button(tr("studio.import_button"), key="studio_import_button", on_click=_import, args=(upload,))
+            st.button(tr("studio.import_button"), key="studio_import_button", on_click=import_run, args=(upload,))

@@ -190,7 +190,7 @@ def load_model(name: str) -> LoadedTransformer | str:
 @st.cache_data(max_entries=64, show_spinner=False)
 @spinning("spin.translate")
 def run_translation(name: str, text: str, beam: int, length_penalty: float):
-    """DecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
+    """TransformerDecodeTrace of ``text``; raises models.inference.common.InputError for unusable input."""
     from models.inference.translate import translate_transformer
 
     return translate_transformer(_load(name), text, beam, length_penalty=length_penalty)
@@ -231,7 +231,7 @@ def grid_for(weights: np.ndarray, key_tokens: tuple[str, ...], query_tokens: tup
 
 def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[str], int | None, np.ndarray | None]:
     """What the translation page draws for attention ``kind`` at decoding step ``t`` of a
-    DecodeTrace: (weights (layers, heads, L, S), key tokens, query tokens, the query row of the
+    TransformerDecodeTrace: (weights (layers, heads, L, S), key tokens, query tokens, the query row of the
     step or None, the look-ahead mask's blocked cells or None)."""
     if kind == "encoder":
         return trace.encoder_attention, trace.src_tokens, trace.src_tokens, None, None
@@ -244,7 +244,7 @@ def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[
 @st.cache_data(max_entries=64, show_spinner=False)
 @spinning("spin.ablation")
 def run_ablation(name: str, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int):
-    """DecodeTrace of ``text`` with one head switched off (models.inference.what_if.ablated_translation)."""
+    """TransformerDecodeTrace of ``text`` with one head switched off (models.inference.what_if.ablated_translation)."""
     from models.inference.what_if import ablated_translation
 
     return ablated_translation(_load(name), text, kind, layer, head, beam, length_penalty=length_penalty)
@@ -261,7 +261,8 @@ def run_ablated_scoring(name: str, text: str, output: tuple[str, ...], kind: str
 @st.cache_data(max_entries=64, show_spinner=False)
 @spinning("spin.what_if")
 def run_what_if(name: str, text: str, original: tuple[str, ...], step: int, token: str):
-    """DecodeTrace: ``original``[:step], ``token`` forced at ``step``, then greedy (models.inference.what_if)."""
+    """TransformerDecodeTrace: ``original``[:step], ``token`` forced at ``step``, then greedy
+    (models.inference.what_if)."""
     from models.inference.what_if import what_if_transformer
 
     return what_if_transformer(_load(name), text, original, step, token)
@@ -317,7 +318,7 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
         show_what_if_notices(what_if.notices)
 
 
-#: The DecodeTrace field of each attention kind: (layers, heads, queries, keys) over the whole output.
+#: The TransformerDecodeTrace field of each attention kind: (layers, heads, queries, keys) over the whole output.
 _ATTENTION_FIELDS = {"encoder": "encoder_attention", "decoder": "decoder_self_attention", "cross": "cross_attention"}
 
 

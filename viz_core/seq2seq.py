@@ -1,6 +1,6 @@
 """Figures for seq2seq decoding traces: attention heatmap, per-step bars, beam tree, BLEU by length.
 
-Inputs are numpy arrays and token lists (a DecodingTrace's fields); outputs are plotly figures.
+Inputs are numpy arrays and token lists (a Seq2seqDecodeTrace's fields); outputs are plotly figures.
 """
 
 from __future__ import annotations

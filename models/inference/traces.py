@@ -2,8 +2,8 @@
 
 One record per model family, produced directly by its decoder or runner:
 
-* RNN seq2seq — :class:`DecodingTrace` (with :class:`Hypothesis` and :class:`BeamCandidate`);
-* Transformer encoder–decoder — :class:`DecodeTrace` (with :class:`DecodeStep` views and the
+* RNN seq2seq — :class:`Seq2seqDecodeTrace` (with :class:`Hypothesis` and :class:`BeamCandidate`);
+* Transformer encoder–decoder — :class:`TransformerDecodeTrace` (with :class:`DecodeStep` views and the
   beam search's :class:`BeamTrace`);
 * decoder-only LM — :class:`GenerationTrace` (with :class:`GenerationStep`);
 * one head, step by step — :class:`HeadWalkthrough`;
@@ -133,7 +133,7 @@ class BeamCandidate(Trace):
 
 
 @dataclass
-class DecodingTrace(Trace):
+class Seq2seqDecodeTrace(Trace):
     """A whole decoding run of one RNN seq2seq model on one sentence."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("tgt_tokens", "attention")
@@ -176,7 +176,7 @@ class DecodingTrace(Trace):
 @dataclass
 class DecodeStep:
     """One decoder step t (predicting output position t, 0-based after the start token): a view
-    of row t of a :class:`DecodeTrace`.
+    of row t of a :class:`TransformerDecodeTrace`.
 
     ``self_attention`` (layers, heads, t + 1): the new position's row over start + outputs so far;
     ``cross_attention`` (layers, heads, S): its row over the source.
@@ -192,7 +192,7 @@ class DecodeStep:
 
 
 @dataclass
-class DecodeTrace(Trace):
+class TransformerDecodeTrace(Trace):
     """An encoder–decoder Transformer decoding of one source.
 
     Ids: ``src_ids``; ``output_ids`` (without the start token, with the end token if produced).
@@ -298,10 +298,10 @@ class BeamStep:
 
 @dataclass
 class BeamTrace:
-    """A Transformer beam search: the best hypothesis as a full :class:`DecodeTrace`, every beam
+    """A Transformer beam search: the best hypothesis as a full :class:`TransformerDecodeTrace`, every beam
     per step, and all finished hypotheses ranked by normalised score."""
 
-    best: DecodeTrace
+    best: TransformerDecodeTrace
     beams: list[BeamStep]
     finished: list[tuple[list[int], float]]
     beam_width: int

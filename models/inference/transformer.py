@@ -24,7 +24,7 @@ from models.inference.common import (
     sampling_distribution,
     to_numpy,
 )
-from models.inference.traces import BeamStep, BeamTrace, DecodeTrace, GenerationStep, GenerationTrace
+from models.inference.traces import BeamStep, BeamTrace, TransformerDecodeTrace, GenerationStep, GenerationTrace
 from models.nn.transformer import DecoderOnlyLM, HeadMask, Transformer
 
 
@@ -50,7 +50,7 @@ def _teacher_forced_trace(
     top_k: int,
     itos: Sequence[str] | None,
     head_mask: HeadMask | None = None,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """Teacher-force start + output_ids[:-1] once: row t of each causal matrix is step t, the
     same numbers step-by-step decoding computed (tested)."""
     c = model.config
@@ -61,7 +61,7 @@ def _teacher_forced_trace(
     n = len(output_ids)
     picked = log_p[torch.arange(n), torch.tensor(output_ids, dtype=torch.long)] if n else log_p[:0, 0]
     topk_ids = to_numpy(top_ix[:n]).astype(np.int64)
-    trace = DecodeTrace(
+    trace = TransformerDecodeTrace(
         src_ids=[int(i) for i in src[0].tolist()],
         output_ids=[int(i) for i in output_ids],
         encoder_attention=to_numpy(torch.stack(enc_w, 1)[0]),
@@ -90,7 +90,7 @@ def greedy_decode(
     itos: Sequence[str] | None = None,
     forced: Sequence[int] = (),
     head_mask: HeadMask | None = None,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """y_t = argmax_y p(y | y_<t, x), from the start token until the end token or ``max_len``
     output tokens. Records every step's top-k distribution and the new position's self- and
     cross-attention in every layer and head; ``itos`` names the output tokens.

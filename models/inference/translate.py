@@ -1,9 +1,9 @@
 """Translate text with a checkpoint and return its family's trace; walk one head for a text.
 
-* An RNN seq2seq checkpoint gives a :class:`~models.inference.traces.DecodingTrace`.
+* An RNN seq2seq checkpoint gives a :class:`~models.inference.traces.Seq2seqDecodeTrace`.
 * A Transformer checkpoint (a translation model, task "en-fr" whatever its language pair: ``tf-en-fr``,
   ``tf-bible``, ``tf-hsk`` that reads Chinese; or the toy ``tf-copy``/``tf-reverse`` that read digits
-  "3 1 4 1 5") gives a :class:`~models.inference.traces.DecodeTrace`: token strings plus the
+  "3 1 4 1 5") gives a :class:`~models.inference.traces.TransformerDecodeTrace`: token strings plus the
   encoder self-attention, the masked decoder self-attention and the cross-attention of every
   layer and head, the top-k next tokens per step and, with a beam > 1, the beam per step.
 
@@ -26,7 +26,7 @@ from models.inference.generate import prepare_prompt
 from models.inference.head import head_walkthrough
 from models.inference.notices import mean_log_prob, scope_notice, translation_notices
 from models.inference.seq2seq import beam_search, greedy_decode
-from models.inference.traces import BeamCandidate, DecodeTrace, DecodingTrace, HeadWalkthrough
+from models.inference.traces import BeamCandidate, TransformerDecodeTrace, Seq2seqDecodeTrace, HeadWalkthrough
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.nn.transformer import HeadMask
 from models.text.segment import segment
@@ -100,8 +100,8 @@ def translate(
     topk: int = 5,
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
     forced: Sequence[int] = (),
-) -> DecodingTrace:
-    """Greedy (beam=1) or beam-search translation of ``text`` as a DecodingTrace; hypotheses are
+) -> Seq2seqDecodeTrace:
+    """Greedy (beam=1) or beam-search translation of ``text`` as a Seq2seqDecodeTrace; hypotheses are
     ranked by Σ log p / ((5 + |y|) / 6)^α with α = ``length_penalty``. ``forced`` output ids
     (greedy only) start the output whatever the model prefers (:mod:`models.inference.what_if`)."""
     _check_search(beam, length_penalty)
@@ -127,7 +127,7 @@ def translate(
         [math.log(max(float(q), 1e-45)) for q in best.token_probs],
         wrong_output_fit(loaded.name),
     )
-    return DecodingTrace(
+    return Seq2seqDecodeTrace(
         model=loaded.name,
         kind=loaded.kind,
         mode=mode.kind,
@@ -198,7 +198,7 @@ def translate_transformer(
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
     forced: Sequence[int] = (),
     head_mask: HeadMask | None = None,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """Greedy (beam=1) or beam-search decoding of ``text`` with a Transformer checkpoint; the same
     ranking rule as :func:`translate`. What-if runs (:mod:`models.inference.what_if`): ``forced``
     output ids (greedy only) start the output; ``head_mask`` switches heads off."""

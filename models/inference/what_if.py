@@ -23,7 +23,7 @@ import numpy as np
 from corpora.text import tokenize
 from models.checkpoints import LoadedSeq2Seq, LoadedTransformer
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
-from models.inference.traces import END_TOKENS, START_TOKENS, DecodeTrace, DecodingTrace, Notice
+from models.inference.traces import END_TOKENS, START_TOKENS, TransformerDecodeTrace, Seq2seqDecodeTrace, Notice
 from models.inference.translate import translate, translate_transformer
 from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.nn.transformer import HeadMask
@@ -145,7 +145,7 @@ def what_if_translation(
     mode: AttentionMode = SOFT,
     topk: int = 5,
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
-) -> DecodingTrace:
+) -> Seq2seqDecodeTrace:
     """RNN seq2seq: ``original``[:step] (the output shown), ``token`` forced at ``step``, then greedy."""
     _check_prefix(original, step)
     prefix = list(original[:step]) + [token]
@@ -163,7 +163,7 @@ def what_if_transformer(
     step: int,
     token: str,
     topk: int = 5,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """Transformer: ``original``[:step] (the output shown), ``token`` forced at ``step``, then greedy."""
     _check_prefix(original, step)
     prefix = list(original[:step]) + [token]
@@ -197,7 +197,7 @@ def ablated_translation(
     beam: int = 1,
     topk: int = 5,
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """The same decoding as :func:`~models.inference.translate.translate_transformer` with head
     ``head`` of ``layer`` in attention ``kind`` switched off (Michel et al. 2019 head masking)."""
     trace = translate_transformer(
@@ -214,7 +214,7 @@ def ablated_scoring(
     layer: int,
     head: int,
     topk: int = 5,
-) -> DecodeTrace:
+) -> TransformerDecodeTrace:
     """The original ``output`` teacher-forced through the model with one head switched off: the
     same queries and keys as the original run, so every change of attention and of p(y_t) is that
     head's doing (Michel et al. 2019 measure a head's importance by such a change of the loss)."""

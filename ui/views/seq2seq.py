@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from models.inference.traces import DecodingTrace, Hypothesis, display_text
+from models.inference.traces import Seq2seqDecodeTrace, Hypothesis, display_text
 from ui.i18n import tr
 from ui.quiz import hide_rows
 from ui.seq2seq import (
@@ -38,14 +38,20 @@ from ui.views.base import (
 from viz_core.seq2seq import attention_heatmap, topk_bars
 
 
-def page_gold(trace: DecodingTrace) -> list[tuple[int, int]] | None:
+def page_gold(trace: Seq2seqDecodeTrace) -> list[tuple[int, int]] | None:
     """The gold alignment the page draws: the grammar's, when the model produced the corpus translation;
     none for a model of real sentence pairs (they have no gold alignment)."""
     return None if model_data(trace.model)[0] else gold_alignment(trace)
 
 
 def attention_view(
-    trace: DecodingTrace, hyp: Hypothesis, step: int, *, rows: int | None = None, width: int, height: int | None = None
+    trace: Seq2seqDecodeTrace,
+    hyp: Hypothesis,
+    step: int,
+    *,
+    rows: int | None = None,
+    width: int,
+    height: int | None = None,
 ) -> tuple[go.Figure, np.ndarray]:
     """The page's main figure: α of every output step of ``hyp`` over the source words, the ``step``
     outlined, the gold alignment and local-p's p_t where they exist; the rows from ``rows`` on are left
@@ -72,7 +78,7 @@ def attention_view(
     return fig, weights
 
 
-def comparison_heatmap(trace: DecodingTrace, step: int, label: str, **size: int) -> go.Figure | None:
+def comparison_heatmap(trace: Seq2seqDecodeTrace, step: int, label: str, **size: int) -> go.Figure | None:
     """One model's pane of the comparison view (two models on one sentence) at decoding ``step``,
     clamped to that model's own output: its attention heatmap titled with the model, None for a model
     without attention (``size``: width, height)."""
@@ -109,7 +115,7 @@ def slide(p: SlideParams) -> SlideView:
         lambda n: "" if n is None else labels[n],
     )
 
-    def translate(model: str) -> DecodingTrace:
+    def translate(model: str) -> Seq2seqDecodeTrace:
         loaded = load_model(model)
         if isinstance(loaded, str):
             raise SlideProblem(loaded)
