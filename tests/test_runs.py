@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -458,6 +459,30 @@ def test_the_registry_resumes_a_stopped_upload_run_and_refuses_a_finished_one(tm
     finished = wait(registry, registry.start(replace(TINY, steps=2, snapshots=1)))
     with pytest.raises(RunError, match="cannot be resumed"):
         registry.resume(finished.id)
+
+
+def test_a_resume_right_after_the_stop_waits_for_the_lock_to_be_let_go(tmp_path, monkeypatch):
+    """A run reads STOPPED a moment before its thread lets go of the run's lock (slow on a busy machine):
+    a resume in that moment waits for the thread, not "training in another process"."""
+    let_go = store.run_lock
+
+    @contextlib.contextmanager
+    def slow_lock(folder):
+        with let_go(folder):
+            yield
+            time.sleep(1.0)  # the status is already final; the lock is still held
+
+    monkeypatch.setattr(registry_module, "run_lock", slow_lock)
+    pairs = [(("a", str(i)), ("b", str(i))) for i in range(60)]
+    registry = Registry(tmp_path, max_active=1)
+    run_id = registry.start(replace(TINY, data="upload", steps=runs.MAX_STEPS), pairs)
+    wait(registry, run_id, lambda run: run.step >= 2)
+    registry.stop(run_id)
+    stopped = wait(registry, run_id)
+    assert stopped.status == STOPPED and store.locked(stopped.folder)  # the moment of the race
+    assert registry.resume(run_id) == run_id
+    registry.stop(run_id)
+    wait(registry, run_id, lambda run: run is not stopped and not run.active)
 
 
 # ---- private runs per browser session -------------------------------------------------------

@@ -123,6 +123,10 @@ class Registry:
         live = self.get(run_id, owner)
         if live is not None and live.active:
             return run_id
+        if live is not None and live.thread is not None:
+            # A run shows STOPPED while its thread still closes the run's lock: wait for that, so that
+            # a resume right after the stop is not refused as training elsewhere (seen on a busy machine).
+            live.thread.join(timeout=60)
         saved = own_run(run_id, self.root, owner)
         if not resumable(saved.folder):
             raise RunError("run.err.no_resume")
