@@ -13,7 +13,9 @@ from viz_core.style import (
     BACKGROUND,
     BASE_FONT_SIZE,
     FIGURE_WIDTH_PX,
+    LABEL_ALL_TOKENS,
     LINE_EM,
+    MIN_TICK_FONT_SIZE,
     TEXT_COLOR,
     TICK_FONT_SIZE,
     TITLE_FONT_SIZE,
@@ -122,6 +124,56 @@ def test_max_ticks_caps_and_keeps_the_ends() -> None:
     assert len(vals) <= 31 and vals[0] == 0 and vals[-1] == 511
 
 
+CLASSIC = "[CLS] the animal didn ' t cross the street because it was too tired . [SEP]".split()
+
+
+@pytest.mark.parametrize("vertical_axis", [False, True])
+def test_up_to_40_tokens_every_one_is_labelled_in_a_smaller_font(vertical_axis: bool) -> None:
+    """Issue 24 item 7: 40 tokens on a column's 620 px get every label, shrunk from 16 px but not
+    below MIN_TICK_FONT_SIZE; 41 are thinned at 16 px as before; 16 tokens keep 16 px; where
+    even the floor cannot label all, 16 px and thinned (readable first)."""
+    from viz_core.style import fit_font, tick_axis
+
+    assert LABEL_ALL_TOKENS == 40
+    px_per_token = 620 / 40  # the column heatmaps at 1280 × 720 (tests/browser/test_readable_labels.py)
+    axis = tick_axis(_tokens(40), 620, vertical_axis=vertical_axis, max_ticks=30)
+    size = axis["tickfont"]["size"]
+    assert axis["tickvals"] == list(range(40))  # max_ticks does not thin 40 tokens either
+    assert MIN_TICK_FONT_SIZE <= size < TICK_FONT_SIZE
+    _check_fit(axis["tickvals"], axis["ticktext"], axis.get("tickangle", 0), 40, 620, size, vertical_axis)
+    assert len(fit_ticks(_tokens(40), 620, size + 1, vertical_axis=vertical_axis)[0]) < 40  # the largest that fits
+
+    many = tick_axis(_tokens(41), 41 * px_per_token, vertical_axis=vertical_axis, max_ticks=30)
+    assert many["tickfont"]["size"] == TICK_FONT_SIZE and len(many["tickvals"]) < 41
+
+    classic = tick_axis(CLASSIC, 560, vertical_axis=vertical_axis)
+    assert classic["tickfont"]["size"] == TICK_FONT_SIZE and classic["tickvals"] == list(range(16))
+
+    crowded = tick_axis(_tokens(40), 400, vertical_axis=vertical_axis)  # 10 px a token: not even at 12 px
+    assert crowded["tickfont"]["size"] == TICK_FONT_SIZE and len(crowded["tickvals"]) < 40
+
+    # an axis narrowed by labels of the same size (a heatmap's y labels) is planned at each size
+    assert fit_font(_tokens(40), lambda s: 40 * LINE_EM * 13 if s <= 13 else 100.0, vertical_axis=vertical_axis) == 13
+
+
+def test_column_heatmaps_move_the_colour_bar_below_to_label_40_tokens() -> None:
+    """The head view at the column's width: 40 tokens all labelled, the colour bar below the plot
+    (the width it took beside it); 41 tokens and 16 tokens keep it beside the plot."""
+    from viz_core.attention_grid import HEAD_VIEW_PX, head_figure, head_view_height
+    from viz_core.transformer import attention_matrix_figure
+
+    for n, below in ((16, False), (40, True), (41, False)):
+        w = np.full((n, n), 1 / n)
+        head = head_figure(w, _tokens(n), width=HEAD_VIEW_PX).figure
+        matrix = attention_matrix_figure(w, _tokens(n), _tokens(n), width=HEAD_VIEW_PX, height=head_view_height(n))
+        for fig in (head, matrix):
+            assert (fig.data[0].colorbar.orientation == "h") is below, n
+            for axis in (fig.layout.xaxis, fig.layout.yaxis):
+                labelled = len(axis.tickvals) == n
+                assert labelled is (n <= 40), (n, len(axis.tickvals))
+                assert axis.tickfont.size >= (MIN_TICK_FONT_SIZE if n <= 40 else TICK_FONT_SIZE)
+
+
 def test_text_colours_have_projector_contrast() -> None:
     assert contrast_ratio(TEXT_COLOR, BACKGROUND) >= 4.5
     # The grey Streamlit's chart theme gives axis text when a figure sets no colour.
@@ -209,7 +261,9 @@ def test_attention_figures_use_one_0_to_1_scale_and_fitting_ticks(n: int) -> Non
         for axis in (fig.layout.xaxis, fig.layout.yaxis):
             vals = list(axis.tickvals)
             assert vals[0] == 0 and len(set(vals)) == len(vals)
-            assert axis.tickfont.color == TEXT_COLOR and axis.tickfont.size >= BASE_FONT_SIZE
+            # up to 40 tokens the labels may shrink to label every one (viz_core.style.fit_font)
+            smallest = MIN_TICK_FONT_SIZE if n <= LABEL_ALL_TOKENS else BASE_FONT_SIZE
+            assert axis.tickfont.color == TEXT_COLOR and axis.tickfont.size >= smallest
 
 
 def test_relative_shading_says_so() -> None:

@@ -36,14 +36,16 @@ from viz_core.style import (
     ATTENTION_LEVELS,
     ATTENTION_RGB,
     BASE_FONT_SIZE,
-    TICK_FONT_SIZE,
+    COLORBAR_BELOW_PX,
+    LABEL_ALL_TOKENS,
     attention_scale,
+    axis_extent,
+    colorbar_below,
     layout_dict,
     plot_width,
     short_label,
     text_width,
     tick_axis,
-    tick_extent,
 )
 from viz_core.texts import Texts, word
 
@@ -282,7 +284,7 @@ class GridPayload:
         # Head labels across the top, layer labels down the side, each thinned to fit.
         width_px = min(plot_width(left_px=70, right_px=20), 4.0 * self.width)
         x_axis = tick_axis(self.head_labels, width_px * self.n_heads * (self.cell_w + self.gap) / self.width)
-        top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"])
+        top = layout["margin"]["t"] + axis_extent(x_axis)
         fig_height = height or min(900, int(top + 20 + width_px * self.height / max(1, self.width)))
         px_per_cell = (fig_height - top - _GRID_BOTTOM_PX) * min(self.cell_w, self.cell_h) / max(1, self.height)
         image = go.Image(source=self.data_uri, hoverinfo="skip", name="attention grid")
@@ -324,7 +326,7 @@ class GridPayload:
             height=fig_height,
             dragmode=False,
             margin=dict(
-                l=int(20 + max(text_width(t, TICK_FONT_SIZE) for t in y_axis["ticktext"])),
+                l=int(20 + max(text_width(t, y_axis["tickfont"]["size"]) for t in y_axis["ticktext"])),
                 r=10,
                 t=int(top),
                 b=_GRID_BOTTOM_PX,
@@ -510,19 +512,39 @@ def head_figure(
     # Equal x and y scales (square cells): the plot is as wide as the smaller of the two
     # lengths allows, so the ticks are planned for that; cells are at least 16 px tall up to
     # a 900 px figure.
-    x_px = plot_width(width, 50 + max(text_width(short_label(t), TICK_FONT_SIZE) for t in tgt), 110)
-    x_axis = tick_axis(src, x_px, max_ticks=max_ticks)
-    top = layout["margin"]["t"] + tick_extent(x_axis["ticktext"], x_axis["tickangle"]) + 30
-    rows_px = 16 * min(q_len, max_cells)
-    if width is not None:  # planned for its own column: square cells as large as the column allows
-        rows_px = max(rows_px, x_px * q_len / k_len)
-    height = min(900, max(360, int(top + 30 + rows_px)))
-    y_px = height - top - 30
-    if y_px * k_len / q_len < x_px:  # the y length limits the square: fewer x ticks fit
-        x_axis = tick_axis(src, y_px * k_len / q_len, max_ticks=max_ticks)
-    side_y = min(y_px, x_px * q_len / k_len)  # the plot's height once the cells are square
-    y_axis = tick_axis(tgt, side_y, vertical_axis=True, max_ticks=max_ticks)
-    height = max(360, int(height - (y_px - side_y)))  # no empty band below the square
+    widest = max(text_width(short_label(t)) for t in tgt) / BASE_FONT_SIZE  # em
+
+    def plan(bar_below: bool) -> tuple[dict, dict, float, int]:
+        """x axis, y axis, top margin and height with the colour bar beside the plot or below it."""
+        bottom = 30 + (COLORBAR_BELOW_PX if bar_below else 0)
+
+        def x_px_at(size: float) -> float:  # the y labels (at most the x labels' size) narrow the plot
+            return plot_width(width, 50 + widest * size, 10 if bar_below else 110)
+
+        x_axis = tick_axis(src, x_px_at, max_ticks=max_ticks)
+        size = x_axis["tickfont"]["size"]
+        x_px = x_px_at(size)
+        top = layout["margin"]["t"] + axis_extent(x_axis) + 30
+        rows_px = 16 * min(q_len, max_cells)
+        if width is not None:  # planned for its own column: square cells as large as the column allows
+            rows_px = max(rows_px, x_px * q_len / k_len)
+        height = min(900, max(360, int(top + bottom + rows_px)))
+        y_px = height - top - bottom
+        if y_px * k_len / q_len < x_px:  # the y length limits the square: fewer x ticks fit
+            x_axis = tick_axis(src, y_px * k_len / q_len, max_ticks=max_ticks, font_size=size)
+        side_y = min(y_px, x_px * q_len / k_len)  # the plot's height once the cells are square
+        y_axis = tick_axis(tgt, side_y, vertical_axis=True, max_ticks=max_ticks, font_size=size)
+        height = max(360, int(height - (y_px - side_y)))  # no empty band below the square
+        return x_axis, y_axis, top, height
+
+    x_axis, y_axis, top, height = plan(False)
+    crowded = len(x_axis["tickvals"]) < k_len or len(y_axis["tickvals"]) < q_len
+    if crowded and width is not None and max(q_len, k_len) <= LABEL_ALL_TOKENS:
+        # every token labelled (issue 24 item 7), if the colour bar below frees the width for it
+        below = plan(True)
+        if len(below[0]["tickvals"]) == k_len and len(below[1]["tickvals"]) == q_len:
+            x_axis, y_axis, top, height = below
+            trace["colorbar"] = colorbar_below(trace["colorbar"])
     layout["xaxis"].update(
         x_axis, range=[-0.5, k_len - 0.5], side="top", title_text=word(texts, "key_attended"), constrain="domain"
     )

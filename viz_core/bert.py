@@ -21,6 +21,7 @@ from viz_core.attention_grid import HeadFigure, head_figure
 from viz_core.labels import safe_label
 from viz_core.style import (
     BASE_FONT_SIZE,
+    COLORBAR_BELOW_PX,
     FIGURE_WIDTH_PX,
     LINE_EM,
     SERIES_COLORS,
@@ -30,6 +31,7 @@ from viz_core.style import (
     TICK_LABEL_CHARS,
     TICK_PAD_PX,
     attention_scale,
+    axis_extent,
     base_layout,
     colorbar,
     heatmap_layout,
@@ -41,7 +43,6 @@ from viz_core.style import (
     subplot_grid,
     text_width,
     tick_axis,
-    tick_extent,
     title_dict,
     wrap_text,
 )
@@ -703,12 +704,16 @@ def explorer_head_figures(
 def _plan_head_ticks(fig: go.Figure, labels: Sequence[str], width: float | None, height: float) -> None:
     """Re-plan a :func:`head_figure`'s ticks (keys on top, queries on the left) for a plot that fills a
     ``width`` × ``height`` figure (the margins :func:`head_figure` leaves: labels and 50 px on the left,
-    a colour bar on the right, a title line above the key labels, 20 px below)."""
+    a colour bar on the right or below the plot, a title line above the key labels, 20 px below)."""
+    below = fig.data[0].colorbar.orientation == "h"  # head_figure moved it (viz_core.style.colorbar_below)
     x_axis = tick_axis(
-        labels, plot_width(width, 50 + max(text_width(short_label(t)) for t in labels), 110), max_ticks=64
+        labels,
+        plot_width(width, 50 + max(text_width(short_label(t)) for t in labels), 10 if below else 110),
+        max_ticks=64,
     )
-    top = title_dict("title")[1] + tick_extent(x_axis["ticktext"], x_axis["tickangle"]) + 30
-    y_axis = tick_axis(labels, max(height - top - 20, 1.0), vertical_axis=True, max_ticks=64)
+    top = title_dict("title")[1] + axis_extent(x_axis) + 30
+    bottom = 20 + (COLORBAR_BELOW_PX if below else 0)
+    y_axis = tick_axis(labels, max(height - top - bottom, 1.0), vertical_axis=True, max_ticks=64)
     fig.update_layout(xaxis=x_axis, yaxis=y_axis, height=int(height), margin_t=int(top))
 
 

@@ -15,7 +15,8 @@ from viz_core.style import (
     SERIES_COLORS,
     TEXT_COLOR,
     attention_scale,
-    heatmap_axes,
+    colorbar_below,
+    heatmap_plan,
     labels_margin,
     layout_dict,
     plot_width,
@@ -103,9 +104,11 @@ def attention_heatmap(
     if len(data) > 1:  # the legend's row, between the title and the plot (above it, it ran into the title)
         layout["margin"]["t"] += LEGEND_ROW_PX
         layout["legend"].update(LEGEND_TOP_RIGHT)
-    x_axis, y_axis = heatmap_axes(
+    x_axis, y_axis, below = heatmap_plan(
         x_labels, y_labels, max_ticks=60, height=layout["height"], width=width, top_px=layout["margin"]["t"]
     )
+    if below:  # the width to label every token (viz_core.style.heatmap_plan)
+        data[0].colorbar = colorbar_below(data[0].colorbar.to_plotly_json())
     layout["xaxis"].update(x_axis)
     layout["xaxis"]["title"]["standoff"] = 12  # set, the title keeps below upright labels (unset, it ran into them)
     layout["yaxis"].update(y_axis)

@@ -4,7 +4,9 @@ labels that never overlap, and text colours with projector contrast.
 Every heatmap in the lab uses integer axes with labels as tick text (DESIGN.md): a categorical
 axis would merge repeated tokens ("the … the") into one column. Plotly draws every tick of an
 array axis, overlapping or not, so :func:`fit_ticks` thins (and turns) them here, from the
-font size and the axis length in pixels.
+font size and the axis length in pixels. Up to :data:`LABEL_ALL_TOKENS` tokens none is thinned
+if a smaller font (:func:`fit_font`, not below :data:`MIN_TICK_FONT_SIZE`) or a colour bar below
+the plot (:func:`heatmap_plan`) lets every one fit (issue 24 item 7).
 
 Text colours are set on every text element of a figure, and by the lab's plotly template
 (:data:`LAB_TEMPLATE`): Streamlit's chart theme, which first drew these figures, drew axis text in
@@ -17,7 +19,7 @@ import html
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import overload
 
 import numpy as np
@@ -114,6 +116,11 @@ FIGURE_WIDTH_PX = 360
 TICK_LABEL_CHARS = 12
 #: Height of one line of text, in em, with room between lines.
 LINE_EM = 1.25
+#: Issue 24 item 7: up to this many tokens, every one is labelled on both axes of a heatmap drawn
+#: across a column (:func:`fit_font` shrinks the labels; ``max_ticks`` never thins them).
+LABEL_ALL_TOKENS = 40
+#: The smallest tick font :func:`fit_font` shrinks to (px): below it, labels are thinned instead.
+MIN_TICK_FONT_SIZE = 12
 _GAP_PX = 6  # space between two horizontal tick labels
 TICK_PAD_PX = 8  # tick length and padding between an axis and its labels
 
@@ -294,7 +301,8 @@ def fit_ticks(
     (angle −90) and each needs one line of width. Labels are thinned with a
     round step (1, 2, 3, 4, 5, 10, …); the first and the last position are always labelled (the
     last replaces the regular tick before it when they would be too close); no position twice.
-    Text is cut to ``limit`` characters; ``max_ticks`` caps the count further.
+    Text is cut to ``limit`` characters; ``max_ticks`` caps the count further, above
+    :data:`LABEL_ALL_TOKENS` labels only.
     """
     n = len(labels)
     if n == 0:
@@ -314,7 +322,7 @@ def fit_ticks(
         else:
             angle = -90
     step = max(1, math.ceil(need / slot - 1e-9))
-    if max_ticks:
+    if max_ticks and n > LABEL_ALL_TOKENS:
         step = max(step, math.ceil(n / max(1, max_ticks)))
     step = _nice(step)
     vals = list(range(0, n, step))
@@ -344,6 +352,33 @@ def stacked(label: str) -> str:
     return "<br>".join(html.escape(ch, quote=False) for ch in html.unescape(str(label)).replace(" ", "")) or " "
 
 
+def fit_font(
+    labels: Sequence[str],
+    axis_px: float | Callable[[float], float],
+    font_size: float = TICK_FONT_SIZE,
+    *,
+    vertical_axis: bool = False,
+    max_ticks: int | None = None,
+) -> float:
+    """The tick font of an axis (issue 24 item 7): ``font_size``, unless :func:`fit_ticks` would
+    thin at most :data:`LABEL_ALL_TOKENS` labels at it; then the largest size, one px at a time
+    down to :data:`MIN_TICK_FONT_SIZE`, at which every label fits; if none does, ``font_size``
+    (thinned: readable first). ``axis_px`` may depend on the size (a plot narrowed by y labels)."""
+
+    def labels_all(size: float) -> bool:
+        px = axis_px(size) if callable(axis_px) else axis_px
+        return len(fit_ticks(labels, px, size, vertical_axis=vertical_axis, max_ticks=max_ticks)[0]) == len(labels)
+
+    if len(labels) > LABEL_ALL_TOKENS or labels_all(font_size):
+        return font_size
+    size = math.ceil(font_size) - 1
+    while size >= MIN_TICK_FONT_SIZE:
+        if labels_all(size):
+            return size
+        size -= 1
+    return font_size
+
+
 def tick_extent(text: Sequence[str], angle: int, font_size: float = TICK_FONT_SIZE) -> float:
     """px the tick labels take away from the plot, across the axis (margin they need)."""
     if not text:
@@ -355,24 +390,32 @@ def tick_extent(text: Sequence[str], angle: int, font_size: float = TICK_FONT_SI
 
 def tick_axis(
     labels: Sequence[str],
-    axis_px: float,
+    axis_px: float | Callable[[float], float],
     *,
     vertical_axis: bool = False,
     max_ticks: int | None = None,
     font_size: float = TICK_FONT_SIZE,
 ) -> dict:
-    """Axis settings (tickmode array, values, text, angle, font) from :func:`fit_ticks`."""
-    vals, text, angle = fit_ticks(labels, axis_px, font_size, vertical_axis=vertical_axis, max_ticks=max_ticks)
+    """Axis settings (tickmode array, values, text, angle, font) from :func:`fit_ticks`, at the
+    size :func:`fit_font` picks (at most ``font_size``; ``axis_px`` may depend on it)."""
+    size = fit_font(labels, axis_px, font_size, vertical_axis=vertical_axis, max_ticks=max_ticks)
+    px = axis_px(size) if callable(axis_px) else axis_px
+    vals, text, angle = fit_ticks(labels, px, size, vertical_axis=vertical_axis, max_ticks=max_ticks)
     axis = {
         "tickmode": "array",
         "tickvals": vals,
         "ticktext": text,
-        "tickfont": {"size": font_size, "color": TEXT_COLOR},
+        "tickfont": {"size": size, "color": TEXT_COLOR},
         "automargin": True,
     }
     if not vertical_axis:
         axis["tickangle"] = angle
     return axis
+
+
+def axis_extent(axis: Mapping) -> float:
+    """:func:`tick_extent` of a :func:`tick_axis` (its text, angle and font size)."""
+    return tick_extent(axis["ticktext"], axis.get("tickangle", 0), axis["tickfont"]["size"])
 
 
 def labels_margin(labels: Sequence[str], font_size: float = TICK_FONT_SIZE) -> float:
@@ -573,6 +616,8 @@ def legend_below(fig: go.Figure) -> go.Figure:
 
 
 _HEATMAP_BOTTOM_PX = 40.0  # a heatmap's margin below its rows, planned by heatmap_axes
+#: px a colour bar below the plot (:func:`colorbar_below`) takes: bar, tick labels, a title line.
+COLORBAR_BELOW_PX = 80.0
 
 
 def heatmap_axes(
@@ -583,33 +628,77 @@ def heatmap_axes(
     width: float | None = None,
     top_px: float = 80,
     bottom_px: float = _HEATMAP_BOTTOM_PX,
+    *,
+    bar_below: bool = False,
 ) -> tuple[dict, dict]:
     """x and y axis settings of a heatmap: integer axes with labels as tick text, row 0 at the
     top, ticks thinned to fit. The x axis is planned for ``width`` (default
     :data:`FIGURE_WIDTH_PX`) less the y labels and a colour bar; the y axis for ``height`` less
-    ``top_px``, ``bottom_px`` and the x labels."""
+    ``top_px``, ``bottom_px`` and the x labels. ``bar_below``: the colour bar is below the plot
+    (:func:`colorbar_below`), not beside it. The y font is at most the x font (the plot's width
+    was planned for y labels of that size)."""
     x_axis: dict = {"showgrid": False, "zeroline": False, "side": "bottom"}
     y_axis: dict = {"autorange": "reversed", "showgrid": False, "zeroline": False}
-    left = 40.0
-    if y_labels is not None:  # the y labels' width first: it narrows the x axis
-        left += max(text_width(short_label(t), TICK_FONT_SIZE) for t in y_labels) if len(y_labels) else 0
+    widest = max((text_width(short_label(t)) for t in (y_labels if y_labels is not None else ())), default=0.0)
+    widest /= BASE_FONT_SIZE  # em: the y labels' width at each size
+    right = 10 if bar_below else 90  # below: only the figure's own 10 px margin on the right
+
+    def x_px(size: float) -> float:  # the y labels' width first: it narrows the x axis
+        return plot_width(width, 40 + widest * size, right)
+
+    size = TICK_FONT_SIZE
     if x_labels is not None:
-        x_axis.update(tick_axis(x_labels, plot_width(width, left), max_ticks=max_ticks))
+        x_axis.update(tick_axis(x_labels, x_px, max_ticks=max_ticks))
+        size = x_axis["tickfont"]["size"]
     if y_labels is not None:
-        y_axis.update(
-            tick_axis(
-                y_labels, _plot_height(height, top_px, bottom_px, x_axis), vertical_axis=True, max_ticks=max_ticks
-            )
-        )
+        bottom = bottom_px + (COLORBAR_BELOW_PX if bar_below else 0)
+        rows_px = _plot_height(height, top_px, bottom, x_axis)
+        y_axis.update(tick_axis(y_labels, rows_px, vertical_axis=True, max_ticks=max_ticks, font_size=size))
     return x_axis, y_axis
+
+
+def _labels_all(axis: Mapping, labels: Sequence[str] | None) -> bool:
+    return labels is None or len(axis["tickvals"]) == len(labels)
+
+
+def heatmap_plan(
+    x_labels: Sequence[str] | None,
+    y_labels: Sequence[str] | None,
+    max_ticks: int = 30,
+    height: int | None = None,
+    width: float | None = None,
+    top_px: float = 80,
+) -> tuple[dict, dict, bool]:
+    """:func:`heatmap_axes` and whether the colour bar goes below the plot: there only when
+    that frees the width to label every one of at most :data:`LABEL_ALL_TOKENS` tokens on both
+    axes, which a bar beside the plot would thin (issue 24 item 7)."""
+    beside = heatmap_axes(x_labels, y_labels, max_ticks, height, width, top_px)
+    if _labels_all(beside[0], x_labels) and _labels_all(beside[1], y_labels):
+        return (*beside, False)
+    below = heatmap_axes(x_labels, y_labels, max_ticks, height, width, top_px, bar_below=True)
+    if _labels_all(below[0], x_labels) and _labels_all(below[1], y_labels):
+        return (*below, True)
+    return (*beside, False)
 
 
 def _plot_height(height: int | None, top_px: float, bottom_px: float, x_axis: Mapping) -> float:
     """px left for a heatmap's rows: the figure's height less its margins and the x labels."""
-    x_extent = (
-        tick_extent(x_axis["ticktext"], x_axis["tickangle"]) if "ticktext" in x_axis else _line_px(TICK_FONT_SIZE)
-    )
+    x_extent = axis_extent(x_axis) if "ticktext" in x_axis else _line_px(TICK_FONT_SIZE)
     return max(60.0, (height or 450) - top_px - bottom_px - x_extent - 30)
+
+
+def colorbar_below(bar: Mapping | None) -> dict:
+    """``bar`` (:func:`colorbar` settings) turned flat and set at the bottom of the figure, below
+    the plot and its x labels, with its title on one line above it (:data:`COLORBAR_BELOW_PX`)."""
+    out = dict(bar or {})
+    title = dict(out.get("title") or {})
+    if title.get("text"):
+        title["text"] = wrap_text(str(title["text"]).replace("<br>", " "), 2 * COLORBAR_TITLE_PX, BASE_FONT_SIZE)
+    title["side"] = "top"
+    out.update(
+        orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.5, xanchor="center", len=0.6, title=title
+    )
+    return out
 
 
 def heatmap_layout(
@@ -637,13 +726,19 @@ def heatmap_layout(
         fig.update_yaxes(y_axis, title_text=y_title, **where)
         return fig
     layout = layout_dict(title, height, x_title, y_title, width=width)
-    x_axis, y_axis = heatmap_axes(
-        x_labels, y_labels, max_ticks, height=height, width=width, top_px=layout["margin"]["t"]
-    )
+    bars = [t for t in fig.data if "colorbar" in t and t["showscale"] is not False]
+    below = False
+    if bars:  # below the plot where that labels every token (heatmap_plan)
+        x_axis, y_axis, below = heatmap_plan(x_labels, y_labels, max_ticks, height, width, layout["margin"]["t"])
+    else:
+        x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks, height, width, layout["margin"]["t"])
+    for trace in bars if below else ():
+        trace.colorbar = colorbar_below(trace.colorbar.to_plotly_json())
     layout["xaxis"].update(x_axis)
     layout["yaxis"].update(y_axis)
     if y_title:  # upright beside a short plot, a long title would run into the figure's title
-        rows_px = _plot_height(height, layout["margin"]["t"], _HEATMAP_BOTTOM_PX, x_axis)
+        bottom = _HEATMAP_BOTTOM_PX + (COLORBAR_BELOW_PX if below else 0)
+        rows_px = _plot_height(height, layout["margin"]["t"], bottom, x_axis)
         layout["yaxis"]["title"]["text"] = wrap_text(y_title, rows_px, BASE_FONT_SIZE)
     return set_layout(fig, layout)
 
