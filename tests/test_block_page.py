@@ -91,3 +91,26 @@ def test_the_slide_draws_the_pages_figures() -> None:
     figures, lines = capture("14_Transformer_block", {"block_family": "decoder-only", "block_box": "out"})
     assert len(figures) == 2 and lines
     assert any(d.get("orientation") == "h" for d in figures[1].to_plotly_json()["data"])
+
+
+@pytest.mark.slow
+def test_the_norms_tab_draws_the_post_ln_and_pre_ln_trainings_as_shipped() -> None:
+    """Xiong et al.'s comparison trained: each run's curve is its checkpoint's loss_curve, each held-out exact
+    match the one `python -m models.evaluate` recorded, and the verdict follows those figures."""
+    from models.checkpoints import load_results, read_config
+    from models.training.loop import CURVE_EVERY
+    from models.training.presets import NORM_RUNS
+    from ui.block import PRE_LN_AHEAD
+
+    at = _run({"topic": "norms"})
+    figure = _figure(at, "block_norm_runs")
+    assert len(figure["data"]) == len(NORM_RUNS)
+    rows = {m["name"]: m for m in load_results()["families"]["transformer"]["models"]}
+    text = " ".join(m.value for m in at.markdown)
+    for trace, name in zip(figure["data"], NORM_RUNS):
+        curve = read_config(name)["training"]["loss_curve"]
+        assert np.allclose(_decode(trace["y"]), curve)
+        assert list(_decode(trace["x"])) == [CURVE_EVERY * (k + 1) for k in range(len(curve))]
+        assert f"{rows[name]['exact_match']:.1%}" in text
+    post, post_w, pre = (rows[n]["exact_match"] for n in NORM_RUNS)
+    assert ("learned the task in the steps where post-LN had not" in text) == (pre - max(post, post_w) >= PRE_LN_AHEAD)

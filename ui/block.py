@@ -24,6 +24,7 @@ from viz_core.block import (
     parts,
     schedule_figure,
     smoothing_figure,
+    training_curves_figure,
 )
 
 if TYPE_CHECKING:
@@ -88,6 +89,83 @@ def batch_comparison() -> tuple[NormComparison, list[str]]:
     return norm_comparison(x, real), ["<s>"] + tokenize(BATCH[0])
 
 
+#: Held-out exact match by which pre-LN must lead both post-LN runs for the page to say it learned first.
+PRE_LN_AHEAD = 0.2
+
+
+def norm_runs() -> list[dict] | None:
+    """The shipped post-LN / pre-LN trainings (presets ``NORM_RUNS``): per run its settings, loss curve
+    (the checkpoint's ``loss_curve``) and held-out exact match (``python -m models.evaluate --write``); None
+    when one is missing."""
+    from models.checkpoints import CheckpointError, load_results, read_config
+    from models.training.presets import NORM_RUNS
+
+    rows = {m["name"]: m for m in ((load_results() or {}).get("families", {}).get("transformer", {}).get("models", []))}
+    runs = []
+    for name in NORM_RUNS:
+        try:
+            config = read_config(name)
+        except CheckpointError:
+            return None
+        training = config.get("training", {})
+        if name not in rows or not training.get("loss_curve"):
+            return None
+        runs.append(
+            {
+                "name": name,
+                "norm_first": bool(config["model"]["config"]["norm_first"]),
+                "layers": int(config["model"]["config"]["num_encoder_layers"]),
+                "settings": training.get("settings", {}),
+                "curve": training["loss_curve"],
+                "exact_match": rows[name]["exact_match"],
+            }
+        )
+    return runs
+
+
+def norm_runs_section() -> None:
+    """Three trainings of one Transformer: post-LN without and with warm-up, pre-LN without (Xiong et al. 2020)."""
+    from models.training.loop import CURVE_EVERY
+
+    runs = norm_runs()
+    if runs is None:
+        st.info(tr("block.curves.missing"))
+        return
+    post, post_w, pre = runs
+    warmup = post_w["settings"].get("warmup", 0)
+    names = [
+        tr("block.curves.run.post"),
+        tr("block.curves.run.post_warmup", w=warmup),
+        tr("block.curves.run.pre"),
+    ]
+    chart(
+        training_curves_figure(
+            {name: run["curve"] for name, run in zip(names, runs)},
+            CURVE_EVERY,
+            title=tr("block.curves.title", n=post["layers"]),
+            x_title=tr("block.curves.x"),
+            y_title=tr("block.curves.y", every=CURVE_EVERY),
+            width=PAGE_WIDTH,
+        ),
+        key="block_norm_runs",
+        config=PLOT,
+    )
+    st.markdown(
+        tr(
+            "block.curves.explain",
+            n=post["layers"],
+            lr=post["settings"].get("lr", 0.0),
+            steps=post["settings"].get("steps", 0),
+            w=warmup,
+            post=post["exact_match"],
+            post_w=post_w["exact_match"],
+            pre=pre["exact_match"],
+        )
+    )
+    apart = pre["exact_match"] - max(post["exact_match"], post_w["exact_match"]) >= PRE_LN_AHEAD
+    st.markdown(tr("block.curves.pre_first" if apart else "block.curves.close"))
+
+
 def changes_section(trace: BlockTrace, layer: int) -> None:
     """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
     cols = st.columns(len(trace.stacks))
@@ -142,6 +220,7 @@ def norms_section() -> None:
             pre=g.decoder_pre[-1] / g.decoder_pre[0],
         )
     )
+    norm_runs_section()
 
 
 def batch_section() -> None:

@@ -422,6 +422,34 @@ def gradient_figure(
     return legend_below(fig)
 
 
+def training_curves_figure(
+    curves: Mapping[str, Sequence[float]],
+    every: int,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    width: float = 640,
+    height: int = 400,
+) -> go.Figure:
+    """Training loss against step, one line per named run; ``curves`` hold the mean loss of each run of
+    ``every`` steps, drawn at the step that ends it (every·k)."""
+    fig = go.Figure()
+    for i, (name, values) in enumerate(curves.items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[every * (k + 1) for k in range(len(values))],
+                y=list(values),
+                mode="lines",
+                name=name,
+                line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3},
+            )
+        )
+    base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
+    set_layout(fig, {"width": width, "yaxis": {"rangemode": "tozero"}})
+    return legend_below(fig)
+
+
 def smoothing_figure(
     words: Sequence[str],
     targets: Mapping[str, np.ndarray],

@@ -107,6 +107,10 @@ def make_optimizer(
     return torch.optim.Adam(params, lr=settings.lr, betas=settings.betas, eps=settings.eps)
 
 
+#: ``loss_curve`` in :func:`fit`'s statistics: the mean loss of each run of this many steps.
+CURVE_EVERY = 10
+
+
 def fit(
     model: torch.nn.Module,
     loss_of_batch: LossOfBatch,
@@ -124,7 +128,8 @@ def fit(
     Stops early only when ``stop`` is set (checked between steps) or the wall-clock guard
     ``settings.max_minutes`` is reached; both are recorded in ``cut_short``. ``optimizer``: one of
     :func:`make_optimizer` that the caller keeps (to save its state, or holding a resumed run's
-    state); default a fresh one. Statistics other than ``steps`` count this call's steps only.
+    state); default a fresh one. Statistics other than ``steps`` count this call's steps only;
+    ``loss_curve`` is the mean loss of every :data:`CURVE_EVERY` steps.
     """
     optimizer = optimizer if optimizer is not None else make_optimizer(model, settings, param_groups)
     guard = settings.max_minutes * 60
@@ -158,6 +163,7 @@ def fit(
     model.eval()
     seconds = time.perf_counter() - start
     tail = losses[-50:]
+    curve = [round(float(np.mean(losses[i : i + CURVE_EVERY])), 4) for i in range(0, len(losses), CURVE_EVERY)]
     return {
         "steps": step,
         "planned_steps": settings.steps,
@@ -167,6 +173,7 @@ def fit(
         "device": str(next(model.parameters()).device),
         "torch_threads": torch.get_num_threads(),
         "cut_short": cut_short,
+        "loss_curve": curve,
     }
 
 

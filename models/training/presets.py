@@ -19,6 +19,8 @@ TRANSFORMER_XL = "transformer-xl"
 XLNET = "xlnet"
 #: (learned, frozen uniform): two small Bahdanau RNNs that differ only in their attention (Wiegreffe & Pinter 2019).
 UNIFORM_TWIN = ("s2s-forcing-1.0", "s2s-uniform")
+#: Post-LN without and with warm-up, pre-LN without: the same 6 + 6-block Transformer (Xiong et al. 2020).
+NORM_RUNS = ("tf-reverse-post-ln", "tf-reverse-post-ln-warmup", "tf-reverse-pre-ln")
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,25 @@ PRESETS: dict[str, Preset] = {
             {"n_train": 20000},
         ),
         Preset("tf-copy", "Transformer · copy", 10, TRANSFORMER, "copy", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),
+        # Post-LN against pre-LN (Xiong et al. 2020): 6 + 6 blocks on the reverse task, the same seed and
+        # batches; post-LN without and with a warm-up (10% of the steps), pre-LN without one.
+        *(
+            Preset(
+                name,
+                label,
+                11,
+                TRANSFORMER,
+                "reverse",
+                {**_TOY_MODEL, "num_encoder_layers": 6, "num_decoder_layers": 6, "norm_first": pre},
+                replace(_TOY_TRAIN, steps=600, warmup=warmup),
+                _TOY_DATA,
+            )
+            for name, label, pre, warmup in (
+                (NORM_RUNS[0], "Transformer · reverse, post-LN, no warm-up (6 + 6 blocks)", False, 0),
+                (NORM_RUNS[1], "Transformer · reverse, post-LN, warm-up (6 + 6 blocks)", False, 60),
+                (NORM_RUNS[2], "Transformer · reverse, pre-LN, no warm-up (6 + 6 blocks)", True, 0),
+            )
+        ),
         Preset("tf-reverse", "Transformer · reverse", 11, TRANSFORMER, "reverse", _TOY_MODEL, _TOY_TRAIN, _TOY_DATA),
         Preset(
             "tf-en-fr",

@@ -196,6 +196,47 @@ STRINGS: dict[str, tuple[str, str]] = {
         "为 {post:.1f} 倍；前置层归一化：{pre:.1f} 倍。一开始靠近输出的梯度很大，这就是后置层归一化需要"
         "学习率预热的原因；前置层归一化不需要预热也能训练（Xiong 等，2020）。",
     ),
+    "block.curves.title": (
+        "Training the same {n} + {n}-block Transformer three ways",
+        "同一个 {n} + {n} 块 Transformer 的三种训练",
+    ),
+    "block.curves.x": ("training step", "训练步"),
+    "block.curves.y": ("training loss (mean of {every} steps)", "训练损失（每 {every} 步的平均）"),
+    "block.curves.run.post": ("post-LN, no warm-up", "后置层归一化，无预热"),
+    "block.curves.run.post_warmup": ("post-LN, warm-up {w} steps", "后置层归一化，预热 {w} 步"),
+    "block.curves.run.pre": ("pre-LN, no warm-up", "前置层归一化，无预热"),
+    "block.curves.explain": (
+        "Three trainings of the same {n} + {n}-block encoder–decoder on the reverse task (same seed, same "
+        "batches, Adam, peak learning rate {lr:g}, {steps} steps), differing only in where LayerNorm sits and "
+        "in the warm-up. Held-out exact match after training: post-LN without warm-up {post:.1%}, post-LN "
+        "with a {w}-step warm-up {post_w:.1%}, pre-LN without warm-up {pre:.1%}. "
+        "`python -m models.train --preset tf-reverse-post-ln` (and `tf-reverse-post-ln-warmup`, "
+        "`tf-reverse-pre-ln`) trains them.",
+        "同一个 {n} + {n} 块编码器–解码器在倒序任务上的三次训练（同一种子、同样的批次、Adam、峰值学习率 {lr:g}、"
+        "{steps} 步），只有层归一化的位置和预热不同。训练后在留出集上的完全匹配率：后置层归一化无预热 {post:.1%}，"
+        "后置层归一化预热 {w} 步 {post_w:.1%}，前置层归一化无预热 {pre:.1%}。"
+        "`python -m models.train --preset tf-reverse-post-ln`（以及 `tf-reverse-post-ln-warmup`、"
+        "`tf-reverse-pre-ln`）训练它们。",
+    ),
+    "block.curves.pre_first": (
+        "Pre-LN, with no warm-up, learned the task in the steps where post-LN had not, with or without one: "
+        "the large gradients near post-LN's output (the figure above) force small early steps, and a warm-up "
+        "this short does not make up for them (Xiong et al. 2020, §3–4).",
+        "前置层归一化不用预热就在同样的步数里学会了这个任务，而后置层归一化无论有没有预热都还没学会："
+        "后置层归一化靠近输出的大梯度（上图）使前期只能用很小的步长，这么短的预热弥补不了（Xiong 等，2020，§3–4）。",
+    ),
+    "block.curves.close": (
+        "Here the three trainings end close together: at this depth and length the placement of LayerNorm "
+        "matters less than Xiong et al. (2020) find for deeper models.",
+        "这里三次训练的结果相近：在这个深度和训练长度下，层归一化的位置不如 Xiong 等（2020）在更深的模型上发现的那么重要。",
+    ),
+    "block.curves.missing": (
+        "The post-LN and pre-LN trainings are not installed: `python -m models.train --preset "
+        "tf-reverse-post-ln` (and `tf-reverse-post-ln-warmup`, `tf-reverse-pre-ln`), then "
+        "`python -m models.evaluate --write`.",
+        "未安装后置与前置层归一化的训练结果：`python -m models.train --preset tf-reverse-post-ln`"
+        "（以及 `tf-reverse-post-ln-warmup`、`tf-reverse-pre-ln`），然后 `python -m models.evaluate --write`。",
+    ),
     "block.batch.title": (
         "How far each token's normalised vector moves when the rest of the batch is removed",
         "去掉批中其余部分后，每个词元归一化后的向量移动了多远",

@@ -225,6 +225,18 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Transformer · en→fr, label smoothing ε = 0.1 (small)",
         "Transformer · 英→法，标签平滑 ε = 0.1（小型）",
     ),
+    "ckpt.label.tf-reverse-post-ln": (
+        "Transformer · reverse, post-LN, no warm-up (6 + 6 blocks)",
+        "Transformer · 倒序，后置层归一化，无预热（6 + 6 块）",
+    ),
+    "ckpt.label.tf-reverse-post-ln-warmup": (
+        "Transformer · reverse, post-LN, warm-up (6 + 6 blocks)",
+        "Transformer · 倒序，后置层归一化，有预热（6 + 6 块）",
+    ),
+    "ckpt.label.tf-reverse-pre-ln": (
+        "Transformer · reverse, pre-LN, no warm-up (6 + 6 blocks)",
+        "Transformer · 倒序，前置层归一化，无预热（6 + 6 块）",
+    ),
 }
 
 SAME: frozenset[str] = frozenset()
