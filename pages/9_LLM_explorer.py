@@ -300,7 +300,7 @@ def heads_tab() -> None:
         st.text(" ".join(visible(scores.induction_tokens)))
 
 
-topic_tabs(
+opened = topic_tabs(
     ["llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads"],
     [generation_tab, gqa_tab, rope_tab, heads_tab],
 )
@@ -316,5 +316,5 @@ st.caption(
         load=llm.load_seconds,
     )
 )
-if bases := rope_bases(llm):
+if (bases := rope_bases(llm)) and opened != "llm_explorer.tab.rope":  # the RoPE tab says it already
     st.caption(bases)

@@ -144,6 +144,12 @@ def test_the_page_runs_gemma_from_its_converted_cache(tmp_path, monkeypatch, lan
         assert len(window) == 1 and f" {WINDOW - 1} " in window[0] and "MiB" in window[0]  # kept: W − 1
         trace = page_llm.generation("gemma3", "w5 w6 w7 w8 w9 w10", True, 3, 0.7, 50, 0.9, 0, True)
         assert trace.model == L.spec_of("gemma3").label and trace.steps[0].attention.shape[:2] == (6, 4)
+        rope = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+        rope.query_params.update(lang=lang, llm_model="gemma3", topic=STRINGS["llm_explorer.tab.rope"][i])
+        rope.run()
+        assert not rope.exception, [e.value for e in rope.exception]
+        bases = [c.value for c in rope.caption if "1,000,000" in c.value and "10,000" in c.value]
+        assert len(bases) == 1  # in the tab, not again at the page's foot
     finally:
         for cached in caches:
             cached.clear()

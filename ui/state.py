@@ -415,11 +415,11 @@ def topic_of(raw: str, title_ids: Sequence[str]) -> int | None:
     return None
 
 
-def topic_tabs(title_ids: Sequence[str], sections: Sequence[Callable[[], None]]) -> None:
+def topic_tabs(title_ids: Sequence[str], sections: Sequence[Callable[[], None]]) -> str:
     """A page's tabs (``title_ids``: their titles' string ids), the open one kept in the link by name
     (``?topic=heads``: the same link in every language; a refused value falls back with a notice);
     only the open tab's section runs, as a fragment: its own widgets rerun it alone (a section whose
-    widget changes what the page computed above it calls ``st.rerun()``)."""
+    widget changes what the page computed above it calls ``st.rerun()``). Returns the open tab's title id."""
     titles = [tr(i) for i in title_ids]
     index = None
     shown = st.session_state.get("topic")  # the tab open in the last run (a title, in that run's language)
@@ -445,3 +445,4 @@ def topic_tabs(title_ids: Sequence[str], sections: Sequence[Callable[[], None]])
         with tab:
             if tab.open is not False:
                 st.fragment(section)()
+    return title_ids[opened]
