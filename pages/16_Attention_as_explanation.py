@@ -167,7 +167,7 @@ def results() -> None:
         title=tr("xai.erasure.title"),
         x_title=tr("xai.erasure.x"),
         y_title=tr("xai.erasure.y"),
-        width=PAGE_WIDTH,
+        width=PAGE_WIDTH * 3 / 5 - 16,  # the curve's column, beside the table (st.columns([2, 3]) below)
     )
     caption_col, export_col = st.columns([6, 1], vertical_alignment="center")
     caption_col.caption(

@@ -38,7 +38,7 @@ EXAMPLES = {
     "decoder-only": "In the beginning God created",
     "encoder-only": "In the beginning God created the heavens and the earth.",
 }
-PAGE_WIDTH = 1000  # px a full-width figure is planned for
+PAGE_WIDTH = 760  # px a full-width figure is planned for: the main column at 1280×720 with the sidebar open
 BATCH = ("In the beginning God created the heavens and the earth", "Jesus wept", "The lord is my shepherd")
 SMOOTH_WORDS = ("<pad>", "the", "cat", "sat", "down")  # the course's example: 4 words and the padding entry
 SMOOTH_TARGET, EPSILON = 2, 0.1
@@ -181,7 +181,7 @@ def changes_section(trace: BlockTrace, layer: int) -> None:
             x_title=tr("block.changes.x"),
             y_title=tr("block.changes.y"),
             layer_label=tr("block.layer_option"),
-            width=PAGE_WIDTH / len(cols),
+            width=PAGE_WIDTH / len(cols) - 16,  # less the gap between the columns
         )
         chart(fig, key=f"block_changes_{s}", config=PLOT, where=col)
     st.markdown(tr("block.changes.explain"))

@@ -7,14 +7,22 @@ schedule and BatchNorm against LayerNorm. numpy in, plotly out; every visible wo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz_core.labels import safe_label
-from viz_core.style import SERIES_COLORS, TEXT_COLOR, base_layout, layout_dict, legend_below, set_layout
+from viz_core.style import (
+    SERIES_COLORS,
+    TEXT_COLOR,
+    base_layout,
+    layout_dict,
+    legend_below,
+    set_layout,
+    text_width,
+)
 from viz_core.transformer import HIGHLIGHT
 
 ENCODER_DECODER, DECODER_ONLY, ENCODER_ONLY = "encoder-decoder", "decoder-only", "encoder-only"
@@ -57,6 +65,15 @@ def _kind(box: str) -> str:
     return "out" if box == "out" else "norm" if bits[-1] == "norm" else bits[1]
 
 
+def _fitting_font(labels: Iterable[str], room_px: float, size: int, smallest: int = 9) -> int:
+    """The largest font size from ``size`` down to ``smallest`` at which every label is at most ``room_px``
+    wide (:func:`~viz_core.style.text_width`); ``smallest`` if none is."""
+    texts = list(labels)
+    while size > smallest and any(text_width(t, size) > room_px for t in texts):
+        size -= 1
+    return size
+
+
 def architecture_figure(
     family: str,
     n_layers: Mapping[str, int],
@@ -79,6 +96,11 @@ def architecture_figure(
     input; ``hover`` the hover text of each box id. The ``selected`` box is outlined in orange. One
     invisible marker per box (customdata: its id) makes a box clickable."""
     stacks = [s for s in ("enc", "dec") if s in n_layers]
+    # Text shrinks with a narrow figure so that every label stays inside its box (or its column):
+    # px per diagram unit = the plot's width (less layout_dict's 10 + 10 px margins) / the x range.
+    px = (width - 20) / ((len(stacks) - 1) * (BOX_W + 1.3) + BOX_W + 2.4)
+    box_font = _fitting_font(box_labels.values(), BOX_W * px - 8, 13)
+    input_font = _fitting_font(input_labels.values(), (BOX_W + 1.3) * px - 12, 14)
     centres: dict[str, tuple[float, float]] = {}
     fig = go.Figure()
     shapes: list[dict] = []
@@ -87,7 +109,7 @@ def architecture_figure(
     for col, s in enumerate(stacks):
         x = col * (BOX_W + 1.3)
         y = 0.0
-        notes.append({"x": x, "y": -0.85, "text": input_labels[s], "showarrow": False, "font": {"size": 14}})
+        notes.append({"x": x, "y": -0.85, "text": input_labels[s], "showarrow": False, "font": {"size": input_font}})
         centres[f"{s}.embed"] = (x, y)
         y += PITCH * 1.25
         start = y - 0.5
@@ -203,7 +225,7 @@ def architecture_figure(
                 "y": y,
                 "text": f"<b>{box_labels[_kind(box)]}</b>" if chosen else box_labels[_kind(box)],
                 "showarrow": False,
-                "font": {"size": 13, "color": TEXT_COLOR},
+                "font": {"size": box_font, "color": TEXT_COLOR},
             }
         )
     ids = list(centres)

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from models.lessons.block import BlockTrace, StackTrace, SublayerTrace
 
-DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 430, 560, 470  # px: the two figures side by side on the first screen
+DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 315, 420, 470  # px: side by side in the 760 px column (0.43 : 0.57, less the gap)
 
 
 def _part_label(family: str, kind: str) -> str:
