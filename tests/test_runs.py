@@ -462,15 +462,15 @@ def test_the_registry_resumes_a_stopped_upload_run_and_refuses_a_finished_one(tm
 
 
 def test_a_resume_right_after_the_stop_waits_for_the_lock_to_be_let_go(tmp_path, monkeypatch):
-    """A run reads STOPPED a moment before its thread lets go of the run's lock (slow on a busy machine):
+    """A run reads STOPPED a moment before its thread lets go of the run's lock (longer on a busy machine):
     a resume in that moment waits for the thread, not "training in another process"."""
-    let_go = store.run_lock
+    let_go, release = store.run_lock, threading.Event()
 
     @contextlib.contextmanager
     def slow_lock(folder):
         with let_go(folder):
             yield
-            time.sleep(1.0)  # the status is already final; the lock is still held
+            release.wait(60)  # the status is already final; the lock is still held until the test lets go
 
     monkeypatch.setattr(registry_module, "run_lock", slow_lock)
     pairs = [(("a", str(i)), ("b", str(i))) for i in range(60)]
@@ -480,6 +480,7 @@ def test_a_resume_right_after_the_stop_waits_for_the_lock_to_be_let_go(tmp_path,
     registry.stop(run_id)
     stopped = wait(registry, run_id)
     assert stopped.status == STOPPED and store.locked(stopped.folder)  # the moment of the race
+    threading.Timer(0.5, release.set).start()  # the thread lets go while resume() is waiting
     assert registry.resume(run_id) == run_id
     registry.stop(run_id)
     wait(registry, run_id, lambda run: run is not stopped and not run.active)
