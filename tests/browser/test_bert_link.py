@@ -2,6 +2,8 @@
 into the address bar (``bert_b=``, ``bert_clicked=2``), and the link opens that view again in a new
 session: no sentence B, the piece still clicked."""
 
+from playwright.sync_api import expect
+
 from tests.browser.conftest import assert_no_error, wait_for_app
 
 B_LABEL = "Sentence B (optional: leave empty for one segment)"
@@ -13,6 +15,11 @@ def test_an_empty_b_and_a_clicked_piece_are_in_the_link(open_page, app_url):
     page.get_by_label(B_LABEL).fill("")
     page.keyboard.press("Enter")
     page.wait_for_function("new URLSearchParams(location.search).get('bert_b') === ''", timeout=60_000)
+    # The pills are keyed on both sentences: click only once the rerun without B has drawn them (no "milk"
+    # left), else the click lands on the old pills and is dropped (a stale "notRunning" under load).
+    expect(page.locator("[data-testid='stButtonGroup'] button").filter(has_text="milk")).to_have_count(
+        0, timeout=60_000
+    )
     wait_for_app(page)
     pills = page.locator("[data-testid='stButtonGroup']").filter(has_text="man").first
     pills.get_by_role("button").filter(has_text="man").first.click()
