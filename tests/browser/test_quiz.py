@@ -2,6 +2,8 @@
 Options, see step 1's α bars hidden, click the source word the model attends to most, see the
 reveal and the score, and step on: the next step is hidden again."""
 
+from playwright.sync_api import expect
+
 from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
 from tests.test_quiz import EN, _reference_trace
 
@@ -19,10 +21,12 @@ def test_guess_a_source_word_on_the_seq2seq_page(open_page):
     wait_for_app(page)
     page.keyboard.press("Escape")  # close the popover
     page.get_by_text(EN["quiz.ask.look"].format(step=1).replace("**", "")).wait_for(timeout=60_000)
-    assert page.locator(".st-key-bars").count() == 0  # the step's α is hidden …
-    assert page.locator(".st-key-topk").count() == 0  # … and its top-k
-    assert page.locator(".st-key-heatmap .main-svg").count() > 0  # the main figure stays (its rows blank)
-    page.get_by_text(EN["quiz.score"].format(right=0, total=0)).wait_for()
+    # Waited for, not read at once: under load the run that hides them may still be under way (a stale
+    # "notRunning" lets wait_for_app return early) and the last run's elements stay until it ends.
+    expect(page.locator(".st-key-bars")).to_have_count(0, timeout=60_000)  # the step's α is hidden …
+    expect(page.locator(".st-key-topk")).to_have_count(0, timeout=60_000)  # … and its top-k
+    page.locator(".st-key-heatmap .main-svg").first.wait_for(timeout=60_000)  # the main figure stays (rows blank)
+    page.get_by_text(EN["quiz.score"].format(right=0, total=0)).wait_for(timeout=60_000)
 
     page.locator(GUESSES).nth(best).click()  # the right source word
     wait_for_app(page)
@@ -30,15 +34,17 @@ def test_guess_a_source_word_on_the_seq2seq_page(open_page):
     revealed = page.locator("[data-testid='stAlertContentSuccess']").first.inner_text()
     assert EN["quiz.right"] in revealed
     assert f"“{trace.src_tokens[best]}” (α = {alpha[0, best]:.2f})" in revealed  # the model's answer, its α
-    page.get_by_text(EN["quiz.score"].format(right=1, total=1)).wait_for()
+    page.get_by_text(EN["quiz.score"].format(right=1, total=1)).wait_for(timeout=60_000)
     save_screenshot(page, "quiz_seq2seq")
 
     page.get_by_role("button", name="Next").click()  # on to step 2: hidden again
     page.get_by_text(EN["quiz.ask.look"].format(step=2).replace("**", "")).wait_for(timeout=60_000)
     wait_for_app(page)
-    assert page.locator(".st-key-bars").count() == 0
+    expect(page.locator(".st-key-bars")).to_have_count(0, timeout=60_000)
     page.locator(GUESSES).nth(int(alpha[1].argmin())).click()  # a wrong one
     wait_for_app(page)
     page.get_by_text(EN["quiz.score"].format(right=1, total=2)).wait_for(timeout=60_000)
-    assert page.locator("[data-testid='stAlertContentWarning']").filter(has_text=EN["quiz.wrong"]).count() == 1
+    expect(page.locator("[data-testid='stAlertContentWarning']").filter(has_text=EN["quiz.wrong"])).to_have_count(
+        1, timeout=60_000
+    )
     assert_no_error(page)
