@@ -111,8 +111,8 @@ def load_results() -> dict | None:
         return None
 
 
-def _evaluation_row(name: str) -> dict:
-    """A shipped translation model's row in the saved evaluation, or {}."""
+def evaluation_row(name: str) -> dict:
+    """A shipped seq2seq or Transformer model's row in the saved evaluation, or {}."""
     results = load_results() or {}
     rows = list(results.get("models", [])) + list(results.get("families", {}).get("transformer", {}).get("models", []))
     rows += [row for part in results.get("real", {}).values() for row in part.get("models", [])]
@@ -122,13 +122,13 @@ def _evaluation_row(name: str) -> dict:
 def typical_confidence(name: str) -> dict | None:
     """{"median", "p05", "p01"} of a shipped translation model's mean log-probability per output
     token on its test set, from the saved evaluation, or None."""
-    return _evaluation_row(name).get("confidence")
+    return evaluation_row(name).get("confidence")
 
 
 def wrong_output_fit(name: str) -> dict | None:
     """A shipped real-pairs model's wrong-output notice (coefficients, cut, AUC; fitted on its validation
     split by ``python -m models.evaluate --write``), or None."""
-    return _evaluation_row(name).get("notice")
+    return evaluation_row(name).get("notice")
 
 
 # --------------------------------------------------------------------------------------

@@ -97,18 +97,17 @@ def norm_runs() -> list[dict] | None:
     """The shipped post-LN / pre-LN trainings (presets ``NORM_RUNS``): per run its settings, loss curve
     (the checkpoint's ``loss_curve``) and held-out exact match (``python -m models.evaluate --write``); None
     when one is missing."""
-    from models.checkpoints import CheckpointError, load_results, read_config
+    from models.checkpoints import CheckpointError, evaluation_row, read_config
     from models.training.presets import NORM_RUNS
 
-    rows = {m["name"]: m for m in ((load_results() or {}).get("families", {}).get("transformer", {}).get("models", []))}
     runs = []
     for name in NORM_RUNS:
         try:
             config = read_config(name)
         except CheckpointError:
             return None
-        training = config.get("training", {})
-        if name not in rows or not training.get("loss_curve"):
+        training, row = config.get("training", {}), evaluation_row(name)
+        if not row or not training.get("loss_curve"):
             return None
         runs.append(
             {
@@ -117,7 +116,7 @@ def norm_runs() -> list[dict] | None:
                 "layers": int(config["model"]["config"]["num_encoder_layers"]),
                 "settings": training.get("settings", {}),
                 "curve": training["loss_curve"],
-                "exact_match": rows[name]["exact_match"],
+                "exact_match": row["exact_match"],
             }
         )
     return runs

@@ -101,13 +101,12 @@ def uniform_comparison() -> str:
     """Wiegreffe & Pinter (2019, §3.1) on the lab's RNN: the learned-attention model and its twin trained
     with α frozen uniform (presets ``UNIFORM_TWIN``), their test BLEU and exact match from the shipped
     evaluation (``python -m models.evaluate --write``), in one paragraph; how to make them if missing."""
-    from models.checkpoints import load_results, read_config
+    from models.checkpoints import evaluation_row, read_config
     from models.training.presets import UNIFORM_TWIN
 
-    rows = {m["name"]: m for m in (load_results() or {}).get("models", [])}
-    if not all(name in rows for name in UNIFORM_TWIN):
+    learned, uniform = (evaluation_row(name) for name in UNIFORM_TWIN)
+    if not (learned and uniform):
         return tr("xai.uniform.missing")
-    learned, uniform = (rows[name] for name in UNIFORM_TWIN)
     n_train = read_config(UNIFORM_TWIN[1]).get("training", {}).get("n_train", 0)
     text = tr(
         "xai.uniform",

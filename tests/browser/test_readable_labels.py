@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from tests.test_readable_figures import CLASSIC  # MiniLM's pieces of the classic sentence
 from viz_core.style import FIGURE_WIDTH_PX
 
 LENGTHS = (25, 100, 512)
@@ -162,26 +163,6 @@ def test_beam_tree_labels_never_overlap(plot_page, n_steps: int) -> None:
     assert not _overlaps(boxes), _overlaps(boxes)[:3]
     for sel in ("#plot .xtick text", "#plot .legendtext"):
         assert not _overlaps(plot_page.evaluate(BOXES_JS, sel))
-
-
-CLASSIC = [
-    "[CLS]",
-    "the",
-    "animal",
-    "didn",
-    "'",
-    "t",
-    "cross",
-    "the",
-    "street",
-    "because",
-    "it",
-    "was",
-    "too",
-    "tired",
-    ".",
-    "[SEP]",
-]
 
 
 def _column_figures(n: int) -> dict:
