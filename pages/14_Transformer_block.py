@@ -10,6 +10,7 @@ from ui.block import (
     EXAMPLES,
     FAMILIES,
     MODELS,
+    TABS,
     batch_section,
     changes_section,
     norms_section,
@@ -129,7 +130,7 @@ if trace.unknown:
     st.warning(tr("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))
 
 topic_tabs(
-    ["block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule"],
+    TABS,
     [
         lambda: changes_section(trace, layer),
         norms_section,

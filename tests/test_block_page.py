@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.checkpoints import load_transformer
+from models.checkpoints import load_results, load_transformer, read_config
 from models.lessons.block import block_trace
 from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from ui.block import EXAMPLES
+from ui.i18n import tr
 from ui.strings import STRINGS
 from viz_core.export import _decode
 
@@ -93,11 +94,44 @@ def test_the_slide_draws_the_pages_figures() -> None:
     assert any(d.get("orientation") == "h" for d in figures[1].to_plotly_json()["data"])
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_tabs_slide_draws_that_tabs_figures(lang: str) -> None:
+    """A view added from a tab presents the tab: the norms tab's two figures (gradients at initialisation and
+    the three trainings' curves, their numbers in the line), each other tab's own figure, never the diagram."""
+    from models.training.presets import NORM_RUNS
+    from ui.block import gradient_norms
+    from ui.i18n import reading
+    from ui.slides import capture
+
+    def flat(text: str) -> str:  # a title as the builder wrapped it: <br> in place of a space (or none, 中文)
+        return text.replace("<br>", "").replace(" ", "")
+
+    def titles(figures: list) -> list[str]:
+        return [flat(f.layout.title.text) for f in figures]
+
+    with reading(lang):
+        figures, lines = capture("14_Transformer_block", {"topic": "norms"})
+        assert titles(figures) == [
+            flat(tr("block.grad.title")),
+            flat(tr("block.curves.title", n=read_config(NORM_RUNS[0])["model"]["config"]["num_encoder_layers"])),
+        ]
+        g = gradient_norms()
+        assert np.allclose(_decode(figures[0].to_plotly_json()["data"][0]["y"]), g.decoder_post)
+        rows = {m["name"]: m for m in load_results()["families"]["transformer"]["models"]}
+        assert all(f"{rows[n]['exact_match']:.1%}" in lines[0] for n in NORM_RUNS), lines
+        for tab, title in (("batch", "block.batch.title"), ("schedule", "block.lr.title")):
+            figures, lines = capture("14_Transformer_block", {"topic": tab})
+            assert titles(figures) == [flat(tr(title, d=512))], tab
+        figures, lines = capture("14_Transformer_block", {"topic": "smoothing"})
+        assert len(figures) == 1 and "ε = 0.1" in lines[0]
+        figures, lines = capture("14_Transformer_block", {"topic": "changes", "block_family": "encoder-only"})
+        assert len(figures) == 1 and "‖Sublayer(x)‖" in titles(figures)[0]
+
+
 @pytest.mark.slow
 def test_the_norms_tab_draws_the_post_ln_and_pre_ln_trainings_as_shipped() -> None:
     """Xiong et al.'s comparison trained: each run's curve is its checkpoint's loss_curve, each held-out exact
     match the one `python -m models.evaluate` recorded, and the verdict follows those figures."""
-    from models.checkpoints import load_results, read_config
     from models.training.loop import CURVE_EVERY
     from models.training.presets import NORM_RUNS
     from ui.block import PRE_LN_AHEAD

@@ -35,6 +35,10 @@ VIEWS = [
     ("10_Transformer_XL", {"txl_seg": "6", "txl_head": "2", "txl_step": "2"}),
     ("13_XLNet", {"xlnet_mode": "random", "xlnet_seed": "5", "xlnet_layer": "1"}),
     ("14_Transformer_block", {"block_family": "decoder-only", "block_box": "dec.ffn", "block_layer": "1"}),
+    ("14_Transformer_block", {"topic": "norms"}),  # the tabs: two figures (gradients, training curves)
+    ("14_Transformer_block", {"topic": "batch", "block_family": "encoder-only"}),
+    ("14_Transformer_block", {"topic": "smoothing", "block_text": "The cat is in the house."}),
+    ("14_Transformer_block", {"topic": "schedule"}),
     ("15_Attention_at_scale", {"scale_block": "16", "scale_qblock": "1", "scale_step": "2"}),
     ("16_Attention_as_explanation", {"xai_model": "tf-en-fr", "xai_head": "2"}),
     ("8_Real_model_explorer", {"real_layer": "5", "real_head": "11"}),

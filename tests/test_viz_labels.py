@@ -23,6 +23,7 @@ from viz_core.style import (
     fit_ticks,
     layout_dict,
     text_width,
+    unwrap_text,
     wrap_text,
 )
 
@@ -218,6 +219,20 @@ def test_chinese_titles_wrap_between_characters_not_cut() -> None:
     assert all(text_width(line, TITLE_FONT_SIZE) <= 300 for line in lines)
     assert wrapped.replace("<br>", "") == title  # nothing lost (no break fell on a space here)
     assert not any(line.startswith(("，", "：")) for line in lines)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Layer 3: the average of its 12 heads over every token of the sentence, relative to nothing",
+        "同一个 6 + 6 块 Transformer 的三种训练：初始化时每个块前馈网络 W₂ 的梯度范数，留出集完全匹配率",
+    ],
+)
+def test_a_wrapped_title_unwraps_to_itself(title: str) -> None:
+    """A slide re-wraps a page's title for its own width: unwrapping gives back the title, with no space
+    put between two Chinese characters."""
+    for width in (200, 300, 500):
+        assert unwrap_text(wrap_text(title, width, TITLE_FONT_SIZE)) == title
 
 
 # --------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ ui.views.block."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +29,8 @@ from viz_core.block import (
 )
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from models.lessons.block import BlockTrace, GradientNorms
     from models.lessons.training_ideas import NormComparison
 
@@ -46,6 +49,7 @@ ADAM_THETA = (1.0, -0.5, 0.2)
 ADAM_GRADS = ((0.5, -0.02, 3.0), (0.4, 0.01, -1.0), (0.1, -0.03, 2.0))
 ADAM_LR = 0.01
 D_PAPER, WARMUP_PAPER = 512, 4000  # the base model of §5.3
+TABS = ("block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule")
 
 
 def load(family: str):
@@ -122,40 +126,48 @@ def norm_runs() -> list[dict] | None:
     return runs
 
 
-def norm_runs_section() -> None:
-    """Three trainings of one Transformer: post-LN without and with warm-up, pre-LN without (Xiong et al. 2020)."""
+def norm_runs_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, list[dict]] | None:
+    """The norms tab's training curves: the loss of post-LN without and with warm-up and of pre-LN, every
+    :data:`~models.training.loop.CURVE_EVERY` steps (Xiong et al. 2020), and the runs drawn; None when a
+    shipped run is missing."""
     from models.training.loop import CURVE_EVERY
 
     runs = norm_runs()
     if runs is None:
-        st.info(tr("block.curves.missing"))
-        return
-    post, post_w, pre = runs
-    warmup = post_w["settings"].get("warmup", 0)
+        return None
+    post, post_w, _ = runs
     names = [
         tr("block.curves.run.post"),
-        tr("block.curves.run.post_warmup", w=warmup),
+        tr("block.curves.run.post_warmup", w=post_w["settings"].get("warmup", 0)),
         tr("block.curves.run.pre"),
     ]
-    chart(
-        training_curves_figure(
-            {name: run["curve"] for name, run in zip(names, runs)},
-            CURVE_EVERY,
-            title=tr("block.curves.title", n=post["layers"]),
-            x_title=tr("block.curves.x"),
-            y_title=tr("block.curves.y", every=CURVE_EVERY),
-            width=PAGE_WIDTH,
-        ),
-        key="block_norm_runs",
-        config=PLOT,
+    figure = training_curves_figure(
+        {name: run["curve"] for name, run in zip(names, runs)},
+        CURVE_EVERY,
+        title=tr("block.curves.title", n=post["layers"]),
+        x_title=tr("block.curves.x"),
+        y_title=tr("block.curves.y", every=CURVE_EVERY),
+        width=width,
     )
+    return figure, runs
+
+
+def norm_runs_section() -> None:
+    """Three trainings of one Transformer: post-LN without and with warm-up, pre-LN without (Xiong et al. 2020)."""
+    view = norm_runs_view()
+    if view is None:
+        st.info(tr("block.curves.missing"))
+        return
+    figure, runs = view
+    post, post_w, pre = runs
+    chart(figure, key="block_norm_runs", config=PLOT)
     st.markdown(
         tr(
             "block.curves.explain",
             n=post["layers"],
             lr=post["settings"].get("lr", 0.0),
             steps=post["settings"].get("steps", 0),
-            w=warmup,
+            w=post_w["settings"].get("warmup", 0),
             post=post["exact_match"],
             post_w=post_w["exact_match"],
             pre=pre["exact_match"],
@@ -165,29 +177,40 @@ def norm_runs_section() -> None:
     st.markdown(tr("block.curves.pre_first" if apart else "block.curves.close"))
 
 
+def changes_view(trace: BlockTrace, layer: int, width: float = PAGE_WIDTH) -> list[go.Figure]:
+    """The changes tab: ‖Sublayer(x)‖/‖x‖ per block, one figure per stack (side by side in ``width``), the
+    chosen ``layer`` marked."""
+    names = {k: tr(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
+    figures = []
+    for stack in trace.stacks:
+        s = "enc" if stack.name == "encoder" else "dec"
+        figures.append(
+            changes_figure(
+                stack.changes(),
+                parts(trace.family, s),
+                names,
+                min(layer, len(stack.layers) - 1),
+                title=tr("block.changes.title", stack=tr(f"block.stack.{s}")),
+                x_title=tr("block.changes.x"),
+                y_title=tr("block.changes.y"),
+                layer_label=tr("block.layer_option"),
+                width=width / len(trace.stacks) - 16,  # less the gap between the columns
+            )
+        )
+    return figures
+
+
 def changes_section(trace: BlockTrace, layer: int) -> None:
     """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
     cols = st.columns(len(trace.stacks))
-    names = {k: tr(f"block.part.{k}") for k in ("self", "masked_self", "cross", "ffn")}
-    for col, stack in zip(cols, trace.stacks):
-        s = "enc" if stack.name == "encoder" else "dec"
-        fig = changes_figure(
-            stack.changes(),
-            parts(trace.family, s),
-            names,
-            min(layer, len(stack.layers) - 1),
-            title=tr("block.changes.title", stack=tr(f"block.stack.{s}")),
-            x_title=tr("block.changes.x"),
-            y_title=tr("block.changes.y"),
-            layer_label=tr("block.layer_option"),
-            width=PAGE_WIDTH / len(cols) - 16,  # less the gap between the columns
-        )
-        chart(fig, key=f"block_changes_{s}", config=PLOT, where=col)
+    for col, stack, fig in zip(cols, trace.stacks, changes_view(trace, layer)):
+        chart(fig, key=f"block_changes_{'enc' if stack.name == 'encoder' else 'dec'}", config=PLOT, where=col)
     st.markdown(tr("block.changes.explain"))
 
 
-def norms_section() -> None:
-    """Gradient norms at initialisation, post-LN against pre-LN (Xiong et al. 2020)."""
+def gradient_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, GradientNorms]:
+    """The norms tab's first figure: the gradient norm of each block's FFN W₂ at initialisation, post-LN
+    against pre-LN (Xiong et al. 2020), and the norms it draws."""
     g = gradient_norms()
     series = {
         tr("block.grad.dec_post"): g.decoder_post,
@@ -195,17 +218,16 @@ def norms_section() -> None:
         tr("block.grad.enc_post"): g.encoder_post,
         tr("block.grad.enc_pre"): g.encoder_pre,
     }
-    chart(
-        gradient_figure(
-            series,
-            title=tr("block.grad.title"),
-            x_title=tr("block.grad.x"),
-            y_title=tr("block.grad.y"),
-            width=PAGE_WIDTH,
-        ),
-        key="block_gradients",
-        config=PLOT,
+    figure = gradient_figure(
+        series, title=tr("block.grad.title"), x_title=tr("block.grad.x"), y_title=tr("block.grad.y"), width=width
     )
+    return figure, g
+
+
+def norms_section() -> None:
+    """Gradient norms at initialisation, post-LN against pre-LN (Xiong et al. 2020)."""
+    figure, g = gradient_view()
+    chart(figure, key="block_gradients", config=PLOT)
     st.markdown(
         tr(
             "block.grad.explain",
@@ -222,22 +244,26 @@ def norms_section() -> None:
     norm_runs_section()
 
 
-def batch_section() -> None:
-    """A padded batch normalised both ways."""
+def batch_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, NormComparison]:
+    """The batch tab: how far each token of sentence 1 moves, BatchNorm against LayerNorm, when the rest of
+    the padded batch is removed; and the comparison it draws."""
     c, tokens = batch_comparison()
     shifts = {tr("block.batch.bn"): c.bn_shift, tr("block.batch.ln"): c.ln_shift}
-    chart(
-        norm_shift_figure(
-            tokens,
-            shifts,
-            title=tr("block.batch.title"),
-            x_title=tr("block.batch.x"),
-            y_title=tr("block.batch.y"),
-            width=PAGE_WIDTH,
-        ),
-        key="block_batch",
-        config=PLOT,
+    figure = norm_shift_figure(
+        tokens,
+        shifts,
+        title=tr("block.batch.title"),
+        x_title=tr("block.batch.x"),
+        y_title=tr("block.batch.y"),
+        width=width,
     )
+    return figure, c
+
+
+def batch_section() -> None:
+    """A padded batch normalised both ways."""
+    figure, c = batch_view()
+    chart(figure, key="block_batch", config=PLOT)
     b, length, d = c.x.shape
     st.markdown(
         tr(
@@ -256,14 +282,27 @@ def batch_section() -> None:
     )
 
 
-def smoothing_section(trace: BlockTrace) -> None:
-    """The smoothed targets: the course's 5-word example and the translation model's real vocabulary."""
+@dataclass
+class SmoothingView:
+    """The smoothing tab: its figure, the model's ε and vocabulary size V, the true word and q on it."""
+
+    figure: go.Figure
+    model: str
+    eps: float
+    v: int
+    word: str
+    top: float
+
+
+def smoothing_view(trace: BlockTrace, width: float = PAGE_WIDTH) -> SmoothingView | str:
+    """The smoothed targets: the course's 5-word example, and q over the translation model's real vocabulary
+    for the first target word of ``trace`` (Vaswani et al. 2017, §5.4); a one-line message when the model
+    is missing."""
     from models.lessons.training_ideas import ALL, OTHERS, WORDS, smoothed_target
 
     loaded = load("encoder-decoder")
     if isinstance(loaded, str):
-        st.info(loaded)
-        return
+        return loaded
     eps = float(loaded.training.get("settings", {}).get("label_smoothing", EPSILON))
     v = loaded.config.vocab_size
     target_word = (
@@ -290,45 +329,93 @@ def smoothing_section(trace: BlockTrace) -> None:
         vocab_x=tr("block.smooth.vocab_x"),
         target_name=tr("block.smooth.target"),
         other_name=tr("block.smooth.other"),
-        width=PAGE_WIDTH,
+        width=width,
     )
-    chart(fig, key="block_smoothing", config=PLOT)
+    return SmoothingView(fig, loaded.name, eps, v, target_word, float(q[target]))
+
+
+def smoothing_section(trace: BlockTrace) -> None:
+    """The smoothed targets: the course's 5-word example and the translation model's real vocabulary."""
+    view = smoothing_view(trace)
+    if isinstance(view, str):
+        st.info(view)
+        return
+    chart(view.figure, key="block_smoothing", config=PLOT)
     st.markdown(
         tr(
             "block.smooth.explain",
-            model=loaded.name,
-            eps=eps,
-            word=md_escape(target_word),
-            top=float(q[target]),
-            low=float(eps / v),
-            others=v - 1,
+            model=view.model,
+            eps=view.eps,
+            word=md_escape(view.word),
+            top=view.top,
+            low=float(view.eps / view.v),
+            others=view.v - 1,
         )
     )
 
 
-def schedule_section() -> None:
-    """The warm-up schedule of §5.3 with and without warm-up, and Adam's update written out."""
-    from models.lessons.training_ideas import adam_steps, noam_rate, torch_adam
+def schedule_view(width: float = PAGE_WIDTH) -> go.Figure:
+    """The warm-up tab's figure: lrate = d^−0.5 · min(step^−0.5, step · warmup^−1.5) of §5.3 (d = 512, warm-up
+    4,000), with and without the warm-up, on log axes."""
+    from models.lessons.training_ideas import noam_rate
 
     steps = np.unique(np.geomspace(1, 40_000, 400).astype(int))
     rates = {
         tr("block.lr.with", w=WARMUP_PAPER): noam_rate(steps, D_PAPER, WARMUP_PAPER),
         tr("block.lr.without"): noam_rate(steps, D_PAPER, None),
     }
-    chart(
-        schedule_figure(
-            steps,
-            rates,
-            WARMUP_PAPER,
-            title=tr("block.lr.title", d=D_PAPER),
-            x_title=tr("block.lr.x"),
-            y_title=tr("block.lr.y"),
-            warmup_label=tr("block.lr.end"),
-            width=PAGE_WIDTH,
-        ),
-        key="block_schedule",
-        config=PLOT,
+    return schedule_figure(
+        steps,
+        rates,
+        WARMUP_PAPER,
+        title=tr("block.lr.title", d=D_PAPER),
+        x_title=tr("block.lr.x"),
+        y_title=tr("block.lr.y"),
+        warmup_label=tr("block.lr.end"),
+        width=width,
     )
+
+
+def tab_line(topic: str, trace: BlockTrace) -> str:
+    """A tab's numbers in one line, for its slide: what the tab's paragraph says, short."""
+    if topic == "block.tab.norms":
+        runs = norm_runs()
+        if runs is None:
+            g = gradient_norms()
+            post, pre = g.decoder_post[-1] / g.decoder_post[0], g.decoder_pre[-1] / g.decoder_pre[0]
+            return tr("slide.block.grads", n=g.n_layers, post=post, pre=pre)
+        post, post_w, pre = runs
+        return tr(
+            "slide.block.runs",
+            steps=post["settings"].get("steps", 0),
+            post=post["exact_match"],
+            post_w=post_w["exact_match"],
+            pre=pre["exact_match"],
+        )
+    if topic == "block.tab.batch":
+        c, _ = batch_comparison()
+        return tr("slide.block.batch", ln=float(c.ln_shift.max()), bn=float(c.bn_shift.max()))
+    if topic == "block.tab.smoothing":
+        view = smoothing_view(trace)
+        if isinstance(view, str):
+            return view
+        return tr("slide.block.smoothing", model=view.model, word=view.word, top=view.top, v=view.v, eps=view.eps)
+    if topic == "block.tab.schedule":
+        from models.lessons.training_ideas import noam_rate
+
+        peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
+        first = float(noam_rate(1, D_PAPER, None))
+        return tr("slide.block.schedule", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak)
+    return tr("slide.block.line", model=MODELS[trace.family], box=tr("block.tab.changes"))
+
+
+def schedule_section() -> None:
+    """The warm-up schedule of §5.3 with and without warm-up, and Adam's update written out."""
+    from models.lessons.training_ideas import adam_steps, torch_adam
+
+    from models.lessons.training_ideas import noam_rate
+
+    chart(schedule_view(), key="block_schedule", config=PLOT)
     peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
     first = float(noam_rate(1, D_PAPER, None))
     st.markdown(tr("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from viz_core.labels import safe_label
 from viz_core.style import (
+    FITTED_TEXT,
     SERIES_COLORS,
     TEXT_COLOR,
     base_layout,
@@ -87,6 +88,7 @@ def architecture_figure(
     title: str | None = None,
     width: float = 520,
     height: int = 470,
+    font_size: int = 13,
 ) -> go.Figure:
     """The model as the course draws it (Vaswani et al. 2017, Fig. 1), from the model's own structure:
     per stack (``n_layers``: "enc"/"dec" → N) the embedding + positions, one block drawn with "× N"
@@ -94,13 +96,13 @@ def architecture_figure(
     cross-attention fed by the encoder; the output layer on top. ``box_labels`` names each box kind (embed,
     self, masked_self, cross, norm, ffn, out), ``stack_titles`` each stack, ``input_labels`` each stack's
     input; ``hover`` the hover text of each box id. The ``selected`` box is outlined in orange. One
-    invisible marker per box (customdata: its id) makes a box clickable."""
+    invisible marker per box (customdata: its id) makes a box clickable. Box labels are drawn at up to
+    ``font_size`` px, smaller where a narrow figure needs it (each must fit its box)."""
     stacks = [s for s in ("enc", "dec") if s in n_layers]
     # Text shrinks with a narrow figure so that every label stays inside its box (or its column):
     # px per diagram unit = the plot's width (less layout_dict's 10 + 10 px margins) / the x range.
     px = (width - 20) / ((len(stacks) - 1) * (BOX_W + 1.3) + BOX_W + 2.4)
-    box_font = _fitting_font(box_labels.values(), BOX_W * px - 8, 13)
-    input_font = _fitting_font(input_labels.values(), (BOX_W + 1.3) * px - 12, 14)
+    input_font = _fitting_font(input_labels.values(), (BOX_W + 1.3) * px - 12, font_size + 1)
     centres: dict[str, tuple[float, float]] = {}
     fig = go.Figure()
     shapes: list[dict] = []
@@ -206,6 +208,7 @@ def architecture_figure(
                 "text": "",
             }
         )
+    box_font = _fitting_font(box_labels.values(), BOX_W * px - 8, font_size)
     for box, (x, y) in centres.items():
         chosen = box == selected
         shapes.append(
@@ -255,6 +258,7 @@ def architecture_figure(
     layout["annotations"] = notes
     layout["clickmode"] = "event+select"
     layout["dragmode"] = False
+    layout["meta"] = {FITTED_TEXT: True}  # the labels' sizes fit their boxes: a slide keeps them
     return set_layout(fig, layout)
 
 

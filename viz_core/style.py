@@ -267,6 +267,27 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
     return "<br>".join(lines)
 
 
+#: A figure's ``layout.meta`` key: its annotations' font sizes were fitted to its shapes (a diagram's box
+#: labels), so a larger drawing of it (a slide) keeps them rather than setting one size.
+FITTED_TEXT = "fitted_text"
+
+
+def _wide(char: str) -> bool:
+    """A Chinese character or full-width punctuation: text that :func:`wrap_text` breaks with no space."""
+    return ord(char) >= 0x2E80
+
+
+def unwrap_text(text: str) -> str:
+    """:func:`wrap_text` undone: each ``<br>`` back to the space it replaced, or to nothing between two
+    Chinese characters (to be wrapped again for another width)."""
+    parts = text.split("<br>")
+    out = parts[0]
+    for part in parts[1:]:
+        joint = "" if out and part and _wide(out[-1]) and _wide(part[0]) else " "
+        out += joint + part
+    return out
+
+
 def _line_px(font_size: float) -> float:
     return LINE_EM * font_size
 

@@ -330,6 +330,26 @@ STRINGS: dict[str, tuple[str, str]] = {
     "block.adam.param": ("parameter", "参数"),
     "block.adam.torch": ("θ_t (torch.optim.Adam)", "θ_t（torch.optim.Adam 的结果）"),
     "slide.block.line": ("{model} · {box}", "{model} · {box}"),
+    "slide.block.grads": (
+        "post-LN decoder at initialisation: ‖∂L/∂W₂‖ {post:.1f}× from block 1 to {n} (pre-LN {pre:.1f}×)",
+        "初始化时后置层归一化解码器的 ‖∂L/∂W₂‖ 从第 1 块到第 {n} 块为 {post:.1f} 倍（前置层归一化 {pre:.1f} 倍）",
+    ),
+    "slide.block.runs": (
+        "held-out exact match after {steps} steps: post-LN {post:.1%}, with warm-up {post_w:.1%}, pre-LN {pre:.1%}",
+        "{steps} 步后留出集完全匹配率：后置层归一化 {post:.1%}，预热后 {post_w:.1%}，前置层归一化 {pre:.1%}",
+    ),
+    "slide.block.batch": (
+        "largest move when the rest of the batch is removed: LayerNorm {ln:.1e}, BatchNorm {bn:.2f}",
+        "去掉批中其余部分后的最大移动：层归一化 {ln:.1e}，批归一化 {bn:.2f}",
+    ),
+    "slide.block.smoothing": (
+        "{model}, ε = {eps:g}: q(“{word}”) = {top:.3f}, the rest spread over V = {v} words",
+        "{model}，ε = {eps:g}：q(“{word}”) = {top:.3f}，其余分给 V = {v} 个词",
+    ),
+    "slide.block.schedule": (
+        "peak rate {peak:.2e} at step {w}; without warm-up, step 1 would use {first:.2e} ({times:.0f}× the peak)",
+        "第 {w} 步达到峰值 {peak:.2e}；如果没有预热，第 1 步会用 {first:.2e}（峰值的 {times:.0f} 倍）",
+    ),
     "block.url.box": ("box", "方框"),
 }
 

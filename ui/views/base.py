@@ -20,7 +20,7 @@ from ui.i18n import tr
 from ui.plot import chart
 from ui.state import link_text, quoted, topic_of
 from ui.tokens import md_escape
-from viz_core.style import LINE_EM, TITLE_FONT_SIZE, title_dict
+from viz_core.style import FITTED_TEXT, LINE_EM, TITLE_FONT_SIZE, title_dict, unwrap_text
 
 T = TypeVar("T")
 SLIDE_HEIGHT = 540  # px of a slide's figure on a 720 px screen (CSS lets it fill a taller one); ticks plan for it
@@ -156,15 +156,16 @@ def _captured(item: Any) -> bool:
     return True
 
 
-def show_figure(fig: Any, key: str = "slide_figure") -> None:
-    """Draw ``fig`` across the slide at the slide's height, with larger text, its title re-wrapped
-    for the slide's width and square heatmap cells let go (the screen is wider than tall); no mode bar."""
+def show_figure(fig: Any, key: str = "slide_figure", plan_width: float = PLAN_WIDTH) -> None:
+    """Draw ``fig`` across the slide (or its pane of it, ``plan_width`` px) at the slide's height, with larger
+    text, its title re-wrapped for that width and square heatmap cells let go (the screen is wider than
+    tall); no mode bar."""
     if _captured(fig):
         return
     text = fig.layout.title.text
     if text:  # wrapping for font f at width W is wrapping for the style's font at W · size / f
         _, before = title_dict(text, float("inf"))  # the room the builder left for the title as it was wrapped
-        title, top = title_dict(text.replace("<br>", " "), PLAN_WIDTH * TITLE_FONT_SIZE / TITLE_FONT)
+        title, top = title_dict(unwrap_text(text), plan_width * TITLE_FONT_SIZE / TITLE_FONT)
         title["font"]["size"] = TITLE_FONT
         margin = fig.layout.margin.t if fig.layout.margin.t is not None else before
         above = [a.text.count("<br>") + 1 for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 1]
@@ -173,7 +174,8 @@ def show_figure(fig: Any, key: str = "slide_figure") -> None:
     fig.update_layout(width=None, height=None, autosize=True, font_size=FONT, hoverlabel_font_size=FONT)
     fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=FONT)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=FONT, scaleanchor=None)
-    fig.update_annotations(font_size=TICK_FONT)  # subplot titles
+    if not (fig.layout.meta or {}).get(FITTED_TEXT):  # subplot titles, notes; a diagram's fitted labels kept
+        fig.update_annotations(font_size=TICK_FONT)
     chart(fig, key=key, config=PLOT_NO_BAR, stretch=True)
 
 
@@ -186,7 +188,7 @@ def show_figures(figs: list[Any]) -> None:
         return
     with st.container(key="slide_figure", horizontal=True, gap="small"):
         for i, fig in enumerate(figs):
-            show_figure(fig, key=f"slide_pane_{i}")
+            show_figure(fig, key=f"slide_pane_{i}", plan_width=PLAN_WIDTH / len(figs))
 
 
 def line(*parts: str) -> None:

@@ -8,7 +8,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ui.block import EXAMPLES, FAMILIES, MODELS, PAGE_WIDTH, run_block
+from ui.block import (
+    EXAMPLES,
+    FAMILIES,
+    MODELS,
+    PAGE_WIDTH,
+    TABS,
+    batch_view,
+    changes_view,
+    gradient_view,
+    norm_runs_view,
+    run_block,
+    schedule_view,
+    smoothing_view,
+    tab_line,
+)
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.views.base import (
@@ -16,6 +30,7 @@ from ui.views.base import (
     SLIDE_HEIGHT,
     SlideParams,
     SlideProblem,
+    TICK_FONT,
     SlideView,
     input_error_type,
     line,
@@ -69,8 +84,11 @@ def n_layers(trace: BlockTrace, box: str) -> int:
     return len(stack_of(trace, box).layers)
 
 
-def architecture_view(trace: BlockTrace, box: str, *, width: float = DIAGRAM_WIDTH, height: int = HEIGHT) -> go.Figure:
-    """The model's diagram (its own stacks and block sizes), ``box`` highlighted."""
+def architecture_view(
+    trace: BlockTrace, box: str, *, width: float = DIAGRAM_WIDTH, height: int = HEIGHT, font_size: int = 13
+) -> go.Figure:
+    """The model's diagram (its own stacks and block sizes), ``box`` highlighted; box labels at up to
+    ``font_size`` px, smaller where they would not fit their boxes."""
     family = trace.family
     labels = {k: _part_label(family, k) for k in ("embed", "self", "masked_self", "cross", "norm", "ffn", "out")}
     counts = {("enc" if s.name == "encoder" else "dec"): len(s.layers) for s in trace.stacks}
@@ -92,6 +110,7 @@ def architecture_view(trace: BlockTrace, box: str, *, width: float = DIAGRAM_WID
         title=tr("block.fig.title", label=trace.model, n=n, d=trace.d_model, ff=trace.d_ff, h=trace.n_heads),
         width=width,
         height=height,
+        font_size=font_size,
     )
 
 
@@ -226,8 +245,27 @@ def family_label(family: str) -> str:
     return tr(f"block.family.{family}")
 
 
+def tab_views(topic: str, trace: BlockTrace, layer: int, width: float) -> list[go.Figure]:
+    """The figures of the page's tab ``topic`` (a string id of :data:`ui.block.TABS`), as the tab draws them,
+    planned for ``width`` px together."""
+    if topic == "block.tab.changes":
+        return changes_view(trace, layer, width)
+    if topic == "block.tab.norms":
+        runs = norm_runs_view(width / 2)
+        return [gradient_view(width / 2)[0], *([] if runs is None else [runs[0]])]
+    if topic == "block.tab.batch":
+        return [batch_view(width)[0]]
+    if topic == "block.tab.smoothing":
+        view = smoothing_view(trace, width)
+        if isinstance(view, str):
+            raise SlideProblem(view)
+        return [view.figure]
+    return [schedule_view(width)]
+
+
 def slide(p: SlideParams) -> SlideView:
-    """The page's diagram and its chosen box's tensors, side by side, read from the link as the page reads it."""
+    """The page's diagram and its chosen box's tensors, side by side, read from the link as the page reads it;
+    with a tab named (``?topic=``), that tab's figures instead."""
     family = p.option("block_family", FAMILIES, FAMILIES[0], "block.family", family_label)
     text = p.text("block_text", "", 2_000, "block.url.text") or EXAMPLES[family]
     try:
@@ -239,13 +277,20 @@ def slide(p: SlideParams) -> SlideView:
     box = p.option("block_box", boxes(family), boxes(family)[1], "block.url.box", lambda b: box_label(family, b))
     layer = int(p.number("block_layer", 0, n_layers(trace, box) - 1, 0, "block.layer"))
     token = int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token"))
+    topic = p.topic(TABS[0], TABS) if p.raw("topic") is not None else None
+
+    def draw_tab(_: int) -> None:
+        assert topic is not None
+        line(tab_line(topic, trace))
+        show_figures(tab_views(topic, trace, layer, PLAN_WIDTH))
 
     def draw(_: int) -> None:
         line(tr("slide.block.line", model=MODELS[family], box=box_label(family, box)))
         fig, _caption = box_view(trace, box, layer, token, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT)
-        show_figures([architecture_view(trace, box, width=PLAN_WIDTH / 2.4, height=SLIDE_HEIGHT), fig])
+        diagram = architecture_view(trace, box, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT, font_size=TICK_FONT)
+        show_figures([diagram, fig])
 
-    return p.view(1, 0, draw)
+    return p.view(1, 0, draw if topic is None else draw_tab)
 
 
 __all__ = ["architecture_view", "box_view", "box_label", "slide", "PAGE_WIDTH"]
