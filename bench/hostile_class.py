@@ -247,7 +247,7 @@ MARKDOWN_KINDS = ("title", "header", "subheader", "markdown", "caption", "info",
 
 def shown(at: Any, kinds: tuple[str, ...] = MARKDOWN_KINDS) -> list[str]:
     """The bodies of every element of ``kinds`` the run drew (each is rendered as markdown)."""
-    return [str(e.value) for kind in kinds for e in getattr(at, kind)]
+    return [str(e.value) for element_type in kinds for e in getattr(at, element_type)]
 
 
 def broken(at: Any) -> list[str]:
@@ -652,13 +652,13 @@ def _oversize_upload_script() -> None:
             st.session_state["bench_reads"] = st.session_state.get("bench_reads", 0) + 1
             return b""
 
-    size, kind = st.session_state["bench_size"], st.session_state["bench_kind"]
-    if kind == "zip":
+    size, source = st.session_state["bench_size"], st.session_state["bench_kind"]
+    if source == "zip":
         import_run(Upload(size, "run.zip"))
         if st.session_state.get("studio_error"):
             st.error(st.session_state["studio_error"])
     else:
-        start_run({"data": kind, "name": "big"}, Upload(size, "big.txt" if kind == "text" else "big.tsv"))
+        start_run({"data": source, "name": "big"}, Upload(size, "big.txt" if source == "text" else "big.tsv"))
 
 
 def memory_upload(lab: Lab) -> Held:
@@ -669,15 +669,15 @@ def memory_upload(lab: Lab) -> Held:
 
     root = lab.folder("upload")
     notes, ok = [], True
-    for kind, limit in (("text", MAX_BYTES), ("upload", MAX_BYTES), ("zip", MAX_ZIP_UPLOAD)):
-        at = page(_oversize_upload_script, lab.owner_id("mallory"), {"bench_size": limit + 1, "bench_kind": kind})
+    for source, limit in (("text", MAX_BYTES), ("upload", MAX_BYTES), ("zip", MAX_ZIP_UPLOAD)):
+        at = page(_oversize_upload_script, lab.owner_id("mallory"), {"bench_size": limit + 1, "bench_kind": source})
         errors, reads = (
             [str(e.value) for e in at.error],
             at.session_state["bench_reads"] if "bench_reads" in at.session_state else 0,
         )
         good = len(errors) == 1 and ("MB" in errors[0]) and reads == 0 and not at.exception
         ok &= good
-        notes.append(f"{kind} of {(limit + 1) / 1e6:.0f} MB: {'refused unread' if good else errors or 'NOT refused'}")
+        notes.append(f"{source} of {(limit + 1) / 1e6:.0f} MB: {'refused unread' if good else errors or 'NOT refused'}")
     import tomllib
 
     cap = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
@@ -905,7 +905,9 @@ def markup_deck_title(lab: Lab) -> Held:
         texts = shown(at)
         named = [t for t in texts if "onerror=alert" in t]
         bad = markup(texts)
-        kinds = sorted({kind for kind in MARKDOWN_KINDS for e in getattr(at, kind) if str(e.value) in bad})
+        kinds = sorted(
+            {element_type for element_type in MARKDOWN_KINDS for e in getattr(at, element_type) if str(e.value) in bad}
+        )
         good = bool(named) and not bad and not at.exception
         ok &= good
         notes.append(

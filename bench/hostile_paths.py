@@ -130,8 +130,19 @@ class ReadCounter:
 def _shown(at) -> list[str]:
     return [
         e.value
-        for kind in ("markdown", "caption", "error", "info", "warning", "success", "text", "code", "subheader", "title")
-        for e in getattr(at, kind)
+        for element_type in (
+            "markdown",
+            "caption",
+            "error",
+            "info",
+            "warning",
+            "success",
+            "text",
+            "code",
+            "subheader",
+            "title",
+        )
+        for e in getattr(at, element_type)
     ]
 
 

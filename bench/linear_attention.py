@@ -43,8 +43,8 @@ def main() -> None:
         f"{args.batch} × {pair.config['context']} tokens, the same batches; {pair.device}, {args.threads} thread(s)"
     )
     print(f"{'attention':>9} {'held-out perplexity':>19} {'final loss':>10} {'train s':>8}")
-    for i, kind in enumerate(pair.kinds):
-        print(f"{kind:>9} {pair.heldout_ppl[i]:>19.2f} {pair.final_loss[i]:>10.3f} {pair.seconds[i]:>8.1f}")
+    for i, attention in enumerate(pair.kinds):
+        print(f"{attention:>9} {pair.heldout_ppl[i]:>19.2f} {pair.final_loss[i]:>10.3f} {pair.seconds[i]:>8.1f}")
     corpus = bible_corpus(pair.settings["vocab_cap"])
     linear = models["linear"]
     ids = torch.from_numpy(corpus.heldout[:257])[None]

@@ -64,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             chars, pieces, fragments = chars + c, pieces + p, fragments + f
             trace = generate_text(llm, prompt, chat=True, max_new=args.new, temperature=0.0)
             answer = llm.tokenizer.decode(trace.generated_ids)
-            kind = answer_kind(prompt, answer)
-            kinds[kind] += 1
-            print(f"  {name:8} {kind:8} {prompt} → {answer.strip()[:40]!r}")
+            answer_type = answer_kind(prompt, answer)
+            kinds[answer_type] += 1
+            print(f"  {name:8} {answer_type:8} {prompt} → {answer.strip()[:40]!r}")
         print(
             f"{name}: {pieces / chars:.2f} tokens per Chinese character ({chars} characters, {pieces} pieces, "
             f"{fragments / max(1, pieces):.0%} byte fragments); answers: repeats {kinds['repeats']}, "

@@ -101,9 +101,9 @@ def main() -> None:
             f"head measurement: {time.perf_counter() - start:.1f} s "
             f"({len(scores.text_tokens)} text tokens, {len(scores.induction_tokens)} induction-test tokens)"
         )
-        for kind in ("induction", "previous", "sink"):
-            best = ", ".join(f"L{layer + 1} H{head + 1} {s:.2f}" for layer, head, s in scores.best(kind, 5))
-            print(f"best {kind} heads: {best}")
+        for head_type in ("induction", "previous", "sink"):
+            best = ", ".join(f"L{layer + 1} H{head + 1} {s:.2f}" for layer, head, s in scores.best(head_type, 5))
+            print(f"best {head_type} heads: {best}")
         per_layer = " ".join(f"{v:.2f}" for v in scores.sink.mean(axis=1))
         print(f"mean sink score per layer (1 … {llm.n_layers}): {per_layer}")
         if llm.sliding_window is not None:
@@ -115,8 +115,8 @@ def main() -> None:
             print(
                 "  "
                 + " ".join(
-                    f"{'G' if kind != 'sliding_attention' else ''}{i + 1}:{m:.3g}"
-                    for i, (kind, m) in enumerate(zip(check.layer_types, check.beyond_max))
+                    f"{'G' if layer_type != 'sliding_attention' else ''}{i + 1}:{m:.3g}"
+                    for i, (layer_type, m) in enumerate(zip(check.layer_types, check.beyond_max))
                 )
             )
             print(

@@ -78,7 +78,7 @@ class ProtocolError(RuntimeError):
 class Run:
     """One interaction as the client saw it (seconds from sending the BackMsg)."""
 
-    kind: str
+    interaction: str
     first_s: float = float("nan")
     server_s: float = float("nan")
     final_s: float = float("nan")
@@ -92,7 +92,7 @@ class Widget:
     """A keyed widget as the last delta described it."""
 
     id: str
-    kind: str  # the Element oneof: button, slider, selectbox, radio, ...
+    element_type: str  # the Element oneof: button, slider, selectbox, radio, ...
     proto: object
     fragment_id: str
 
@@ -141,23 +141,23 @@ class StreamlitSession:
         self.page_hash = self.pages.get(page, "")
         return await self._rerun(f"open {page or 'home'}", page_name=page, query=urllib.parse.urlencode(query or {}))
 
-    async def click(self, key: str, kind: str) -> Run:
+    async def click(self, key: str, interaction: str) -> Run:
         """Press the button with this key (a one-shot trigger, as the frontend sends it)."""
         widget = self._widget(key)
         state = WidgetState(id=widget.id, trigger_value=True)
-        return await self._rerun(kind, changed=state, fragment_id=widget.fragment_id, one_shot=True)
+        return await self._rerun(interaction, changed=state, fragment_id=widget.fragment_id, one_shot=True)
 
-    async def set_value(self, key: str, value: float | str, kind: str) -> Run:
+    async def set_value(self, key: str, value: float | str, interaction: str) -> Run:
         """Set a slider (number) or a selectbox/radio (option label) to ``value``."""
         widget = self._widget(key)
         state = WidgetState(id=widget.id)
-        if widget.kind == "slider":
+        if widget.element_type == "slider":
             state.double_array_value.data.append(float(value))
-        elif widget.kind in ("selectbox", "radio"):
+        elif widget.element_type in ("selectbox", "radio"):
             state.string_value = str(value)
         else:
-            raise ProtocolError(f"setting a {widget.kind} is not simulated")
-        return await self._rerun(kind, changed=state, fragment_id=widget.fragment_id)
+            raise ProtocolError(f"setting a {widget.element_type} is not simulated")
+        return await self._rerun(interaction, changed=state, fragment_id=widget.fragment_id)
 
     def selected(self, key: str) -> str:
         """A selectbox's current label: the one this tab set, else the server's value, else its default."""
@@ -176,7 +176,7 @@ class StreamlitSession:
 
     async def _rerun(
         self,
-        kind: str,
+        interaction: str,
         page_name: str = "",
         query: str = "",
         changed: WidgetState | None = None,
@@ -197,7 +197,7 @@ class StreamlitSession:
             if not one_shot:
                 self._states[changed.id] = changed
         rerun.widget_states.widgets.extend(states.values())
-        run = Run(kind)
+        run = Run(interaction)
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         try:
@@ -221,36 +221,36 @@ class StreamlitSession:
             run.final_s = now
             fwd = ForwardMsg()
             fwd.ParseFromString(data)
-            kind = fwd.WhichOneof("type")
+            msg_type = fwd.WhichOneof("type")
             if fwd.metadata.cacheable and fwd.hash:
                 self._cached.add(fwd.hash)
-            if kind == "delta" and run.first_s != run.first_s:  # first delta (NaN until then)
+            if msg_type == "delta" and run.first_s != run.first_s:  # first delta (NaN until then)
                 run.first_s = now
-            if kind == "new_session":
+            if msg_type == "new_session":
                 self.session_id = fwd.new_session.initialize.session_id
-            elif kind == "navigation":  # the page list and the page now shown, as the sidebar gets them
+            elif msg_type == "navigation":  # the page list and the page now shown, as the sidebar gets them
                 self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
                 self.page_hash = fwd.navigation.page_script_hash
-            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            elif msg_type == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._note_element(fwd.delta.new_element, fwd.delta.fragment_id, run)
-            elif kind == "page_not_found":
+            elif msg_type == "page_not_found":
                 run.errors.append(f"page not found: {fwd.page_not_found.page_name}")
-            elif kind == "script_finished" and fwd.script_finished in _DONE and not finished:
+            elif msg_type == "script_finished" and fwd.script_finished in _DONE and not finished:
                 finished, run.server_s = True, now
 
     def _note_element(self, element: object, fragment_id: str, run: Run) -> None:
-        kind = element.WhichOneof("type")
-        if kind is None:
+        element_type = element.WhichOneof("type")
+        if element_type is None:
             return
-        if kind == "exception":
+        if element_type == "exception":
             run.errors.append(f"exception: {element.exception.type}: {element.exception.message[:200]}")
             return
-        if kind == "alert":
+        if element_type == "alert":
             self.alerts.append(element.alert.body)
-        widget_id = getattr(getattr(element, kind), "id", "")
+        widget_id = getattr(getattr(element, element_type), "id", "")
         if isinstance(widget_id, str) and widget_id.startswith(_ID_PREFIX):
             key = widget_id[len(_ID_PREFIX) :].split("-", 1)[1]
-            self.widgets[key] = Widget(widget_id, kind, getattr(element, kind), fragment_id)
+            self.widgets[key] = Widget(widget_id, element_type, getattr(element, element_type), fragment_id)
 
 
 # ------------------------------------------------------------------------------------------
@@ -265,12 +265,12 @@ SEQ2SEQ, TRANSFORMER, REAL, STUDIO = (
 )
 
 
-async def _step(session: StreamlitSession, prefix: str, kind: str) -> Run:
+async def _step(session: StreamlitSession, prefix: str, interaction: str) -> Run:
     """Next ▶ until the last step, then the slider back to step 1 (a student rereading)."""
     nxt = session.widgets.get(f"{prefix}_next")
     if nxt is not None and not nxt.proto.disabled:
-        return await session.click(f"{prefix}_next", kind)
-    return await session.set_value(f"{prefix}_step", 1, kind)
+        return await session.click(f"{prefix}_next", interaction)
+    return await session.set_value(f"{prefix}_step", 1, interaction)
 
 
 async def _next_head(session: StreamlitSession) -> Run:
@@ -434,13 +434,13 @@ async def warm_up(base_url: str, server_pid: int, heavy: bool, steps: int = 6) -
     async def checked(action) -> Run:
         run = await action
         if run.errors:  # a broken page is reported as such, not as a missing widget later
-            raise ProtocolError(f"warm-up {run.kind}: {'; '.join(run.errors)}")
+            raise ProtocolError(f"warm-up {run.interaction}: {'; '.join(run.errors)}")
         return run
 
     async def timed(action) -> None:
         before = cpu_s(server_pid)
         run = await checked(action)
-        cpu_ms[run.kind].append((cpu_s(server_pid) - before) * 1e3)
+        cpu_ms[run.interaction].append((cpu_s(server_pid) - before) * 1e3)
 
     try:
         await checked(session.open_page(SEQ2SEQ))  # cold: loads the models, not counted
@@ -453,7 +453,7 @@ async def warm_up(base_url: str, server_pid: int, heavy: bool, steps: int = 6) -
             await timed(_next_head(session) if i % 3 == 2 else _step(session, "tf", "transformer: step"))
         for i in range(HEAVY_CACHED if heavy else 0):  # the real-model trace cache at its bound: its steady state
             await timed(session.open_page(REAL, {"real_text": long_text(-1 - i), "real_max": "512"}))
-        return {kind: round(statistics.median(v)) for kind, v in cpu_ms.items()}
+        return {interaction: round(statistics.median(v)) for interaction, v in cpu_ms.items()}
     finally:
         await session.close()
 
@@ -467,11 +467,11 @@ def _pct(values: list[float], q: float) -> float:
 
 def summarize(runs: list[Run]) -> dict[str, dict[str, float]]:
     """Per interaction kind: count, errors, p50/p95 of first, server and final times."""
-    by_kind: dict[str, list[Run]] = defaultdict(list)
+    by_interaction: dict[str, list[Run]] = defaultdict(list)
     for r in runs:
-        by_kind[r.kind].append(r)
+        by_interaction[r.interaction].append(r)
     table = {}
-    for kind, rs in sorted(by_kind.items()):
+    for interaction, rs in sorted(by_interaction.items()):
         row: dict[str, float] = {
             "n": len(rs),
             "errors": sum(len(r.errors) for r in rs),
@@ -480,7 +480,7 @@ def summarize(runs: list[Run]) -> dict[str, dict[str, float]]:
         for what in ("first", "server", "final"):
             vals = [getattr(r, f"{what}_s") for r in rs]
             row[f"{what}_p50"], row[f"{what}_p95"] = _pct(vals, 0.5), _pct(vals, 0.95)
-        table[kind] = row
+        table[interaction] = row
     return table
 
 
@@ -570,9 +570,9 @@ def print_report(report: dict) -> None:
         f"{'final p50/p95':>15} {'kB p50':>7}"
     )
     print(head)
-    for kind, r in report["interactions"].items():
+    for interaction, r in report["interactions"].items():
         print(
-            f"{kind:28} {r['n']:5d} {r['errors']:4d} {r['first_p50']:7.3f}/{r['first_p95']:<7.3f} "
+            f"{interaction:28} {r['n']:5d} {r['errors']:4d} {r['first_p50']:7.3f}/{r['first_p95']:<7.3f} "
             f"{r['server_p50']:7.3f}/{r['server_p95']:<7.3f} {r['final_p50']:7.3f}/{r['final_p95']:<7.3f} "
             f"{r['kB_p50']:7.1f}"
         )

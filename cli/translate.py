@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_threads()
         if read_config(args.model).get("family") == "transformer":
             loaded = load_transformer(args.model)
-            if loaded.kind != "encoder-decoder":
+            if loaded.architecture != "encoder-decoder":
                 raise InputError(
                     f"{args.model} is a language model: use python -m models.generate --model {args.model}"
                 )

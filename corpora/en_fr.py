@@ -111,7 +111,7 @@ class _Adj:
     key: str
     fr: tuple[str, str, str, str]  # masc sg, fem sg, masc pl, fem pl
     pre: bool  # French position: before the noun
-    kind: str  # size / age / opinion / color / quality
+    category: str  # size / age / opinion / color / quality
     feats: frozenset[str]  # noun features it applies to
     include: frozenset[str]  # extra nouns it applies to
     exclude: frozenset[str]  # nouns it does not apply to
@@ -223,7 +223,7 @@ NOUNS: dict[str, _Noun] = {r[0]: _Noun(r[0], r[1], r[2], r[3], r[4] == "f", _fea
 
 _COLOR_PLACES = "house room kitchen"
 _ADJ_ROWS = [
-    # English, French ms fs mp fp, pre/post, kind, features, include, exclude, comparative, ms_vowel
+    # English, French ms fs mp fp, pre/post, category, features, include, exclude, comparative, ms_vowel
     ("small", "petit petite petits petites", "pre", "size", "person animal thing place food", "", "", "smaller", None),
     ("big", "grand grande grands grandes", "pre", "size", "person animal thing place", "cake", "man", "bigger", None),
     ("old", "vieux vieille vieux vieilles", "pre", "age", "person animal thing place", "", "", "older", "vieil"),
@@ -298,7 +298,7 @@ for _r in _ADJ_ROWS:
         key=_r[0],
         fr=_adj_forms(_r[1]),
         pre=_r[2] == "pre",
-        kind=_r[3],
+        category=_r[3],
         feats=_feats(_r[4]),
         include=_feats(_r[5]),
         exclude=_feats(_r[6]),
@@ -455,10 +455,10 @@ class Clause:
     None with a transitive verb is an object gap (relative clause, what-question)."""
 
     subj: NP | None
-    kind: str  # verb, adj, loc, comp, equal, age, agecomp
+    predicate_type: str  # verb, adj, loc, comp, equal, age, agecomp
     verb: str = ""
     obj: NP | None = None
-    pp: PP | None = None  # verb adjunct, or the predicate of kind "loc"
+    pp: PP | None = None  # verb adjunct, or the predicate of type "loc"
     adj: str = ""
     std: NP | None = None  # standard of comparison ("than NP")
     num: str = ""
@@ -551,7 +551,7 @@ def _adj_pairs(noun: str) -> tuple[tuple[str, str], ...]:
 def _adj_pair_ok(first: str, second: str) -> bool:
     """Two adjectives in English order: size/age/opinion + color, or quality + age."""
     a, b = ADJS[first], ADJS[second]
-    return (a.pre and b.kind == "color") or (a.kind == "quality" and b.kind == "age")
+    return (a.pre and b.category == "color") or (a.category == "quality" and b.category == "age")
 
 
 def _verb_takes(verb: str, feats: frozenset[str]) -> bool:
@@ -582,7 +582,7 @@ def _predicate_ok(adj: str, subj: NP) -> bool:
         return True
     if adj in subj.adjs:
         return False
-    return not (ADJS[adj].kind == "color" and any(ADJS[a].kind == "color" for a in subj.adjs))
+    return not (ADJS[adj].category == "color" and any(ADJS[a].category == "color" for a in subj.adjs))
 
 
 def _small(phrase: NP) -> bool:
@@ -640,7 +640,7 @@ _DETS = {
     "std": _table(("the", 60), ("poss", 40)),
 }
 _Q_KINDS = _table(("yn", 35), ("where", 20), ("who", 15), ("what", 15), ("why", 15))
-_YN_KINDS = _table(("verb", 60), ("adj", 20), ("loc", 6), ("comp", 8), ("age", 6))
+_YN_PREDICATE_TYPES = _table(("verb", 60), ("adj", 20), ("loc", 6), ("comp", 8), ("age", 6))
 _CONJS = _table(("and", 50), ("but", 30), ("because", 20))
 _POSS_KEYS = tuple(_POSSESSIVES)
 _NO_POSSESSIVE = frozenset({"man", "woman"})  # "her man", "their woman": not what we mean
@@ -751,22 +751,22 @@ class Sampler:
             if rng.random() < 0.15:
                 c.neg = "not"
             return Rel("obj", c)
-        kinds = [("adj", 2.0)]
+        predicate_types = [("adj", 2.0)]
         if _verbs_for_subject(feats, True) or _verbs_for_subject(feats, False):
-            kinds.append(("verb", 6.0))
+            predicate_types.append(("verb", 6.0))
         if feats & _PHYSICAL:
-            kinds.append(("loc", 1.0))
+            predicate_types.append(("loc", 1.0))
         if feats & _feats("person animal"):
-            kinds.append(("age", 1.0))
-        kind = _pick(rng, _table(*kinds))
-        if kind == "verb":
+            predicate_types.append(("age", 1.0))
+        predicate_type = _pick(rng, _table(*predicate_types))
+        if predicate_type == "verb":
             c = self.verb_clause(gap_feats=feats, gap_noun=noun, depth=1)
-        elif kind == "adj":
+        elif predicate_type == "adj":
             adj = rng.choice(_pred_adjs(noun))
             while not _predicate_ok(adj, head):
                 adj = rng.choice(_pred_adjs(noun))
             c = Clause(None, "adj", adj=adj)
-        elif kind == "loc":
+        elif predicate_type == "loc":
             prep = rng.choice(_LOC_PREPS)
             c = Clause(None, "loc", pp=self.pp(prep, avoid=noun, small=_small(head)))
         else:
@@ -813,11 +813,11 @@ class Sampler:
                 c.adv = rng.choice(tuple(_ADVERBS))
         return c
 
-    def be_clause(self, kind: str, question: str = "") -> Clause:
+    def be_clause(self, predicate_type: str, question: str = "") -> Clause:
         """A clause with "be": adjective, location, comparison, age."""
         rng = self.rng
         q = bool(question)
-        if kind == "adj":
+        if predicate_type == "adj":
             subj = self.subject(_ALL_FEATS, coord=not q, question=q)
             adj = rng.choice(_pred_adjs(subj.noun if not subj.pron else ""))
             while not _predicate_ok(adj, subj):
@@ -825,11 +825,11 @@ class Sampler:
             if subj.coord is not None and not _adj_ok_np(adj, subj):
                 subj.coord = None
             c = Clause(subj, "adj", adj=adj)
-        elif kind == "loc":
+        elif predicate_type == "loc":
             subj = self.subject(_PHYSICAL, question=q)
             prep = rng.choice(_LOC_PREPS)
             c = Clause(subj, "loc", pp=self.pp(prep, avoid=subj.noun, small=_small(subj)))
-        elif kind in ("comp", "equal"):
+        elif predicate_type in ("comp", "equal"):
             while True:
                 adj = rng.choice(_COMPARABLE)
                 A = ADJS[adj]
@@ -841,8 +841,8 @@ class Sampler:
                 if _std_nouns(adj, subj):
                     break
             std_person_ok = person_ok and _np_ok(subj, _feats("person animal"))
-            c = Clause(subj, kind, adj=adj, std=self.standard(adj, subj, std_person_ok))
-        elif kind == "age":
+            c = Clause(subj, predicate_type, adj=adj, std=self.standard(adj, subj, std_person_ok))
+        elif predicate_type == "age":
             subj = self.subject(_feats("person animal"), question=q)
             c = Clause(subj, "age", num=rng.choice(_age_keys(subj)))
         else:  # agecomp
@@ -858,7 +858,7 @@ class Sampler:
             r = rng.random()
             if r < 0.18:
                 c.neg = "not"
-            elif kind == "adj" and _np_ok(subj, _feats("person animal")):
+            elif predicate_type == "adj" and _np_ok(subj, _feats("person animal")):
                 if r < 0.23:
                     c.neg = "never"
                 elif r < 0.32:
@@ -866,17 +866,17 @@ class Sampler:
         return c
 
     def clause(self) -> Clause:
-        kind = _pick(self.rng, _CLAUSE_KINDS)
-        if kind == "verb":
+        predicate_type = _pick(self.rng, _PREDICATE_TYPES)
+        if predicate_type == "verb":
             return self.verb_clause()
-        return self.be_clause(kind)
+        return self.be_clause(predicate_type)
 
     def question(self) -> Sentence:
         rng = self.rng
         q = _pick(rng, _Q_KINDS)
         if q == "yn":
-            kind = _pick(rng, _YN_KINDS)
-            c = self.verb_clause(question="yn") if kind == "verb" else self.be_clause(kind, "yn")
+            predicate_type = _pick(rng, _YN_PREDICATE_TYPES)
+            c = self.verb_clause(question="yn") if predicate_type == "verb" else self.be_clause(predicate_type, "yn")
         elif q == "where":
             if rng.random() < 0.5:
                 subj = self.noun_np(nouns_with(_PHYSICAL), "subj", rel=True, question=True)
@@ -910,7 +910,7 @@ class Sampler:
         return Sentence((self.clause(), self.clause(), self.clause()), (",", "and"))
 
 
-_CLAUSE_KINDS = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equal", 3), ("age", 5), ("agecomp", 5))
+_PREDICATE_TYPES = _table(("verb", 58), ("adj", 14), ("loc", 7), ("comp", 8), ("equal", 3), ("age", 5), ("agecomp", 5))
 _COMPARABLE = tuple(a for a, A in ADJS.items() if A.comp)
 _ADJ_NOUNS = {a: tuple(n for n in NOUNS if adj_ok(a, n)) for a in ADJS}
 _WHAT_VERBS = tuple(
@@ -1017,7 +1017,7 @@ class Renderer:
     # ---- clauses
     def clause(self, c: Clause, head: _Agr | None = None, q: str = "") -> list[list]:
         """Render one clause; ``head`` is the agreement of a subject gap's antecedent."""
-        if c.kind == "verb":
+        if c.predicate_type == "verb":
             return self._verb_clause(c, head, q)
         return self._be_clause(c, head, q)
 
@@ -1089,7 +1089,7 @@ class Renderer:
         pas: list[list] = []
         adv: list[list] = []
         subj_fr: list[list] = []
-        verbs = _AVOIR if c.kind in ("age", "agecomp") else _ETRE
+        verbs = _AVOIR if c.predicate_type in ("age", "agecomp") else _ETRE
         if q in ("yn", "why"):
             self.tags.add("question")
             fr += self._question_prefix(q)
@@ -1127,17 +1127,17 @@ class Renderer:
         form = 2 * agr.pl + agr.fem
         if agr.slot == 4:
             self.tags.add("agreement")
-        if c.kind == "adj":
+        if c.predicate_type == "adj":
             A = ADJS[c.adj]
             pred = [[A.fr[form], self.e(c.adj)]]
             if form:
                 self.tags.add("agreement")
-        elif c.kind == "loc":
+        elif c.predicate_type == "loc":
             pred = self.pp(_needed(c.pp, "location without a phrase"))
-        elif c.kind in ("comp", "equal"):
+        elif c.predicate_type in ("comp", "equal"):
             self.tags.add("comparison")
             A = ADJS[c.adj]
-            if c.kind == "equal":
+            if c.predicate_type == "equal":
                 a1 = self.e("as")
                 pred = [["aussi", a1], [A.fr[form], self.e(c.adj)], ["que", self.e("as")]]
             elif A.comp_fr is not None:
@@ -1156,7 +1156,7 @@ class Renderer:
             one = c.num == "one"
             pred = [[_AGES[c.num], self.e(c.num)], ["an" if one else "ans", self.e("year" if one else "years")]]
             self.tags.add("number")
-            if c.kind == "age":
+            if c.predicate_type == "age":
                 self.e("old")
             else:
                 self.tags.add("comparison")
@@ -1242,12 +1242,12 @@ def _validate_np(phrase: NP, role: str, question: bool, depth: int) -> None:
         "pp": {"the", "a", "poss"},
         "std": {"the", "poss"},
     }[role]
-    kind = "poss" if det in _POSSESSIVES else "count" if det in _COUNTS else det
-    _check(kind in allowed, f"determiner {det} as {role}")
-    _check(not (kind == "poss" and phrase.noun in _NO_POSSESSIVE), f"{det} {phrase.noun}")
+    det_class = "poss" if det in _POSSESSIVES else "count" if det in _COUNTS else det
+    _check(det_class in allowed, f"determiner {det} as {role}")
+    _check(not (det_class == "poss" and phrase.noun in _NO_POSSESSIVE), f"{det} {phrase.noun}")
     _check(not (det == "some" and question), "some in a question")
     _check(
-        phrase.plural if kind in ("count", "some") else (not phrase.plural if det == "a" else True),
+        phrase.plural if det_class in ("count", "some") else (not phrase.plural if det == "a" else True),
         f"number of {phrase}",
     )
     _check(
@@ -1279,7 +1279,7 @@ def _validate_rel(head: NP) -> None:
     if rel.gap == "obj":
         subj = _needed(c.subj, "object relative")
         _check(
-            c.kind == "verb"
+            c.predicate_type == "verb"
             and c.obj is None
             and c.pp is None
             and _verb_can_take(c.verb, head.noun)
@@ -1293,17 +1293,17 @@ def _validate_rel(head: NP) -> None:
         return
     _check(rel.gap == "subj" and c.subj is None, "relative gap")
     feats = NOUNS[head.noun].feats
-    if c.kind == "verb":
+    if c.predicate_type == "verb":
         _validate_verb(c, NP(noun=head.noun), head.noun, 1, "")
-    elif c.kind == "adj":
+    elif c.predicate_type == "adj":
         _check(c.adj in _pred_adjs(head.noun) and _predicate_ok(c.adj, head), "relative adjective")
-    elif c.kind == "loc":
+    elif c.predicate_type == "loc":
         _check(bool(feats & _PHYSICAL), "relative location")
         _validate_pp(_needed(c.pp, "relative location"), True, head.noun, _small(head))
-    elif c.kind == "age":
+    elif c.predicate_type == "age":
         _check(bool(feats & _feats("person animal")) and c.num in _age_keys(NP(noun=head.noun)), "relative age")
     else:
-        _check(False, f"relative of kind {c.kind}")
+        _check(False, f"relative of kind {c.predicate_type}")
 
 
 def _validate_pp(pp: PP, loc: bool, avoid: str, small: bool = False) -> None:
@@ -1369,42 +1369,42 @@ def _validate_clause(c: Clause, q: str) -> None:
         _validate_np(c.subj, "subj", question, 0)
         subj = c.subj
         subj_noun = "" if c.subj.pron or c.subj.coord is not None else c.subj.noun
-        _check(c.subj.coord is None or c.kind in ("verb", "adj"), "coordinated subject here")
-    if c.kind == "verb":
+        _check(c.subj.coord is None or c.predicate_type in ("verb", "adj"), "coordinated subject here")
+    if c.predicate_type == "verb":
         _validate_verb(c, subj, subj_noun, 0, q)
         return
     _check(not question or (not c.neg and not c.adv), "negation in a question")
-    _check(c.neg in ("", "not") or (c.kind == "adj" and c.neg == "never"), "never here")
-    _check(not c.adv or (c.kind == "adj" and c.adv in _ADVERBS and not c.neg), "adverb here")
+    _check(c.neg in ("", "not") or (c.predicate_type == "adj" and c.neg == "never"), "never here")
+    _check(not c.adv or (c.predicate_type == "adj" and c.adv in _ADVERBS and not c.neg), "adverb here")
     if (c.neg == "never" or c.adv) and c.subj is not None:
         _check(_np_ok(subj, _feats("person animal")), "adverb with this subject")
-    if c.kind == "adj":
+    if c.predicate_type == "adj":
         ok = _adj_ok_np(c.adj, c.subj) if c.subj is not None else "person" in ADJS[c.adj].feats
         _check(ok and not ADJS[c.adj].attributive_only, f"predicate {c.adj}")
         _check(c.subj is None or _predicate_ok(c.adj, c.subj), f"predicate {c.adj} repeats")
-    elif c.kind == "loc":
+    elif c.predicate_type == "loc":
         loc_subj = _needed(c.subj, "location subject")
         _check(_np_ok(loc_subj, _PHYSICAL), "location subject")
         if q == "where":
             _check(c.pp is None and not loc_subj.pron, "where-question")
         else:
             _validate_pp(_needed(c.pp, "location phrase"), True, subj_noun, _small(loc_subj))
-    elif c.kind in ("comp", "equal"):
+    elif c.predicate_type in ("comp", "equal"):
         comp_subj = _needed(c.subj, f"comparison {c.adj}")
         _check(c.adj in _COMPARABLE and _adj_ok_np(c.adj, comp_subj) and comp_subj.coord is None, f"comparison {c.adj}")
         std = _validate_std(c, "person" in ADJS[c.adj].feats and _np_ok(subj, _feats("person animal")))
         if not std.pron:
             _check(std.noun in _std_nouns(c.adj, comp_subj), f"standard {std.noun} of {c.adj}")
-    elif c.kind in ("age", "agecomp"):
+    elif c.predicate_type in ("age", "agecomp"):
         _check(_np_ok(subj, _feats("person animal")) and c.num in _age_keys(subj), "age")
-        if c.kind == "agecomp":
+        if c.predicate_type == "agecomp":
             std = _validate_std(c, True)
             person = _np_ok(subj, _feats("person"))
             _check(person or not std.pron, "pronoun age standard of an animal")
             if not std.pron:
                 _check(bool(NOUNS[std.noun].feats & _feats("person" if person else "animal")), "age standard")
     else:
-        _check(False, f"clause kind {c.kind}")
+        _check(False, f"clause kind {c.predicate_type}")
 
 
 def _validate_std(c: Clause, person_ok: bool) -> NP:
@@ -1430,17 +1430,17 @@ def validate(s: Sentence) -> None:
             "question with negation/adverb/coordination",
         )
         if s.q == "yn":
-            _check(c.kind in ("verb", "adj", "loc", "comp", "age"), "yes/no question kind")
+            _check(c.predicate_type in ("verb", "adj", "loc", "comp", "age"), "yes/no question kind")
         elif s.q == "where":
-            _check(c.kind == "loc" or (c.kind == "verb" and c.pp is None), "where-question")
+            _check(c.predicate_type == "loc" or (c.predicate_type == "verb" and c.pp is None), "where-question")
         elif s.q == "who":
-            _check(c.subj is None and c.kind in ("verb", "adj"), "who-question")
-            if c.kind == "adj":
+            _check(c.subj is None and c.predicate_type in ("verb", "adj"), "who-question")
+            if c.predicate_type == "adj":
                 _check(c.adj in _pred_adjs(""), "who-question adjective")
         elif s.q == "what":
-            _check(c.kind == "verb", "what-question")
+            _check(c.predicate_type == "verb", "what-question")
         else:
-            _check(c.kind in ("verb", "adj"), "why-question")
+            _check(c.predicate_type in ("verb", "adj"), "why-question")
         _validate_clause(c, s.q)
         return
     n = len(s.clauses)

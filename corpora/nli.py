@@ -55,7 +55,7 @@ __all__ = [
 NLI_LABELS = ("entailment", "contradiction", "neutral")
 SUBJECT_LABELS = ("person", "animal", "thing")
 ENTAILMENT, CONTRADICTION, NEUTRAL = range(3)
-COLOURS = tuple(sorted(a for a, adj in en_fr.ADJS.items() if adj.kind == "color"))
+COLOURS = tuple(sorted(a for a, adj in en_fr.ADJS.items() if adj.category == "color"))
 _HE = frozenset({"man", "boy", "brother"})
 _SHE = frozenset({"woman", "girl", "sister"})
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "i", "you", "we"})
@@ -206,7 +206,7 @@ def nli_pairs(n: int, seed: int) -> list[NLIPair]:
             continue
         kinds = sorted({name for name, _ in options})  # each kind of edit equally likely
         name = rng.choice(kinds)
-        h = rng.choice([make for kind, make in options if kind == name])()
+        h = rng.choice([make for edit, make in options if edit == name])()
         hypothesis = _tokens([h])
         if hypothesis is None or hypothesis == premise:
             continue

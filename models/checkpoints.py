@@ -204,8 +204,8 @@ class LoadedSeq2Seq:
     training: dict
 
     @property
-    def kind(self) -> str:
-        return self.model.cfg.kind
+    def attention_variant(self) -> str:
+        return self.model.cfg.attention_variant
 
 
 def save_seq2seq(folder: Path, model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, training: dict) -> Path:
@@ -241,7 +241,7 @@ class LoadedTransformer:
 
     name: str
     model: Transformer | DecoderOnlyLM
-    kind: str
+    architecture: str  # ENCODER_DECODER or DECODER_ONLY (config.json's "kind")
     task: str
     src_itos: list[str]
     tgt_itos: list[str]
@@ -294,13 +294,15 @@ def save_transformer(
     training: dict,
 ) -> Path:
     """Write model.safetensors, config.json and vocab.json to ``folder`` (atomically)."""
-    kind = DECODER_ONLY if isinstance(model, DecoderOnlyLM) else ENCODER_DECODER
+    architecture = DECODER_ONLY if isinstance(model, DecoderOnlyLM) else ENCODER_DECODER
     config = {
         "family": "transformer",
-        "model": {"kind": kind, "task": task, "config": model.config.to_dict()},
+        "model": {"kind": architecture, "task": task, "config": model.config.to_dict()},
         "training": training,
     }
-    vocab = {"tokens": list(tgt_itos)} if kind == DECODER_ONLY else {"src": list(src_itos), "tgt": list(tgt_itos)}
+    vocab = (
+        {"tokens": list(tgt_itos)} if architecture == DECODER_ONLY else {"src": list(src_itos), "tgt": list(tgt_itos)}
+    )
     return _write_folder(folder, model, config, _vocab_writer(vocab))
 
 
@@ -311,28 +313,28 @@ def load_transformer(name_or_path: str | Path, device: torch.device | str = "cpu
     vocab = read_json(folder / VOCAB)
     try:
         spec = config["model"]
-        kind, task = spec["kind"], spec["task"]
+        architecture, task = spec["kind"], spec["task"]  # the JSON key stays "kind": shipped files use it
         cfg = TransformerConfig.from_dict(spec["config"])
-        if kind == DECODER_ONLY:
+        if architecture == DECODER_ONLY:
             src_itos = tgt_itos = [str(t) for t in vocab["tokens"]]
             model: Transformer | DecoderOnlyLM = DecoderOnlyLM(cfg)
-        elif kind == ENCODER_DECODER:
+        elif architecture == ENCODER_DECODER:
             src_itos, tgt_itos = [str(t) for t in vocab["src"]], [str(t) for t in vocab["tgt"]]
             model = Transformer(cfg)
         else:
-            raise ValueError(f"unknown model kind {kind!r}")
+            raise ValueError(f"unknown model kind {architecture!r}")
         if len(tgt_itos) != cfg.vocab_size or len(src_itos) != cfg.source_vocab_size:
             raise ValueError("vocab.json does not match the model's vocabulary sizes")
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"corrupt checkpoint {folder}: {str(exc)[:200]}") from None
     _load_weights(model, folder, device)
-    return LoadedTransformer(folder.name, model, kind, task, src_itos, tgt_itos, config.get("training", {}))
+    return LoadedTransformer(folder.name, model, architecture, task, src_itos, tgt_itos, config.get("training", {}))
 
 
-def shipped_transformers(kind: str | None = None) -> list[str]:
-    """Names of the shipped transformer checkpoints (optionally of one kind), in preset order."""
+def shipped_transformers(architecture: str | None = None) -> list[str]:
+    """Names of the shipped transformer checkpoints (optionally of one architecture), in preset order."""
     names = shipped("transformer")
-    if kind is None:
+    if architecture is None:
         return names
     out = []
     for name in names:
@@ -341,7 +343,7 @@ def shipped_transformers(kind: str | None = None) -> list[str]:
         except CheckpointError:
             out.append(name)  # listed, so that loading it reports the error
             continue
-        if spec.get("kind") == kind:
+        if spec.get("kind") == architecture:
             out.append(name)
     return out
 

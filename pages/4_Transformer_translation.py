@@ -19,7 +19,7 @@ from ui.views.transformer import head_view
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
-    KIND_LABELS,
+    SITE_LABELS,
     SHORT_LABELS,
     ablation_view,
     attention_of,
@@ -154,21 +154,21 @@ if compare:
 def steps_view() -> None:
     """Everything that changes with the step or the chosen head: re-run alone."""
     n = len(trace.tgt_tokens)
-    step_col, kind_col = st.columns([1, 1], vertical_alignment="bottom")
+    step_col, site_col = st.columns([1, 1], vertical_alignment="bottom")
     with step_col:
         t = step_control(n, key="tf")
-    with kind_col:
-        url_check("tf_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("transformer.url.kind"))
-        kind = linked(
+    with site_col:
+        url_check("tf_kind", url_labels(SITE_LABELS, SITE_LABELS.get), tr("transformer.url.kind"))
+        site = linked(
             st.radio,
             tr("transformer.kind"),
-            list(KIND_LABELS),
-            format_func=KIND_LABELS.get,
+            list(SITE_LABELS),
+            format_func=SITE_LABELS.get,
             key="tf_kind",
             horizontal=True,
             index=2,
         )
-    weights, keys, queries, step_row, blocked = attention_of(trace, kind, t)
+    weights, keys, queries, step_row, blocked = attention_of(trace, site, t)
     quiz_box = st.container()  # the quiz's question, above the figures whose step row it hides
 
     grid_col, head_col = st.columns([1, 1])
@@ -185,7 +185,7 @@ def steps_view() -> None:
                 src_tokens=trace.src_tokens,
                 alpha=pick(trace.cross_attention[:, :, t : t + 1], layer, head)[0],
             )
-        if not shown and kind != "encoder":  # step t's query row is the answer: blank until guessed
+        if not shown and site != "encoder":  # step t's query row is the answer: blank until guessed
             weights = hide_rows(weights, queries, t)[0]
         payload = grid_for(
             np.ascontiguousarray(weights if shown else np.nan_to_num(weights)), tuple(keys), tuple(queries)
@@ -203,15 +203,15 @@ def steps_view() -> None:
         )
         st.caption(tr("transformer.grid_caption"))
     with head_col:
-        what = SHORT_LABELS[kind]
+        what = SHORT_LABELS[site]
         # the quiz: step t's query row is the answer, blank until guessed; its slide draws the same figure
-        head_fig, matrix = head_view(trace, kind, layer, head, t, rows=None if shown else t)
+        head_fig, matrix = head_view(trace, site, layer, head, t, rows=None if shown else t)
         head_chart(
             head_fig,
             "tf_head_fig",
             matrix,
             model_name,
-            kind,
+            site,
             layer,
             head,
             trace.n_heads,
@@ -220,7 +220,7 @@ def steps_view() -> None:
             src_ids=trace.src_ids,
             tgt_ids=trace.decoder_input_ids,
         )
-        if kind == "decoder":
+        if site == "decoder":
             st.caption(tr("transformer.lookahead"))
 
     if not quiz:  # in the quiz the output shows step by step, once guessed
@@ -277,7 +277,7 @@ def steps_view() -> None:
         },
     )
     what_if_view(trace, text, t, layer, head)
-    ablation_view(trace, text, beam, alpha, kind, layer, head, t)
+    ablation_view(trace, text, beam, alpha, site, layer, head, t)
 
     if other is not None and quiz:
         st.caption(tr("quiz.no_compare"))

@@ -15,7 +15,7 @@ from ui.plot import chart
 from ui.state import at_most, boolean, checked, linked, labels as url_labels, url_check
 from ui.table import table
 from ui.tokens import input_error, token_strip
-from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
+from ui.transformer import SITE_LABELS, head_text, load_model, run_head_view, transformer_choices
 from ui.views.one_head import chain_view
 from viz_core.transformer import chain_table, entropy, head_output_figure, vectors_figure
 
@@ -68,18 +68,18 @@ def head_view() -> None:
     k0, k1, k2, k3, k4 = st.columns([3, 2, 2, 3, 2.4], vertical_alignment="bottom")
     url_check("head_scale", boolean, tr("head.url.scale"))
     scaled = k4.toggle(tr("head.scale"), value=True, key="head_scale", bind="query-params", help=tr("head.scale_help"))
-    if loaded.kind == "decoder-only":
-        kind = "lm"
+    if loaded.architecture == "decoder-only":
+        site = "lm"
         n_layers = cfg.num_decoder_layers
         k0.caption(tr("head.lm_kind"))
     else:
-        url_check("head_kind", url_labels(KIND_LABELS, KIND_LABELS.get), tr("head.url.kind"))
-        kind = linked(k0.selectbox, tr("head.kind"), list(KIND_LABELS), format_func=KIND_LABELS.get, key="head_kind")
-        n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
+        url_check("head_kind", url_labels(SITE_LABELS, SITE_LABELS.get), tr("head.url.kind"))
+        site = linked(k0.selectbox, tr("head.kind"), list(SITE_LABELS), format_func=SITE_LABELS.get, key="head_kind")
+        n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
     layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
 
     try:
-        first = run_head_view(model_name, text, kind, layer, head, 0)
+        first = run_head_view(model_name, text, site, layer, head, 0)
     except InputError as exc:
         st.warning(input_error(exc))
         return
@@ -97,7 +97,7 @@ def head_view() -> None:
         format_func=lambda i: f"{i}: {queries[i]}",
         key="head_query",
     )
-    view = run_head_view(model_name, text, kind, layer, head, query) if query else first
+    view = run_head_view(model_name, text, site, layer, head, query) if query else first
     w = view
 
     if view.input_tokens_dropped:
@@ -158,19 +158,21 @@ def head_view() -> None:
     )
     st.caption(tr("head.dk", d_k=w.d_k, scale=w.scale))
     token_strip(
-        view.query_tokens, highlight=query, caption=tr("head.queries", kind=KIND_LABELS.get(kind, tr("head.causal")))
+        view.query_tokens,
+        highlight=query,
+        caption=tr("head.queries", attention=SITE_LABELS.get(site, tr("head.causal"))),
     )
-    if kind == "cross":
+    if site == "cross":
         token_strip(view.key_tokens, caption=tr("head.keys"))
-    if kind != "encoder" and kind != "lm":
+    if site != "encoder" and site != "lm":
         st.caption(tr("head.decoder_inputs"))
 
     if checked(st.toggle, tr("explain.whole"), key="head_whole"):
         whole_head(
-            lambda q: run_head_view(model_name, text, kind, layer, head, q),
+            lambda q: run_head_view(model_name, text, site, layer, head, q),
             len(queries),
             "head_matrix",
-            (model_name, text, kind, layer, head),
+            (model_name, text, site, layer, head),
             tr("explain.whole.title", layer=layer + 1, head=head + 1),
         )
 

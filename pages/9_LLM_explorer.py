@@ -12,7 +12,7 @@ from ui.i18n import figure_texts, tr
 page_frame(tr("nav.9"), icon="🦙", intro=tr("llm_explorer.intro"))
 
 from ui.export import PLOT  # noqa: E402
-from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_KINDS, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
+from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
 from ui.llm import choose_model, head_scores, heads_figure, heavy_once, ready_model, rope_bases, rope_view  # noqa: E402
 from ui.llm import chinese_notice, step_figure, visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
@@ -243,12 +243,12 @@ def rope_tab() -> None:
 
 
 def heads_tab() -> None:
-    kind_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
-    kind = linked(
-        kind_col.segmented_control,
+    type_col, options_col = st.columns([6, 1.4], vertical_alignment="bottom")
+    head_type = linked(
+        type_col.segmented_control,
         tr("llm_explorer.heads.kind"),
-        list(HEAD_KINDS),
-        default=HEAD_KINDS[0],
+        list(HEAD_TYPES),
+        default=HEAD_TYPES[0],
         required=True,
         key="llm_kind",
         format_func=lambda k: tr(f"llm_explorer.kind.{k}"),
@@ -270,9 +270,9 @@ def heads_tab() -> None:
         st.warning(tr("llm_explorer.empty_prompt"))
         return
     scores = heavy_once(head_scores, model, text, int(period), int(seed), what=tr("llm_explorer.tab.heads"))
-    best = scores.best(kind, 5)
+    best = scores.best(head_type, 5)
     main, side = st.columns([3, 1.2])
-    chart(heads_figure(scores, kind), config=PLOT, where=main)
+    chart(heads_figure(scores, head_type), config=PLOT, where=main)
     with side:
         st.caption(tr("llm_explorer.heads.best"))
         st.dataframe(
@@ -283,8 +283,8 @@ def heads_tab() -> None:
             },
             hide_index=True,
         )
-        st.markdown(tr(f"llm_explorer.explain.{kind}", n=int(period)))
-    if kind == "sink":
+        st.markdown(tr(f"llm_explorer.explain.{head_type}", n=int(period)))
+    if head_type == "sink":
         st.caption(tr("llm_explorer.heads.per_layer"))
         st.bar_chart(
             {

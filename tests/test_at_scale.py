@@ -130,7 +130,7 @@ def test_linear_attention_forms_agree_and_follow_eq_4() -> None:
 def test_kv_cache_sizes() -> None:
     assert SMOLLM2.bytes_per_token(2) == 2 * 30 * 3 * 64 * 2 == 23_040
     assert GEMMA3.bytes_per_token(2) == 2 * 18 * 1 * 256 * 2
-    kinds = [(s.kind(), s.kv_heads) for s in cache_shapes()]
+    kinds = [(s.sharing(), s.kv_heads) for s in cache_shapes()]
     assert kinds == [("MHA", 9), ("GQA", 3), ("MQA", 1), ("MQA", 1)]
     mha, gqa, mqa = (s.bytes_per_token(4) for s in cache_shapes()[:3])
     assert mha == 3 * gqa == 9 * mqa

@@ -85,7 +85,7 @@ def test_gauss_legendre_integrates_polynomials() -> None:
 class _Quadratic(ex.Subject):
     """F(x) = Σ_i w_i Σ_d x_id² + Σ_i v·x_i: IG's attribution of token i is exactly w_i‖x_i‖² + v·x_i."""
 
-    kind = "test"
+    family = "test"
 
     def __init__(self) -> None:
         gen = torch.Generator().manual_seed(0)
@@ -106,7 +106,7 @@ class _Wavy(ex.Subject):
     """F(x) = Σ_i sin(w_i · x_i): separable, so IG's attribution of token i is exactly sin(w_i · x_i) −
     sin(w_i · x′_i) (each token's path integral is its own term), and the integrand oscillates."""
 
-    kind = "test"
+    family = "test"
 
     def __init__(self) -> None:
         gen = torch.Generator().manual_seed(1)

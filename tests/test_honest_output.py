@@ -31,14 +31,14 @@ MODELS = shipped("seq2seq")
 
 
 def _check(notices, src_words, src_unknown, dropped, finished):
-    kinds = [n.kind for n in notices]
+    kinds = [n.topic for n in notices]
     assert ("unknown" in kinds) == any(src_unknown), (src_words, kinds)
     assert ("cut" in kinds) == bool(dropped), kinds
     assert ("length" in kinds) == (not finished), kinds
     assert kinds.count("confidence") == 1 and kinds.count("scope") == 1
-    confidence = next(n for n in notices if n.kind == "confidence")
+    confidence = next(n for n in notices if n.topic == "confidence")
     assert "test set" in confidence.text, "compared with the model's typical value"
-    unknown = next((n for n in notices if n.kind == "unknown"), None)
+    unknown = next((n for n in notices if n.topic == "unknown"), None)
     if unknown is not None:
         assert f"{sum(src_unknown)} of {len(src_words)} input words" in unknown.text
 
@@ -52,8 +52,8 @@ def test_every_seq2seq_output_carries_its_notices(name):
         best = trace.best
         _check(trace.notices, trace.src_tokens[:-1], trace.src_unknown[:-1], trace.input_tokens_dropped, best.finished)
         figure = f"{mean_log_prob(best.log_prob, len(best.tokens)):.3f}"
-        assert figure in next(n.text for n in trace.notices if n.kind == "confidence")
-        kinds |= {n.kind for n in trace.notices}
+        assert figure in next(n.text for n in trace.notices if n.topic == "confidence")
+        kinds |= {n.topic for n in trace.notices}
     assert {"unknown", "cut", "confidence", "scope"} <= kinds
 
 
@@ -74,7 +74,7 @@ def test_attention_models_flag_low_confidence_on_unknown_structure():
         for text in known_structure_gaps:
             trace = translate(loaded, text)
             assert not any(trace.src_unknown)
-            flagged += next(n for n in trace.notices if n.kind == "confidence").level == "warning"
+            flagged += next(n for n in trace.notices if n.topic == "confidence").level == "warning"
         assert flagged >= 2, name
 
 

@@ -332,7 +332,7 @@ def test_translation_notices_carry_their_translation(typical: dict | None, confi
         typical,
         scope_notice({"data": "embedded English→French generator"}, 247),
     )
-    assert {n.kind for n in notices} == {"unknown", "cut", "length", "confidence", "scope"}
+    assert {n.topic for n in notices} == {"unknown", "cut", "length", "confidence", "scope"}
     for notice in notices:
         en, zh = STRINGS[notice.key]
         assert en.format(**notice.args) == notice.text

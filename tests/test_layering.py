@@ -182,3 +182,63 @@ def test_the_spelling_check_finds_other_names() -> None:
     assert translation_spellings("from ui import i18n\ni18n.tr('x')\n") == ["2: i18n.tr"]
     assert translation_spellings("import ui.i18n\nui.i18n.tr('x')\n") == ["2: ui.i18n.tr"]
     assert translation_spellings("from ui.i18n import tr\ntr('x')\n") == []
+
+
+# --------------------------------------------------------------------------------------
+# One meaning per name: ``kind`` once meant a Transformer's architecture, which attention of it,
+# a mask, a model family, a widget type, a grammar category … (issue 26). Each meaning has its own
+# name now; ``kind`` is left only where another library's API spells it so.
+# --------------------------------------------------------------------------------------
+
+NAMED_FOLDERS = ("models", "ui", "viz_core", "corpora", "pages", "cli", "bench")
+#: Calls whose ``kind=`` is numpy's (the sorting algorithm: "stable", "mergesort"), not ours.
+LIBRARY_KIND_KEYWORD = {"argsort", "sort"}
+#: ``x.dtype.kind``: numpy's one-letter code of a dtype ("f", "i" …).
+LIBRARY_KIND_ATTRIBUTE_OF = "dtype"
+
+
+def kind_identifiers(source: str) -> list[str]:
+    """Every use of ``kind`` as an identifier in ``source``: a name, a parameter, a function, an
+    attribute, a keyword argument or an import alias ("line: what"), but for numpy's. Strings are
+    not identifiers: persisted JSON keeps its key "kind" (config.json, run.json, trace JSON)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "kind":
+            found.append(f"{node.lineno}: name")
+        elif isinstance(node, ast.arg) and node.arg == "kind":
+            found.append(f"{node.lineno}: parameter")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == "kind":
+            found.append(f"{node.lineno}: definition")
+        elif isinstance(node, ast.alias) and node.asname == "kind":
+            found.append(f"{node.lineno}: import alias")
+        elif isinstance(node, ast.Attribute) and node.attr == "kind":
+            value = node.value
+            if not (isinstance(value, ast.Attribute) and value.attr == LIBRARY_KIND_ATTRIBUTE_OF):
+                found.append(f"{node.lineno}: attribute {ast.unparse(node)}")
+        elif isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called not in LIBRARY_KIND_KEYWORD:
+                found += [f"{k.value.lineno}: keyword of {called}()" for k in node.keywords if k.arg == "kind"]
+    return found
+
+
+def test_kind_is_not_an_identifier() -> None:
+    """Each meaning has its own name: ``architecture`` (encoder-decoder | decoder-only), ``site`` (which
+    attention of a Transformer), ``mask``, ``family``, ``attention``, ``weighting`` (soft | hard),
+    ``attention_variant``, ``topic`` (a notice's), ``widget_type``, ``category`` / ``predicate_type``
+    (grammar), ``head_type``, ``layer_type`` … never ``kind``."""
+    paths = [ROOT / "app.py", *(p for folder in NAMED_FOLDERS for p in sorted((ROOT / folder).rglob("*.py")))]
+    found = [f"{p.relative_to(ROOT)}:{at}" for p in paths for at in kind_identifiers(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_the_kind_check_finds_every_use() -> None:
+    assert kind_identifiers("kind = 1\n") == ["1: name"]
+    assert kind_identifiers("def f(kind): pass\n") == ["1: parameter"]
+    assert kind_identifiers("class A:\n    kind: str\n") == ["2: name"]
+    assert kind_identifiers("class A:\n    def kind(self): pass\n") == ["2: definition"]
+    assert kind_identifiers("x.kind\n") == ["1: attribute x.kind"]
+    assert kind_identifiers("f(kind='lm')\n") == ["1: keyword of f()"]
+    assert kind_identifiers("from m import k as kind\n") == ["1: import alias"]
+    assert kind_identifiers("lambda kind: 0\n") == ["1: parameter"]
+    assert kind_identifiers("np.argsort(x, kind='stable')\nx.dtype.kind\nd['kind']\n") == []

@@ -69,11 +69,11 @@ def _cases() -> list[tuple[str, Callable[[], object]]]:
         ),
         (
             "what_if.kind",
-            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="other", layer=0, head=0),
+            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", site="other", layer=0, head=0),
         ),
         (
             "what_if.head",
-            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", kind="cross", layer=0, head=99),
+            lambda: what_if.ablated_translation(_loaded("tf-en-fr"), "the car", site="cross", layer=0, head=99),
         ),
         ("sandbox.empty", lambda: sandbox.parse_matrix(" ", "Q")),
         ("sandbox.rows", lambda: sandbox.parse_matrix("\n".join(["1"] * 7), "K")),
@@ -107,7 +107,7 @@ def test_the_scope_notice_names_its_data_in_chinese() -> None:
     from ui.i18n import reading
     from ui.tokens import model_text
 
-    scope = next(n for n in translate(_loaded("s2s-bahdanau"), "the red car").notices if n.kind == "scope")
+    scope = next(n for n in translate(_loaded("s2s-bahdanau"), "the red car").notices if n.topic == "scope")
     assert scope.text.startswith("This model was trained only on the embedded English→French generator (")
     with reading("zh"):
         zh = model_text(scope.key, scope.args, scope.text)
@@ -125,7 +125,7 @@ def test_the_forced_step_notice_carries_its_translation(step: int, token: str) -
     loaded = _loaded("s2s-bahdanau")
     original = translate(loaded, "the red car").best.tokens
     notice = what_if_translation(loaded, "the red car", original, step, token).notices[0]
-    assert notice.kind == "forced" and notice.key
+    assert notice.topic == "forced" and notice.key
     en, zh = STRINGS[notice.key]
     assert en.format(**notice.args) == notice.text
     assert CJK.search(zh.format(**notice.args)) and token in zh.format(**notice.args)
@@ -167,7 +167,7 @@ def test_the_sandbox_shows_its_errors_in_chinese() -> None:
 # --------------------------------------------------------------------------------------
 
 KEYED_MODULES = ("models/inference/model_access.py", "models/inference/hf_adapter.py", "models/inference/llm.py")
-KEYED_CLASSES = {"ModelAccessError", "ModelDirError", "LLMError", "kind"}  # kind: bad_json's error class
+KEYED_CLASSES = {"ModelAccessError", "ModelDirError", "LLMError", "error_class"}  # error_class: bad_json's
 KEY = re.compile(r"""["']((?:access|llm|real_model\.access)\.[a-z_]+)["']""")
 SIZES = {"hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2}
 

@@ -174,7 +174,7 @@ def test_an_ablation_that_changes_nothing_says_so_and_names_no_head(lang: str) -
     trace = _decode(np.random.default_rng(0))
     same = _shifted(trace, 0.0)
     effect = ablation_effect(trace, same, same, "encoder")
-    assert effect.nothing and effect.kind_unchanged and effect.most_changed is None
+    assert effect.nothing and effect.site_unchanged and effect.most_changed is None
     assert 0 < effect.weights < ABLATION_TOLERANCE
     with reading(lang):
         note = ablation_note(effect, "Encoder self", "Encoder self, L2 H3")
@@ -198,7 +198,7 @@ def test_an_ablation_that_changes_a_head_names_the_most_changed_one(lang: str) -
     assert "0.250" in note and ("Most changed: layer 2, head 3" in note if lang == "en" else "变化最大" in note)
     # the same head off, seen on the cross-attention, which it did not move: no head named there
     cross = ablation_effect(trace, scored, scored, "cross")
-    assert not cross.nothing and cross.kind_unchanged and cross.most_changed is None
+    assert not cross.nothing and cross.site_unchanged and cross.most_changed is None
     with reading(lang):
         note = ablation_note(cross, "Cross", "Encoder self, L1 H1")
     assert "0.250" not in note and "0.01" in note

@@ -166,8 +166,8 @@ def test_tiny_hsk_model_translates_typed_chinese(tiny_models) -> None:
     assert words[:2] == ["我", "想"] and "。" not in words  # segmented, not one <unk>; unseen punctuation left out
     assert words[-2:] == ["abc", "😀"] and trace.src_unknown[-3:-1] == [True, True]
     assert not any(trace.src_unknown[:2])
-    assert any(n.kind == "unknown" for n in trace.notices)
-    assert any("CC-BY-SA-4.0" in n.text for n in trace.notices if n.kind == "scope")
+    assert any(n.topic == "unknown" for n in trace.notices)
+    assert any("CC-BY-SA-4.0" in n.text for n in trace.notices if n.topic == "scope")
     assert trace.attention is not None and trace.attention.shape[1] == len(trace.src_tokens)
     odd = translate(loaded, "我\x00想\ud800 \u200b喝")  # control, lone surrogate, zero-width: dropped
     assert odd.src_tokens[:-1] == ["我", "想", "喝"]

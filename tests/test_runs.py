@@ -158,11 +158,11 @@ def test_a_transformer_run_keeps_every_layer_and_head(tmp_path):
     assert shot.weights.shape == (2, 2, len(shot.tgt_tokens), len(shot.src_tokens))  # layers × heads × T × S
     assert np.allclose(shot.weights.sum(-1), 1, atol=1e-3) and shot.aer is None
     loaded = load_transformer(run.checkpoint)
-    assert loaded.kind == "encoder-decoder" and loaded.training["user_run"]
+    assert loaded.architecture == "encoder-decoder" and loaded.training["user_run"]
     assert translate_transformer(loaded, TINY.probe).tgt_tokens == shot.tgt_tokens
     assert store.user_checkpoints("transformer", tmp_path) == [(str(run.checkpoint), run.settings.name, True)]
     copy_id = import_zip(export_zip(run.id, tmp_path), tmp_path / "elsewhere")
-    assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").kind == "encoder-decoder"
+    assert load_transformer(tmp_path / "elsewhere" / copy_id / "checkpoint").architecture == "encoder-decoder"
 
 
 @pytest.mark.slow
@@ -540,13 +540,13 @@ def test_an_lm_run_saves_a_decoder_only_checkpoint_the_generation_page_can_use(t
     assert shot.weights.shape[:2] == (1, 2) and shot.weights.shape[2] == shot.weights.shape[3] >= n
     assert np.allclose(np.triu(shot.weights[0, 0], 1), 0)  # causal: no token reads a later one
     loaded = load_transformer(run.checkpoint)
-    assert loaded.kind == "decoder-only" and loaded.task == "lm" and loaded.training["user_run"]
+    assert loaded.architecture == "decoder-only" and loaded.task == "lm" and loaded.training["user_run"]
     again = generate_text(loaded, settings.probe, max_new=runs.LM_PROBE_NEW, temperature=0.0)
     assert again.generated_tokens == shot.tgt_tokens  # the saved weights continue as the last snapshot
-    assert store.user_checkpoints("transformer", tmp_path, "ann", kind="decoder-only") == [
+    assert store.user_checkpoints("transformer", tmp_path, "ann", architecture="decoder-only") == [
         (str(run.checkpoint), run.settings.name, True)
     ]
-    assert store.user_checkpoints("transformer", tmp_path, "ann", kind="encoder-decoder") == []
+    assert store.user_checkpoints("transformer", tmp_path, "ann", architecture="encoder-decoder") == []
     assert list_runs(tmp_path, "ann")[0].meta["metric"] == "perplexity"
 
 

@@ -252,7 +252,7 @@ def test_checkpoint_round_trip_and_errors(tmp_path):
     loaded = load_seq2seq(folder)
     for (k, a), b in zip(model.state_dict().items(), loaded.model.state_dict().values()):
         assert torch.equal(a, b), k
-    assert loaded.kind == "luong-concat" and loaded.training["label"] == "test"
+    assert loaded.attention_variant == "luong-concat" and loaded.training["label"] == "test"
     (folder / "model.safetensors").write_bytes(b"\x00garbage")
     with pytest.raises(CheckpointError, match="model.safetensors"):
         load_seq2seq(folder)

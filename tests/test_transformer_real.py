@@ -62,7 +62,7 @@ def test_presets_train_on_the_rnns_splits_with_their_vocabulary(tiny, name: str)
     assert loaded.src_itos == shipped_rnn.src_vocab.itos and loaded.tgt_itos == shipped_rnn.tgt_vocab.itos
     assert record["n_train"] == len(real_splits(corpus)["train"]) and record["corpus"] == corpus
     assert (record["src_lang"], record["tgt_lang"]) == tuple(preset.task.split("-"))
-    assert loaded.task == tf_recipe.TRANSLATION and loaded.kind == "encoder-decoder"
+    assert loaded.task == tf_recipe.TRANSLATION and loaded.architecture == "encoder-decoder"
 
 
 @pytest.mark.parametrize("name", list(CORPORA))
@@ -97,7 +97,7 @@ def test_unknown_words_are_flagged(tiny) -> None:
     trace = translate_transformer(loaded, "我想喝茶 😀")
     assert trace.src_tokens[-2:] == ["😀", "</s>"] and trace.src_unknown[-2:] == [True, False]
     assert trace.src_ids[-2] == UNK_ID
-    unknown = [n for n in trace.notices if n.kind == "unknown"]
+    unknown = [n for n in trace.notices if n.topic == "unknown"]
     assert unknown and "😀" in unknown[0].text
     bible = translate_transformer(load_transformer(tiny["tf-bible"][1]), "In the beginning God created zorglub.")
     assert bible.src_unknown[bible.src_tokens.index("zorglub")] and not bible.src_unknown[0]

@@ -99,16 +99,20 @@ def tiny_checkpoints(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_training_writes_a_loadable_checkpoint(tiny_checkpoints: Path) -> None:
-    for name, kind in (("tf-copy", "encoder-decoder"), ("tf-en-fr", "encoder-decoder"), ("tf-lm", "decoder-only")):
+    for name, architecture in (
+        ("tf-copy", "encoder-decoder"),
+        ("tf-en-fr", "encoder-decoder"),
+        ("tf-lm", "decoder-only"),
+    ):
         folder = tiny_checkpoints / name
         config = json.loads((folder / "config.json").read_text())
-        assert config["family"] == "transformer" and config["model"]["kind"] == kind
+        assert config["family"] == "transformer" and config["model"]["kind"] == architecture
         training = config["training"]
         assert {"label", "order", "command", "seconds", "steps", "settings"} <= set(training)
         assert training["steps"] == 60 and training["settings"]["label_smoothing"] in (0.0, 0.1)
         assert (folder / "model.safetensors").stat().st_size < 10_000_000
         loaded = tt.load_transformer(folder)
-        assert loaded.kind == kind and loaded.training["preset"] == name
+        assert loaded.architecture == architecture and loaded.training["preset"] == name
     lm = tt.load_transformer(tiny_checkpoints / "tf-lm")
     assert lm.model.generator.weight.data_ptr() == lm.model.embed.tokens.weight.data_ptr()  # tied, as trained
     assert json.loads((tiny_checkpoints / "tf-lm" / "config.json").read_text())["training"]["heldout_perplexity"] > 0

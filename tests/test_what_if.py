@@ -162,7 +162,7 @@ def test_seq2seq_forcing_another_token_matches_teacher_forced_scoring(name: str)
     np.testing.assert_allclose(hyp.attention, alphas[0].numpy(), atol=1e-5)
     np.testing.assert_allclose(hyp.token_probs, log_p[torch.arange(len(ids)), ids].exp().numpy(), atol=1e-5)
     assert [int(i) for i in log_p[t + 1 :].argmax(-1)] == ids[t + 1 :]  # greedy again after the forced step
-    assert what_if.notices[0].kind == "forced" and f"“{token}”" in what_if.notices[0].text
+    assert what_if.notices[0].topic == "forced" and f"“{token}”" in what_if.notices[0].text
 
 
 def test_seq2seq_forcing_works_with_hard_attention() -> None:

@@ -309,7 +309,7 @@ def cache_section() -> None:
         )
     )
     shapes = cache_shapes()
-    names = [f"{s.name} ({s.kind()} {s.q_heads}:{s.kv_heads})" for s in shapes]
+    names = [f"{s.name} ({s.sharing()} {s.q_heads}:{s.kv_heads})" for s in shapes]
     mib = {name: [s.bytes_per_token(size) * n / 2**20 for n in CACHE_LENGTHS] for name, s in zip(names, shapes)}
     chart(
         cache_figure(
@@ -329,7 +329,7 @@ def cache_section() -> None:
         pd.DataFrame(
             {
                 tr("scale.cache.col.layout"): [s.name for s in shapes],
-                tr("scale.cache.col.kind"): [s.kind() for s in shapes],
+                tr("scale.cache.col.kind"): [s.sharing() for s in shapes],
                 tr("scale.cache.col.heads"): [f"{s.q_heads} : {s.kv_heads}" for s in shapes],
                 tr("scale.cache.col.per_token"): [f"{s.bytes_per_token(size) / 1024:.1f}" for s in shapes],
                 tr("scale.cache.col.total"): [f"{s.bytes_per_token(size) * context / 2**20:.1f}" for s in shapes],

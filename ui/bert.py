@@ -344,10 +344,10 @@ def masking_chips(
     """Tokens as chips, colour-coded by outcome; a changed token shows "original → shown"; the
     position under each chip. All text is HTML-escaped."""
     chips = []
-    for i, (o, s, kind) in enumerate(zip(original, shown, outcomes)):
+    for i, (o, s, outcome) in enumerate(zip(original, shown, outcomes)):
         special = o in ("[CLS]", "[SEP]", "[PAD]")
-        border = SPECIAL_COLOR if special else OUTCOME_COLORS.get(kind, "#9aa7b8")
-        bg = "#eceff1" if special else OUTCOME_BG.get(kind, "#f4f6f9")
+        border = SPECIAL_COLOR if special else OUTCOME_COLORS.get(outcome, "#9aa7b8")
+        bg = "#eceff1" if special else OUTCOME_BG.get(outcome, "#f4f6f9")
         text = html.escape(o) if o == s else f"{html.escape(o)}<br>→&nbsp;{html.escape(s)}"
         seg = f" · {'AB'[segment_ids[i]]}" if segment_ids is not None and segment_ids[i] in (0, 1) else ""
         chips.append(

@@ -114,7 +114,7 @@ def _odd_char(text: str, in_value: bool = False) -> str | None:
 def _text(value: Any, where: Phrase, limit: int, in_value: bool = False) -> str:
     """``value`` as a checked string: a string of at most ``limit`` characters, no odd character."""
     if not isinstance(value, str):
-        raise DeckError("deck.err.not_text", where=where, kind=type(value).__name__)
+        raise DeckError("deck.err.not_text", where=where, type_name=type(value).__name__)
     if len(value) > limit:
         raise DeckError("deck.err.too_long", where=where, n=len(value), most=limit)
     odd = _odd_char(value, in_value)

@@ -73,7 +73,7 @@ def seq2seq_cell(
 @st.cache_data(max_entries=256, show_spinner=False)
 def head_cell(
     name: str,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     query: int,
@@ -81,11 +81,11 @@ def head_cell(
     src_ids: tuple[int, ...] | None,
     tgt_ids: tuple[int, ...],
 ) -> CellExplanation:
-    """α[query, key] of one head of a Transformer checkpoint (kind encoder/decoder/cross/lm)."""
+    """α[query, key] of one head of a Transformer checkpoint (site encoder/decoder/cross/lm)."""
     from models.inference.explain import explain_head_cell
     from ui.transformer import load_model
 
-    return explain_head_cell(_loaded(load_model(name)).model, kind, layer, head, query, key, src_ids, tgt_ids)
+    return explain_head_cell(_loaded(load_model(name)).model, site, layer, head, query, key, src_ids, tgt_ids)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -467,7 +467,7 @@ def head_chart(
     key: str,
     matrix: np.ndarray,
     name: str,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     n_heads: int,
@@ -478,11 +478,11 @@ def head_chart(
     tgt_ids: Sequence[int],
 ) -> None:
     """One head's heatmap (or the average over heads, ``head`` = ui.grid.AVERAGE) of a Transformer
-    checkpoint ``name``: attention ``kind`` (encoder/decoder/cross/lm) on these ids."""
+    checkpoint ``name``: attention ``site`` (encoder/decoder/cross/lm) on these ids."""
     src, tgt = (tuple(src_ids) if src_ids is not None else None), tuple(tgt_ids)
 
     def one(h: int, q: int, k: int) -> CellExplanation:
-        return head_cell(name, kind, layer, h, q, k, src, tgt)
+        return head_cell(name, site, layer, h, q, k, src, tgt)
 
     explain = each_head(one, n_heads) if head == AVERAGE else (lambda q, k: one(head, q, k))
     explained_chart(
@@ -492,7 +492,7 @@ def head_chart(
         explain,
         query_tokens=query_tokens,
         key_tokens=key_tokens,
-        context=(name, kind, layer, head, src, tgt),
+        context=(name, site, layer, head, src, tgt),
     )
 
 

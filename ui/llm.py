@@ -301,7 +301,7 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
 # ---------------------------------------------------------------------------------------------
 
 BYTES = (4, 2)  # bytes per value the GQA tab offers: float32, bfloat16
-HEAD_KINDS = ("induction", "previous", "sink")  # the head types of the Head types tab, its default first
+HEAD_TYPES = ("induction", "previous", "sink")  # the head types of the Head types tab, its default first
 
 
 def bytes_label(size: int) -> str:
@@ -457,17 +457,17 @@ def rope_bases(llm: LLM) -> str:
     )
 
 
-def heads_figure(scores: HeadScores, kind: str, height: int = 560) -> go.Figure:
-    """The Head types tab's grid: every head's score of ``kind`` (one of :data:`HEAD_KINDS`) in a
+def heads_figure(scores: HeadScores, head_type: str, height: int = 560) -> go.Figure:
+    """The Head types tab's grid: every head's score of ``head_type`` (one of :data:`HEAD_TYPES`) in a
     :class:`~models.inference.llm.HeadScores`, its five best heads outlined."""
     from viz_core.llm import score_grid_figure
 
     return score_grid_figure(
-        getattr(scores, kind),
-        title=tr("llm_explorer.heads.fig", kind=tr(f"llm_explorer.kind.{kind}")),
+        getattr(scores, head_type),
+        title=tr("llm_explorer.heads.fig", head_type=tr(f"llm_explorer.kind.{head_type}")),
         x_title=tr("llm_explorer.axis.head"),
         y_title=tr("llm_explorer.axis.layer"),
-        best=scores.best(kind, 5),
+        best=scores.best(head_type, 5),
         height=height,
         texts=figure_texts(),
     )

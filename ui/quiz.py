@@ -26,7 +26,7 @@ from ui.tokens import md_escape
 if TYPE_CHECKING:
     from viz_core.bert import PredictionRow
 
-KINDS = Labels({"look": "quiz.kind.look", "write": "quiz.kind.write"})
+QUESTIONS = Labels({"look": "quiz.kind.look", "write": "quiz.kind.write"})
 HIDDEN = "?"  # the label of a row that is not shown yet
 
 
@@ -36,7 +36,7 @@ class Verdict:
     candidates); ``rank``: the guess's 1-based rank among ``of`` candidates by that weight;
     ``top``/``top_weight``: the model's own top-1 where it can differ from the answer."""
 
-    kind: str  # "look", "write" or "masked"
+    question: str  # "look", "write" or "masked"
     right: bool
     guess: str
     answer: str
@@ -172,8 +172,8 @@ def _board(page: str) -> dict[str, Verdict]:
     return st.session_state.setdefault(f"_quiz_{page}", {})
 
 
-def _question_id(origin: Hashable, kind: str, where: int) -> str:
-    return hashlib.sha1(repr((origin, kind, where)).encode()).hexdigest()[:12]
+def _question_id(origin: Hashable, question: str, where: int) -> str:
+    return hashlib.sha1(repr((origin, question, where)).encode()).hexdigest()[:12]
 
 
 def _record(page: str, qid: str, widget: str, judge: Callable[[Any], Verdict]) -> None:
@@ -213,14 +213,14 @@ def reveal(v: Verdict) -> None:
     """Right or wrong, the model's answer and where the guess ranked, in the model's own numbers."""
     guess, answer = md_escape(v.guess), md_escape(v.answer)
     lines = [tr("quiz.right" if v.right else "quiz.wrong")]
-    if v.kind == "look":
+    if v.question == "look":
         lines.append(tr("quiz.answer.look", answer=answer, weight=v.answer_weight))
         if not v.right:
             lines.append(tr("quiz.guess.look", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of))
     else:
         lines.append(
             tr("quiz.answer.masked", answer=answer)
-            if v.kind == "masked"
+            if v.question == "masked"
             else tr("quiz.answer.write_out", answer=answer, n=v.of)
             if v.answer_weight is None
             else tr("quiz.answer.write", answer=answer, weight=v.answer_weight)
@@ -231,7 +231,7 @@ def reveal(v: Verdict) -> None:
                 if v.guess_weight is None or v.rank is None
                 else tr("quiz.guess.p", guess=guess, weight=v.guess_weight, rank=v.rank, n=v.of)
             )
-        if v.kind == "masked":
+        if v.question == "masked":
             lines.append(
                 tr(
                     "quiz.top.masked",
@@ -302,14 +302,14 @@ def step_quiz(
     about: model, input, settings, and the head for α); returns True once it is answered, so the
     page may show the step. ``alpha``/``src_tokens``: the step's attention over the source (then
     the student picks: where it looks, or what it writes)."""
-    kind = "write"
+    question = "write"
     if alpha is not None:
-        kind = (
+        question = (
             linked(
                 st.segmented_control,
                 tr("quiz.kind"),
-                list(KINDS),
-                format_func=KINDS.get,
+                list(QUESTIONS),
+                format_func=QUESTIONS.get,
                 default="look",
                 required=True,
                 key=f"{page}_quiz_kind",
@@ -318,11 +318,11 @@ def step_quiz(
         )
     elif src_tokens is not None:  # a seq2seq model without attention
         st.caption(tr("quiz.no_attention"))
-    qid = _question_id(origin, kind, step)
+    qid = _question_id(origin, question, step)
     verdict = _board(page).get(qid)
     if verdict is not None:
         reveal(verdict)
-    elif kind == "look":
+    elif question == "look":
         _ask(
             page,
             qid,

@@ -256,10 +256,13 @@ def many(options: Iterable[Any], format_func: Callable[[Any], Any] = str) -> Acc
 def number_in(low: float, high: float) -> Accept:
     """A slider or number input from ``low`` to ``high``: a finite number in the range, a whole
     one when both bounds are ints (Streamlit types the widget by its bounds the same way)."""
-    kind = Integral if isinstance(low, int) and isinstance(high, int) else Real
+    number_type = Integral if isinstance(low, int) and isinstance(high, int) else Real
     return Accept(
         lambda value: (
-            isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value) and low <= value <= high
+            isinstance(value, number_type)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and low <= value <= high
         ),
         lambda raw: low <= float(raw) <= high,
     )
@@ -274,23 +277,23 @@ def at_most(n_chars: int) -> Accept:
 boolean = Accept(lambda value: isinstance(value, bool), lambda raw: raw.lower() in ("true", "false"))
 
 
-def accepts(kind: str, arguments: Mapping[str, Any]) -> Accept:
-    """What a widget of ``kind`` ("slider", "selectbox" …) accepts, read off its call's
+def accepts(widget_type: str, arguments: Mapping[str, Any]) -> Accept:
+    """What a widget of type ``widget_type`` ("slider", "selectbox" …) accepts, read off its call's
     ``arguments``: its range, its options (and whether it may be empty), ``max_chars``, or bool."""
-    if kind in ("slider", "number_input"):
+    if widget_type in ("slider", "number_input"):
         low, high = arguments.get("min_value"), arguments.get("max_value")
         return number_in(-math.inf if low is None else low, math.inf if high is None else high)
-    if kind in ("text_area", "text_input"):
+    if widget_type in ("text_area", "text_input"):
         return at_most(arguments.get("max_chars") or sys.maxsize)
-    if kind in ("toggle", "checkbox"):
+    if widget_type in ("toggle", "checkbox"):
         return boolean
     format_func = arguments.get("format_func") or str
-    if kind == "multiselect" or arguments.get("selection_mode") == "multi":
+    if widget_type == "multiselect" or arguments.get("selection_mode") == "multi":
         return many(arguments["options"], format_func)
     optional = (
         arguments.get("index", 0) is None
-        if kind in ("selectbox", "radio")
-        else kind in ("segmented_control", "pills") and not arguments.get("required")
+        if widget_type in ("selectbox", "radio")
+        else widget_type in ("segmented_control", "pills") and not arguments.get("required")
     )
     return labels(arguments["options"], format_func, optional)
 
@@ -315,12 +318,12 @@ OPTION_WIDGETS = frozenset({"selectbox", "radio", "segmented_control", "pills", 
 _DEFAULT_ARG = {"selectbox": "index", "radio": "index", "select_slider": "value"}  # the others: "default"
 
 
-def _default_option(kind: str, arguments: Mapping[str, Any], options: Sequence[Any], multi: bool) -> Any:
+def _default_option(widget_type: str, arguments: Mapping[str, Any], options: Sequence[Any], multi: bool) -> Any:
     """The option an option widget shows when nothing chose another (its ``index``/``value``/``default``)."""
-    if kind in ("selectbox", "radio"):
+    if widget_type in ("selectbox", "radio"):
         index = arguments.get("index", 0)
         return None if index is None else options[index]
-    if kind == "select_slider":
+    if widget_type == "select_slider":
         value = arguments.get("value")
         return options[0] if value is None else value
     default = arguments.get("default")
@@ -360,30 +363,30 @@ def linked(draw: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     label, in either language) still opens; a text that names no option is named in one notice.
     Other widgets (sliders, number inputs, toggles, text) keep plain values, language-free
     already: Streamlit's own ``bind="query-params"`` keeps them."""
-    kind = draw.__name__
-    if kind not in OPTION_WIDGETS:
+    widget_type = draw.__name__
+    if widget_type not in OPTION_WIDGETS:
         return checked(draw, *args, bind="query-params", **kwargs)
     bound = inspect.signature(draw).bind(*args, **kwargs)
     arguments = bound.arguments
     key = str(arguments["key"])
     options = list(arguments["options"])
     format_func = arguments.get("format_func") or str
-    multi = kind == "multiselect" or arguments.get("selection_mode") == "multi"
+    multi = widget_type == "multiselect" or arguments.get("selection_mode") == "multi"
     optional = (
         arguments.get("index", 0) is None
-        if kind in ("selectbox", "radio")
-        else kind in ("segmented_control", "pills") and not arguments.get("required")
+        if widget_type in ("selectbox", "radio")
+        else widget_type in ("segmented_control", "pills") and not arguments.get("required")
     )
-    url_check(key, accepts(kind, arguments), str(arguments["label"]), url=False)
-    default = _default_option(kind, arguments, options, multi)
+    url_check(key, accepts(widget_type, arguments), str(arguments["label"]), url=False)
+    default = _default_option(widget_type, arguments, options, multi)
     if key not in st.session_state and key in st.query_params:
         found, chosen = _from_link(st.query_params.get_all(key), options, format_func, multi, optional)
         if not found:
             url_notice(str(arguments["label"]), chosen)
-        elif kind in ("selectbox", "radio"):
+        elif widget_type in ("selectbox", "radio"):
             arguments["index"] = None if chosen is None else options.index(chosen)
         else:
-            arguments[_DEFAULT_ARG.get(kind, "default")] = chosen
+            arguments[_DEFAULT_ARG.get(widget_type, "default")] = chosen
     value = draw(*bound.args, **bound.kwargs)
     _write_link(key, value, default, multi)
     return value

@@ -156,12 +156,12 @@ def registry() -> Registry:
     return reg
 
 
-def user_choices(family: str, kind: str | None = None) -> list[tuple[str, str]]:
+def user_choices(family: str, architecture: str | None = None) -> list[tuple[str, str]]:
     """(checkpoint folder, "Your run: name" or "Class run: name") of the saved runs of ``family`` (and
-    transformer ``kind``) that this session sees, for the model pickers."""
+    transformer ``architecture``) that this session sees, for the model pickers."""
     return [
         (path, tr("studio.your_run" if own else "studio.class_run", name=name))
-        for path, name, own in user_checkpoints(family, owner=session_owner(), kind=kind)
+        for path, name, own in user_checkpoints(family, owner=session_owner(), architecture=architecture)
     ]
 
 
@@ -363,7 +363,7 @@ def settings_popover() -> None:
             if st.form_submit_button(
                 tr("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
             ):
-                kind, _, score = str(attention).partition("-")
+                mechanism, _, score = str(attention).partition("-")
                 start_run(
                     dict(
                         name=name,
@@ -372,7 +372,7 @@ def settings_popover() -> None:
                         heads=int(heads),
                         label_smoothing=float(smoothing),
                         data=data,
-                        attention=kind,
+                        attention=mechanism,
                         score=score or "general",
                         bidirectional=bool(bidirectional),
                         hidden=int(hidden),

@@ -26,8 +26,8 @@ from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer import attention_matrix_figure, causal_mask, grid_figure, mask_figure, padding_mask
 
-KIND_LABELS = Labels({kind: f"kind.{kind}" for kind in ("encoder", "decoder", "cross")})
-SHORT_LABELS = Labels({kind: f"kind.short.{kind}" for kind in ("encoder", "decoder", "cross")})
+SITE_LABELS = Labels({site: f"kind.{site}" for site in ("encoder", "decoder", "cross")})
+SHORT_LABELS = Labels({site: f"kind.short.{site}" for site in ("encoder", "decoder", "cross")})
 # First inputs of the pages (and of their slides, ui/slides.py): the translation page's toy-task digits, the
 # one-head page's text per model task, the generation page's example prompts and top-k choices (0 = no limit).
 TOY_EXAMPLE = "3 1 4 1 5 9 2 6"
@@ -41,18 +41,18 @@ GEN_EXAMPLES = ["In the beginning God created", "The king said to his servants,"
 GEN_TOP_K = [1, 2, 3, 5, 10, 20, 50, 100, 0]
 
 
-def transformer_choices(kind: str) -> list[tuple[str, str]]:
-    """(checkpoint name, label) of every shipped transformer checkpoint of ``kind``, then the Training
-    studio's saved runs of that kind (checkpoint folder, "Your run: …"), listed afresh."""
+def transformer_choices(architecture: str) -> list[tuple[str, str]]:
+    """(checkpoint name, label) of every shipped transformer checkpoint of ``architecture``, then the
+    Training studio's saved runs of that architecture (checkpoint folder, "Your run: …"), listed afresh."""
     from ui.studio import user_choices  # the studio's training code loads only when runs are listed
 
-    return _transformer_choices(kind, current()) + user_choices("transformer", kind)
+    return _transformer_choices(architecture, current()) + user_choices("transformer", architecture)
 
 
 @st.cache_data(ttl=60)
-def _transformer_choices(kind: str, lang: str) -> list[tuple[str, str]]:
+def _transformer_choices(architecture: str, lang: str) -> list[tuple[str, str]]:
     """:func:`transformer_choices`, cached per language (``lang``: the labels' language, a cache key)."""
-    return labelled(shipped_transformers(kind))
+    return labelled(shipped_transformers(architecture))
 
 
 @st.cache_data(ttl=60)
@@ -207,11 +207,11 @@ def run_generation(name: str, prompt: str, max_new: int, temperature: float, top
 
 @st.cache_data(max_entries=128, show_spinner=False)
 @spinning("spin.compute")
-def run_head_view(name: str, text: str, kind: str, layer: int, head: int, query: int):
+def run_head_view(name: str, text: str, site: str, layer: int, head: int, query: int):
     """HeadWalkthrough (with its axes' token strings) of one head for one query."""
     from models.inference.translate import head_view
 
-    return head_view(_load(name), text, kind, layer, head, query)
+    return head_view(_load(name), text, site, layer, head, query)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -229,13 +229,13 @@ def grid_for(weights: np.ndarray, key_tokens: tuple[str, ...], query_tokens: tup
     )
 
 
-def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[str], int | None, np.ndarray | None]:
-    """What the translation page draws for attention ``kind`` at decoding step ``t`` of a
+def attention_of(trace, site: str, t: int) -> tuple[np.ndarray, list[str], list[str], int | None, np.ndarray | None]:
+    """What the translation page draws for attention ``site`` at decoding step ``t`` of a
     TransformerDecodeTrace: (weights (layers, heads, L, S), key tokens, query tokens, the query row of the
     step or None, the look-ahead mask's blocked cells or None)."""
-    if kind == "encoder":
+    if site == "encoder":
         return trace.encoder_attention, trace.src_tokens, trace.src_tokens, None, None
-    if kind == "decoder":
+    if site == "decoder":
         tokens = trace.decoder_tokens[: t + 1]
         return trace.decoder_self_attention[:, :, : t + 1, : t + 1], tokens, tokens, t, ~causal_mask(t + 1)
     return trace.cross_attention[:, :, : t + 1], trace.src_tokens, trace.decoder_tokens[: t + 1], t, None
@@ -243,19 +243,19 @@ def attention_of(trace, kind: str, t: int) -> tuple[np.ndarray, list[str], list[
 
 @st.cache_data(max_entries=64, show_spinner=False)
 @spinning("spin.ablation")
-def run_ablation(name: str, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int):
+def run_ablation(name: str, text: str, beam: int, length_penalty: float, site: str, layer: int, head: int):
     """TransformerDecodeTrace of ``text`` with one head switched off (models.inference.what_if.ablated_translation)."""
     from models.inference.what_if import ablated_translation
 
-    return ablated_translation(_load(name), text, kind, layer, head, beam, length_penalty=length_penalty)
+    return ablated_translation(_load(name), text, site, layer, head, beam, length_penalty=length_penalty)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def run_ablated_scoring(name: str, text: str, output: tuple[str, ...], kind: str, layer: int, head: int):
+def run_ablated_scoring(name: str, text: str, output: tuple[str, ...], site: str, layer: int, head: int):
     """The original ``output`` teacher-forced with one head switched off (same queries and keys)."""
     from models.inference.what_if import ablated_scoring
 
-    return ablated_scoring(_load(name), text, output, kind, layer, head)
+    return ablated_scoring(_load(name), text, output, site, layer, head)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -318,12 +318,12 @@ def what_if_view(trace, text: str, t: int, layer: int, head: int) -> None:
         show_what_if_notices(what_if.notices)
 
 
-#: The TransformerDecodeTrace field of each attention kind: (layers, heads, queries, keys) over the whole output.
+#: The TransformerDecodeTrace field of each attention site: (layers, heads, queries, keys) over the whole output.
 _ATTENTION_FIELDS = {"encoder": "encoder_attention", "decoder": "decoder_self_attention", "cross": "cross_attention"}
 
 
-def _n_layers(trace, kind: str) -> int:
-    return int(getattr(trace, _ATTENTION_FIELDS[kind]).shape[0])
+def _n_layers(trace, site: str) -> int:
+    return int(getattr(trace, _ATTENTION_FIELDS[site]).shape[0])
 
 
 #: Below this absolute change (of any attention weight, of any p(y_t)) switching a head off "changed
@@ -335,8 +335,8 @@ ABLATION_TOLERANCE = 1e-6
 class AblationEffect:
     """What switching one head off changed, measured on the original output (teacher-forced).
 
-    ``change``: (layers, heads) largest |Δ weight| of each head of the shown attention kind;
-    ``weights``: the largest |Δ weight| of any head of any kind; ``probs``: the largest |Δ p(y_t)|;
+    ``change``: (layers, heads) largest |Δ weight| of each head of the shown attention site;
+    ``weights``: the largest |Δ weight| of any head of any site; ``probs``: the largest |Δ p(y_t)|;
     ``same_output``: the decoded output did not change."""
 
     change: np.ndarray
@@ -351,20 +351,20 @@ class AblationEffect:
         return self.same_output and self.weights < self.tolerance and self.probs < self.tolerance
 
     @property
-    def kind_unchanged(self) -> bool:
-        """No weight of the shown kind moved by the tolerance or more."""
+    def site_unchanged(self) -> bool:
+        """No weight of the shown site moved by the tolerance or more."""
         return float(self.change.max(initial=0.0)) < self.tolerance
 
     @property
     def most_changed(self) -> tuple[int, int] | None:
-        """(layer, head) of the shown kind that changed most, or None when none changed."""
-        if self.kind_unchanged:
+        """(layer, head) of the shown site that changed most, or None when none changed."""
+        if self.site_unchanged:
             return None
         top_layer, top_head = np.unravel_index(int(self.change.argmax()), self.change.shape)
         return int(top_layer), int(top_head)
 
 
-def ablation_effect(trace, scored, ablated, kind: str, tolerance: float = ABLATION_TOLERANCE) -> AblationEffect:
+def ablation_effect(trace, scored, ablated, site: str, tolerance: float = ABLATION_TOLERANCE) -> AblationEffect:
     """The :class:`AblationEffect` of a head switched off: ``trace`` (every head on), ``scored``
     (its output teacher-forced with the head off) and ``ablated`` (decoded with the head off)."""
     deltas = {
@@ -375,7 +375,7 @@ def ablation_effect(trace, scored, ablated, kind: str, tolerance: float = ABLATI
     }
     probs = np.abs(np.asarray(scored.token_probs, dtype=np.float64) - np.asarray(trace.token_probs, dtype=np.float64))
     return AblationEffect(
-        change=deltas[kind].max(axis=(2, 3)),
+        change=deltas[site].max(axis=(2, 3)),
         weights=max(float(d.max(initial=0.0)) for d in deltas.values()),
         probs=float(probs.max(initial=0.0)),
         same_output=list(ablated.output_ids) == list(trace.output_ids),
@@ -383,35 +383,35 @@ def ablation_effect(trace, scored, ablated, kind: str, tolerance: float = ABLATI
     )
 
 
-def ablation_note(effect: AblationEffect, kind_label: str, off_name: str) -> str:
-    """The one line under the ablation: nothing changed, nothing of this kind changed, or which head
-    of the shown kind changed most (and by how much)."""
+def ablation_note(effect: AblationEffect, site_label: str, off_name: str) -> str:
+    """The one line under the ablation: nothing changed, nothing of this attention changed, or which
+    head of the shown site changed most (and by how much)."""
     if effect.nothing:
         return tr("ab.nothing", head=off_name, tol=effect.tolerance)
     if effect.most_changed is None:
-        return tr("ab.kind_unchanged", kind=kind_label, head=off_name, tol=effect.tolerance, p=effect.probs)
+        return tr("ab.kind_unchanged", attention=site_label, head=off_name, tol=effect.tolerance, p=effect.probs)
     top_layer, top_head = effect.most_changed
-    return tr("ab.change", kind=kind_label, head=head_name(top_layer, top_head), change=float(effect.change.max()))
+    return tr("ab.change", attention=site_label, head=head_name(top_layer, top_head), change=float(effect.change.max()))
 
 
-def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str, layer: int, head: int, t: int) -> None:
+def ablation_view(trace, text: str, beam: int, length_penalty: float, site: str, layer: int, head: int, t: int) -> None:
     """What if one head is switched off? Pick a head (default: the one shown above); the output
     decoded without it and every head's attention to the same tokens, beside the original."""
     from models.inference.common import InputError
 
     with st.expander(tr("ab.expander"), icon=":material/block:"):
         st.caption(tr("ab.explain"))
-        kinds = list(KIND_LABELS)
-        c_kind, c_layer, c_head, c_on = st.columns([3, 1.2, 1.2, 2], vertical_alignment="bottom")
-        off_kind = checked(
-            c_kind.selectbox,
+        sites = list(SITE_LABELS)
+        c_site, c_layer, c_head, c_on = st.columns([3, 1.2, 1.2, 2], vertical_alignment="bottom")
+        off_site = checked(
+            c_site.selectbox,
             tr("ab.attention"),
-            kinds,
+            sites,
             format_func=SHORT_LABELS.get,
             key="tf_ab_kind",
-            index=kinds.index(kind),
+            index=sites.index(site),
         )
-        n_layers = _n_layers(trace, off_kind)
+        n_layers = _n_layers(trace, off_site)
         off_layer = checked(
             c_layer.selectbox,
             tr("ab.layer"),
@@ -431,12 +431,12 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         if not checked(c_on.toggle, tr("ab.switch"), key="tf_ab_on"):
             return
         try:
-            ablated = run_ablation(trace.model, text, beam, length_penalty, off_kind, off_layer, off_head)
-            scored = run_ablated_scoring(trace.model, text, tuple(trace.tgt_tokens), off_kind, off_layer, off_head)
+            ablated = run_ablation(trace.model, text, beam, length_penalty, off_site, off_layer, off_head)
+            scored = run_ablated_scoring(trace.model, text, tuple(trace.tgt_tokens), off_site, off_layer, off_head)
         except InputError as exc:
             st.warning(input_error(exc), icon="⚠️")
             return
-        off_name = f"{SHORT_LABELS[off_kind]}, {head_name(off_layer, off_head)}"
+        off_name = f"{SHORT_LABELS[off_site]}, {head_name(off_layer, off_head)}"
         left, right = st.columns(2)
         left.markdown(tr("ab.all_on", score=trace.score))
         left.text(trace.text or tr("wi.empty"))
@@ -444,10 +444,10 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
         right.text(ablated.text or tr("wi.empty"))
         if ablated.output_ids == trace.output_ids:
             st.caption(tr("ab.same"))
-        weights, keys, queries, _, _ = attention_of(trace, kind, t)
-        off_weights = attention_of(scored, kind, t)[0]
-        outline = (off_layer, off_head) if off_kind == kind else None
-        st.markdown(tr("ab.grids", kind=SHORT_LABELS[kind], step=t + 1, head=md_escape(off_name)))
+        weights, keys, queries, _, _ = attention_of(trace, site, t)
+        off_weights = attention_of(scored, site, t)[0]
+        outline = (off_layer, off_head) if off_site == site else None
+        st.markdown(tr("ab.grids", attention=SHORT_LABELS[site], step=t + 1, head=md_escape(off_name)))
         g_on, g_off = st.columns(2)
         chart(
             grid_figure(
@@ -471,10 +471,10 @@ def ablation_view(trace, text: str, beam: int, length_penalty: float, kind: str,
             config=PLOT_NO_BAR,
             where=g_off,
         )
-        effect = ablation_effect(trace, scored, ablated, kind)
+        effect = ablation_effect(trace, scored, ablated, site)
         change = effect.change
         change_col, p_col = st.columns(2)
-        note = ablation_note(effect, SHORT_LABELS[kind], off_name)
+        note = ablation_note(effect, SHORT_LABELS[site], off_name)
         if effect.most_changed is None:  # float noise would fill the colour scale and name a head: say it plainly
             change_col.info(note, icon=":material/check_circle:")
         else:

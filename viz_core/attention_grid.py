@@ -122,8 +122,10 @@ def to_palette_indices(values: np.ndarray, vmax: np.ndarray | float) -> np.ndarr
     return np.clip(scaled + np.float32(0.5), 0, _N_LEVELS - 1).astype(np.uint8)
 
 
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+def _png_chunk(chunk_type: bytes, data: bytes) -> bytes:
+    return (
+        struct.pack(">I", len(data)) + chunk_type + data + struct.pack(">I", zlib.crc32(chunk_type + data) & 0xFFFFFFFF)
+    )
 
 
 def encode_png_indexed(indices: np.ndarray, palette: np.ndarray = _PALETTE, level: int = 6) -> bytes:

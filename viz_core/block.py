@@ -337,13 +337,16 @@ def changes_figure(
         "cross": SERIES_COLORS[4],
         "ffn": SERIES_COLORS[0],
     }
-    for j, kind in enumerate(kinds):
+    for j, sublayer_type in enumerate(kinds):
         fig.add_trace(
             go.Bar(
                 x=xs,
                 y=changes[:, j],
-                name=names[kind],
-                marker={"color": colors[kind], "opacity": [1.0 if i == layer else 0.45 for i in range(len(xs))]},
+                name=names[sublayer_type],
+                marker={
+                    "color": colors[sublayer_type],
+                    "opacity": [1.0 if i == layer else 0.45 for i in range(len(xs))],
+                },
                 texttemplate="%{y:.2f}",
                 textposition="outside",
             )

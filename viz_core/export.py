@@ -296,7 +296,7 @@ def _helper(trace: Mapping[str, Any]) -> bool:
 
 
 def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
-    """The numbers behind a figure as tidy rows (trace, name, kind, x, x label, y, y label, value):
+    """The numbers behind a figure as tidy rows (trace, name, trace type, x, x label, y, y label, value):
     a heatmap gives one row per cell (value = z), bars one row per bar (value = bar length),
     lines and markers one row per point (value = y). Helper layers that draw no numbers
     (:func:`_helper`) are left out."""
@@ -304,14 +304,14 @@ def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
     layout = fig.get("layout", {}) or {}
     rows: list[list[Any]] = []
     for n, tr in enumerate(fig.get("data", [])):
-        kind = tr.get("type", "scatter")
+        trace_type = tr.get("type", "scatter")
         if _helper(tr):
             continue
         xl = _axis_labels(layout, _axis_name(tr.get("xaxis"), "x"))
         yl = _axis_labels(layout, _axis_name(tr.get("yaxis"), "y"))
         name = tr.get("name") or ""
         x, y = _decode(tr.get("x")), _decode(tr.get("y"))
-        if kind == "heatmap":
+        if trace_type == "heatmap":
             z = _decode(tr.get("z"))
             if z is None:
                 continue
@@ -325,14 +325,14 @@ def figure_rows(figure: Mapping[str, Any] | Any) -> list[list[Any]]:
             for i in range(z.shape[0]):
                 for j in range(z.shape[1]):
                     xv, yv = xs[j] if j < len(xs) else j, ys[i] if i < len(ys) else i
-                    rows.append([n, name, kind, xv, xl.get(_key(xv), ""), yv, yl.get(_key(yv), ""), z[i, j]])
-        elif kind in ("bar", "scatter", "scattergl"):
+                    rows.append([n, name, trace_type, xv, xl.get(_key(xv), ""), yv, yl.get(_key(yv), ""), z[i, j]])
+        elif trace_type in ("bar", "scatter", "scattergl"):
             xs = list(x) if x is not None else list(range(len(y if y is not None else [])))
             ys = list(y) if y is not None else list(range(len(xs)))
-            horizontal = kind == "bar" and tr.get("orientation") == "h"
+            horizontal = trace_type == "bar" and tr.get("orientation") == "h"
             for xv, yv in zip(xs, ys):
                 value = xv if horizontal else yv
-                rows.append([n, name, kind, xv, xl.get(_key(xv), ""), yv, yl.get(_key(yv), ""), value])
+                rows.append([n, name, trace_type, xv, xl.get(_key(xv), ""), yv, yl.get(_key(yv), ""), value])
     return rows
 
 

@@ -444,7 +444,7 @@ def soft_hard_local_figure(
 ) -> go.Figure:
     """Four rows of weights over the same source tokens; the local window outlined on both local rows."""
     w = np.vstack([soft, hard, local_m, local_p])
-    rows = [word(texts, f"fd.shl.{kind}") for kind in ("soft", "hard", "local_m", "local_p")]
+    rows = [word(texts, f"fd.shl.{alignment}") for alignment in ("soft", "hard", "local_m", "local_p")]
     fig = weights_heatmap(
         w, list(tokens), rows, annotate=True, height=400, x_title=word(texts, "fd.shl.x"), max_ticks=40, texts=texts
     )

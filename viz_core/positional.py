@@ -80,13 +80,13 @@ def pe_curves_figure(
     fig = go.Figure()
     pos = np.arange(pe.shape[0])
     for n, d in enumerate(dims):
-        kind = "sin" if d % 2 == 0 else "cos"
+        wave = "sin" if d % 2 == 0 else "cos"
         fig.add_trace(
             go.Scatter(
                 x=pos,
                 y=pe[:, d],
                 mode="lines",
-                name=word(texts, "pe.dim_kind", d=d, kind=kind),
+                name=word(texts, "pe.dim_kind", d=d, wave=wave),
                 line={"color": SERIES_COLORS[n % len(SERIES_COLORS)], "width": 3},
             )
         )

@@ -120,7 +120,7 @@ TEXTS: dict[str, str] = {
     # Positional encoding (viz_core.positional)
     "pe.position": "position",
     "pe.pe_y": "PE(pos, dim)",
-    "pe.dim_kind": "dim {d} ({kind})",
+    "pe.dim_kind": "dim {d} ({wave})",
     "pe.wavelengths": "Wavelengths for d_model = {d_model} (log scale)",
     "pe.pair_index": "pair index i (dimensions 2i, 2i+1)",
     "pe.wavelength": "wavelength λᵢ",

@@ -137,7 +137,7 @@ def explain_seq2seq_cell(
         sigma = cfg.window / 2
         factor = np.exp(-((np.arange(len(row)) - position) ** 2) / (2 * sigma**2)).astype(np.float32)
         weights, after = (soft * factor).astype(np.float32), "local-p Gaussian"
-    if mode.kind == "hard":
+    if mode.weighting == "hard":
         weights, after = np.eye(len(row), dtype=np.float32)[int(weights.argmax())], "hard one-hot"
     return CellExplanation(
         family=family,
@@ -186,7 +186,7 @@ def from_walkthrough(walk: HeadWalkthrough, key: int, family: str = "transformer
 
 def explain_head_cell(
     model: Transformer | DecoderOnlyLM,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     query: int,
@@ -194,9 +194,9 @@ def explain_head_cell(
     src_ids: Sequence[int] | None = None,
     tgt_ids: Sequence[int] | None = None,
 ) -> CellExplanation:
-    """α[query, key] of one head of a Transformer (``kind`` encoder, decoder or cross, with the
-    source and the decoder input) or of a decoder-only LM (kind "lm", the sequence as ``tgt_ids``)."""
-    return from_walkthrough(head_walkthrough(model, kind, layer, head, query, src_ids, tgt_ids), key)
+    """α[query, key] of one head of a Transformer (``site`` encoder, decoder or cross, with the
+    source and the decoder input) or of a decoder-only LM (site "lm", the sequence as ``tgt_ids``)."""
+    return from_walkthrough(head_walkthrough(model, site, layer, head, query, src_ids, tgt_ids), key)
 
 
 @contextmanager

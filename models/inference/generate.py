@@ -57,7 +57,7 @@ def generate_text(
     n_candidates: int = 10,
 ) -> GenerationTrace:
     """Continue ``prompt`` with a decoder-only checkpoint; an empty prompt starts a new verse."""
-    if loaded.kind != "decoder-only":
+    if loaded.architecture != "decoder-only":
         raise InputError(f"{loaded.name} is not a language model: use python -m models.translate")
     check_sampling(max_new, temperature)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:

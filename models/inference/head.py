@@ -23,7 +23,7 @@ from models.nn.transformer import DecoderOnlyLM, Transformer, as_attention
 @torch.inference_mode()
 def head_walkthrough(
     model: Transformer | DecoderOnlyLM,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     query_index: int,
@@ -32,24 +32,24 @@ def head_walkthrough(
 ) -> HeadWalkthrough:
     """Recompute one head of one attention sub-layer for one query, step by step.
 
-    ``kind`` in :data:`TRANSFORMER_ATTENTIONS`. For a :class:`Transformer` give ``src_ids`` and the
-    decoder input ``tgt_ids`` (BOS + outputs so far); for a :class:`DecoderOnlyLM` (kind
+    ``site`` (which attention) in :data:`TRANSFORMER_ATTENTIONS`. For a :class:`Transformer` give ``src_ids`` and the
+    decoder input ``tgt_ids`` (BOS + outputs so far); for a :class:`DecoderOnlyLM` (site
     "lm") the sequence as ``tgt_ids``. The sub-layer's real inputs (after LayerNorm when
     pre-norm) are captured by a forward hook during one teacher-forced pass.
     """
-    if kind not in TRANSFORMER_ATTENTIONS:
-        raise ValueError(f"kind must be one of {TRANSFORMER_ATTENTIONS}, not {kind!r}")
+    if site not in TRANSFORMER_ATTENTIONS:
+        raise ValueError(f"site must be one of {TRANSFORMER_ATTENTIONS}, not {site!r}")
     if isinstance(model, DecoderOnlyLM):
-        if kind != "lm":
-            raise ValueError("a decoder-only LM has only causal self-attention: kind='lm'")
+        if site != "lm":
+            raise ValueError("a decoder-only LM has only causal self-attention: site='lm'")
         layers = model.decoder.layers
         module = as_attention(layers[layer].self_attn)
     else:
-        if kind == "lm":
-            raise ValueError("kind='lm' needs a DecoderOnlyLM")
-        if kind == "encoder":
+        if site == "lm":
+            raise ValueError("site='lm' needs a DecoderOnlyLM")
+        if site == "encoder":
             module = as_attention(model.encoder.layers[layer].self_attn)
-        elif kind == "decoder":
+        elif site == "decoder":
             module = as_attention(model.decoder.layers[layer].self_attn)
         else:
             module = as_attention(model.decoder.layers[layer].cross_attn)
@@ -101,7 +101,7 @@ def head_walkthrough(
     unscaled = softmax_row(np.where(allowed_np, scores_np, -np.inf).astype(np.float32))
     v_np = to_numpy(v)
     return HeadWalkthrough(
-        kind=kind,
+        site=site,
         layer=layer,
         head=head,
         query_index=query_index,

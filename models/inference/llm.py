@@ -315,7 +315,9 @@ class LLM:
         n_heads = int(c.num_attention_heads)
         n_layers = int(c.num_hidden_layers)
         rope = getattr(c, "rope_parameters", None) or {}
-        by_type = {kind: rope[kind] for kind in (FULL, SLIDING) if isinstance(rope.get(kind), dict)}
+        by_type = {
+            layer_type: rope[layer_type] for layer_type in (FULL, SLIDING) if isinstance(rope.get(layer_type), dict)
+        }
         default = float(getattr(c, "rope_theta", None) or 10000.0)
         theta = float(by_type.get(FULL, rope).get("rope_theta", default))
         local = float(by_type[SLIDING]["rope_theta"]) if SLIDING in by_type else None
@@ -343,7 +345,7 @@ class LLM:
     @property
     def local_layers(self) -> list[int]:
         """The sliding-window layers (0-based); the others attend to every earlier token."""
-        return [i for i, kind in enumerate(self.layer_types) if kind == SLIDING]
+        return [i for i, layer_type in enumerate(self.layer_types) if layer_type == SLIDING]
 
     @property
     def global_layers(self) -> list[int]:
@@ -742,9 +744,9 @@ class HeadScores(Trace):
     period: int
     seed: int
 
-    def best(self, kind: str, k: int = 5) -> list[tuple[int, int, float]]:
-        """The k highest (layer, head, score) of ``kind`` ("sink", "previous" or "induction")."""
-        scores = getattr(self, kind)
+    def best(self, head_type: str, k: int = 5) -> list[tuple[int, int, float]]:
+        """The k highest (layer, head, score) of ``head_type`` ("sink", "previous" or "induction")."""
+        scores = getattr(self, head_type)
         flat = np.argsort(scores, axis=None)[::-1][:k]
         return [(int(i // scores.shape[1]), int(i % scores.shape[1]), float(scores.flat[i])) for i in flat]
 
@@ -802,12 +804,12 @@ class WindowCheck(Trace):
     @property
     def local_zero(self) -> bool:
         """Every local layer puts exactly 0 beyond its window."""
-        return all(float(m) == 0.0 for m, kind in zip(self.beyond_max, self.layer_types) if kind == SLIDING)
+        return all(float(m) == 0.0 for m, layer_type in zip(self.beyond_max, self.layer_types) if layer_type == SLIDING)
 
     @property
     def global_reaches(self) -> bool:
         """Every global layer puts some weight beyond the window."""
-        return all(float(m) > 0.0 for m, kind in zip(self.beyond_max, self.layer_types) if kind != SLIDING)
+        return all(float(m) > 0.0 for m, layer_type in zip(self.beyond_max, self.layer_types) if layer_type != SLIDING)
 
 
 def window_check(llm: LLM, n_tokens: int = WINDOW_TOKENS, seed: int = 0) -> WindowCheck:

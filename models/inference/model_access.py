@@ -206,9 +206,9 @@ def folder_label(folder: Path, settings: Settings) -> str:
     return folder.name or "the model folder"
 
 
-def _dimension(config: Mapping[str, Any], kind: str, default: int | None = None) -> int:
-    """The first of ``kind``'s names that config.json sets, as a positive whole number."""
-    for name in _SIZES[kind]:
+def _dimension(config: Mapping[str, Any], size: str, default: int | None = None) -> int:
+    """The first of the names of ``size`` (a key of ``_SIZES``) that config.json sets, as a positive whole number."""
+    for name in _SIZES[size]:
         if name in config and config[name] is not None:
             value = config[name]
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIMENSION:
@@ -220,7 +220,7 @@ def _dimension(config: Mapping[str, Any], kind: str, default: int | None = None)
                 )
             return value
     if default is None:
-        first, second = _SIZES[kind][:2]  # (kinds without a default all have two names or more)
+        first, second = _SIZES[size][:2]  # (sizes without a default all have two names or more)
         raise ModelAccessError(
             f"config.json does not give the model's size ({first} or {second})",
             "access.no_size",
@@ -245,10 +245,10 @@ def estimate_parameters(config: Mapping[str, Any]) -> int:
     return embeddings + n_layers * layer
 
 
-def bad_json(name: str, exc: BaseException, kind: type[ModelAccessError] = ModelAccessError) -> ModelAccessError:
-    """The ``kind`` of error for a JSON file ``name`` that does not parse (``exc``: the parser's error)."""
+def bad_json(name: str, exc: BaseException, error_class: type[ModelAccessError] = ModelAccessError) -> ModelAccessError:
+    """An ``error_class`` error for a JSON file ``name`` that does not parse (``exc``: the parser's error)."""
     error = exc.__class__.__name__
-    return kind(f"{name} is not valid JSON ({error})", "access.bad_json", name=name, error=error)
+    return error_class(f"{name} is not valid JSON ({error})", "access.bad_json", name=name, error=error)
 
 
 def _read_json(path: Path) -> Any:

@@ -47,13 +47,16 @@ class Trace:
     """Base of every trace dataclass: one ``to_dict`` for all of them."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ()
+    #: Fields written under another key: the JSON (command-line output, downloads) keeps the key that
+    #: fields were first published under when a field is renamed in Python (e.g. ``site`` as "kind").
+    JSON_KEYS: ClassVar[dict[str, str]] = {}
 
     def to_dict(self, keep_arrays: bool = False) -> dict[str, Any]:
         """Every field and every ``DERIVED`` property as plain Python (numpy arrays kept with ``keep_arrays``)."""
         if not dataclasses.is_dataclass(self):
             raise TypeError(f"{type(self).__name__} is a Trace but not a dataclass")
         names = [f.name for f in dataclasses.fields(self)] + list(self.DERIVED)
-        return {name: plain(getattr(self, name), keep_arrays) for name in names}
+        return {self.JSON_KEYS.get(name, name): plain(getattr(self, name), keep_arrays) for name in names}
 
 
 END_TOKENS = frozenset({"</s>", "<eos>"})
@@ -72,14 +75,17 @@ def topk_dicts(tokens: list[list[str]], probs: np.ndarray) -> list[list[dict[str
 
 @dataclass
 class Notice(Trace):
-    """Something a reader must know next to a model's output: ``kind`` is "unknown" (input words
+    """Something a reader must know next to a model's output: ``topic`` is "unknown" (input words
     the model does not know), "cut" (input longer than the model reads), "length" (output stopped
     at the length limit), "confidence" (the model's own confidence against its typical value) or
     "scope" (what the model was trained on); ``level`` is "warning" or "info". ``key`` and
     ``args``: the id of the same text in the interface's string table (ui/strings) and its fields,
-    so a page can show it in the reader's language ("" when the text has no translation)."""
+    so a page can show it in the reader's language ("" when the text has no translation). In JSON
+    ``topic`` keeps its first published key, "kind"."""
 
-    kind: str
+    JSON_KEYS: ClassVar[dict[str, str]] = {"topic": "kind"}
+
+    topic: str
     level: str
     text: str
     key: str = ""
@@ -137,9 +143,10 @@ class Seq2seqDecodeTrace(Trace):
     """A whole decoding run of one RNN seq2seq model on one sentence."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("tgt_tokens", "attention")
+    JSON_KEYS: ClassVar[dict[str, str]] = {"attention_variant": "kind"}
 
     model: str
-    kind: str  # none | bahdanau | luong-dot | luong-general | luong-concat
+    attention_variant: str  # none | bahdanau | uniform | luong-dot | luong-general | luong-concat (+ -local-m/-p)
     mode: str  # soft | hard | local
     search: str  # greedy | beam
     beam_width: int
@@ -206,7 +213,7 @@ class TransformerDecodeTrace(Trace):
     beam search, the beam tree (``beam_steps``) and the finished ``hypotheses``.
 
     What-if runs: ``forced_step`` is the step whose token was forced (None: none was);
-    ``ablated_head`` = (kind, layer, head) of the head switched off for the whole run (None: none).
+    ``ablated_head`` = (site, layer, head) of the head switched off for the whole run (None: none).
     """
 
     DERIVED: ClassVar[tuple[str, ...]] = ("text", "token_probs", "topk")
@@ -427,7 +434,9 @@ class HeadWalkthrough(Trace):
     model's size are filled for a checkpoint by ``models.inference.translate.head_view``.
     """
 
-    kind: str
+    JSON_KEYS: ClassVar[dict[str, str]] = {"site": "kind"}
+
+    site: str  # which attention: one of TRANSFORMER_ATTENTIONS
     layer: int
     head: int
     query_index: int

@@ -107,7 +107,7 @@ def translate(
     _check_search(beam, length_penalty)
     if forced and beam != 1:
         raise ValueError("forced tokens continue greedily: beam must be 1")
-    if mode.kind != "soft" and loaded.model.cfg.attention == "none":
+    if mode.weighting != "soft" and loaded.model.cfg.attention == "none":
         raise InputError("Hard attention needs a model with attention.", "err.hard_needs_attention")
     source = prepare_source(text, loaded)
     if beam == 1:
@@ -129,8 +129,8 @@ def translate(
     )
     return Seq2seqDecodeTrace(
         model=loaded.name,
-        kind=loaded.kind,
-        mode=mode.kind,
+        attention_variant=loaded.attention_variant,
+        mode=mode.weighting,
         search="greedy" if beam == 1 else "beam",
         beam_width=beam,
         src_tokens=source.tokens,
@@ -260,7 +260,7 @@ def translate_transformer(
     )
 
 
-def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head: int, query: int) -> HeadWalkthrough:
+def head_view(loaded: LoadedTransformer, text: str, site: str, layer: int, head: int, query: int) -> HeadWalkthrough:
     """Walk one head of a Transformer checkpoint through QKᵀ → ÷√d_k → + mask → softmax → ·V.
 
     Encoder–decoder: ``text`` is translated greedily first; the decoder's inputs are the start
@@ -269,25 +269,25 @@ def head_view(loaded: LoadedTransformer, text: str, kind: str, layer: int, head:
     back with its axes' token strings.
     """
     cfg = loaded.config
-    if loaded.kind == "decoder-only":
-        kind = "lm"
+    if loaded.architecture == "decoder-only":
+        site = "lm"
         tokens, ids, _, dropped = prepare_prompt(text, loaded, 0)
         src_ids, tgt_ids, keys, queries = None, ids, tokens, tokens
     else:
-        if kind not in ("encoder", "decoder", "cross"):
-            raise InputError(f"unknown attention {kind!r}", "err.unknown_attention", kind=repr(kind))
+        if site not in ("encoder", "decoder", "cross"):
+            raise InputError(f"unknown attention {site!r}", "err.unknown_attention", attention=repr(site))
         source = prepare_transformer_source(text, loaded)
         trace = tf_decode.greedy_decode(loaded.encoder_decoder, source.ids, max_len=decode_len(loaded, source))
         dec_ids = trace.decoder_input_ids if trace.output_ids else [cfg.bos_id]
         src_ids, tgt_ids, dropped = source.ids, dec_ids, source.dropped
         dec_tokens = loaded.tgt_tokens(dec_ids)
-        keys = source.tokens if kind in ("encoder", "cross") else dec_tokens
-        queries = source.tokens if kind == "encoder" else dec_tokens
-    n_layers = cfg.num_decoder_layers if kind in ("decoder", "cross", "lm") else cfg.num_encoder_layers
+        keys = source.tokens if site in ("encoder", "cross") else dec_tokens
+        queries = source.tokens if site == "encoder" else dec_tokens
+    n_layers = cfg.num_decoder_layers if site in ("decoder", "cross", "lm") else cfg.num_encoder_layers
     layer = min(max(0, layer), n_layers - 1)
     head = min(max(0, head), cfg.n_heads - 1)
     query = min(max(0, query), len(queries) - 1)
-    walk = head_walkthrough(loaded.model, kind, layer, head, query, src_ids=src_ids, tgt_ids=tgt_ids)
+    walk = head_walkthrough(loaded.model, site, layer, head, query, src_ids=src_ids, tgt_ids=tgt_ids)
     return replace(
         walk,
         model=loaded.name,

@@ -29,7 +29,7 @@ from models.nn.rnn_seq2seq import SOFT, AttentionMode
 from models.nn.transformer import HeadMask
 
 #: The attentions a head can be switched off in.
-ABLATION_KINDS = ("encoder", "decoder", "cross")
+ABLATION_SITES = ("encoder", "decoder", "cross")
 #: Symbols that are inputs only: never an output a step could be forced to.
 NEVER_OUTPUT = START_TOKENS | {"<pad>"}
 
@@ -123,7 +123,7 @@ def _forced_notice(
 def _with_forced(notice: Notice, notices: Sequence[Notice]) -> list[Notice]:
     """The forced-step notice first; the confidence notice is left out (a forced token's low
     probability says nothing about the input)."""
-    return [notice, *(n for n in notices if n.kind != "confidence")]
+    return [notice, *(n for n in notices if n.topic != "confidence")]
 
 
 def _check_prefix(prefix: Sequence[str], step: int) -> None:
@@ -175,15 +175,15 @@ def what_if_transformer(
     return replace(trace, notices=_with_forced(notice, trace.notices))
 
 
-def _one_head_off(loaded: LoadedTransformer, kind: str, layer: int, head: int) -> HeadMask:
-    if kind not in ABLATION_KINDS:
+def _one_head_off(loaded: LoadedTransformer, site: str, layer: int, head: int) -> HeadMask:
+    if site not in ABLATION_SITES:
         raise InputError(
-            f"Pick the encoder self-, decoder self- or cross-attention, not “{kind[:20]}”.",
+            f"Pick the encoder self-, decoder self- or cross-attention, not “{site[:20]}”.",
             "err.attention_kind",
-            kind=kind[:20],
+            attention=site[:20],
         )
     try:
-        return HeadMask.one_head_off(loaded.config, kind, layer, head)
+        return HeadMask.one_head_off(loaded.config, site, layer, head)
     except ValueError as exc:
         raise InputError(f"This model has no such head: {exc}.", "err.no_head", reason=str(exc)) from exc
 
@@ -191,7 +191,7 @@ def _one_head_off(loaded: LoadedTransformer, kind: str, layer: int, head: int) -
 def ablated_translation(
     loaded: LoadedTransformer,
     text: str,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     beam: int = 1,
@@ -199,18 +199,18 @@ def ablated_translation(
     length_penalty: float = DEFAULT_LENGTH_PENALTY,
 ) -> TransformerDecodeTrace:
     """The same decoding as :func:`~models.inference.translate.translate_transformer` with head
-    ``head`` of ``layer`` in attention ``kind`` switched off (Michel et al. 2019 head masking)."""
+    ``head`` of ``layer`` in attention ``site`` switched off (Michel et al. 2019 head masking)."""
     trace = translate_transformer(
-        loaded, text, beam, topk, length_penalty, head_mask=_one_head_off(loaded, kind, layer, head)
+        loaded, text, beam, topk, length_penalty, head_mask=_one_head_off(loaded, site, layer, head)
     )
-    return replace(trace, ablated_head=(kind, layer, head))
+    return replace(trace, ablated_head=(site, layer, head))
 
 
 def ablated_scoring(
     loaded: LoadedTransformer,
     text: str,
     output: Sequence[str],
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     topk: int = 5,
@@ -224,6 +224,6 @@ def ablated_scoring(
         1,
         topk,
         forced=forced_ids(output, loaded.tgt_stoi),
-        head_mask=_one_head_off(loaded, kind, layer, head),
+        head_mask=_one_head_off(loaded, site, layer, head),
     )
-    return replace(trace, forced_step=None, ablated_head=(kind, layer, head))
+    return replace(trace, forced_step=None, ablated_head=(site, layer, head))

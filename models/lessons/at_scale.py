@@ -284,8 +284,8 @@ class CacheShape:
         """2 (K and V) × layers × K/V heads × head dim × bytes per value."""
         return 2 * self.layers * self.kv_heads * self.head_dim * bytes_per_value
 
-    def kind(self) -> str:
-        """ "MHA", "GQA" or "MQA"."""
+    def sharing(self) -> str:
+        """How queries share K/V heads: "MHA", "GQA" or "MQA"."""
         return "MHA" if self.kv_heads == self.q_heads else "MQA" if self.kv_heads == 1 else "GQA"
 
 

@@ -51,7 +51,7 @@ class SublayerTrace(Trace):
     LayerNorm; ``attention`` (h, L, S) of an attention sub-layer; ``pre_activation`` xW₁ + b₁ and
     ``hidden`` its activation (L, d_ff) of the FFN."""
 
-    kind: str
+    sublayer_type: str
     stream_in: np.ndarray
     output: np.ndarray
     norm_in: np.ndarray
@@ -161,7 +161,7 @@ class _Recorder:
 
 
 def _sublayers(layer: nn.Module, masked: bool) -> list[tuple[str, nn.Module, nn.LayerNorm]]:
-    """(kind, sub-layer module, the LayerNorm of its residual wrapper) of an encoder or decoder layer, in order."""
+    """(sub-layer type, module, the LayerNorm of its residual wrapper) of an encoder or decoder layer, in order."""
     if isinstance(layer, EncoderLayer):
         return [(SELF, layer.self_attn, layer.sub_attn.norm), (FFN, layer.feed_forward, layer.sub_ff.norm)]
     if isinstance(layer, DecoderLayer):
@@ -202,7 +202,7 @@ def _run_stack(
         out_layers: list[list[SublayerTrace]] = []
         for i, subs in enumerate(plan):
             items = []
-            for j, (kind, module, ln) in enumerate(subs):
+            for j, (sublayer_type, module, ln) in enumerate(subs):
                 args, output, weights = seen[(i, f"sub{j}")]
                 (norm_in,), norm_out, _ = seen[(i, f"norm{j}")]
                 if norm_first:
@@ -215,7 +215,7 @@ def _run_stack(
                     pre, hidden = to_numpy(pre_t[0]), to_numpy(module.activation(pre_t)[0])
                 items.append(
                     SublayerTrace(
-                        kind,
+                        sublayer_type,
                         to_numpy(x[0]),
                         to_numpy(output[0]),
                         to_numpy(norm_in[0]),
@@ -257,7 +257,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
     model = loaded.model
     c: TransformerConfig = model.config
     with eval_mode(model):
-        if loaded.kind == DECODER_ONLY:
+        if loaded.architecture == DECODER_ONLY:
             lm = loaded.language_model
             tokens, ids, unknown, _ = prepare_prompt(text, loaded, 0)
             if len(tokens) < 2:

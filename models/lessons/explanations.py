@@ -56,7 +56,7 @@ METHODS: tuple[str, ...] = (
 )
 IG_STEPS = 64  # Gauss–Legendre nodes on [0, 1] (integrated_gradients' default rule)
 IG_TOLERANCE = 0.01  # explain(): |Σ IG − (F(x) − F(x′))| ≤ 1% of |F(x) − F(x′)| (completeness, Sundararajan §3)
-IG_START = {"llm": 16, "seq2seq": 32}  # explain()'s first trapezoid intervals per kind (32 for the others) …
+IG_START = {"llm": 16, "seq2seq": 32}  # explain()'s first trapezoid intervals per family (32 for the others) …
 IG_MAX_STEPS = 512  # … halved until the gap is within IG_TOLERANCE or this many intervals
 ERASE_K = 5  # AOPC over k = 1 … 5 removed tokens (fewer when the input has fewer)
 FLOW_SCALE = 10_000_000  # capacities are integers for scipy's max-flow: Ã · 1e7, rounded
@@ -238,7 +238,7 @@ class AttentionRecord:
 class Subject:
     """One model with one input and one output token. Subclasses say how to embed, run and remove."""
 
-    kind: ClassVar[str] = ""
+    family: ClassVar[str] = ""  # the model family: seq2seq | transformer | mlm | llm | given
     tokens: list[str]
     removable: np.ndarray  # bool (L,): tokens that occlusion and erasure may remove
     target: str
@@ -299,7 +299,7 @@ class Seq2SeqSubject(Subject):
     """An RNN encoder–decoder (Bahdanau or Luong attention): the source tokens (with </s>) explain
     output token ``step`` of ``output_ids`` (teacher-forced: the decoder is fed the earlier ones)."""
 
-    kind = "seq2seq"
+    family = "seq2seq"
 
     def __init__(
         self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int], step: int
@@ -358,7 +358,7 @@ class Seq2SeqSubject(Subject):
 class TransformerSubject(Subject):
     """An encoder–decoder Transformer: the source tokens (with </s>) explain output token ``step``."""
 
-    kind = "transformer"
+    family = "transformer"
 
     def __init__(
         self, loaded: Any, src_ids: Sequence[int], src_tokens: Sequence[str], output_ids: Sequence[int], step: int
@@ -419,7 +419,7 @@ class MaskedLMSubject(Subject):
     """A BERT masked LM (MiniLM): ``[CLS] text [SEP]`` with one [MASK]; the output is the model's
     top piece there; [CLS], [SEP] and the [MASK] itself are never removed."""
 
-    kind = "mlm"
+    family = "mlm"
 
     def __init__(self, loaded: Any, ids: Sequence[int], target_id: int | None = None) -> None:
         self.loaded, self.model = loaded, loaded.model.eval()
@@ -494,7 +494,7 @@ class LLMSubject(Subject):
     """A decoder LLM (Llama: SmolLM2): the prompt's tokens explain the next token, the model's own
     top choice. Removing token j shifts the later ones one position left (RoPE reads positions)."""
 
-    kind = "llm"
+    family = "llm"
 
     def __init__(self, llm: Any, ids: Sequence[int], target_id: int | None = None) -> None:
         self.llm, self.model = llm, llm.model.eval()
@@ -663,9 +663,12 @@ class Explanation(Trace):
     """One input, one output, every method. ``scores`` (methods, L): each method's score of each
     input token (NaN where a method is not defined for the model); ``occlusion`` is the drop of log p;
     ``erasure`` (methods, K+1): p(output) with the method's top 0 … K removable tokens removed;
-    ``spearman``/``aopc`` per method; ``seconds`` per stage."""
+    ``spearman``/``aopc`` per method; ``seconds`` per stage. ``family``: the subject's (its JSON key
+    stays "kind", as first published)."""
 
-    kind: str
+    JSON_KEYS: ClassVar[dict[str, str]] = {"family": "kind"}
+
+    family: str  # the subject's model family: seq2seq | transformer | mlm | llm | given
     tokens: list[str]
     removable: np.ndarray
     target: str
@@ -739,9 +742,9 @@ def explain(
     seconds["attention"] = time.perf_counter() - start
     start = time.perf_counter()
     rows["grad_input"] = gradient_x_input(subject)
-    start_steps = ig_steps or IG_START.get(subject.kind, 32)
+    start_steps = ig_steps or IG_START.get(subject.family, 32)
     ig = integrated_gradients(
-        subject, start_steps, "trapezoid", batch if subject.kind != "llm" else 8, ig_tolerance, IG_MAX_STEPS
+        subject, start_steps, "trapezoid", batch if subject.family != "llm" else 8, ig_tolerance, IG_MAX_STEPS
     )
     rows["ig"] = ig.attributions
     seconds["gradients"] = time.perf_counter() - start
@@ -777,7 +780,7 @@ def explain(
     seconds["erasure"] = time.perf_counter() - start
     share = sink_split(rows["rollout"])[0] if not np.isnan(rows["rollout"]).all() else float("nan")
     return Explanation(
-        subject.kind,
+        subject.family,
         list(subject.tokens),
         removable.copy(),
         subject.target,
@@ -932,7 +935,7 @@ class AttentionSwap(Trace):
 class _GivenWeights:
     """An AttentionMode that ignores the model's weights and returns ``weights`` (B, S)."""
 
-    kind = "given"
+    family = "given"
 
     def __init__(self, weights: Tensor) -> None:
         self.weights = weights

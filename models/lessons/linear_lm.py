@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -29,16 +29,16 @@ from torch import Tensor, nn
 from models.inference.traces import Trace
 from models.nn.positional import sinusoid_at
 
-KINDS = ("softmax", "linear")
+ATTENTIONS = ("softmax", "linear")
 EPS = 1e-6  # added to linear attention's normaliser φ(q)ᵀz, in both forms
 
 
 @dataclass(frozen=True)
 class TinyLMConfig:
-    """Sizes of the small decoder LM and its attention (``kind``: "softmax" or "linear")."""
+    """Sizes of the small decoder LM and its ``attention``: "softmax" or "linear"."""
 
     vocab_size: int
-    kind: str = "softmax"
+    attention: str = "softmax"
     d_model: int = 64
     n_heads: int = 4
     n_layers: int = 2
@@ -62,9 +62,9 @@ class Attention(nn.Module):
 
     def __init__(self, c: TinyLMConfig) -> None:
         super().__init__()
-        if c.kind not in KINDS:
-            raise ValueError(f"attention kind {c.kind!r} is not one of {KINDS}")
-        self.kind, self.h, self.dh = c.kind, c.n_heads, c.d_head
+        if c.attention not in ATTENTIONS:
+            raise ValueError(f"attention {c.attention!r} is not one of {ATTENTIONS}")
+        self.attention, self.h, self.dh = c.attention, c.n_heads, c.d_head
         self.qkv = nn.Linear(c.d_model, 3 * c.d_model)
         self.out = nn.Linear(c.d_model, c.d_model)
 
@@ -77,7 +77,7 @@ class Attention(nn.Module):
         q, k, v = self._heads(x)
         n = x.shape[1]
         causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
-        if self.kind == "softmax":
+        if self.attention == "softmax":
             s = (q @ k.transpose(-1, -2)) / math.sqrt(self.dh)
             o = torch.softmax(s.masked_fill(~causal, float("-inf")), dim=-1) @ v
         else:
@@ -88,7 +88,7 @@ class Attention(nn.Module):
     def forward_chunked(self, x: Tensor, chunk: int = 64) -> Tensor:
         """Linear attention's recurrent form a chunk at a time (the state carried between chunks, the parallel
         form inside each): O(n) time and O(chunk² + d²) memory per head; the same output as ``forward``."""
-        if self.kind != "linear":
+        if self.attention != "linear":
             raise ValueError("only linear attention has a chunked recurrent form")
         q, k, v = self._heads(x)
         fq, fk = feature_map(q), feature_map(k)
@@ -109,7 +109,7 @@ class Attention(nn.Module):
         return self.out(o.transpose(1, 2).reshape(x.shape))
 
     def empty_state(self, batch: int, device: torch.device) -> dict[str, Tensor]:
-        if self.kind == "softmax":
+        if self.attention == "softmax":
             return {
                 "k": torch.zeros(batch, self.h, 0, self.dh, device=device),
                 "v": torch.zeros(batch, self.h, 0, self.dh, device=device),
@@ -123,7 +123,7 @@ class Attention(nn.Module):
         """One token x (b, 1, d) against ``state``: softmax appends k, v to its cache and attends over it;
         linear updates S_t = S_{t−1} + φ(k_t)v_tᵀ, z_t = z_{t−1} + φ(k_t) and reads φ(q_t)ᵀS_t / φ(q_t)ᵀz_t."""
         q, k, v = self._heads(x)
-        if self.kind == "softmax":
+        if self.attention == "softmax":
             keys, values = torch.cat([state["k"], k], 2), torch.cat([state["v"], v], 2)
             o = torch.softmax((q @ keys.transpose(-1, -2)) / math.sqrt(self.dh), dim=-1) @ values
             new = {"k": keys, "v": values}
@@ -284,7 +284,7 @@ class TrainedPair(Trace):
 
 
 def train_one(
-    kind: str,
+    attention: str,
     corpus: Corpus,
     steps: int,
     batch_size: int = 32,
@@ -296,7 +296,7 @@ def train_one(
     from models.training.loop import TrainSettings, fit
 
     c = config or TinyLMConfig(len(corpus.vocab))
-    c = TinyLMConfig(**{**asdict(c), "kind": kind})
+    c = replace(c, attention=attention)
     torch.manual_seed(seed)
     model = TinyLM(c)
     settings = TrainSettings(steps=steps, batch_size=batch_size, lr=lr, warmup=max(1, steps // 10), seed=seed)
@@ -318,18 +318,18 @@ def train_pair(
     corpus = bible_corpus(vocab_cap)
     models, ppl, final, seconds, curves = {}, [], [], [], []
     stats: dict[str, Any] = {}
-    for kind in KINDS:
+    for attention in ATTENTIONS:
         start = time.perf_counter()
-        model, stats, losses = train_one(kind, corpus, steps, batch_size, seed=seed)
+        model, stats, losses = train_one(attention, corpus, steps, batch_size, seed=seed)
         seconds.append(time.perf_counter() - start)
-        models[kind] = model
+        models[attention] = model
         ppl.append(heldout_perplexity(model, corpus.heldout, model.config.context))
         final.append(float(np.mean(losses[-50:])))
         curves.append([float(np.mean(losses[i : i + every])) for i in range(0, len(losses), every)])
     c = models["softmax"].config
     return models, TrainedPair(
-        list(KINDS),
-        {k: v for k, v in asdict(c).items() if k != "kind"},
+        list(ATTENTIONS),
+        {k: v for k, v in asdict(c).items() if k != "attention"},
         {"steps": steps, "batch_size": batch_size, "seed": seed, "lr": 3e-3, "vocab_cap": vocab_cap},
         sum(p.numel() for p in models["softmax"].parameters()),
         ppl,
@@ -378,25 +378,25 @@ def measure_lengths(
     held: dict[str, list[int]] = {k: [] for k in models}
     with torch.inference_mode():
         for n in lengths:
-            for kind, model in models.items():
+            for attention, model in models.items():
                 model.eval()
                 ids = torch.randint(0, model.config.vocab_size, (1, n + 1), generator=gen)
-                chunked = kind == "linear"
+                chunked = attention == "linear"
                 times = []
                 for _ in range(repeats):
                     t0 = time.perf_counter()
                     model(ids[:, :n], chunked=chunked)
                     times.append(time.perf_counter() - t0)
-                fwd[kind].append(min(times))
+                fwd[attention].append(min(times))
                 state = prefill(model, ids[:, :n])
-                held[kind].append(state_bytes(state))
+                held[attention].append(state_bytes(state))
                 times = []
                 for _ in range(repeats):  # STEPS steps from the same state (n … n + STEPS − 1 tokens before)
                     now, t0 = state, time.perf_counter()
                     for i in range(STEPS):
                         _, now = model.step(ids[:, n], n + i, now)
                     times.append((time.perf_counter() - t0) / STEPS)
-                step[kind].append(min(times))
+                step[attention].append(min(times))
     return LengthCost(list(lengths), fwd, step, held, repeats, torch.get_num_threads())
 
 
@@ -408,7 +408,7 @@ def prefill(model: TinyLM, ids: Tensor) -> list[dict[str, Tensor]]:
     for block in model.layers:
         h = block.norm1(x)
         _, k, v = block.attn._heads(h)
-        if block.attn.kind == "softmax":
+        if block.attn.attention == "softmax":
             state.append({"k": k, "v": v})
         else:
             fk = feature_map(k)

@@ -160,14 +160,14 @@ class QKVSteps:
     d_k: int
 
 
-def build_mask(n_queries: int, n_keys: int, kind: str = "none", n_padding: int = 0) -> np.ndarray:
+def build_mask(n_queries: int, n_keys: int, mask: str = "none", n_padding: int = 0) -> np.ndarray:
     """True where query i may attend key j: all; causal (j ≤ i); or all but the last ``n_padding``."""
-    if kind not in MASKS:
-        raise ValueError(f"unknown mask {kind!r}; choose one of {', '.join(MASKS)}")
+    if mask not in MASKS:
+        raise ValueError(f"unknown mask {mask!r}; choose one of {', '.join(MASKS)}")
     allowed = np.ones((n_queries, n_keys), dtype=bool)
-    if kind == "causal":
+    if mask == "causal":
         allowed = np.tril(allowed)
-    elif kind == "padding":
+    elif mask == "padding":
         if not 0 <= n_padding < n_keys:
             raise InputError(
                 f"padding must hide between 0 and {n_keys - 1} of the {n_keys} keys: "

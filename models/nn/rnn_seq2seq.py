@@ -82,7 +82,7 @@ class Seq2SeqConfig(JsonConfig):
         return self.hidden_dim * (2 if self.bidirectional else 1)
 
     @property
-    def kind(self) -> str:
+    def attention_variant(self) -> str:
         """'none', 'bahdanau', 'uniform', 'luong-dot' / 'luong-general' / 'luong-concat', or with a local
         alignment 'luong-general-local-m' / 'luong-general-local-p'."""
         if self.attention != "luong":
@@ -92,14 +92,14 @@ class Seq2SeqConfig(JsonConfig):
 
 @dataclass(frozen=True)
 class AttentionMode:
-    """How the weights are used at decoding time: ``soft`` as the model was trained; ``hard``
+    """How the weights are used at decoding time (``weighting``): ``soft`` as the model was trained; ``hard``
     a decoding-time variant (not trained so), one-hot at the argmax of the model's weights, so
     the context is a single encoder state (Xu et al. 2015 train hard attention with REINFORCE)."""
 
-    kind: str = "soft"  # soft | hard
+    weighting: str = "soft"  # soft | hard
 
     def apply(self, weights: Tensor) -> Tensor:
-        return hard_weights(weights) if self.kind == "hard" else weights
+        return hard_weights(weights) if self.weighting == "hard" else weights
 
 
 SOFT = AttentionMode()

@@ -431,23 +431,23 @@ def _generator(model: nn.Module, c: TransformerConfig, embedding: _Embedding) ->
 @dataclass(frozen=True)
 class HeadMask:
     """Head gates ξ of an encoder–decoder (Michel et al. 2019), one (N, h) tensor per attention
-    kind — 1 keeps a head, 0 zeroes its output before W^O; None leaves that kind untouched."""
+    site — 1 keeps a head, 0 zeroes its output before W^O; None leaves that site untouched."""
 
     encoder: Tensor | None = None
     decoder: Tensor | None = None
     cross: Tensor | None = None
 
     @classmethod
-    def one_head_off(cls, config: TransformerConfig, kind: str, layer: int, head: int) -> HeadMask:
-        """Every head on but ``head`` of ``layer`` in attention ``kind`` (encoder | decoder | cross)."""
-        if kind not in ("encoder", "decoder", "cross"):
-            raise ValueError(f"kind must be 'encoder', 'decoder' or 'cross', not {kind!r}")
-        n_layers = config.num_encoder_layers if kind == "encoder" else config.num_decoder_layers
+    def one_head_off(cls, config: TransformerConfig, site: str, layer: int, head: int) -> HeadMask:
+        """Every head on but ``head`` of ``layer`` in attention ``site`` (encoder | decoder | cross)."""
+        if site not in ("encoder", "decoder", "cross"):
+            raise ValueError(f"site must be 'encoder', 'decoder' or 'cross', not {site!r}")
+        n_layers = config.num_encoder_layers if site == "encoder" else config.num_decoder_layers
         if not (0 <= layer < n_layers and 0 <= head < config.n_heads):
-            raise ValueError(f"no head {head} in layer {layer} of the {kind} attention")
+            raise ValueError(f"no head {head} in layer {layer} of the {site} attention")
         gates = torch.ones(n_layers, config.n_heads)
         gates[layer, head] = 0.0
-        return cls(**{kind: gates})
+        return cls(**{site: gates})
 
 
 @dataclass
@@ -462,9 +462,9 @@ class TransformerOutput:
     cross_attention: Tensor
 
 
-def _gates(head_mask: HeadMask | None, kind: str, device: torch.device) -> Tensor | None:
-    """The (N, h) gates of attention ``kind`` on ``device``, or None."""
-    gates = None if head_mask is None else getattr(head_mask, kind)
+def _gates(head_mask: HeadMask | None, site: str, device: torch.device) -> Tensor | None:
+    """The (N, h) gates of attention ``site`` on ``device``, or None."""
+    gates = None if head_mask is None else getattr(head_mask, site)
     return None if gates is None else gates.to(device)
 
 

@@ -43,7 +43,7 @@ from models.errors import without_paths
 from models.training.runs import (
     CHECKPOINT,
     FINISHED,
-    KINDS,
+    ARCHITECTURES,
     LOADERS,
     MAX_NAME,
     MAX_PARAMETERS,
@@ -132,7 +132,7 @@ FIELD_CHECKS: dict[str, Any] = {
     "steps": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_STEPS,
     "seconds": lambda v: _number(v, 0, 1e8),
     "settings": _settings_ok,
-    "kind": lambda v: v is None or v in KINDS.values(),
+    "kind": lambda v: v is None or v in ARCHITECTURES.values(),  # a transformer's architecture
     "metric": lambda v: v in METRICS.values(),
     "score": lambda v: v is None or _number(v),
     "bleu": lambda v: v is None or _number(v),  # a run of before the LM and BERT families
@@ -222,14 +222,15 @@ def saved_runs(root: Path | None = None) -> list[SavedRun]:
 
 
 def user_checkpoints(
-    family: str, root: Path | None = None, owner: str | None = None, kind: str | None = None
+    family: str, root: Path | None = None, owner: str | None = None, architecture: str | None = None
 ) -> list[tuple[str, str, bool]]:
-    """(checkpoint folder, run name, whether it is ``owner``'s) of the saved runs of a checkpoint family
-    (and transformer ``kind``: encoder-decoder or decoder-only) that session ``owner`` sees, for model pickers."""
+    """(checkpoint folder, run name, whether it is ``owner``'s) of the saved runs of a checkpoint family (and
+    transformer ``architecture``: encoder-decoder or decoder-only) that session ``owner`` sees, for model pickers;
+    run.json keeps a transformer's architecture under the key "kind" (none: encoder-decoder)."""
     return [
         (str(r.checkpoint), r.name, mine(r.meta, owner))
         for r in list_runs(root, owner)
-        if r.meta.get("family") == family and (kind is None or r.meta.get("kind", "encoder-decoder") == kind)
+        if r.meta.get("family") == family and architecture in (None, r.meta.get("kind", "encoder-decoder"))
     ]
 
 
@@ -485,8 +486,8 @@ def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_B
         raise RunError("run.err.no_checkpoint")
     config = _json_object(contents[f"{CHECKPOINT}/{CONFIG}"])
     family, spec = config.get("family"), config.get("model")
-    kind = spec.get("kind") if family == "transformer" and isinstance(spec, dict) else None
-    if family not in LOADERS or (family == "transformer" and kind not in KINDS.values()):
+    architecture = spec.get("kind") if family == "transformer" and isinstance(spec, dict) else None
+    if family not in LOADERS or (family == "transformer" and architecture not in ARCHITECTURES.values()):
         raise RunError("run.err.other_model")
     if config_parameters(config) > MAX_PARAMETERS:
         raise RunError("run.err.too_large_model", most=MAX_PARAMETERS / 1e6)
@@ -498,9 +499,16 @@ def import_zip(data: bytes, root: Path | None = None, max_bytes: int = MAX_ZIP_B
     folder = root / run_id
     status = meta.get("status") if meta.get("status") in (FINISHED, STOPPED) else FINISHED
     contents[RUN_FILE] = json_bytes(
-        dict(
-            meta, id=run_id, created=time.time(), imported=True, owner=owner, published=False, kind=kind, status=status
-        )
+        {
+            **meta,
+            "id": run_id,
+            "created": time.time(),
+            "imported": True,
+            "owner": owner,
+            "published": False,
+            "kind": architecture,  # run.json's key for a transformer's architecture
+            "status": status,
+        }
     )
     root.mkdir(parents=True, exist_ok=True)
     with atomic_folder(folder) as staging:

@@ -347,9 +347,9 @@ def example_records(test: Sequence[tuple[Any, Encoded]], n: int = N_EXAMPLES) ->
 
 def example_items(loaded: LoadedFinetuned) -> list[tuple[Any, Encoded]]:
     """The checkpoint's recorded test items, encoded with its tokenizer."""
-    kind = _ITEM_TYPES[loaded.task]
+    item_type = _ITEM_TYPES[loaded.task]
     items = [
-        kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
+        item_type(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
         for rec in loaded.training.get("examples", [])
     ]
     return encode_all(loaded.tokenizer, loaded.task, items, loaded.model.config.max_len)

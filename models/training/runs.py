@@ -157,7 +157,7 @@ CHECKPOINT_FAMILY = {
     XLNET: "xlnet",
 }  # their checkpoints' families
 TEXT_FAMILIES = (LM, BERT, XL, XLNET)  # the families that train on plain text
-KINDS = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's kind
+ARCHITECTURES = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's architecture
 
 
 def data_for(family: str) -> tuple[str, ...]:
@@ -761,11 +761,11 @@ def capped_vocabs(pairs: Sequence[TokenPair]) -> tuple[Vocab, Vocab, list[tuple[
 _ModelT = TypeVar("_ModelT", bound=nn.Module)
 
 
-def model_as(model: nn.Module, kind: type[_ModelT]) -> _ModelT:
+def model_as(model: nn.Module, cls: type[_ModelT]) -> _ModelT:
     """``model`` (the CPU copy of a trainee's own model that its decode and score receive) as its
     family's class; TypeError for a model of another class."""
-    if not isinstance(model, kind):
-        raise TypeError(f"expected a {kind.__name__} model, got {type(model).__name__}")
+    if not isinstance(model, cls):
+        raise TypeError(f"expected a {cls.__name__} model, got {type(model).__name__}")
     return model
 
 
@@ -1307,7 +1307,7 @@ def write_meta(run: Run, status: str | None = None) -> None:
             "steps": run.step,
             "seconds": round(run.elapsed, 1),
             "settings": asdict(run.settings),
-            "kind": KINDS.get(run.settings.family),
+            "kind": ARCHITECTURES.get(run.settings.family),  # run.json's key for the architecture
             "metric": METRICS[run.settings.family],
             "score": run.snapshots[-1].score if run.snapshots else None,
             "aer": run.snapshots[-1].aer if run.snapshots else None,

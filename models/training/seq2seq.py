@@ -306,7 +306,7 @@ def evaluate_checkpoint(name: str, test_pairs) -> dict:
     return {
         "name": name,
         "label": loaded.training.get("label", name),
-        "kind": loaded.kind,
+        "kind": loaded.attention_variant,  # the evaluation file's key
         "bleu": round(bleu(hyps, refs), 2),
         "aer": aer,
         "n_test": len(test_pairs),

@@ -105,7 +105,7 @@ _ZH: dict[str, str] = {
     "fd.cx.time": "前向时间（ms）",
     "pe.position": "位置",
     "pe.pe_y": "PE(pos, 维)",
-    "pe.dim_kind": "维 {d}（{kind}）",
+    "pe.dim_kind": "维 {d}（{wave}）",
     "pe.wavelengths": "d_model = {d_model} 时的波长（对数坐标）",
     "pe.pair_index": "维度对序号 i（维度 2i, 2i+1）",
     "pe.wavelength": "波长 λᵢ",

@@ -65,7 +65,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "这个头的 d_k = {d_k} 维，所以 √d_k = {scale:.3f}。在查询可以关注的位置 M 加 0，在掩码禁止的位置加 −∞。",
     ),
     "head.causal": ("causal self-attention", "因果自注意力"),
-    "head.queries": ("Queries ({kind}); the chosen one is outlined", "查询（{kind}）；选中的那个带框"),
+    "head.queries": ("Queries ({attention}); the chosen one is outlined", "查询（{attention}）；选中的那个带框"),
     "head.keys": ("Keys and values: the encoder's output for the source tokens", "键和值：编码器对源词元的输出"),
     "head.decoder_inputs": (
         "The decoder's inputs come from a greedy translation of the input: the start token, then the output so far.",

@@ -266,7 +266,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "放在它上一次出现之后那个词元上的平均注意力权重。分数高的头学会了“找到这件事上次出现的地方，"
         "看看接下来是什么”：这是复制和上下文学习的基础。随机词元没有含义，只有这种机制能预测它们。",
     ),
-    "llm_explorer.heads.fig": ("{kind}: score per layer × head", "{kind}：每层 × 每个头的分数"),
+    "llm_explorer.heads.fig": ("{head_type}: score per layer × head", "{head_type}：每层 × 每个头的分数"),
     "llm_explorer.heads.best": ("Best heads", "分数最高的头"),
     "llm_explorer.heads.best_line": ("Best heads: {heads}", "分数最高的头：{heads}"),
     "llm_explorer.heads.per_layer": ("Mean sink score per layer", "每层的平均汇聚点分数"),

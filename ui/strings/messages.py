@@ -77,11 +77,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "第 {step} 步不是这个输出中的一步（共 {n} 个词元）。",
     ),
     "err.attention_kind": (
-        "Pick the encoder self-, decoder self- or cross-attention, not “{kind}”.",
-        "请选择编码器自注意力、解码器自注意力或交叉注意力，而不是“{kind}”。",
+        "Pick the encoder self-, decoder self- or cross-attention, not “{attention}”.",
+        "请选择编码器自注意力、解码器自注意力或交叉注意力，而不是“{attention}”。",
     ),
     "err.no_head": ("This model has no such head: {reason}.", "这个模型没有这个头：{reason}。"),
-    "err.unknown_attention": ("unknown attention {kind}", "未知的注意力类型 {kind}"),
+    "err.unknown_attention": ("unknown attention {attention}", "未知的注意力类型 {attention}"),
     # the Q/K/V sandbox (models.lessons.sandbox)
     "err.sb.empty": ("{name} is empty: type at least one row of numbers.", "{name} 是空的：请至少输入一行数字。"),
     "err.sb.rows": ("{name} has {n} rows; at most {max} are allowed.", "{name} 有 {n} 行；最多允许 {max} 行。"),

@@ -30,7 +30,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "deck.where.param": ("Slide {number}'s param “{key}”", "第 {number} 张幻灯片的参数“{key}”"),
     "deck.where.title": ("Slide {number}'s title", "第 {number} 张幻灯片的标题"),
     "deck.where.notes": ("Slide {number}'s notes", "第 {number} 张幻灯片的备注"),
-    "deck.err.not_text": ("{where} must be text, not {kind}.", "{where}必须是文本，而不是 {kind}。"),
+    "deck.err.not_text": ("{where} must be text, not {type_name}.", "{where}必须是文本，而不是 {type_name}。"),
     "deck.err.too_long": (
         "{where} has {n:,} characters; at most {most:,} are allowed.",
         "{where}有 {n:,} 个字符；最多允许 {most:,} 个。",

@@ -49,8 +49,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "它的作用体现在下面的概率和其他头的注意力中。",
     ),
     "ab.grids": (
-        "**{kind} at step {step}, on the original tokens** — with every head (left) and with {head} off (right)",
-        "**第 {step} 步的{kind}，基于原输出的词元** — 所有头开启（左）与 {head} 关闭（右）",
+        "**{attention} at step {step}, on the original tokens** — with every head (left) and with {head} off (right)",
+        "**第 {step} 步的{attention}，基于原输出的词元** — 所有头开启（左）与 {head} 关闭（右）",
     ),
     "ab.fig.on": ("Every head on", "所有头开启"),
     "ab.fig.off": ("{head} off", "{head} 关闭"),
@@ -60,9 +60,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ab.x.head": ("head", "头"),
     "ab.y.layer": ("layer", "层"),
     "ab.change": (
-        "{kind} over the whole output, with the head off minus with every head on. Most changed: {head} "
+        "{attention} over the whole output, with the head off minus with every head on. Most changed: {head} "
         "({change:.3f}).",
-        "整个输出上的{kind}：关闭该头时减去所有头开启时。变化最大：{head}（{change:.3f}）。",
+        "整个输出上的{attention}：关闭该头时减去所有头开启时。变化最大：{head}（{change:.3f}）。",
     ),
     "ab.nothing": (
         "Switching off {head} changed nothing: the output is the same and no attention weight or p(y_t) "
@@ -70,9 +70,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "关闭 {head} 没有改变任何东西：输出相同，没有任何注意力权重或 p(y_t) 的变化达到 {tol:g}。",
     ),
     "ab.kind_unchanged": (
-        "No {kind} weight moved by {tol:g} or more with {head} off; its effect is elsewhere "
+        "No {attention} weight moved by {tol:g} or more with {head} off; its effect is elsewhere "
         "(p(y_t) moved by up to {p:.3g}, in the table).",
-        "关闭 {head} 后，没有任何{kind}权重的变化达到 {tol:g}；它的作用在别处（p(y_t) 最多变化 {p:.3g}，见表）。",
+        "关闭 {head} 后，没有任何{attention}权重的变化达到 {tol:g}；它的作用在别处（p(y_t) 最多变化 {p:.3g}，见表）。",
     ),
     "ab.col.step": ("step", "步"),
     "ab.col.token": ("token", "词元"),

@@ -56,10 +56,10 @@ if TYPE_CHECKING:
 DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 315, 420, 470  # px: side by side in the 760 px column (0.43 : 0.57, less the gap)
 
 
-def _part_label(family: str, kind: str) -> str:
-    if family == "encoder-only" and kind in ("embed", "out"):
-        return tr(f"block.part.{kind}_bert")
-    return tr(f"block.part.{kind}")
+def _part_label(family: str, part: str) -> str:
+    if family == "encoder-only" and part in ("embed", "out"):
+        return tr(f"block.part.{part}_bert")
+    return tr(f"block.part.{part}")
 
 
 def box_label(family: str, box: str) -> str:
@@ -145,8 +145,8 @@ def box_view(
         )
         what = tr("block.out.mlm" if trace.family == "encoder-only" else "block.out.next")
         return fig, tr("block.out.caption", v=trace.vocab_size, what=what)
-    kind = box.split(".")[1]
-    if kind == "embed":
+    part = box.split(".")[1]
+    if part == "embed":
         points = [tr("block.stream.embedding")] + [
             tr("block.stream.point", n=i + 1, part=_part_label(trace.family, k))
             for i in range(len(stack.layers))
@@ -179,7 +179,7 @@ def box_view(
             z,
             after,
             [tr("block.norm.before"), tr("block.norm.standard"), tr("block.norm.after")],
-            title=tr("block.norm.title", layer=layer_name, part=_part_label(trace.family, kind), token=word),
+            title=tr("block.norm.title", layer=layer_name, part=_part_label(trace.family, part), token=word),
             x_title=tr("block.norm.x"),
             y_title=tr("block.norm.y"),
             width=width,
@@ -200,7 +200,7 @@ def box_view(
             b1=float(sub.beta.max()),
         )
     ratio, mean = float(sub.change[token]), float(sub.change.mean())
-    if kind == "ffn":
+    if part == "ffn":
         assert sub.hidden is not None
         gelu = trace.activation == "gelu"
         hidden = sub.hidden[token]
@@ -226,14 +226,14 @@ def box_view(
             ratio=ratio,
         )
     assert sub.attention is not None
-    keys = trace.stack("encoder").tokens if kind == "cross" else stack.tokens
+    keys = trace.stack("encoder").tokens if part == "cross" else stack.tokens
     weights = sub.attention.mean(axis=0)
     fig = attention_matrix_figure(
         weights,
         keys,
         stack.tokens,
         step=token,
-        title=tr("block.attn.title", part=_part_label(trace.family, kind), layer=layer_name, h=trace.n_heads),
+        title=tr("block.attn.title", part=_part_label(trace.family, part), layer=layer_name, h=trace.n_heads),
         texts=figure_texts(),
         width=width,
         height=height,

@@ -65,8 +65,8 @@ def swap_view(swap: AttentionSwap, *, width: float = PAGE_WIDTH) -> go.Figure:
     adversary's, one row each, with the output under each and its distance from the original."""
     names = [tr("xai.swap.row.original", out=swap.outputs[0], p=swap.probs[0])]
     names += [
-        tr(f"xai.swap.row.{kind}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
-        for i, kind in ((1, "permuted"), (2, "adversarial"))
+        tr(f"xai.swap.row.{replacement}", out=swap.outputs[i], p=swap.probs[i], jsd=swap.jsd[i], tvd=swap.tvd[i])
+        for i, replacement in ((1, "permuted"), (2, "adversarial"))
     ]
     return swap_figure(
         swap.weights,

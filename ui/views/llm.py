@@ -13,7 +13,7 @@ from ui.i18n import tr
 from ui.llm import (
     BYTES,
     DEFAULT_PROMPT,
-    HEAD_KINDS,
+    HEAD_TYPES,
     HEADS_TEXT,
     bytes_label,
     generation,
@@ -146,8 +146,8 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     induction test (one step)."""
     from models.inference.llm import LLMError
 
-    kind = p.option(
-        "llm_kind", HEAD_KINDS, HEAD_KINDS[0], "llm_explorer.heads.kind", lambda k: tr(f"llm_explorer.kind.{k}")
+    head_type = p.option(
+        "llm_kind", HEAD_TYPES, HEAD_TYPES[0], "llm_explorer.heads.kind", lambda k: tr(f"llm_explorer.kind.{k}")
     )
     text = p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text")
     period = int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period"))
@@ -160,9 +160,9 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
         raise SlideProblem(load_failure(exc)) from None
 
     def draw(step: int) -> None:
-        best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(kind, 5))
+        best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(head_type, 5))
         line(tr("llm_explorer.heads.best_line", heads=best))
-        show_figure(heads_figure(scores, kind))
+        show_figure(heads_figure(scores, head_type))
 
     return p.view(1, 0, draw)
 

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from models.inference.traces import HeadWalkthrough
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
-from ui.transformer import KIND_LABELS, head_text, load_model, run_head_view, transformer_choices
+from ui.transformer import SITE_LABELS, head_text, load_model, run_head_view, transformer_choices
 from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
 from viz_core.labels import safe_label
 from viz_core.transformer import chain_figure
@@ -46,20 +46,20 @@ def slide(p: SlideParams) -> SlideView:
     )
     text = p.text("head_text", head_text(name, loaded.task))
     cfg = loaded.config
-    if loaded.kind == "decoder-only":
-        kind, n_layers = "lm", cfg.num_decoder_layers
+    if loaded.architecture == "decoder-only":
+        site, n_layers = "lm", cfg.num_decoder_layers
     else:
-        kind = p.option("head_kind", KIND_LABELS, "encoder", "head.url.kind", KIND_LABELS.get)
-        n_layers = cfg.num_encoder_layers if kind == "encoder" else cfg.num_decoder_layers
+        site = p.option("head_kind", SITE_LABELS, "encoder", "head.url.kind", SITE_LABELS.get)
+        n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
     layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
     scaled = p.flag("head_scale", True, "head.url.scale")
     try:
-        first = run_head_view(name, text, kind, layer, head, 0)
+        first = run_head_view(name, text, site, layer, head, 0)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     queries = first.query_tokens
     query = p.option("head_query", range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
-    view = run_head_view(name, text, kind, layer, head, query) if query else first
+    view = run_head_view(name, text, site, layer, head, query) if query else first
 
     def draw(step: int) -> None:
         line(label, text)

@@ -18,7 +18,7 @@ from ui.tokens import input_error
 from ui.transformer import (
     GEN_EXAMPLES,
     GEN_TOP_K,
-    KIND_LABELS,
+    SITE_LABELS,
     SHORT_LABELS,
     attention_of,
     first_input,
@@ -44,7 +44,7 @@ from viz_core.transformer import attention_matrix_figure, causal_mask
 
 def head_view(
     trace: Any,
-    kind: str,
+    site: str,
     layer: int,
     head: int,
     step: int,
@@ -54,12 +54,12 @@ def head_view(
     **size: int,
 ) -> tuple[go.Figure, np.ndarray]:
     """The translation page's head view: head ``head`` of ``layer`` (ui.grid.AVERAGE: the mean over
-    heads) of attention ``kind`` ("encoder", "decoder", "cross") at decoding ``step``, the step's row
+    heads) of attention ``site`` ("encoder", "decoder", "cross") at decoding ``step``, the step's row
     outlined, masked cells grey; the decoder rows from ``rows`` on left blank (and their labels "?" with
     ``hide_labels``). Returns the figure and the matrix it draws (``size``: width, height)."""
-    weights, keys, queries, step_row, blocked = attention_of(trace, kind, step)
+    weights, keys, queries, step_row, blocked = attention_of(trace, site, step)
     matrix = pick(weights, layer, head)
-    if rows is not None and kind != "encoder":
+    if rows is not None and site != "encoder":
         hidden, hidden_queries = hide_rows(matrix, queries, rows)
         matrix, queries = hidden, (hidden_queries if hide_labels else queries)
     fig = attention_matrix_figure(
@@ -68,10 +68,10 @@ def head_view(
         queries,
         blocked=blocked,
         step=step_row,
-        key_unknown=trace.src_unknown if kind != "decoder" else None,
-        title=tr("transformer.fig.head", what=SHORT_LABELS[kind], head=head_name(layer, head)),
-        x_title=tr("transformer.x.source" if kind != "decoder" else "transformer.x.decoder"),
-        y_title=tr("transformer.y.source" if kind == "encoder" else "transformer.y.decoder"),
+        key_unknown=trace.src_unknown if site != "decoder" else None,
+        title=tr("transformer.fig.head", what=SHORT_LABELS[site], head=head_name(layer, head)),
+        x_title=tr("transformer.x.source" if site != "decoder" else "transformer.x.decoder"),
+        y_title=tr("transformer.y.source" if site == "encoder" else "transformer.y.decoder"),
         texts=figure_texts(),
         **size,
     )
@@ -109,7 +109,7 @@ def translation_slide(p: SlideParams) -> SlideView:
     text = p.text("tf_text", first_input(name))  # the page's own first input for this model
     beam = int(p.number("tf_beam", 1, 8, 1, "transformer.url.beam"))
     alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha")
-    kind = p.option("tf_kind", KIND_LABELS, "cross", "transformer.url.kind", KIND_LABELS.get)
+    site = p.option("tf_kind", SITE_LABELS, "cross", "transformer.url.kind", SITE_LABELS.get)
     try:
         trace = run_translation(name, text, beam, alpha)
     except input_error_type() as exc:
@@ -123,7 +123,7 @@ def translation_slide(p: SlideParams) -> SlideView:
         show_figure(
             head_view(
                 trace,
-                kind,
+                site,
                 layer,
                 head,
                 step,
