@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui.block import (
     EXAMPLES,
-    FAMILIES,
+    ARCHITECTURES,
     MODELS,
     TABS,
     batch_section,
@@ -24,7 +24,7 @@ from ui.i18n import tr
 from ui.plot import chart
 from ui.state import at_most, linked, topic_tabs, url_check
 from ui.tokens import input_error, md_escape
-from ui.views.block import architecture_view, box_label, box_view, family_label, n_layers, stack_of
+from ui.views.block import architecture_view, box_label, box_view, architecture_label, n_layers, stack_of
 from viz_core.block import boxes
 
 page_frame(tr("nav.14"), icon="🧱", intro=tr("block.intro"))
@@ -32,7 +32,7 @@ page_frame(tr("nav.14"), icon="🧱", intro=tr("block.intro"))
 from models.inference.common import InputError  # noqa: E402  (after the frame: the page shows at once)
 
 
-def _family_changed() -> None:  # another model has other boxes, blocks and tokens
+def _architecture_changed() -> None:  # another model has other boxes, blocks and tokens
     for key in ("block_box", "block_layer", "block_token"):
         st.session_state.pop(key, None)
 
@@ -44,27 +44,27 @@ def _clicked() -> None:
         points = event["selection"]["points"] if event else []
     except (KeyError, TypeError):
         points = []
-    family = st.session_state.get("block_family", FAMILIES[0])
+    architecture = st.session_state.get("block_family", ARCHITECTURES[0])
     for point in points:
         box = point.get("customdata")
         if isinstance(box, list):
             box = box[0] if box else None
-        if isinstance(box, str) and box in boxes(family):
+        if isinstance(box, str) and box in boxes(architecture):
             st.session_state["block_box"] = box
             return
 
 
 url_check("block_text", at_most(2_000), tr("block.url.text"))
-family_col, text_col, box_col, layer_col, token_col, export_col = st.columns(
+architecture_col, text_col, box_col, layer_col, token_col, export_col = st.columns(
     [1.6, 3, 2.6, 1.1, 1.4, 1], vertical_alignment="bottom"
 )
-family = linked(
-    family_col.selectbox,
+architecture = linked(
+    architecture_col.selectbox,
     tr("block.family"),
-    FAMILIES,
-    format_func=family_label,
+    ARCHITECTURES,
+    format_func=architecture_label,
     key="block_family",
-    on_change=_family_changed,
+    on_change=_architecture_changed,
     help=tr("block.family_help"),
 )
 typed = text_col.text_input(
@@ -72,25 +72,25 @@ typed = text_col.text_input(
     key="block_text",
     max_chars=2_000,
     bind="query-params",
-    placeholder=EXAMPLES[family],
+    placeholder=EXAMPLES[architecture],
     help=tr("block.text_help"),
 )
-text = typed.strip() or EXAMPLES[family]
+text = typed.strip() or EXAMPLES[architecture]
 try:
-    trace = run_block(family, text)
+    trace = run_block(architecture, text)
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
 except RuntimeError as exc:  # the shipped model is missing or unreadable: one line
     st.warning(str(exc))
     st.stop()
-options = boxes(family)
+options = boxes(architecture)
 box = linked(
     box_col.selectbox,
     tr("block.box"),
     options,
     index=1,
-    format_func=lambda b: box_label(family, b),
+    format_func=lambda b: box_label(architecture, b),
     key="block_box",
     help=tr("block.box_help"),
 )
@@ -121,10 +121,10 @@ with export_col:
     export_menu(
         "block",
         title=tr("nav.14"),
-        source=f"{MODELS[family]}: {text}",
+        source=f"{MODELS[architecture]}: {text}",
         trace=trace,
         key="block_export",
-        figures={tr("block.box"): diagram, box_label(family, box): detail},
+        figures={tr("block.box"): diagram, box_label(architecture, box): detail},
     )
 if trace.unknown:
     st.warning(tr("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))

@@ -52,11 +52,13 @@ def bert():
 
 
 def test_the_three_families_are_one_record(translation, lm, bert) -> None:
-    assert translation.family == ENCODER_DECODER and [s.name for s in translation.stacks] == ["encoder", "decoder"]
+    assert translation.architecture == ENCODER_DECODER
+    assert [s.name for s in translation.stacks] == ["encoder", "decoder"]
     assert [s.sublayer_type for s in translation.stack("encoder").layers[0]] == [SELF, FFN]
     assert [s.sublayer_type for s in translation.stack("decoder").layers[0]] == [MASKED_SELF, CROSS, FFN]
     assert [s.sublayer_type for s in lm.stack("decoder").layers[0]] == [MASKED_SELF, FFN]
-    assert bert.family == ENCODER_ONLY and [s.sublayer_type for s in bert.stack("encoder").layers[1]] == [SELF, FFN]
+    assert bert.architecture == ENCODER_ONLY
+    assert [s.sublayer_type for s in bert.stack("encoder").layers[1]] == [SELF, FFN]
     with pytest.raises(ValueError):
         lm.stack("encoder")
 

@@ -1,5 +1,5 @@
 """The Transformer block page (AppTest on the shipped tf-en-fr, tf-lm and bert-small): the diagram and one box's
-figure from the link's values, their numbers against the traces computed here, the family switch, every tab in
+figure from the link's values, their numbers against the traces computed here, the architecture switch, every tab in
 English and 中文, and the slide drawing the page's figures."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from models.lessons.block import BlockTrace, GradientNorms
     from models.lessons.training_ideas import NormComparison
 
-FAMILIES = ("encoder-decoder", "decoder-only", "encoder-only")
+ARCHITECTURES = ("encoder-decoder", "decoder-only", "encoder-only")
 MODELS = {"encoder-decoder": "tf-en-fr", "decoder-only": "tf-lm", "encoder-only": "bert-small"}
 EXAMPLES = {
     "encoder-decoder": "The red car is in the small house.",
@@ -52,19 +52,19 @@ D_PAPER, WARMUP_PAPER = 512, 4000  # the base model of §5.3
 TABS = ("block.tab.changes", "block.tab.norms", "block.tab.batch", "block.tab.smoothing", "block.tab.schedule")
 
 
-def load(family: str):
-    """The family's shipped model (shared, read-only), or a one-line message."""
-    name = MODELS[family]
-    return load_small_bert(name) if family == "encoder-only" else load_transformer_model(name)
+def load(architecture: str):
+    """The architecture's shipped model (shared, read-only), or a one-line message."""
+    name = MODELS[architecture]
+    return load_small_bert(name) if architecture == "encoder-only" else load_transformer_model(name)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 @spinning("spin.compute")
-def run_block(family: str, text: str) -> BlockTrace:
-    """The sentence through the family's model, every block's tensors recorded; InputError for unusable text."""
+def run_block(architecture: str, text: str) -> BlockTrace:
+    """The sentence through the architecture's model, every block's tensors recorded; InputError for unusable text."""
     from models.lessons.block import block_trace
 
-    loaded = load(family)
+    loaded = load(architecture)
     if isinstance(loaded, str):
         raise RuntimeError(loaded)
     return block_trace(loaded, text)
@@ -187,7 +187,7 @@ def changes_view(trace: BlockTrace, layer: int, width: float = PAGE_WIDTH) -> li
         figures.append(
             changes_figure(
                 stack.changes(),
-                parts(trace.family, s),
+                parts(trace.architecture, s),
                 names,
                 min(layer, len(stack.layers) - 1),
                 title=tr("block.changes.title", stack=tr(f"block.stack.{s}")),
@@ -307,7 +307,7 @@ def smoothing_view(trace: BlockTrace, width: float = PAGE_WIDTH) -> SmoothingVie
     v = loaded.config.vocab_size
     target_word = (
         trace.stacks[-1].tokens[1]
-        if trace.family == "encoder-decoder" and len(trace.stacks[-1].tokens) > 1
+        if trace.architecture == "encoder-decoder" and len(trace.stacks[-1].tokens) > 1
         else loaded.tgt_itos[4]
     )
     target = loaded.tgt_stoi.get(target_word, 4)
@@ -406,7 +406,7 @@ def tab_line(topic: str, trace: BlockTrace) -> str:
         peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
         first = float(noam_rate(1, D_PAPER, None))
         return tr("slide.block.schedule", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak)
-    return tr("slide.block.line", model=MODELS[trace.family], box=tr("block.tab.changes"))
+    return tr("slide.block.line", model=MODELS[trace.architecture], box=tr("block.tab.changes"))
 
 
 def schedule_section() -> None:

@@ -42,21 +42,21 @@ FRAME = "#9aa7b8"
 PITCH, BOX_H, BOX_W = 1.0, 0.72, 3.0  # a box's place, height and width in the diagram's units
 
 
-def parts(family: str, stack: str) -> list[str]:
-    """The sub-layer kinds of one block of ``stack`` ("enc" or "dec") in ``family``, in order."""
+def parts(architecture: str, stack: str) -> list[str]:
+    """The sub-layer kinds of one block of ``stack`` ("enc" or "dec") in ``architecture``, in order."""
     if stack == "enc":
         return ["self", "ffn"]
-    return ["masked_self", "cross", "ffn"] if family == ENCODER_DECODER else ["masked_self", "ffn"]
+    return ["masked_self", "cross", "ffn"] if architecture == ENCODER_DECODER else ["masked_self", "ffn"]
 
 
-def boxes(family: str) -> list[str]:
+def boxes(architecture: str) -> list[str]:
     """Every box id of the diagram, bottom to top, encoder first: ``enc.embed``, ``enc.self``,
     ``enc.self.norm``, ``enc.ffn``, ``enc.ffn.norm``, …, ``dec.cross`` …, ``out``."""
-    stacks = {ENCODER_DECODER: ["enc", "dec"], DECODER_ONLY: ["dec"], ENCODER_ONLY: ["enc"]}[family]
+    stacks = {ENCODER_DECODER: ["enc", "dec"], DECODER_ONLY: ["dec"], ENCODER_ONLY: ["enc"]}[architecture]
     out: list[str] = []
     for s in stacks:
         out.append(f"{s}.embed")
-        for p in parts(family, s):
+        for p in parts(architecture, s):
             out += [f"{s}.{p}", f"{s}.{p}.norm"]
     return out + ["out"]
 
@@ -76,7 +76,7 @@ def _fitting_font(labels: Iterable[str], room_px: float, size: int, smallest: in
 
 
 def architecture_figure(
-    family: str,
+    architecture: str,
     n_layers: Mapping[str, int],
     selected: str,
     *,
@@ -115,7 +115,7 @@ def architecture_figure(
         centres[f"{s}.embed"] = (x, y)
         y += PITCH * 1.25
         start = y - 0.5
-        for p in parts(family, s):
+        for p in parts(architecture, s):
             centres[f"{s}.{p}"] = (x, y)
             centres[f"{s}.{p}.norm"] = (x, y + PITCH)
             y += 2 * PITCH
@@ -157,7 +157,7 @@ def architecture_figure(
     last = stacks[-1]
     out_x = (len(stacks) - 1) * (BOX_W + 1.3)
     centres["out"] = (out_x, top_y + 1.45)
-    order = boxes(family)
+    order = boxes(architecture)
     for s in stacks:  # the residual path upward through each stack
         ids = [b for b in order if b.startswith(s + ".")] + (["out"] if s == last else [])
         for a, b in zip(ids, ids[1:]):

@@ -37,7 +37,7 @@ from models.nn.transformer import (
 )
 
 ENCODER_DECODER, DECODER_ONLY_LM, ENCODER_ONLY = "encoder-decoder", "decoder-only", "encoder-only"
-FAMILIES = (ENCODER_DECODER, DECODER_ONLY_LM, ENCODER_ONLY)
+ARCHITECTURES = (ENCODER_DECODER, DECODER_ONLY_LM, ENCODER_ONLY)
 SELF, MASKED_SELF, CROSS, FFN = "self", "masked_self", "cross", "ffn"
 TOP_K = 5
 
@@ -108,13 +108,13 @@ class StackTrace(Trace):
 
 @dataclass
 class BlockTrace(Trace):
-    """A sentence through a whole model: its ``family`` (encoder-decoder | decoder-only | encoder-only),
+    """A sentence through a whole model: its ``architecture`` (encoder-decoder | decoder-only | encoder-only),
     sizes, ``stacks`` (encoder, then decoder) and the output layer's softmax at each position of the last
     stack: ``top_tokens``/``top_probs`` (L, k)."""
 
     model: str
     label: str
-    family: str
+    architecture: str
     norm_first: bool
     activation: str
     d_model: int
@@ -129,7 +129,7 @@ class BlockTrace(Trace):
     def stack(self, name: str) -> StackTrace:
         found = next((s for s in self.stacks if s.name == name), None)
         if found is None:
-            raise ValueError(f"no {name} in a {self.family} model")
+            raise ValueError(f"no {name} in a {self.architecture} model")
         return found
 
 
@@ -266,7 +266,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
             read = _run_stack(list(lm.decoder.layers), lm.embed, tokens, "decoder", True, c.norm_first, lm.decoder.norm)
             hidden = lm.run(x).logits
             stacks = [read()]
-            family, unk = DECODER_ONLY_LM, [t for t, u in zip(tokens, unknown) if u]
+            architecture, unk = DECODER_ONLY_LM, [t for t, u in zip(tokens, unknown) if u]
         else:
             tf = loaded.encoder_decoder
             source = prepare_transformer_source(text, loaded)
@@ -288,13 +288,13 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
             )
             hidden = tf.run(src, tgt).logits
             stacks = [read_enc(), read_dec()]
-            family = ENCODER_DECODER
+            architecture = ENCODER_DECODER
             unk = [t for t, u in zip(source.tokens, source.unknown) if u]
         top_tokens, top_probs = _top(hidden[0], lambda i: loaded.tgt_itos[i])
     return BlockTrace(
         loaded.name,
         loaded.label,
-        family,
+        architecture,
         c.norm_first,
         c.activation,
         c.d_model,
@@ -449,7 +449,7 @@ def init_gradient_norms(
 
 
 __all__ = [
-    "FAMILIES",
+    "ARCHITECTURES",
     "SublayerTrace",
     "StackTrace",
     "BlockTrace",

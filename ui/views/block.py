@@ -10,7 +10,7 @@ import numpy as np
 
 from ui.block import (
     EXAMPLES,
-    FAMILIES,
+    ARCHITECTURES,
     MODELS,
     PAGE_WIDTH,
     TABS,
@@ -56,18 +56,18 @@ if TYPE_CHECKING:
 DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 315, 420, 470  # px: side by side in the 760 px column (0.43 : 0.57, less the gap)
 
 
-def _part_label(family: str, part: str) -> str:
-    if family == "encoder-only" and part in ("embed", "out"):
+def _part_label(architecture: str, part: str) -> str:
+    if architecture == "encoder-only" and part in ("embed", "out"):
         return tr(f"block.part.{part}_bert")
     return tr(f"block.part.{part}")
 
 
-def box_label(family: str, box: str) -> str:
+def box_label(architecture: str, box: str) -> str:
     """A box's name in the reader's language: "Decoder: Cross-attention", "Encoder: Add & Norm (Feed-forward)"."""
     if box == "out":
-        return _part_label(family, "out")
+        return _part_label(architecture, "out")
     bits = box.split(".")
-    part = _part_label(family, bits[1])
+    part = _part_label(architecture, bits[1])
     if bits[-1] == "norm":
         part = f"{tr('block.part.norm')} ({part})"
     return tr("block.box_option", stack=tr(f"block.stack.{bits[0]}"), part=part)
@@ -89,17 +89,17 @@ def architecture_view(
 ) -> go.Figure:
     """The model's diagram (its own stacks and block sizes), ``box`` highlighted; box labels at up to
     ``font_size`` px, smaller where they would not fit their boxes."""
-    family = trace.family
-    labels = {k: _part_label(family, k) for k in ("embed", "self", "masked_self", "cross", "norm", "ffn", "out")}
+    architecture = trace.architecture
+    labels = {k: _part_label(architecture, k) for k in ("embed", "self", "masked_self", "cross", "norm", "ffn", "out")}
     counts = {("enc" if s.name == "encoder" else "dec"): len(s.layers) for s in trace.stacks}
     inputs = {
-        "enc": tr("block.input.enc_bert" if family == "encoder-only" else "block.input.enc"),
+        "enc": tr("block.input.enc_bert" if architecture == "encoder-only" else "block.input.enc"),
         "dec": tr("block.input.dec"),
     }
-    hover = {b: tr("block.hover", part=box_label(family, b)) for b in boxes(family)}
+    hover = {b: tr("block.hover", part=box_label(architecture, b)) for b in boxes(architecture)}
     n = " + ".join(str(v) for v in counts.values())
     return architecture_figure(
-        family,
+        architecture,
         counts,
         box,
         box_labels=labels,
@@ -117,7 +117,7 @@ def architecture_view(
 def _sublayer(trace: BlockTrace, box: str, layer: int) -> SublayerTrace:
     bits = box.split(".")
     stack = stack_of(trace, box)
-    kinds = parts(trace.family, bits[0])
+    kinds = parts(trace.architecture, bits[0])
     return stack.layers[min(layer, len(stack.layers) - 1)][kinds.index(bits[1])]
 
 
@@ -143,14 +143,14 @@ def box_view(
             width=width,
             height=height,
         )
-        what = tr("block.out.mlm" if trace.family == "encoder-only" else "block.out.next")
+        what = tr("block.out.mlm" if trace.architecture == "encoder-only" else "block.out.next")
         return fig, tr("block.out.caption", v=trace.vocab_size, what=what)
     part = box.split(".")[1]
     if part == "embed":
         points = [tr("block.stream.embedding")] + [
-            tr("block.stream.point", n=i + 1, part=_part_label(trace.family, k))
+            tr("block.stream.point", n=i + 1, part=_part_label(trace.architecture, k))
             for i in range(len(stack.layers))
-            for k in parts(trace.family, s)
+            for k in parts(trace.architecture, s)
         ]
         norms = stack.stream_norms()
         fig = stream_figure(
@@ -165,7 +165,7 @@ def box_view(
             width=width,
             height=height,
         )
-        what = tr("block.embed.bert" if trace.family == "encoder-only" else "block.embed.tf")
+        what = tr("block.embed.bert" if trace.architecture == "encoder-only" else "block.embed.tf")
         return fig, tr(
             "block.embed.caption", what=what, first=float(norms[0].mean()), last=float(norms[-1].mean())
         ) + " " + tr("block.stream.caption", d=trace.d_model)
@@ -179,7 +179,7 @@ def box_view(
             z,
             after,
             [tr("block.norm.before"), tr("block.norm.standard"), tr("block.norm.after")],
-            title=tr("block.norm.title", layer=layer_name, part=_part_label(trace.family, part), token=word),
+            title=tr("block.norm.title", layer=layer_name, part=_part_label(trace.architecture, part), token=word),
             x_title=tr("block.norm.x"),
             y_title=tr("block.norm.y"),
             width=width,
@@ -233,7 +233,7 @@ def box_view(
         keys,
         stack.tokens,
         step=token,
-        title=tr("block.attn.title", part=_part_label(trace.family, part), layer=layer_name, h=trace.n_heads),
+        title=tr("block.attn.title", part=_part_label(trace.architecture, part), layer=layer_name, h=trace.n_heads),
         texts=figure_texts(),
         width=width,
         height=height,
@@ -241,8 +241,8 @@ def box_view(
     return fig, tr("block.attn.caption", ratio=ratio, mean=mean, token=word)
 
 
-def family_label(family: str) -> str:
-    return tr(f"block.family.{family}")
+def architecture_label(architecture: str) -> str:
+    return tr(f"block.family.{architecture}")
 
 
 def tab_views(topic: str, trace: BlockTrace, layer: int, width: float) -> list[go.Figure]:
@@ -266,15 +266,16 @@ def tab_views(topic: str, trace: BlockTrace, layer: int, width: float) -> list[g
 def slide(p: SlideParams) -> SlideView:
     """The page's diagram and its chosen box's tensors, side by side, read from the link as the page reads it;
     with a tab named (``?topic=``), that tab's figures instead."""
-    family = p.option("block_family", FAMILIES, FAMILIES[0], "block.family", family_label)
-    text = p.text("block_text", "", 2_000, "block.url.text") or EXAMPLES[family]
+    architecture = p.option("block_family", ARCHITECTURES, ARCHITECTURES[0], "block.family", architecture_label)
+    text = p.text("block_text", "", 2_000, "block.url.text") or EXAMPLES[architecture]
     try:
-        trace = run_block(family, text)
+        trace = run_block(architecture, text)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     except RuntimeError as exc:
         raise SlideProblem(str(exc)) from None
-    box = p.option("block_box", boxes(family), boxes(family)[1], "block.url.box", lambda b: box_label(family, b))
+    options = boxes(architecture)
+    box = p.option("block_box", options, options[1], "block.url.box", lambda b: box_label(architecture, b))
     layer = int(p.number("block_layer", 0, n_layers(trace, box) - 1, 0, "block.layer"))
     token = int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token"))
     topic = p.topic(TABS[0], TABS) if p.raw("topic") is not None else None
@@ -285,7 +286,7 @@ def slide(p: SlideParams) -> SlideView:
         show_figures(tab_views(topic, trace, layer, PLAN_WIDTH))
 
     def draw(_: int) -> None:
-        line(tr("slide.block.line", model=MODELS[family], box=box_label(family, box)))
+        line(tr("slide.block.line", model=MODELS[architecture], box=box_label(architecture, box)))
         fig, _caption = box_view(trace, box, layer, token, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT)
         diagram = architecture_view(trace, box, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT, font_size=TICK_FONT)
         show_figures([diagram, fig])
