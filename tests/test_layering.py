@@ -242,3 +242,34 @@ def test_the_kind_check_finds_every_use() -> None:
     assert kind_identifiers("from m import k as kind\n") == ["1: import alias"]
     assert kind_identifiers("lambda kind: 0\n") == ["1: parameter"]
     assert kind_identifiers("np.argsort(x, kind='stable')\nx.dtype.kind\nd['kind']\n") == []
+
+
+# --------------------------------------------------------------------------------------
+# No private name crosses a module: what another module needs is public (issue 26).
+# --------------------------------------------------------------------------------------
+
+LAB_PACKAGES = ("models", "ui", "viz_core", "corpora", "cli", "bench", "pages", "tests")
+
+
+def private_imports(source: str) -> list[str]:
+    """Every ``from <lab module> import _name`` in ``source`` ("line: module._name"); dunders are not private."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in LAB_PACKAGES:
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{node.lineno}: {node.module}.{alias.name}")
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """The lab's own code imports only public names of its modules (tests may reach inside to test them)."""
+    paths = [ROOT / "app.py", *(p for folder in NAMED_FOLDERS for p in sorted((ROOT / folder).rglob("*.py")))]
+    found = [f"{p.relative_to(ROOT)}:{at}" for p in paths for at in private_imports(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_the_private_import_check_finds_them() -> None:
+    assert private_imports("from models.runs.store import _owner, public\n") == ["1: models.runs.store._owner"]
+    assert private_imports("from ui.state import (\n    a,\n    _b,\n)\n") == ["1: ui.state._b"]
+    assert private_imports("from numpy import _private\nfrom models import __version__\n") == []
