@@ -48,6 +48,11 @@ TEXT = "\n\n".join(
 )
 
 
+def _status_on_disk(folder: Path) -> str | None:
+    """The status a run's run.json holds (what another process sees)."""
+    return json.loads((folder / runs.RUN_FILE).read_text(encoding="utf-8")).get("status")
+
+
 def wait(registry: Registry, run_id: str, until=lambda run: not run.active, timeout: float = 120) -> runs.Run:
     run = registry.runs[run_id]
     deadline = time.monotonic() + timeout
@@ -421,15 +426,16 @@ def test_stop_and_resume_give_the_weights_of_an_uninterrupted_run(tmp_path, pres
         data="text" if text else PRESETS[preset].data,
     )
     whole = runs.Run("whole", settings, tmp_path / "whole")
-    runs.train_run(whole, text)
+    assert runs.train_run(whole, text) == FINISHED
     cut = runs.Run("cut", settings, tmp_path / "cut")
     cut.stop = StopAtStep(cut, 4)
-    runs.train_run(cut, text)
-    assert cut.status == STOPPED and cut.step == 4 and (cut.folder / runs.RESUME / runs.STATE).is_file()
+    assert runs.train_run(cut, text) == STOPPED
+    assert _status_on_disk(cut.folder) == STOPPED and cut.step == 4
+    assert (cut.folder / runs.RESUME / runs.STATE).is_file()
     assert loader(cut.checkpoint).training["steps"] == 4
     resumed = runs.Run("cut", settings, tmp_path / "cut")
-    runs.train_run(resumed, resume=True)
-    assert resumed.status == FINISHED and resumed.step == 10 and not (cut.folder / runs.RESUME).exists()
+    assert runs.train_run(resumed, resume=True) == FINISHED
+    assert resumed.step == 10 and not (cut.folder / runs.RESUME).exists()
     assert resumed.losses == whole.losses and read_losses(cut.folder) == pytest.approx(whole.losses)
     assert [s.step for s in read_snapshots(cut.folder)] == [0, 4, 10]  # the stop's snapshot stays
     a, b = loader(whole.checkpoint).model.state_dict(), loader(resumed.checkpoint).model.state_dict()
@@ -461,16 +467,17 @@ def test_the_registry_resumes_a_stopped_upload_run_and_refuses_a_finished_one(tm
         registry.resume(finished.id)
 
 
-def test_a_resume_right_after_the_stop_waits_for_the_lock_to_be_let_go(tmp_path, monkeypatch):
-    """A run reads STOPPED a moment before its thread lets go of the run's lock (longer on a busy machine):
-    a resume in that moment waits for the thread, not "training in another process"."""
+def test_a_run_reads_stopped_only_once_its_lock_is_let_go(tmp_path, monkeypatch):
+    """A run's thread lets go of the run's lock after training (longer on a busy machine): until then the run
+    does not read STOPPED, so a resume (or delete, rename) that sees STOPPED is never refused as "training in
+    another process"."""
     let_go, release = store.run_lock, threading.Event()
 
     @contextlib.contextmanager
     def slow_lock(folder):
         with let_go(folder):
             yield
-            release.wait(60)  # the status is already final; the lock is still held until the test lets go
+            release.wait(60)  # training is over; the lock is still held until the test lets go
 
     monkeypatch.setattr(registry_module, "run_lock", slow_lock)
     pairs = [(("a", str(i)), ("b", str(i))) for i in range(60)]
@@ -478,10 +485,18 @@ def test_a_resume_right_after_the_stop_waits_for_the_lock_to_be_let_go(tmp_path,
     run_id = registry.start(replace(TINY, data="upload", steps=runs.MAX_STEPS), pairs)
     wait(registry, run_id, lambda run: run.step >= 2)
     registry.stop(run_id)
+    live = registry.get(run_id)
+    assert live is not None
+    deadline = time.monotonic() + 120
+    while _status_on_disk(live.folder) != STOPPED and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _status_on_disk(live.folder) == STOPPED  # train_run has returned, its lock is held
+    time.sleep(0.5)
+    assert store.locked(live.folder) and live.active and live.status != STOPPED
+    release.set()
     stopped = wait(registry, run_id)
-    assert stopped.status == STOPPED and store.locked(stopped.folder)  # the moment of the race
-    threading.Timer(0.5, release.set).start()  # the thread lets go while resume() is waiting
-    assert registry.resume(run_id) == run_id
+    assert stopped.status == STOPPED
+    assert registry.resume(run_id) == run_id  # at once: no wait, no refusal
     registry.stop(run_id)
     wait(registry, run_id, lambda run: run is not stopped and not run.active)
 

@@ -123,10 +123,6 @@ class Registry:
         live = self.get(run_id, owner)
         if live is not None and live.active:
             return run_id
-        if live is not None and live.thread is not None:
-            # A run shows STOPPED while its thread still closes the run's lock: wait for that, so that
-            # a resume right after the stop is not refused as training elsewhere (seen on a busy machine).
-            live.thread.join(timeout=60)
         saved = own_run(run_id, self.root, owner)
         if not resumable(saved.folder):
             raise RunError("run.err.no_resume")
@@ -251,8 +247,9 @@ class Registry:
         try:
             with run_lock(run.folder):
                 run.status = RUNNING
-                train_run(run, upload, resume)
+                final = train_run(run, upload, resume)
                 (run.folder / PENDING).unlink(missing_ok=True)
+            run.status = final  # only now: a resume, delete or rename that sees it finds the lock let go
         except Exception as exc:  # bad data, out of memory …: this run fails, the server goes on
             if not resume and not (isinstance(exc, RunError) and exc.key == "run.err.busy"):
                 shutil.rmtree(run.folder, ignore_errors=True)  # nothing of a failed run is kept on disk

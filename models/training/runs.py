@@ -1124,14 +1124,16 @@ def take_snapshot(
     )
 
 
-def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> None:
+def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> str:
     """Train ``run`` in the calling thread (the registry's thread; tests may call it directly),
     taking snapshots and writing logs and the checkpoint into ``run.folder``. Every
     ``checkpoint_every`` steps, and when a run is cut short, it also writes its checkpoint and its
     training state (model, Adam's moments, the step, torch's random state, the upload), so that a stopped
     or killed run goes on from there. ``upload``: the uploaded file's sentence pairs or text, for the data
     "upload" or "text". ``resume``: go on from the state the run kept (with its upload); the log and the
-    snapshots written after that state are dropped first, so no step is logged twice."""
+    snapshots written after that state are dropped first, so no step is logged twice. Returns the final
+    status (FINISHED, or STOPPED when cut short), written to run.json; the caller sets ``run.status`` to it
+    once it has let go of the run's lock, so that whoever sees the status may act on the run at once."""
     s = run.settings
     state = read_state(run.folder) if resume else None
     if state is not None:
@@ -1238,7 +1240,7 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> N
     run.message = stats["cut_short"] or ""
     final = STOPPED if stats["cut_short"] else FINISHED
     write_meta(run, final)  # run.json first: a caller that sees the status may change the file at once
-    run.status = final
+    return final
 
 
 def random_state(device: torch.device) -> dict[str, Tensor | None]:
