@@ -23,12 +23,11 @@ from ui.seq2seq import (
     local_caption,
     model_choices,
     model_data,
-    run_translation,
     what_if_view,
 )
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
-from ui.views.seq2seq import attention_view, comparison_heatmap, page_gold
+from ui.views.seq2seq import Seq2seqState, attention_view, comparison_heatmap, decode, page_gold
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
@@ -113,12 +112,14 @@ if mode != "soft" and loaded_primary.model.cfg.attention != "luong":
     mode = "soft"
 
 
+state = Seq2seqState(model_name, text, beam, mode, alpha, compare)  # what a link and a slide hold
+
+
 def translate_or_message(name: str):
-    """The cached trace, or None after showing why the input cannot be translated."""
+    """The cached trace (the one the view's slide draws), or None after showing why the input cannot be
+    translated."""
     try:
-        return run_translation(
-            name, text, beam, mode if load_model(name).model.cfg.attention == "luong" else "soft", alpha
-        )
+        return decode(state, name)
     except InputError as exc:
         st.warning(input_error(exc))
         return None

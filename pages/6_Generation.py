@@ -13,11 +13,11 @@ from ui.plot import chart
 from ui.quiz import HIDDEN, quiz_toggle, step_quiz
 from ui.i18n import figure_texts, tr
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
-from ui.views.transformer import causal_view
+from ui.views.transformer import GenerationState, causal_view, generate
 from ui.stepper import step_control
 from ui.tokens import input_error, md_escape, token_strip
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
-from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, run_generation, transformer_choices
+from ui.transformer import GEN_EXAMPLES, GEN_TOP_K, grid_for, load_model, transformer_choices
 from viz_core.attention_grid import HEAD_VIEW_PX, head_view_height
 from viz_core.labels import safe_label
 from viz_core.transformer import (
@@ -90,7 +90,7 @@ with options_col.popover(tr("generation.sampling"), icon=":material/tune:", widt
 loaded = loaded_or_stop(load_model(model_name))
 
 try:
-    result = run_generation(model_name, prompt, max_new, float(temperature), int(top_k) or None, seed)
+    result = generate(GenerationState(model_name, prompt, temperature, top_k, max_new, seed))  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()

@@ -5,6 +5,8 @@ renderer) and the handout draw these same figures; a slide only draws them large
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -96,38 +98,80 @@ def comparison_heatmap(trace: Seq2seqDecodeTrace, step: int, label: str, **size:
     )
 
 
+@dataclass(frozen=True)
+class Seq2seqState:
+    """The seq2seq page's view as values, never labels, so the same in every language: the model and
+    the one it is compared with (checkpoint names), the sentence, beam width, Luong's weighting (soft or
+    hard: :data:`ui.seq2seq.MODES`) and length penalty α. The page makes one from its
+    widgets, a slide from its link (:meth:`read`), and both draw from :func:`decode`; the step is the
+    step control's own (``s2s_step``), the same on the page and its slide."""
+
+    model: str
+    text: str
+    beam: int
+    mode: str
+    alpha: float
+    compare: str | None = None
+
+    @classmethod
+    def read(cls, p: SlideParams) -> Seq2seqState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        from models.inference.common import DEFAULT_LENGTH_PENALTY
+
+        name, _, _ = pick_model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
+        labels = dict(model_choices())
+        return cls(
+            model=name,
+            text=p.text("s2s_text", example_inputs(name)[0]),  # the page's own first input for this model
+            beam=int(p.number("s2s_beam", 1, 8, 1, "seq2seq.url.beam")),
+            mode=p.option("s2s_mode", MODES, "soft", "seq2seq.url.mode", MODES.get),
+            alpha=p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha"),
+            compare=p.option(
+                "s2s_compare",
+                [None, *(n for n in labels if n != name)],
+                None,
+                "seq2seq.url.compare",
+                lambda n: "" if n is None else labels[n],
+            ),
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {
+            "s2s_model": self.model,
+            "s2s_text": self.text,
+            "s2s_beam": str(self.beam),
+            "s2s_mode": self.mode,
+            "s2s_alpha": repr(self.alpha),
+        }
+        return values if self.compare is None else {**values, "s2s_compare": self.compare}
+
+
+def decode(state: Seq2seqState, name: str | None = None) -> Seq2seqDecodeTrace:
+    """The state's sentence decoded by ``name`` (default: the state's model), as the page and its slide both
+    show it: Luong's weighting for a Luong model, soft attention for any other (the page notes that). Raises
+    InputError for unusable input, SlideProblem for a model that cannot be loaded."""
+    name = name or state.model
+    loaded = load_model(name)
+    if isinstance(loaded, str):
+        raise SlideProblem(loaded)
+    mode = state.mode if loaded.model.cfg.attention == "luong" else "soft"
+    return run_translation(name, state.text, state.beam, mode, state.alpha)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide: the attention heatmap up to the step (a model without attention: its
     top-k), or both models' panes when the view compares two; read from the link as the page reads it."""
-    from models.inference.common import DEFAULT_LENGTH_PENALTY
-
-    name, label, _ = pick_model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
-    text = p.text("s2s_text", example_inputs(name)[0])  # the page's own first input for this model
-    beam = int(p.number("s2s_beam", 1, 8, 1, "seq2seq.url.beam"))
-    mode = p.option("s2s_mode", MODES, "soft", "seq2seq.url.mode", MODES.get)
-    alpha = p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha")
+    state = Seq2seqState.read(p)
     labels = dict(model_choices())
-    compare = p.option(
-        "s2s_compare",
-        [None, *(n for n in labels if n != name)],
-        None,
-        "seq2seq.url.compare",
-        lambda n: "" if n is None else labels[n],
-    )
-
-    def translate(model: str) -> Seq2seqDecodeTrace:
-        loaded = load_model(model)
-        if isinstance(loaded, str):
-            raise SlideProblem(loaded)
-        try:  # as the page does: a mode other than soft only for Luong models
-            return run_translation(model, text, beam, mode if loaded.model.cfg.attention == "luong" else "soft", alpha)
-        except input_error_type() as exc:
-            raise SlideProblem(input_error(exc)) from None
-
-    trace = translate(name)
-    hyp = trace.best
-    if compare is not None:  # the comparison pane: both models' heatmaps, side by side
-        other = translate(compare)
+    try:
+        trace = decode(state)
+        other = None if state.compare is None else decode(state, state.compare)
+    except input_error_type() as exc:
+        raise SlideProblem(input_error(exc)) from None
+    text, label, hyp = state.text, labels[state.model], trace.best
+    if other is not None and state.compare is not None:
+        compare = state.compare
         n_steps = max(len(trace.tgt_tokens), len(other.tgt_tokens))
 
         def draw_pair(step: int) -> None:
@@ -138,7 +182,7 @@ def slide(p: SlideParams) -> SlideView:
             )
             panes = [
                 comparison_heatmap(side, step, labels[key], width=PLAN_WIDTH // 2, height=SLIDE_HEIGHT)
-                for key, side in ((name, trace), (compare, other))
+                for key, side in ((state.model, trace), (compare, other))
             ]
             show_figures([pane for pane in panes if pane is not None])
 

@@ -6,6 +6,7 @@ handout draw these same figures; a slide only draws them larger."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import plotly.graph_objects as go
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.quiz import hide_rows
+from ui.state import link_text
 from ui.tokens import input_error
 from ui.transformer import (
     GEN_EXAMPLES,
@@ -100,32 +102,72 @@ def causal_view(result: Any, layer: int, head: int, step: int, **size: int) -> t
     return fig, matrix
 
 
+@dataclass(frozen=True)
+class TranslationState:
+    """The translation page's head view as values, never labels: the checkpoint, the sentence, beam width,
+    length penalty α, which attention (``site``: encoder, decoder, cross), the layer and the head (0-based;
+    ui.grid.AVERAGE for the mean over heads). The step is the step control's own (``tf_step``)."""
+
+    model: str
+    text: str
+    beam: int
+    alpha: float
+    site: str = "cross"
+    layer: int = 0
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> TranslationState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        from models.inference.common import DEFAULT_LENGTH_PENALTY
+
+        name, _, loaded = pick_model(
+            lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model
+        )
+        layer, head = p.layer_head("tf", loaded.config.num_encoder_layers, loaded.config.n_heads)
+        return cls(
+            model=name,
+            text=p.text("tf_text", first_input(name)),  # the page's own first input for this model
+            beam=int(p.number("tf_beam", 1, 8, 1, "transformer.url.beam")),
+            alpha=p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha"),
+            site=p.option("tf_kind", SITE_LABELS, "cross", "transformer.url.kind", SITE_LABELS.get),
+            layer=layer,
+            head=head,
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "tf_model": self.model,
+            "tf_text": self.text,
+            "tf_beam": str(self.beam),
+            "tf_alpha": repr(self.alpha),
+            "tf_kind": self.site,
+            "tf_layer": link_text(self.layer),
+            "tf_head": link_text(self.head),
+        }
+
+
 def translation_slide(p: SlideParams) -> SlideView:
     """The translation page's head view as a slide, read from the link as the page reads it; H leaves
     the decoder rows after the step blank, labels too ("where will it look next?")."""
-    from models.inference.common import DEFAULT_LENGTH_PENALTY
-
-    name, label, _ = pick_model(lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model)
-    text = p.text("tf_text", first_input(name))  # the page's own first input for this model
-    beam = int(p.number("tf_beam", 1, 8, 1, "transformer.url.beam"))
-    alpha = p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha")
-    site = p.option("tf_kind", SITE_LABELS, "cross", "transformer.url.kind", SITE_LABELS.get)
+    state = TranslationState.read(p)
+    label = dict(transformer_choices("encoder-decoder"))[state.model]
     try:
-        trace = run_translation(name, text, beam, alpha)
+        trace = run_translation(state.model, state.text, state.beam, state.alpha)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not trace.tgt_tokens:
         raise SlideProblem(tr("transformer.no_tokens"))
-    layer, head = p.layer_head("tf", trace.n_layers, trace.n_heads)
 
     def draw(step: int) -> None:
-        line(label, f"{text} → {' '.join(trace.tgt_tokens[: step + 1])}")
+        line(label, f"{state.text} → {' '.join(trace.tgt_tokens[: step + 1])}")
         show_figure(
             head_view(
                 trace,
-                site,
-                layer,
-                head,
+                state.site,
+                state.layer,
+                state.head,
                 step,
                 rows=step + 1 if hiding() else None,
                 hide_labels=True,
@@ -137,23 +179,75 @@ def translation_slide(p: SlideParams) -> SlideView:
     return p.view(len(trace.tgt_tokens), p.step("tf", len(trace.tgt_tokens)), draw)
 
 
+@dataclass(frozen=True)
+class GenerationState:
+    """The generation page's causal head view as values: the decoder-only checkpoint, the prompt, sampling
+    temperature, top-k (0: no limit), how many tokens, the seed, the layer and the head (0-based;
+    ui.grid.AVERAGE for the mean). The step is the step control's own (``gen_step``)."""
+
+    model: str
+    prompt: str
+    temperature: float = 0.8
+    top_k: int = 20
+    max_new: int = 20
+    seed: int = 0
+    layer: int = 0
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> GenerationState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        name, _, loaded = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
+        layer, head = p.layer_head("gen", loaded.config.num_decoder_layers, loaded.config.n_heads)
+        return cls(
+            model=name,
+            prompt=p.text("gen_text", GEN_EXAMPLES[0]),
+            temperature=p.number("gen_temperature", 0, 2, 0.8, "generation.url.temperature"),
+            top_k=p.option(
+                "gen_top_k",
+                GEN_TOP_K,
+                20,
+                "slide.what.top_k",
+                lambda k: tr("generation.no_limit") if k == 0 else str(k),
+            ),
+            max_new=int(p.number("gen_max_new", 1, 40, 20, "generation.url.max_new")),
+            seed=int(p.number("gen_seed", 0, 1_000_000, 0, "generation.url.seed")),
+            layer=layer,
+            head=head,
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "gen_model": self.model,
+            "gen_text": self.prompt,
+            "gen_temperature": repr(self.temperature),
+            "gen_top_k": link_text(self.top_k),
+            "gen_max_new": str(self.max_new),
+            "gen_seed": str(self.seed),
+            "gen_layer": link_text(self.layer),
+            "gen_head": link_text(self.head),
+        }
+
+
+def generate(state: GenerationState) -> Any:
+    """The state's generation (cached), as the page and its slide both show it; InputError for an
+    unusable prompt."""
+    return run_generation(
+        state.model, state.prompt, state.max_new, float(state.temperature), int(state.top_k) or None, state.seed
+    )
+
+
 def generation_slide(p: SlideParams) -> SlideView:
     """The generation page's causal head view as a slide, one step per generated token."""
-    name, label, _ = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
-    prompt = p.text("gen_text", GEN_EXAMPLES[0])
-    temperature = p.number("gen_temperature", 0, 2, 0.8, "generation.url.temperature")
-    top_k = p.option(
-        "gen_top_k", GEN_TOP_K, 20, "slide.what.top_k", lambda k: tr("generation.no_limit") if k == 0 else str(k)
-    )
-    max_new = int(p.number("gen_max_new", 1, 40, 20, "generation.url.max_new"))
-    seed = int(p.number("gen_seed", 0, 1_000_000, 0, "generation.url.seed"))
+    state = GenerationState.read(p)
+    label = dict(transformer_choices("decoder-only"))[state.model]
     try:
-        result = run_generation(name, prompt, max_new, float(temperature), int(top_k) or None, seed)
+        result = generate(state)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not result.steps:
         raise SlideProblem(tr("generation.nothing"))
-    layer, head = p.layer_head("gen", result.attention.shape[0], result.attention.shape[1])
 
     def draw(step: int) -> None:
         shown = result.steps[step]
@@ -162,6 +256,6 @@ def generation_slide(p: SlideParams) -> SlideView:
             " ".join(result.tokens[: len(result.prompt_tokens) + step]),
             tr("slide.gen.samples", token=shown.token, p=shown.prob),
         )
-        show_figure(causal_view(result, layer, head, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
+        show_figure(causal_view(result, state.layer, state.head, step, width=PLAN_WIDTH, height=SLIDE_HEIGHT)[0])
 
     return p.view(len(result.steps), p.step("gen", len(result.steps)), draw)

@@ -1,0 +1,69 @@
+"""A view's state is values, never labels: it goes through its link and back unchanged in either
+language, and a link made in one language reads as the same state in the other (issue 24, item 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.i18n import reading
+from ui.views.base import SlideParams
+from ui.grid import AVERAGE
+from ui.views.seq2seq import Seq2seqState
+from ui.views.transformer import GenerationState, TranslationState
+
+STATES = [
+    Seq2seqState("s2s-bahdanau", "the red car is not big .", 1, "soft", 0.6),
+    Seq2seqState("s2s-luong-general", "the small cat sleeps .", 4, "hard", 1.25, compare="s2s-bahdanau"),
+    Seq2seqState("s2s-hsk-bahdanau", "我想喝一杯咖啡", 2, "soft", 0.0),
+    TranslationState("tf-en-fr", "the red car is not big .", 3, 0.6, "encoder", 1, 2),
+    TranslationState("tf-en-fr", "the small cat sleeps .", 1, 1.5, "cross", 0, AVERAGE),
+    TranslationState("tf-hsk", "我想喝一杯咖啡", 1, 0.6, "decoder", 1, 0),
+    GenerationState("tf-lm", "In the beginning God", 0.0, 0, 12, 7, 1, AVERAGE),
+    GenerationState("tf-lm", "Jesus wept", 1.3, 5, 40, 999_999, 0, 3),
+]
+
+
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{s.model}")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_state_reads_back_from_its_link(state, lang: str) -> None:
+    with reading(lang):
+        p = SlideParams(state.link())
+        assert type(state).read(p) == state
+        assert not p.notes, p.notes
+
+
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{s.model}")
+def test_a_link_holds_no_label(state) -> None:
+    """The link is the same whichever language made it: it holds values (checkpoint names, numbers)."""
+    with reading("en"):
+        english = state.link()
+    with reading("zh"):
+        assert state.link() == english
+    with reading("zh"):
+        assert type(state).read(SlideParams(english)) == state
+
+
+PAGES = {Seq2seqState: "2_Seq2seq_attention", TranslationState: "4_Transformer_translation"}
+PAGES[GenerationState] = "6_Generation"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state", [STATES[1], STATES[3], STATES[6]], ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_keeps_the_state_its_link_gave(state, lang: str) -> None:
+    """A page opened from a state's link, in either language, holds the same state in its own link
+    afterwards: the page's widgets and the view state say the same thing."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import APPTEST_TIMEOUT, ROOT
+
+    at = AppTest.from_file(str(ROOT / "pages" / f"{PAGES[type(state)]}.py"), default_timeout=APPTEST_TIMEOUT)
+    for key, value in {**state.link(), "lang": lang}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.warning, [w.value for w in at.warning]
+    with reading(lang):
+        p = SlideParams({k: at.query_params[k] for k in at.query_params})
+        assert type(state).read(p) == state
+        assert not p.notes, p.notes
