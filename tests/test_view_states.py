@@ -8,6 +8,7 @@ import pytest
 from ui.i18n import reading
 from ui.views.base import SlideParams
 from ui.grid import AVERAGE
+from ui.views.block import BlockState
 from ui.views.seq2seq import Seq2seqState
 from ui.views.transformer import GenerationState, TranslationState
 
@@ -20,10 +21,13 @@ STATES = [
     TranslationState("tf-hsk", "我想喝一杯咖啡", 1, 0.6, "decoder", 1, 0),
     GenerationState("tf-lm", "In the beginning God", 0.0, 0, 12, 7, 1, AVERAGE),
     GenerationState("tf-lm", "Jesus wept", 1.3, 5, 40, 999_999, 0, 3),
+    BlockState("encoder-decoder", "", "dec.cross", 1, 2),
+    BlockState("decoder-only", "In the beginning God created", "dec.ffn.norm", 0, 3, "block.tab.norms"),
+    BlockState("encoder-only", "Jesus wept .", "out", 0, 1, "block.tab.smoothing"),
 ]
 
 
-@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{s.model}")
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{getattr(s, 'model', None) or s.architecture}")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_state_reads_back_from_its_link(state, lang: str) -> None:
     with reading(lang):
@@ -32,7 +36,7 @@ def test_a_state_reads_back_from_its_link(state, lang: str) -> None:
         assert not p.notes, p.notes
 
 
-@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{s.model}")
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{getattr(s, 'model', None) or s.architecture}")
 def test_a_link_holds_no_label(state) -> None:
     """The link is the same whichever language made it: it holds values (checkpoint names, numbers)."""
     with reading("en"):
@@ -45,10 +49,11 @@ def test_a_link_holds_no_label(state) -> None:
 
 PAGES = {Seq2seqState: "2_Seq2seq_attention", TranslationState: "4_Transformer_translation"}
 PAGES[GenerationState] = "6_Generation"
+PAGES[BlockState] = "14_Transformer_block"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("state", [STATES[1], STATES[3], STATES[6]], ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("state", [STATES[1], STATES[3], STATES[6], STATES[9]], ids=lambda s: type(s).__name__)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_keeps_the_state_its_link_gave(state, lang: str) -> None:
     """A page opened from a state's link, in either language, holds the same state in its own link

@@ -4,6 +4,7 @@ highlighted, beside that box's real tensors for the sentence (Vaswani et al. 201
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +25,7 @@ from ui.block import (
     tab_line,
 )
 from ui.i18n import figure_texts, tr
+from ui.state import topic_name
 from ui.tokens import input_error
 from ui.views.base import (
     PLAN_WIDTH,
@@ -263,35 +265,78 @@ def tab_views(topic: str, trace: BlockTrace, layer: int, width: float) -> list[g
     return [schedule_view(width)]
 
 
+@dataclass(frozen=True)
+class BlockState:
+    """The block page's view as values, never labels: the architecture (one of :data:`ui.block.ARCHITECTURES`),
+    the typed sentence ("" for the architecture's example), the chosen box (a :func:`viz_core.block.boxes` id),
+    its block and token (0-based), and the open tab (a string id of :data:`ui.block.TABS`; None: the diagram)."""
+
+    architecture: str
+    text: str = ""
+    box: str | None = None  # None: the page's default box, the first after the embedding
+    layer: int = 0
+    token: int = 0
+    topic: str | None = None
+
+    @property
+    def chosen_box(self) -> str:
+        return self.box if self.box is not None else boxes(self.architecture)[1]
+
+    def trace(self) -> BlockTrace:
+        """The sentence through the architecture's model (cached: the page's run); SlideProblem when it cannot."""
+        try:
+            return run_block(self.architecture, self.text or EXAMPLES[self.architecture])
+        except input_error_type() as exc:
+            raise SlideProblem(input_error(exc)) from None
+        except RuntimeError as exc:
+            raise SlideProblem(str(exc)) from None
+
+    @classmethod
+    def read(cls, p: SlideParams) -> BlockState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        architecture = p.option("block_family", ARCHITECTURES, ARCHITECTURES[0], "block.family", architecture_label)
+        state = cls(architecture, p.text("block_text", "", 2_000, "block.url.text"))
+        trace = state.trace()
+        options = boxes(architecture)
+        box = p.option("block_box", options, options[1], "block.url.box", lambda b: box_label(architecture, b))
+        return replace(
+            state,
+            box=box,
+            layer=int(p.number("block_layer", 0, n_layers(trace, box) - 1, 0, "block.layer")),
+            token=int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token")),
+            topic=p.topic(TABS[0], TABS) if p.raw("topic") is not None else None,
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {
+            "block_family": self.architecture,
+            "block_text": self.text,
+            "block_box": self.chosen_box,
+            "block_layer": str(self.layer),
+            "block_token": str(self.token),
+        }
+        return values if self.topic is None else {**values, "topic": topic_name(self.topic)}
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's diagram and its chosen box's tensors, side by side, read from the link as the page reads it;
     with a tab named (``?topic=``), that tab's figures instead."""
-    architecture = p.option("block_family", ARCHITECTURES, ARCHITECTURES[0], "block.family", architecture_label)
-    text = p.text("block_text", "", 2_000, "block.url.text") or EXAMPLES[architecture]
-    try:
-        trace = run_block(architecture, text)
-    except input_error_type() as exc:
-        raise SlideProblem(input_error(exc)) from None
-    except RuntimeError as exc:
-        raise SlideProblem(str(exc)) from None
-    options = boxes(architecture)
-    box = p.option("block_box", options, options[1], "block.url.box", lambda b: box_label(architecture, b))
-    layer = int(p.number("block_layer", 0, n_layers(trace, box) - 1, 0, "block.layer"))
-    token = int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token"))
-    topic = p.topic(TABS[0], TABS) if p.raw("topic") is not None else None
+    state = BlockState.read(p)
+    trace, box, topic = state.trace(), state.chosen_box, state.topic
 
     def draw_tab(_: int) -> None:
         assert topic is not None
         line(tab_line(topic, trace))
-        show_figures(tab_views(topic, trace, layer, PLAN_WIDTH))
+        show_figures(tab_views(topic, trace, state.layer, PLAN_WIDTH))
 
     def draw(_: int) -> None:
-        line(tr("slide.block.line", model=MODELS[architecture], box=box_label(architecture, box)))
-        fig, _caption = box_view(trace, box, layer, token, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT)
+        line(tr("slide.block.line", model=MODELS[state.architecture], box=box_label(state.architecture, box)))
+        fig, _caption = box_view(trace, box, state.layer, state.token, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT)
         diagram = architecture_view(trace, box, width=PLAN_WIDTH / 2, height=SLIDE_HEIGHT, font_size=TICK_FONT)
         show_figures([diagram, fig])
 
     return p.view(1, 0, draw if topic is None else draw_tab)
 
 
-__all__ = ["architecture_view", "box_view", "box_label", "slide", "PAGE_WIDTH"]
+__all__ = ["BlockState", "architecture_view", "box_view", "box_label", "slide", "PAGE_WIDTH"]
