@@ -5,12 +5,15 @@ draws it larger."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 
 from models.inference.traces import HeadWalkthrough
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer import SITE_LABELS, head_text, load_model, run_head_view, transformer_choices
+from ui.state import link_text
 from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
 from viz_core.labels import safe_label
 from viz_core.transformer import chain_figure
@@ -34,35 +37,70 @@ def chain_view(view: HeadWalkthrough, query: int, layer: int, head: int, scaled:
     )
 
 
+@dataclass(frozen=True)
+class HeadState:
+    """The one-head page's view as values, never labels: the checkpoint, the sentence, which attention
+    (``site``: encoder, decoder, cross; lm for a decoder-only model), layer, head and query (0-based), and
+    whether the scores are scaled by 1/√d_k."""
+
+    model: str
+    text: str
+    site: str
+    layer: int = 0
+    head: int = 0
+    query: int = 0
+    scaled: bool = True
+
+    @classmethod
+    def read(cls, p: SlideParams) -> HeadState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        name, _, loaded = pick_model(models, p, "head_model", "tf-en-fr", load_model)
+        text = p.text("head_text", head_text(name, loaded.task))
+        cfg = loaded.config
+        if loaded.architecture == "decoder-only":
+            site, n_layers = "lm", cfg.num_decoder_layers
+        else:
+            site = p.option("head_kind", SITE_LABELS, "encoder", "head.url.kind", SITE_LABELS.get)
+            n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
+        layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
+        scaled = p.flag("head_scale", True, "head.url.scale")
+        try:
+            queries = run_head_view(name, text, site, layer, head, 0).query_tokens
+        except input_error_type() as exc:
+            raise SlideProblem(input_error(exc)) from None
+        query = p.option("head_query", range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
+        return cls(name, text, site, layer, head, query, scaled)
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {
+            "head_model": self.model,
+            "head_text": self.text,
+            "head_layer": str(self.layer),
+            "head_head": str(self.head),
+            "head_query": str(self.query),
+            "head_scale": link_text(self.scaled),
+        }
+        return values if self.site == "lm" else {**values, "head_kind": self.site}
+
+
+def models() -> list[tuple[str, str]]:
+    """(name, label) of every checkpoint the page offers: the translation Transformers, then the LMs."""
+    return transformer_choices("encoder-decoder") + transformer_choices("decoder-only")
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the chain of one query in one head, read from the link as
     the page reads it."""
-    name, label, loaded = pick_model(
-        lambda: transformer_choices("encoder-decoder") + transformer_choices("decoder-only"),
-        p,
-        "head_model",
-        "tf-en-fr",
-        load_model,
-    )
-    text = p.text("head_text", head_text(name, loaded.task))
-    cfg = loaded.config
-    if loaded.architecture == "decoder-only":
-        site, n_layers = "lm", cfg.num_decoder_layers
-    else:
-        site = p.option("head_kind", SITE_LABELS, "encoder", "head.url.kind", SITE_LABELS.get)
-        n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
-    layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
-    scaled = p.flag("head_scale", True, "head.url.scale")
+    state = HeadState.read(p)
+    label = dict(models())[state.model]
     try:
-        first = run_head_view(name, text, site, layer, head, 0)
+        view = run_head_view(state.model, state.text, state.site, state.layer, state.head, state.query)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
-    queries = first.query_tokens
-    query = p.option("head_query", range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
-    view = run_head_view(name, text, site, layer, head, query) if query else first
 
     def draw(step: int) -> None:
-        line(label, text)
-        show_figure(chain_view(view, query, layer, head, scaled))
+        line(label, state.text)
+        show_figure(chain_view(view, state.query, state.layer, state.head, state.scaled))
 
     return p.view(1, 0, draw)

@@ -5,14 +5,19 @@ the Present page's renderer) and the handout draw these same figures; a slide on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
 from models.lessons.positional import ModelPositionScores
 from ui.i18n import figure_texts, tr
 from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
+from ui.state import topic_name
 from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, show_figure
 from viz_core.positional import pe_heatmap_figure, position_score_figure
+
+SINUSOIDS, ROTATION = "positional.tab.sinusoids", "positional.tab.rotation"  # the page's tabs a slide draws
 
 
 def sinusoid_view(pe: np.ndarray, *, height: int | None = None) -> go.Figure:
@@ -39,26 +44,53 @@ def position_score_view(result: ModelPositionScores) -> go.Figure:
     )
 
 
+@dataclass(frozen=True)
+class PositionalState:
+    """The positional-encoding page's view as values: the open tab (a string id: the sinusoid table, or the
+    trained head's position-only score), the table's d_model and length, and the score's layer and head
+    (0-based) of :data:`ui.positional.SCORE_MODEL`."""
+
+    topic: str = SINUSOIDS
+    d_model: int = 64
+    length: int = 100
+    layer: int = 0
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> PositionalState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        topic = p.topic(SINUSOIDS, (SINUSOIDS, ROTATION))
+        if topic == ROTATION:
+            loaded = score_model()
+            if isinstance(loaded, str):
+                raise SlideProblem(loaded)
+            layers = loaded.model.encoder.layers
+            layer = p.option("rot_tf_layer", range(len(layers)), 0, "slide.what.layer")
+            head = int(p.number("rot_tf_head", 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
+            return cls(topic, layer=layer, head=head - 1)
+        d_model = p.option("pe_d", D_CHOICES, 64, "slide.what.d_model")
+        length = int(p.number("pe_len", 10, 400, 100, "slide.what.length"))
+        return cls(topic, d_model, length)
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        if self.topic == ROTATION:
+            return {"topic": topic_name(ROTATION), "rot_tf_layer": str(self.layer), "rot_tf_head": str(self.head + 1)}
+        return {"pe_d": str(self.d_model), "pe_len": str(self.length)}
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step), read from the link as the page reads it: the sinusoid
     table, or (topic "Similarity and rotation") tf-en-fr's position-only attention score."""
-    topic = p.topic("positional.tab.sinusoids", ("positional.tab.sinusoids", "positional.tab.rotation"))
-    if topic == "positional.tab.rotation":
-        loaded = score_model()
-        if isinstance(loaded, str):
-            raise SlideProblem(loaded)
-        layers = loaded.model.encoder.layers
-        layer = p.option("rot_tf_layer", range(len(layers)), 0, "slide.what.layer")
-        head = int(p.number("rot_tf_head", 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
-        result = model_scores(SCORE_MODEL, layer, head - 1)
+    state = PositionalState.read(p)
+    if state.topic == ROTATION:
+        result = model_scores(SCORE_MODEL, state.layer, state.head)
 
         def draw_scores(step: int) -> None:
             show_figure(position_score_view(result))
 
         return p.view(1, 0, draw_scores)
-    d_model = p.option("pe_d", D_CHOICES, 64, "slide.what.d_model")
-    length = int(p.number("pe_len", 10, 400, 100, "slide.what.length"))
-    pe = sinusoids(length, d_model).pe
+    pe = sinusoids(state.length, state.d_model).pe
 
     def draw(step: int) -> None:
         show_figure(sinusoid_view(pe, height=SLIDE_HEIGHT))
