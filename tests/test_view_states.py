@@ -9,10 +9,13 @@ from ui.i18n import reading
 from ui.views.base import SlideParams
 from ui.grid import AVERAGE
 from ui.views.block import BlockState
+from ui.views.foundations import KernelState
 from ui.views.one_head import HeadState
 from ui.views.positional import ROTATION, PositionalState
 from ui.views.seq2seq import Seq2seqState
 from ui.views.transformer import GenerationState, TranslationState
+from ui.views.transformer_xl import XLState
+from ui.views.xlnet import XLNetState
 
 STATES = [
     Seq2seqState("s2s-bahdanau", "the red car is not big .", 1, "soft", 0.6),
@@ -30,6 +33,10 @@ STATES = [
     HeadState("tf-lm", "In the beginning God created", "lm", 0, 1, 4, True),
     PositionalState(d_model=128, length=50),
     PositionalState(ROTATION, layer=1, head=3),
+    KernelState(30, 0.25, 0.5, 50, 0.1, "parametric", 7),
+    XLState("xl-lm", "In the beginning God created the heavens and the earth .", 6, 12, 1, AVERAGE),
+    XLNetState("xlnet-small", "In the beginning God created the heavens", "random", 5, "", 2, 1, 0),
+    XLNetState("xlnet-small", "Jesus wept", "typed", 0, "2 1", 1, 0, AVERAGE),
 ]
 
 
@@ -58,11 +65,16 @@ PAGES[GenerationState] = "6_Generation"
 PAGES[BlockState] = "14_Transformer_block"
 PAGES[HeadState] = "5_Inside_one_head"
 PAGES[PositionalState] = "3_Positional_encoding"
+PAGES[KernelState] = "1_Attention_from_scratch"
+PAGES[XLState] = "10_Transformer_XL"
+PAGES[XLNetState] = "13_XLNet"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "state", [STATES[i] for i in (1, 3, 6, 9, 11, 12, 14)], ids=lambda s: f"{type(s).__name__}-{STATES.index(s)}"
+    "state",
+    [STATES[i] for i in (1, 3, 6, 9, 11, 12, 14, 15, 16, 17)],
+    ids=lambda s: f"{type(s).__name__}-{STATES.index(s)}",
 )
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_keeps_the_state_its_link_gave(state, lang: str) -> None:

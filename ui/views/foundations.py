@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from models.lessons import kernel_regression as kr
 from ui.foundations import KR_METHODS, KR_RATES, parametric, toy_data
 from ui.i18n import figure_texts, tr
+from ui.state import link_text
 from ui.views.base import SlideParams, SlideView, show_figure
 from viz_core.foundations import kernel_fit_figure
 
@@ -58,19 +59,54 @@ def fit_view(
     return fig, KernelFits(data, results, names)
 
 
+@dataclass(frozen=True)
+class KernelState:
+    """The kernel-regression view as values: the number of training points, their noise, the bandwidth h,
+    the training steps and learning rate of the parametric fit, the method (one of :data:`KR_METHODS`) and
+    the sample's seed."""
+
+    n_train: int = 50
+    noise: float = 0.5
+    bandwidth: float = 1.0
+    steps: int = 200
+    lr: float = 0.5
+    method: str = "gaussian"
+    seed: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> KernelState:
+        """The state a link holds, read as the page reads it (its seed: the page's first sample unless the
+        link holds one; a refused value: the page's default, noted)."""
+        p.topic("scratch.tab.kr", ("scratch.tab.kr",))
+        return cls(
+            n_train=int(p.number("kr_n", 10, 100, 50, "slide.what.n_train")),
+            noise=p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise"),
+            bandwidth=p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth"),
+            steps=int(p.number("kr_steps", 0, 500, 200, "slide.what.steps")),
+            lr=p.option("kr_lr", KR_RATES, 0.5, "slide.what.lr"),
+            method=p.option("kr_method", KR_METHODS, "gaussian", "scratch.kr.method", lambda m: tr(f"scratch.kr.{m}")),
+            seed=int(p.number("kr_seed", 0, 1_000_000, 0, "generation.url.seed")),
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "kr_n": str(self.n_train),
+            "kr_noise": repr(self.noise),
+            "kr_h": repr(self.bandwidth),
+            "kr_steps": str(self.steps),
+            "kr_lr": link_text(self.lr),
+            "kr_method": self.method,
+            "kr_seed": str(self.seed),
+        }
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the kernel regression fits, read from the link as the page
-    reads it (its seed: the page's first sample unless the link holds one)."""
-    p.topic("scratch.tab.kr", ("scratch.tab.kr",))
-    n_train = int(p.number("kr_n", 10, 100, 50, "slide.what.n_train"))
-    noise = p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise")
-    bandwidth = p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth")
-    steps = int(p.number("kr_steps", 0, 500, 200, "slide.what.steps"))
-    lr = p.option("kr_lr", KR_RATES, 0.5, "slide.what.lr")
-    method = p.option("kr_method", KR_METHODS, "gaussian", "scratch.kr.method", lambda m: tr(f"scratch.kr.{m}"))
-    seed = int(p.number("kr_seed", 0, 1_000_000, 0, "generation.url.seed"))
+    reads it."""
+    s = KernelState.read(p)
 
     def draw(step: int) -> None:
-        show_figure(fit_view(n_train, noise, bandwidth, seed, steps, lr, method)[0])
+        show_figure(fit_view(s.n_train, s.noise, s.bandwidth, s.seed, s.steps, s.lr, s.method)[0])
 
     return p.view(1, 0, draw)

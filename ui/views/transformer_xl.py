@@ -4,12 +4,14 @@ segment of the passage over [memory | segment]. The page (pages/10_Transformer_X
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
+from ui.state import link_text
 from ui.views.base import (
     PLAN_WIDTH,
     SLIDE_HEIGHT,
@@ -52,17 +54,47 @@ def segment_view(
     )
 
 
+@dataclass(frozen=True)
+class XLState:
+    """The Transformer-XL view as values: the checkpoint, the passage, segment length L, memory length M,
+    the layer and head (0-based; ui.grid.AVERAGE for the mean). The step is the segment (``txl_step``)."""
+
+    model: str
+    text: str
+    seg_len: int = 8
+    mem_len: int = 8
+    layer: int = 0
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> XLState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        # the page's Model: the shipped xl-lm first, then the studio's XL runs
+        name, _, loaded = pick_model(model_choices, p, "txl_model", None, load_model, "txl.model")
+        text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
+        seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
+        mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))
+        layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
+        return cls(name, text, seg_len, mem_len, layer, head)
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "txl_model": self.model,
+            "txl_text": self.text,
+            "txl_seg": str(self.seg_len),
+            "txl_mem": str(self.mem_len),
+            "txl_layer": link_text(self.layer),
+            "txl_head": link_text(self.head),
+        }
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (Dai et al. 2019): the page's model reading the passage, one step per
     segment, read from the link as the page reads it."""
-    # the page's Model: the shipped xl-lm first, then the studio's XL runs
-    name, _, loaded = pick_model(model_choices, p, "txl_model", None, load_model, "txl.model")
-    text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
-    seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
-    mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))
-    layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
+    state = XLState.read(p)
     try:
-        trace = run_read(text, seg_len, mem_len, name)
+        trace = run_read(state.text, state.seg_len, state.mem_len, state.model)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if trace.dropped:
@@ -74,6 +106,6 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         seg = trace.segments[step]
         line(tr("slide.txl.line", s=step + 1, n=n, m=len(seg.memory_tokens), l=len(seg.tokens)), " ".join(seg.tokens))
-        show_figure(segment_view(trace, step, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+        show_figure(segment_view(trace, step, state.layer, state.head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(n, p.step("txl", n), draw)

@@ -6,11 +6,13 @@ same figure; a slide only draws it larger."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
+from ui.state import link_text
 from ui.views.base import (
     PLAN_WIDTH,
     SLIDE_HEIGHT,
@@ -71,23 +73,64 @@ def stream_view(
     )
 
 
+@dataclass(frozen=True)
+class XLNetState:
+    """The XLNet view as values: the checkpoint, the sentence, how the factorisation order is made (one of
+    :data:`ui.xlnet.MODES`) with its seed or the typed order, the number K of predicted positions, the layer
+    and head (0-based; ui.grid.AVERAGE for the mean). The step is the predicted position (``xlnet_step``)."""
+
+    model: str
+    text: str
+    mode: str = "random"
+    seed: int = 0
+    typed: str = ""
+    k_split: int = 1
+    layer: int = 0
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> XLNetState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        from models.inference.xlnet import MAX_K
+
+        # the page's Model: the shipped xlnet-small first, then the studio's runs
+        name, _, loaded = pick_model(model_choices, p, "xlnet_model", None, load_model, "xlnet.model")
+        mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
+        layer, head = p.layer_head("xlnet", loaded.config.n_layers, loaded.config.n_heads)
+        return cls(
+            model=name,
+            text=p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text"),
+            mode=mode,
+            seed=int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed")),
+            typed=p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else "",
+            k_split=int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k")),
+            layer=layer,
+            head=head,
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {
+            "xlnet_model": self.model,
+            "xlnet_text": self.text,
+            "xlnet_mode": self.mode,
+            "xlnet_seed": str(self.seed),
+            "xlnet_k": str(self.k_split),
+            "xlnet_layer": link_text(self.layer),
+            "xlnet_head": link_text(self.head),
+        }
+        return {**values, "xlnet_typed": self.typed} if self.mode == "typed" else values
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's query stream as a slide (Yang et al. 2019): the page's model under its factorisation
     order, one step per predicted position (its row outlined, its top guesses above the figure), read
     from the link as the page reads it."""
-    from models.inference.xlnet import MAX_K
-
-    # the page's Model: the shipped xlnet-small first, then the studio's runs
-    name, _, loaded = pick_model(model_choices, p, "xlnet_model", None, load_model, "xlnet.model")
-    text = p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text")
-    mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
-    seed = int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed"))
-    typed = p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else ""
-    k_split = int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k"))
-    layer, head = p.layer_head("xlnet", loaded.config.n_layers, loaded.config.n_heads)
+    state = XLNetState.read(p)
     try:
-        tokens, unknown = sentence(text, name)
-        trace = run_predict(text, tuple(order_of(mode, len(tokens), seed, typed)), k_split, name)
+        tokens, unknown = sentence(state.text, state.model)
+        order = tuple(order_of(state.mode, len(tokens), state.seed, state.typed))
+        trace = run_predict(state.text, order, state.k_split, state.model)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if any(unknown):
@@ -98,6 +141,8 @@ def slide(p: SlideParams) -> SlideView:
         pos = targets.positions[step]
         tops = ", ".join(f"{w} {q:.0%}" for w, q in zip(targets.top_tokens[step], targets.top_probs[step]))
         line(tr("slide.xlnet.line", step=trace.ranks[pos] + 1, n=len(tokens), pos=pos + 1, word=tokens[pos], tops=tops))
-        show_figure(stream_view(trace, "query", layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT, outlined=[pos]))
+        show_figure(
+            stream_view(trace, "query", state.layer, state.head, width=PLAN_WIDTH, height=SLIDE_HEIGHT, outlined=[pos])
+        )
 
     return p.view(len(targets.positions), p.step("xlnet", len(targets.positions)), draw)
