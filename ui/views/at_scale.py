@@ -5,6 +5,7 @@ draw this same figure."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,19 +83,49 @@ def query_blocks(n: int, block: int) -> list[int]:
     return list(range(-(-n // block)))
 
 
+@dataclass(frozen=True)
+class TilesState:
+    """The FlashAttention view as values: the model (one of :func:`ui.at_scale.model_choices`), the input, the
+    layer and head (0-based), the tile size and the query block (0-based). The step is the key block
+    (``scale_step``)."""
+
+    model: str = LAB_MODEL
+    text: str = EXAMPLE
+    layer: int = 0
+    head: int = 0
+    block: int = 8
+    query_block: int = 1
+
+    @classmethod
+    def read(cls, p: SlideParams) -> TilesState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        name = p.option("scale_model", model_choices(), LAB_MODEL, "scale.url.model")
+        text = p.text("scale_text", EXAMPLE, TEXT_LIMIT, "scale.url.text")
+        try:
+            n_layers, n_heads, _ = shape_of(name)
+        except RuntimeError as exc:
+            raise SlideProblem(str(exc)) from None
+        layer, head = p.layer_head("scale", n_layers, n_heads, average=False)
+        block = p.option("scale_block", BLOCKS, 8, "scale.url.block")
+        return cls(name, text, layer, head, block, int(p.number("scale_qblock", 0, 10_000, 1, "scale.url.qblock")))
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "scale_model": self.model,
+            "scale_text": self.text,
+            "scale_layer": str(self.layer),
+            "scale_head": str(self.head),
+            "scale_block": str(self.block),
+            "scale_qblock": str(self.query_block),
+        }
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's tiles as a slide: the page's model, input, layer, head, tile size and query block read
     from the link as the page reads them; one step per key block."""
-    name = p.option("scale_model", model_choices(), LAB_MODEL, "scale.url.model")
-    text = p.text("scale_text", EXAMPLE, TEXT_LIMIT, "scale.url.text")
-    try:
-        n_layers, n_heads, _ = shape_of(name)
-    except RuntimeError as exc:
-        raise SlideProblem(str(exc)) from None
-    layer, head = p.layer_head("scale", n_layers, n_heads, average=False)
-    block = p.option("scale_block", BLOCKS, 8, "scale.url.block")
-    qblock = int(p.number("scale_qblock", 0, 10_000, 1, "scale.url.qblock"))
-    run = flash_run(name, text, int(layer), int(head), int(block), qblock)
+    s = TilesState.read(p)
+    run = flash_run(s.model, s.text, s.layer, s.head, s.block, s.query_block)
     if len(run.head.tokens) < 2:
         raise SlideProblem(tr("scale.empty"))
     q0 = run.query_block * run.block

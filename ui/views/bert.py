@@ -6,6 +6,7 @@ this same figure; a slide only draws it larger."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,11 +20,13 @@ from ui.bert import (
     analyse,
     clickable,
     clicks_of,
+    clicks_text,
     load_small_bert,
     masked_lm_choices,
     outcome_labels,
 )
 from ui.i18n import figure_texts, tr
+from ui.state import link_text
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.bert import TYPED, PredictionRow, prediction_rows, predictions_figure
 
@@ -52,39 +55,78 @@ def predictions_view(rows: Sequence[PredictionRow], *, width: float | None = Non
     return predictions_figure(rows[:PAGE_ROWS], texts=figure_texts(), width=width)
 
 
+@dataclass(frozen=True)
+class MaskingState:
+    """The BERT page's view as values: the masked LM (a checkpoint name), sentences A and B, the seed of the
+    random masks and whether they are drawn, the masking rule (a key of :data:`ui.bert.RULE_LABELS`) and the
+    pieces clicked to mask (positions, sorted)."""
+
+    model: str
+    text_a: str = BERT_PAIR[0]
+    text_b: str = BERT_PAIR[1]
+    seed: int = 0
+    draw_random: bool = True
+    rule: str = REFERENCE
+    clicked: tuple[int, ...] = ()
+
+    @classmethod
+    def read(cls, p: SlideParams) -> MaskingState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted;
+        clicks that are not the input's pieces: none)."""
+        choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
+        name = p.option("bert_model", list(choices), next(iter(choices)), "masking.url.model", choices.get)
+        loaded = load_small_bert(name)
+        if isinstance(loaded, str):
+            raise SlideProblem(loaded)
+        state = cls(
+            model=name,
+            text_a=p.text("bert_a", BERT_PAIR[0]),
+            text_b=p.text("bert_b", BERT_PAIR[1]),
+            seed=int(p.number("bert_seed", 0, 10**9, 0, "masking.url.seed")),
+            draw_random=p.flag("bert_draw", True, "masking.url.draw"),
+            rule=p.option("bert_rule", RULE_LABELS, REFERENCE, "masking.url.rule", RULE_LABELS.get),
+        )
+        if not state.text_a.strip():
+            raise SlideProblem(tr("masking.empty"))
+        if (raw := p.raw(CLICKED)) is None:
+            return state
+        clicked, refused = clicks_of(raw, clickable(name, state.text_a, state.text_b))
+        if refused is not None:
+            p.refuse("masking.url.clicked", refused, tr("masking.url.none_clicked"))
+        return replace(state, clicked=clicked)
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "bert_model": self.model,
+            "bert_a": self.text_a,
+            "bert_b": self.text_b,
+            "bert_seed": str(self.seed),
+            "bert_draw": link_text(self.draw_random),
+            "bert_rule": self.rule,
+            CLICKED: clicks_text(self.clicked),
+        }
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's predictions as a slide (the page's Model, minilm-mlm by default; a [MASK] typed in the
     text is predicted as ``python -m models.fill_mask`` does), read from the link as the page reads it;
     above the figure, how many the model got right at top-1."""
-    choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
-    name = p.option("bert_model", list(choices), next(iter(choices)), "masking.url.model", choices.get)
-    loaded = load_small_bert(name)
-    if isinstance(loaded, str):
-        raise SlideProblem(loaded)
-    text_a = p.text("bert_a", BERT_PAIR[0])
-    text_b = p.text("bert_b", BERT_PAIR[1])
-    seed = int(p.number("bert_seed", 0, 10**9, 0, "masking.url.seed"))
-    draw_random = p.flag("bert_draw", True, "masking.url.draw")
-    rule = p.option("bert_rule", RULE_LABELS, REFERENCE, "masking.url.rule", RULE_LABELS.get)
-    if not text_a.strip():
-        raise SlideProblem(tr("masking.empty"))
-    clicked: tuple[int, ...] = ()  # the pieces clicked to mask on the page (bert_clicked=3,7), checked as it does
-    if (raw := p.raw(CLICKED)) is not None:
-        clicked, refused = clicks_of(raw, clickable(name, text_a, text_b))
-        if refused is not None:
-            p.refuse("masking.url.clicked", refused, tr("masking.url.none_clicked"))
-    rows = predicted_rows(analyse(name, text_a, text_b, seed, draw_random, clicked, rule), clicked)
+    s = MaskingState.read(p)
+    analysis = analyse(s.model, s.text_a, s.text_b, s.seed, s.draw_random, s.clicked, s.rule)
+    rows = predicted_rows(analysis, s.clicked)
     if not rows:
         raise SlideProblem(tr("slide.bert.none"))
+    label = masked_lm_choices()[s.model]
 
     def draw(step: int) -> None:
         known = [r for r in rows if r.outcome != TYPED]  # a [MASK] typed in the text has no original to get right
         hits = sum(r.original_rank == 0 for r in known)
         line(
-            choices[name],
-            "A: " + text_a,
-            "B: " + text_b if text_b else "",
-            tr("slide.bert.seed", seed=seed),
+            label,
+            "A: " + s.text_a,
+            "B: " + s.text_b if s.text_b else "",
+            tr("slide.bert.seed", seed=s.seed),
             tr("slide.bert.title", hits=hits, n=len(known)) if known else tr("slide.bert.typed"),
         )
         show_figure(predictions_view(rows, width=PLAN_WIDTH))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
@@ -79,15 +80,45 @@ def swap_view(swap: AttentionSwap, *, width: float = PAGE_WIDTH) -> go.Figure:
     )
 
 
+@dataclass(frozen=True)
+class ExplanationState:
+    """The explanation page's view as values: the model (one of :data:`ui.explanations.MODELS`), the text, the
+    output step (-1: the page's default), and the attention head's layer (-1: the last) and head."""
+
+    model: str = MODELS[0]
+    text: str = ""  # "" : the model's example
+    step: int = -1
+    layer: int = -1
+    head: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams) -> ExplanationState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: tr(f"xai.model.{m}"))
+        return cls(
+            name,
+            p.text("xai_text", EXAMPLES[name], MAX_CHARS, "xai.text"),
+            int(p.number("xai_step", -1, 200, -1, "xai.step")),
+            int(p.number("xai_layer", -1, 100, -1, "xai.layer")),
+            int(p.number("xai_head", 0, 100, 0, "xai.head")),
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "xai_model": self.model,
+            "xai_text": self.text or EXAMPLES[self.model],
+            "xai_step": str(self.step),
+            "xai_layer": str(self.layer),
+            "xai_head": str(self.head),
+        }
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's figure as a slide: the same model, text, output step and head, read from the link."""
-    name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: tr(f"xai.model.{m}"))
-    text = p.text("xai_text", EXAMPLES[name], MAX_CHARS, "xai.text")
-    step = int(p.number("xai_step", -1, 200, -1, "xai.step"))
-    layer = int(p.number("xai_layer", -1, 100, -1, "xai.layer"))
-    head = int(p.number("xai_head", 0, 100, 0, "xai.head"))
+    s = ExplanationState.read(p)
     try:
-        trace = run(name, text, step, layer, head)
+        trace = run(s.model, s.text or EXAMPLES[s.model], s.step, s.layer, s.head)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
 

@@ -6,6 +6,8 @@ and the handout draw these same figures; a slide only draws them larger."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from models.inference.traces import HFTrace
 from ui.i18n import figure_texts, tr
@@ -13,6 +15,9 @@ from ui.tokens import input_error, md_escape
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
 from viz_core.attention_grid import HeadFigure
 from viz_core.bert import explorer_head_figures
+
+if TYPE_CHECKING:
+    from ui.bert import RealModel
 
 
 def shown_tokens(trace: HFTrace, decoder: bool) -> list[str]:
@@ -34,42 +39,89 @@ def head_views(
     )
 
 
+@dataclass(frozen=True)
+class RealState:
+    """The Real model explorer's one-head view as values: the model (``installed``: MiniLM-L6; ``decoder``:
+    the real LLM; a folder's path is never in a link), the text and sentence B (encoders only), the
+    largest number of tokens read, the colour scale (``absolute`` or ``head``), the layer and head (0-based)."""
+
+    source: str = "installed"
+    text: str = ""
+    text_b: str = ""
+    max_tokens: int = 512  # models.inference.hf_adapter.MAX_TOKENS
+    scale: str = "absolute"
+    layer: int = 0
+    head: int = 0
+
+    @property
+    def decoder(self) -> bool:
+        return self.source == "decoder"
+
+    @classmethod
+    def read(cls, p: SlideParams) -> tuple[RealState, RealModel]:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted),
+        and the model it names, loaded."""
+        from models.inference.hf_adapter import MAX_TOKENS
+        from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model
+
+        source = p.option("real_source", REAL_SOURCES, "installed", "real_model.model", REAL_SOURCES.get)
+        decoder = source == "decoder"
+        model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
+        if isinstance(model, str):
+            raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
+        layer, head = p.layer_head("real", model.model.n_layers, model.model.n_heads, average=False)
+        state = cls(
+            source=source,
+            text=p.text("real_text", REAL_TEXT, 20_000),
+            text_b="" if decoder else p.text("real_text_b", ""),
+            max_tokens=int(p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")),
+            scale=p.option("real_scale", REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get),
+            layer=layer,
+            head=head,
+        )
+        return state, model
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {
+            "real_source": self.source,
+            "real_text": self.text,
+            "real_max": str(self.max_tokens),
+            "real_scale": self.scale,
+            "real_layer": str(self.layer),
+            "real_head": str(self.head),
+        }
+        return values if self.decoder else {**values, "real_text_b": self.text_b}
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's one-head view as a slide (one step), read from the link as the page reads it: one head
     of MiniLM-L6 (the installed model) or of the decoder SmolLM2-135M (the Real LLM page's model) on the
     slide's text."""
-    from models.inference.hf_adapter import MAX_TOKENS
-    from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, RealInput, load_decoder, load_real_model
+    from ui.bert import RealInput
 
-    decoder = p.option("real_source", REAL_SOURCES, "installed", "real_model.model", REAL_SOURCES.get) == "decoder"
-    model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
-    if isinstance(model, str):
-        raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
-    text = p.text("real_text", REAL_TEXT, 20_000)
-    text_b = "" if decoder else p.text("real_text_b", "")
-    max_tokens = p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")
-    scale = p.option("real_scale", REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get)
-    if not text.strip():
+    state, model = RealState.read(p)
+    if not state.text.strip():
         raise SlideProblem(tr("real_model.empty"))
     try:  # one heavy request at a time server-wide, as on the page
-        trace, trace_again = RealInput(model.key, text, text_b, int(max_tokens)).traced(tr("slide.real.run"))
+        trace, trace_again = RealInput(model.key, state.text, state.text_b, state.max_tokens).traced(
+            tr("slide.real.run")
+        )
     except ValueError as exc:
         raise SlideProblem(input_error(exc)) from None
-    n_layers, n_heads = trace.attention.shape[:2]
-    layer, head = p.layer_head("real", n_layers, n_heads, average=False)
     del trace  # the slide's drawing keeps the input, not the attention (ui.bert.RealInput)
 
     def draw(step: int) -> None:
         trace = trace_again()
+        text = state.text
         line(
             model.label,
-            tr("real_model.export.head", layer=layer + 1, head=head + 1),
+            tr("real_model.export.head", layer=state.layer + 1, head=state.head + 1),
             tr("slide.real.tokens", n=len(trace.tokens)),
             text[:120] + ("…" if len(text) > 120 else ""),
         )
-        one, _ = head_views(
-            trace, layer, head, shown_tokens(trace, decoder), scale, width=PLAN_WIDTH, height=SLIDE_HEIGHT
-        )
+        tokens = shown_tokens(trace, state.decoder)
+        one, _ = head_views(trace, state.layer, state.head, tokens, state.scale, width=PLAN_WIDTH, height=SLIDE_HEIGHT)
         show_figure(one.figure)
 
     return p.view(1, 0, draw)
