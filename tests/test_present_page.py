@@ -317,3 +317,20 @@ def test_add_this_view_keeps_the_studio_run(two_runs):
     linked.query_params["studio_run"] = older.id  # the link opens the same run
     linked.run()
     assert older.name in linked.success[0].value
+
+
+def test_the_studio_view_is_a_state_of_values(two_runs):
+    """The studio's view state is the run's id (an RNN's probe has no layer or head): it reads back from
+    its link in either language."""
+    from ui.i18n import reading
+    from ui.views.base import SlideParams
+    from ui.views.studio import StudioState
+
+    older, _ = two_runs
+    state = StudioState(older.id)
+    for lang in ("en", "zh"):
+        with reading(lang):
+            p = SlideParams(state.link())
+            assert StudioState.read(p) == state and not p.notes
+    p = SlideParams({"studio_run": "<b>gone</b>"})
+    assert StudioState.read(p) != state and p.notes  # a run that is not there: the newest, noted

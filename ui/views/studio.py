@@ -5,30 +5,67 @@ training code it imports load when a studio slide is drawn, not with every deck.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ui.grid import AVERAGE
 from ui.i18n import tr
+from ui.state import link_text
 from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
+
+
+@dataclass(frozen=True)
+class StudioState:
+    """The studio's run view as values: the run's id (one of the reader's runs or a published one), and for a
+    Transformer's probe the layer and head (0-based; ui.grid.AVERAGE for the mean; an RNN's one map has
+    neither: None). The step is the snapshot (``studio_snap_step``)."""
+
+    run: str
+    layer: int | None = None
+    head: int = AVERAGE
+
+    @classmethod
+    def read(cls, p: SlideParams) -> StudioState:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+        from models.runs.snapshots import read_snapshots
+
+        saved = saved_runs()
+        if not saved:
+            raise SlideProblem(tr("slide.studio.none"))
+        run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
+        maps = [s.weights for s in read_snapshots(run.folder) if s.weights is not None]
+        if maps and maps[0].ndim == 4:  # a Transformer's probe: the page's picker
+            layer, head = p.layer_head("studio", *maps[0].shape[:2])
+            return cls(run.id, layer, head)
+        return cls(run.id)
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        values = {"studio_run": self.run}
+        if self.layer is None:
+            return values
+        return {**values, "studio_layer": str(self.layer), "studio_head": link_text(self.head)}
+
+
+def saved_runs() -> dict:
+    """The reader's runs and the published ones, by id, newest first (the page's default: the first)."""
+    from models.runs.store import list_runs
+    from ui.studio import registry, session_owner
+
+    return {run.id: run for run in list_runs(registry().root, session_owner())}
 
 
 def slide(p: SlideParams) -> SlideView:
     """The page's run as a slide, one step per snapshot: the probe's map (Bahdanau et al. 2015's α, or
     a Transformer's cross-attention, of the page's layer and head); a model without attention shows
     its loss and BLEU curves at the snapshot instead."""
-    from models.runs.store import list_runs
     from models.runs.snapshots import read_snapshots
-    from ui.studio import probe_figure, registry, run_curves, session_owner, snapshot_caption
+    from ui.studio import probe_figure, run_curves, snapshot_caption
 
-    saved = {run.id: run for run in list_runs(registry().root, session_owner())}  # newest first, the page's default
-    if not saved:
-        raise SlideProblem(tr("slide.studio.none"))
-    run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
+    state = StudioState.read(p)
+    run = saved_runs()[state.run]
     shots = read_snapshots(run.folder)
     if not shots:
         raise SlideProblem(tr("slide.studio.no_snapshots"))
-    maps = [s.weights for s in shots if s.weights is not None]
-    layer, head = None, AVERAGE  # an RNN's one map has no layer or head; a Transformer's: the page's picker
-    if maps and maps[0].ndim == 4:
-        layer, head = p.layer_head("studio", *maps[0].shape[:2])
 
     def draw(step: int) -> None:
         shot = shots[step]
@@ -36,6 +73,6 @@ def slide(p: SlideParams) -> SlideView:
         if shot.weights is None:
             show_figure(run_curves(run, shot))
         else:
-            show_figure(probe_figure(shot, layer, head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
+            show_figure(probe_figure(shot, state.layer, state.head, width=PLAN_WIDTH, height=SLIDE_HEIGHT))
 
     return p.view(len(shots), p.step("studio_snap", len(shots)), draw)
