@@ -127,3 +127,25 @@ def test_a_refused_slide_setting_is_noted_and_the_default_drawn(page_model: L.LL
     present.run()
     assert not present.exception
     assert "“99”" in _texts(present) and charts(present)
+
+
+def test_each_tabs_view_is_a_state_of_values(page_model):  # noqa: F811  (the fixture)
+    """Each tab's view state reads back from its link in either language, with no note: values, never labels."""
+    from ui.i18n import reading
+    from ui.views.base import SlideParams
+    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState
+
+    name = page_model.name
+    states = [
+        GQAState(name, 2, 1024),
+        RopeState(name, 2, 20),
+        HeadTypesState(name, "previous", "w3 w4 w5 w6 w7 w3 w4", 12, 3),
+    ]
+    for lang in ("en", "zh"):
+        with reading(lang):
+            for state in states:
+                p = SlideParams(state.link())
+                assert type(state).read(p, page_model) == state and not p.notes, (state, p.notes)
+            generation = LLMGenerationState(name, "Hello there", False, 0.0, 0, 0.5, 5, 9, False, "heads", 2)
+            p = SlideParams(generation.link())
+            assert LLMGenerationState.read(p, name, page_model.n_layers) == generation and not p.notes

@@ -5,6 +5,7 @@ gqa_view, rope_view, heads_figure) with the page's settings; a slide only draws 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,66 +32,208 @@ from ui.llm import (
     step_figure,
     visible,
 )
+from ui.state import link_text
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure, show_figures
 
 # (models.inference.llm is imported where it is used, as ui.llm does: read at the call, as tests stand in for it)
+
+
+def _model(p: SlideParams) -> str:
+    """The page's model (a name of :func:`ui.llm.model_names`) as a link holds it; SlideProblem when it is not
+    installed or not converted (the conversion takes minutes: it is started on the page, never by a slide)."""
+    from models.inference.llm import MODEL_NAME, is_converted, spec_of
+
+    model = p.option(
+        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: tr(f"llm_explorer.model.{name}")
+    )
+    if problem := package_problem(model):
+        raise SlideProblem(problem)
+    if not is_converted(model=model):
+        raise SlideProblem(tr("llm_explorer.not_converted", command=spec_of(model).prepare_command))
+    return model
+
+
+@dataclass(frozen=True)
+class LLMGenerationState:
+    """The generation tab's view as values: the model, the prompt, the chat template on or off, sampling
+    (temperature, top-k with 0 for none, top-p), how many tokens, the seed, the KV cache on or off, what the
+    rows are (``layers``, or ``heads`` of one layer) and that layer (0-based). The step is the generated
+    token (``llm_step``)."""
+
+    model: str
+    prompt: str = DEFAULT_PROMPT
+    chat: bool = True
+    temperature: float = 0.7
+    top_k: int = 50
+    top_p: float = 0.9
+    max_new: int = 24
+    seed: int = 0
+    use_cache: bool = True
+    rows: str = "layers"
+    layer: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams, model: str, n_layers: int) -> LLMGenerationState:
+        """The state a link holds for ``model`` (of ``n_layers`` layers), read as the page reads it."""
+        return cls(
+            model=model,
+            prompt=p.text("llm_prompt", DEFAULT_PROMPT, 2000, "llm_explorer.prompt"),
+            chat=p.flag("llm_chat", True, "llm_explorer.chat"),
+            temperature=p.number("llm_temperature", 0, 2, 0.7, "llm_explorer.temperature"),
+            top_k=int(p.number("llm_top_k", 0, 200, 50, "llm_explorer.top_k")),
+            top_p=p.number("llm_top_p", 0.05, 1, 0.9, "llm_explorer.top_p"),
+            max_new=int(p.number("llm_max_new", 1, 64, 24, "llm_explorer.max_new")),
+            seed=int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed")),
+            use_cache=p.flag("llm_cache", True, "llm_explorer.kv_cache"),
+            rows=p.option(
+                "llm_rows",
+                ("layers", "heads"),
+                "layers",
+                "llm_explorer.heads_shown",
+                lambda r: tr(f"llm_explorer.rows.{r}"),
+            ),
+            layer=int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer")) - 1,
+        )
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return {
+            "llm_model": self.model,
+            "llm_prompt": self.prompt,
+            "llm_chat": link_text(self.chat),
+            "llm_temperature": repr(self.temperature),
+            "llm_top_k": str(self.top_k),
+            "llm_top_p": repr(self.top_p),
+            "llm_max_new": str(self.max_new),
+            "llm_seed": str(self.seed),
+            "llm_cache": link_text(self.use_cache),
+            "llm_rows": self.rows,
+            "llm_layer": str(self.layer + 1),
+        }
+
+
+@dataclass(frozen=True)
+class GQAState:
+    """The grouped-query attention tab's view as values: the model, bytes per cached value and the context
+    length the KV cache is sized for."""
+
+    model: str
+    size: int = BYTES[0]
+    context: int = 2048
+
+    @classmethod
+    def read(cls, p: SlideParams, llm: Any) -> GQAState:
+        high = max(256, llm.max_positions)
+        return cls(
+            llm.name,
+            p.option("llm_bytes", BYTES, BYTES[0], "llm_explorer.gqa.bytes", bytes_label),
+            int(p.number("llm_context", 256, high, min(2048, high), "llm_explorer.gqa.context")),
+        )
+
+    def link(self) -> dict[str, str]:
+        return {"llm_model": self.model, "topic": "gqa", "llm_bytes": str(self.size), "llm_context": str(self.context)}
+
+
+@dataclass(frozen=True)
+class RopeState:
+    """The RoPE tab's view as values: the model, the dimension pair (0-based) and how many positions."""
+
+    model: str
+    pair: int = 0
+    positions: int = 16
+
+    @classmethod
+    def read(cls, p: SlideParams, llm: Any) -> RopeState:
+        return cls(
+            llm.name,
+            int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "llm_explorer.rope.pair")),
+            int(p.number("llm_positions", 4, 48, 16, "llm_explorer.rope.positions")),
+        )
+
+    def link(self) -> dict[str, str]:
+        return {
+            "llm_model": self.model,
+            "topic": "rope",
+            "llm_pair": str(self.pair),
+            "llm_positions": str(self.positions),
+        }
+
+
+@dataclass(frozen=True)
+class HeadTypesState:
+    """The head types tab's view as values: the model, the head type scored (one of
+    :data:`ui.llm.HEAD_TYPES`), the text it is measured on, the induction test's period and seed."""
+
+    model: str
+    head_type: str = HEAD_TYPES[0]
+    text: str = HEADS_TEXT
+    period: int = 50
+    seed: int = 0
+
+    @classmethod
+    def read(cls, p: SlideParams, llm: Any) -> HeadTypesState:
+        return cls(
+            llm.name,
+            p.option(
+                "llm_kind",
+                HEAD_TYPES,
+                HEAD_TYPES[0],
+                "llm_explorer.heads.kind",
+                lambda k: tr(f"llm_explorer.kind.{k}"),
+            ),
+            p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text"),
+            int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period")),
+            int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed")),
+        )
+
+    def link(self) -> dict[str, str]:
+        return {
+            "llm_model": self.model,
+            "topic": "heads",
+            "llm_kind": self.head_type,
+            "llm_heads_text": self.text,
+            "llm_period": str(self.period),
+            "llm_heads_seed": str(self.seed),
+        }
 
 
 def slide(p: SlideParams) -> SlideView:
     """Real LLM (SmolLM2-135M-Instruct, or Gemma 3 270M), the tab it was added from: generation (the
     query row that produced each generated token, per layer or per head of one layer, one step per
     generated token), grouped-query attention, RoPE or head types (one step each)."""
-    from models.inference.llm import MODEL_NAME, LLMError, is_converted, spec_of
+    from models.inference.llm import LLMError
 
     topic = p.topic("llm_explorer.tab.generation", TOPICS)
-    model = p.option(
-        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: tr(f"llm_explorer.model.{name}")
-    )
-    if problem := package_problem(model):
-        raise SlideProblem(problem)
-    if not is_converted(model=model):  # the conversion takes minutes: it is started on the page, never by a slide
-        raise SlideProblem(tr("llm_explorer.not_converted", command=spec_of(model).prepare_command))
+    model = _model(p)
     if notice := licence_notice(model):
         p.notes.append(notice)
+    try:
+        llm = shared_llm(model)
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(load_failure(exc)) from None
     if topic != "llm_explorer.tab.generation":
-        try:
-            llm = shared_llm(model)
-        except (LLMError, OSError, ValueError) as exc:
-            raise SlideProblem(load_failure(exc)) from None
         return VIEWS[topic](p, llm)
-    prompt = p.text("llm_prompt", DEFAULT_PROMPT, 2000, "llm_explorer.prompt")
-    chat = p.flag("llm_chat", True, "llm_explorer.chat")
-    temperature = p.number("llm_temperature", 0, 2, 0.7, "llm_explorer.temperature")
-    top_k = int(p.number("llm_top_k", 0, 200, 50, "llm_explorer.top_k"))
-    top_p = p.number("llm_top_p", 0.05, 1, 0.9, "llm_explorer.top_p")
-    max_new = int(p.number("llm_max_new", 1, 64, 24, "llm_explorer.max_new"))
-    seed = int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed"))
-    use_cache = p.flag("llm_cache", True, "llm_explorer.kv_cache")
-    rows = p.option(
-        "llm_rows", ("layers", "heads"), "layers", "llm_explorer.heads_shown", lambda r: tr(f"llm_explorer.rows.{r}")
-    )
-    if not prompt.strip():
+    s = LLMGenerationState.read(p, model, llm.n_layers)
+    if not s.prompt.strip():
         raise SlideProblem(tr("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
         trace = heavy_once(
             generation,
-            model,
-            prompt,
-            chat,
-            max_new,
-            float(temperature),
-            top_k,
-            float(top_p),
-            seed,
-            use_cache,
+            s.model,
+            s.prompt,
+            s.chat,
+            s.max_new,
+            float(s.temperature),
+            s.top_k,
+            float(s.top_p),
+            s.seed,
+            s.use_cache,
             what=tr("llm_explorer.tab.generation"),
         )
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
         raise SlideProblem(tr("slide.llm.nothing"))
-    n_layers = trace.steps[0].attention.shape[0]
-    layer = int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer"))
     if trace.dropped:
         p.notes.append(
             tr(
@@ -104,8 +247,8 @@ def slide(p: SlideParams) -> SlideView:
     def draw(step: int) -> None:
         shown = trace.steps[step]
         answer = "".join(trace.generated_tokens[: step + 1]).replace("\n", " ↵ ")
-        line(f"{prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
-        show_figure(step_figure(trace, step, rows, layer, width=PLAN_WIDTH))
+        line(f"{s.prompt} → {answer}", tr("slide.gen.samples", token=visible([shown.token])[0], p=shown.prob))
+        show_figure(step_figure(trace, step, s.rows, s.layer + 1, width=PLAN_WIDTH))
 
     return p.view(len(trace.steps), p.step("llm", len(trace.steps)), draw)
 
@@ -113,12 +256,10 @@ def slide(p: SlideParams) -> SlideView:
 def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
     """The grouped-query attention tab: which K/V head each query head reads, and the KV cache at the
     page's bytes per value and context length (one step)."""
-    size = p.option("llm_bytes", BYTES, BYTES[0], "llm_explorer.gqa.bytes", bytes_label)
-    high = max(256, llm.max_positions)
-    context = int(p.number("llm_context", 256, high, min(2048, high), "llm_explorer.gqa.context"))
+    s = GQAState.read(p, llm)
 
     def draw(step: int) -> None:
-        figure, cache = gqa_view(llm, size, context)
+        figure, cache = gqa_view(llm, s.size, s.context)
         line(cache.summary())
         if window := cache.window_line(llm):
             line(window)
@@ -130,12 +271,11 @@ def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
 def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
     """The RoPE tab: the page's dimension pair over its positions, every pair's wavelength, and q·k at
     every pair of positions, side by side (one step)."""
-    pair = int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "llm_explorer.rope.pair"))
-    n = int(p.number("llm_positions", 4, 48, 16, "llm_explorer.rope.positions"))
+    s = RopeState.read(p, llm)
 
     def draw(step: int) -> None:
-        view = rope_view(llm, pair, n)
-        line(tr("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
+        view = rope_view(llm, s.pair, s.positions)
+        line(tr("llm_explorer.rope.theta", i=s.pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
         show_figures(view.figures)
 
     return p.view(1, 0, draw)
@@ -146,23 +286,20 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     induction test (one step)."""
     from models.inference.llm import LLMError
 
-    head_type = p.option(
-        "llm_kind", HEAD_TYPES, HEAD_TYPES[0], "llm_explorer.heads.kind", lambda k: tr(f"llm_explorer.kind.{k}")
-    )
-    text = p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text")
-    period = int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period"))
-    seed = int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed"))
-    if len(text.split()) < 2:
+    s = HeadTypesState.read(p, llm)
+    if len(s.text.split()) < 2:
         raise SlideProblem(tr("llm_explorer.empty_prompt"))
     try:  # the page's arguments, so that the page's cached run is the slide's
-        scores = heavy_once(head_scores, llm.name, text, period, seed, what=tr("llm_explorer.tab.heads"))
+        scores = heavy_once(head_scores, llm.name, s.text, s.period, s.seed, what=tr("llm_explorer.tab.heads"))
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
 
     def draw(step: int) -> None:
-        best = ", ".join(f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(head_type, 5))
+        best = ", ".join(
+            f"L{layer + 1} H{head + 1} ({score:.2f})" for layer, head, score in scores.best(s.head_type, 5)
+        )
         line(tr("llm_explorer.heads.best_line", heads=best))
-        show_figure(heads_figure(scores, head_type))
+        show_figure(heads_figure(scores, s.head_type))
 
     return p.view(1, 0, draw)
 
