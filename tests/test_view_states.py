@@ -113,3 +113,25 @@ def test_the_page_keeps_the_state_its_link_gave(state, lang: str) -> None:
         p = SlideParams({k: at.query_params[k] for k in at.query_params})
         assert _read(state, p) == state
         assert not p.notes, p.notes
+
+
+def test_every_slide_reads_a_typed_state() -> None:
+    """Every page a slide can show has its view declared as a frozen dataclass of values with ``read`` (from a
+    link) and ``link`` (back), in the same module as its slide."""
+    import dataclasses
+    import inspect
+    import sys
+
+    from ui.slides import RENDERERS
+
+    for page, renderer in RENDERERS.items():
+        module = sys.modules[renderer.__module__]
+        states = [
+            c
+            for _, c in inspect.getmembers(module, inspect.isclass)
+            if c.__module__ == module.__name__ and dataclasses.is_dataclass(c) and hasattr(c, "read")
+        ]
+        assert states, f"{page}: no view state in {module.__name__}"
+        for state in states:
+            assert state.__dataclass_params__.frozen and callable(state.link), state
+        assert any(f"{s.__name__}.read(" in inspect.getsource(renderer) for s in states), page
