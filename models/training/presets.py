@@ -324,6 +324,7 @@ PRESETS: dict[str, Preset] = {
         # BERT's 2e-5–5e-5 (A.3): those are for ~3 epochs, these runs see under half an epoch. NLI, 150 steps:
         # a probe reached 0.978 on 500 test pairs; the preset 0.978 on all 1,474 (frozen head 0.575), 224 s.
         # Answer spans, 180 steps (about 2 s each): exact match 0.999 (frozen head 0.293), 300 s, 7.5 min in all.
+        # Subject kind, 100 steps: accuracy 1.000 (frozen head 0.784), 181 s, 5 min in all.
         *(
             Preset(
                 f"minilm-{task}",
