@@ -153,12 +153,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "微调全部参数（§4）与冻结特征上的输出头（§5.3）对比",
     ),
     "masking.ftx.intro": (
-        "Each model below starts from this page's bert-small. **All parameters** (embeddings, every "
+        "Each model below starts from a pre-trained encoder: this page's bert-small, or the installed "
+        "MiniLM-L6. **All parameters** (embeddings, every "
         "attention and feed-forward layer, the pooler, a fresh output layer) were trained on the task "
         "with AdamW; beside it, the **same output layer trained alone on the frozen encoder**, on the "
         "same training split for the same number of steps. Both are scored on the same held-out test "
         "split.",
-        "下面每个模型都从本页的 bert-small 出发。**全部参数**（嵌入、每个注意力层和前馈层、池化层、一个新的"
+        "下面每个模型都从一个预训练编码器出发：本页的 bert-small，或已安装的 MiniLM-L6。**全部参数**（嵌入、每个注意力层和前馈层、池化层、一个新的"
         "输出层）都用 AdamW 在任务上训练；旁边是**只在冻结编码器上训练的同一个输出层**，训练集相同，步数相同。"
         "两者都在同一个留出的测试集上评分。",
     ),
