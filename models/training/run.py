@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from models.checkpoints import CHECKPOINT_DIR, WEIGHTS
+from models.checkpoints import CHECKPOINT_DIR, WEIGHTS, user_checkpoint_dir
 from models.device import pick_device
 from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
 from models.training.loop import Callback, progress_bar
@@ -42,7 +42,8 @@ def run_preset(
     stop: threading.Event | None = None,
     progress: bool = False,
 ) -> tuple[Path, dict, str]:
-    """Train ``preset`` and write its checkpoint to ``out`` (default checkpoints/<name>).
+    """Train ``preset`` and write its checkpoint to ``out`` (default checkpoints/<name>, or the user's
+    checkpoint folder for a preset whose data says ``shipped: False``: weights too large for git).
 
     ``steps`` or ``epochs`` override the preset's number of steps, ``minutes`` its wall-clock
     guard. Returns (folder, training record, one-line summary).
@@ -74,7 +75,8 @@ def run_preset(
         settings=trained.settings.to_dict(),
         parameters=n_params,
     )
-    folder = trained.save(Path(out) if out else CHECKPOINT_DIR / preset.name, record)
+    default = CHECKPOINT_DIR if preset.data.get("shipped", True) else user_checkpoint_dir()
+    folder = trained.save(Path(out) if out else default / preset.name, record)
     size = (folder / WEIGHTS).stat().st_size
     cut = f" — CUT SHORT: {record['cut_short']}" if record.get("cut_short") else ""
     line = (
