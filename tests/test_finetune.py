@@ -216,7 +216,7 @@ def test_page_rows_are_the_recorded_minilm_figures_in_both_languages() -> None:
         for row, task in zip(rows, [t for t in page.FINETUNE_TASKS if t in recorded]):
             rec = recorded[task]
             assert row[text("masking.ftx.col.model", lang)] == "MiniLM-L6"
-            assert row[text("masking.ftx.col.task", lang)] == text(f"masking.ftx.task.{task}", lang)
+            assert row[text("masking.ftx.col.task", lang)] == text(f"masking.ftx.short.{task}", lang)
             assert row[text("masking.ftx.col.all", lang)] == f"{rec['finetuned']:.1%}"
             assert row[text("masking.ftx.col.frozen", lang)] == f"{rec['frozen']:.1%}"
             assert row[text("masking.ftx.col.n", lang)] == str(rec["n_test"])

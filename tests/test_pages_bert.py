@@ -69,7 +69,7 @@ def test_fine_tuning_against_frozen_head(bert):
 
     at = _topic(bert, "Fine-tuning")
     assert any("Fine-tuning every parameter" in s.value for s in at.subheader)
-    assert {m.label for m in at.metric} == {"All parameters (§4)", "Frozen encoder, head only (§5.3)"}
+    assert {m.label for m in at.metric} == {"All parameters (§4)", "Frozen, head only (§5.3)"}
     at.number_input(key="bert_ft_example").set_value(3).run()
     at.selectbox(key="bert_ft_layer").set_value(2).run()
     at.selectbox(key="bert_ft_head").set_value(1).run()

@@ -221,6 +221,15 @@ def test_chinese_titles_wrap_between_characters_not_cut() -> None:
     assert not any(line.startswith(("，", "：")) for line in lines)
 
 
+def test_a_closing_bracket_never_starts_a_line() -> None:
+    """A Chinese word in brackets, P(类别), breaks before "P(" or inside the word, never before ")"."""
+    title = "你的输入：由 [CLS] 得到的 P(类别)"
+    for width in range(120, 400, 4):
+        lines = wrap_text(title, width, TITLE_FONT_SIZE).split("<br>")
+        assert not any(line.startswith((")", "]")) for line in lines), (width, lines)
+        assert unwrap_text("<br>".join(lines)) == title
+
+
 @pytest.mark.parametrize(
     "title",
     [

@@ -769,7 +769,7 @@ def _finetune_row(model: str, task: str, rec: dict) -> dict[str, str]:
     scores = rec.get("test") or rec
     return {
         tr("masking.ftx.col.model"): tr(f"masking.ftx.model.{model}"),
-        tr("masking.ftx.col.task"): tr(f"masking.ftx.task.{task}"),
+        tr("masking.ftx.col.task"): tr(f"masking.ftx.short.{task}"),  # the long name: the task picker below
         tr("masking.ftx.col.metric"): tr(f"masking.ftx.metric.{task}"),
         tr("masking.ftx.col.all"): f"{scores['finetuned']:.1%}",
         tr("masking.ftx.col.frozen"): f"{scores['frozen']:.1%}",

@@ -233,7 +233,7 @@ def short_label(text: str, limit: int = TICK_LABEL_CHARS) -> str:
 # which stays with the character before it: "…注意力，" never starts a line with "，".
 _WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CLOSING = "，。、：；！？）」』》…"
-_PIECES = re.compile(rf"[{_WIDE}][{_CLOSING}]*| +|[^ {_WIDE}]+[{_CLOSING}]*")
+_PIECES = re.compile(rf"[{_WIDE}][{_CLOSING})\]]*| +|[^ {_WIDE}]+[{_CLOSING}]*")  # ")" stays with "别" in "P(类别)"
 
 
 @overload
@@ -279,11 +279,12 @@ def _wide(char: str) -> bool:
 
 def unwrap_text(text: str) -> str:
     """:func:`wrap_text` undone: each ``<br>`` back to the space it replaced, or to nothing between two
-    Chinese characters (to be wrapped again for another width)."""
+    Chinese characters or inside brackets, where it breaks without one (to be wrapped again for another width)."""
     parts = text.split("<br>")
     out = parts[0]
     for part in parts[1:]:
-        joint = "" if out and part and _wide(out[-1]) and _wide(part[0]) else " "
+        a, b = out[-1:], part[:1]
+        joint = "" if (a and b and _wide(a) and _wide(b)) or a in "([{" or b in ")]}" else " "
         out += joint + part
     return out
 

@@ -197,9 +197,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "masking.ftx.col.task": ("Task", "任务"),
     "masking.ftx.col.metric": ("Test figure", "测试指标"),
     "masking.ftx.col.all": ("All parameters (§4)", "全部参数（§4）"),
-    "masking.ftx.col.frozen": ("Frozen encoder, head only (§5.3)", "冻结编码器，只训练输出头（§5.3）"),
+    "masking.ftx.col.frozen": ("Frozen, head only (§5.3)", "冻结，只训练输出头（§5.3）"),
     "masking.ftx.col.n": ("Test items", "测试样本数"),
     "masking.ftx.col.steps": ("Steps", "步数"),
+    "masking.ftx.short.nli": ("Sentence pair (NLI)", "句对（NLI）"),
+    "masking.ftx.short.cls": ("One sentence", "单句"),
+    "masking.ftx.short.qa": ("Answer span (QA)", "答案区间（QA）"),
     "masking.ftx.task.nli": (
         "Sentence pair: entailment / contradiction / neutral ([CLS])",
         "句对：蕴含 / 矛盾 / 中立（[CLS]）",
