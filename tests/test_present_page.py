@@ -331,6 +331,6 @@ def test_the_studio_view_is_a_state_of_values(two_runs):
     for lang in ("en", "zh"):
         with reading(lang):
             p = SlideParams(state.link())
-            assert StudioState.read(p) == state and not p.notes
+            assert StudioState.read(p)[0] == state and not p.notes
     p = SlideParams({"studio_run": "<b>gone</b>"})
-    assert StudioState.read(p) != state and p.notes  # a run that is not there: the newest, noted
+    assert StudioState.read(p)[0] != state and p.notes  # a run that is not there: the newest, noted

@@ -401,24 +401,26 @@ def tab_line(topic: str, trace: BlockTrace) -> str:
             return view
         return tr("slide.block.smoothing", model=view.model, word=view.word, top=view.top, v=view.v, eps=view.eps)
     if topic == "block.tab.schedule":
-        from models.lessons.training_ideas import noam_rate
-
-        peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
-        first = float(noam_rate(1, D_PAPER, None))
-        return tr("slide.block.schedule", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak)
+        return tr("slide.block.schedule", **schedule_numbers())
     return tr("slide.block.line", model=MODELS[trace.architecture], box=tr("block.tab.changes"))
+
+
+def schedule_numbers() -> dict[str, float]:
+    """The schedule's figures the tab and its slide state: the warm-up ``w``, the ``peak`` rate (at step w),
+    step 1's rate without warm-up (``first``) and how many ``times`` the peak that is (§5.3)."""
+    from models.lessons.training_ideas import noam_rate
+
+    peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
+    first = float(noam_rate(1, D_PAPER, None))
+    return {"w": WARMUP_PAPER, "peak": peak, "first": first, "times": first / peak}
 
 
 def schedule_section() -> None:
     """The warm-up schedule of §5.3 with and without warm-up, and Adam's update written out."""
     from models.lessons.training_ideas import adam_steps, torch_adam
 
-    from models.lessons.training_ideas import noam_rate
-
     chart(schedule_view(), key="block_schedule", config=PLOT)
-    peak = float(noam_rate(WARMUP_PAPER, D_PAPER, WARMUP_PAPER))
-    first = float(noam_rate(1, D_PAPER, None))
-    st.markdown(tr("block.lr.explain", w=WARMUP_PAPER, peak=peak, first=first, times=first / peak))
+    st.markdown(tr("block.lr.explain", **schedule_numbers()))
     st.markdown(f"**{tr('block.adam.head')}**")
     st.markdown(tr("block.adam.explain", lr=ADAM_LR))
     run = adam_steps(ADAM_THETA, ADAM_GRADS, lr=ADAM_LR)

@@ -272,9 +272,13 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
 FITTED_TEXT = "fitted_text"
 
 
+_WIDE_CHAR = re.compile(rf"[{_WIDE}]")
+
+
 def _wide(char: str) -> bool:
-    """A Chinese character or full-width punctuation: text that :func:`wrap_text` breaks with no space."""
-    return ord(char) >= 0x2E80
+    """A Chinese character or full-width punctuation (:data:`_WIDE`, as :func:`wrap_text` reads it): text it
+    breaks with no space."""
+    return _WIDE_CHAR.fullmatch(char) is not None
 
 
 def unwrap_text(text: str) -> str:

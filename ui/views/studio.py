@@ -6,6 +6,7 @@ training code it imports load when a studio slide is drawn, not with every deck.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ui.grid import AVERAGE
 from ui.i18n import tr
@@ -24,19 +25,21 @@ class StudioState:
     head: int = AVERAGE
 
     @classmethod
-    def read(cls, p: SlideParams) -> StudioState:
-        """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
+    def read(cls, p: SlideParams) -> tuple[StudioState, Any, list[Any]]:
+        """The state a link holds, read as the page reads it (a refused value: the page's default, noted), with
+        the run it names and that run's snapshots, read once."""
         from models.runs.snapshots import read_snapshots
 
         saved = saved_runs()
         if not saved:
             raise SlideProblem(tr("slide.studio.none"))
         run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
-        maps = [s.weights for s in read_snapshots(run.folder) if s.weights is not None]
+        shots = read_snapshots(run.folder)
+        maps = [s.weights for s in shots if s.weights is not None]
         if maps and maps[0].ndim == 4:  # a Transformer's probe: the page's picker
             layer, head = p.layer_head("studio", *maps[0].shape[:2])
-            return cls(run.id, layer, head)
-        return cls(run.id)
+            return cls(run.id, layer, head), run, shots
+        return cls(run.id), run, shots
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
@@ -58,12 +61,9 @@ def slide(p: SlideParams) -> SlideView:
     """The page's run as a slide, one step per snapshot: the probe's map (Bahdanau et al. 2015's α, or
     a Transformer's cross-attention, of the page's layer and head); a model without attention shows
     its loss and BLEU curves at the snapshot instead."""
-    from models.runs.snapshots import read_snapshots
     from ui.studio import probe_figure, run_curves, snapshot_caption
 
-    state = StudioState.read(p)
-    run = saved_runs()[state.run]
-    shots = read_snapshots(run.folder)
+    state, run, shots = StudioState.read(p)
     if not shots:
         raise SlideProblem(tr("slide.studio.no_snapshots"))
 
