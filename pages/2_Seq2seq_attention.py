@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
+from ui.deck import publish_view
 from ui.explain import seq2seq_chart
 from ui.export import PLOT, export_menu
 from ui.i18n import figure_texts, tr
@@ -113,6 +114,7 @@ if mode != "soft" and loaded_primary.model.cfg.attention != "luong":
 
 
 state = Seq2seqState(model_name, text, beam, mode, alpha, compare)  # what a link and a slide hold
+publish_view(state)
 
 
 def translate_or_message(name: str):

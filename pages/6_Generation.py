@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
+from ui.deck import publish_view
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
@@ -89,8 +92,10 @@ with options_col.popover(tr("generation.sampling"), icon=":material/tune:", widt
 
 loaded = loaded_or_stop(load_model(model_name))
 
+state = GenerationState(model_name, prompt, temperature, top_k, max_new, seed)
+publish_view(state)
 try:
-    result = generate(GenerationState(model_name, prompt, temperature, top_k, max_new, seed))  # its slide's too
+    result = generate(state)  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -151,6 +156,7 @@ def steps_view() -> None:
         )
     with attn_col:
         layer, head = head_picker(result.attention.shape[0], result.attention.shape[1], key="gen")
+        publish_view(replace(state, layer=layer, head=head))  # the head is this fragment's
         row = pick(np.asarray(step.attention)[:, :, None, :], layer, head)[0]
         chart(
             bars := attention_row_bars(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ui.deck import SESSION_KEY, VIEW_STATE
 from ui.i18n import reading
 from ui.views.base import SlideParams
 from ui.grid import AVERAGE
@@ -113,6 +114,14 @@ def test_the_page_keeps_the_state_its_link_gave(state, lang: str) -> None:
         p = SlideParams({k: at.query_params[k] for k in at.query_params})
         assert _read(state, p) == state
         assert not p.notes, p.notes
+    # the page built the same typed state from its widgets, and drew from it ("Add this view" records it)
+    page, published = at.session_state[VIEW_STATE]
+    assert page == PAGES[type(state)]
+    assert published == state
+    if lang == "en":  # (AppTest reruns a 中文 page's select boxes by their English labels)
+        at.button(key="deck_add").click().run()
+        (slide,) = at.session_state[SESSION_KEY]
+        assert slide.page == page and state.link().items() <= slide.params.items()
 
 
 def test_every_slide_reads_a_typed_state() -> None:

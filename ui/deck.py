@@ -502,10 +502,30 @@ def copy_to_session(deck: Deck) -> None:
     st.query_params["deck"] = "session"
 
 
+VIEW_STATE = "view_state"  # (page stem, the typed state its view was last drawn from)
+
+
+def publish_view(state: Any) -> None:
+    """Record the typed, language-free state (ui.views.*State) that this run of the page draws its view
+    from: "Add this view to the deck" records its link (``state.link()``), so the slide reads the page's
+    own state, not the widgets' address bar alone. A page calls this as soon as it has built the state."""
+    st.session_state[VIEW_STATE] = (current_page(), state)
+
+
+def view_params(page: str) -> Params:
+    """The link of ``page``'s view: the address bar (the step, a tab's own settings) with the values
+    of the state the page last published laid over it."""
+    params = current_params()
+    published = st.session_state.get(VIEW_STATE)
+    if published is not None and published[0] == page:
+        params.update(published[1].link())
+    return params
+
+
 def _add_view(page: str) -> None:
     slides = session_slides()
     if len(slides) < MAX_SLIDES:
-        slides.append(Slide(page, current_params()))
+        slides.append(Slide(page, view_params(page)))
         st.toast(tr("deck.added", n=len(slides)), icon=":material/slideshow:")
 
 
