@@ -111,7 +111,7 @@ token = linked(
     help=tr("block.token_help"),
 )
 
-diagram_col, detail_col = st.columns([0.43, 0.57])
+diagram_col, detail_col = st.columns(2)
 diagram = architecture_view(trace, box)
 chart(diagram, key="block_diagram", config=PLOT, on_select=_clicked, where=diagram_col)
 detail, caption = box_view(trace, box, layer, token)

@@ -12,7 +12,7 @@ from models.checkpoints import load_results, load_transformer, read_config
 from models.lessons.block import block_trace
 from tests.charts import charts
 from tests.conftest import APPTEST_TIMEOUT, ROOT
-from ui.block import EXAMPLES
+from ui.block import EXAMPLES, run_block
 from ui.i18n import tr
 from ui.strings import STRINGS
 from viz_core.export import _decode
@@ -148,3 +148,37 @@ def test_the_norms_tab_draws_the_post_ln_and_pre_ln_trainings_as_shipped() -> No
         assert f"{rows[name]['exact_match']:.1%}" in text
     post, post_w, pre = (rows[n]["exact_match"] for n in NORM_RUNS)
     assert ("learned the task in the steps where post-LN had not" in text) == (pre - max(post, post_w) >= PRE_LN_AHEAD)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_every_box_label_fits_its_box_at_a_readable_size(architecture: str, lang: str) -> None:
+    """In the page's half of the column, each box label fits its box (width, and height for two lines) at one
+    shared size: 10 px or more, not the 9 px the encoder–decoder's labels had beside the "× N" margins."""
+    from ui.i18n import reading
+    from ui.views.block import DIAGRAM_WIDTH, HEIGHT, architecture_view
+    from viz_core.block import BOX_H, BOX_W, SIDE
+    from viz_core.style import LINE_EM, text_width, title_dict
+
+    with reading(lang):
+        trace = run_block(architecture, EXAMPLES[architecture])
+        fig = architecture_view(trace, "out").to_dict()
+    layout = fig["layout"]
+    x0, x1 = layout["xaxis"]["range"]
+    y0, y1 = layout["yaxis"]["range"]
+    px = (DIAGRAM_WIDTH - 20) / (x1 - x0)
+    py = (HEIGHT - title_dict(layout["title"]["text"], DIAGRAM_WIDTH)[1] - 10) / (y1 - y0)
+    boxes = [s for s in layout["shapes"] if s.get("fillcolor") not in (None, "rgba(0,0,0,0)")]
+    labels = [
+        a
+        for a in layout["annotations"]
+        if any(a["x"] == (b["x0"] + b["x1"]) / 2 and abs(a["y"] - (b["y0"] + b["y1"]) / 2) < 1e-9 for b in boxes)
+    ]
+    assert len(labels) == len(boxes) and x0 >= -BOX_W / 2 - SIDE - 1e-9
+    sizes = {a["font"]["size"] for a in labels}
+    assert len(sizes) == 1 and min(sizes) >= (13 if architecture != "encoder-decoder" or lang == "zh" else 10)
+    for a in labels:
+        lines = a["text"].replace("<b>", "").replace("</b>", "").split("<br>")
+        assert len(lines) <= 2
+        assert max(text_width(t, a["font"]["size"]) for t in lines) <= BOX_W * px - 8
+        assert len(lines) * a["font"]["size"] * LINE_EM <= BOX_H * py

@@ -15,7 +15,9 @@ from plotly.subplots import make_subplots
 
 from viz_core.labels import safe_label
 from viz_core.style import (
+    BACKGROUND,
     FITTED_TEXT,
+    LINE_EM,
     SERIES_COLORS,
     TEXT_COLOR,
     base_layout,
@@ -23,6 +25,8 @@ from viz_core.style import (
     legend_below,
     set_layout,
     text_width,
+    title_dict,
+    wrap_text,
 )
 from viz_core.transformer import HIGHLIGHT
 
@@ -39,7 +43,8 @@ FILLS = {
 }
 EDGE = "#4b5563"
 FRAME = "#9aa7b8"
-PITCH, BOX_H, BOX_W = 1.0, 0.72, 3.0  # a box's place, height and width in the diagram's units
+PITCH, BOX_H, BOX_W = 1.0, 0.78, 3.0  # a box's place, height and width in the diagram's units
+SIDE = 0.45  # units beside the outer boxes: the stack's dotted frame and a little air
 
 
 def parts(architecture: str, stack: str) -> list[str]:
@@ -75,6 +80,27 @@ def _fitting_font(labels: Iterable[str], room_px: float, size: int, smallest: in
     return size
 
 
+def _box_text(
+    labels: Mapping[str, str], room_w: float, room_h: float, size: int, smallest: int = 9
+) -> tuple[dict[str, str], int]:
+    """Each box label and the one font size they share: the largest from ``size`` down to ``smallest`` at
+    which every label fits ``room_w`` × ``room_h`` px, on one line or, where the box is tall enough, broken
+    into two (:func:`~viz_core.style.wrap_text`); at ``smallest``, one line each."""
+    for font in range(size, smallest - 1, -1):
+        fitted: dict[str, str] = {}
+        for key, label in labels.items():
+            if text_width(label, font) <= room_w:
+                fitted[key] = label
+                continue
+            two = wrap_text(label, room_w, font)
+            if two.count("<br>") != 1 or "…" in two or 2 * font * LINE_EM > room_h:
+                break
+            fitted[key] = two
+        else:
+            return fitted, font
+    return dict(labels), smallest
+
+
 def architecture_figure(
     architecture: str,
     n_layers: Mapping[str, int],
@@ -101,12 +127,13 @@ def architecture_figure(
     stacks = [s for s in ("enc", "dec") if s in n_layers]
     # Text shrinks with a narrow figure so that every label stays inside its box (or its column):
     # px per diagram unit = the plot's width (less layout_dict's 10 + 10 px margins) / the x range.
-    px = (width - 20) / ((len(stacks) - 1) * (BOX_W + 1.3) + BOX_W + 2.4)
+    px = (width - 20) / ((len(stacks) - 1) * (BOX_W + 1.3) + BOX_W + 2 * SIDE)
     input_font = _fitting_font(input_labels.values(), (BOX_W + 1.3) * px - 12, font_size + 1)
     centres: dict[str, tuple[float, float]] = {}
     fig = go.Figure()
     shapes: list[dict] = []
     notes: list[dict] = []
+    titles: list[dict] = []
     top_y = 0.0
     for col, s in enumerate(stacks):
         x = col * (BOX_W + 1.3)
@@ -132,25 +159,15 @@ def architecture_figure(
                 "layer": "below",
             }
         )
-        side = -1 if col == 0 else 1
-        notes.append(
-            {
-                "x": x + side * (BOX_W / 2 + 0.35),
-                "y": (start + end) / 2,
-                "text": repeat.format(n=n_layers[s]),
-                "showarrow": False,
-                "xanchor": "right" if side < 0 else "left",
-                "font": {"size": 16},
-            }
-        )
-        notes.append(
+        titles.append(  # the block's N beside the stack's name; drawn over the arrow that passes it
             {
                 "x": x,
                 "y": end + 0.3,
-                "text": f"<b>{stack_titles[s]}</b>",
+                "text": f"<b>{stack_titles[s]}</b> {repeat.format(n=n_layers[s])}",
                 "showarrow": False,
                 "font": {"size": 15},
                 "yanchor": "bottom",
+                "bgcolor": BACKGROUND,
             }
         )
         top_y = max(top_y, end)
@@ -208,7 +225,9 @@ def architecture_figure(
                 "text": "",
             }
         )
-    box_font = _fitting_font(box_labels.values(), BOX_W * px - 8, font_size)
+    # px per unit upward: the plot's height (less the title's margin and the 10 px below) / the y range
+    py = (height - title_dict(title, width)[1] - 10) / (top_y + 2.0 + 1.2)
+    shown, box_font = _box_text(box_labels, BOX_W * px - 8, BOX_H * py - 4, font_size)
     for box, (x, y) in centres.items():
         chosen = box == selected
         shapes.append(
@@ -226,7 +245,7 @@ def architecture_figure(
             {
                 "x": x,
                 "y": y,
-                "text": f"<b>{box_labels[_kind(box)]}</b>" if chosen else box_labels[_kind(box)],
+                "text": f"<b>{shown[_kind(box)]}</b>" if chosen else shown[_kind(box)],
                 "showarrow": False,
                 "font": {"size": box_font, "color": TEXT_COLOR},
             }
@@ -249,13 +268,13 @@ def architecture_figure(
     layout = layout_dict(title, height, legend=False, width=width)
     layout["xaxis"] = {
         "visible": False,
-        "range": [min(xs) - BOX_W / 2 - 1.2, max(xs) + BOX_W / 2 + 1.2],
+        "range": [min(xs) - BOX_W / 2 - SIDE, max(xs) + BOX_W / 2 + SIDE],
         "fixedrange": True,
     }
     layout["yaxis"] = {"visible": False, "range": [-1.2, top_y + 2.0], "fixedrange": True}
     layout["width"] = width
     layout["shapes"] = shapes
-    layout["annotations"] = notes
+    layout["annotations"] = notes + titles
     layout["clickmode"] = "event+select"
     layout["dragmode"] = False
     layout["meta"] = {FITTED_TEXT: True}  # the labels' sizes fit their boxes: a slide keeps them

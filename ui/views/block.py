@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
     from models.lessons.block import BlockTrace, StackTrace, SublayerTrace
 
-DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 315, 420, 470  # px: side by side in the 760 px column (0.43 : 0.57, less the gap)
+DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 367, 367, 470  # px: side by side in the 760 px column (0.5 : 0.5, less the gap)
 
 
 def _part_label(architecture: str, part: str) -> str:
