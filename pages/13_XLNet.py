@@ -3,9 +3,12 @@ two-stream attention, partial prediction, and BERT's independence assumption bes
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.checkpoints import checkpoint_picker, loaded_or_stop
+from ui.deck import publish_view
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -20,14 +23,11 @@ from ui.xlnet import (
     load_model,
     masks_section,
     model_choices,
-    order_of,
     order_view,
     predictions_section,
-    run_predict,
-    sentence,
     streams_caption,
 )
-from ui.views.xlnet import stream_view
+from ui.views.xlnet import XLNetState, predict, stream_view
 
 page_frame(tr("nav.13"), icon="🔀", intro=tr("xlnet.intro"))
 
@@ -115,10 +115,10 @@ with popover:
             disabled=mode != "random",
         )
     )
+state = XLNetState(model_name, text, mode, seed, typed, int(k_split))  # what a link and a slide hold
+publish_view(state)
 try:
-    tokens, unknown = sentence(text, model_name)
-    order = order_of(mode, len(tokens), seed, typed)
-    trace = run_predict(text, tuple(order), int(k_split), model_name)
+    tokens, unknown, trace = predict(state)  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -126,16 +126,22 @@ except InputError as exc:
 chart(order_view(trace), key="xlnet_order", config=PLOT)
 layer_col, head_col, export_col, caption_col = st.columns([1.5, 1.7, 1.3, 5.8], vertical_alignment="bottom")
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
+state = replace(state, layer=layer, head=head)  # the head picker's, under the order view
+publish_view(state)
 with export_col:
-    export_menu("xlnet", title=tr("nav.13"), source=text, trace=trace, key="xlnet_export")
+    export_menu("xlnet", title=tr("nav.13"), source=state.text, trace=trace, key="xlnet_export")
 caption_col.caption(streams_caption(trace))
 query_col, content_col = st.columns(2)  # the query and the content stream of one head side by side
-chart(stream_view(trace, "query", layer, head), key="xlnet_query", config=PLOT, where=query_col)
-chart(stream_view(trace, "content", layer, head), key="xlnet_content", config=PLOT, where=content_col)
+chart(stream_view(trace, "query", state.layer, state.head), key="xlnet_query", config=PLOT, where=query_col)
+chart(stream_view(trace, "content", state.layer, state.head), key="xlnet_content", config=PLOT, where=content_col)
 st.caption(tr("xlnet.memory_note"))
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
 topic_tabs(
     ["xlnet.tab.masks", "xlnet.tab.predictions", "xlnet.tab.bert"],
-    [lambda: masks_section(trace), lambda: predictions_section(trace), lambda: bert_section(text, tokens, model_name)],
+    [
+        lambda: masks_section(trace),
+        lambda: predictions_section(trace),
+        lambda: bert_section(state.text, tokens, state.model),
+    ],
 )

@@ -4,6 +4,8 @@ BatchNorm, label smoothing, the warm-up schedule and Adam."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.block import (
@@ -14,17 +16,26 @@ from ui.block import (
     batch_section,
     changes_section,
     norms_section,
-    run_block,
     schedule_section,
     smoothing_section,
 )
+from ui.deck import publish_view
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import tr
 from ui.plot import chart
 from ui.state import at_most, linked, topic_tabs, url_check
 from ui.tokens import input_error, md_escape
-from ui.views.block import architecture_view, box_label, box_view, architecture_label, n_layers, stack_of
+from ui.views.block import (
+    BlockState,
+    architecture_view,
+    box_label,
+    box_view,
+    architecture_label,
+    n_layers,
+    stack_of,
+    trace_of,
+)
 from viz_core.block import boxes
 
 page_frame(tr("nav.14"), icon="🧱", intro=tr("block.intro"))
@@ -76,8 +87,10 @@ typed = text_col.text_input(
     help=tr("block.text_help"),
 )
 text = typed.strip() or EXAMPLES[architecture]
+state = BlockState(architecture, typed)  # what a link and a slide hold
+publish_view(state)
 try:
-    trace = run_block(architecture, text)
+    trace = trace_of(state)  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -110,32 +123,35 @@ token = linked(
     key="block_token",
     help=tr("block.token_help"),
 )
+state = replace(state, box=box, layer=layer, token=token)
+publish_view(state)
 
 diagram_col, detail_col = st.columns(2)
-diagram = architecture_view(trace, box)
+diagram = architecture_view(trace, state.chosen_box)
 chart(diagram, key="block_diagram", config=PLOT, on_select=_clicked, where=diagram_col)
-detail, caption = box_view(trace, box, layer, token)
+detail, caption = box_view(trace, state.chosen_box, state.layer, state.token)
 chart(detail, key="block_detail", config=PLOT, where=detail_col)
 detail_col.caption(caption)
 with export_col:
     export_menu(
         "block",
         title=tr("nav.14"),
-        source=f"{MODELS[architecture]}: {text}",
+        source=f"{MODELS[state.architecture]}: {text}",
         trace=trace,
         key="block_export",
-        figures={tr("block.box"): diagram, box_label(architecture, box): detail},
+        figures={tr("block.box"): diagram, box_label(state.architecture, state.chosen_box): detail},
     )
 if trace.unknown:
     st.warning(tr("block.unknown", words=", ".join(md_escape(w) for w in trace.unknown)))
 
-topic_tabs(
+tab = topic_tabs(
     TABS,
     [
-        lambda: changes_section(trace, layer),
+        lambda: changes_section(trace, state.layer),
         norms_section,
         batch_section,
         lambda: smoothing_section(trace),
         schedule_section,
     ],
 )
+publish_view(replace(state, topic=None if tab == TABS[0] else tab))  # the first tab leaves the link: the diagram

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
+from ui.deck import publish_view
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
@@ -15,7 +18,7 @@ from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, tr
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
-from ui.views.transformer import head_view
+from ui.views.transformer import TranslationState, head_view, translate
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
@@ -31,7 +34,6 @@ from ui.transformer import (
     grid_for,
     load_model,
     masks_section,
-    run_translation,
     scores_view,
     transformer_choices,
     what_if_view,
@@ -120,8 +122,10 @@ with options_col.popover(tr("transformer.options"), icon=":material/tune:", widt
             key="tf_compare",
         )
 
+state = TranslationState(model_name, text, beam, alpha)  # what a link and a slide hold
+publish_view(state)
 try:
-    trace = run_translation(model_name, text, beam, alpha)
+    trace = translate(state)  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -129,7 +133,7 @@ except InputError as exc:
 if not trace.tgt_tokens:
     token_strip(
         [trace.text or tr("transformer.empty")],
-        caption=tr("transformer.output_of", model=md_escape(labels[model_name])),
+        caption=tr("transformer.output_of", model=md_escape(labels[state.model])),
     )
     show_notices(trace.notices)
     st.info(tr("transformer.no_tokens"))
@@ -145,7 +149,7 @@ if compare:
         st.error(loaded_other)
     else:
         try:
-            other = run_seq2seq(compare, text, 1, "soft", 2)
+            other = run_seq2seq(compare, state.text, 1, "soft", 2)
         except InputError as exc:
             st.warning(input_error(exc))
 
@@ -174,10 +178,11 @@ def steps_view() -> None:
     grid_col, head_col = st.columns([1, 1])
     with grid_col:
         layer, head = head_picker(trace.n_layers, trace.n_heads, key="tf")
+        publish_view(replace(state, site=site, layer=layer, head=head))  # these are this fragment's
         with quiz_box:  # "where it looks": the chosen head's cross-attention at step t (ui.quiz)
             shown = not quiz or step_quiz(
                 "tf",
-                (model_name, text, beam, alpha, layer, head),
+                (state.model, state.text, state.beam, state.alpha, layer, head),
                 t,
                 emitted=trace.tgt_tokens[t],
                 candidates=trace.topk_tokens[t],
@@ -210,7 +215,7 @@ def steps_view() -> None:
             head_fig,
             "tf_head_fig",
             matrix,
-            model_name,
+            state.model,
             site,
             layer,
             head,
@@ -226,7 +231,7 @@ def steps_view() -> None:
     if not quiz:  # in the quiz the output shows step by step, once guessed
         token_strip(
             [trace.text or tr("transformer.empty")],
-            caption=tr("transformer.output_of", model=md_escape(labels[model_name])),
+            caption=tr("transformer.output_of", model=md_escape(labels[state.model])),
         )
     show_notices(trace.notices)
     st.markdown(tr("transformer.step", step=t + 1, n=n, token=md_escape(trace.decoder_tokens[t])))
@@ -259,8 +264,8 @@ def steps_view() -> None:
         )
     export_menu(
         "transformer",
-        title=tr("transformer.export.title", model=labels[model_name]),
-        source=text,
+        title=tr("transformer.export.title", model=labels[state.model]),
+        source=state.text,
         trace=trace,
         figures={
             tr("transformer.export.head", what=what, head=head_name(layer, head)): head_fig,
@@ -268,7 +273,7 @@ def steps_view() -> None:
             tr("transformer.export.topk", step=t + 1): topk,
         },
         numbers={
-            tr("num.model"): labels[model_name],
+            tr("num.model"): labels[state.model],
             tr("num.output"): trace.text,
             tr("num.search"): tr("num.search_value", search=trace.search, width=trace.beam_width),
             "Σ log p": trace.score,
@@ -276,13 +281,13 @@ def steps_view() -> None:
             tr("grid.head"): head_name(layer, head),
         },
     )
-    what_if_view(trace, text, t, layer, head)
-    ablation_view(trace, text, beam, alpha, site, layer, head, t)
+    what_if_view(trace, state.text, t, layer, head)
+    ablation_view(trace, state.text, state.beam, state.alpha, site, layer, head, t)
 
     if other is not None and quiz:
         st.caption(tr("quiz.no_compare"))
     elif other is not None:
-        compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[model_name], layer, head, t)
+        compare_with_rnn(other, s2s.get(other.model, other.model), trace, labels[state.model], layer, head, t)
 
     if trace.search == "beam":
         st.subheader(tr("transformer.beam_header"))
@@ -307,7 +312,7 @@ token_strip(
     caption=tr("transformer.src") + (tr("transformer.src_unknown", n=n_unknown) if n_unknown else ""),
 )
 if is_translation:
-    scores_view(model_name)
+    scores_view(state.model)
     st.divider()
     label_smoothing_view()
 

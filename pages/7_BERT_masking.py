@@ -4,6 +4,8 @@ full fine-tuning beside them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.frame import page_frame
@@ -16,7 +18,6 @@ from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
     BERT_PAIR,
     RULE_LABELS,
-    analyse,
     click_key,
     clickable,
     embedding_check,
@@ -47,6 +48,7 @@ from ui.bert import (  # noqa: E402
     model_summary,
     outcome_labels,
 )
+from ui.deck import publish_view  # noqa: E402
 from ui.explain import bert_heads_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
@@ -55,7 +57,7 @@ from ui.state import at_most, checked, linked, increment, many, number_in, topic
 from ui.state import labels as url_labels  # noqa: E402
 from ui.table import table  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
-from ui.views.bert import PAGE_ROWS, predicted_rows, predictions_view  # noqa: E402
+from ui.views.bert import PAGE_ROWS, MaskingState, analysis_of, predicted_rows, predictions_view  # noqa: E402
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
     attention_share_figure,
@@ -129,16 +131,19 @@ with options_col.popover(tr("masking.masking"), icon=":material/tune:", width="s
     st.toggle(tr("masking.draw"), value=True, key="bert_draw", bind="query-params", help=tr("masking.draw_help"))
     quiz = quiz_toggle("bert")
 
-if not (text_a or "").strip():
+state = MaskingState(model_name, text_a or "", text_b or "", seed, draw, rule)  # what a link and a slide hold
+publish_view(state)
+if not state.text_a.strip():
     st.warning(tr("masking.empty"))
     st.stop()
 
-clicked_key = click_key(text_a, text_b, model_name)
+clicked_key = click_key(state.text_a, state.text_b, state.model)
 url_check(clicked_key, many(range(cfg.max_len)), tr("masking.pills"), url=False)  # read before its pills are drawn
-linked_clicks(clicked_key, clickable(model_name, text_a, text_b or ""))  # the link's clicks (bert_clicked=3,7)
-clicked = tuple(sorted(st.session_state.get(clicked_key) or ()))
-keep_clicks(clicked)  # in the link, so that a link or a slide masks them too
-result = analyse(model_name, text_a, text_b or "", seed, draw, clicked, rule)
+linked_clicks(clicked_key, clickable(state.model, state.text_a, state.text_b))  # the link's clicks (bert_clicked=3,7)
+state = replace(state, clicked=tuple(sorted(st.session_state.get(clicked_key) or ())))
+publish_view(state)
+keep_clicks(state.clicked)  # in the link, so that a link or a slide masks them too
+result = analysis_of(state)  # its slide's too
 tokens = result.tokens
 n = len(tokens)
 
@@ -150,7 +155,9 @@ def predictions_section() -> None:
     """The corrupted input, the pieces to click, and what the model predicts at every chosen position.
     A click on a piece reruns this section alone, on the input masked with the pieces now chosen."""
     chosen = tuple(sorted(st.session_state.get(clicked_key) or ()))
-    current = result if chosen == clicked else analyse(model_name, text_a, text_b or "", seed, draw, chosen, rule)
+    view = replace(state, clicked=chosen)
+    publish_view(view)  # the pills are this fragment's
+    current = result if view == state else analysis_of(view)
     outcome_names = outcome_labels(current.outcome, chosen)
     chips = st.container()
     eligible = [i for i in range(n) if not current.special[i]]
@@ -168,7 +175,7 @@ def predictions_section() -> None:
         st.info(tr("masking.none_chosen", n=len(eligible), p=0.85 ** len(eligible)))
     elif not hidden:
         chart(predicted := predictions_view(rows), key="bert_predictions", config=PLOT)
-        predictions_caption(rows, cfg.vocab_size, text_b)
+        predictions_caption(rows, cfg.vocab_size, state.text_b)
         if len(rows) > PAGE_ROWS:
             st.caption(tr("masking.first16", rows=len(rows)))
     legend_chips()
@@ -183,20 +190,20 @@ def predictions_section() -> None:
         )
         or ()
     )
-    masking_summary(current.outcome, len(eligible), seed, len(chosen))
+    masking_summary(current.outcome, len(eligible), state.seed, len(chosen))
     if rows and not hidden:
         with st.expander(tr("masking.table")):
             table(predictions_table(rows, texts=figure_texts()), key="bert_predictions_table")
     export_menu(
         "bert-masking",
         title=tr("masking.export.title"),
-        source=f"A: {text_a}\nB: {text_b or ''}",
+        source=f"A: {state.text_a}\nB: {state.text_b}",
         trace=current,
         figures={tr("masking.export.predictions"): predicted} if rows and not hidden else {},
         numbers={
             tr("num.pieces"): n,
-            tr("num.seed"): seed,
-            tr("num.rule"): rule,
+            tr("num.seed"): state.seed,
+            tr("num.rule"): state.rule,
             tr("num.chosen"): len(rows),
             tr("num.top1"): sum(r.original_rank == 0 for r in rows),
         },
@@ -208,8 +215,8 @@ def predictions_section() -> None:
 def masking_section() -> None:
     """Section 2 of the paper's pre-training: 15% chosen, then 80% [MASK], 10% random, 10% kept."""
     st.subheader(tr("masking.mask.header"))
-    explain_masking(rule)
-    stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, seed, rule)
+    explain_masking(state.rule)
+    stats = masking_stats(tuple(bool(s) for s in result.special.tolist()), 10_000, state.seed, state.rule)
     chart(
         masking_stats_figure(
             stats.chosen_rate,
@@ -222,7 +229,7 @@ def masking_section() -> None:
         key="bert_stats",
         config=PLOT,
     )
-    masking_stats_caption(stats, rule)
+    masking_stats_caption(stats, state.rule)
 
 
 def pieces_section() -> None:
@@ -302,7 +309,7 @@ def attention_section() -> None:
         ),
         "bert_from",
         att,
-        model_name,
+        state.model,
         result.input_ids,
         result.segment_ids,
         result.input_tokens,
@@ -320,7 +327,7 @@ def attention_section() -> None:
         ),
         "bert_to",
         att,
-        model_name,
+        state.model,
         result.input_ids,
         result.segment_ids,
         result.input_tokens,
@@ -344,9 +351,9 @@ def next_sentence_section() -> None:
     st.subheader(tr("masking.nsp.header"))
     explain_nsp()
     if "nsp" not in cfg.trained_heads:  # e.g. minilm-mlm: only its masked-LM head was trained
-        st.warning(tr("masking.nsp.untrained", model=md_escape(model_name)))
+        st.warning(tr("masking.nsp.untrained", model=md_escape(state.model)))
         return
-    if (text_b or "").strip():
+    if state.text_b.strip():
         st.metric(tr("masking.nsp.yours"), f"{plain.p_is_next:.1%}")
     else:
         st.caption(tr("masking.nsp.type_b"))
@@ -391,7 +398,7 @@ def fine_tuning_section() -> None:
         )
     with f3:
         fine_tuning_note("span", cfg, heads)
-        i, j = answer_span(result, bool((text_b or "").strip()))
+        i, j = answer_span(result, bool(state.text_b.strip()))
         chart(
             span_figure(tokens, plain.span_start, plain.span_end, (i, j), title=tr("masking.fig.span"), texts=words),
             key="bert_span",

@@ -108,12 +108,17 @@ class MaskingState:
         }
 
 
+def analysis_of(state: MaskingState) -> Any:
+    """The state's masked analysis (ui.bert.analyse, cached), as the page and its slide both show it."""
+    return analyse(state.model, state.text_a, state.text_b, state.seed, state.draw_random, state.clicked, state.rule)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's predictions as a slide (the page's Model, minilm-mlm by default; a [MASK] typed in the
     text is predicted as ``python -m models.fill_mask`` does), read from the link as the page reads it;
     above the figure, how many the model got right at top-1."""
     s = MaskingState.read(p)
-    analysis = analyse(s.model, s.text_a, s.text_b, s.seed, s.draw_random, s.clicked, s.rule)
+    analysis = analysis_of(s)
     rows = predicted_rows(analysis, s.clicked)
     if not rows:
         raise SlideProblem(tr("slide.bert.none"))

@@ -283,9 +283,9 @@ class BlockState:
         return self.box if self.box is not None else boxes(self.architecture)[1]
 
     def trace(self) -> BlockTrace:
-        """The sentence through the architecture's model (cached: the page's run); SlideProblem when it cannot."""
+        """:func:`trace_of` this state, for a slide: SlideProblem when it cannot."""
         try:
-            return run_block(self.architecture, self.text or EXAMPLES[self.architecture])
+            return trace_of(self)
         except input_error_type() as exc:
             raise SlideProblem(input_error(exc)) from None
         except RuntimeError as exc:
@@ -319,6 +319,12 @@ class BlockState:
         return values if self.topic is None else {**values, "topic": topic_name(self.topic)}
 
 
+def trace_of(state: BlockState) -> BlockTrace:
+    """The state's sentence (blank: the architecture's example) through its model (cached), as the page and its
+    slide both show it; InputError for unusable text, RuntimeError when the shipped model cannot be read."""
+    return run_block(state.architecture, state.text.strip() or EXAMPLES[state.architecture])
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's diagram and its chosen box's tensors, side by side, read from the link as the page reads it;
     with a tab named (``?topic=``), that tab's figures instead."""
@@ -339,4 +345,4 @@ def slide(p: SlideParams) -> SlideView:
     return p.view(1, 0, draw if topic is None else draw_tab)
 
 
-__all__ = ["BlockState", "architecture_view", "box_view", "box_label", "slide", "PAGE_WIDTH"]
+__all__ = ["BlockState", "trace_of", "architecture_view", "box_view", "box_label", "slide", "PAGE_WIDTH"]

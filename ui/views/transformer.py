@@ -148,13 +148,19 @@ class TranslationState:
         }
 
 
+def translate(state: TranslationState) -> Any:
+    """The state's translation (cached), as the page and its slide both show it; InputError for an
+    unusable sentence."""
+    return run_translation(state.model, state.text, state.beam, state.alpha)
+
+
 def translation_slide(p: SlideParams) -> SlideView:
     """The translation page's head view as a slide, read from the link as the page reads it; H leaves
     the decoder rows after the step blank, labels too ("where will it look next?")."""
     state = TranslationState.read(p)
     label = dict(transformer_choices("encoder-decoder"))[state.model]
     try:
-        trace = run_translation(state.model, state.text, state.beam, state.alpha)
+        trace = translate(state)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if not trace.tgt_tokens:

@@ -122,15 +122,22 @@ class XLNetState:
         return {**values, "xlnet_typed": self.typed} if self.mode == "typed" else values
 
 
+def predict(state: XLNetState) -> tuple[list[str], list[bool], XLNetTrace]:
+    """The state's sentence (tokens, unknown flags) and its cached prediction under the state's
+    factorisation order, as the page and its slide both show them; InputError for an unusable sentence
+    or typed order."""
+    tokens, unknown = sentence(state.text, state.model)
+    order = tuple(order_of(state.mode, len(tokens), state.seed, state.typed))
+    return tokens, unknown, run_predict(state.text, order, state.k_split, state.model)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's query stream as a slide (Yang et al. 2019): the page's model under its factorisation
     order, one step per predicted position (its row outlined, its top guesses above the figure), read
     from the link as the page reads it."""
     state = XLNetState.read(p)
     try:
-        tokens, unknown = sentence(state.text, state.model)
-        order = tuple(order_of(state.mode, len(tokens), state.seed, state.typed))
-        trace = run_predict(state.text, order, state.k_split, state.model)
+        tokens, unknown, trace = predict(state)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if any(unknown):
