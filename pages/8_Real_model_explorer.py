@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -14,7 +15,8 @@ page_frame(tr("nav.8"), icon="🔬", intro=tr("real_model.intro"))
 from models.inference.hf_adapter import MAX_TOKENS  # noqa: E402
 from models.inference.llm import gqa_groups  # noqa: E402
 from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model  # noqa: E402
-from ui.bert import RealInput, decoder_unavailable, heads_as_rows, real_grid  # noqa: E402
+from ui.bert import decoder_unavailable, heads_as_rows, real_grid  # noqa: E402
+from ui.deck import publish_view  # noqa: E402
 from ui.explain import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
@@ -22,7 +24,7 @@ from ui.plot import chart  # noqa: E402
 from ui.state import at_most, checked, linked, number_in, url_check  # noqa: E402
 from ui.state import labels as url_labels  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
-from ui.views.real_model import head_views, shown_tokens  # noqa: E402
+from ui.views.real_model import RealState, head_views, real_input, shown_tokens  # noqa: E402
 from viz_core.attention_grid import HEAD_VIEW_PX  # noqa: E402
 from viz_core.bert import lines_figure  # noqa: E402
 from viz_core.transformer import grid_figure  # noqa: E402
@@ -76,12 +78,13 @@ with options.popover(tr("common.options"), icon=":material/tune:", width="stretc
         )
         or "absolute"
     )
-text_b = "" if decoder else text_b
+state = RealState(source, text, "" if decoder else text_b or "", int(max_tokens), scale)  # a folder is not in it
+publish_view(state)  # the head is the fragment's (head_view)
 if source == "folder" and not folder.strip():
     st.info(tr("real_model.type_folder"))
     st.stop()
 
-if decoder:  # page 9's one loaded LLM, or page 9's message and the way to its convert button
+if state.decoder:  # page 9's one loaded LLM, or page 9's message and the way to its convert button
     real = load_decoder()
     if isinstance(real, str):
         decoder_unavailable(real)
@@ -93,7 +96,7 @@ else:
         st.stop()
 model = real.model
 with left:
-    if decoder:
+    if state.decoder:
         summary = tr(
             "real_model.summary_decoder",
             type=model.model_type,
@@ -115,18 +118,18 @@ with left:
         )
     st.caption(f"**{md_escape(real.label)}** — {md_escape(summary)}")
 
-if not (text or "").strip():
+if not state.text.strip():
     st.warning(tr("real_model.empty"))
     st.stop()
 
 t0 = time.perf_counter()
-real_input = RealInput(real.key, text, text_b or "", int(max_tokens))
+request = real_input(state, real)  # its slide's too
 try:  # one heavy request at a time server-wide (ui.work_queue), so stepping elsewhere never stalls
-    trace, trace_again = real_input.traced(tr("real_model.run_what"))
+    trace, trace_again = request.traced(tr("real_model.run_what"))
 except ValueError as exc:  # also a reload refused by the model-folder checks (models.inference.model_access)
     st.warning(input_error(exc))
     st.stop()
-tokens = shown_tokens(trace, decoder)  # a decoder's pieces with their spaces shown (␣)
+tokens = shown_tokens(trace, state.decoder)  # a decoder's pieces with their spaces shown (␣)
 n_layers, n_heads, L, _ = trace.attention.shape
 if trace.truncated:
     st.warning(
@@ -138,7 +141,7 @@ if trace.truncated:
             limit=min(MAX_TOKENS, model.max_positions),
         )
     )
-n_unk = 0 if decoder else sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
+n_unk = 0 if state.decoder else sum(tok == getattr(model.tokenizer, "unk_token", "[UNK]") for tok in tokens)
 if n_unk:
     st.info(tr("real_model.unknown", n=n_unk, unk=md_escape(getattr(model.tokenizer, "unk_token", "[UNK]"))))
 
@@ -146,7 +149,7 @@ if n_unk:
 # Grid of every layer and head (one PNG mosaic)
 # ------------------------------------------------------------------------------------
 st.markdown("##### " + tr("real_model.grid_header", total=n_layers * n_heads, n_layers=n_layers, n_heads=n_heads, L=L))
-payload = real_grid(*real_input, scale)
+payload = real_grid(*request, state.scale)
 transposed = heads_as_rows(n_layers, n_heads)  # a deep model's heads as rows: wide, one screen at 1280 px
 # planned for the column's width at 1280 px with the sidebar collapsed: thumbnails large enough for the room
 grid_fig = grid_figure(payload, target_width=1100, texts=figure_texts())
@@ -168,11 +171,12 @@ def head_view() -> None:
     """One head, the head average and the lines view: choosing a head reruns only this part."""
     trace = trace_again()  # (the page keeps no trace of its own: see the end of the page)
     layer, head = head_picker(n_layers, n_heads, key="real", allow_average=False)
+    publish_view(replace(state, layer=layer, head=head))  # the head is this fragment's
     # one head and the average across the column, every token labelled (viz_core.attention_grid.HEAD_VIEW_PX)
-    one, avg = head_views(trace, layer, head, tokens, scale, width=HEAD_VIEW_PX)
+    one, avg = head_views(trace, layer, head, tokens, state.scale, width=HEAD_VIEW_PX)
     binned = tr("real_model.binned") if one.binned else ""
     st.markdown(tr("real_model.head_header", layer=layer + 1, head=head + 1, binned=binned))
-    if decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)
+    if state.decoder:  # the score a click explains (models.inference.explain.explain_llama_heads)
         st.latex(
             r"\alpha_{q,k} = \operatorname{softmax}_k\Big(\frac{(R_q W_q h_q)\cdot(R_k W_k h_k)}{\sqrt{d}}"
             r" + M_{q,k}\Big), \quad M_{q,k} = -\infty \text{ for } k > q"
@@ -208,7 +212,7 @@ def head_view() -> None:
     export_menu(
         "real-model",
         title=tr("nav.8"),
-        source=text + (f"\n{text_b}" if text_b else ""),
+        source=state.text + (f"\n{state.text_b}" if state.text_b else ""),
         trace=trace_again,
         figures={
             tr("real_model.export.head", layer=layer + 1, head=head + 1): one.figure,
@@ -288,7 +292,7 @@ with st.expander(tr("real_model.tokens")):
         tr("real_model.col.segment"): trace.segment_ids.tolist(),
         tr("real_model.col.special"): trace.special.tolist(),
     }
-    if decoder:  # one text: no segments
+    if state.decoder:  # one text: no segments
         del columns[tr("real_model.col.segment")]
     st.dataframe(columns, hide_index=True)
 del trace  # the session keeps the input and a weak reference, not 75–283 MB of attention (ui.bert.RealInput)

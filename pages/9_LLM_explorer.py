@@ -11,14 +11,16 @@ from ui.i18n import figure_texts, tr
 
 page_frame(tr("nav.9"), icon="🦙", intro=tr("llm_explorer.intro"))
 
+from ui.deck import publish_view  # noqa: E402
 from ui.export import PLOT  # noqa: E402
-from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, generation, gqa_view  # noqa: E402
-from ui.llm import choose_model, head_scores, heads_figure, heavy_once, ready_model, rope_bases, rope_view  # noqa: E402
-from ui.llm import chinese_notice, step_figure, visible  # noqa: E402
+from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, choose_model, heads_figure  # noqa: E402
+from ui.llm import chinese_notice, ready_model, rope_bases, step_figure, visible  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
 from ui.tokens import token_strip  # noqa: E402
+from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState  # noqa: E402
+from ui.views.llm import generate, kv_cache, rope, score_heads  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
 
 model = choose_model()  # SmolLM2, or the choice of it and Gemma 3 once Gemma is converted
@@ -107,22 +109,24 @@ def generation_tab() -> None:
             disabled=rows != "heads",
             bind="query-params",
         )
-    if not prompt.strip():
-        st.warning(tr("llm_explorer.empty_prompt"))
-        return
-    trace = heavy_once(
-        generation,
+    state = LLMGenerationState(
         model,
         prompt,
         bool(chat),
-        int(max_new),
         float(temperature),
         int(top_k),
         float(top_p),
+        int(max_new),
         int(seed),
         bool(use_cache),
-        what=tr("llm_explorer.tab.generation"),
+        rows,
+        int(layer) - 1,
     )
+    publish_view(state)
+    if not state.prompt.strip():
+        st.warning(tr("llm_explorer.empty_prompt"))
+        return
+    trace = generate(state)  # its slide's too
     if trace.dropped:
         st.info(
             tr(
@@ -135,7 +139,7 @@ def generation_tab() -> None:
     step = step_control(len(trace.steps), key="llm", label=tr("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
-    chart(step_figure(trace, step, rows, layer), config=PLOT, where=main)
+    chart(step_figure(trace, step, state.rows, state.layer + 1), config=PLOT, where=main)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
     chart(
@@ -150,7 +154,7 @@ def generation_tab() -> None:
         config=PLOT,
         where=side,
     )
-    chinese_notice(model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
+    chinese_notice(state.model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
     total = sum(trace.step_seconds)
     st.caption(
         tr(
@@ -195,7 +199,9 @@ def gqa_tab() -> None:
             key="llm_context",
             bind="query-params",
         )
-        figure, cache = gqa_view(llm, size, int(context))
+        state = GQAState(llm.name, size, int(context))
+        publish_view(state)
+        figure, cache = kv_cache(state, llm)  # its slide's too
         a, b = st.columns(2)
         a.metric(
             tr("llm_explorer.gqa.per_token"),
@@ -213,7 +219,7 @@ def gqa_tab() -> None:
                 layers=llm.n_layers,
                 kv=llm.n_kv_heads,
                 dim=llm.head_dim,
-                bytes=size,
+                bytes=state.size,
                 gqa=cache.gqa,
                 heads=llm.n_heads,
                 mha=cache.mha,
@@ -230,10 +236,12 @@ def rope_tab() -> None:
     c1, c2 = st.columns(2)
     pair = checked(c1.slider, tr("llm_explorer.rope.pair"), 0, half - 1, 0, key="llm_pair", bind="query-params")
     n = checked(c2.slider, tr("llm_explorer.rope.positions"), 4, 48, 16, key="llm_positions", bind="query-params")
-    view = rope_view(llm, int(pair), int(n))
+    state = RopeState(llm.name, int(pair), int(n))
+    publish_view(state)
+    view = rope(state, llm)  # its slide's too
     left, right = st.columns(2)
     chart(view.pair, config=PLOT, where=left)
-    left.caption(tr("llm_explorer.rope.theta", i=pair, theta=view.theta, wave=2 * np.pi / view.theta))
+    left.caption(tr("llm_explorer.rope.theta", i=state.pair, theta=view.theta, wave=2 * np.pi / view.theta))
     chart(view.wavelengths, config=PLOT, where=right)
     st.markdown(tr("llm_explorer.rope.explain", dim=llm.head_dim, theta=llm.rope_theta, pairs=half, half=half))
     if bases := rope_bases(llm):
@@ -266,13 +274,15 @@ def heads_tab() -> None:
         seed = checked(
             st.number_input, tr("llm_explorer.heads.seed"), 0, 10_000, 0, key="llm_heads_seed", bind="query-params"
         )
-    if len(text.split()) < 2:
+    state = HeadTypesState(llm.name, head_type, text, int(period), int(seed))
+    publish_view(state)
+    if len(state.text.split()) < 2:
         st.warning(tr("llm_explorer.empty_prompt"))
         return
-    scores = heavy_once(head_scores, model, text, int(period), int(seed), what=tr("llm_explorer.tab.heads"))
-    best = scores.best(head_type, 5)
+    scores = score_heads(state)  # its slide's too
+    best = scores.best(state.head_type, 5)
     main, side = st.columns([3, 1.2])
-    chart(heads_figure(scores, head_type), config=PLOT, where=main)
+    chart(heads_figure(scores, state.head_type), config=PLOT, where=main)
     with side:
         st.caption(tr("llm_explorer.heads.best"))
         st.dataframe(
@@ -283,8 +293,8 @@ def heads_tab() -> None:
             },
             hide_index=True,
         )
-        st.markdown(tr(f"llm_explorer.explain.{head_type}", n=int(period)))
-    if head_type == "sink":
+        st.markdown(tr(f"llm_explorer.explain.{state.head_type}", n=state.period))
+    if state.head_type == "sink":
         st.caption(tr("llm_explorer.heads.per_layer"))
         st.bar_chart(
             {

@@ -149,3 +149,35 @@ def test_each_tabs_view_is_a_state_of_values(page_model):  # noqa: F811  (the fi
             generation = LLMGenerationState(name, "Hello there", False, 0.0, 0, 0.5, 5, 9, False, "heads", 2)
             p = SlideParams(generation.link())
             assert LLMGenerationState.read(p, name, page_model.n_layers) == generation and not p.notes
+
+
+def _tab_states() -> list:
+    """One state per tab of the page (the model is the page's: ``page_model`` is served as it), none of
+    them the tab's defaults."""
+    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState
+
+    name = L.MODEL_NAME
+    return [
+        LLMGenerationState(name, "w5 w6 w7 w8", False, 0.0, 0, 0.5, 3, 9, False, "heads", 2),
+        GQAState(name, 2, 1024),
+        RopeState(name, 2, 20),
+        HeadTypesState(name, "previous", "w3 w4 w5 w6 w7 w3 w4", 12, 3),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("index", range(4), ids=["generation", "gqa", "rope", "heads"])
+def test_the_page_publishes_the_state_of_the_tab_shown(page_model: L.LLM, index: int, lang: str) -> None:  # noqa: F811
+    """Opened from a tab's state link, the page draws that tab from the same state and publishes it
+    (ui.deck.VIEW_STATE), so "Add this view" records the state's link."""
+    from ui.deck import SESSION_KEY, VIEW_STATE
+
+    state = _tab_states()[index]
+    assert state.model == page_model.name
+    settings = state.link()
+    at = _page(settings.pop("topic", "generation"), settings, lang)  # (the generation tab's link has no topic)
+    assert at.session_state[VIEW_STATE] == ("9_LLM_explorer", state)
+    if lang == "en":  # (AppTest reruns a 中文 page's select boxes by their English labels)
+        at.button(key="deck_add").click().run()
+        (slide,) = at.session_state[SESSION_KEY]
+        assert slide.page == "9_LLM_explorer" and state.link().items() <= slide.params.items()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from ui.llm import (
     DEFAULT_PROMPT,
     HEAD_TYPES,
     HEADS_TEXT,
+    KVCache,
+    RopeView,
     bytes_label,
     generation,
     gqa_view,
@@ -34,6 +36,11 @@ from ui.llm import (
 )
 from ui.state import link_text
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure, show_figures
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from models.inference.llm import HeadScores, LLMTrace
 
 # (models.inference.llm is imported where it is used, as ui.llm does: read at the call, as tests stand in for it)
 
@@ -197,6 +204,39 @@ class HeadTypesState:
         }
 
 
+def generate(state: LLMGenerationState) -> LLMTrace:
+    """The generation of ``state`` (one heavy request at a time): the page's and its slide's one cached run."""
+    return heavy_once(
+        generation,
+        state.model,
+        state.prompt,
+        state.chat,
+        state.max_new,
+        float(state.temperature),
+        state.top_k,
+        float(state.top_p),
+        state.seed,
+        state.use_cache,
+        what=tr("llm_explorer.tab.generation"),
+    )
+
+
+def kv_cache(state: GQAState, llm: Any) -> tuple[go.Figure, KVCache]:
+    """The grouped-query attention view of ``state`` on ``llm``: the page's and its slide's."""
+    return gqa_view(llm, state.size, state.context)
+
+
+def rope(state: RopeState, llm: Any) -> RopeView:
+    """The RoPE view of ``state`` on ``llm``: the page's and its slide's."""
+    return rope_view(llm, state.pair, state.positions)
+
+
+def score_heads(state: HeadTypesState) -> HeadScores:
+    """Every head's scores on the text and induction test of ``state`` (one heavy request at a time): the
+    page's and its slide's one cached run."""
+    return heavy_once(head_scores, state.model, state.text, state.period, state.seed, what=tr("llm_explorer.tab.heads"))
+
+
 def slide(p: SlideParams) -> SlideView:
     """Real LLM (SmolLM2-135M-Instruct, or Gemma 3 270M), the tab it was added from: generation (the
     query row that produced each generated token, per layer or per head of one layer, one step per
@@ -216,20 +256,8 @@ def slide(p: SlideParams) -> SlideView:
     s = LLMGenerationState.read(p, model, llm.n_layers)
     if not s.prompt.strip():
         raise SlideProblem(tr("llm_explorer.empty_prompt"))
-    try:  # the page's arguments, so that the page's cached run is the slide's
-        trace = heavy_once(
-            generation,
-            s.model,
-            s.prompt,
-            s.chat,
-            s.max_new,
-            float(s.temperature),
-            s.top_k,
-            float(s.top_p),
-            s.seed,
-            s.use_cache,
-            what=tr("llm_explorer.tab.generation"),
-        )
+    try:  # the page's run, so that the page's cached run is the slide's
+        trace = generate(s)
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
     if not trace.steps:
@@ -259,7 +287,7 @@ def _gqa_slide(p: SlideParams, llm: Any) -> SlideView:
     s = GQAState.read(p, llm)
 
     def draw(step: int) -> None:
-        figure, cache = gqa_view(llm, s.size, s.context)
+        figure, cache = kv_cache(s, llm)
         line(cache.summary())
         if window := cache.window_line(llm):
             line(window)
@@ -274,7 +302,7 @@ def _rope_slide(p: SlideParams, llm: Any) -> SlideView:
     s = RopeState.read(p, llm)
 
     def draw(step: int) -> None:
-        view = rope_view(llm, s.pair, s.positions)
+        view = rope(s, llm)
         line(tr("llm_explorer.rope.theta", i=s.pair, theta=view.theta, wave=2 * np.pi / view.theta), rope_bases(llm))
         show_figures(view.figures)
 
@@ -289,8 +317,8 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     s = HeadTypesState.read(p, llm)
     if len(s.text.split()) < 2:
         raise SlideProblem(tr("llm_explorer.empty_prompt"))
-    try:  # the page's arguments, so that the page's cached run is the slide's
-        scores = heavy_once(head_scores, llm.name, s.text, s.period, s.seed, what=tr("llm_explorer.tab.heads"))
+    try:  # the page's run, so that the page's cached run is the slide's
+        scores = score_heads(s)
     except (LLMError, OSError, ValueError) as exc:
         raise SlideProblem(load_failure(exc)) from None
 

@@ -17,7 +17,7 @@ from viz_core.attention_grid import HeadFigure
 from viz_core.bert import explorer_head_figures
 
 if TYPE_CHECKING:
-    from ui.bert import RealModel
+    from ui.bert import RealInput, RealModel
 
 
 def shown_tokens(trace: HFTrace, decoder: bool) -> list[str]:
@@ -94,19 +94,22 @@ class RealState:
         return values if self.decoder else {**values, "real_text_b": self.text_b}
 
 
+def real_input(state: RealState, model: RealModel) -> RealInput:
+    """What the view of ``state`` runs on ``model``: the page's and its slide's one request (and cache)."""
+    from ui.bert import RealInput
+
+    return RealInput(model.key, state.text, state.text_b, state.max_tokens)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's one-head view as a slide (one step), read from the link as the page reads it: one head
     of MiniLM-L6 (the installed model) or of the decoder SmolLM2-135M (the Real LLM page's model) on the
     slide's text."""
-    from ui.bert import RealInput
-
     state, model = RealState.read(p)
     if not state.text.strip():
         raise SlideProblem(tr("real_model.empty"))
     try:  # one heavy request at a time server-wide, as on the page
-        trace, trace_again = RealInput(model.key, state.text, state.text_b, state.max_tokens).traced(
-            tr("slide.real.run")
-        )
+        trace, trace_again = real_input(state, model).traced(tr("slide.real.run"))
     except ValueError as exc:
         raise SlideProblem(input_error(exc)) from None
     del trace  # the slide's drawing keeps the input, not the attention (ui.bert.RealInput)
