@@ -4,6 +4,8 @@ attention, and cost against length as bench/attention_cost measured it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.at_scale import (
@@ -14,7 +16,6 @@ from ui.at_scale import (
     cache_section,
     cost_section,
     explained_tiles,
-    flash_run,
     head_qkv,
     linear_section,
     model_choices,
@@ -24,13 +25,14 @@ from ui.at_scale import (
     shape_of,
     window_section,
 )
+from ui.deck import publish_view
 from ui.export import export_menu
 from ui.frame import page_frame
 from ui.grid import head_picker
 from ui.i18n import tr
 from ui.state import at_most, labels, linked, topic_tabs, url_check
 from ui.stepper import step_control
-from ui.views.at_scale import n_steps, query_blocks, step_caption, tile_view
+from ui.views.at_scale import TilesState, n_steps, query_blocks, step_caption, tile_view, tiles_run
 
 page_frame(tr("nav.15"), icon="🧱", intro=tr("scale.intro"))
 
@@ -66,11 +68,13 @@ text = text_col.text_input(
 block = int(
     linked(block_col.selectbox, tr("scale.block"), BLOCKS, index=1, key="scale_block", help=tr("scale.block_help"))
 )
-qkv, cut = head_qkv(model, text, layer, head)
+state = TilesState(model, text, layer, head, block)  # its query block is picked below, from its tokens
+publish_view(state)
+qkv, cut = head_qkv(state.model, state.text, state.layer, state.head)
 if len(qkv.tokens) < 2:
     st.warning(tr("scale.empty"))
     st.stop()
-blocks = query_blocks(len(qkv.tokens), block)
+blocks = query_blocks(len(qkv.tokens), state.block)
 qblock = int(
     linked(
         qblock_col.selectbox,
@@ -79,10 +83,14 @@ qblock = int(
         index=min(1, len(blocks) - 1),
         key="scale_qblock",
         help=tr("scale.qblock_help"),
-        format_func=lambda b: tr("scale.qblock_label", start=b * block + 1, stop=min(len(qkv.tokens), (b + 1) * block)),
+        format_func=lambda b: tr(
+            "scale.qblock_label", start=b * state.block + 1, stop=min(len(qkv.tokens), (b + 1) * state.block)
+        ),
     )
 )
-run = flash_run(model, text, layer, head, block, qblock)
+state = replace(state, query_block=qblock)
+publish_view(state)
+run = tiles_run(state)  # its slide's too
 
 
 @st.fragment
@@ -90,7 +98,7 @@ def tiles(run: FlashRun) -> None:
     """Stepping through the key blocks reruns only this: the figure, the caption and the rows' table."""
     step = step_control(n_steps(run), "scale", tr("scale.step"))
     fig = tile_view(run, step)
-    explained_tiles(fig, run, model, text)
+    explained_tiles(fig, run, state.model, state.text)
     caption_col, kept_col, held_col, export_col = st.columns([5, 1.6, 1.6, 1.1], vertical_alignment="bottom")
     if step == n_steps(run) - 1:
         caption_col.success(tr("scale.done", diff=run.diff, model=run.model_diff))
@@ -102,7 +110,7 @@ def tiles(run: FlashRun) -> None:
         export_menu(
             "at_scale",
             title=tr("scale.export"),
-            source=text,
+            source=state.text,
             figures={tr("scale.fig.tile"): fig},
             trace=run.head,
             key="scale_export",

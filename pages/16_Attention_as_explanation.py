@@ -4,6 +4,8 @@ norm-based attention, gradients, occlusion), and which one is faithful, measured
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui.frame import page_frame
@@ -20,17 +22,17 @@ from ui.explanations import (  # noqa: E402  (after the frame: the page shows at
     SWAP_MODEL,
     guess_score,
     method_name,
-    run,
     run_swap,
     table_rows,
     tokens_of,
     uniform_comparison,
 )
+from ui.deck import publish_view  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import at_most, checked, labels, linked, url_check  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
-from ui.views.explanations import methods_view, swap_view  # noqa: E402
+from ui.views.explanations import ExplanationState, explain, methods_view, swap_view  # noqa: E402
 from viz_core.explanations import erasure_figure  # noqa: E402
 
 
@@ -74,8 +76,10 @@ text = text_col.text_input(
 )
 from models.inference.common import InputError  # noqa: E402
 
+state = ExplanationState(name, text)  # its output step is picked below, its head in the fragment
+publish_view(state)
 try:
-    tokens, removable, outputs, default_step = tokens_of(name, text)
+    tokens, removable, outputs, default_step = tokens_of(state.model, state.text)
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -93,6 +97,8 @@ if len(outputs) > 1:
             on_change=_new_input,
         )
     )
+state = replace(state, step=-1 if step == default_step else step)  # the default: -1, as the link leaves it out
+publish_view(state)
 
 
 @st.fragment
@@ -126,6 +132,8 @@ def results() -> None:
         predict = checked(
             st.toggle, tr("xai.predict"), key="xai_predict", bind="query-params", help=tr("xai.predict_help")
         )
+    view = replace(state, layer=layer, head=head)
+    publish_view(view)  # the head is this fragment's
 
     guess: list[int] = []
     if predict:  # predict, then reveal: the methods stay hidden until the student has chosen
@@ -149,7 +157,7 @@ def results() -> None:
             st.info(tr("xai.predict_first"))
             return
     try:
-        trace = run(name, text, step, layer, head)
+        trace = explain(view)  # its slide's too
     except InputError as exc:
         st.warning(input_error(exc))
         st.stop()
@@ -184,7 +192,7 @@ def results() -> None:
         export_menu(
             "xai",
             title=tr("nav.16"),
-            source=text,
+            source=view.text,
             trace=trace,
             key="xai_export",
             figures={tr("xai.fig.caption"): figure, tr("xai.erasure.title"): erasure},
@@ -194,10 +202,10 @@ def results() -> None:
     table_col.caption(tr("xai.table_explain"))
     chart(erasure, key="xai_erasure", config=PLOT, where=curve_col)
     st.markdown(tr("xai.claims"))
-    if name == SWAP_MODEL and checked(
+    if view.model == SWAP_MODEL and checked(
         st.toggle, tr("xai.swap.toggle"), key="xai_swap", bind="query-params", help=tr("xai.swap.help")
     ):
-        swap = run_swap(text, step)
+        swap = run_swap(view.text, view.step)
         chart(swap_view(swap, width=PAGE_WIDTH), key="xai_swap_fig", config=PLOT)
         st.caption(
             tr(

@@ -319,6 +319,24 @@ def test_add_this_view_keeps_the_studio_run(two_runs):
     assert older.name in linked.success[0].value
 
 
+def test_the_studio_publishes_the_state_its_link_gave(two_runs):
+    """The studio opened from a state's link builds that same state from the run it shows and publishes it:
+    "Add this view" records its link."""
+    from ui.deck import VIEW_STATE
+    from ui.views.base import SlideParams
+    from ui.views.studio import StudioState
+
+    older, _ = two_runs
+    link = StudioState(older.id).link()
+    at = AppTest.from_file(str(ROOT / "pages" / "11_Training_studio.py"), default_timeout=APPTEST_TIMEOUT)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    state = StudioState.read(SlideParams(link))[0]
+    assert state.run == older.id and at.session_state[VIEW_STATE] == ("11_Training_studio", state)
+
+
 def test_the_studio_view_is_a_state_of_values(two_runs):
     """The studio's view state is the run's id (an RNN's probe has no layer or head): it reads back from
     its link in either language."""

@@ -14,7 +14,9 @@ from streamlit.testing.v1 import AppTest
 from models.runs.registry import Registry
 from models.runs.store import list_runs
 from models.training.runs import PAIR_DATA, PRESETS, RUNS_ENV, TEXT_DATA
+from ui.deck import VIEW_STATE
 from ui.studio import DATA_LABELS, OWNER_KEY
+from ui.views.studio import StudioState
 from tests.conftest import APPTEST_TIMEOUT, ROOT, owner_id, owner_of
 from tests.test_runs import TEXT
 
@@ -147,6 +149,8 @@ def test_a_transformer_run_shows_its_heads_and_appears_in_the_transformer_picker
     at.selectbox(key="studio_head").select(1).run()
     assert not at.exception
     (saved,) = list_runs(runs_root, owner_of(OWNER))
+    # the page draws from (and "Add this view" records) the run's state with the head picked
+    assert at.session_state[VIEW_STATE] == ("11_Training_studio", StudioState(saved.id, 0, 1))
     other = _page(str(ROOT / "pages" / "4_Transformer_translation.py"))
     picker = other.selectbox(key="tf_model")
     assert f"Your run: {saved.name}" in picker.options

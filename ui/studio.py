@@ -10,7 +10,7 @@ runs in a training thread.
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -641,9 +641,10 @@ def live_panel() -> None:
     main_figures(run, run.snapshots[-1] if run.snapshots else None)
 
 
-def result_view(run: Run | SavedRun) -> None:
-    """A finished, stopped or failed run: its outcome, the scrubber over its snapshots beside the
-    loss curve, and the AER of the snapshots where the data has gold alignments."""
+def result_view(run: Run | SavedRun, head_picked: Callable[[int, int], None]) -> None:
+    """A finished, stopped or failed run: its outcome, the scrubber over its snapshots beside the loss curve,
+    and the AER of the snapshots where the data has gold alignments. A Transformer's layer and head, picked
+    here, go to ``head_picked`` (the page publishes its view state with them: ui.views.studio.StudioState)."""
     status = run.status if isinstance(run, Run) else str(run.meta.get("status", FINISHED))
     name = run.settings.name if isinstance(run, Run) else run.name
     if status == FAILED:
@@ -675,6 +676,7 @@ def result_view(run: Run | SavedRun) -> None:
     layer, head = None, AVERAGE
     if shot.weights is not None and shot.weights.ndim == 4:
         layer, head = head_picker(*shot.weights.shape[:2], key="studio", columns=st.columns(4)[:2])
+        head_picked(layer, head)
     main_figures(run, shot, layer, head)
     st.caption(snapshot_caption(shot))
     scored = [s for s in shots if s.aer is not None]

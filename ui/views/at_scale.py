@@ -121,11 +121,15 @@ class TilesState:
         }
 
 
+def tiles_run(state: TilesState) -> FlashRun:
+    """The state's FlashAttention run (:func:`ui.at_scale.flash_run`): what the page and its slide step through."""
+    return flash_run(state.model, state.text, state.layer, state.head, state.block, state.query_block)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's tiles as a slide: the page's model, input, layer, head, tile size and query block read
     from the link as the page reads them; one step per key block."""
-    s = TilesState.read(p)
-    run = flash_run(s.model, s.text, s.layer, s.head, s.block, s.query_block)
+    run = tiles_run(TilesState.read(p))
     if len(run.head.tokens) < 2:
         raise SlideProblem(tr("scale.empty"))
     q0 = run.query_block * run.block

@@ -114,11 +114,16 @@ class ExplanationState:
         }
 
 
+def explain(state: ExplanationState) -> Explanation:
+    """Every method on the state's model, text (none: the model's example), output step and head
+    (:func:`ui.explanations.run`): what the page and its slide draw."""
+    return run(state.model, state.text or EXAMPLES[state.model], state.step, state.layer, state.head)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's figure as a slide: the same model, text, output step and head, read from the link."""
-    s = ExplanationState.read(p)
     try:
-        trace = run(s.model, s.text or EXAMPLES[s.model], s.step, s.layer, s.head)
+        trace = explain(ExplanationState.read(p))
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
 
