@@ -512,6 +512,11 @@ def publish_view(state: Any) -> None:
     st.session_state[VIEW_STATE] = (current_page(), state)
 
 
+def forget_view() -> None:
+    """A page's run starts with no published state (its button's callback has already read the last one)."""
+    st.session_state.pop(VIEW_STATE, None)
+
+
 def view_params(page: str) -> Params:
     """The link of ``page``'s view: the address bar (the step, a tab's own settings) with the values
     of the state the page last published laid over it."""

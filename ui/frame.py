@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.deck import add_view_button, answer_rerun, keep_deck
+from ui.deck import add_view_button, answer_rerun, forget_view, keep_deck
 from ui.export import image_buttons
 from ui.heap import upkeep
 from ui.i18n import LANGUAGES, current, language_switch, resolve, tr, text
@@ -138,6 +138,7 @@ def page_frame(title: str, icon: str = "🔍", intro: str | None = None) -> None
         st.divider()
         keep_deck()  # the deck being built lives in the browser too: a reload or another tab finds it
         add_view_button()  # records this page and its URL settings as a slide (the Present page shows it)
+        forget_view()  # this run publishes its own view state (a page that stops before it: none)
         st.caption(device_caption())
         image_buttons()  # the SVG button beside each chart's PNG button
     st.title(title)
