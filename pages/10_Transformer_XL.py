@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.checkpoints import checkpoint_picker, loaded_or_stop
+from ui.deck import publish_view
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.grid import head_picker
@@ -20,10 +21,9 @@ from ui.transformer_xl import (
     generation_section,
     load_model,
     model_choices,
-    run_read,
     terms_section,
 )
-from ui.views.transformer_xl import segment_view
+from ui.views.transformer_xl import XLState, read_passage, segment_view
 
 page_frame(tr("nav.10"), icon="🧠", intro=tr("txl.intro"))
 
@@ -60,9 +60,11 @@ text = text_col.text_input(
 seg_len = seg_col.slider(tr("txl.seg"), 2, 32, 8, key="txl_seg", bind="query-params", help=tr("txl.seg_help"))
 mem_len = mem_col.slider(tr("txl.mem"), 0, 64, 8, key="txl_mem", bind="query-params", help=tr("txl.mem_help"))
 layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="txl", columns=(layer_col, head_col))
+state = XLState(model_name, text, seg_len, mem_len, layer, head)  # what a link and a slide hold
+publish_view(state)
 
 try:
-    trace = run_read(text, seg_len, mem_len, model_name)
+    trace = read_passage(state)  # its slide's too
 except InputError as exc:
     st.warning(input_error(exc))
     st.stop()
@@ -78,7 +80,7 @@ def segments_view() -> None:
     s = step_control(n, key="txl", label=tr("txl.segment"))
     seg = trace.segments[s]
     m, l_ = len(seg.memory_tokens), len(seg.tokens)
-    chart(segment_view(trace, s, layer, head), key="txl_attention", config=PLOT)
+    chart(segment_view(trace, s, state.layer, state.head), key="txl_attention", config=PLOT)
     st.caption(tr("txl.strip", s=s + 1, n=n, m=m, l=l_))
     memory_col, segment_col = st.columns([max(m, 1), l_]) if m else (None, st.container())
     if memory_col is not None:
@@ -93,12 +95,14 @@ segments_view()
 
 
 def _dependency() -> None:
-    dependency_section(len(trace.tokens), seg_len, mem_len, cfg.n_layers, trace.tokens)
+    dependency_section(len(trace.tokens), state.seg_len, state.mem_len, cfg.n_layers, trace.tokens)
 
 
 def _terms() -> None:
     s = min(st.session_state.get("txl_segment", 0), len(trace.segments) - 1)
-    terms_section(text, seg_len, mem_len, s, len(trace.segments[s].tokens), layer, head, model_name)
+    terms_section(
+        state.text, state.seg_len, state.mem_len, s, len(trace.segments[s].tokens), state.layer, state.head, state.model
+    )
 
 
 topic_tabs(
@@ -107,6 +111,6 @@ topic_tabs(
         _dependency,
         _terms,
         lambda: evaluation_section(loaded),
-        lambda: generation_section(seg_len, mem_len, layer, head, model_name),
+        lambda: generation_section(state.seg_len, state.mem_len, state.layer, state.head, state.model),
     ],
 )

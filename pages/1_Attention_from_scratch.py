@@ -8,6 +8,7 @@ from itertools import product
 import numpy as np
 import streamlit as st
 
+from ui.deck import publish_view
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.i18n import figure_texts, tr
@@ -38,7 +39,7 @@ from ui.foundations import (  # noqa: E402
 )
 from ui.plot import chart  # noqa: E402
 from ui.state import Accept, checked, linked, increment, number_in, topic_tabs, url_check  # noqa: E402
-from ui.views.foundations import fit_view  # noqa: E402
+from ui.views.foundations import KernelState, fit_view  # noqa: E402
 from viz_core import foundations as viz  # noqa: E402
 
 TABS = tuple(f"scratch.tab.{name}" for name in ("kr", "scores", "shl", "sandbox", "why", "complexity"))
@@ -70,8 +71,9 @@ def kernel_regression_section() -> None:
 
 def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None:
     """The method, the SGD settings and Resample; the fits, their weights, test errors and the loss."""
-    url_check("kr_seed", number_in(0, 2**32 - 1), tr("scratch.kr.resample"), url=False)
-    st.session_state.setdefault("kr_seed", 0)
+    # the sample: a link's (as its slide reads it), then Resample's
+    raw = url_check("kr_seed", number_in(0, 1_000_000), tr("generation.url.seed"))
+    st.session_state.setdefault("kr_seed", 0 if raw is None else int(float(raw)))
     c7, c5, c4 = st.columns([6, 2, 2], vertical_alignment="bottom")
     c4.button(
         tr("scratch.kr.resample"),
@@ -82,6 +84,8 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
         args=("kr_seed",),
     )
     seed = int(st.session_state["kr_seed"])
+    if st.query_params.get("kr_seed") not in (None, str(seed)):  # a link's sample, resampled: the link follows
+        st.query_params["kr_seed"] = str(seed)
     c6 = c5.popover(tr("scratch.kr.sgd"), icon=":material/tune:", width="stretch")
     steps = checked(
         c6.slider,
@@ -106,14 +110,16 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
         format_func=lambda m: tr(f"scratch.kr.{m}"),
     )
 
-    fit, fits = fit_view(n_train, noise, bandwidth, seed, steps, lr, method)
+    state = KernelState(n_train, noise, bandwidth, steps, lr, method, seed)  # what a link and a slide hold
+    publish_view(state)
+    fit, fits = fit_view(state)  # its slide's too
     data, results, names = fits.data, fits.results, fits.names
     short = {
         "average": tr("scratch.kr.average"),
         "gaussian": tr("scratch.kr.gaussian"),
         "parametric": tr("scratch.kr.parametric_short"),
     }
-    chosen = results[method]
+    chosen = results[state.method]
     words = figure_texts()
 
     left, right = st.columns(2)
@@ -123,7 +129,7 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
             chosen.weights,
             [f"{x:.2f}" for x in data.x_train],
             [f"{x:.1f}" for x in data.x_test],
-            title=tr("scratch.kr.fig_weights", name=names[method]),
+            title=tr("scratch.kr.fig_weights", name=names[state.method]),
             x_title=tr("scratch.kr.x_key"),
             y_title=tr("scratch.kr.y_query"),
             zmax=None,
@@ -140,8 +146,8 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
         col.metric(tr("scratch.kr.test_error", name=short[key]), f"{r.mse:.3f}", help=tr("scratch.kr.test_error_help"))
 
     explain_kernel_regression_setup()
-    explain_kernel_regression(steps, results["parametric"].w)
-    if steps:
+    explain_kernel_regression(state.steps, results["parametric"].w)
+    if state.steps:
         chart(
             viz.loss_figure(
                 results["parametric"].loss_history,

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from ui.deck import publish_view
 from ui.export import PLOT
 from ui.frame import page_frame
 from ui.i18n import figure_texts, tr
@@ -19,7 +20,6 @@ from models.lessons import positional as pos_enc  # noqa: E402
 from ui.state import checked, linked, labels as url_labels, number_in, topic_tabs, url_check  # noqa: E402
 from ui.positional import (  # noqa: E402
     D_CHOICES,
-    SCORE_MODEL,
     explain_embeddings,
     explain_model_scores,
     explain_offsets,
@@ -33,7 +33,6 @@ from ui.positional import (  # noqa: E402
     learned_positions_view,
     mix,
     model_score_formula,
-    model_scores,
     rotation,
     rotation_formulas,
     rotation_metrics,
@@ -42,7 +41,15 @@ from ui.positional import (  # noqa: E402
     score_model,
     sinusoids,
 )
-from ui.views.positional import position_score_view, sinusoid_view  # noqa: E402
+from ui.views.positional import (  # noqa: E402
+    ROTATION,
+    SINUSOIDS,
+    PositionalState,
+    encoding,
+    position_score_view,
+    position_scores,
+    sinusoid_view,
+)
 from viz_core import positional as viz  # noqa: E402
 
 TABS = tuple(f"positional.tab.{name}" for name in ("sinusoids", "rotation", "embeddings", "schemes", "padding"))
@@ -63,16 +70,18 @@ def sinusoid_section() -> None:
         persist_state="page",
         bind="query-params",
     )
-    trace = sinusoids(length, d_model)
+    state = PositionalState(SINUSOIDS, d_model, length)  # what a link and a slide hold
+    publish_view(state)
+    trace = encoding(state)  # its slide's too
     # a fast, a medium and a slow frequency, and the cosine partner of the first
     default = sorted({2 * (d_model // 16), 2 * (d_model // 16) + 1, 2 * (d_model // 8), 2 * (d_model // 4)})
     dims_box = c3.popover(tr("positional.dims"), icon=":material/tune:", width="stretch")
     dims = linked(
         dims_box.multiselect,
         tr("positional.dims"),
-        list(range(d_model)),
+        list(range(state.d_model)),
         default=default,
-        key=f"pe_dims_{d_model}",
+        key=f"pe_dims_{state.d_model}",
         persist_state="page",
     )
     left, right = st.columns(2)
@@ -90,8 +99,13 @@ def sinusoid_section() -> None:
     )
     explain_sinusoids()
     left, right = st.columns([3, 2])
-    chart(viz.wavelength_figure(trace.wavelengths, d_model, texts=words), key="pe_wavelengths", config=PLOT, where=left)
-    explain_wavelengths(right, trace.wavelengths, d_model)
+    chart(
+        viz.wavelength_figure(trace.wavelengths, state.d_model, texts=words),
+        key="pe_wavelengths",
+        config=PLOT,
+        where=left,
+    )
+    explain_wavelengths(right, trace.wavelengths, state.d_model)
 
 
 def similarity_rotation_section() -> None:
@@ -207,7 +221,9 @@ def model_score_section() -> None:
         persist_state="page",
         bind="query-params",
     )
-    result = model_scores(SCORE_MODEL, layer, head - 1)
+    state = PositionalState(ROTATION, layer=layer, head=head - 1)  # what a link and a slide hold
+    publish_view(state)
+    result = position_scores(state)  # its slide's too
     model_score_formula()
     left, right = st.columns(2)
     words = figure_texts()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
+from ui.deck import publish_view
 from ui.explain import whole_head
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
@@ -15,8 +18,8 @@ from ui.plot import chart
 from ui.state import at_most, boolean, checked, linked, labels as url_labels, url_check
 from ui.table import table
 from ui.tokens import input_error, token_strip
-from ui.transformer import SITE_LABELS, head_text, load_model, run_head_view, transformer_choices
-from ui.views.one_head import chain_view
+from ui.transformer import SITE_LABELS, head_text, load_model, transformer_choices
+from ui.views.one_head import HeadState, chain_view, walk
 from viz_core.transformer import chain_table, entropy, head_output_figure, vectors_figure
 
 page_frame(tr("nav.5"), icon="🔬", intro=tr("head.intro"))
@@ -77,9 +80,11 @@ def head_view() -> None:
         site = linked(k0.selectbox, tr("head.kind"), list(SITE_LABELS), format_func=SITE_LABELS.get, key="head_kind")
         n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
     layer, head = head_picker(n_layers, cfg.n_heads, key="head", allow_average=False, columns=(k1, k2))
+    state = HeadState(model_name, text, site, layer, head, scaled=scaled)  # the first query, until one is picked
+    publish_view(state)
 
     try:
-        first = run_head_view(model_name, text, site, layer, head, 0)
+        first = walk(state)
     except InputError as exc:
         st.warning(input_error(exc))
         return
@@ -97,28 +102,32 @@ def head_view() -> None:
         format_func=lambda i: f"{i}: {queries[i]}",
         key="head_query",
     )
-    view = run_head_view(model_name, text, site, layer, head, query) if query else first
+    state = replace(state, query=query)
+    publish_view(state)
+    view = walk(state) if state.query else first  # its slide's too
     w = view
 
     if view.input_tokens_dropped:
         st.warning(tr("head.cut", n=view.input_tokens_dropped))
-    weights = w.weights if scaled else w.unscaled_weights
-    output = w.output if scaled else w.unscaled_output
+    weights = w.weights if state.scaled else w.unscaled_weights
+    output = w.output if state.scaled else w.unscaled_output
 
     left, right = st.columns([1, 1])
     with left:
-        chart(chain := chain_view(view, query, layer, head, scaled), key="head_chain", config=PLOT)
+        chart(
+            chain := chain_view(view, state.query, state.layer, state.head, state.scaled), key="head_chain", config=PLOT
+        )
         export_menu(
             "one-head",
-            title=tr("head.export.title", model=labels[model_name]),
-            source=text,
+            title=tr("head.export.title", model=labels[state.model]),
+            source=state.text,
             trace=view,
             figures={tr("head.export.chain"): chain},
             numbers={
-                tr("grid.layer"): layer + 1,
-                tr("grid.head"): head + 1,
+                tr("grid.layer"): state.layer + 1,
+                tr("grid.head"): state.head + 1,
                 "d_k": w.d_k,
-                tr("num.query"): view.query_tokens[query],
+                tr("num.query"): view.query_tokens[state.query],
                 tr("num.largest"): float(weights.max()),
                 tr("num.entropy"): entropy(weights),
             },
@@ -130,10 +139,10 @@ def head_view() -> None:
                 w.scores,
                 w.scaled,
                 w.allowed,
-                w.masked if scaled else np.where(w.allowed, w.scores, -np.inf),
+                w.masked if state.scaled else np.where(w.allowed, w.scores, -np.inf),
                 weights,
                 w.scale,
-                scaled,
+                state.scaled,
                 texts=figure_texts(),
             ),
             key="head_table",
@@ -141,39 +150,39 @@ def head_view() -> None:
         m1, m2 = st.columns(2)
         m1.metric(tr("head.largest"), f"{weights.max():.3f}")
         m2.metric(tr("head.entropy"), f"{entropy(weights):.2f}", help=tr("head.entropy_help"))
-        other = w.unscaled_weights if scaled else w.weights
+        other = w.unscaled_weights if state.scaled else w.weights
         st.caption(
-            tr("head.other_without" if scaled else "head.other_with", largest=other.max(), entropy=entropy(other))
+            tr("head.other_without" if state.scaled else "head.other_with", largest=other.max(), entropy=entropy(other))
         )
-        if scaled:
+        if state.scaled:
             diff = float(np.abs(w.weights - w.model_weights).max())
             st.caption(tr("head.check", diff=diff))
 
     st.subheader(tr("head.chain_header"))
     st.latex(
         r"e_i = q\cdot k_i \;\;\longrightarrow\;\; "
-        + (r"\frac{e_i}{\sqrt{d_k}}" if scaled else r"e_i")
+        + (r"\frac{e_i}{\sqrt{d_k}}" if state.scaled else r"e_i")
         + r" \;\;\longrightarrow\;\; + M_i \;\;\longrightarrow\;\; \alpha = \mathrm{softmax}"
         r" \;\;\longrightarrow\;\; \sum_i \alpha_i v_i"
     )
     st.caption(tr("head.dk", d_k=w.d_k, scale=w.scale))
     token_strip(
         view.query_tokens,
-        highlight=query,
-        caption=tr("head.queries", attention=SITE_LABELS.get(site, tr("head.causal"))),
+        highlight=state.query,
+        caption=tr("head.queries", attention=SITE_LABELS.get(state.site, tr("head.causal"))),
     )
-    if site == "cross":
+    if state.site == "cross":
         token_strip(view.key_tokens, caption=tr("head.keys"))
-    if site != "encoder" and site != "lm":
+    if state.site != "encoder" and state.site != "lm":
         st.caption(tr("head.decoder_inputs"))
 
     if checked(st.toggle, tr("explain.whole"), key="head_whole"):
         whole_head(
-            lambda q: run_head_view(model_name, text, site, layer, head, q),
+            lambda q: walk(replace(state, query=q)),
             len(queries),
             "head_matrix",
-            (model_name, text, site, layer, head),
-            tr("explain.whole.title", layer=layer + 1, head=head + 1),
+            (state.model, state.text, state.site, state.layer, state.head),
+            tr("explain.whole.title", layer=state.layer + 1, head=state.head + 1),
         )
 
     st.subheader(tr("head.vectors_header"))
@@ -184,7 +193,7 @@ def head_view() -> None:
                 w.q,
                 w.keys,
                 view.key_tokens,
-                view.query_tokens[query],
+                view.query_tokens[state.query],
                 title=tr("head.fig.vectors"),
                 texts=figure_texts(),
             ),

@@ -27,15 +27,14 @@ class KernelFits:
     names: dict[str, str]
 
 
-def fit_view(
-    n_train: int, noise: float, bandwidth: float, seed: int, steps: int, lr: float, method: str
-) -> tuple[go.Figure, KernelFits]:
-    """The page's main figure: ``n_train`` noisy points (sampled with ``seed``), the true f and the
-    curves of average pooling, Gaussian pooling of ``bandwidth`` and the width learned by ``steps`` of
-    SGD at rate ``lr``, ``method``'s thick. Returns the figure and the fits (for the page's weights and
-    test errors)."""
+def fit_view(state: KernelState) -> tuple[go.Figure, KernelFits]:
+    """The page's main figure, as the page and its slide both show it: the state's ``n_train`` noisy points
+    (sampled with its ``seed``), the true f and the curves of average pooling, Gaussian pooling of its
+    ``bandwidth`` and the width learned by its ``steps`` of SGD at rate ``lr``, its ``method``'s thick.
+    Returns the figure and the fits (for the page's weights and test errors)."""
+    n_train, noise, bandwidth, seed = state.n_train, state.noise, state.bandwidth, state.seed
     data = toy_data(n_train, noise, seed)
-    trained = parametric(n_train, noise, seed, steps, lr)  # 500 steps: 30 ms (closed-form gradient)
+    trained = parametric(n_train, noise, seed, state.steps, state.lr)  # 500 steps: 30 ms (closed-form gradient)
     results = {
         "average": kr.average_pooling(data),
         "gaussian": kr.gaussian_pooling(data, bandwidth),
@@ -52,7 +51,7 @@ def fit_view(
         data.x_test,
         data.y_true,
         {key: (names[key], r.y_hat) for key, r in results.items()},
-        highlight=method,
+        highlight=state.method,
         title=tr("scratch.kr.fig_fit"),
         texts=figure_texts(),
     )
@@ -104,9 +103,9 @@ class KernelState:
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the kernel regression fits, read from the link as the page
     reads it."""
-    s = KernelState.read(p)
+    state = KernelState.read(p)
 
     def draw(step: int) -> None:
-        show_figure(fit_view(s.n_train, s.noise, s.bandwidth, s.seed, s.steps, s.lr, s.method)[0])
+        show_figure(fit_view(state)[0])
 
     return p.view(1, 0, draw)

@@ -89,13 +89,19 @@ def models() -> list[tuple[str, str]]:
     return transformer_choices("encoder-decoder") + transformer_choices("decoder-only")
 
 
+def walk(state: HeadState) -> HeadWalkthrough:
+    """The state's query through its head (cached), as the page and its slide both show it; InputError for
+    unusable input."""
+    return run_head_view(state.model, state.text, state.site, state.layer, state.head, state.query)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step): the chain of one query in one head, read from the link as
     the page reads it."""
     state = HeadState.read(p)
     label = dict(models())[state.model]
     try:
-        view = run_head_view(state.model, state.text, state.site, state.layer, state.head, state.query)
+        view = walk(state)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
 

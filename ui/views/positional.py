@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from models.lessons.positional import ModelPositionScores
+from models.lessons.positional import ModelPositionScores, SinusoidTrace
 from ui.i18n import figure_texts, tr
 from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
 from ui.state import topic_name
@@ -79,18 +79,29 @@ class PositionalState:
         return {"pe_d": str(self.d_model), "pe_len": str(self.length)}
 
 
+def encoding(state: PositionalState) -> SinusoidTrace:
+    """The state's sinusoid table (its similarities and wavelengths), as the page and its slide both show it."""
+    return sinusoids(state.length, state.d_model)
+
+
+def position_scores(state: PositionalState) -> ModelPositionScores:
+    """The position-only score of the state's layer and head of :data:`ui.positional.SCORE_MODEL` (cached),
+    as the page and its slide both show it."""
+    return model_scores(SCORE_MODEL, state.layer, state.head)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (one step), read from the link as the page reads it: the sinusoid
     table, or (topic "Similarity and rotation") tf-en-fr's position-only attention score."""
     state = PositionalState.read(p)
     if state.topic == ROTATION:
-        result = model_scores(SCORE_MODEL, state.layer, state.head)
+        result = position_scores(state)
 
         def draw_scores(step: int) -> None:
             show_figure(position_score_view(result))
 
         return p.view(1, 0, draw_scores)
-    pe = sinusoids(state.length, state.d_model).pe
+    pe = encoding(state).pe
 
     def draw(step: int) -> None:
         show_figure(sinusoid_view(pe, height=SLIDE_HEIGHT))

@@ -89,12 +89,18 @@ class XLState:
         }
 
 
+def read_passage(state: XLState) -> XLReadTrace:
+    """The state's passage read segment by segment (cached), as the page and its slide both show it;
+    InputError for an unusable passage."""
+    return run_read(state.text, state.seg_len, state.mem_len, state.model)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide (Dai et al. 2019): the page's model reading the passage, one step per
     segment, read from the link as the page reads it."""
     state = XLState.read(p)
     try:
-        trace = run_read(state.text, state.seg_len, state.mem_len, state.model)
+        trace = read_passage(state)
     except input_error_type() as exc:
         raise SlideProblem(input_error(exc)) from None
     if trace.dropped:
