@@ -346,8 +346,6 @@ def local_caption(cfg: Seq2SeqConfig) -> str:
 # Teacher forcing and exposure bias
 # --------------------------------------------------------------------------------------
 
-FORCING_MODELS = ("s2s-forcing-1.0", "s2s-forcing-0.5")
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _exposure(name: str, index: int):
@@ -374,11 +372,12 @@ def exposure_view() -> None:
     """One test sentence decoded from the gold prefix and from the model's own prefix, step by step side by
     side, with the attention of each and the step where they part; the two teacher-forcing ratios compared."""
     from models.checkpoints import load_results
+    from models.training.seq2seq import FORCING_PAIR
     from viz_core.finetune import exposure_figure
 
     st.subheader(tr("seq2seq.exp.header"))
     st.markdown(tr("seq2seq.exp.intro"))
-    names = [n for n in FORCING_MODELS if n in shipped("seq2seq")]
+    names = [n for n in FORCING_PAIR if n in shipped("seq2seq")]
     if not names:
         st.info(tr("seq2seq.exp.none"))
         return

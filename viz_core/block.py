@@ -449,25 +449,50 @@ def top_figure(
     return fig
 
 
+def _lines_figure(
+    lines: Sequence[tuple[str, Iterable[float], Iterable[float], dict]],
+    mode: str,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    width: float,
+    height: int,
+    xaxis: Mapping[str, object] | None = None,
+) -> go.Figure:
+    """One line per (name, x, y, line style), y from zero, the legend below: the block page's line figures."""
+    fig = go.Figure()
+    for name, x, y, line in lines:
+        fig.add_trace(go.Scatter(x=list(x), y=list(y), mode=mode, name=name, line={"width": 3, **line}))
+    base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
+    set_layout(fig, {"width": width, "xaxis": dict(xaxis or {}), "yaxis": {"rangemode": "tozero"}})
+    return legend_below(fig)
+
+
 def gradient_figure(
     series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, width: float = 640, height: int = 400
 ) -> go.Figure:
     """Per-layer gradient norms at initialisation: one line per named series (post-LN solid, pre-LN dashed
     when the name's series key ends in "pre")."""
-    fig = go.Figure()
-    for i, (name, values) in enumerate(series.items()):
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(1, len(values) + 1)),
-                y=values,
-                mode="lines+markers",
-                name=name,
-                line={"color": SERIES_COLORS[(i // 2) * 2 + (i % 2)], "width": 3, "dash": "dash" if i % 2 else "solid"},
-            )
+    lines = [
+        (
+            name,
+            range(1, len(values) + 1),
+            values,
+            {"color": SERIES_COLORS[(i // 2) * 2 + (i % 2)], "dash": "dash" if i % 2 else "solid"},
         )
-    base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
-    set_layout(fig, {"width": width, "xaxis": {"dtick": 1}, "yaxis": {"rangemode": "tozero"}})
-    return legend_below(fig)
+        for i, (name, values) in enumerate(series.items())
+    ]
+    return _lines_figure(
+        lines,
+        "lines+markers",
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        width=width,
+        height=height,
+        xaxis={"dtick": 1},
+    )
 
 
 def training_curves_figure(
@@ -482,20 +507,11 @@ def training_curves_figure(
 ) -> go.Figure:
     """Training loss against step, one line per named run; ``curves`` hold the mean loss of each run of
     ``every`` steps, drawn at the step that ends it (every·k)."""
-    fig = go.Figure()
-    for i, (name, values) in enumerate(curves.items()):
-        fig.add_trace(
-            go.Scatter(
-                x=[every * (k + 1) for k in range(len(values))],
-                y=list(values),
-                mode="lines",
-                name=name,
-                line={"color": SERIES_COLORS[i % len(SERIES_COLORS)], "width": 3},
-            )
-        )
-    base_layout(fig, title=title, height=height, x_title=x_title, y_title=y_title, legend=True)
-    set_layout(fig, {"width": width, "yaxis": {"rangemode": "tozero"}})
-    return legend_below(fig)
+    lines = [
+        (name, [every * (k + 1) for k in range(len(values))], values, {"color": SERIES_COLORS[i % len(SERIES_COLORS)]})
+        for i, (name, values) in enumerate(curves.items())
+    ]
+    return _lines_figure(lines, "lines", title=title, x_title=x_title, y_title=y_title, width=width, height=height)
 
 
 def smoothing_figure(
