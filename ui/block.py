@@ -237,8 +237,8 @@ def norms_section() -> None:
             h=g.n_heads,
             v=g.vocab,
             seeds=g.seeds,
-            post=g.decoder_post[-1] / g.decoder_post[0],
-            pre=g.decoder_pre[-1] / g.decoder_pre[0],
+            post=g.growth()[0],
+            pre=g.growth()[1],
         )
     )
     norm_runs_section()
@@ -382,7 +382,7 @@ def tab_line(topic: str, trace: BlockTrace) -> str:
         runs = norm_runs()
         if runs is None:
             g = gradient_norms()
-            post, pre = g.decoder_post[-1] / g.decoder_post[0], g.decoder_pre[-1] / g.decoder_pre[0]
+            post, pre = g.growth()
             return tr("slide.block.grads", n=g.n_layers, post=post, pre=pre)
         post, post_w, pre = runs
         return tr(

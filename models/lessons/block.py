@@ -366,6 +366,14 @@ class GradientNorms(Trace):
     layer_decoder_post: np.ndarray
     layer_decoder_pre: np.ndarray
 
+    def growth(self) -> tuple[float, float]:
+        """How much the decoder's last block's gradient exceeds its first's, (post-LN, pre-LN): Xiong et al.'s
+        finding is the first ratio well above 1 (the gradient grows toward the output), the second near 1."""
+        return (
+            float(self.decoder_post[-1] / self.decoder_post[0]),
+            float(self.decoder_pre[-1] / self.decoder_pre[0]),
+        )
+
 
 def _one_model_gradients(
     norm_first: bool,
