@@ -93,6 +93,15 @@ def test_chinese_labels_are_written_top_to_bottom_not_turned() -> None:
     vals, text, angle = fit_ticks(words * 20, 6 * 30)  # 120 labels in 180 px: thinned, still upright
     assert angle == 0 and all((b - a) * 1.5 >= TICK_FONT_SIZE for a, b in zip(vals, vals[1:]))
     assert fit_ticks(["the", "cat", "喝"] * 10, 90)[2] == -90  # mostly English: turned as before
+
+
+def test_a_stacked_label_keeps_its_number_on_one_line() -> None:
+    """ "头 10" stacked reads 头 over 10, not 头 over 1 over 0 (a 12-head grid's 中文 x axis)."""
+    from viz_core.style import stacked
+
+    assert stacked("头 10") == "头<br>10" and stacked("第3层") == "第<br>3<br>层"
+    vals, text, angle = fit_ticks([f"头 {h}" for h in range(12)], 12 * 24)
+    assert angle == 0 and text[-1] == "头<br>11" and max(t.count("<br>") for t in text) == 1
     assert fit_ticks(["图书馆员工作室"] * 10, 90)[2] == -90  # too long to stack
 
 

@@ -344,7 +344,7 @@ def fit_ticks(
             need = widest
         elif _stackable(labels):  # Chinese stays upright, one character under another
             text = [stacked(t) for t in labels]
-            need = max(text_width(ch, font_size) for t in labels for ch in html.unescape(str(t))) + _GAP_PX
+            need = max(text_width(unit, font_size) for t in labels for unit in _stack_units(t)) + _GAP_PX
         else:
             angle = -90
     step = max(1, math.ceil(need / slot - 1e-9))
@@ -373,9 +373,15 @@ def _stackable(labels: Sequence[str]) -> bool:
     return 2 * chinese >= len(shown) and max(map(len, shown)) <= STACK_CHARS
 
 
+def _stack_units(label: str) -> list[str]:
+    """The lines of a stacked label: one character each, a number whole ("头 10" → 头, 10)."""
+    return re.findall(r"[0-9]+|\S", html.unescape(str(label)))
+
+
 def stacked(label: str) -> str:
-    """A tick label written top to bottom, one (escaped) character per line ("喜<br>欢")."""
-    return "<br>".join(html.escape(ch, quote=False) for ch in html.unescape(str(label)).replace(" ", "")) or " "
+    """A tick label written top to bottom, one (escaped) character per line and a number on one line
+    ("喜<br>欢", "头<br>10")."""
+    return "<br>".join(html.escape(unit, quote=False) for unit in _stack_units(label)) or " "
 
 
 def fit_font(
