@@ -157,8 +157,6 @@ export default function (component) {
 function drawFigure(box, gd, data) {
   plotlyReady().then((Plotly) => {
     if (gd.__spec !== data.spec) return;  // a newer figure arrived while plotly.js loaded
-    const fig = JSON.parse(data.spec);
-    fig.data = decoded(fig.data);
     // The same config object while it is unchanged: plotly redraws from scratch when a config differs.
     const configKey = JSON.stringify([data.config, data.fullscreen]);
     if (gd.__configKey !== configKey) {
@@ -171,14 +169,29 @@ function drawFigure(box, gd, data) {
       }
     }
     nameImages(gd, data.filename);
-    fig.layout.datarevision = data.revision;  // the same traces as drawn: plotly keeps them (figure_spec)
-    sharedTemplate(fig.layout);
-    gd.__size = {width: fig.layout.width, height: fig.layout.height};
-    if (document.fullscreenElement === box) Object.assign(fig.layout, screenSize());  // a step while full screen
-    return Plotly.react(gd, fig.data, fig.layout, gd.__config).then(() => {
+    const figure = () => {
+      const fig = JSON.parse(data.spec);
+      fig.data = decoded(fig.data);
+      fig.layout.datarevision = data.revision;  // the same traces as drawn: plotly keeps them (figure_spec)
+      sharedTemplate(fig.layout);
+      gd.__size = {width: fig.layout.width, height: fig.layout.height};
+      if (document.fullscreenElement === box) Object.assign(fig.layout, screenSize());  // a step while full screen
+      return fig;
+    };
+    const fig = figure();
+    // Plotly.react cannot carry every drawn figure over to the next (a heatmap of 3 × 4 cells becoming one of
+    // 6 × 12 with stacked 中文 labels: "Something went wrong with axis scaling"); such a figure is drawn afresh.
+    return Promise.resolve().then(() => Plotly.react(gd, fig.data, fig.layout, gd.__config)).catch(() => {
+      const again = figure();
+      Plotly.purge(gd);
+      gd.__bound = false;
+      return Plotly.newPlot(gd, again.data, again.layout, gd.__config);
+    }).then(() => {
       if (gd.__bound) return;
       gd.__bound = true;
       gd.on("plotly_click", (ev) => { if (gd.__select) gd.__select("selection", {points: ev.points.map(point)}); });
+      if (box.__fullscreenBound) return;
+      box.__fullscreenBound = true;
       box.addEventListener("fullscreenchange", () => {
         const full = document.fullscreenElement === box;
         Plotly.relayout(gd, full ? screenSize() : {width: gd.__size.width || null, height: gd.__size.height || null});

@@ -167,3 +167,26 @@ def open_page(app_url, browser_context):
     yield _open
     for p in pages:
         p.close()
+
+
+def open_picker(page, key: str):
+    """Open selectbox ``key`` by keyboard and return its options; tried again if a late rerun of
+    the page (the chart's selection settling) closed it before its options were drawn, or just after
+    (failed once in CI, where the test then counted no options)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    options = page.get_by_role("listbox").get_by_role("option")
+    for _ in range(3):
+        wait_for_app(page)
+        page.locator(f".st-key-{key} input").first.focus()
+        page.keyboard.press("ArrowDown")
+        try:
+            options.nth(1).wait_for(timeout=10_000)
+            page.wait_for_timeout(500)  # a rerun that lands just now closes it again: look once more
+            wait_for_app(page)
+            if options.count() > 1:
+                return options
+        except PlaywrightTimeout:
+            pass
+        page.keyboard.press("Escape")
+    raise AssertionError(f"the selectbox {key} did not open")

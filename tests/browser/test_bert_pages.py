@@ -1,7 +1,7 @@
 """The BERT pages in a real browser: charts draw, a click masks a piece, resampling works, the
 real model's grid image and one head draw, a folder outside the model roots gets the one refusal."""
 
-from tests.browser.conftest import ROOT, assert_no_error, click_thumbnail, save_screenshot, wait_for_app
+from tests.browser.conftest import ROOT, assert_no_error, click_thumbnail, open_picker, save_screenshot, wait_for_app
 
 SHOTS = ROOT / "screenshots"
 
@@ -85,3 +85,23 @@ def test_real_model_explorer_not_a_model(open_page, tmp_path):
     assert "no model folder at this path" in page.locator("[data-testid='stAlertContentError']").first.inner_text()
     assert page.locator("[data-testid='stException']").count() == 0
     save_screenshot(page, "real_model_explorer_not_a_model")
+
+
+def test_a_figure_plotly_cannot_carry_over_is_drawn_afresh(open_page):
+    """In 中文 the fine-tuning change grid goes from bert-small's 3 × 4 heads to MiniLM-L6's 6 × 12, whose x labels
+    stack (头 over 10): plotly.js's react throws "Something went wrong with axis scaling" on that change. The
+    figure is drawn afresh (ui.plot), never left on the old grid under "could not draw this figure"."""
+    page = open_page("BERT_masking?lang=zh&topic=Fine-tuning")
+    grid = ".st-key-bert_ft_change .js-plotly-plot"
+    page.wait_for_selector(f"{grid} .heatmaplayer", timeout=120_000)
+    assert page.locator(grid).evaluate("gd => gd._fullLayout.yaxis.ticktext.length") == 3
+    open_picker(page, "bert_ft_model").filter(has_text="MiniLM-L6").click()
+    page.wait_for_function(
+        f"() => {{ const gd = document.querySelector('{grid}'); return gd && gd._fullLayout"
+        " && gd._fullLayout.yaxis.ticktext.length === 6; }",
+        timeout=120_000,
+    )
+    wait_for_app(page)
+    assert page.locator(grid).evaluate("gd => gd._fullLayout.xaxis.ticktext.at(-1)") == "头<br>11"
+    assert page.locator(".st-key-bert_ft_change .lab-figure-failed").count() == 0
+    assert_no_error(page)

@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.conftest import assert_no_error, save_screenshot, wait_for_app
+from tests.browser.conftest import assert_no_error, open_picker, save_screenshot, wait_for_app
 
 LONG_TEXT = " ".join(["The trophy would not fit in the brown suitcase because it was too big."] * 40)  # > 512 tokens
 
@@ -49,27 +49,6 @@ def _click_point(page, key: str, row: float, col: float, index: int) -> None:
                 page.mouse.click(box["x"] + x + dx, box["y"] + y + dy)
                 return
     raise AssertionError(f"no mouse position near ({row}, {col}) hovers point {index}")
-
-
-def _open_picker(page, key: str):
-    """Open selectbox ``key`` by keyboard and return its options; tried again if a late rerun of
-    the page (the chart's selection settling) closed it before its options were drawn, or just after
-    (failed once in CI, where the test then counted no options)."""
-    options = page.get_by_role("listbox").get_by_role("option")
-    for _ in range(3):
-        wait_for_app(page)
-        page.locator(f".st-key-{key} input").first.focus()
-        page.keyboard.press("ArrowDown")
-        try:
-            options.nth(1).wait_for(timeout=10_000)
-            page.wait_for_timeout(500)  # a rerun that lands just now closes it again: look once more
-            wait_for_app(page)
-            if options.count() > 1:
-                return options
-        except PlaywrightTimeout:
-            pass
-        page.keyboard.press("Escape")
-    raise AssertionError(f"the selectbox {key} did not open")
 
 
 def _hover_cell(page, key: str, row: int, col: int) -> None:
@@ -152,7 +131,7 @@ def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):
     assert model == check, (model, check)  # the model's weight = the model's own row in the re-run
     assert re.search(r"Why (\d\.\d{4})", text).group(1) == model
     page.mouse.move(0, 0)
-    options = _open_picker(page, "real_head_fig_pick")  # the block's 16 cells
+    options = open_picker(page, "real_head_fig_pick")  # the block's 16 cells
     assert options.count() == 16 and options.first.inner_text().startswith(f"{row} · ")
     option = options.nth(1)  # another cell of the block: the second largest
     row, col = (int(n) for n in re.match(r"(\d+) · .* → (\d+) · ", option.inner_text()).groups())
