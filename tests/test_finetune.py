@@ -198,6 +198,10 @@ def test_minilm_preset_saves_to_the_user_folder_and_records_its_figures(tmp_path
     assert row["name"] == "minilm-nli" and row["base"] == MINILM_PACKAGE and row["steps"] == 2
     assert (row["finetuned"], row["frozen"]) == (record["test"]["finetuned"], record["test"]["frozen"])
     assert row["command"] == "python -m models.train --preset minilm-nli"
+    # the layer × head change travels with the row: the page draws it where the weights are not
+    assert np.asarray(row["attention_change"]).shape == (6, 12)
+    assert row["attention_inputs"] == record["attention_inputs"]
+    assert finetune.unshipped_folders() == {"minilm-nli": folder}
     [again] = finetune.evaluate_shipped()["models"]
     assert again["recomputed"] and again["finetuned"] == pytest.approx(row["finetuned"], abs=1e-4)
     assert again["frozen"] == pytest.approx(row["frozen"], abs=1e-4)

@@ -305,3 +305,55 @@ def test_typed_mask_predicts_on_the_page_as_fill_mask_does():
         _ok(at)
         again = [c.figure for c in charts(at) if c.key == "bert_predictions"][0]["data"]
         assert len(again) == 1 and again[0]["x"] == drawn["x"]
+
+
+def _z(trace: dict) -> np.ndarray:
+    """A heatmap trace's z as plotly.py sent it (a list, or a typed array in base64)."""
+    import base64
+
+    z = trace["z"]
+    if isinstance(z, dict):
+        flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        return flat.reshape([int(n) for n in str(z["shape"]).split(",")])
+    return np.asarray(z, dtype=float)
+
+
+def test_the_minilm_recorded_without_its_weights_shows_its_recorded_attention_change(bert, monkeypatch):
+    """Where this machine lacks the fine-tuned MiniLM-L6's weights, picking it draws the layer × head change
+    recorded in the saved evaluation (6 × 12) and says which command trains the weights; nothing else loads."""
+    from models.training import finetune
+    from tests.charts import charts
+
+    monkeypatch.setattr(finetune, "unshipped_folders", lambda: {})
+    recorded = {r["task"]: r for r in finetune.recorded_unshipped()}
+    at = _topic(bert, "Fine-tuning")
+    at.selectbox(key="bert_ft_model").set_value("minilm").run()
+    _ok(at)
+    for task in ("nli", "qa"):
+        at.selectbox(key="bert_ft_task").set_value(task).run()
+        _ok(at)
+        [change] = [c for c in charts(at) if c.key == "bert_ft_change"]
+        z = _z(change.figure["data"][0])
+        assert z.shape == (6, 12)
+        np.testing.assert_allclose(z, np.asarray(recorded[task]["attention_change"]), atol=1e-12)
+        assert any(recorded[task]["command"] in i.value for i in at.info)
+        assert not at.metric  # no test item's answers without the weights
+
+
+def test_a_fine_tuned_model_on_this_machine_is_offered_and_loaded_from_its_folder(bert, monkeypatch):
+    """A MiniLM-L6 fine-tuned here (its folder under the user cache) is offered beside bert-small and its test
+    items are answered by the model loaded from that folder (a shipped checkpoint's folder stands in for it)."""
+    from models.checkpoints import checkpoint_path
+    from models.training import finetune
+
+    [nli] = [n for n in finetune.shipped_finetuned() if finetune.load_finetuned(n).task == "nli"]
+    folder = checkpoint_path(nli)
+    monkeypatch.setattr(finetune, "unshipped_folders", lambda: {"minilm-nli": folder})
+    at = _topic(bert, "Fine-tuning")
+    assert at.selectbox(key="bert_ft_model").options == ["bert-small", "MiniLM-L6"]
+    at.selectbox(key="bert_ft_model").set_value("minilm").run()
+    _ok(at)
+    assert at.selectbox(key="bert_ft_task").value == "nli"
+    assert not at.info
+    assert {m.label for m in at.metric} == {"All parameters (§4)", "Frozen, head only (§5.3)"}
+    assert at.metric[0].value

@@ -12,6 +12,7 @@ import re
 import weakref
 import zlib
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -711,9 +712,10 @@ def explain_loss() -> None:
 FINETUNE_TASKS = ("nli", "cls", "qa")
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=2)  # a fine-tuned MiniLM with its base: about 270 MB
 def _finetuned(name: str):
-    """(fine-tuned model checkpoint, pre-trained base, frozen-head model), shared and read-only."""
+    """(fine-tuned model checkpoint, pre-trained base, frozen-head model), shared and read-only; ``name`` a
+    shipped checkpoint's name or a folder (a MiniLM-L6 fine-tuned on this machine)."""
     from models.training import finetune
 
     loaded = finetune.load_finetuned(name)
@@ -721,17 +723,40 @@ def _finetuned(name: str):
     return loaded, base, finetune.frozen_model(base, loaded)
 
 
-def _finetuned_names() -> dict[str, str]:
-    """task → shipped fine-tuned checkpoint name."""
+def _checkpoint_task(folder: Path) -> str | None:
+    """The task a fine-tuned checkpoint's config names, or None when it cannot be read."""
+    from models.checkpoints import CONFIG, read_json
+
+    try:
+        return str(read_json(folder / CONFIG)["training"]["task"]).removeprefix("finetune-")
+    except Exception:  # a bad checkpoint is reported by python -m models.evaluate; the view skips it
+        return None
+
+
+def _finetuned_names() -> dict[tuple[str, str], str]:
+    """(model: ``small`` or ``minilm``, task) → the checkpoint to load: a shipped bert-small's name, or the
+    folder of a MiniLM-L6 fine-tuned on this machine (its weights are not shipped)."""
+    from models.checkpoints import checkpoint_path
     from models.training import finetune
 
     out = {}
     for name in finetune.shipped_finetuned():
-        try:
-            out[str(finetune.load_finetuned(name).task)] = name
-        except Exception:  # a bad checkpoint is reported by python -m models.evaluate; the view skips it
-            continue
+        task = _checkpoint_task(checkpoint_path(name))
+        if task in FINETUNE_TASKS:
+            out[("small", task)] = name
+    for folder in finetune.unshipped_folders().values():
+        task = _checkpoint_task(folder)
+        if task in FINETUNE_TASKS:
+            out[("minilm", task)] = str(folder)
     return out
+
+
+def _recorded_minilm() -> dict[str, dict]:
+    """task → the fine-tuned MiniLM-L6's row in the saved evaluation."""
+    from models.checkpoints import MINILM_PACKAGE
+    from models.training import finetune
+
+    return {r["task"]: r for r in finetune.recorded_unshipped() if r.get("base") == MINILM_PACKAGE}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -781,10 +806,7 @@ def _finetune_row(model: str, task: str, rec: dict) -> dict[str, str]:
 def minilm_finetuned_rows() -> list[dict[str, str]]:
     """The fine-tuned MiniLM-L6's rows, in task order, from the figures recorded in the saved evaluation
     (``python -m models.train --preset minilm-…``; its weights are not shipped)."""
-    from models.checkpoints import MINILM_PACKAGE
-    from models.training import finetune
-
-    recorded = {r["task"]: r for r in finetune.recorded_unshipped() if r.get("base") == MINILM_PACKAGE}
+    recorded = _recorded_minilm()
     return [_finetune_row("minilm", task, recorded[task]) for task in FINETUNE_TASKS if task in recorded]
 
 
@@ -805,26 +827,35 @@ def finetuned_view() -> None:
     from ui.table import table
 
     shipped = [
-        _finetune_row("small", task, _finetuned(names[task])[0].training) for task in FINETUNE_TASKS if task in names
+        _finetune_row("small", task, _finetuned(names["small", task])[0].training)
+        for task in FINETUNE_TASKS
+        if ("small", task) in names
     ]
     table(pd.DataFrame(shipped + minilm), key="bert_finetune_table")
     st.caption(tr("masking.ftx.data"))
     if minilm:
         st.caption(tr("masking.ftx.minilm"))
-    if not names:
-        return
-    tasks = [task for task in FINETUNE_TASKS if task in names]
-    task = st.selectbox(
+    recorded = _recorded_minilm()
+    models = [m for m in ("small", "minilm") if any(k[0] == m for k in names) or (m == "minilm" and recorded)]
+    c1, c2 = st.columns(2)
+    model = c1.selectbox(
+        tr("masking.ftx.col.model"), models, format_func=lambda m: tr(f"masking.ftx.model.{m}"), key="bert_ft_model"
+    )
+    tasks = [t for t in FINETUNE_TASKS if (model, t) in names or (model == "minilm" and t in recorded)]
+    task = c2.selectbox(
         tr("masking.ftx.pick"), tasks, format_func=lambda x: tr(f"masking.ftx.task.{x}"), key="bert_ft_task"
     )
-    name = names[task]
-    loaded = _finetuned(name)[0]
-    change = np.asarray(loaded.training.get("attention_change", []), dtype=float)
+    if (model, task) in names:
+        name = names[model, task]
+        training = _finetuned(name)[0].training
+    else:  # a MiniLM-L6 recorded in the saved evaluation, its weights not on this machine
+        name, training = None, recorded[task]
+    change = np.asarray(training.get("attention_change") or [], dtype=float)
     if change.ndim == 2 and change.size:
         chart(
             change_grid_figure(
                 change,
-                tr("masking.ftx.fig.change", n=loaded.training.get("attention_inputs", 0)),
+                tr("masking.ftx.fig.change", n=training.get("attention_inputs") or 0),
                 tr("masking.ftx.layer"),
                 tr("masking.ftx.head"),
                 tr("masking.ftx.distance"),
@@ -833,6 +864,10 @@ def finetuned_view() -> None:
             config=PLOT,
         )
         st.caption(tr("masking.ftx.change_caption"))
+    if name is None:
+        st.info(tr("masking.ftx.no_weights", command=training.get("command") or ""))
+        return
+    loaded = _finetuned(name)[0]
     n_examples = len(loaded.training.get("examples", [])) or 1
     index = int(
         st.number_input(

@@ -573,6 +573,9 @@ def recorded_row(folder: Path, training: dict) -> dict[str, Any]:
         "frozen_seconds": (training.get("frozen_training") or {}).get("seconds"),
         "size_mb": round((folder / WEIGHTS).stat().st_size / 1e6, 2),
         "command": training.get("command"),
+        # how fine-tuning changed each layer × head's attention: the page draws it when the weights are not here
+        "attention_change": training.get("attention_change"),
+        "attention_inputs": training.get("attention_inputs"),
     }
     if not folder.resolve().is_relative_to(CHECKPOINT_DIR.resolve()):
         row["weights"] = _home_relative(folder)
@@ -627,6 +630,13 @@ def recorded_unshipped() -> list[dict[str, Any]]:
     """The saved evaluation's rows of fine-tuned models whose weights are not shipped (``weights`` set)."""
     rows = ((load_results() or {}).get("finetuned") or {}).get("models", [])
     return [row for row in rows if row.get("weights")]
+
+
+def unshipped_folders() -> dict[str, Path]:
+    """name → folder of each fine-tuned model recorded in the saved evaluation whose weights this machine
+    has (under :func:`user_checkpoint_dir`, where ``python -m models.train --preset minilm-…`` saved them)."""
+    folders = {row["name"]: user_checkpoint_dir() / row["name"] for row in recorded_unshipped()}
+    return {name: folder for name, folder in folders.items() if (folder / CONFIG).is_file()}
 
 
 def format_results(results: dict) -> str:

@@ -219,6 +219,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "masking.ftx.metric.cls": ("accuracy", "准确率"),
     "masking.ftx.metric.qa": ("exact match", "完全匹配"),
     "masking.ftx.pick": ("Task", "任务"),
+    "masking.ftx.no_weights": (
+        "The test items and their attention need this model's weights, which are not on this machine: "
+        "`{command}` trains them (a few minutes on a CPU). The figure above was recorded when it was trained.",
+        "测试样本及其注意力需要这个模型的权重，而本机上没有：`{command}` 会训练它们（在 CPU 上几分钟）。"
+        "上图是训练时记录的。",
+    ),
     "masking.ftx.layer": ("layer", "层"),
     "masking.ftx.head": ("head", "头"),
     "masking.ftx.distance": ("mean ½Σ|a′ − a| per query", "每个查询的平均 ½Σ|a′ − a|"),
