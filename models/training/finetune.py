@@ -650,6 +650,22 @@ def load_finetuned(name_or_path: str | Path) -> LoadedFinetuned:
     return LoadedFinetuned(folder.name, task, model, head.eval(), tokenizer, config.get("training", {}))
 
 
+def recorded_test(folder: Path) -> dict[str, Any] | None:
+    """A fine-tuned checkpoint's recorded test figures: {"metric", "n", "finetuned" (§4), "frozen" (§5.3)}, each
+    checked (None when the folder holds no such record)."""
+    try:
+        training = read_json(Path(folder) / CONFIG).get("training") or {}
+    except CheckpointError:
+        return None
+    test, metric, n = training.get("test"), training.get("metric"), training.get("n_test")
+    if not isinstance(test, dict) or metric not in ("accuracy", "exact_match") or not isinstance(n, int):
+        return None
+    figures = [test.get(k) for k in ("finetuned", "frozen")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in figures):
+        return None
+    return {"metric": metric, "n": n, "finetuned": float(test["finetuned"]), "frozen": float(test["frozen"])}
+
+
 def frozen_model(base: SmallBert, loaded: LoadedFinetuned) -> SmallBert:
     """The pre-trained ``base`` with the frozen-feature head in its output layer."""
     model = fresh_model(base, loaded.task, 0)
