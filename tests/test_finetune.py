@@ -236,3 +236,28 @@ def test_recorded_minilm_figures_meet_the_bars() -> None:
     for task, row in rows.items():
         assert row["command"].startswith(f"python -m models.train --preset minilm-{task}")
         assert row["recorded"] == {"finetuned": row["finetuned"], "frozen": row["frozen"]}
+
+
+def test_cli_preset_trains_both_models_with_the_shared_recipe(tmp_path) -> None:
+    """``python -m models.train --preset bert-small-cls`` at a tiny size: §4 and §5.3 through the recipe's
+    groups and batch loss (:func:`finetune.param_groups`, :func:`finetune.task_loss`), a checkpoint that loads."""
+    from models.training.presets import PRESETS
+
+    preset = PRESETS["bert-small-cls"]
+    preset = replace(preset, data=dict(preset.data, n_train=48, n_test=24, attention_inputs=4))
+    settings = TrainSettings(steps=2, batch_size=8, lr=3e-4, warmup=1, weight_decay=0.01)
+    trained = finetune.train_preset(preset, None, None, settings, torch.device("cpu"), (), None)
+    assert trained.stats["metric"] == "accuracy" and trained.stats["frozen_training"]["steps"] == 2
+    assert all(0.0 <= trained.stats["test"][k] <= 1.0 for k in ("finetuned", "frozen"))
+    loaded = finetune.load_finetuned(trained.save(tmp_path / "ft", trained.stats))
+    assert loaded.task == "cls" and loaded.training["attention_inputs"] == 4
+
+
+def test_full_groups_decay_weight_matrices_and_frozen_groups_only_the_head(tokenizer) -> None:
+    model = finetune.fresh_model(tiny(tokenizer), "qa", 0)
+    full = finetune.param_groups(model, "qa", frozen=False, weight_decay=0.01)
+    assert sum(len(g["params"]) for g in full) == len(list(model.parameters()))
+    assert [g["weight_decay"] for g in full] == [0.01, 0.0]
+    frozen = finetune.param_groups(model, "qa", frozen=True, weight_decay=0.01)
+    assert [id(p) for g in frozen for p in g["params"]] == [id(p) for p in model.span.parameters()]
+    assert {n for n, p in model.named_parameters() if p.requires_grad} == {"span.weight", "span.bias"}

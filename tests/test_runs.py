@@ -9,13 +9,14 @@ import os
 import threading
 import time
 import zipfile
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from corpora import nli
 from corpora.text import CorpusFormatError
 from corpora.user_tsv import MAX_BYTES, MIN_PAIRS, check_tsv
 from models.checkpoints import load_bert, load_seq2seq, load_transformer, load_txl, load_xlnet
@@ -605,3 +606,88 @@ def test_a_text_too_short_says_so(tmp_path, preset, text, message):
     registry = Registry(tmp_path, max_active=1)
     run = wait(registry, registry.start(replace(PRESETS[preset], data="text"), text=text))
     assert run.status == FAILED and message in run.message and not run.folder.exists()
+
+
+def test_a_finetune_run_scores_its_task_and_saves_a_checkpoint_the_lab_loads(tmp_path):
+    """Fine-tuning (issue 27) through the service's real path: train_run on bert-small, a test score in
+    [0, 1] at each snapshot, the probe's pieces, label and attention, a checkpoint that load_finetuned reads
+    with both test figures (§4 and the frozen head's §5.3), a zip that travels, a run.json the store keeps."""
+    from models.training import finetune
+
+    settings = replace(PRESETS["tiny-finetune"], name="ft", steps=3, n_train=60, snapshots=1)
+    run = runs.Run("20250101-000000-abcdef", settings, tmp_path / "20250101-000000-abcdef")
+    assert runs.train_run(run) == FINISHED
+    shots = [s.step for s in run.snapshots]
+    assert shots == [0, 3]
+    shot = run.snapshots[-1]
+    assert shot.metric == runs.TASK_ACCURACY and 0.0 <= shot.score <= 1.0
+    assert shot.src_tokens[0] == "[CLS]" and shot.src_tokens[-1] == "[SEP]"
+    assert shot.tgt_tokens[0] in finetune.LABELS["cls"]
+    assert shot.weights.shape[2:] == (len(shot.src_tokens), len(shot.src_tokens))
+    loaded = finetune.load_finetuned(run.checkpoint)
+    assert loaded.task == "cls" and loaded.training["user_run"]
+    assert loaded.training["test"]["finetuned"] == pytest.approx(shot.score, abs=1e-4)
+    assert 0.0 <= loaded.training["test"]["frozen"] <= 1.0
+    test = finetune.encode_all(loaded.tokenizer, "cls", nli.splits("cls", 60, runs.FINETUNE_TEST)["test"], 64)
+    assert finetune.score_of(finetune.predict(loaded.model, "cls", test)) == pytest.approx(shot.score, abs=1e-4)
+    probe = finetune.probe_text("cls", test[0][0])  # the default probe: the task's first test item
+    assert finetune.read_probe(loaded.model, loaded.tokenizer, "cls", probe)[:2] == (shot.src_tokens, shot.tgt_tokens)
+    saved = list_runs(tmp_path)[0]
+    assert saved.meta["family"] == finetune.FAMILY and saved.meta["metric"] == runs.TASK_ACCURACY
+    copy_id = import_zip(export_zip(saved.id, tmp_path), tmp_path / "elsewhere")  # with its frozen head
+    assert finetune.load_finetuned(tmp_path / "elsewhere" / copy_id / "checkpoint").frozen_head.out_features == 3
+
+
+def test_a_span_run_is_scored_by_exact_match_and_reads_an_answer():
+    from models.training import finetune
+
+    settings = replace(PRESETS["tiny-finetune"], task="qa", steps=1, n_train=20)
+    data = runs.load_task(settings)
+    trainee = runs.make_trainee(settings, data, settings.train_settings(), torch.device("cpu"))
+    assert trainee.metric == runs.EXACT_MATCH == runs.metric_of(settings)
+    probe = runs.default_probe(settings, data)
+    assert finetune.PROBE_SEPARATOR in probe
+    shot = runs.take_snapshot(0, trainee, probe)
+    assert 0.0 <= shot.score <= 1.0 and shot.metric == runs.EXACT_MATCH
+    context = shot.src_tokens[shot.src_tokens.index("[SEP]") + 1 : -1]
+    assert all(piece in context for piece in shot.tgt_tokens)  # the answer is a span of the context
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(task="ner"), "fine-tuning needs"),
+        (dict(base="bert-huge"), "fine-tuning needs"),
+        (dict(task=["nli"]), "fine-tuning needs"),
+        (dict(data="grammar"), "trains on"),
+        (dict(data="text"), "trains on"),
+    ],
+)
+def test_finetune_settings_refuse_a_bad_task_base_or_data(change, message):
+    with pytest.raises(RunError, match=message):
+        replace(PRESETS["tiny-finetune"], **change)
+
+
+def test_finetune_size_is_its_base_and_a_missing_or_too_large_base_is_refused(monkeypatch):
+    from models.checkpoints import CheckpointError
+    from models.training import finetune
+
+    assert PRESETS["finetune"].parameters() == sum(p.numel() for p in load_bert("bert-small").model.parameters())
+
+    def missing(name):
+        raise CheckpointError(f"{name} is not installed")
+
+    monkeypatch.setattr(finetune, "base_parameters", missing)
+    with pytest.raises(RunError, match="not installed"):
+        replace(PRESETS["finetune"], base=runs.MINILM_PACKAGE)
+    monkeypatch.setattr(finetune, "base_parameters", lambda name: 22_700_000)  # MiniLM-L6's size
+    with pytest.raises(RunError, match="too large"):
+        replace(PRESETS["finetune"], base=runs.MINILM_PACKAGE)
+
+
+def test_a_run_json_with_a_bad_finetune_field_is_refused_not_listed(tmp_path):
+    meta = {"name": "x", "family": "bert-finetuned", "settings": dict(asdict(PRESETS["tiny-finetune"]), task="ner")}
+    with pytest.raises(RunError, match="'settings'"):
+        store.checked_meta(meta)
+    good = dict(meta, settings=asdict(PRESETS["tiny-finetune"]), metric=runs.EXACT_MATCH)
+    assert store.checked_meta(good)["metric"] == runs.EXACT_MATCH

@@ -15,7 +15,8 @@ from models.runs.registry import Registry
 from models.runs.store import list_runs
 from models.training.runs import PAIR_DATA, PRESETS, RUNS_ENV, TEXT_DATA
 from ui.deck import VIEW_STATE
-from ui.studio import DATA_LABELS, OWNER_KEY
+from ui.strings import STRINGS
+from ui.studio import DATA_LABELS, OWNER_KEY, TASK_LABELS
 from ui.views.studio import StudioState
 from tests.conftest import APPTEST_TIMEOUT, ROOT, owner_id, owner_of
 from tests.test_runs import TEXT
@@ -241,3 +242,41 @@ def test_a_bert_run_appears_in_the_bert_page_picker_of_its_session(runs_root):
         "Your run: my BERT"
         not in _page(str(ROOT / "pages" / "7_BERT_masking.py"), "another session").selectbox(key="bert_model").options
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_finetune_family_and_its_task_can_be_chosen_in_both_languages(runs_root, lang):
+    """Issue 27: fine-tuning is a studio family; its task and base are chosen, its data is the synthetic task
+    (no upload box), in English and in 中文, without an exception."""
+    at = AppTest.from_file(PAGE, default_timeout=APPTEST_TIMEOUT)
+    at.session_state[OWNER_KEY] = owner_id(OWNER)
+    at.query_params["lang"] = lang
+    if lang == "zh":  # AppTest formats a selectbox's value in English when it reruns: one run, family preset
+        at.session_state["studio_preset"] = "tiny-finetune"
+    at.run()
+    assert not at.exception
+    if lang == "en":
+        at.segmented_control(key="studio_family").set_value("finetune").run()
+        assert not at.exception
+    assert at.session_state["studio_data"] == "task" and len(at.selectbox(key="studio_data").options) == 1
+    assert not [u for u in at.get("file_uploader") if u.key == "studio_upload"]
+    zh = {t: STRINGS[f"studio.task.{t}"][1] for t in ("cls", "nli", "qa")}
+    assert at.selectbox(key="studio_task").options == (
+        [TASK_LABELS[t] for t in zh] if lang == "en" else list(zh.values())
+    )
+    assert at.selectbox(key="studio_base").options == ["bert-small"]
+    assert at.selectbox(key="studio_task").value == ("nli" if lang == "en" else "cls")  # the preset's
+    if lang == "zh":
+        assert at.selectbox(key="studio_task").label == "任务" and "微调 BERT" in at.segmented_control[0].options
+
+
+def test_a_tiny_finetune_run_shows_both_test_figures(runs_root):
+    at = _studio()
+    at.selectbox(key="studio_preset").select("tiny-finetune").run()  # its family, task and data
+    at.button(key="studio_train").click().run()
+    assert not at.exception and not at.error
+    _until(at, lambda a: any("§5.3" in m.value for m in a.markdown))
+    figures = next(m.value for m in at.markdown if "§5.3" in m.value)
+    assert "Test accuracy on" in figures and "(§4)" in figures
+    run = list_runs(runs_root, owner_of(OWNER))[0]
+    assert run.meta["family"] == "bert-finetuned" and 0 <= run.meta["score"] <= 1

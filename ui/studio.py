@@ -41,10 +41,10 @@ from models.training.runs import (
     CHECKPOINT,
     DATA_SOURCES,
     FAILED,
+    FINETUNE,
     FINISHED,
     MAX_WINDOW,
     MAX_XL_MEM,
-    METRICS,
     MLM_ACCURACY,
     PERPLEXITY,
     PLM_PERPLEXITY,
@@ -59,8 +59,11 @@ from models.training.runs import (
     RunError,
     RunSettings,
     data_for,
+    finetune_bases,
+    metric_of,
 )
-from models.runs.snapshots import Snapshot, read_losses, read_snapshots
+from models.runs.snapshots import EXACT_MATCH, FRACTIONS, TASK_ACCURACY, Snapshot, read_losses, read_snapshots
+from models.training.finetune import TASKS, recorded_test
 from ui.checkpoints import release
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, tr
@@ -85,6 +88,7 @@ DATA_LABELS = Labels({d: f"studio.data.{d}" for d in DATA_SOURCES})
 PRESET_LABELS = Labels({p: f"studio.preset.{p}" for p in PRESETS})
 FAMILY_LABELS = Labels({f: f"studio.family.{f}" for f in TRAINEES})
 STATUS_LABELS = Labels({s: f"studio.status.{s}" for s in STATES})
+TASK_LABELS = Labels({t: f"studio.task.{t}" for t in TASKS})
 # each validation metric's axis, curves title, snapshot caption and what the probe's predictions are
 SCORE_AXIS = Labels(
     {
@@ -92,6 +96,8 @@ SCORE_AXIS = Labels(
         PERPLEXITY: "studio.axis.perplexity",
         MLM_ACCURACY: "studio.axis.mlm_accuracy",
         PLM_PERPLEXITY: "studio.axis.plm_perplexity",
+        TASK_ACCURACY: "studio.axis.task_accuracy",
+        EXACT_MATCH: "studio.axis.exact_match",
     }
 )
 CURVES_TITLE = Labels(
@@ -100,6 +106,8 @@ CURVES_TITLE = Labels(
         PERPLEXITY: "studio.fig.curves_lm",
         MLM_ACCURACY: "studio.fig.curves_bert",
         PLM_PERPLEXITY: "studio.fig.curves_xlnet",
+        TASK_ACCURACY: "studio.fig.curves_finetune",
+        EXACT_MATCH: "studio.fig.curves_span",
     }
 )
 CAPTIONS = {
@@ -107,15 +115,25 @@ CAPTIONS = {
     PERPLEXITY: "studio.snapshot_caption_lm",
     MLM_ACCURACY: "studio.snapshot_caption_bert",
     PLM_PERPLEXITY: "studio.snapshot_caption_xlnet",
+    TASK_ACCURACY: "studio.snapshot_caption_finetune",
+    EXACT_MATCH: "studio.snapshot_caption_span",
 }
 PREDICTIONS = Labels(
-    {PERPLEXITY: "studio.next_tokens", MLM_ACCURACY: "studio.mask_fill", PLM_PERPLEXITY: "studio.xlnet_predictions"}
+    {
+        PERPLEXITY: "studio.next_tokens",
+        MLM_ACCURACY: "studio.mask_fill",
+        PLM_PERPLEXITY: "studio.xlnet_predictions",
+        TASK_ACCURACY: "studio.predicted_label",
+        EXACT_MATCH: "studio.predicted_span",
+    }
 )
 ROWS = {
     BLEU: "studio.run_row",
     PERPLEXITY: "studio.run_row_lm",
     MLM_ACCURACY: "studio.run_row_bert",
     PLM_PERPLEXITY: "studio.run_row_xlnet",
+    TASK_ACCURACY: "studio.run_row_finetune",
+    EXACT_MATCH: "studio.run_row_span",
 }
 UNBOUNDED = (PERPLEXITY, PLM_PERPLEXITY)  # metrics without a 0–100 axis
 HIDDEN, BATCHES, HEADS = (8, 16, 32, 48, 64, 96, 128), (8, 16, 32, 64, 128), (1, 2, 4, 8)
@@ -144,6 +162,8 @@ _FIELDS = {
     "studio_mem_len": lambda s: s.mem_len,
     "studio_window": lambda s: s.window,
     "studio_k_split": lambda s: s.k_split,
+    "studio_task": lambda s: s.task,
+    "studio_base": lambda s: s.base,
 }
 
 
@@ -238,6 +258,7 @@ def _apply_preset() -> None:
         return
     for key, value_of in _FIELDS.items():
         st.session_state[key] = value_of(preset)
+    _fit_data_to_family()  # a fine-tuning preset's data is its task
 
 
 def _fit_data_to_family() -> None:
@@ -277,9 +298,17 @@ def settings_popover() -> None:
             data = checked(
                 st.selectbox, tr("studio.data"), list(data_for(family)), key="studio_data", format_func=DATA_LABELS.get
             )
-            upload = st.file_uploader(
-                tr("studio.upload"), type=["tsv", "txt"], key="studio_upload", max_upload_size=MAX_BYTES // 1_000_000
-            )
+            upload = None
+            if family == FINETUNE:  # the synthetic task: nothing to upload
+                st.caption(tr("studio.no_upload"))
+            else:
+                upload = st.file_uploader(
+                    tr("studio.upload"),
+                    type=["tsv", "txt"],
+                    key="studio_upload",
+                    max_upload_size=MAX_BYTES // 1_000_000,
+                )
+            task = _task_settings(family)
             left, right = st.columns(2)
             layers = checked(left.slider, tr("studio.layers"), 1, 4, key="studio_layers", help=tr("studio.layers_help"))
             heads = checked(
@@ -384,6 +413,7 @@ def settings_popover() -> None:
                         n_train=int(n_train),
                         probe=probe,
                         **lengths,
+                        **task,
                     ),
                     upload,
                 )
@@ -432,6 +462,29 @@ def _length_settings(family: str, column) -> dict[str, int]:
             ),
         }
     return {}
+
+
+def _task_settings(family: str) -> dict[str, str]:
+    """Fine-tuning's task and pre-trained base (Devlin et al. 2019 §4), drawn only for that family (the other
+    families keep the preset's values, which they do not use)."""
+    for key in ("studio_task", "studio_base"):
+        st.session_state.setdefault(key, _FIELDS[key](RunSettings()))
+    if family != FINETUNE:
+        return {}
+    bases = finetune_bases()
+    if st.session_state.get("studio_base") not in bases and bases:
+        st.session_state["studio_base"] = bases[0]
+    left, right = st.columns(2)
+    task = checked(
+        left.selectbox,
+        tr("studio.task"),
+        list(TASKS),
+        key="studio_task",
+        format_func=TASK_LABELS.get,
+        help=tr("studio.task_help"),
+    )
+    base = checked(right.selectbox, tr("studio.base"), bases, key="studio_base", help=tr("studio.base_help"))
+    return {"task": str(task), "base": str(base)}
 
 
 def start_run(values: dict, upload) -> None:
@@ -516,7 +569,7 @@ def _probe_map(shot: Snapshot, layer: int | None, head: int) -> tuple:
 
 def _metric(run: Run | SavedRun) -> str:
     """The run's validation metric (a saved run of before the LM and BERT families: BLEU)."""
-    return METRICS[run.settings.family] if isinstance(run, Run) else str(run.meta.get("metric", BLEU))
+    return metric_of(run.settings) if isinstance(run, Run) else str(run.meta.get("metric", BLEU))
 
 
 def snapshot_caption(shot: Snapshot) -> str:
@@ -529,7 +582,7 @@ def run_curves(run: Run | SavedRun, shot: Snapshot | None) -> go.Figure:
     """The loss and validation-metric curves of ``run`` with the snapshot's step marked (None: no mark);
     masked-LM accuracy in percent."""
     shots, metric = _snapshots(run), _metric(run)
-    scale = 100 if metric == MLM_ACCURACY else 1
+    scale = 100 if metric in FRACTIONS else 1
     return curves_figure(
         _losses(run),
         [s.step for s in shots],
@@ -658,6 +711,7 @@ def result_view(run: Run | SavedRun, head_picked: Callable[[int, int], None]) ->
     key = "studio.finished" if status == FINISHED else "studio.stopped"
     st.success(tr(key, steps=meta.get("steps", 0), seconds=float(meta.get("seconds") or 0), name=md_escape(name)))
     vocab_note(run.vocab_cut if isinstance(run, Run) else run.meta.get("vocab"))
+    finetune_test(run)
     if (
         status == STOPPED
         and resumable(run.folder)
@@ -691,6 +745,19 @@ def result_view(run: Run | SavedRun, head_picked: Callable[[int, int], None]) ->
                 y_title=tr("studio.axis.aer"),
             ),
             config=PLOT,
+        )
+
+
+def finetune_test(run: Run | SavedRun) -> None:
+    """A fine-tuning run's test figures, as its checkpoint recorded them: every parameter fine-tuned (§4)
+    beside the frozen-feature head (§5.3), on the same test split (nothing for the other families)."""
+    if _metric(run) not in (TASK_ACCURACY, EXACT_MATCH):
+        return
+    test = recorded_test(run.checkpoint)
+    if test is not None:
+        metric = tr(f"studio.metric.{test['metric']}")
+        st.markdown(
+            tr("studio.finetune_test", metric=metric, n=test["n"], tuned=test["finetuned"], frozen=test["frozen"])
         )
 
 

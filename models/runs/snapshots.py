@@ -16,8 +16,11 @@ from models.atomic import write_atomic
 
 LOG_FILE, SNAPSHOT_FILE = "log.jsonl", "snapshots.jsonl"
 #: The validation metrics a snapshot records: translation BLEU, LM perplexity, BERT's masked-LM top-1
-#: accuracy, XLNet's permutation-LM perplexity.
+#: accuracy, XLNet's permutation-LM perplexity; a fine-tuned BERT's test accuracy (classification) or
+#: exact match of the answer's words (spans).
 BLEU, PERPLEXITY, MLM_ACCURACY, PLM_PERPLEXITY = "bleu", "perplexity", "mlm_accuracy", "plm_perplexity"
+TASK_ACCURACY, EXACT_MATCH = "task_accuracy", "exact_match"
+FRACTIONS = (MLM_ACCURACY, TASK_ACCURACY, EXACT_MATCH)  # the metrics in [0, 1] (drawn in percent)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from models.training.runs import (
     MAX_PARAMETERS,
     MAX_STEPS,
     MAX_ZIP_BYTES,
-    METRICS,
+    SCORE_METRICS,
     RESUME,
     RUN_FILE,
     STATE,
@@ -133,7 +133,7 @@ FIELD_CHECKS: dict[str, Any] = {
     "seconds": lambda v: _number(v, 0, 1e8),
     "settings": _settings_ok,
     "kind": lambda v: v is None or v in ARCHITECTURES.values(),  # a transformer's architecture
-    "metric": lambda v: v in METRICS.values(),
+    "metric": lambda v: v in SCORE_METRICS,
     "score": lambda v: v is None or _number(v),
     "bleu": lambda v: v is None or _number(v),  # a run of before the LM and BERT families
     "aer": lambda v: v is None or _number(v, 0, 1),

@@ -31,6 +31,7 @@ models.evaluate`` recomputes both accuracies from it.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ from models.atomic import atomic_folder, json_bytes, why_write_failed, write_new
 from models.checkpoints import (
     CHECKPOINT_DIR,
     CONFIG,
+    MINILM_MAX_LEN,
     MINILM_PACKAGE,
     WEIGHTS,
     CheckpointError,
@@ -61,15 +63,18 @@ from models.checkpoints import (
     record_results,
     user_checkpoint_dir,
 )
-from models.nn.bert import BertConfig, SmallBert
+from models.nn.bert import BertConfig, SmallBert, config_from_hf
 from models.text.wordpiece import PAD_ID, TOKENIZER_FILE, WordPiece
-from models.training.loop import Callback, Trained, TrainSettings, fit
+from models.training import bert as bert_recipe
+from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, batch_at_step, fit
 from models.training.presets import Preset
 
 FAMILY = "bert-finetuned"
 FROZEN_HEAD = "frozen_head.safetensors"
 TASKS = ("cls", "nli", "qa")
 MAX_ANSWER_PIECES = 16
+FROZEN_LR = 1e-2  # the frozen-feature head's learning rate (§5.3)
+ATTENTION_INPUTS = 200  # test inputs over which the attention change is measured
 LABELS = {"cls": list(nli.SUBJECT_LABELS), "nli": list(nli.NLI_LABELS)}
 TASK_NAMES = {
     "cls": "single-sentence classification: is the subject a person, an animal or a thing?",
@@ -313,6 +318,42 @@ def _stream(data: Sequence[tuple[Any, Encoded]], batch_size: int, rng: np.random
             yield [data[k][1] for k in order[i : i + batch_size]]
 
 
+def param_groups(model: SmallBert, task: str, frozen: bool, weight_decay: float) -> list[dict[str, Any]]:
+    """Which parameters learn, and AdamW's groups (A.3): full fine-tuning (§4) trains every parameter, with
+    weight decay on the weight matrices (:func:`models.training.bert.param_groups`, pre-training's groups);
+    the frozen-feature head (§5.3) only the output layer, without decay. Sets ``requires_grad`` to match."""
+    layer = head_of(model, task)
+    head_ids = {id(p) for p in layer.parameters()}
+    for p in model.parameters():
+        p.requires_grad_(not frozen or id(p) in head_ids)
+    if frozen:
+        return [{"params": list(layer.parameters()), "weight_decay": 0.0}]
+    return bert_recipe.param_groups(model, weight_decay)
+
+
+def task_loss(
+    model: SmallBert,
+    task: str,
+    train: Sequence[tuple[Any, Encoded]],
+    batch_size: int,
+    seed: int,
+    device: torch.device | str,
+    frozen: bool = False,
+) -> LossOfBatch:
+    """The batch loss for :func:`~models.training.loop.fit`, a function of the step: shuffled epochs of
+    ``train`` (seeded), the task's cross-entropy (:func:`loss_of`: the class from [CLS], or the answer's start
+    and end, §4.1–4.2). ``frozen``: the encoder reads in inference mode (no dropout), only the head learns."""
+    batch_at = batch_at_step(_stream(train, batch_size, np.random.default_rng(seed)))
+
+    def loss_of_batch(step: int) -> tuple[Tensor, int]:
+        batch = batch_at(step)
+        if frozen:
+            model.eval()
+        return loss_of(model, task, batch, device=device), sum(len(e.ids) for e in batch)
+
+    return loss_of_batch
+
+
 def train_one(
     model: SmallBert,
     task: str,
@@ -323,33 +364,22 @@ def train_one(
     callbacks: Sequence[Callback] = (),
     stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Fine-tune every parameter (``frozen`` False), or only the output layer on the frozen encoder."""
+    """Fine-tune every parameter (``frozen`` False), or only the output layer on the frozen encoder: the
+    recipe's groups (:func:`param_groups`) and batch loss (:func:`task_loss`), as the studio's run."""
     model.to(device)
-    layer = head_of(model, task)
-    head_ids = {id(p) for p in layer.parameters()}
-    for p in model.parameters():
-        p.requires_grad_(not frozen or id(p) in head_ids)
-    if frozen:
-        groups = [{"params": list(layer.parameters()), "weight_decay": 0.0}]
-    else:
-        named = [(n, p) for n, p in model.named_parameters()]
-        decay = [p for n, p in named if p.dim() > 1 and "embeddings" not in n]
-        rest = [p for n, p in named if not (p.dim() > 1 and "embeddings" not in n)]
-        groups = [{"params": decay, "weight_decay": settings.weight_decay}, {"params": rest, "weight_decay": 0.0}]
-    rng = np.random.default_rng(settings.seed)
-    stream = _stream(train, settings.batch_size, rng)
-
-    def loss_of_batch(_step: int) -> tuple[Tensor, int]:
-        batch = next(stream)
-        if frozen:
-            model.eval()  # the frozen encoder in inference mode (no dropout); only the head learns
-        return loss_of(model, task, batch, device=device), sum(len(e.ids) for e in batch)
-
+    groups = param_groups(model, task, frozen, settings.weight_decay)
+    loss_of_batch = task_loss(model, task, train, settings.batch_size, settings.seed, device, frozen)
     stats = fit(model, loss_of_batch, settings, callbacks, stop, param_groups=groups)
     for p in model.parameters():
         p.requires_grad_(True)
     model.to("cpu").eval()
     return stats
+
+
+def frozen_settings(settings: TrainSettings, lr: float = FROZEN_LR) -> TrainSettings:
+    """The frozen-feature head's training (§5.3): the same steps and batches, its own learning rate (a
+    linear layer learns faster), no weight decay."""
+    return replace(settings, lr=lr, weight_decay=0.0)
 
 
 N_EXAMPLES = 30
@@ -419,33 +449,24 @@ def train_preset(
     )
     # §5.3: the head alone on the frozen encoder (its own learning rate: a linear layer learns faster)
     frozen = fresh_model(base, task, settings.seed)
-    frozen_settings = replace(settings, lr=float(preset.data.get("frozen_lr", 1e-2)), weight_decay=0.0)
-    frozen_stats = train_one(frozen, task, splits["train"], frozen_settings, device, frozen=True, stop=stop)
+    head_settings = frozen_settings(settings, float(preset.data.get("frozen_lr", FROZEN_LR)))
+    frozen_stats = train_one(frozen, task, splits["train"], head_settings, device, frozen=True, stop=stop)
     frozen_result = predict(frozen, task, splits["test"])
     # §4: every parameter
     tuned = fresh_model(base, task, settings.seed)
     stats = train_one(tuned, task, splits["train"], settings, device, frozen=False, callbacks=callbacks, stop=stop)
     tuned_result = predict(tuned, task, splits["test"])
-    change = mean_attention_change(base, tuned, splits["test"][: int(preset.data.get("attention_inputs", 200))])
-    metric = "exact_match" if task == "qa" else "accuracy"
+    n_attention = int(preset.data.get("attention_inputs", ATTENTION_INPUTS))
+    change = mean_attention_change(base, tuned, splits["test"][:n_attention])
+    metric = metric_of(task)
     stats.update(
-        task=task,
-        task_name=TASK_NAMES[task],
-        base=base_name,
-        data=nli.describe(),
-        metric=metric,
-        n_train=len(splits["train"]),
-        n_test=len(splits["test"]),
-        test={"finetuned": round(score_of(tuned_result), 4), "frozen": round(score_of(frozen_result), 4)},
+        task_record(task, base_name, splits, score_of(tuned_result), score_of(frozen_result), change, n_attention),
         frozen_training={
-            "lr": frozen_settings.lr,
+            "lr": head_settings.lr,
             "steps": frozen_stats["steps"],
             "seconds": frozen_stats["seconds"],
             "final_loss": frozen_stats["final_loss"],
         },
-        attention_change=[[round(float(v), 4) for v in row] for row in change],
-        attention_inputs=min(len(splits["test"]), int(preset.data.get("attention_inputs", 200))),
-        examples=example_records(splits["test"]),
         data_settings=dict(preset.data),
     )
     frozen_head = {k: v.detach().clone() for k, v in head_of(frozen, task).state_dict().items()}
@@ -461,6 +482,108 @@ def train_preset(
         f"mean attention change {float(change.mean()):.3f}"
     )
     return Trained(tuned, save, settings, stats, summary)
+
+
+def metric_of(task: str) -> str:
+    """The task's test metric: exact match of the answer's words (spans), else accuracy."""
+    return "exact_match" if task == "qa" else "accuracy"
+
+
+def task_record(
+    task: str,
+    base_name: str,
+    splits: dict[str, list],
+    finetuned: float,
+    frozen: float,
+    change: np.ndarray,
+    attention_inputs: int,
+) -> dict[str, Any]:
+    """What a fine-tuned checkpoint records of its run (the CLI's and the studio's): the task, base and data,
+    both test figures (§4 and §5.3) and the attention change per layer × head."""
+    return dict(
+        task=task,
+        task_name=TASK_NAMES[task],
+        base=base_name,
+        data=nli.describe(),
+        metric=metric_of(task),
+        n_train=len(splits["train"]),
+        n_test=len(splits["test"]),
+        test={"finetuned": round(finetuned, 4), "frozen": round(frozen, 4)},
+        attention_change=[[round(float(v), 4) for v in row] for row in change],
+        attention_inputs=min(len(splits["test"]), attention_inputs),
+        examples=example_records(splits["test"]),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A probe: one typed input read by the model (the Training studio's snapshots)
+# --------------------------------------------------------------------------------------
+
+PROBE_SEPARATOR = " | "  # between a pair's two texts: premise | hypothesis, question | context
+
+
+def probe_text(task: str, item: Any) -> str:
+    """A test item as the studio's probe: the sentence, or the pair's two texts with :data:`PROBE_SEPARATOR`."""
+    if task == "cls":
+        return _text(item.tokens)
+    if task == "nli":
+        return _text(item.premise) + PROBE_SEPARATOR + _text(item.hypothesis)
+    return _text(item.question) + PROBE_SEPARATOR + _text(item.context)
+
+
+def encode_probe(tokenizer: WordPiece, task: str, text: str, max_len: int) -> Encoded:
+    """``[CLS] A [SEP] (B [SEP])`` of a typed probe (B after ``|``; a pair task without one reads an empty B),
+    cut to ``max_len`` pieces; for spans, the word of each of B's pieces (the answer may lie only there)."""
+    first, _, second = text.partition("|")
+    a = tokenizer.pieces(first.strip())[0]
+    if task == "cls":
+        a = a[: max_len - 2]
+        return Encoded([tokenizer.cls_id, *a, tokenizer.sep_id], [0] * (len(a) + 2))
+    b, word_ids, _ = tokenizer.pieces_with_offsets(second.strip())
+    a = a[: max(1, max_len // 2 - 2)]
+    b = b[: max(0, max_len - len(a) - 3)]
+    ids = [tokenizer.cls_id, *a, tokenizer.sep_id, *b, tokenizer.sep_id]
+    segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    words: list[int | None] = [None] * (len(a) + 2) + list(word_ids[: len(b)]) + [None]
+    return Encoded(ids, segments, words=words if task == "qa" else None)
+
+
+@torch.inference_mode()
+def read_probe(model: SmallBert, tokenizer: WordPiece, task: str, text: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(the probe's pieces, the prediction, its attention layers × heads × pieces × pieces): the predicted
+    label (from [CLS], Fig. 4a–b), or the pieces of the best answer span ``argmax_{i ≤ j} S·h_i + E·h_j``
+    (§4.2; "—" when the probe has no context)."""
+    model.eval()
+    enc = encode_probe(tokenizer, task, text, model.config.max_len)
+    logits, attention = logits_of(model, task, [enc])
+    pieces = [tokenizer.id_to_token(i) for i in enc.ids]
+    weights = torch.stack(attention, 1)[0].float().numpy()
+    if task != "qa":
+        labels = model.config.class_labels or []
+        k = int(logits[0].argmax())
+        return pieces, [labels[k] if k < len(labels) else str(k)], weights
+    if not any(w is not None for w in enc.words or []):
+        return pieces, ["—"], weights
+    row = logits[0].float().numpy()
+    start, end = best_span(row[:, 0], row[:, 1])
+    return pieces, pieces[start : end + 1], weights
+
+
+@functools.lru_cache(maxsize=4)
+def base_parameters(name: str) -> int:
+    """The parameters of a base to fine-tune, counted from its config without reading its weights (the
+    studio's size bound); CheckpointError when the base is not on this machine."""
+    if name == MINILM_PACKAGE:
+        base = installed_base(name)
+        config = config_from_hf(read_json(base.folder / CONFIG), max_len=MINILM_MAX_LEN)
+    else:
+        spec = read_json(checkpoint_path(name) / CONFIG).get("model")
+        try:
+            config = BertConfig.from_dict(spec)  # type: ignore[arg-type]
+        except Exception:
+            raise CheckpointError(f"{name}: not a BERT checkpoint") from None
+    with torch.device("meta"):
+        return sum(p.numel() for p in SmallBert(config).parameters())
 
 
 # --------------------------------------------------------------------------------------
@@ -525,6 +648,22 @@ def load_finetuned(name_or_path: str | Path) -> LoadedFinetuned:
     head = nn.Linear(cfg.d_model, out_features)
     head.load_state_dict(head_state)
     return LoadedFinetuned(folder.name, task, model, head.eval(), tokenizer, config.get("training", {}))
+
+
+def recorded_test(folder: Path) -> dict[str, Any] | None:
+    """A fine-tuned checkpoint's recorded test figures: {"metric", "n", "finetuned" (§4), "frozen" (§5.3)}, each
+    checked (None when the folder holds no such record)."""
+    try:
+        training = read_json(Path(folder) / CONFIG).get("training") or {}
+    except CheckpointError:
+        return None
+    test, metric, n = training.get("test"), training.get("metric"), training.get("n_test")
+    if not isinstance(test, dict) or metric not in ("accuracy", "exact_match") or not isinstance(n, int):
+        return None
+    figures = [test.get(k) for k in ("finetuned", "frozen")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in figures):
+        return None
+    return {"metric": metric, "n": n, "finetuned": float(test["finetuned"]), "frozen": float(test["frozen"])}
 
 
 def frozen_model(base: SmallBert, loaded: LoadedFinetuned) -> SmallBert:

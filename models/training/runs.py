@@ -8,7 +8,8 @@ an RNN encoder–decoder (Bahdanau et al. 2014 / Luong et al. 2015, :class:`~mod
 or a Transformer encoder–decoder (Vaswani et al. 2017, label-smoothed cross-entropy) on sentence pairs;
 on plain text a decoder-only LM, a small BERT (Devlin et al. 2019), Transformer-XL (Dai et al. 2019,
 segment-level recurrence: the memory a step leaves is handed to the next, and kept on a stop) or XLNet
-(Yang et al. 2019, a permutation LM). A
+(Yang et al. 2019, a permutation LM); or fine-tunes a pre-trained BERT on a synthetic task (Devlin et al.
+2019 §4, :mod:`models.training.finetune`, beside the frozen-feature head of §5.3). A
 ``threading.Event`` stops it between steps. Every step's loss goes to memory and to ``log.jsonl``
 in the run's folder; at regular steps the run decodes its probe sentence greedily and keeps a
 :class:`Snapshot` (the output, its attention α — the Transformer's cross-attention of every layer ×
@@ -72,10 +73,12 @@ from corpora.text import detokenize, tokenize
 from models.atomic import atomic_folder, first_line, write_json_atomic, write_new
 from models.checkpoints import (
     CONFIG,
+    MINILM_PACKAGE,
     DECODER_ONLY,
     ENCODER_DECODER,
     TOKENIZER_FILE,
     WEIGHTS,
+    CheckpointError,
     LoadedSeq2Seq,
     LoadedTransformer,
     LoadedTXL,
@@ -104,11 +107,14 @@ from models.nn.transformer_xl import TransformerXL, TXLConfig
 from models.nn.xlnet import XLNet, XLNetConfig
 from models.runs.snapshots import (
     BLEU,
+    EXACT_MATCH,
+    FRACTIONS,
     LOG_FILE,
     MLM_ACCURACY,
     PERPLEXITY,
     PLM_PERPLEXITY,
     SNAPSHOT_FILE,
+    TASK_ACCURACY,
     Snapshot,
     snapshot_steps,
     truncate_log,
@@ -119,6 +125,7 @@ from models.text.wordpiece import MASK, MASK_ID
 from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
 from models.training import bert as bert_recipe
+from models.training import finetune
 from models.training.loop import (
     LossOfBatch,
     Progress,
@@ -145,9 +152,13 @@ RUN_FILE, CHECKPOINT = "run.json", "checkpoint"
 RESUME, STATE = "resume", "state.pt"  # a stopped run's training state: resume/state.pt (never in a zip)
 PAIR_DATA = ("grammar", "bible", "hsk", "upload")  # sentence pairs, for the encoder–decoders
 TEXT_DATA = ("bible-text", "text")  # plain text (the World English Bible, or an uploaded file), for the LM and BERT
-DATA_SOURCES = PAIR_DATA + TEXT_DATA
+TASK_DATA = ("task",)  # the synthetic tasks of corpora.nli, for fine-tuning
+DATA_SOURCES = PAIR_DATA + TEXT_DATA + TASK_DATA
 SCORES = ("dot", "general", "concat")
 RNN, TRANSFORMER, LM, BERT, XL, XLNET = "rnn", "transformer", "lm", "bert", "xl", "xlnet"  # the studio's families
+FINETUNE = "finetune"  # BERT fine-tuned on a task (Devlin et al. 2019 §4), the frozen-feature head beside it
+FINETUNE_BASES = ("bert-small", MINILM_PACKAGE)  # the pre-trained encoders to fine-tune (MiniLM: where installed)
+FINETUNE_TEST = 300  # the task's test items scored at each snapshot
 CHECKPOINT_FAMILY = {
     RNN: "seq2seq",
     TRANSFORMER: "transformer",
@@ -155,24 +166,61 @@ CHECKPOINT_FAMILY = {
     BERT: "bert",
     XL: "transformer-xl",
     XLNET: "xlnet",
+    FINETUNE: finetune.FAMILY,
 }  # their checkpoints' families
 TEXT_FAMILIES = (LM, BERT, XL, XLNET)  # the families that train on plain text
 ARCHITECTURES = {TRANSFORMER: ENCODER_DECODER, LM: DECODER_ONLY}  # a transformer checkpoint's architecture
 
 
 def data_for(family: str) -> tuple[str, ...]:
-    """The data sources a studio family trains on: plain text for the LM and BERT, sentence pairs otherwise."""
+    """The data sources a studio family trains on: plain text for the LM and BERT, the synthetic task for
+    fine-tuning, sentence pairs otherwise."""
+    if family == FINETUNE:
+        return TASK_DATA
     return TEXT_DATA if family in TEXT_FAMILIES else PAIR_DATA
 
 
 # each family's validation metric; XLNet's is the permutation LM's perplexity (random orders), not an LM's
-METRICS = {RNN: BLEU, TRANSFORMER: BLEU, LM: PERPLEXITY, BERT: MLM_ACCURACY, XL: PERPLEXITY, XLNET: PLM_PERPLEXITY}
-LOADERS = {
+METRICS = {
+    RNN: BLEU,
+    TRANSFORMER: BLEU,
+    LM: PERPLEXITY,
+    BERT: MLM_ACCURACY,
+    XL: PERPLEXITY,
+    XLNET: PLM_PERPLEXITY,
+    FINETUNE: TASK_ACCURACY,
+}
+#: every metric a run may record: a fine-tuned BERT's depends on its task (exact match for answer spans)
+SCORE_METRICS = (*dict.fromkeys(METRICS.values()), EXACT_MATCH)
+
+
+def finetune_bases() -> list[str]:
+    """The bases the studio offers to fine-tune: those on this server within :data:`MAX_PARAMETERS` (MiniLM-L6,
+    22.7 M parameters, is over it: the command line fine-tunes it, ``python -m models.train --preset minilm-nli``)."""
+    out = []
+    for name in FINETUNE_BASES:
+        try:
+            if finetune.base_parameters(name) <= MAX_PARAMETERS:
+                out.append(name)
+        except CheckpointError:
+            continue
+    return out
+
+
+def metric_of(settings: RunSettings) -> str:
+    """A run's validation metric: its family's, or for fine-tuning its task's (exact match for spans)."""
+    if settings.family == FINETUNE and settings.task == "qa":
+        return EXACT_MATCH
+    return METRICS[settings.family]
+
+
+LOADERS: dict[str, Callable[[Path], Any]] = {
     "seq2seq": load_seq2seq,
     "transformer": load_transformer,
     "bert": load_bert,
     "transformer-xl": load_txl,
     "xlnet": load_xlnet,
+    finetune.FAMILY: finetune.load_finetuned,
 }
 TF_MAX_LEN = 48  # the Transformer's positions: source tokens + </s>, and target tokens + <s>/</s>
 TF_TASK = "en-fr"  # the checkpoint task of a translation model: words in, </s> appended (any language pair)
@@ -182,6 +230,7 @@ LM_PROBE_WORDS = 6  # the default prompt: the first words of the first validatio
 MAX_XL_MEM, MAX_WINDOW = 128, 64  # the studio's longest Transformer-XL memory M and XLNet window n
 XL_VALID_TOKENS = 1024  # XL's validation reads one stream segment by segment: its first 1,024 held-out tokens
 BERT_MAX_LEN, BERT_VOCAB, BERT_WEIGHT_DECAY = 64, 2000, 0.01  # pieces per pair, WordPiece size, AdamW's decay
+N_ATTENTION_INPUTS = 50  # a fine-tuning run's test inputs over which its checkpoint measures the attention change
 N_VALID_LINES, N_VALID_DOCS = 200, 6  # the LM's validation lines; BERT's validation documents (chapters)
 WAITING, RUNNING, FINISHED, STOPPED, FAILED = "waiting", "running", "finished", "stopped", "failed"
 STATES, ACTIVE_STATES = (WAITING, RUNNING, FINISHED, STOPPED, FAILED), (WAITING, RUNNING)
@@ -198,6 +247,7 @@ ZIP_NAMES = frozenset(
         f"{CHECKPOINT}/{CONFIG}",
         f"{CHECKPOINT}/vocab.json",
         f"{CHECKPOINT}/{TOKENIZER_FILE}",
+        f"{CHECKPOINT}/{finetune.FROZEN_HEAD}",
     }
 )
 MAX_ZIP_BYTES = 100_000_000
@@ -245,6 +295,8 @@ MESSAGES: dict[str, str] = {
     "run.err.one_at_a_time": "you already have a run training or waiting: wait for it, or stop it first",
     "run.err.busy": "this run is training in another process of the server",
     "run.err.too_large_model": "this model is too large for the studio (over {most:.0f} million parameters)",
+    "run.err.finetune": "fine-tuning needs a task of {tasks} and a base of {bases}",
+    "run.err.no_base": "the base model {base!r} is not installed on this server",
 }
 
 
@@ -281,7 +333,9 @@ class RunSettings:
     (``xl``, Dai et al. 2019): segment length ``seg_len`` L and memory ``mem_len`` M; XLNet (``xlnet``,
     Yang et al. 2019): its window ``window`` n and partial prediction ``k_split`` K. ``probe``: the sentence
     decoded at each of ``snapshots`` snapshots (empty: the first validation sentence, with its gold alignment if
-    any)."""
+    any). Fine-tuning (``finetune``, Devlin et al. 2019 §4): the ``task`` (cls | nli | qa, :mod:`corpora.nli`)
+    and the pre-trained ``base`` (:data:`FINETUNE_BASES`), whose size it keeps (``hidden``, ``layers`` and
+    ``heads`` are not used)."""
 
     name: str = ""
     family: str = RNN
@@ -307,6 +361,8 @@ class RunSettings:
     window: int = 16
     k_split: int = 4
     checkpoint_every: int = CHECKPOINT_EVERY
+    task: str = "nli"
+    base: str = "bert-small"
 
     def __post_init__(self) -> None:
         if (
@@ -342,6 +398,8 @@ class RunSettings:
             4 <= self.window <= MAX_WINDOW and 1 <= self.k_split <= min(MAX_K, self.window)
         ):
             raise RunError("run.err.xlnet", window=MAX_WINDOW, k=MAX_K)
+        if self.task not in finetune.TASKS or self.base not in FINETUNE_BASES:
+            raise RunError("run.err.finetune", tasks=", ".join(finetune.TASKS), bases=", ".join(FINETUNE_BASES))
         kinds = data_for(self.family)
         if self.data not in kinds:
             raise RunError("run.err.data_family", family=self.family, kinds=", ".join(kinds), data=self.data)
@@ -354,7 +412,13 @@ class RunSettings:
         """An upper estimate of the model's parameters from the settings alone, with each family's
         vocabulary at its cap (:data:`PAIR_VOCAB` per side, ``LM_VOCAB``, ``BERT_VOCAB``): embeddings
         and output layers 2·V·d, and per layer 8·d² + 2·d·d_ff (d_ff = 4d; an RNN: 12·d² per direction
-        and layer, plus its attention's 4·d²)."""
+        and layer, plus its attention's 4·d²). Fine-tuning: the base's own count (RunError when the base is not
+        on this server)."""
+        if self.family == FINETUNE:
+            try:
+                return finetune.base_parameters(self.base)
+            except CheckpointError:
+                raise RunError("run.err.no_base", base=self.base) from None
         d = self.hidden
         if self.family == RNN:
             return 2 * 2 * PAIR_VOCAB * d + 2 * 12 * d * d + 4 * d * d
@@ -576,6 +640,12 @@ PRESETS: dict[str, RunSettings] = {
         seg_len=8,
         mem_len=8,
     ),
+    "finetune": RunSettings(
+        family=FINETUNE, data="task", task="nli", lr=3e-4, batch_size=32, steps=300, n_train=6000, snapshots=6
+    ),
+    "tiny-finetune": RunSettings(
+        family=FINETUNE, data="task", task="cls", lr=3e-4, batch_size=8, steps=10, n_train=200, snapshots=2
+    ),
     "tiny-xlnet": RunSettings(
         family=XLNET,
         data="bible-text",
@@ -624,7 +694,35 @@ class DocData:
     tokenizer: WordPiece | None = None  # BERT's vocabulary when it is given (a resumed run's), not learnt
 
 
-Data = PairData | LineData | DocData  # a run's training and validation items
+@dataclass
+class TaskData:
+    """A fine-tuning run's task (:mod:`corpora.nli`): its training and test items encoded with the base's
+    WordPiece, and the pre-trained base itself."""
+
+    train: list[tuple[Any, finetune.Encoded]]
+    valid: list[tuple[Any, finetune.Encoded]]  # the task's test split
+    gold: None
+    description: str
+    base: SmallBert
+    tokenizer: WordPiece
+
+
+Data = PairData | LineData | DocData | TaskData  # a run's training and validation items
+
+
+def load_task(settings: RunSettings) -> TaskData:
+    """The base to fine-tune and its task's splits (``n_train`` training items, :data:`FINETUNE_TEST` test
+    items, each that fits the base's positions); RunError when the base is not on this server."""
+    try:
+        base, tokenizer = finetune.load_base(settings.base)
+    except CheckpointError:
+        raise RunError("run.err.no_base", base=settings.base) from None
+    sizes = {"n_train": settings.n_train, "n_test": FINETUNE_TEST}
+    splits = finetune.task_data(settings.task, sizes, tokenizer, base.config.max_len)
+    if len(splits["train"]) < 2 or not splits["test"]:
+        raise RunError("run.err.short_text", detail="the task has too few items")
+    description = f"synthetic {settings.task} task of the lab's grammar (corpora/nli.py), {settings.base}"
+    return TaskData(splits["train"], splits["test"], None, description, base, tokenizer)
 
 
 def load_text(settings: RunSettings, text: str | None = None) -> LineData | DocData:
@@ -938,6 +1036,45 @@ def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device:
     )
 
 
+def finetune_trainee(s: RunSettings, data: TaskData, settings: TrainSettings, device: torch.device) -> Trainee:
+    """The pre-trained base fine-tuned end to end on its task (Devlin et al. 2019 §4; the CLI's recipe,
+    :mod:`models.training.finetune`: :func:`~models.training.finetune.fresh_model`, AdamW's groups
+    :func:`~models.training.finetune.param_groups`, the batch loss :func:`~models.training.finetune.task_loss`).
+    Before it, the frozen-feature head (§5.3) trains on the same split and steps (the same recipe, ``frozen``).
+    Score: the task's test metric (accuracy, or exact match of the answer's words); the probe: its pieces, the
+    predicted label (or answer span) and every layer × head's attention."""
+    task = s.task
+    head = finetune.fresh_model(data.base, task, s.seed)
+    finetune.train_one(head, task, data.train, finetune.frozen_settings(settings), device, frozen=True)
+    frozen_head = {k: v.detach().clone() for k, v in finetune.head_of(head, task).state_dict().items()}
+    frozen_score = finetune.score_of(finetune.predict(head, task, data.valid))
+    del head
+    torch.manual_seed(s.seed)
+    model = finetune.fresh_model(data.base, task, s.seed).to(device)
+    groups = finetune.param_groups(model, task, frozen=False, weight_decay=BERT_WEIGHT_DECAY)
+    loss_of_batch = finetune.task_loss(model, task, data.train, settings.batch_size, s.seed, device)
+
+    def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
+        return finetune.read_probe(model_as(cpu, SmallBert), data.tokenizer, task, probe)
+
+    def score(cpu: nn.Module) -> float:
+        return finetune.score_of(finetune.predict(model_as(cpu, SmallBert), task, data.valid))
+
+    def save(folder: Path, record: dict) -> Path:
+        cpu = model.to("cpu").eval()
+        inputs = data.valid[:N_ATTENTION_INPUTS]
+        change = finetune.mean_attention_change(data.base, cpu, inputs)
+        splits = {"train": data.train, "test": data.valid}
+        tuned = score(cpu)
+        summary = finetune.task_record(task, s.base, splits, tuned, frozen_score, change, N_ATTENTION_INPUTS)
+        sizes = {"base": s.base, "n_train": s.n_train, "n_test": FINETUNE_TEST, "frozen_lr": finetune.FROZEN_LR}
+        return finetune.save_finetuned(
+            folder, cpu, frozen_head, data.tokenizer, dict(record, **summary, data_settings=sizes)
+        )
+
+    return Trainee(model, loss_of_batch, decode, score, None, save, groups, metric_of(s))
+
+
 def text_stream(data: LineData, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
     """(vocabulary, training stream, held-out stream) of a text run's token lines (``<s> line </s>``,
     the ``vocab_cap`` most frequent tokens); RunError when the training stream is shorter than ``minimum``."""
@@ -1056,6 +1193,8 @@ def default_probe(s: RunSettings, data: Data) -> str:
         # XL: enough words for a segment after a full memory; XLNet: one window
         words = [w for line in data.valid for w in line]
         return detokenize(words[: s.seg_len + s.mem_len - 1 if s.family == XL else s.window])
+    if isinstance(data, TaskData):  # the task's first test item
+        return finetune.probe_text(s.task, data.valid[0][0])
     if isinstance(data, DocData):
         pieces = data.valid[0].sentences[0].split()
         pieces[len(pieces) // 2] = MASK
@@ -1079,6 +1218,7 @@ TRAINEES = {
     BERT: bert_trainee,
     XL: xl_trainee,
     XLNET: xlnet_trainee,
+    FINETUNE: finetune_trainee,
 }  # every studio family, in the studio's order
 
 
@@ -1091,6 +1231,8 @@ def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
         return LINE_TRAINEES[s.family](s, data, settings, device)
     if isinstance(data, DocData) and s.family == BERT:
         return bert_trainee(s, data, settings, device)
+    if isinstance(data, TaskData) and s.family == FINETUNE:
+        return finetune_trainee(s, data, settings, device)
     raise ValueError(f"the {s.family} family does not train on {type(data).__name__}")
 
 
@@ -1117,7 +1259,7 @@ def take_snapshot(
         list(src),
         list(tgt),
         None if weights is None else np.round(weights, 4).astype(np.float32),
-        round(float(score), 4 if trainee.metric == MLM_ACCURACY else 2),
+        round(float(score), 4 if trainee.metric in FRACTIONS else 2),
         aer,
         links,
         trainee.metric,
@@ -1144,7 +1286,9 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
     run.status = RUNNING
     write_meta(run)
     data: Data
-    if s.data in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
+    if s.family == FINETUNE:  # the synthetic task, read by the base's tokenizer
+        data = load_task(s)
+    elif s.data in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
         data = load_text(s, upload if isinstance(upload, str) else None)
     else:
         data = load_data(s, None if isinstance(upload, str) else upload)
@@ -1310,7 +1454,7 @@ def write_meta(run: Run, status: str | None = None) -> None:
             "seconds": round(run.elapsed, 1),
             "settings": asdict(run.settings),
             "kind": ARCHITECTURES.get(run.settings.family),  # run.json's key for the architecture
-            "metric": METRICS[run.settings.family],
+            "metric": metric_of(run.settings),
             "score": run.snapshots[-1].score if run.snapshots else None,
             "aer": run.snapshots[-1].aer if run.snapshots else None,
             "vocab": [list(c) for c in run.vocab_cut],

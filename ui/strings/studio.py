@@ -411,6 +411,63 @@ STRINGS: dict[str, tuple[str, str]] = {
         "this model is too large for the studio (over {most:.0f} million parameters)",
         "这个模型对训练工作室来说太大（超过 {most:.0f} 百万个参数）",
     ),
+    # fine-tuning a pre-trained BERT on a synthetic task (issue 27; Devlin et al. 2019 §4, §5.3)
+    "studio.family.finetune": ("Fine-tuned BERT", "微调 BERT"),
+    "studio.preset.finetune": ("Quick · fine-tune bert-small (NLI)", "快速 · 微调 bert-small（NLI）"),
+    "studio.preset.tiny-finetune": ("Tiny · fine-tuning (demo)", "极小 · 微调（演示）"),
+    "studio.data.task": ("The grammar's synthetic task", "语法生成的合成任务"),
+    "studio.no_upload": (
+        "Fine-tuning trains on the lab's synthetic task: there is no file to upload.",
+        "微调在实验室的合成任务上训练：不需要上传文件。",
+    ),
+    "studio.task": ("Task", "任务"),
+    "studio.task.cls": ("One sentence: person, animal or thing? ([CLS])", "单句：人、动物还是物体？（[CLS]）"),
+    "studio.task.nli": ("Sentence pair (NLI): entailment / contradiction / neutral", "句对（NLI）：蕴含 / 矛盾 / 中立"),
+    "studio.task.qa": ("Answer span (QA): start and end in the context", "答案区间（QA）：上下文中的起点和终点"),
+    "studio.task_help": (
+        "Every parameter of the pre-trained model is trained on the task with a fresh output layer (§4); "
+        "first, the same output layer is trained alone on the frozen model (§5.3). A pair's probe is "
+        "typed as `first | second`.",
+        "预训练模型的全部参数与一个新的输出层一起在任务上训练（§4）；在此之前，同一个输出层先在冻结的模型上"
+        "单独训练（§5.3）。句对的探针写作 `第一句 | 第二句`。",
+    ),
+    "studio.base": ("Pre-trained model", "预训练模型"),
+    "studio.base_help": (
+        "The model to fine-tune; its size is its own (the size settings are not used). Only the models on "
+        "this server that fit the studio's size limit are offered.",
+        "要微调的模型；大小由它自己决定（不使用大小设置）。只列出本服务器上符合训练工作室大小上限的模型。",
+    ),
+    "studio.axis.task_accuracy": ("test accuracy (%)", "测试准确率（%）"),
+    "studio.axis.exact_match": ("test exact match (%)", "测试完全匹配（%）"),
+    "studio.fig.curves_finetune": ("Training loss and test accuracy", "训练损失与测试准确率"),
+    "studio.fig.curves_span": ("Training loss and test exact match", "训练损失与测试完全匹配"),
+    "studio.snapshot_caption_finetune": (
+        "Step {step}: accuracy {score:.1%} on the task's test split.",
+        "第 {step} 步：任务测试集上的准确率 {score:.1%}。",
+    ),
+    "studio.snapshot_caption_span": (
+        "Step {step}: exact match {score:.1%} of the answers on the task's test split.",
+        "第 {step} 步：任务测试集上答案的完全匹配 {score:.1%}。",
+    ),
+    "studio.predicted_label": ("The predicted label (from [CLS]):", "预测的标签（来自 [CLS]）："),
+    "studio.predicted_span": ("The predicted answer span:", "预测的答案区间："),
+    "studio.run_row_finetune": ("{status} · test accuracy {score} · {data}", "{status} · 测试准确率 {score} · {data}"),
+    "studio.run_row_span": ("{status} · test exact match {score} · {data}", "{status} · 测试完全匹配 {score} · {data}"),
+    "studio.finetune_test": (
+        "Test {metric} on {n} items: all parameters fine-tuned (§4) **{tuned:.1%}** · "
+        "frozen, head only (§5.3) **{frozen:.1%}**.",
+        "{n} 个测试样本上的{metric}：微调全部参数（§4）**{tuned:.1%}** · 冻结，只训练输出头（§5.3）**{frozen:.1%}**。",
+    ),
+    "studio.metric.accuracy": ("accuracy", "准确率"),
+    "studio.metric.exact_match": ("exact match", "完全匹配"),
+    "run.err.finetune": (
+        "fine-tuning needs a task of {tasks} and a base of {bases}",
+        "微调需要以下任务之一：{tasks}，以及以下预训练模型之一：{bases}",
+    ),
+    "run.err.no_base": (
+        "the base model {base!r} is not installed on this server",
+        "本服务器上没有安装预训练模型 {base!r}",
+    ),
     # explanation
     "studio.explain": (
         "**What you are watching.** Each step shows the model a batch of sentence pairs with the gold translation "
