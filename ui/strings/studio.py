@@ -11,11 +11,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "studio.intro": (
         "Press **Train** and watch a small model learn: an RNN or Transformer encoder–decoder learns to "
         "align (the loss falls, the validation BLEU rises, the probe's attention map turns into an "
-        "alignment), a decoder-only LM, BERT, Transformer-XL or XLNet learns to predict words. "
-        "Training runs in the background: you may leave the page and come back.",
+        "alignment), a decoder-only LM, BERT, Transformer-XL or XLNet learns to predict words, and a "
+        "pre-trained BERT fine-tuned on a task learns to classify or to find an answer (its test accuracy "
+        "beside the frozen-feature head's). Training runs in the background: you may leave the page and come back.",
         "按下 **训练**，观看一个小模型学习：RNN 或 Transformer 编码器–解码器学习对齐（损失下降，验证 BLEU "
         "上升，探针句子的注意力权重图逐渐变成对齐），仅解码器语言模型、BERT、Transformer-XL 或 XLNet "
-        "学习预测词。训练在后台运行：你可以离开本页面再回来。",
+        "学习预测词，在任务上微调的预训练 BERT 学习分类或找出答案（它的测试准确率与冻结特征输出头的并列）。"
+        "训练在后台运行：你可以离开本页面再回来。",
     ),
     "studio.family": ("Model", "模型"),
     "studio.family.rnn": ("RNN encoder–decoder", "RNN 编码器–解码器"),
