@@ -40,7 +40,7 @@ from models.checkpoints import CheckpointError, load_bert, save_bert, shipped
 from models.nn.bert import BertConfig, SmallBert
 from models.training import mlm_head
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.presets import FINETUNE, MLM_HEAD, Preset
+from models.training.presets import MLM_HEAD, Preset
 from corpora.bert_data import (
     CorpusError,
     Document,
@@ -408,10 +408,6 @@ def train_preset(
     (a head on an installed pretrained encoder: :func:`models.training.mlm_head.train_preset`)."""
     if preset.task == MLM_HEAD:
         return mlm_head.train_preset(preset, data, epochs, settings, device, callbacks, stop)
-    if preset.task.startswith(FINETUNE):
-        from models.training import finetune  # imports this module's neighbours only when asked
-
-        return finetune.train_preset(preset, data, epochs, settings, device, callbacks, stop)
     train_docs, held_docs, source = _documents(data)
     t0 = time.perf_counter()
     tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=int(preset.data["vocab_size"]))

@@ -16,14 +16,14 @@ import torch
 
 from models.checkpoints import CHECKPOINT_DIR, WEIGHTS, user_checkpoint_dir
 from models.device import pick_device
-from models.training import bert, seq2seq, transformer, transformer_xl, xlnet
+from models.training import bert, finetune, seq2seq, transformer, transformer_xl, xlnet
 from models.training.loop import Callback, progress_bar
-from models.training.presets import BERT, SEQ2SEQ, TRANSFORMER, TRANSFORMER_XL, XLNET, Preset
+from models.training.presets import BERT, FINETUNE, SEQ2SEQ, TRANSFORMER, TRANSFORMER_XL, XLNET, Preset
 
 RECIPES = {
     SEQ2SEQ: seq2seq.train_preset,
     TRANSFORMER: transformer.train_preset,
-    BERT: bert.train_preset,
+    BERT: bert.train_preset,  # a BERT preset that fine-tunes (task finetune-…): finetune.train_preset
     TRANSFORMER_XL: transformer_xl.train_preset,
     XLNET: xlnet.train_preset,
 }
@@ -60,7 +60,8 @@ def run_preset(
         bar, close = progress_bar(settings.steps, preset.name)
         callbacks = (*callbacks, bar)
     try:
-        trained = RECIPES[preset.family](preset, data, epochs, settings, dev, callbacks, stop)
+        recipe = finetune.train_preset if preset.task.startswith(FINETUNE) else RECIPES[preset.family]
+        trained = recipe(preset, data, epochs, settings, dev, callbacks, stop)
     finally:
         if close is not None:
             close()
