@@ -112,7 +112,7 @@ def head_view() -> None:
     weights = w.weights if state.scaled else w.unscaled_weights
     output = w.output if state.scaled else w.unscaled_output
 
-    left, right = st.columns([1, 1])
+    left, right = st.columns([0.92, 1.08])  # the table's six columns whole at 1280 px, in English too
     with left:
         chart(
             chain := chain_view(view, state.query, state.layer, state.head, state.scaled), key="head_chain", config=PLOT

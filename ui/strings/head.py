@@ -18,11 +18,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "head.input": ("Input", "输入"),
     "head.input_lm": ("Text for the language model", "给语言模型的文本"),
     "head.url.scale": ("√d_k switch", "√d_k 开关"),
-    "head.scale": ("Divide by √d_k", "除以 √d_k"),
+    "head.scale": ("÷ √d_k", "÷ √d_k"),  # the formula's own sign: a word label did not fit its column in 中文
     "head.scale_help": (
-        "Switch it off to see what the softmax does with raw dot products: the scores are √d_k times "
-        "larger, and the softmax saturates towards one key.",
-        "关掉它，看看 softmax 对原始点积会怎样：分数大了 √d_k 倍，softmax 趋于饱和，几乎全部权重落在一个键上。",
+        "On: the scores q·k are divided by √d_k. Switch it off to see what the softmax does with raw dot "
+        "products: the scores are √d_k times larger, and the softmax saturates towards one key.",
+        "打开：分数 q·k 除以 √d_k。关掉它，看看 softmax 对原始点积会怎样：分数大了 √d_k 倍，softmax 趋于饱和，"
+        "几乎全部权重落在一个键上。",
     ),
     "head.lm_kind": (
         "A decoder-only model has one attention per layer: causal (masked) self-attention.",
