@@ -87,3 +87,29 @@ def test_generation_page(open_page):
     assert_no_error(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "generation")
+
+
+def test_inside_one_head_controls_and_table_whole_at_1280(app_url, browser_context):
+    """At 1280 × 720 with the sidebar open, in English and 中文: the √d_k switch's label is not cut (it was
+    "除以 …"), and the chain table ends inside its column (its softmax column ran past the edge in English)."""
+    page = browser_context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    try:
+        for lang in ("en", "zh"):
+            page.goto(f"{app_url}/Inside_one_head?lang={lang}", wait_until="domcontentloaded")
+            wait_for_app(page)
+            page.locator(".st-key-head_table table").wait_for(timeout=60_000)
+            label = page.locator(".st-key-head_scale label p").first
+            widths = label.evaluate(  # the text's own width (a Range) against the room its label box gives it
+                "p => { const r = document.createRange(); r.selectNodeContents(p); "
+                "return [r.getBoundingClientRect().width, p.parentElement.getBoundingClientRect().width]; }"
+            )
+            assert widths[0] <= widths[1] + 1, (lang, widths)
+            edges = page.locator(".st-key-head_table table").evaluate(
+                "t => [t.getBoundingClientRect().right, "
+                "t.closest('[data-testid=stColumn]').getBoundingClientRect().right]"
+            )
+            assert edges[0] <= edges[1] + 1, (lang, edges)
+            assert_no_error(page)
+    finally:
+        page.close()
