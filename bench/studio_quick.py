@@ -5,7 +5,8 @@ preset of :data:`models.training.runs.PRESETS` in a background run of a
 :class:`~models.runs.registry.Registry` (a temporary runs folder), exactly as the page does, and
 prints the device, wall time, target tokens per second, validation BLEU and the AER of the first and
 last snapshots, and BLEU on the grammar's test split (the LM and BERT presets: their validation
-perplexity or masked-LM accuracy at the first and last snapshots). Issue 12's bar: test BLEU ≥ 80 within 2 minutes,
+perplexity or masked-LM accuracy at the first and last snapshots; fine-tuning: the task's test
+metric, and the frozen-feature head's recorded beside it). Issue 12's bar: test BLEU ≥ 80 within 2 minutes,
 AER from above 0.6 to below 0.3; on a CUDA machine run it with --device cuda and --device cpu to
 compare tokens per second.
 
@@ -32,7 +33,8 @@ from models.training.metrics import bleu
 from models.runs.registry import Registry
 from models.runs.store import SavedRun, list_runs
 from models.runs.snapshots import Snapshot, read_snapshots
-from models.training.runs import CHECKPOINT, N_VALID, PRESETS, RNN, TEXT_DATA, RunSettings
+from models.training.finetune import recorded_test
+from models.training.runs import CHECKPOINT, FINETUNE, N_VALID, PRESETS, RNN, TEXT_DATA, RunSettings
 from models.training.seq2seq import translate_all
 from models.training.transformer import translate_batch
 
@@ -106,6 +108,13 @@ def report(settings: RunSettings, checkpoint: Path, first: Snapshot, last: Snaps
     the encoder–decoders test BLEU on the grammar's test split and the snapshots' AER."""
     if settings.data in TEXT_DATA:  # the LM and BERT: their validation metric, first and last snapshot
         print(f"validation {last.metric} {first.score} at the first snapshot, {last.score} at the last")
+        return
+    if settings.family == FINETUNE:  # the task's test metric, and the frozen-feature head's beside it
+        test = recorded_test(checkpoint) or {}
+        print(
+            f"test {last.metric} {first.score} at the first snapshot, {last.score} at the last; recorded: all "
+            f"parameters {test.get('finetuned')}, frozen head {test.get('frozen')} on {test.get('n')} items"
+        )
         return
     test = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=1000)["test"]
     sources = [p.src for p in test]
