@@ -803,10 +803,11 @@ def _finetune_row(model: str, task: str, rec: dict) -> dict[str, str]:
     }
 
 
-def minilm_finetuned_rows() -> list[dict[str, str]]:
+def minilm_finetuned_rows(recorded: dict[str, dict] | None = None) -> list[dict[str, str]]:
     """The fine-tuned MiniLM-L6's rows, in task order, from the figures recorded in the saved evaluation
-    (``python -m models.train --preset minilm-…``; its weights are not shipped)."""
-    recorded = _recorded_minilm()
+    (``recorded``: :func:`_recorded_minilm`, read here when not given; ``python -m models.train --preset
+    minilm-…``; its weights are not shipped)."""
+    recorded = _recorded_minilm() if recorded is None else recorded
     return [_finetune_row("minilm", task, recorded[task]) for task in FINETUNE_TASKS if task in recorded]
 
 
@@ -818,7 +819,8 @@ def finetuned_view() -> None:
     st.subheader(tr("masking.ftx.header"))
     st.markdown(tr("masking.ftx.intro"))
     names = _finetuned_names()
-    minilm = minilm_finetuned_rows()
+    recorded = _recorded_minilm()  # the saved evaluation, read once for the table and the model choice
+    minilm = minilm_finetuned_rows(recorded)
     if not names and not minilm:
         st.info(tr("masking.ftx.none"))
         return
@@ -835,7 +837,6 @@ def finetuned_view() -> None:
     st.caption(tr("masking.ftx.data"))
     if minilm:
         st.caption(tr("masking.ftx.minilm"))
-    recorded = _recorded_minilm()
     models = [m for m in ("small", "minilm") if any(k[0] == m for k in names) or (m == "minilm" and recorded)]
     c1, c2 = st.columns(2)
     model = c1.selectbox(
