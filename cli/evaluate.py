@@ -13,8 +13,9 @@ beside the vanilla LM against its context window; XLNet: held-out permutation-LM
 Then the issue-27 comparisons: BERT fine-tuned end to end (§4) beside the frozen-feature head (§5.3), test
 accuracy or exact match per task (``finetuned``; MiniLM-L6's rows, recorded by ``--preset minilm-…`` whose
 weights are not shipped, recomputed where this machine has the weights and kept as recorded where not);
-the ε = 0 / ε = 0.1 Transformers' BLEU, perplexity and
-expected calibration error (``label_smoothing``); the teacher-forcing 1.0 / 0.5 RNNs (``teacher_forcing``).
+the ε = 0 / ε = 0.1 Transformer pairs' BLEU, perplexity and expected calibration error on each pair's test
+split (``label_smoothing``: the grammar's small pair, tf-hsk and its ε = 0 twin); the teacher-forcing 1.0 /
+0.5 RNNs (``teacher_forcing``).
 ``--write`` keeps the results beside the checkpoints (the seq2seq page's BLEU-against-length chart reads them).
 """
 

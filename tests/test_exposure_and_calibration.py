@@ -80,12 +80,17 @@ def test_shipped_pairs_reproduce_the_written_evaluation() -> None:
     from models.training.transformer import label_smoothing_comparison
 
     saved = load_results() or {}
-    for key, compute, fields in (
-        ("label_smoothing", label_smoothing_comparison, ("bleu", "perplexity", "ece", "token_accuracy")),
-        ("teacher_forcing", exposure_comparison, ("bleu", "exact_match", "forced_token_accuracy", "left_gold_prefix")),
+    for key, compute, fields, n in (
+        ("label_smoothing", label_smoothing_comparison, ("bleu", "perplexity", "ece", "token_accuracy"), 4),
+        (
+            "teacher_forcing",
+            exposure_comparison,
+            ("bleu", "exact_match", "forced_token_accuracy", "left_gold_prefix"),
+            2,
+        ),
     ):
         rows = {m["name"]: m for m in compute()["models"]}
-        assert len(rows) == 2, key
+        assert len(rows) == n == len(saved[key]["models"]), key
         for m in saved[key]["models"]:
             for field in fields:
                 assert rows[m["name"]][field] == pytest.approx(m[field], abs=1e-4), (key, m["name"], field)

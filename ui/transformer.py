@@ -604,8 +604,9 @@ def explain_translation() -> None:
 
 
 def label_smoothing_view() -> None:
-    """The two small Transformers that differ only in label smoothing: BLEU, perplexity and calibration (ECE and
-    the reliability diagram), from `python -m models.evaluate --write`."""
+    """Transformers that differ only in label smoothing, pair by pair (the grammar's small pair, tf-hsk and its
+    ε = 0 twin): BLEU, perplexity and calibration (ECE and the reliability diagram) on each pair's test split,
+    from `python -m models.evaluate --write`."""
     from models.checkpoints import load_results
     from viz_core.finetune import reliability_figure
 
@@ -616,36 +617,54 @@ def label_smoothing_view() -> None:
     if not models:
         st.info(tr("transformer.ls.none"))
         return
+    pairs: dict[str, list[dict]] = {}
+    for m in models:
+        pairs.setdefault(str(m.get("test_set", "grammar")), []).append(m)
+    test_sets = Labels({t: f"transformer.ls.test.{t}" for t in pairs})
     rows = [
         {
-            tr("transformer.ls.col.model"): label_of(m["name"], m["label"]),
+            tr("transformer.ls.col.model"): m["name"],  # the preset's name: the label is in the test set and ε
+            tr("transformer.ls.col.test"): test_sets[test_set],
             "ε": m["label_smoothing"],
+            tr("transformer.ls.col.ece"): m["ece"],
+            tr("transformer.ls.col.conf"): m["mean_confidence"],
+            tr("transformer.ls.col.acc"): m["token_accuracy"],
             tr("transformer.ls.col.bleu"): m["bleu"],
             tr("transformer.ls.col.ppl"): m["perplexity"],
-            tr("transformer.ls.col.acc"): m["token_accuracy"],
-            tr("transformer.ls.col.conf"): m["mean_confidence"],
-            tr("transformer.ls.col.ece"): m["ece"],
         }
-        for m in models
+        for test_set, pair in pairs.items()
+        for m in pair
     ]
     st.dataframe(rows, hide_index=True)
-    chart(
-        reliability_figure(
-            [(f"ε = {m['label_smoothing']}", m["bins"]) for m in models],
-            tr("transformer.ls.fig"),
-            tr("transformer.ls.fig.x"),
-            tr("transformer.ls.fig.y"),
-            tr("transformer.ls.fig.ideal"),
-        ),
-        key="tf_reliability",
-        config=PLOT,
-    )
-    st.caption(tr("transformer.ls.caption", n=models[0]["n_tokens"]))
-    if len(models) == 2:
-        zero, smooth = sorted(models, key=lambda m: m["label_smoothing"])
+    for column, (test_set, pair) in zip(st.columns(len(pairs)), pairs.items()):
+        with column:
+            chart(
+                reliability_figure(
+                    [(f"ε = {m['label_smoothing']}", m["bins"]) for m in pair],
+                    tr("transformer.ls.fig", test=test_sets[test_set]),
+                    tr("transformer.ls.fig.x"),
+                    tr("transformer.ls.fig.y"),
+                    tr("transformer.ls.fig.ideal"),
+                ),
+                key=f"tf_reliability_{test_set}",
+                config=PLOT,
+            )
+    st.caption(tr("transformer.ls.caption"))
+    for test_set, pair in pairs.items():
+        if len(pair) != 2:
+            continue
+        zero, smooth = sorted(pair, key=lambda m: m["label_smoothing"])
+        if smooth["ece"] < zero["ece"]:
+            key = "transformer.ls.verdict.lower"
+        elif zero["mean_confidence"] < zero["token_accuracy"]:
+            key = "transformer.ls.verdict.under"
+        else:
+            key = "transformer.ls.verdict.higher"
         st.markdown(
             tr(
-                "transformer.ls.verdict.lower" if smooth["ece"] < zero["ece"] else "transformer.ls.verdict.higher",
+                key,
+                test=test_sets[test_set],
+                n=zero["n_tokens"],
                 a=zero["ece"],
                 b=smooth["ece"],
                 c0=zero["mean_confidence"],

@@ -109,7 +109,12 @@ def reliability_figure(
                 hovertemplate="%{x:.3f} → %{y:.3f} (n = %{customdata[0]})<extra>" + safe_label(label) + "</extra>",
             )
         )
-    base_layout(fig, title=title, height=440, x_title=x_title, y_title=y_title, legend=True)
+    base_layout(fig, title=title, height=460, x_title=x_title, y_title=y_title, legend=True)
+    # The legend goes under the axis, so that the square keeps the width when two diagrams share a row.
+    fig.update_layout(
+        legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left"),
+        margin=dict(b=110),
+    )
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return fig

@@ -505,8 +505,12 @@ def format_results(results: dict) -> str:
 
 # ---- label smoothing: calibration of the ε = 0 and ε = 0.1 pair -----------------------------------
 
-#: The two small Transformers that differ only in label smoothing (presets tf-en-fr-ls0, tf-en-fr-ls10).
-LABEL_SMOOTHING_PAIR = ("tf-en-fr-ls0", "tf-en-fr-ls10")
+#: Pairs of Transformers that differ only in label smoothing, ε = 0 first, by test set: two small ones on the
+#: grammar (presets tf-en-fr-ls0, tf-en-fr-ls10) and tf-hsk with its ε = 0 twin on HSK's real sentences.
+LABEL_SMOOTHING_PAIRS: dict[str, tuple[str, str]] = {
+    "grammar": ("tf-en-fr-ls0", "tf-en-fr-ls10"),
+    "hsk": ("tf-hsk-ls0", "tf-hsk"),
+}
 
 
 @torch.inference_mode()
@@ -551,15 +555,18 @@ def token_calibration(
 
 
 def calibration_of(name: str) -> dict[str, Any]:
-    """BLEU (greedy) and teacher-forced calibration of one grammar translation checkpoint on the test split."""
+    """BLEU (greedy) and teacher-forced calibration of one translation checkpoint on its test split: the
+    grammar's, or its real corpus's in the corpus's own tokens (as its test BLEU is computed)."""
     loaded = load_transformer(name)
-    test = [(p.src, p.tgt) for p in make_splits()["test"]]
+    corpus = loaded.training.get("corpus")
+    test = real_splits(corpus)["test"] if corpus else [(p.src, p.tgt) for p in make_splits()["test"]]
     row = evaluate_checkpoint(name)
     cal = token_calibration(loaded.encoder_decoder, loaded.src_stoi, loaded.tgt_stoi, test, loaded.max_src_tokens)
     settings = loaded.training.get("settings", {})
     return {
         "name": name,
         "label": loaded.label,
+        "test_set": corpus or "grammar",
         "label_smoothing": settings.get("label_smoothing"),
         "bleu": row["bleu"],
         "exact_match": row["exact_match"],
@@ -568,22 +575,24 @@ def calibration_of(name: str) -> dict[str, Any]:
     }
 
 
-def label_smoothing_comparison(names: Sequence[str] = LABEL_SMOOTHING_PAIR) -> dict[str, Any]:
-    """The ε = 0 and ε = 0.1 models side by side (those shipped), for `python -m models.evaluate`."""
-    present = set(shipped_by_corpus("transformer").get(None, []))
-    part = evaluate_each([n for n in names if n in present], calibration_of)
-    part["test_set"] = "embedded corpus, test split; calibration of teacher-forced next-token predictions, 10 bins"
+def label_smoothing_comparison(pairs: dict[str, tuple[str, str]] = LABEL_SMOOTHING_PAIRS) -> dict[str, Any]:
+    """The ε = 0 and ε = 0.1 models side by side, pair by pair (those shipped), for `python -m models.evaluate`."""
+    present = {n for names in shipped_by_corpus("transformer").values() for n in names}
+    part = evaluate_each([n for pair in pairs.values() for n in pair if n in present], calibration_of)
+    part["test_set"] = "each pair's test split; calibration of teacher-forced next-token predictions, 10 bins"
     return part
 
 
 def format_label_smoothing(results: dict) -> str:
     lines = [
         "",
-        f"{'label smoothing (test split)':44} {'ε':>4} {'BLEU':>6} {'ppl':>6} {'acc':>6} {'conf':>6} {'ECE':>6}",
+        f"{'label smoothing (test split)':44} {'test':>7} {'ε':>4} {'BLEU':>6} {'ppl':>6} {'acc':>6} "
+        f"{'conf':>6} {'ECE':>6}",
     ]
     for m in results.get("models", []):
         lines.append(
-            f"{m['label'][:44]:44} {m['label_smoothing']:4.1f} {m['bleu']:6.2f} {m['perplexity']:6.3f} "
+            f"{m['label'][:44]:44} {m.get('test_set', 'grammar'):>7} {m['label_smoothing']:4.1f} {m['bleu']:6.2f} "
+            f"{m['perplexity']:6.3f} "
             f"{m['token_accuracy']:6.3f} {m['mean_confidence']:6.3f} {m['ece']:6.4f}"
         )
     if not results.get("models"):

@@ -164,15 +164,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "transformer.ls.intro": (
         "The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
         "over the rest of the vocabulary (§5.4): it “hurts perplexity, as the model learns to be more "
-        "unsure, but improves accuracy and BLEU”. Two small Transformers trained on the same 20,000 "
-        "grammar pairs, all else equal, with ε = 0 and ε = 0.1. Calibration: when the model gives its "
-        "top word probability p, is that word right about p of the time? The expected calibration error "
-        "(ECE) is the average gap, over 10 bins of confidence, weighted by how many predictions fall in "
-        "each.",
+        "unsure, but improves accuracy and BLEU”. Two pairs of Transformers, each pair trained with ε = 0 "
+        "and ε = 0.1 and all else equal: two small ones on the same 20,000 grammar pairs, and the HSK "
+        "Transformer beside its twin on the same HSK sentences. Calibration: when the model gives its top "
+        "word probability p, is that word right about p of the time? The expected calibration error (ECE) "
+        "is the average gap, over 10 bins of confidence, weighted by how many predictions fall in each.",
         "Transformer 训练时的目标在参考词上放 1 − ε，把 ε 分摊到词表的其余部分（§5.4）：它“损害困惑度，"
-        "因为模型学会更不确定，但提高准确率和 BLEU”。两个小型 Transformer 在同样的 20,000 个语法句对上"
-        "训练，其他一切相同，ε = 0 和 ε = 0.1。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的"
-        "时候是对的吗？期望标定误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。",
+        "因为模型学会更不确定，但提高准确率和 BLEU”。两对 Transformer，每对分别用 ε = 0 和 ε = 0.1 训练，"
+        "其他一切相同：两个小模型在同样的 20,000 个语法句对上训练；HSK Transformer 与它的对照模型在同样的 "
+        "HSK 句子上训练。置信度标定：当模型给出最高词概率 p 时，这个词大约有 p 的时候是对的吗？期望标定"
+        "误差（ECE）是 10 个置信度区间上的平均差距，按落入每个区间的预测数加权。",
     ),
     "transformer.ls.none": (
         "The label-smoothing pair is not shipped. Train it: `python -m models.train --preset tf-en-fr-ls0` "
@@ -181,41 +182,54 @@ STRINGS: dict[str, tuple[str, str]] = {
         "`--preset tf-en-fr-ls10`，然后运行 `python -m models.evaluate --write`。",
     ),
     "transformer.ls.col.model": ("model", "模型"),
-    "transformer.ls.col.bleu": ("test BLEU", "测试集 BLEU"),
+    "transformer.ls.col.test": ("test set", "测试集"),
+    "transformer.ls.test.grammar": ("grammar, English→French", "语法语料，英→法"),
+    "transformer.ls.test.hsk": ("HSK, 中文→English", "HSK，中文→英语"),
+    "transformer.ls.col.bleu": ("BLEU", "BLEU"),
     "transformer.ls.col.ppl": ("perplexity", "困惑度"),
-    "transformer.ls.col.acc": ("next-word accuracy", "下一个词的准确率"),
-    "transformer.ls.col.conf": ("mean confidence", "平均置信度"),
-    "transformer.ls.col.ece": ("ECE", "ECE（期望标定误差）"),
-    "transformer.ls.fig": ("Reliability diagram: accuracy against confidence", "可靠性图：准确率与置信度"),
+    "transformer.ls.col.acc": ("accuracy", "准确率"),
+    "transformer.ls.col.conf": ("confidence", "置信度"),
+    "transformer.ls.col.ece": ("ECE", "ECE"),
+    "transformer.ls.fig": ("Reliability: {test}", "可靠性图：{test}"),
     "transformer.ls.fig.x": ("confidence (top word probability)", "置信度（最高词概率）"),
     "transformer.ls.fig.y": ("accuracy", "准确率"),
     "transformer.ls.fig.ideal": ("perfectly calibrated", "完全标定"),
     "transformer.ls.caption": (
-        "Teacher-forced next-word predictions on the grammar corpus's test split ({n} words, the end "
-        "token included); points are the 10 bins, larger where more predictions fall. Perplexity is "
-        "that of the reference words; BLEU is greedy decoding. From `python -m models.evaluate "
-        "--write`.",
-        "语法语料测试集上教师强制的下一个词预测（{n} 个词，包括结束词元）；点是 10 个区间，落入的预测越多"
-        "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码。来自 `python -m models.evaluate --write`。",
+        "Teacher-forced next-word predictions on each pair's test split (every reference word and the end "
+        "token); points are the 10 bins, larger where more predictions fall. Perplexity is that of the "
+        "reference words; BLEU is greedy decoding; accuracy and confidence are the mean over next-word predictions. "
+        "From `python -m models.evaluate --write`.",
+        "每对模型各自测试集上教师强制的下一个词预测（每个参考词和结束词元）；点是 10 个区间，落入的预测越多"
+        "点越大。困惑度是参考词的困惑度；BLEU 来自贪心解码；准确率和置信度是所有下一个词预测的平均值。来自 "
+        "`python -m models.evaluate --write`。",
     ),
     "transformer.ls.verdict.lower": (
-        "Here label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). Mean "
-        "confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} "
-        "with it.",
-        "在这里，标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对准确率："
-        "没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。",
+        "**{test}** ({n} words): label smoothing lowered the ECE from {a:.4f} (ε = 0) to {b:.4f} (ε = 0.1). "
+        "Mean confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / {acc1:.3f} with it.",
+        "**{test}**（{n} 个词）：标签平滑把 ECE 从 {a:.4f}（ε = 0）降到 {b:.4f}（ε = 0.1）。平均置信度对"
+        "准确率：没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。",
+    ),
+    "transformer.ls.verdict.under": (
+        "**{test}** ({n} words): label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
+        "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is below its "
+        "accuracy {acc0:.3f}, and its points lie above the diagonal — and label smoothing, which trains "
+        "towards 1 − ε on the right word, lowers the confidence further ({c1:.3f} against an accuracy of "
+        "{acc1:.3f}). Label smoothing corrects over-confidence; this model does not have it.",
+        "**{test}**（{n} 个词）：标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。ε = 0 "
+        "的模型本来就信心不足——平均置信度 {c0:.3f} 低于准确率 {acc0:.3f}，它的点位于对角线之上——而标签"
+        "平滑在正确词上以 1 − ε 为目标训练，使置信度进一步降低（{c1:.3f}，准确率 {acc1:.3f}）。标签平滑"
+        "纠正的是过度自信，而这个模型并没有。",
     ),
     "transformer.ls.verdict.higher": (
-        "Here label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
-        "(ε = 0.1). The ε = 0 model is already under-confident — its mean confidence {c0:.3f} is "
-        "below its accuracy {acc0:.3f}, and its points lie above the diagonal (a small model, "
-        "trained briefly with dropout) — and label smoothing, which trains towards 1 − ε on the "
-        "right word, lowers the confidence further ({c1:.3f} against an accuracy of {acc1:.3f}). "
-        "Label smoothing corrects over-confidence; this model does not have it.",
-        "在这里，标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。ε = 0 的模型本来"
-        "就信心不足——平均置信度 {c0:.3f} 低于准确率 {acc0:.3f}，它的点位于对角线之上（一个小模型，"
-        "带 dropout 短时间训练）——而标签平滑在正确词上以 1 − ε 为目标训练，使置信度进一步降低"
-        "（{c1:.3f}，准确率 {acc1:.3f}）。标签平滑纠正的是过度自信，而这个模型并没有。",
+        "**{test}** ({n} words): label smoothing did **not** lower the ECE: {a:.4f} (ε = 0) against {b:.4f} "
+        "(ε = 0.1). Mean confidence against accuracy: {c0:.3f} / {acc0:.3f} without it, {c1:.3f} / "
+        "{acc1:.3f} with it.",
+        "**{test}**（{n} 个词）：标签平滑**没有**降低 ECE：{a:.4f}（ε = 0）对 {b:.4f}（ε = 0.1）。平均"
+        "置信度对准确率：没有它 {c0:.3f} / {acc0:.3f}，有它 {c1:.3f} / {acc1:.3f}。",
+    ),
+    "ckpt.label.tf-hsk-ls0": (
+        "Transformer · HSK 中文→English, ε = 0",
+        "Transformer · HSK 中文→英语，ε = 0",
     ),
     "ckpt.label.tf-en-fr-ls0": (
         "Transformer · en→fr, label smoothing ε = 0.0 (small)",
