@@ -638,6 +638,27 @@ def test_a_finetune_run_scores_its_task_and_saves_a_checkpoint_the_lab_loads(tmp
     assert finetune.load_finetuned(tmp_path / "elsewhere" / copy_id / "checkpoint").frozen_head.out_features == 3
 
 
+def test_the_frozen_head_reports_its_steps_and_stop_ends_it(tmp_path):
+    """Fine-tuning trains its frozen-feature head before step 0: the run shows that stage's steps (the
+    studio draws them), and Stop, pressed then, ends it instead of waiting for all its steps."""
+    from models.training import finetune
+
+    settings = replace(PRESETS["tiny-finetune"], steps=6, n_train=40)
+    data = runs.load_task(settings)
+    stop, seen = threading.Event(), []
+
+    def before(p) -> None:
+        seen.append((p.step, p.steps))
+        if p.step == 2:
+            stop.set()
+
+    trainee = runs.make_trainee(settings, data, settings.train_settings(), torch.device("cpu"), stop, (before,))
+    assert seen == [(1, 6), (2, 6)]
+    assert finetune.head_of(trainee.model, "cls").out_features == 3
+    run = runs.Run("20250101-000000-aaaaaa", replace(settings, steps=2, snapshots=1), tmp_path / "run")
+    assert runs.train_run(run) == FINISHED and run.preparing == (2, 2)
+
+
 def test_a_span_run_is_scored_by_exact_match_and_reads_an_answer():
     from models.training import finetune
 

@@ -270,6 +270,38 @@ def test_the_finetune_family_and_its_task_can_be_chosen_in_both_languages(runs_r
         assert at.selectbox(key="studio_task").label == "任务" and "微调 BERT" in at.segmented_control[0].options
 
 
+def test_finetuning_hides_the_model_settings_its_base_decides_and_keeps_them(runs_root):
+    """Size, attention, dropout, teacher forcing and label smoothing are the base's for fine-tuning: not drawn
+    for that family, and back with the values the teacher had set when another family is chosen again."""
+    at = _studio()
+    at.segmented_control(key="studio_family").set_value("transformer").run()
+    at.session_state["studio_layers"], at.session_state["studio_smoothing"] = 3, 0.2  # as a preset sets them
+    at.segmented_control(key="studio_family").set_value("finetune").run()
+    assert not at.exception
+    drawn = {w.key for w in [*at.slider, *at.select_slider, *at.selectbox, *at.toggle]}
+    assert not drawn & {"studio_layers", "studio_heads", "studio_hidden", "studio_smoothing", "studio_dropout"}
+    assert not drawn & {"studio_attention", "studio_bidirectional", "studio_teacher"}
+    assert {"studio_steps", "studio_batch", "studio_lr", "studio_n_train", "studio_task"} <= drawn
+    at.segmented_control(key="studio_family").set_value("transformer").run()
+    assert at.slider(key="studio_layers").value == 3 and at.slider(key="studio_smoothing").value == 0.2
+
+
+def test_the_frozen_head_stage_shows_its_progress_and_stop_ends_it(runs_root):
+    """Fine-tuning first trains the §5.3 head on the same steps: the live panel counts those steps (not
+    "Preparing the data" for a minute), and Stop, pressed then, ends the run."""
+    at = _studio()
+    at.selectbox(key="studio_preset").select("tiny-finetune").run()
+    at.session_state["studio_steps"] = 3000  # long enough to be caught in its first stage
+    at.run()
+    at.button(key="studio_train").click().run()
+    _until(at, lambda a: any("frozen-feature head" in str(p.proto.text) for p in a.get("progress")))
+    shown = next(str(p.proto.text) for p in at.get("progress") if "frozen-feature head" in str(p.proto.text))
+    assert "(§5.3)" in shown and "of 3000" in shown
+    at.button(key="studio_stop").click().run()
+    _until(at, lambda a: list_runs(runs_root, owner_of(OWNER)) and not a.get("progress"), timeout=60)
+    assert list_runs(runs_root, owner_of(OWNER))[0].meta["status"] == "stopped"
+
+
 def test_a_tiny_finetune_run_shows_both_test_figures(runs_root):
     at = _studio()
     at.selectbox(key="studio_preset").select("tiny-finetune").run()  # its family, task and data

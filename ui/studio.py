@@ -10,6 +10,7 @@ runs in a training thread.
 from __future__ import annotations
 
 import re
+from typing import Any
 from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 from pathlib import Path
@@ -310,56 +311,14 @@ def settings_popover() -> None:
                 )
             task = _task_settings(family)
             left, right = st.columns(2)
-            layers = checked(left.slider, tr("studio.layers"), 1, 4, key="studio_layers", help=tr("studio.layers_help"))
-            heads = checked(
-                right.select_slider, tr("studio.heads"), list(HEADS), key="studio_heads", help=tr("studio.heads_help")
-            )
-            attention = checked(
-                left.selectbox,
-                tr("studio.attention"),
-                list(ATTENTION_OPTIONS),
-                key="studio_attention",
-                format_func=ATTENTION_LABELS.get,
-                help=tr("studio.attention_help"),
-            )
-            bidirectional = checked(
-                right.toggle,
-                tr("studio.bidirectional"),
-                key="studio_bidirectional",
-                help=tr("studio.bidirectional_help"),
-            )
-            hidden = checked(
-                left.select_slider,
-                tr("studio.hidden"),
-                list(HIDDEN),
-                key="studio_hidden",
-                help=tr("studio.hidden_help"),
-            )
+            model = _model_settings(family, left, right)
             batch = checked(
-                right.select_slider, tr("studio.batch"), list(BATCHES), key="studio_batch", help=tr("studio.batch_help")
+                left.select_slider, tr("studio.batch"), list(BATCHES), key="studio_batch", help=tr("studio.batch_help")
             )
-            lr = checked(left.select_slider, tr("studio.lr"), list(RATES), key="studio_lr", help=tr("studio.lr_help"))
             steps = checked(
                 right.slider, tr("studio.steps"), 10, 3000, step=10, key="studio_steps", help=tr("studio.steps_help")
             )
-            dropout = checked(
-                left.slider,
-                tr("studio.dropout"),
-                0.0,
-                0.5,
-                step=0.05,
-                key="studio_dropout",
-                help=tr("studio.dropout_help"),
-            )
-            teacher = checked(
-                right.slider,
-                tr("studio.teacher"),
-                0.0,
-                1.0,
-                step=0.05,
-                key="studio_teacher",
-                help=tr("studio.teacher_help"),
-            )
+            lr = checked(left.select_slider, tr("studio.lr"), list(RATES), key="studio_lr", help=tr("studio.lr_help"))
             n_train = checked(
                 left.slider,
                 tr("studio.n_train"),
@@ -368,15 +327,6 @@ def settings_popover() -> None:
                 step=100,
                 key="studio_n_train",
                 help=tr("studio.n_train_help"),
-            )
-            smoothing = checked(
-                left.slider,
-                tr("studio.smoothing"),
-                0.0,
-                0.3,
-                step=0.05,
-                key="studio_smoothing",
-                help=tr("studio.smoothing_help"),
             )
             lengths = _length_settings(family, right)
             name = checked(right.text_input, tr("studio.name"), "", max_chars=60, key="studio_name")
@@ -392,21 +342,12 @@ def settings_popover() -> None:
             if st.form_submit_button(
                 tr("studio.train"), type="primary", icon=":material/play_arrow:", key="studio_train"
             ):
-                mechanism, _, score = str(attention).partition("-")
                 start_run(
                     dict(
                         name=name,
                         family=family,
-                        layers=int(layers),
-                        heads=int(heads),
-                        label_smoothing=float(smoothing),
                         data=data,
-                        attention=mechanism,
-                        score=score or "general",
-                        bidirectional=bool(bidirectional),
-                        hidden=int(hidden),
-                        dropout=float(dropout),
-                        teacher_forcing=float(teacher),
+                        **model,
                         batch_size=int(batch),
                         lr=float(lr),
                         steps=int(steps),
@@ -417,6 +358,100 @@ def settings_popover() -> None:
                     ),
                     upload,
                 )
+
+
+#: The model's own settings: fine-tuning takes them from its pre-trained base, so they are not drawn for it.
+_MODEL_KEYS = (
+    "studio_layers",
+    "studio_heads",
+    "studio_attention",
+    "studio_bidirectional",
+    "studio_hidden",
+    "studio_dropout",
+    "studio_teacher",
+    "studio_smoothing",
+)
+
+
+def _model_settings(family: str, left, right) -> dict[str, Any]:
+    """Size, attention, dropout, teacher forcing and label smoothing, drawn in two columns, except for
+    fine-tuning, whose model is its base's: there the values stay as they were (set again, so that
+    Streamlit keeps an undrawn widget's value) and the run ignores them."""
+    state = st.session_state
+    if family == FINETUNE:
+        for key in _MODEL_KEYS:
+            if key in state:
+                state[key] = state[key]
+        values = {k: state.get(k, _FIELDS[k](RunSettings())) for k in _MODEL_KEYS}
+    else:
+        values = {
+            "studio_layers": checked(
+                left.slider, tr("studio.layers"), 1, 4, key="studio_layers", help=tr("studio.layers_help")
+            ),
+            "studio_heads": checked(
+                right.select_slider, tr("studio.heads"), list(HEADS), key="studio_heads", help=tr("studio.heads_help")
+            ),
+            "studio_attention": checked(
+                left.selectbox,
+                tr("studio.attention"),
+                list(ATTENTION_OPTIONS),
+                key="studio_attention",
+                format_func=ATTENTION_LABELS.get,
+                help=tr("studio.attention_help"),
+            ),
+            "studio_bidirectional": checked(
+                right.toggle,
+                tr("studio.bidirectional"),
+                key="studio_bidirectional",
+                help=tr("studio.bidirectional_help"),
+            ),
+            "studio_hidden": checked(
+                left.select_slider,
+                tr("studio.hidden"),
+                list(HIDDEN),
+                key="studio_hidden",
+                help=tr("studio.hidden_help"),
+            ),
+            "studio_dropout": checked(
+                right.slider,
+                tr("studio.dropout"),
+                0.0,
+                0.5,
+                step=0.05,
+                key="studio_dropout",
+                help=tr("studio.dropout_help"),
+            ),
+            "studio_teacher": checked(
+                left.slider,
+                tr("studio.teacher"),
+                0.0,
+                1.0,
+                step=0.05,
+                key="studio_teacher",
+                help=tr("studio.teacher_help"),
+            ),
+            "studio_smoothing": checked(
+                right.slider,
+                tr("studio.smoothing"),
+                0.0,
+                0.3,
+                step=0.05,
+                key="studio_smoothing",
+                help=tr("studio.smoothing_help"),
+            ),
+        }
+    mechanism, _, score = str(values["studio_attention"]).partition("-")
+    return dict(
+        layers=int(values["studio_layers"]),
+        heads=int(values["studio_heads"]),
+        attention=mechanism,
+        score=score or "general",
+        bidirectional=bool(values["studio_bidirectional"]),
+        hidden=int(values["studio_hidden"]),
+        dropout=float(values["studio_dropout"]),
+        teacher_forcing=float(values["studio_teacher"]),
+        label_smoothing=float(values["studio_smoothing"]),
+    )
 
 
 def _length_settings(family: str, column) -> dict[str, int]:
@@ -671,6 +706,9 @@ def live_panel() -> None:
         status.info(
             tr("studio.waiting", n=ahead) if ahead > 0 else tr("studio.waiting_next"), icon=":material/schedule:"
         )
+    elif not run.step and run.preparing[1]:  # fine-tuning's frozen-feature head trains first
+        done, total = run.preparing
+        status.progress(done / total, text=tr("studio.preparing_head", step=done, steps=total))
     elif not run.step:
         status.progress(0.0, text=tr("studio.starting"))
     else:

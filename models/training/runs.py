@@ -127,6 +127,7 @@ from models.text.wordpiece import WordPiece, train_wordpiece
 from models.training import bert as bert_recipe
 from models.training import finetune
 from models.training.loop import (
+    Callback,
     LossOfBatch,
     Progress,
     TrainSettings,
@@ -809,6 +810,7 @@ class Run:
     losses: list[float] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
     vocab_cut: list[tuple[int, int]] = field(default_factory=list)  # (words kept, words seen) per vocabulary
+    preparing: tuple[int, int] = (0, 0)  # (step, steps) of what trains before step 0: fine-tuning's frozen head
     stop: threading.Event = field(default_factory=threading.Event, repr=False)
     thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -1036,16 +1038,25 @@ def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device:
     )
 
 
-def finetune_trainee(s: RunSettings, data: TaskData, settings: TrainSettings, device: torch.device) -> Trainee:
+def finetune_trainee(
+    s: RunSettings,
+    data: TaskData,
+    settings: TrainSettings,
+    device: torch.device,
+    stop: threading.Event | None = None,
+    before: Sequence[Callback] = (),
+) -> Trainee:
     """The pre-trained base fine-tuned end to end on its task (Devlin et al. 2019 §4; the CLI's recipe,
     :mod:`models.training.finetune`: :func:`~models.training.finetune.fresh_model`, AdamW's groups
     :func:`~models.training.finetune.param_groups`, the batch loss :func:`~models.training.finetune.task_loss`).
-    Before it, the frozen-feature head (§5.3) trains on the same split and steps (the same recipe, ``frozen``).
-    Score: the task's test metric (accuracy, or exact match of the answer's words); the probe: its pieces, the
-    predicted label (or answer span) and every layer × head's attention."""
+    Before it, the frozen-feature head (§5.3) trains on the same split and steps (the same recipe, ``frozen``),
+    reporting each step to ``before`` and ending early when ``stop`` is set. Score: the task's test metric
+    (accuracy, or exact match of the answer's words); the probe: its pieces, the predicted label (or answer
+    span) and every layer × head's attention."""
     task = s.task
     head = finetune.fresh_model(data.base, task, s.seed)
-    finetune.train_one(head, task, data.train, finetune.frozen_settings(settings), device, frozen=True)
+    frozen = finetune.frozen_settings(settings)
+    finetune.train_one(head, task, data.train, frozen, device, frozen=True, callbacks=before, stop=stop)
     frozen_head = {k: v.detach().clone() for k, v in finetune.head_of(head, task).state_dict().items()}
     frozen_score = finetune.score_of(finetune.predict(head, task, data.valid))
     del head
@@ -1222,9 +1233,17 @@ TRAINEES = {
 }  # every studio family, in the studio's order
 
 
-def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: torch.device) -> Trainee:
+def make_trainee(
+    s: RunSettings,
+    data: Data,
+    settings: TrainSettings,
+    device: torch.device,
+    stop: threading.Event | None = None,
+    before: Sequence[Callback] = (),
+) -> Trainee:
     """The trainee of the run's family on ``data``; ValueError when the family does not train on that
-    kind of data (sentence pairs, token lines, documents)."""
+    kind of data (sentence pairs, token lines, documents). ``before`` hears the steps of what a family
+    trains before its own step 0 (fine-tuning's frozen-feature head), which ``stop`` ends early."""
     if isinstance(data, PairData) and s.family in PAIR_TRAINEES:
         return PAIR_TRAINEES[s.family](s, data, settings, device)
     if isinstance(data, LineData) and s.family in LINE_TRAINEES:
@@ -1232,7 +1251,7 @@ def make_trainee(s: RunSettings, data: Data, settings: TrainSettings, device: to
     if isinstance(data, DocData) and s.family == BERT:
         return bert_trainee(s, data, settings, device)
     if isinstance(data, TaskData) and s.family == FINETUNE:
-        return finetune_trainee(s, data, settings, device)
+        return finetune_trainee(s, data, settings, device, stop, before)
     raise ValueError(f"the {s.family} family does not train on {type(data).__name__}")
 
 
@@ -1302,7 +1321,11 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
             gold = list(data.gold[0].tgt), list(data.gold[0].alignment)
     settings = s.train_settings()
     torch.manual_seed(s.seed)
-    trainee = make_trainee(s, data, settings, device)
+
+    def preparing(p: Progress) -> None:
+        run.preparing = (p.step, p.steps)
+
+    trainee = make_trainee(s, data, settings, device, run.stop, (preparing,))
     run.vocab_cut = list(trainee.vocab_cut)
     optimizer = make_optimizer(trainee.model, settings, trainee.param_groups)
     start, before = 0, 0.0

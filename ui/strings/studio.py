@@ -141,6 +141,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "第 {step} / {steps} 步 · 约剩 {eta:.0f} 秒",
     ),
     "studio.starting": ("Preparing the data …", "正在准备数据……"),
+    "studio.preparing_head": (
+        "First the frozen-feature head (§5.3), for comparison: step {step} of {steps}",
+        "先训练冻结特征的输出头（§5.3）作对照：第 {step} / {steps} 步",
+    ),
     "studio.stats": (
         "loss {loss:.3f} · {tps:,.0f} target tokens/s · {device} · {data}",
         "损失 {loss:.3f} · 每秒 {tps:,.0f} 个目标词元 · {device} · {data}",
