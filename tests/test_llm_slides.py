@@ -151,6 +151,20 @@ def test_each_tabs_view_is_a_state_of_values(page_model):  # noqa: F811  (the fi
             assert LLMGenerationState.read(p, name, page_model.n_layers) == generation and not p.notes
 
 
+def test_each_tabs_link_writes_the_declared_keys_that_its_slide_reads(page_model):  # noqa: F811  (the fixture)
+    """Each key of a tab's link is one its state declares (``KEYS``), and the tab's slide asks for it (the
+    model and the tab are read by the slide, the rest by the state's ``read``)."""
+    from tests.test_view_states import AskedParams
+    from ui.views.llm import slide
+
+    for state in _tab_states():
+        link = state.link()
+        assert set(link) <= set(type(state).KEYS.values()), (state, set(link) - set(type(state).KEYS.values()))
+        p = AskedParams(link)
+        slide(p)
+        assert set(link) <= p.asked and not p.notes, (state, set(link) - p.asked, p.notes)
+
+
 def _tab_states() -> list:
     """One state per tab of the page (the model is the page's: ``page_model`` is served as it), none of
     them the tab's defaults."""

@@ -340,6 +340,7 @@ def test_the_studio_publishes_the_state_its_link_gave(two_runs):
 def test_the_studio_view_is_a_state_of_values(two_runs):
     """The studio's view state is the run's id (an RNN's probe has no layer or head): it reads back from
     its link in either language."""
+    from tests.test_view_states import AskedParams
     from ui.i18n import reading
     from ui.views.base import SlideParams
     from ui.views.studio import StudioState
@@ -352,3 +353,6 @@ def test_the_studio_view_is_a_state_of_values(two_runs):
             assert StudioState.read(p)[0] == state and not p.notes
     p = SlideParams({"studio_run": "<b>gone</b>"})
     assert StudioState.read(p)[0] != state and p.notes  # a run that is not there: the newest, noted
+    asked = AskedParams(state.link())  # its link's keys are the ones it declares, and read asks for them
+    StudioState.read(asked)
+    assert set(state.link()) <= set(StudioState.KEYS.values()) and set(state.link()) <= asked.asked

@@ -65,6 +65,57 @@ def _read(state, p: SlideParams):
     return read[0] if isinstance(read, tuple) else read
 
 
+class AskedParams(SlideParams):
+    """A slide's URL values that keep every key read asks for (present or not)."""
+
+    def __init__(self, params: dict[str, str]) -> None:
+        super().__init__(params)
+        self.asked: set[str] = set()
+
+    def raw(self, key: str) -> str | None:
+        self.asked.add(key)
+        return super().raw(key)
+
+
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{STATES.index(s)}")
+def test_a_link_writes_the_declared_keys_that_read_reads(state) -> None:
+    """Each key of a state's link is one its class declares (``KEYS``), and its ``read`` asks for it: a key
+    spelled one way in the link and another in ``read`` would drop that setting from every link."""
+    link = state.link()
+    assert set(link) <= set(type(state).KEYS.values()), set(link) - set(type(state).KEYS.values())
+    p = AskedParams(link)
+    _read(state, p)
+    assert set(link) <= p.asked, set(link) - p.asked
+
+
+def test_every_declared_key_is_in_some_link() -> None:
+    """The example states write every key their class declares, so the test above reads each of them."""
+    for cls in {type(s) for s in STATES}:
+        written = set().union(*(s.link() for s in STATES if type(s) is cls))
+        assert written == set(cls.KEYS.values()), (cls.__name__, set(cls.KEYS.values()) - written)
+
+
+def test_every_view_state_declares_each_key_once() -> None:
+    """Every view state names its URL keys in one place: ``KEYS`` maps each of its fields (and only its fields,
+    or a class value its link writes: a tab's name) to a key of its own."""
+    import dataclasses
+    import inspect
+    import sys
+
+    from ui.slides import RENDERERS
+
+    modules = {sys.modules[renderer.__module__] for renderer in RENDERERS.values()}
+    for module in modules:
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != module.__name__ or not dataclasses.is_dataclass(cls) or not hasattr(cls, "link"):
+                continue
+            fields = {f.name for f in dataclasses.fields(cls)}
+            assert isinstance(cls.__dict__.get("KEYS"), dict), f"{cls.__name__}: no KEYS"
+            assert fields <= set(cls.KEYS), (cls.__name__, fields - set(cls.KEYS))
+            assert all(name in fields or hasattr(cls, name) for name in cls.KEYS), cls.__name__
+            assert len(set(cls.KEYS.values())) == len(cls.KEYS), f"{cls.__name__}: a key named twice"
+
+
 @pytest.mark.parametrize("state", STATES, ids=lambda s: f"{type(s).__name__}-{STATES.index(s)}")
 def test_a_link_holds_no_label(state) -> None:
     """The link is the same whichever language made it: it holds values (checkpoint names, numbers)."""

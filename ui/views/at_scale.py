@@ -6,7 +6,7 @@ draw this same figure."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ui.at_scale import (
     shape_of,
 )
 from ui.i18n import figure_texts, tr
-from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
+from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, link_of, show_figure
 from viz_core.at_scale import tile_figure
 
 if TYPE_CHECKING:
@@ -95,30 +95,32 @@ class TilesState:
     head: int = 0
     block: int = 8
     query_block: int = 1
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "scale_model",
+        "text": "scale_text",
+        "layer": "scale_layer",
+        "head": "scale_head",
+        "block": "scale_block",
+        "query_block": "scale_qblock",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> TilesState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
-        name = p.option("scale_model", model_choices(), LAB_MODEL, "scale.url.model")
-        text = p.text("scale_text", EXAMPLE, TEXT_LIMIT, "scale.url.text")
+        name = p.option(cls.KEYS["model"], model_choices(), LAB_MODEL, "scale.url.model")
+        text = p.text(cls.KEYS["text"], EXAMPLE, TEXT_LIMIT, "scale.url.text")
         try:
             n_layers, n_heads, _ = shape_of(name)
         except RuntimeError as exc:
             raise SlideProblem(str(exc)) from None
-        layer, head = p.layer_head("scale", n_layers, n_heads, average=False)
-        block = p.option("scale_block", BLOCKS, 8, "scale.url.block")
-        return cls(name, text, layer, head, block, int(p.number("scale_qblock", 0, 10_000, 1, "scale.url.qblock")))
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], n_layers, n_heads, average=False)
+        block = p.option(cls.KEYS["block"], BLOCKS, 8, "scale.url.block")
+        query_block = int(p.number(cls.KEYS["query_block"], 0, 10_000, 1, "scale.url.qblock"))
+        return cls(name, text, layer, head, block, query_block)
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "scale_model": self.model,
-            "scale_text": self.text,
-            "scale_layer": str(self.layer),
-            "scale_head": str(self.head),
-            "scale_block": str(self.block),
-            "scale_qblock": str(self.query_block),
-        }
+        return link_of(self)
 
 
 def tiles_run(state: TilesState) -> FlashRun:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import streamlit as st
 
@@ -131,16 +131,38 @@ class SlideParams:
             self.notes.append(tr("slide.other_topic", shown=tr(default), raw=quoted(raw)))
         return tab or default
 
-    def layer_head(self, key: str, n_layers: int, n_heads: int, average: bool = True) -> tuple[int, int]:
-        """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3")."""
+    def layer_head(
+        self, layer_key: str, head_key: str, n_layers: int, n_heads: int, average: bool = True
+    ) -> tuple[int, int]:
+        """(layer, head) of ui.grid.head_picker's ``{key}_layer``/``{key}_head`` ("layer 2", "head 3"), the
+        link's ``layer_key`` and ``head_key``."""
         heads = list(range(n_heads)) + ([AVERAGE] if average else [])
         return (
-            self.option(f"{key}_layer", range(n_layers), 0, "grid.layer_what", layer_option_label),
-            self.option(f"{key}_head", heads, 0, "grid.head_what", head_option_label),
+            self.option(layer_key, range(n_layers), 0, "grid.layer_what", layer_option_label),
+            self.option(head_key, heads, 0, "grid.head_what", head_option_label),
         )
 
     def view(self, n_steps: int, start: int, draw: Callable[[int], None]) -> SlideView:
         return SlideView(n_steps, start, draw, self.notes)
+
+
+class LinkedState(Protocol):
+    """A view state (a frozen dataclass of values) that names each URL key once: ``KEYS`` maps each of its
+    fields to the key its link writes it under, in the link's order; its ``read`` reads the same keys."""
+
+    KEYS: ClassVar[dict[str, str]]
+
+
+def link_of(state: LinkedState, **values: Any) -> dict[str, str]:
+    """The link's values for ``state``: under each key of its ``KEYS``, the field's value as
+    :func:`ui.state.link_text` writes it, or the value ``values`` gives for that field where the link writes
+    another; a value that is None is left out of the link."""
+    link = {}
+    for name, key in state.KEYS.items():
+        value = values[name] if name in values else getattr(state, name)
+        if value is not None:
+            link[key] = link_text(value)
+    return link
 
 
 # While a handout is made (:func:`deck_handout`), what a slide would draw is collected here instead.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -26,8 +26,7 @@ from ui.bert import (
     outcome_labels,
 )
 from ui.i18n import figure_texts, tr
-from ui.state import link_text
-from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure
+from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, link_of, show_figure
 from viz_core.bert import TYPED, PredictionRow, prediction_rows, predictions_figure
 
 PAGE_ROWS = 16  # the chosen positions whose predictions the view draws (the page says when there are more)
@@ -68,27 +67,36 @@ class MaskingState:
     draw_random: bool = True
     rule: str = REFERENCE
     clicked: tuple[int, ...] = ()
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "bert_model",
+        "text_a": "bert_a",
+        "text_b": "bert_b",
+        "seed": "bert_seed",
+        "draw_random": "bert_draw",
+        "rule": "bert_rule",
+        "clicked": CLICKED,
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> MaskingState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted;
         clicks that are not the input's pieces: none)."""
         choices = masked_lm_choices()  # the page's Model selectbox: its first (minilm-mlm) by default
-        name = p.option("bert_model", list(choices), next(iter(choices)), "masking.url.model", choices.get)
+        name = p.option(cls.KEYS["model"], list(choices), next(iter(choices)), "masking.url.model", choices.get)
         loaded = load_small_bert(name)
         if isinstance(loaded, str):
             raise SlideProblem(loaded)
         state = cls(
             model=name,
-            text_a=p.text("bert_a", BERT_PAIR[0]),
-            text_b=p.text("bert_b", BERT_PAIR[1]),
-            seed=int(p.number("bert_seed", 0, 10**9, 0, "masking.url.seed")),
-            draw_random=p.flag("bert_draw", True, "masking.url.draw"),
-            rule=p.option("bert_rule", RULE_LABELS, REFERENCE, "masking.url.rule", RULE_LABELS.get),
+            text_a=p.text(cls.KEYS["text_a"], BERT_PAIR[0]),
+            text_b=p.text(cls.KEYS["text_b"], BERT_PAIR[1]),
+            seed=int(p.number(cls.KEYS["seed"], 0, 10**9, 0, "masking.url.seed")),
+            draw_random=p.flag(cls.KEYS["draw_random"], True, "masking.url.draw"),
+            rule=p.option(cls.KEYS["rule"], RULE_LABELS, REFERENCE, "masking.url.rule", RULE_LABELS.get),
         )
         if not state.text_a.strip():
             raise SlideProblem(tr("masking.empty"))
-        if (raw := p.raw(CLICKED)) is None:
+        if (raw := p.raw(cls.KEYS["clicked"])) is None:
             return state
         clicked, refused = clicks_of(raw, clickable(name, state.text_a, state.text_b))
         if refused is not None:
@@ -97,15 +105,7 @@ class MaskingState:
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "bert_model": self.model,
-            "bert_a": self.text_a,
-            "bert_b": self.text_b,
-            "bert_seed": str(self.seed),
-            "bert_draw": link_text(self.draw_random),
-            "bert_rule": self.rule,
-            CLICKED: clicks_text(self.clicked),
-        }
+        return link_of(self, clicked=clicks_text(self.clicked))
 
 
 def analysis_of(state: MaskingState) -> Any:

@@ -5,7 +5,7 @@ highlighted, beside that box's real tensors for the sentence (Vaswani et al. 201
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from ui.views.base import (
     SlideView,
     input_error_type,
     line,
+    link_of,
     show_figures,
 )
 from viz_core.block import (
@@ -277,6 +278,14 @@ class BlockState:
     layer: int = 0
     token: int = 0
     topic: str | None = None
+    KEYS: ClassVar[dict[str, str]] = {
+        "architecture": "block_family",
+        "text": "block_text",
+        "box": "block_box",
+        "layer": "block_layer",
+        "token": "block_token",
+        "topic": "topic",
+    }  # each field's URL key, in the link's order
 
     @property
     def chosen_box(self) -> str:
@@ -294,29 +303,25 @@ class BlockState:
     @classmethod
     def read(cls, p: SlideParams) -> BlockState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
-        architecture = p.option("block_family", ARCHITECTURES, ARCHITECTURES[0], "block.family", architecture_label)
-        state = cls(architecture, p.text("block_text", "", 2_000, "block.url.text"))
+        architecture = p.option(
+            cls.KEYS["architecture"], ARCHITECTURES, ARCHITECTURES[0], "block.family", architecture_label
+        )
+        state = cls(architecture, p.text(cls.KEYS["text"], "", 2_000, "block.url.text"))
         trace = state.trace()
         options = boxes(architecture)
-        box = p.option("block_box", options, options[1], "block.url.box", lambda b: box_label(architecture, b))
+        box = p.option(cls.KEYS["box"], options, options[1], "block.url.box", lambda b: box_label(architecture, b))
         return replace(
             state,
             box=box,
-            layer=int(p.number("block_layer", 0, n_layers(trace, box) - 1, 0, "block.layer")),
-            token=int(p.number("block_token", 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token")),
-            topic=p.topic(TABS[0], TABS) if p.raw("topic") is not None else None,
+            layer=int(p.number(cls.KEYS["layer"], 0, n_layers(trace, box) - 1, 0, "block.layer")),
+            token=int(p.number(cls.KEYS["token"], 0, len(stack_of(trace, box).tokens) - 1, 0, "block.token")),
+            topic=p.topic(TABS[0], TABS) if p.raw(cls.KEYS["topic"]) is not None else None,
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {
-            "block_family": self.architecture,
-            "block_text": self.text,
-            "block_box": self.chosen_box,
-            "block_layer": str(self.layer),
-            "block_token": str(self.token),
-        }
-        return values if self.topic is None else {**values, "topic": topic_name(self.topic)}
+        topic = None if self.topic is None else topic_name(self.topic)  # (the diagram: no topic in the link)
+        return link_of(self, box=self.chosen_box, topic=topic)
 
 
 def trace_of(state: BlockState) -> BlockTrace:

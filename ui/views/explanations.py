@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
 from ui.i18n import tr
@@ -20,6 +20,7 @@ from ui.views.base import (
     SlideView,
     input_error_type,
     line,
+    link_of,
     show_figure,
 )
 from viz_core.explanations import methods_figure, swap_figure
@@ -90,28 +91,29 @@ class ExplanationState:
     step: int = -1
     layer: int = -1
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "xai_model",
+        "text": "xai_text",
+        "step": "xai_step",
+        "layer": "xai_layer",
+        "head": "xai_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> ExplanationState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
-        name = p.option("xai_model", MODELS, MODELS[0], "xai.model", lambda m: tr(f"xai.model.{m}"))
+        name = p.option(cls.KEYS["model"], MODELS, MODELS[0], "xai.model", lambda m: tr(f"xai.model.{m}"))
         return cls(
             name,
-            p.text("xai_text", EXAMPLES[name], MAX_CHARS, "xai.text"),
-            int(p.number("xai_step", -1, 200, -1, "xai.step")),
-            int(p.number("xai_layer", -1, 100, -1, "xai.layer")),
-            int(p.number("xai_head", 0, 100, 0, "xai.head")),
+            p.text(cls.KEYS["text"], EXAMPLES[name], MAX_CHARS, "xai.text"),
+            int(p.number(cls.KEYS["step"], -1, 200, -1, "xai.step")),
+            int(p.number(cls.KEYS["layer"], -1, 100, -1, "xai.layer")),
+            int(p.number(cls.KEYS["head"], 0, 100, 0, "xai.head")),
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "xai_model": self.model,
-            "xai_text": self.text or EXAMPLES[self.model],
-            "xai_step": str(self.step),
-            "xai_layer": str(self.layer),
-            "xai_head": str(self.head),
-        }
+        return link_of(self, text=self.text or EXAMPLES[self.model])
 
 
 def explain(state: ExplanationState) -> Explanation:

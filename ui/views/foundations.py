@@ -6,14 +6,14 @@ handout draw this same figure; a slide only draws it larger."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import plotly.graph_objects as go
 
 from models.lessons import kernel_regression as kr
 from ui.foundations import KR_METHODS, KR_RATES, parametric, toy_data
 from ui.i18n import figure_texts, tr
-from ui.state import link_text
-from ui.views.base import SlideParams, SlideView, show_figure
+from ui.views.base import SlideParams, SlideView, link_of, show_figure
 from viz_core.foundations import kernel_fit_figure
 
 
@@ -71,6 +71,15 @@ class KernelState:
     lr: float = 0.5
     method: str = "gaussian"
     seed: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "n_train": "kr_n",
+        "noise": "kr_noise",
+        "bandwidth": "kr_h",
+        "steps": "kr_steps",
+        "lr": "kr_lr",
+        "method": "kr_method",
+        "seed": "kr_seed",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> KernelState:
@@ -78,26 +87,20 @@ class KernelState:
         link holds one; a refused value: the page's default, noted)."""
         p.topic("scratch.tab.kr", ("scratch.tab.kr",))
         return cls(
-            n_train=int(p.number("kr_n", 10, 100, 50, "slide.what.n_train")),
-            noise=p.number("kr_noise", 0.0, 1.5, 0.5, "slide.what.noise"),
-            bandwidth=p.number("kr_h", 0.05, 2.0, 1.0, "slide.what.bandwidth"),
-            steps=int(p.number("kr_steps", 0, 500, 200, "slide.what.steps")),
-            lr=p.option("kr_lr", KR_RATES, 0.5, "slide.what.lr"),
-            method=p.option("kr_method", KR_METHODS, "gaussian", "scratch.kr.method", lambda m: tr(f"scratch.kr.{m}")),
-            seed=int(p.number("kr_seed", 0, 1_000_000, 0, "generation.url.seed")),
+            n_train=int(p.number(cls.KEYS["n_train"], 10, 100, 50, "slide.what.n_train")),
+            noise=p.number(cls.KEYS["noise"], 0.0, 1.5, 0.5, "slide.what.noise"),
+            bandwidth=p.number(cls.KEYS["bandwidth"], 0.05, 2.0, 1.0, "slide.what.bandwidth"),
+            steps=int(p.number(cls.KEYS["steps"], 0, 500, 200, "slide.what.steps")),
+            lr=p.option(cls.KEYS["lr"], KR_RATES, 0.5, "slide.what.lr"),
+            method=p.option(
+                cls.KEYS["method"], KR_METHODS, "gaussian", "scratch.kr.method", lambda m: tr(f"scratch.kr.{m}")
+            ),
+            seed=int(p.number(cls.KEYS["seed"], 0, 1_000_000, 0, "generation.url.seed")),
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "kr_n": str(self.n_train),
-            "kr_noise": repr(self.noise),
-            "kr_h": repr(self.bandwidth),
-            "kr_steps": str(self.steps),
-            "kr_lr": link_text(self.lr),
-            "kr_method": self.method,
-            "kr_seed": str(self.seed),
-        }
+        return link_of(self)
 
 
 def slide(p: SlideParams) -> SlideView:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -34,8 +34,7 @@ from ui.llm import (
     step_figure,
     visible,
 )
-from ui.state import link_text
-from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, show_figure, show_figures
+from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, link_of, show_figure, show_figures
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -44,6 +43,8 @@ if TYPE_CHECKING:
 
 # (models.inference.llm is imported where it is used, as ui.llm does: read at the call, as tests stand in for it)
 
+MODEL_KEY = "llm_model"  # the link's key of the page's model, the same in every tab's link
+
 
 def _model(p: SlideParams) -> str:
     """The page's model (a name of :func:`ui.llm.model_names`) as a link holds it; SlideProblem when it is not
@@ -51,7 +52,7 @@ def _model(p: SlideParams) -> str:
     from models.inference.llm import MODEL_NAME, is_converted, spec_of
 
     model = p.option(
-        "llm_model", model_names(), MODEL_NAME, "llm_explorer.model", lambda name: tr(f"llm_explorer.model.{name}")
+        MODEL_KEY, model_names(), MODEL_NAME, "llm_explorer.model", lambda name: tr(f"llm_explorer.model.{name}")
     )
     if problem := package_problem(model):
         raise SlideProblem(problem)
@@ -78,45 +79,46 @@ class LLMGenerationState:
     use_cache: bool = True
     rows: str = "layers"
     layer: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": MODEL_KEY,
+        "prompt": "llm_prompt",
+        "chat": "llm_chat",
+        "temperature": "llm_temperature",
+        "top_k": "llm_top_k",
+        "top_p": "llm_top_p",
+        "max_new": "llm_max_new",
+        "seed": "llm_seed",
+        "use_cache": "llm_cache",
+        "rows": "llm_rows",
+        "layer": "llm_layer",
+    }  # each field's URL key, in the link's order (the tab is the page's first: no topic)
 
     @classmethod
     def read(cls, p: SlideParams, model: str, n_layers: int) -> LLMGenerationState:
         """The state a link holds for ``model`` (of ``n_layers`` layers), read as the page reads it."""
         return cls(
             model=model,
-            prompt=p.text("llm_prompt", DEFAULT_PROMPT, 2000, "llm_explorer.prompt"),
-            chat=p.flag("llm_chat", True, "llm_explorer.chat"),
-            temperature=p.number("llm_temperature", 0, 2, 0.7, "llm_explorer.temperature"),
-            top_k=int(p.number("llm_top_k", 0, 200, 50, "llm_explorer.top_k")),
-            top_p=p.number("llm_top_p", 0.05, 1, 0.9, "llm_explorer.top_p"),
-            max_new=int(p.number("llm_max_new", 1, 64, 24, "llm_explorer.max_new")),
-            seed=int(p.number("llm_seed", 0, 10_000, 0, "llm_explorer.seed")),
-            use_cache=p.flag("llm_cache", True, "llm_explorer.kv_cache"),
+            prompt=p.text(cls.KEYS["prompt"], DEFAULT_PROMPT, 2000, "llm_explorer.prompt"),
+            chat=p.flag(cls.KEYS["chat"], True, "llm_explorer.chat"),
+            temperature=p.number(cls.KEYS["temperature"], 0, 2, 0.7, "llm_explorer.temperature"),
+            top_k=int(p.number(cls.KEYS["top_k"], 0, 200, 50, "llm_explorer.top_k")),
+            top_p=p.number(cls.KEYS["top_p"], 0.05, 1, 0.9, "llm_explorer.top_p"),
+            max_new=int(p.number(cls.KEYS["max_new"], 1, 64, 24, "llm_explorer.max_new")),
+            seed=int(p.number(cls.KEYS["seed"], 0, 10_000, 0, "llm_explorer.seed")),
+            use_cache=p.flag(cls.KEYS["use_cache"], True, "llm_explorer.kv_cache"),
             rows=p.option(
-                "llm_rows",
+                cls.KEYS["rows"],
                 ("layers", "heads"),
                 "layers",
                 "llm_explorer.heads_shown",
                 lambda r: tr(f"llm_explorer.rows.{r}"),
             ),
-            layer=int(p.number("llm_layer", 1, n_layers, n_layers // 2, "llm_explorer.layer")) - 1,
+            layer=int(p.number(cls.KEYS["layer"], 1, n_layers, n_layers // 2, "llm_explorer.layer")) - 1,
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "llm_model": self.model,
-            "llm_prompt": self.prompt,
-            "llm_chat": link_text(self.chat),
-            "llm_temperature": repr(self.temperature),
-            "llm_top_k": str(self.top_k),
-            "llm_top_p": repr(self.top_p),
-            "llm_max_new": str(self.max_new),
-            "llm_seed": str(self.seed),
-            "llm_cache": link_text(self.use_cache),
-            "llm_rows": self.rows,
-            "llm_layer": str(self.layer + 1),
-        }
+        return link_of(self, layer=self.layer + 1)  # (1-based, as the page's number input)
 
 
 @dataclass(frozen=True)
@@ -127,18 +129,25 @@ class GQAState:
     model: str
     size: int = BYTES[0]
     context: int = 2048
+    topic: ClassVar[str] = "gqa"  # the tab's name in the link (ui.state.topic_name)
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": MODEL_KEY,
+        "topic": "topic",
+        "size": "llm_bytes",
+        "context": "llm_context",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams, llm: Any) -> GQAState:
         high = max(256, llm.max_positions)
         return cls(
             llm.name,
-            p.option("llm_bytes", BYTES, BYTES[0], "llm_explorer.gqa.bytes", bytes_label),
-            int(p.number("llm_context", 256, high, min(2048, high), "llm_explorer.gqa.context")),
+            p.option(cls.KEYS["size"], BYTES, BYTES[0], "llm_explorer.gqa.bytes", bytes_label),
+            int(p.number(cls.KEYS["context"], 256, high, min(2048, high), "llm_explorer.gqa.context")),
         )
 
     def link(self) -> dict[str, str]:
-        return {"llm_model": self.model, "topic": "gqa", "llm_bytes": str(self.size), "llm_context": str(self.context)}
+        return link_of(self)
 
 
 @dataclass(frozen=True)
@@ -148,22 +157,24 @@ class RopeState:
     model: str
     pair: int = 0
     positions: int = 16
+    topic: ClassVar[str] = "rope"  # the tab's name in the link (ui.state.topic_name)
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": MODEL_KEY,
+        "topic": "topic",
+        "pair": "llm_pair",
+        "positions": "llm_positions",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams, llm: Any) -> RopeState:
         return cls(
             llm.name,
-            int(p.number("llm_pair", 0, llm.head_dim // 2 - 1, 0, "llm_explorer.rope.pair")),
-            int(p.number("llm_positions", 4, 48, 16, "llm_explorer.rope.positions")),
+            int(p.number(cls.KEYS["pair"], 0, llm.head_dim // 2 - 1, 0, "llm_explorer.rope.pair")),
+            int(p.number(cls.KEYS["positions"], 4, 48, 16, "llm_explorer.rope.positions")),
         )
 
     def link(self) -> dict[str, str]:
-        return {
-            "llm_model": self.model,
-            "topic": "rope",
-            "llm_pair": str(self.pair),
-            "llm_positions": str(self.positions),
-        }
+        return link_of(self)
 
 
 @dataclass(frozen=True)
@@ -176,32 +187,34 @@ class HeadTypesState:
     text: str = HEADS_TEXT
     period: int = 50
     seed: int = 0
+    topic: ClassVar[str] = "heads"  # the tab's name in the link (ui.state.topic_name)
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": MODEL_KEY,
+        "topic": "topic",
+        "head_type": "llm_kind",
+        "text": "llm_heads_text",
+        "period": "llm_period",
+        "seed": "llm_heads_seed",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams, llm: Any) -> HeadTypesState:
         return cls(
             llm.name,
             p.option(
-                "llm_kind",
+                cls.KEYS["head_type"],
                 HEAD_TYPES,
                 HEAD_TYPES[0],
                 "llm_explorer.heads.kind",
                 lambda k: tr(f"llm_explorer.kind.{k}"),
             ),
-            p.text("llm_heads_text", HEADS_TEXT, 4000, "llm_explorer.heads.text"),
-            int(p.number("llm_period", 10, 200, 50, "llm_explorer.heads.period")),
-            int(p.number("llm_heads_seed", 0, 10_000, 0, "llm_explorer.heads.seed")),
+            p.text(cls.KEYS["text"], HEADS_TEXT, 4000, "llm_explorer.heads.text"),
+            int(p.number(cls.KEYS["period"], 10, 200, 50, "llm_explorer.heads.period")),
+            int(p.number(cls.KEYS["seed"], 0, 10_000, 0, "llm_explorer.heads.seed")),
         )
 
     def link(self) -> dict[str, str]:
-        return {
-            "llm_model": self.model,
-            "topic": "heads",
-            "llm_kind": self.head_type,
-            "llm_heads_text": self.text,
-            "llm_period": str(self.period),
-            "llm_heads_seed": str(self.seed),
-        }
+        return link_of(self)
 
 
 def generate(state: LLMGenerationState) -> LLMTrace:

@@ -6,6 +6,7 @@ draws it larger."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import plotly.graph_objects as go
 
@@ -13,8 +14,7 @@ from models.inference.traces import HeadWalkthrough
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer import SITE_LABELS, head_text, load_model, run_head_view, transformer_choices
-from ui.state import link_text
-from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, pick_model, show_figure
+from ui.views.base import SlideParams, SlideProblem, SlideView, input_error_type, line, link_of, pick_model, show_figure
 from viz_core.labels import safe_label
 from viz_core.transformer import chain_figure
 
@@ -50,38 +50,39 @@ class HeadState:
     head: int = 0
     query: int = 0
     scaled: bool = True
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "head_model",
+        "text": "head_text",
+        "layer": "head_layer",
+        "head": "head_head",
+        "query": "head_query",
+        "scaled": "head_scale",
+        "site": "head_kind",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> HeadState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
-        name, _, loaded = pick_model(models, p, "head_model", "tf-en-fr", load_model)
-        text = p.text("head_text", head_text(name, loaded.task))
+        name, _, loaded = pick_model(models, p, cls.KEYS["model"], "tf-en-fr", load_model)
+        text = p.text(cls.KEYS["text"], head_text(name, loaded.task))
         cfg = loaded.config
         if loaded.architecture == "decoder-only":
             site, n_layers = "lm", cfg.num_decoder_layers
         else:
-            site = p.option("head_kind", SITE_LABELS, "encoder", "head.url.kind", SITE_LABELS.get)
+            site = p.option(cls.KEYS["site"], SITE_LABELS, "encoder", "head.url.kind", SITE_LABELS.get)
             n_layers = cfg.num_encoder_layers if site == "encoder" else cfg.num_decoder_layers
-        layer, head = p.layer_head("head", n_layers, cfg.n_heads, average=False)
-        scaled = p.flag("head_scale", True, "head.url.scale")
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], n_layers, cfg.n_heads, average=False)
+        scaled = p.flag(cls.KEYS["scaled"], True, "head.url.scale")
         try:
             queries = run_head_view(name, text, site, layer, head, 0).query_tokens
         except input_error_type() as exc:
             raise SlideProblem(input_error(exc)) from None
-        query = p.option("head_query", range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
+        query = p.option(cls.KEYS["query"], range(len(queries)), 0, "head.url.query", lambda i: f"{i}: {queries[i]}")
         return cls(name, text, site, layer, head, query, scaled)
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {
-            "head_model": self.model,
-            "head_text": self.text,
-            "head_layer": str(self.layer),
-            "head_head": str(self.head),
-            "head_query": str(self.query),
-            "head_scale": link_text(self.scaled),
-        }
-        return values if self.site == "lm" else {**values, "head_kind": self.site}
+        return link_of(self, site=None if self.site == "lm" else self.site)  # (a decoder-only model's one site)
 
 
 def models() -> list[tuple[str, str]]:

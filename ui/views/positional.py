@@ -6,6 +6,7 @@ the Present page's renderer) and the handout draw these same figures; a slide on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,7 +15,7 @@ from models.lessons.positional import ModelPositionScores, SinusoidTrace
 from ui.i18n import figure_texts, tr
 from ui.positional import D_CHOICES, SCORE_MODEL, model_scores, score_model, sinusoids
 from ui.state import topic_name
-from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, show_figure
+from ui.views.base import SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, link_of, show_figure
 from viz_core.positional import pe_heatmap_figure, position_score_figure
 
 SINUSOIDS, ROTATION = "positional.tab.sinusoids", "positional.tab.rotation"  # the page's tabs a slide draws
@@ -55,6 +56,13 @@ class PositionalState:
     length: int = 100
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "topic": "topic",
+        "d_model": "pe_d",
+        "length": "pe_len",
+        "layer": "rot_tf_layer",
+        "head": "rot_tf_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> PositionalState:
@@ -65,18 +73,18 @@ class PositionalState:
             if isinstance(loaded, str):
                 raise SlideProblem(loaded)
             layers = loaded.model.encoder.layers
-            layer = p.option("rot_tf_layer", range(len(layers)), 0, "slide.what.layer")
-            head = int(p.number("rot_tf_head", 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
+            layer = p.option(cls.KEYS["layer"], range(len(layers)), 0, "slide.what.layer")
+            head = int(p.number(cls.KEYS["head"], 1, layers[layer].self_attn.n_heads, 1, "grid.head_what"))
             return cls(topic, layer=layer, head=head - 1)
-        d_model = p.option("pe_d", D_CHOICES, 64, "slide.what.d_model")
-        length = int(p.number("pe_len", 10, 400, 100, "slide.what.length"))
+        d_model = p.option(cls.KEYS["d_model"], D_CHOICES, 64, "slide.what.d_model")
+        length = int(p.number(cls.KEYS["length"], 10, 400, 100, "slide.what.length"))
         return cls(topic, d_model, length)
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        if self.topic == ROTATION:
-            return {"topic": topic_name(ROTATION), "rot_tf_layer": str(self.layer), "rot_tf_head": str(self.head + 1)}
-        return {"pe_d": str(self.d_model), "pe_len": str(self.length)}
+        if self.topic == ROTATION:  # the trained head's layer and head (the head 1-based, as the page's input)
+            return link_of(self, topic=topic_name(ROTATION), d_model=None, length=None, head=self.head + 1)
+        return link_of(self, topic=None, layer=None, head=None)  # the table's (its tab, the first, has no topic)
 
 
 def encoding(state: PositionalState) -> SinusoidTrace:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from models.inference.traces import HFTrace
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
-from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
+from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, link_of, show_figure
 from viz_core.attention_grid import HeadFigure
 from viz_core.bert import explorer_head_figures
 
@@ -52,6 +52,15 @@ class RealState:
     scale: str = "absolute"
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "source": "real_source",
+        "text": "real_text",
+        "max_tokens": "real_max",
+        "scale": "real_scale",
+        "layer": "real_layer",
+        "head": "real_head",
+        "text_b": "real_text_b",
+    }  # each field's URL key, in the link's order
 
     @property
     def decoder(self) -> bool:
@@ -64,18 +73,19 @@ class RealState:
         from models.inference.hf_adapter import MAX_TOKENS
         from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model
 
-        source = p.option("real_source", REAL_SOURCES, "installed", "real_model.model", REAL_SOURCES.get)
+        source = p.option(cls.KEYS["source"], REAL_SOURCES, "installed", "real_model.model", REAL_SOURCES.get)
         decoder = source == "decoder"
         model = load_decoder() if decoder else load_real_model("")  # (a folder's path is not in the link)
         if isinstance(model, str):
             raise SlideProblem(model if decoder else md_escape(model))  # (load_decoder's message is escaped)
-        layer, head = p.layer_head("real", model.model.n_layers, model.model.n_heads, average=False)
+        shape = model.model.n_layers, model.model.n_heads
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], *shape, average=False)
         state = cls(
             source=source,
-            text=p.text("real_text", REAL_TEXT, 20_000),
-            text_b="" if decoder else p.text("real_text_b", ""),
-            max_tokens=int(p.option("real_max", REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")),
-            scale=p.option("real_scale", REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get),
+            text=p.text(cls.KEYS["text"], REAL_TEXT, 20_000),
+            text_b="" if decoder else p.text(cls.KEYS["text_b"], ""),
+            max_tokens=int(p.option(cls.KEYS["max_tokens"], REAL_MAX_CHOICES, MAX_TOKENS, "real_model.url.max")),
+            scale=p.option(cls.KEYS["scale"], REAL_SHADES, "absolute", "real_model.url.shade", REAL_SHADES.get),
             layer=layer,
             head=head,
         )
@@ -83,15 +93,7 @@ class RealState:
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {
-            "real_source": self.source,
-            "real_text": self.text,
-            "real_max": str(self.max_tokens),
-            "real_scale": self.scale,
-            "real_layer": str(self.layer),
-            "real_head": str(self.head),
-        }
-        return values if self.decoder else {**values, "real_text_b": self.text_b}
+        return link_of(self, text_b=None if self.decoder else self.text_b)  # (a decoder reads one text)
 
 
 def real_input(state: RealState, model: RealModel) -> RealInput:

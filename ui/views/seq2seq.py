@@ -6,6 +6,7 @@ renderer) and the handout draw these same figures; a slide only draws them large
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -33,6 +34,7 @@ from ui.views.base import (
     hiding,
     input_error_type,
     line,
+    link_of,
     pick_model,
     show_figure,
     show_figures,
@@ -112,22 +114,30 @@ class Seq2seqState:
     mode: str
     alpha: float
     compare: str | None = None
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "s2s_model",
+        "text": "s2s_text",
+        "beam": "s2s_beam",
+        "mode": "s2s_mode",
+        "alpha": "s2s_alpha",
+        "compare": "s2s_compare",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> Seq2seqState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
         from models.inference.common import DEFAULT_LENGTH_PENALTY
 
-        name, _, _ = pick_model(model_choices, p, "s2s_model", "s2s-bahdanau", load_model)
+        name, _, _ = pick_model(model_choices, p, cls.KEYS["model"], "s2s-bahdanau", load_model)
         labels = dict(model_choices())
         return cls(
             model=name,
-            text=p.text("s2s_text", example_inputs(name)[0]),  # the page's own first input for this model
-            beam=int(p.number("s2s_beam", 1, 8, 1, "seq2seq.url.beam")),
-            mode=p.option("s2s_mode", MODES, "soft", "seq2seq.url.mode", MODES.get),
-            alpha=p.number("s2s_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha"),
+            text=p.text(cls.KEYS["text"], example_inputs(name)[0]),  # the page's own first input for this model
+            beam=int(p.number(cls.KEYS["beam"], 1, 8, 1, "seq2seq.url.beam")),
+            mode=p.option(cls.KEYS["mode"], MODES, "soft", "seq2seq.url.mode", MODES.get),
+            alpha=p.number(cls.KEYS["alpha"], 0, 2, DEFAULT_LENGTH_PENALTY, "seq2seq.url.alpha"),
             compare=p.option(
-                "s2s_compare",
+                cls.KEYS["compare"],
                 [None, *(n for n in labels if n != name)],
                 None,
                 "seq2seq.url.compare",
@@ -137,14 +147,7 @@ class Seq2seqState:
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {
-            "s2s_model": self.model,
-            "s2s_text": self.text,
-            "s2s_beam": str(self.beam),
-            "s2s_mode": self.mode,
-            "s2s_alpha": repr(self.alpha),
-        }
-        return values if self.compare is None else {**values, "s2s_compare": self.compare}
+        return link_of(self)  # (no compare: none in the link)
 
 
 def decode(state: Seq2seqState, name: str | None = None) -> Seq2seqDecodeTrace:

@@ -6,12 +6,11 @@ training code it imports load when a studio slide is drawn, not with every deck.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ui.grid import AVERAGE
 from ui.i18n import tr
-from ui.state import link_text
-from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, show_figure
+from ui.views.base import PLAN_WIDTH, SLIDE_HEIGHT, SlideParams, SlideProblem, SlideView, line, link_of, show_figure
 
 
 @dataclass(frozen=True)
@@ -23,6 +22,11 @@ class StudioState:
     run: str
     layer: int | None = None
     head: int = AVERAGE
+    KEYS: ClassVar[dict[str, str]] = {
+        "run": "studio_run",
+        "layer": "studio_layer",
+        "head": "studio_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> tuple[StudioState, Any, list[Any]]:
@@ -33,20 +37,17 @@ class StudioState:
         saved = saved_runs()
         if not saved:
             raise SlideProblem(tr("slide.studio.none"))
-        run = saved[p.option("studio_run", saved, next(iter(saved)), "slide.what.run")]
+        run = saved[p.option(cls.KEYS["run"], saved, next(iter(saved)), "slide.what.run")]
         shots = read_snapshots(run.folder)
         maps = [s.weights for s in shots if s.weights is not None]
         if maps and maps[0].ndim == 4:  # a Transformer's probe: the page's picker
-            layer, head = p.layer_head("studio", *maps[0].shape[:2])
+            layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], *maps[0].shape[:2])
             return cls(run.id, layer, head), run, shots
         return cls(run.id), run, shots
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {"studio_run": self.run}
-        if self.layer is None:
-            return values
-        return {**values, "studio_layer": str(self.layer), "studio_head": link_text(self.head)}
+        return link_of(self, head=None if self.layer is None else self.head)  # (an RNN's: no layer, no head)
 
 
 def saved_runs() -> dict:

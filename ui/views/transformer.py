@@ -7,7 +7,7 @@ handout draw these same figures; a slide only draws them larger."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,7 +15,6 @@ import plotly.graph_objects as go
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.quiz import hide_rows
-from ui.state import link_text
 from ui.tokens import input_error
 from ui.transformer import (
     GEN_EXAMPLES,
@@ -38,6 +37,7 @@ from ui.views.base import (
     hiding,
     input_error_type,
     line,
+    link_of,
     pick_model,
     show_figure,
 )
@@ -115,6 +115,15 @@ class TranslationState:
     site: str = "cross"
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "tf_model",
+        "text": "tf_text",
+        "beam": "tf_beam",
+        "alpha": "tf_alpha",
+        "site": "tf_kind",
+        "layer": "tf_layer",
+        "head": "tf_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> TranslationState:
@@ -122,30 +131,23 @@ class TranslationState:
         from models.inference.common import DEFAULT_LENGTH_PENALTY
 
         name, _, loaded = pick_model(
-            lambda: transformer_choices("encoder-decoder"), p, "tf_model", "tf-en-fr", load_model
+            lambda: transformer_choices("encoder-decoder"), p, cls.KEYS["model"], "tf-en-fr", load_model
         )
-        layer, head = p.layer_head("tf", loaded.config.num_encoder_layers, loaded.config.n_heads)
+        config = loaded.config
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], config.num_encoder_layers, config.n_heads)
         return cls(
             model=name,
-            text=p.text("tf_text", first_input(name)),  # the page's own first input for this model
-            beam=int(p.number("tf_beam", 1, 8, 1, "transformer.url.beam")),
-            alpha=p.number("tf_alpha", 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha"),
-            site=p.option("tf_kind", SITE_LABELS, "cross", "transformer.url.kind", SITE_LABELS.get),
+            text=p.text(cls.KEYS["text"], first_input(name)),  # the page's own first input for this model
+            beam=int(p.number(cls.KEYS["beam"], 1, 8, 1, "transformer.url.beam")),
+            alpha=p.number(cls.KEYS["alpha"], 0, 2, DEFAULT_LENGTH_PENALTY, "transformer.url.alpha"),
+            site=p.option(cls.KEYS["site"], SITE_LABELS, "cross", "transformer.url.kind", SITE_LABELS.get),
             layer=layer,
             head=head,
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "tf_model": self.model,
-            "tf_text": self.text,
-            "tf_beam": str(self.beam),
-            "tf_alpha": repr(self.alpha),
-            "tf_kind": self.site,
-            "tf_layer": link_text(self.layer),
-            "tf_head": link_text(self.head),
-        }
+        return link_of(self)
 
 
 def translate(state: TranslationState) -> Any:
@@ -199,41 +201,45 @@ class GenerationState:
     seed: int = 0
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "gen_model",
+        "prompt": "gen_text",
+        "temperature": "gen_temperature",
+        "top_k": "gen_top_k",
+        "max_new": "gen_max_new",
+        "seed": "gen_seed",
+        "layer": "gen_layer",
+        "head": "gen_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> GenerationState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
-        name, _, loaded = pick_model(lambda: transformer_choices("decoder-only"), p, "gen_model", None, load_model)
-        layer, head = p.layer_head("gen", loaded.config.num_decoder_layers, loaded.config.n_heads)
+        name, _, loaded = pick_model(
+            lambda: transformer_choices("decoder-only"), p, cls.KEYS["model"], None, load_model
+        )
+        config = loaded.config
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], config.num_decoder_layers, config.n_heads)
         return cls(
             model=name,
-            prompt=p.text("gen_text", GEN_EXAMPLES[0]),
-            temperature=p.number("gen_temperature", 0, 2, 0.8, "generation.url.temperature"),
+            prompt=p.text(cls.KEYS["prompt"], GEN_EXAMPLES[0]),
+            temperature=p.number(cls.KEYS["temperature"], 0, 2, 0.8, "generation.url.temperature"),
             top_k=p.option(
-                "gen_top_k",
+                cls.KEYS["top_k"],
                 GEN_TOP_K,
                 20,
                 "slide.what.top_k",
                 lambda k: tr("generation.no_limit") if k == 0 else str(k),
             ),
-            max_new=int(p.number("gen_max_new", 1, 40, 20, "generation.url.max_new")),
-            seed=int(p.number("gen_seed", 0, 1_000_000, 0, "generation.url.seed")),
+            max_new=int(p.number(cls.KEYS["max_new"], 1, 40, 20, "generation.url.max_new")),
+            seed=int(p.number(cls.KEYS["seed"], 0, 1_000_000, 0, "generation.url.seed")),
             layer=layer,
             head=head,
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "gen_model": self.model,
-            "gen_text": self.prompt,
-            "gen_temperature": repr(self.temperature),
-            "gen_top_k": link_text(self.top_k),
-            "gen_max_new": str(self.max_new),
-            "gen_seed": str(self.seed),
-            "gen_layer": link_text(self.layer),
-            "gen_head": link_text(self.head),
-        }
+        return link_of(self)
 
 
 def generate(state: GenerationState) -> Any:

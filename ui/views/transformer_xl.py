@@ -5,13 +5,12 @@ segment of the passage over [memory | segment]. The page (pages/10_Transformer_X
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error
 from ui.transformer_xl import EXAMPLES, FIGURE_PX, load_model, model_choices, run_read
-from ui.state import link_text
 from ui.views.base import (
     PLAN_WIDTH,
     SLIDE_HEIGHT,
@@ -20,6 +19,7 @@ from ui.views.base import (
     SlideView,
     input_error_type,
     line,
+    link_of,
     pick_model,
     show_figure,
 )
@@ -65,28 +65,29 @@ class XLState:
     mem_len: int = 8
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "txl_model",
+        "text": "txl_text",
+        "seg_len": "txl_seg",
+        "mem_len": "txl_mem",
+        "layer": "txl_layer",
+        "head": "txl_head",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> XLState:
         """The state a link holds, read as the page reads it (a refused value: the page's default, noted)."""
         # the page's Model: the shipped xl-lm first, then the studio's XL runs
-        name, _, loaded = pick_model(model_choices, p, "txl_model", None, load_model, "txl.model")
-        text = p.text("txl_text", EXAMPLES[0], 10_000, "txl.url.text")
-        seg_len = int(p.number("txl_seg", 2, 32, 8, "txl.seg"))
-        mem_len = int(p.number("txl_mem", 0, 64, 8, "txl.mem"))
-        layer, head = p.layer_head("txl", loaded.config.n_layers, loaded.config.n_heads)
+        name, _, loaded = pick_model(model_choices, p, cls.KEYS["model"], None, load_model, "txl.model")
+        text = p.text(cls.KEYS["text"], EXAMPLES[0], 10_000, "txl.url.text")
+        seg_len = int(p.number(cls.KEYS["seg_len"], 2, 32, 8, "txl.seg"))
+        mem_len = int(p.number(cls.KEYS["mem_len"], 0, 64, 8, "txl.mem"))
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], loaded.config.n_layers, loaded.config.n_heads)
         return cls(name, text, seg_len, mem_len, layer, head)
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        return {
-            "txl_model": self.model,
-            "txl_text": self.text,
-            "txl_seg": str(self.seg_len),
-            "txl_mem": str(self.mem_len),
-            "txl_layer": link_text(self.layer),
-            "txl_head": link_text(self.head),
-        }
+        return link_of(self)
 
 
 def read_passage(state: XLState) -> XLReadTrace:

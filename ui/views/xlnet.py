@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ui.grid import head_name, pick
 from ui.i18n import figure_texts, tr
 from ui.tokens import input_error, md_escape
-from ui.state import link_text
 from ui.views.base import (
     PLAN_WIDTH,
     SLIDE_HEIGHT,
@@ -21,6 +20,7 @@ from ui.views.base import (
     SlideView,
     input_error_type,
     line,
+    link_of,
     pick_model,
     show_figure,
 )
@@ -87,6 +87,16 @@ class XLNetState:
     k_split: int = 1
     layer: int = 0
     head: int = 0
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": "xlnet_model",
+        "text": "xlnet_text",
+        "mode": "xlnet_mode",
+        "seed": "xlnet_seed",
+        "k_split": "xlnet_k",
+        "layer": "xlnet_layer",
+        "head": "xlnet_head",
+        "typed": "xlnet_typed",
+    }  # each field's URL key, in the link's order
 
     @classmethod
     def read(cls, p: SlideParams) -> XLNetState:
@@ -94,32 +104,24 @@ class XLNetState:
         from models.inference.xlnet import MAX_K
 
         # the page's Model: the shipped xlnet-small first, then the studio's runs
-        name, _, loaded = pick_model(model_choices, p, "xlnet_model", None, load_model, "xlnet.model")
-        mode = p.option("xlnet_mode", MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
-        layer, head = p.layer_head("xlnet", loaded.config.n_layers, loaded.config.n_heads)
+        name, _, loaded = pick_model(model_choices, p, cls.KEYS["model"], None, load_model, "xlnet.model")
+        mode = p.option(cls.KEYS["mode"], MODES, "random", "xlnet.mode", lambda m: tr(f"xlnet.mode.{m}"))
+        config = loaded.config
+        layer, head = p.layer_head(cls.KEYS["layer"], cls.KEYS["head"], config.n_layers, config.n_heads)
         return cls(
             model=name,
-            text=p.text("xlnet_text", EXAMPLES[0], 10_000, "xlnet.url.text"),
+            text=p.text(cls.KEYS["text"], EXAMPLES[0], 10_000, "xlnet.url.text"),
             mode=mode,
-            seed=int(p.number("xlnet_seed", 0, 1_000_000, 0, "xlnet.seed")),
-            typed=p.text("xlnet_typed", "", 200, "xlnet.typed") if mode == "typed" else "",
-            k_split=int(p.number("xlnet_k", 1, MAX_K, loaded.config.k_split, "xlnet.url.k")),
+            seed=int(p.number(cls.KEYS["seed"], 0, 1_000_000, 0, "xlnet.seed")),
+            typed=p.text(cls.KEYS["typed"], "", 200, "xlnet.typed") if mode == "typed" else "",
+            k_split=int(p.number(cls.KEYS["k_split"], 1, MAX_K, config.k_split, "xlnet.url.k")),
             layer=layer,
             head=head,
         )
 
     def link(self) -> dict[str, str]:
         """The link's values for this state (what :meth:`read` reads back to the same state)."""
-        values = {
-            "xlnet_model": self.model,
-            "xlnet_text": self.text,
-            "xlnet_mode": self.mode,
-            "xlnet_seed": str(self.seed),
-            "xlnet_k": str(self.k_split),
-            "xlnet_layer": link_text(self.layer),
-            "xlnet_head": link_text(self.head),
-        }
-        return {**values, "xlnet_typed": self.typed} if self.mode == "typed" else values
+        return link_of(self, typed=self.typed if self.mode == "typed" else None)  # (the order, when typed)
 
 
 def predict(state: XLNetState) -> tuple[list[str], list[bool], XLNetTrace]:
