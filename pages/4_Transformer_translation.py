@@ -28,6 +28,7 @@ from ui.transformer import (
     attention_of,
     compare_with_rnn,
     explain_translation,
+    exposure_view,
     label_smoothing_view,
     first_input,
     follow_translation_model,
@@ -313,6 +314,8 @@ token_strip(
 )
 if is_translation:
     scores_view(state.model)
+    st.divider()
+    exposure_view(state.model)
     st.divider()
     label_smoothing_view()
 

@@ -51,6 +51,51 @@ def test_forced_run_is_the_teacher_forced_argmax_and_runs_agree_until_they_part(
         assert np.allclose(trace.free_attention[:shared], trace.forced_attention[:shared], atol=1e-5)
 
 
+def test_the_transformer_forced_run_is_its_teacher_forced_argmax_and_the_runs_agree_until_they_part(
+    test_pairs,
+) -> None:
+    """The Transformer page's exposure view: the forced row t is argmax p(y | gold y_<t, x) from one teacher-forced
+    pass, the free run is greedy decoding, they read the same prefix (and attend the same) up to the parting
+    step, and the attention drawn is the last decoder layer's cross-attention, mean over heads."""
+    from models.inference.transformer import greedy_decode
+    from models.training.transformer import exposure_trace as tf_exposure_trace
+
+    loaded = load_transformer("tf-en-fr")
+    model = loaded.encoder_decoder
+    parted_seen = 0
+    for pair in test_pairs[:30]:
+        trace = tf_exposure_trace(
+            model, loaded.src_stoi, loaded.tgt_stoi, loaded.tgt_itos, pair.src, pair.tgt, loaded.max_src_tokens
+        )
+        src = pad_ids([encode_source(loaded.src_stoi, pair.src, loaded.max_src_tokens)], 0)
+        gold = [loaded.tgt_stoi.get(t, 1) for t in pair.tgt] + [EOS_ID]
+        with torch.no_grad():
+            logits = model(src, torch.tensor([[model.config.bos_id] + gold[:-1]]))[0].float()
+        direct = ["</s>" if i == EOS_ID else loaded.tgt_itos[i] for i in logits.argmax(-1).tolist()]
+        assert trace.forced_tokens == direct
+        free = greedy_decode(model, src[0].tolist(), max_len=len(gold) + 10, top_k=1)
+        assert trace.free_tokens == ["</s>" if i == EOS_ID else loaded.tgt_itos[i] for i in free.output_ids]
+        assert np.allclose(trace.free_attention, free.cross_attention[-1].mean(0))
+        gold_words = list(pair.tgt) + ["</s>"]
+        if trace.parted is None:
+            assert trace.free_tokens == gold_words
+            continue
+        parted_seen += 1
+        assert trace.free_tokens[: trace.parted] == gold_words[: trace.parted]
+        shared = trace.parted + 1  # the same inputs up to and at the parting step
+        assert trace.free_tokens[:shared] == trace.forced_tokens[:shared]
+        assert np.allclose(trace.free_attention[:shared], trace.forced_attention[:shared], atol=1e-5)
+    assert parted_seen  # the first 30 test sentences hold at least one where the runs part
+
+
+def test_the_exposure_figure_notes_the_parting_once_and_in_the_readers_words() -> None:
+    from viz_core.finetune import exposure_figure
+
+    weights = np.full((3, 2), 0.5)
+    fig = exposure_figure(["a", "b"], ["x", "y", "z"], ["x", "q", "z"], weights, weights, 1, ["L", "R"], "T", "分歧")
+    assert [a.text for a in fig.layout.annotations] == ["L", "R", "分歧"]  # no plotly default "new text"
+
+
 def test_token_calibration_against_a_direct_computation(test_pairs) -> None:
     loaded = load_transformer("tf-en-fr")
     model = loaded.encoder_decoder

@@ -173,3 +173,31 @@ def test_label_smoothing_section(translation: AppTest) -> None:
             assert smooth["ece"] < zero["ece"] and zero["mean_confidence"] > zero["token_accuracy"]
         else:
             assert "under-confident" in verdict and zero["mean_confidence"] < zero["token_accuracy"]
+
+
+@pytest.mark.slow
+def test_exposure_section_decodes_a_test_sentence_both_ways(translation: AppTest) -> None:
+    """Issue 27 item 3 on the Transformer page: the page model's first parting test sentence, decoded from the
+    gold prefix and from its own, in a table and a side-by-side figure whose rows are the two runs' words."""
+    from corpora.en_fr import make_splits
+    from models.checkpoints import load_transformer
+    from models.training.transformer import exposure_trace
+    from tests.charts import charts
+    from viz_core.labels import safe_label
+
+    _ok(translation)
+    assert any("exposure bias" in s.value for s in translation.subheader)
+    model = translation.selectbox(key="tf_model").value
+    index = int(translation.number_input(key="tf_exp_index").value)
+    loaded = load_transformer(model)
+    pair = make_splits()["test"][index]
+    trace = exposure_trace(
+        loaded.encoder_decoder, loaded.src_stoi, loaded.tgt_stoi, loaded.tgt_itos, pair.src, pair.tgt, 64
+    )
+    assert trace.parted is not None  # the view opens on a sentence where the runs part
+    assert any(f"part at step {trace.parted}" in i.value for i in translation.info)
+    figure = next(c.figure for c in charts(translation) if c.key == "tf_exposure_attention")
+    forced_axis, free_axis = (figure["layout"][a] for a in ("yaxis", "yaxis2"))
+    for axis, words in ((forced_axis, trace.forced_tokens), (free_axis, trace.free_tokens)):
+        labelled = [str(t).split(" · ", 1) for t in axis["ticktext"]]  # "t · word", every row or a thinned few
+        assert labelled and all(safe_label(words[int(t)]) == word for t, word in labelled)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -19,6 +20,9 @@ from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.seq2seq import attention_heatmap
+
+if TYPE_CHECKING:
+    from models.training.seq2seq import ExposureTrace
 
 MODES = Labels({mode: f"seq2seq.mode.{mode}" for mode in ("soft", "hard")})
 
@@ -373,7 +377,6 @@ def exposure_view() -> None:
     side, with the attention of each and the step where they part; the two teacher-forcing ratios compared."""
     from models.checkpoints import load_results
     from models.training.seq2seq import FORCING_PAIR
-    from viz_core.finetune import exposure_figure
 
     st.subheader(tr("seq2seq.exp.header"))
     st.markdown(tr("seq2seq.exp.intro"))
@@ -403,7 +406,15 @@ def exposure_view() -> None:
             tr("seq2seq.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name), step=1, key="exp_index"
         )
     )
-    trace = _exposure(name, index)
+    show_exposure(_exposure(name, index), "exposure_attention")
+
+
+def show_exposure(trace: ExposureTrace, key: str) -> None:
+    """One sentence's two decodings (gold prefix, own prefix): the source and reference, where they part, the
+    words of each step side by side, and the attention of each (figure ``key``): the seq2seq and Transformer
+    pages' exposure-bias views."""
+    from viz_core.finetune import exposure_figure
+
     st.markdown(tr("seq2seq.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
@@ -443,6 +454,6 @@ def exposure_view() -> None:
                 tr("seq2seq.exp.fig.parted"),
                 texts=figure_texts(),
             ),
-            key="exposure_attention",
+            key=key,
             config=PLOT,
         )

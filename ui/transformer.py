@@ -673,3 +673,63 @@ def label_smoothing_view() -> None:
                 acc1=smooth["token_accuracy"],
             )
         )
+
+
+# --------------------------------------------------------------------------------------
+# Teacher forcing and exposure bias
+# --------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _test_pairs(name: str) -> list[tuple[list[str], list[str]]]:
+    """The test split of the corpus ``name`` was trained on (the grammar's, or its real corpus's tokens)."""
+    from corpora.en_fr import make_splits
+    from corpora.real_pairs import real_splits
+
+    corpus = _load(name).training.get("corpus")
+    pairs = real_splits(corpus)["test"] if corpus else [(p.src, p.tgt) for p in make_splits()["test"]]
+    return [(list(src), list(tgt)) for src, tgt in pairs]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _exposure(name: str, index: int):
+    """Test sentence ``index`` of ``name`` decoded from the gold prefix and from its own
+    (models.training.transformer.exposure_trace)."""
+    from models.training.transformer import exposure_trace
+
+    loaded = _load(name)
+    test = _test_pairs(name)
+    src, tgt = test[index % len(test)]
+    return exposure_trace(
+        loaded.encoder_decoder, loaded.src_stoi, loaded.tgt_stoi, loaded.tgt_itos, src, tgt, loaded.max_src_tokens
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+@spinning("transformer.exp.finding")
+def _first_parting(name: str, limit: int = 60) -> int:
+    """The first test sentence (of the first ``limit``) whose free run leaves the gold prefix, else 0."""
+    return next((i for i in range(limit) if _exposure(name, i).parted is not None), 0)
+
+
+def exposure_view(name: str) -> None:
+    """Teacher forcing and exposure bias on the Transformer: one test sentence of the model's corpus decoded
+    from the gold prefix and from the model's own, step by step side by side (ui.seq2seq.show_exposure)."""
+    from ui.seq2seq import show_exposure
+
+    st.subheader(tr("transformer.exp.header"))
+    st.markdown(tr("transformer.exp.intro"))
+    n = len(_test_pairs(name))
+    first = _first_parting(name)
+    index = checked(
+        st.number_input,
+        tr("seq2seq.exp.sentence"),
+        min_value=0,
+        max_value=n - 1,
+        value=first,
+        step=1,
+        key="tf_exp_index",
+        help=tr("transformer.exp.sentence_help", n=n, first=first),
+    )
+    show_exposure(_exposure(name, int(index)), "tf_exposure_attention")
+    st.caption(tr("transformer.exp.caption"))

@@ -159,7 +159,8 @@ def exposure_figure(
                 line=dict(color=SERIES_COLORS[1], width=3),
                 row=1,
                 col=col,
-                annotation_text=parted_text if col == 2 else None,
+                # the note once, on the free run's side (an annotation_text of None would draw "new text")
+                **({"annotation_text": parted_text} if col == 2 else {}),
             )
     base_layout(fig, title=title, height=max(420, 160 + 22 * max(len(forced_tokens), len(free_tokens))))
     return fig

@@ -591,6 +591,36 @@ class ExposureTrace:
     free_attention: np.ndarray | None
     parted: int | None
 
+    @classmethod
+    def of(
+        cls,
+        source: Sequence[str],
+        gold: Sequence[str],
+        gold_ids: Sequence[int],
+        forced: tuple[list[int], list[float], np.ndarray | None],
+        free: tuple[list[int], list[float], np.ndarray | None],
+        word: Callable[[int], str],
+    ) -> ExposureTrace:
+        """The trace of both runs, each (chosen ids, their probabilities, attention), with ``gold_ids`` the
+        reference and its end token: ``parted`` is the first step where the free run's id is not the gold
+        one (or the free run stops before the reference ends); ``word`` names an id."""
+        free_ids = free[0]
+        parted = next(
+            (t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
+            None if len(free_ids) >= len(gold_ids) else len(free_ids),
+        )
+        return cls(
+            list(source),
+            list(gold),
+            [word(i) for i in forced[0]],
+            list(forced[1]),
+            forced[2],
+            [word(i) for i in free_ids],
+            list(free[1]),
+            free[2],
+            parted,
+        )
+
 
 @torch.no_grad()
 def exposure_trace(
@@ -624,24 +654,13 @@ def exposure_trace(
 
     forced_ids, forced_prob, forced_att = run(True)
     free_ids, free_prob, free_att = run(False)
-    parted = next(
-        (t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
-        None if len(free_ids) >= len(gold_ids) else len(free_ids),
-    )
-
-    def words(seq: list[int]) -> list[str]:
-        return ["</s>" if i == EOS_ID else tgt_vocab.itos[i] for i in seq]
-
-    return ExposureTrace(
-        list(source),
-        list(gold),
-        words(forced_ids),
-        forced_prob,
-        np.stack(forced_att) if forced_att else None,
-        words(free_ids),
-        free_prob,
-        np.stack(free_att) if free_att else None,
-        parted,
+    return ExposureTrace.of(
+        source,
+        gold,
+        gold_ids,
+        (forced_ids, forced_prob, np.stack(forced_att) if forced_att else None),
+        (free_ids, free_prob, np.stack(free_att) if free_att else None),
+        lambda i: "</s>" if i == EOS_ID else tgt_vocab.itos[i],
     )
 
 

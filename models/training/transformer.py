@@ -45,7 +45,7 @@ from models.checkpoints import (
     save_transformer,
 )
 from models.inference.common import pad_ids
-from models.inference.transformer import greedy_batch
+from models.inference.transformer import greedy_batch, greedy_decode
 from models.inference.translate import TRANSLATION, source_tokens
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig, label_smoothed_cross_entropy
 from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, UNK, Vocab, encode_source
@@ -59,6 +59,7 @@ from models.training.metrics import (
 from models.training.presets import Preset
 from models.training.seq2seq import (
     Decoded,
+    ExposureTrace,
     build_vocabs,
     evaluate_real,
     real_figures,
@@ -501,6 +502,46 @@ def format_results(results: dict) -> str:
         lines.append("no shipped transformer checkpoints: python -m models.train --preset tf-copy (…)")
     lines.extend(f"error: {e}" for e in results.get("errors", []))
     return "\n".join(lines)
+
+
+# ---- teacher forcing and exposure bias -------------------------------------------------------------
+
+
+def exposure_trace(
+    model: Transformer,
+    src_stoi: dict[str, int],
+    tgt_stoi: dict[str, int],
+    tgt_itos: Sequence[str],
+    source: Sequence[str],
+    gold: Sequence[str],
+    limit: int,
+) -> ExposureTrace:
+    """``source`` decoded greedily from the gold prefix (teacher forcing: the decoder reads y_<t of the
+    reference, as every training step does for all positions at once) and from the model's own prefix (up to
+    the gold length + 10 steps, or </s>), as :func:`models.training.seq2seq.exposure_trace` does for an RNN.
+    Attention: the last decoder layer's cross-attention, the mean over its heads."""
+    c = model.config
+    unk = tgt_stoi.get(UNK, 1)
+    gold_ids = ([tgt_stoi.get(t, unk) for t in gold] + [EOS_ID])[: c.max_len - 1]
+    src_ids = encode_source(src_stoi, source, limit)
+    forced = greedy_decode(model, src_ids, max_len=len(gold_ids), top_k=1, forced=gold_ids)
+    free = greedy_decode(model, src_ids, max_len=len(gold_ids) + 10, top_k=1)
+    return ExposureTrace.of(
+        source,
+        gold,
+        gold_ids,
+        (
+            [int(i) for i in forced.topk_ids[:, 0]],
+            [round(float(p), 4) for p in forced.topk_probs[:, 0]],
+            forced.cross_attention[-1].mean(0),
+        ),
+        (
+            list(free.output_ids),
+            [round(float(p), 4) for p in np.exp(free.token_log_probs)],
+            free.cross_attention[-1].mean(0),
+        ),
+        lambda i: "</s>" if i == EOS_ID else tgt_itos[i],
+    )
 
 
 # ---- label smoothing: calibration of the ε = 0 and ε = 0.1 pair -----------------------------------

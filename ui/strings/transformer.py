@@ -160,6 +160,36 @@ STRINGS: dict[str, tuple[str, str]] = {
         "的 RNN 注意力 α 相对应的部分，每层每个头各一个。",
     ),
     # Label smoothing ε = 0 against ε = 0.1 (ui.transformer.label_smoothing_view)
+    # Teacher forcing and exposure bias (ui.transformer.exposure_view)
+    "transformer.exp.header": ("Teacher forcing and exposure bias", "教师强制与暴露偏差"),
+    "transformer.exp.intro": (
+        "The Transformer is trained with teacher forcing at every position at once: the masked decoder reads "
+        "the **gold** words y₁…y_(t−1) and learns to predict y_t, all t in one pass. At test time it reads "
+        "**its own** previous outputs, one step after another, and has never practised recovering from its "
+        "own mistakes (exposure bias). Below, one test sentence of this model's corpus is decoded both ways "
+        "by this model, greedily: the left panel's row t is the word chosen after the gold words, the right "
+        "panel's after the model's own words.",
+        "Transformer 用教师强制训练，而且所有位置同时进行：带掩码的解码器读入**正确**的词 y₁…y_(t−1)，学习"
+        "预测 y_t，所有 t 一次算完。测试时它一步接一步地读入**自己**之前的输出，从来没有练习过从自己的错误"
+        "中恢复（暴露偏差）。下面用这个模型对它所属语料的一个测试句子贪心解码两次：左图第 t 行是读入正确词"
+        "之后选的词，右图第 t 行是读入模型自己的词之后选的词。",
+    ),
+    "transformer.exp.finding": (
+        "Looking for a test sentence where the two decodings part …",
+        "正在寻找两种解码出现分歧的测试句子……",
+    ),
+    "transformer.exp.sentence_help": (
+        "One of the {n} test sentences, never trained on. It starts at {first}: the first of the first 60 "
+        "where the decoding from the model's own prefix leaves the gold one (0 if none does).",
+        "{n} 个测试句子之一，从未用于训练。初始为 {first}：前 60 句中第一个从模型自己的前缀解码时偏离正确前缀"
+        "的句子（若没有则为 0）。",
+    ),
+    "transformer.exp.caption": (
+        "Attention: the last decoder layer's cross-attention, the mean over its heads. Both decodings are this "
+        "model's greedy choices; the words are the model's own tokens (a word outside its vocabulary is <unk>).",
+        "注意力：最后一个解码器层的交叉注意力，各头取平均。两种解码都是这个模型的贪心选择；词是模型自己的词元"
+        "（词表之外的词为 <unk>）。",
+    ),
     "transformer.ls.header": ("Label smoothing: ε = 0 against ε = 0.1", "标签平滑：ε = 0 与 ε = 0.1 对比"),
     "transformer.ls.intro": (
         "The Transformer trains against a target that puts 1 − ε on the reference word and spreads ε "
