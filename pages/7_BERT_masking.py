@@ -57,7 +57,14 @@ from ui.state import at_most, checked, linked, increment, many, number_in, topic
 from ui.state import labels as url_labels  # noqa: E402
 from ui.table import table  # noqa: E402
 from ui.tokens import md_escape  # noqa: E402
-from ui.views.bert import PAGE_ROWS, MaskingState, analysis_of, predicted_rows, predictions_view  # noqa: E402
+from ui.views.bert import (  # noqa: E402
+    PAGE_ROWS,
+    FinetuneState,
+    MaskingState,
+    analysis_of,
+    predicted_rows,
+    predictions_view,
+)
 from viz_core.attention_grid import grid_payload  # noqa: E402
 from viz_core.bert import (  # noqa: E402
     attention_share_figure,
@@ -407,7 +414,7 @@ def fine_tuning_section() -> None:
         if i >= 0:
             st.caption(tr("masking.span", i=i, j=j))
     st.divider()
-    finetuned_view()
+    finetuned_view(lambda model, task: publish_view(FinetuneState(model, task)))
     st.divider()
     explain_loss()
 

@@ -254,6 +254,24 @@ def test_llm_slide_draws_each_generated_tokens_attention(tiny_llm):
     np.testing.assert_allclose(_drawn(at), trace.steps[1].attention.mean(axis=1), atol=1e-6)  # one row per layer
 
 
+def test_a_slide_from_the_bert_finetuning_tab_shows_its_figures():
+    """Issue 27 item 7: the BERT page's fine-tuning tab on a slide: both test figures of the model and task, and
+    the tab's change grid, the checkpoint's recorded numbers (MiniLM-L6's from the saved evaluation)."""
+    from ui.bert import finetune_record
+    from ui.views.bert import FinetuneState
+
+    for state in (FinetuneState("small", "nli"), FinetuneState("minilm", "cls")):
+        at = _present(Slide("7_BERT_masking", state.link()))
+        assert not at.caption  # every value taken
+        training = finetune_record(state.model, state.task)[1]
+        scores = training.get("test") or training
+        shown = _texts(at).replace("\\", "")  # (the line is markdown-escaped)
+        assert f"(§4) {scores['finetuned']:.1%}" in shown and f"(§5.3) {scores['frozen']:.1%}" in shown
+        np.testing.assert_allclose(_drawn(at), np.asarray(training["attention_change"]), atol=1e-9)
+    at = _present(Slide("7_BERT_masking", {"topic": "finetune", "bert_ft_task": "ner"}))
+    assert "ner" in _texts(at)  # a refused task: noted, the first task shown
+
+
 def test_transformer_xl_slide_steps_through_the_segments():
     from models.checkpoints import load_txl
     from models.inference.transformer_xl import read_passage

@@ -300,6 +300,7 @@ def _slides() -> list[tuple[str, dict[str, str]]]:
         ("4_Transformer_translation", {"tf_kind": "decoder"}),
         ("5_Inside_one_head", {"head_scale": "false"}),
         ("8_Real_model_explorer", {"real_source": "decoder"}),
+        ("7_BERT_masking", {"topic": "finetune", "bert_ft_model": "small", "bert_ft_task": "nli"}),
     ]
 
 

@@ -23,11 +23,13 @@ from ui.checkpoints import cached_loader
 from ui.export import PLOT
 from ui.i18n import Labels, figure_texts, spinning, tr
 from ui.plot import chart
-from ui.state import boolean, link_option, number_in, url_check, url_notice
+from ui.state import boolean, link_option, linked, number_in, url_check, url_notice
 from ui.tokens import md_escape, model_text
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, TYPED, PredictionRow, nsp_figure, nsp_table
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from models.inference.hf_adapter import HFModel
     from models.inference.model_access import ModelRegistry
     from models.inference.traces import HFTrace
@@ -811,10 +813,49 @@ def minilm_finetuned_rows(recorded: dict[str, dict] | None = None) -> list[dict[
     return [_finetune_row("minilm", task, recorded[task]) for task in FINETUNE_TASKS if task in recorded]
 
 
-def finetuned_view() -> None:
+def finetune_record(model: str, task: str) -> tuple[str | None, dict] | None:
+    """(the checkpoint to load, or None where its weights are not on this machine; its training record, or the
+    saved evaluation's row) of ``model`` (``small`` or ``minilm``) fine-tuned on ``task``; None when neither
+    exists."""
+    names = _finetuned_names()
+    if (model, task) in names:
+        return names[model, task], _finetuned(names[model, task])[0].training
+    recorded = _recorded_minilm() if model == "minilm" else {}
+    return (None, recorded[task]) if task in recorded else None
+
+
+def finetune_options() -> dict[str, list[str]]:
+    """model (``small``, ``minilm``) → the tasks it was fine-tuned on, here or in the saved evaluation."""
+    names, recorded = _finetuned_names(), _recorded_minilm()
+    out = {
+        m: [t for t in FINETUNE_TASKS if (m, t) in names or (m == "minilm" and t in recorded)]
+        for m in ("small", "minilm")
+    }
+    return {m: tasks for m, tasks in out.items() if tasks}
+
+
+def finetune_change_figure(training: dict) -> go.Figure | None:
+    """How fine-tuning changed each layer × head's attention (the record's mean total-variation distance on its
+    test inputs), or None when the record holds no such grid: the fine-tuning tab's figure and its slide's."""
+    from viz_core.finetune import change_grid_figure
+
+    change = np.asarray(training.get("attention_change") or [], dtype=float)
+    if change.ndim != 2 or not change.size:
+        return None
+    return change_grid_figure(
+        change,
+        tr("masking.ftx.fig.change", n=training.get("attention_inputs") or 0),
+        tr("masking.ftx.layer"),
+        tr("masking.ftx.head"),
+        tr("masking.ftx.distance"),
+    )
+
+
+def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None) -> None:
     """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
-    task how fine-tuning changed the attention, per layer × head and on one test input."""
-    from viz_core.finetune import before_after_figure, change_grid_figure
+    task how fine-tuning changed the attention, per layer × head and on one test input. The model and task
+    picked here go to ``picked`` (the page publishes its view state with them: ui.views.bert.FinetuneState)."""
+    from viz_core.finetune import before_after_figure
 
     st.subheader(tr("masking.ftx.header"))
     st.markdown(tr("masking.ftx.intro"))
@@ -837,33 +878,27 @@ def finetuned_view() -> None:
     st.caption(tr("masking.ftx.data"))
     if minilm:
         st.caption(tr("masking.ftx.minilm"))
-    models = [m for m in ("small", "minilm") if any(k[0] == m for k in names) or (m == "minilm" and recorded)]
+    options = finetune_options()
     c1, c2 = st.columns(2)
-    model = c1.selectbox(
-        tr("masking.ftx.col.model"), models, format_func=lambda m: tr(f"masking.ftx.model.{m}"), key="bert_ft_model"
+    model = linked(  # kept in the link: a slide of this tab shows the same model and task
+        c1.selectbox,
+        tr("masking.ftx.col.model"),
+        list(options),
+        format_func=lambda m: tr(f"masking.ftx.model.{m}"),
+        key="bert_ft_model",
     )
-    tasks = [t for t in FINETUNE_TASKS if (model, t) in names or (model == "minilm" and t in recorded)]
-    task = c2.selectbox(
-        tr("masking.ftx.pick"), tasks, format_func=lambda x: tr(f"masking.ftx.task.{x}"), key="bert_ft_task"
+    task = linked(
+        c2.selectbox,
+        tr("masking.ftx.pick"),
+        options[model],
+        format_func=lambda x: tr(f"masking.ftx.task.{x}"),
+        key="bert_ft_task",
     )
-    if (model, task) in names:
-        name = names[model, task]
-        training = _finetuned(name)[0].training
-    else:  # a MiniLM-L6 recorded in the saved evaluation, its weights not on this machine
-        name, training = None, recorded[task]
-    change = np.asarray(training.get("attention_change") or [], dtype=float)
-    if change.ndim == 2 and change.size:
-        chart(
-            change_grid_figure(
-                change,
-                tr("masking.ftx.fig.change", n=training.get("attention_inputs") or 0),
-                tr("masking.ftx.layer"),
-                tr("masking.ftx.head"),
-                tr("masking.ftx.distance"),
-            ),
-            key="bert_ft_change",
-            config=PLOT,
-        )
+    picked(model, task)
+    name, training = finetune_record(model, task) or (None, {})
+    figure = finetune_change_figure(training)
+    if figure is not None:
+        chart(figure, key="bert_ft_change", config=PLOT)
         st.caption(tr("masking.ftx.change_caption"))
     if name is None:
         st.info(tr("masking.ftx.no_weights", command=training.get("command") or ""))

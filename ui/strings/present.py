@@ -208,6 +208,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "slide.bert.typed": ("What BERT predicts at the [MASK]s typed in the text", "BERT 在文本中输入的 [MASK] 处的预测"),
     "slide.bert.seed": ("seed {seed}", "随机种子 {seed}"),
+    "slide.bert.finetune": (
+        "test: fine-tuned (§4) {all:.1%} · frozen, head only (§5.3) {frozen:.1%} · {n} items",
+        "测试集：全部微调（§4）{all:.1%} · 冻结、只训练输出头（§5.3）{frozen:.1%} · {n} 项",
+    ),
     "slide.bert.title": (
         "What BERT predicts where pieces were masked: {hits} of {n} right at top-1 (green: the original)",
         "BERT 在掩码位置的预测：{n} 个中 {hits} 个 top-1 正确（绿色：原来的子词）",

@@ -21,11 +21,15 @@ from ui.bert import (
     clickable,
     clicks_of,
     clicks_text,
+    finetune_change_figure,
+    finetune_options,
+    finetune_record,
     load_small_bert,
     masked_lm_choices,
     outcome_labels,
 )
 from ui.i18n import figure_texts, tr
+from ui.state import topic_name, topic_of
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, link_of, show_figure
 from viz_core.bert import TYPED, PredictionRow, prediction_rows, predictions_figure
 
@@ -108,6 +112,72 @@ class MaskingState:
         return link_of(self, clicked=clicks_text(self.clicked))
 
 
+#: The fine-tuning tab's title id: its slide is :func:`finetune_slide`.
+FINETUNE_TAB = "masking.tab.finetune"
+
+
+@dataclass(frozen=True)
+class FinetuneState:
+    """The BERT page's fine-tuning tab as values: the encoder fine-tuned (``small`` bert-small, ``minilm``
+    MiniLM-L6) and the task (cls | nli | qa) whose attention change is drawn."""
+
+    model: str = "small"
+    task: str = "nli"
+    topic: ClassVar[str] = topic_name(FINETUNE_TAB)  # the tab's name in the link
+    KEYS: ClassVar[dict[str, str]] = {
+        "topic": "topic",
+        "model": "bert_ft_model",
+        "task": "bert_ft_task",
+    }  # each field's URL key, in the link's order
+
+    @classmethod
+    def read(cls, p: SlideParams) -> FinetuneState:
+        """The state a link holds, read as the tab reads it (its first model and task by default); SlideProblem
+        when nothing fine-tuned is on this server or in the saved evaluation."""
+        p.topic(FINETUNE_TAB, [FINETUNE_TAB])  # the fine-tuning tab's view (another tab's name: noted)
+        options = finetune_options()
+        if not options:
+            raise SlideProblem(tr("masking.ftx.none"))
+        model = p.option(cls.KEYS["model"], list(options), next(iter(options)), "masking.ftx.col.model", _model_label)
+        tasks = options[model]
+        return cls(model, p.option(cls.KEYS["task"], tasks, tasks[0], "masking.ftx.pick", _task_label))
+
+    def link(self) -> dict[str, str]:
+        """The link's values for this state (what :meth:`read` reads back to the same state)."""
+        return link_of(self)
+
+
+def _model_label(model: str) -> str:
+    return tr(f"masking.ftx.model.{model}")
+
+
+def _task_label(task: str) -> str:
+    return tr(f"masking.ftx.task.{task}")
+
+
+def finetune_slide(p: SlideParams) -> SlideView:
+    """The fine-tuning tab as a slide: both test figures of the model and task (all parameters fine-tuned,
+    §4; the frozen-feature head, §5.3) above the tab's figure of how fine-tuning changed each layer × head."""
+    s = FinetuneState.read(p)
+    record = finetune_record(s.model, s.task)
+    if record is None:
+        raise SlideProblem(tr("masking.ftx.none"))
+    training = record[1]
+    scores = training.get("test") or training
+    figure = finetune_change_figure(training)
+
+    def draw(step: int) -> None:
+        line(  # the figures first: where the line is cut, it is in the task's name
+            tr("slide.bert.finetune", all=scores["finetuned"], frozen=scores["frozen"], n=training.get("n_test", "")),
+            _model_label(s.model),
+            _task_label(s.task),
+        )
+        if figure is not None:
+            show_figure(figure)
+
+    return p.view(1, 0, draw)
+
+
 def analysis_of(state: MaskingState) -> Any:
     """The state's masked analysis (ui.bert.analyse, cached), as the page and its slide both show it."""
     return analyse(state.model, state.text_a, state.text_b, state.seed, state.draw_random, state.clicked, state.rule)
@@ -116,7 +186,10 @@ def analysis_of(state: MaskingState) -> Any:
 def slide(p: SlideParams) -> SlideView:
     """The page's predictions as a slide (the page's Model, minilm-mlm by default; a [MASK] typed in the
     text is predicted as ``python -m models.fill_mask`` does), read from the link as the page reads it;
-    above the figure, how many the model got right at top-1."""
+    above the figure, how many the model got right at top-1. Added from the fine-tuning tab: that tab's
+    view (:func:`finetune_slide`)."""
+    if topic_of(p.raw("topic") or "", [FINETUNE_TAB]) is not None:  # added from the fine-tuning tab
+        return finetune_slide(p)
     s = MaskingState.read(p)
     analysis = analysis_of(s)
     rows = predicted_rows(analysis, s.clicked)
