@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
-from ui.deck import publish_view
+from ui.deck import add_section_button, publish_view
 from ui.explain import seq2seq_chart
 from ui.export import PLOT, export_menu
 from ui.i18n import figure_texts, tr
@@ -28,7 +28,7 @@ from ui.seq2seq import (
 )
 from ui.state import at_most, checked, linked, labels as url_labels, number_in, url_check, use_example
 from ui.stepper import length_penalty_slider, step_control
-from ui.views.seq2seq import Seq2seqState, attention_view, comparison_heatmap, decode, page_gold
+from ui.views.seq2seq import ExposureState, Seq2seqState, attention_view, comparison_heatmap, decode, page_gold
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from viz_core.seq2seq import attention_heatmap, beam_tree_figure, step_attention_bars, topk_bars
 
@@ -293,5 +293,5 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
 st.divider()
 bleu_chart()
 st.divider()
-exposure_view()
+exposure_view(lambda name, index: add_section_button(ExposureState(name, index), "deck_add_exposure"))
 explain()

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
-from ui.deck import publish_view
+from ui.deck import add_section_button, publish_view
 from ui.explain import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
@@ -18,7 +18,7 @@ from ui.seq2seq import example_inputs, model_data
 from ui.i18n import figure_texts, tr
 from ui.grid import AVERAGE, head_name, head_picker, on_grid_select, pick
 from ui.state import at_most, checked, link_option, linked, labels as url_labels, number_in, url_check, use_example
-from ui.views.transformer import TranslationState, head_view, translate
+from ui.views.transformer import ExposureState, SmoothingState, TranslationState, head_view, translate
 from ui.stepper import length_penalty_slider, step_control
 from ui.tokens import input_error, md_escape, show_notices, token_strip
 from ui.transformer import (
@@ -315,9 +315,9 @@ token_strip(
 if is_translation:
     scores_view(state.model)
     st.divider()
-    exposure_view(state.model)
+    exposure_view(state.model, lambda index: add_section_button(ExposureState(state.model, index), "deck_add_exposure"))
     st.divider()
-    label_smoothing_view()
+    label_smoothing_view(lambda: add_section_button(SmoothingState(), "deck_add_smoothing"))
 
 st.divider()
 masks_section(trace.src_tokens, trace.decoder_tokens)

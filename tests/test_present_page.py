@@ -272,6 +272,54 @@ def test_a_slide_from_the_bert_finetuning_tab_shows_its_figures():
     assert "ner" in _texts(at)  # a refused task: noted, the first task shown
 
 
+def test_section_slides_draw_exposure_and_label_smoothing_as_their_sections_do():
+    """Issue 27 item 7: the exposure-bias sections (Transformer and seq2seq pages) and the label-smoothing
+    section on slides: the same traces and saved figures the sections draw."""
+    from ui import seq2seq as s2s_ui
+    from ui import transformer as tf_ui
+    from ui.views.seq2seq import ExposureState as Seq2seqExposure
+    from ui.views.transformer import ExposureState, SmoothingState
+
+    for page, state, trace in (
+        ("4_Transformer_translation", ExposureState("tf-en-fr", 8), tf_ui.exposure_of("tf-en-fr", 8)),
+        ("2_Seq2seq_attention", Seq2seqExposure("s2s-forcing-0.5", 5), s2s_ui.exposure_of("s2s-forcing-0.5", 5)),
+    ):
+        at = _present(Slide(page, state.link()))
+        assert not at.caption  # every value taken
+        (chart,) = charts(at)
+        heatmaps = [d for d in chart.figure["data"] if d["type"] == "heatmap"]
+        np.testing.assert_allclose(np.asarray(_decode(heatmaps[0]["z"]), dtype=float), trace.forced_attention)
+        np.testing.assert_allclose(np.asarray(_decode(heatmaps[1]["z"]), dtype=float), trace.free_attention)
+        shown = _texts(at).replace("\\", "")
+        assert " ".join(trace.gold) in shown
+        assert (f"part at step {trace.parted}" in shown) if trace.parted is not None else "never leaves" in shown
+    at = _present(Slide("4_Transformer_translation", SmoothingState().link()))
+    pairs = tf_ui.label_smoothing_pairs()
+    drawn = charts(at)
+    assert len(drawn) == len(pairs) == 2  # one reliability diagram per test set
+    for chart, pair in zip(drawn, pairs.values()):
+        ys = [t["y"] for t in chart.figure["data"] if str(t.get("name", "")).startswith("ε")]
+        assert ys == [[b["accuracy"] for b in m["bins"] if b["count"]] for m in pair]
+    assert all(f"{m['ece']:.4f}" in _texts(at).replace("\\", "") for pair in pairs.values() for m in pair)
+
+
+def test_a_section_button_adds_that_section_as_a_slide():
+    """The translation page's sections each add their own slide: the section's state, not the page's view."""
+    from ui.deck import SESSION_KEY
+    from ui.views.transformer import SmoothingState
+
+    at = AppTest.from_file(str(ROOT / "pages" / "4_Transformer_translation.py"), default_timeout=APPTEST_TIMEOUT)
+    at.run()
+    assert not at.exception
+    index = int(at.number_input(key="tf_exp_index").value)
+    at.button(key="deck_add_exposure").click().run()
+    at.button(key="deck_add_smoothing").click().run()
+    first, second = at.session_state[SESSION_KEY]
+    assert first.page == second.page == "4_Transformer_translation"
+    assert first.params == {"topic": "exposure", "tf_model": "tf-en-fr", "tf_exp_index": str(index)}
+    assert second.params == SmoothingState().link() == {"topic": "smoothing"}
+
+
 def test_transformer_xl_slide_steps_through_the_segments():
     from models.checkpoints import load_txl
     from models.inference.transformer_xl import read_passage

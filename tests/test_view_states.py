@@ -17,8 +17,9 @@ from ui.views.foundations import KernelState
 from ui.views.one_head import HeadState
 from ui.views.positional import ROTATION, PositionalState
 from ui.views.real_model import RealState
+from ui.views.seq2seq import ExposureState as Seq2seqExposure
 from ui.views.seq2seq import Seq2seqState
-from ui.views.transformer import GenerationState, TranslationState
+from ui.views.transformer import ExposureState, GenerationState, SmoothingState, TranslationState
 from ui.views.transformer_xl import XLState
 from ui.views.xlnet import XLNetState
 
@@ -49,6 +50,9 @@ STATES = [
     RealState("installed", "The animal didn't cross the street because it was too tired.", "", 64, "head", 4, 5),
     FinetuneState("small", "qa"),
     FinetuneState("minilm", "cls"),  # recorded in the saved evaluation: its weights need not be here
+    ExposureState("tf-hsk", 3),  # the sections below the translation view with their own slide
+    SmoothingState(),
+    Seq2seqExposure("s2s-forcing-0.5", 5),
 ]
 
 

@@ -301,6 +301,9 @@ def _slides() -> list[tuple[str, dict[str, str]]]:
         ("5_Inside_one_head", {"head_scale": "false"}),
         ("8_Real_model_explorer", {"real_source": "decoder"}),
         ("7_BERT_masking", {"topic": "finetune", "bert_ft_model": "small", "bert_ft_task": "nli"}),
+        ("4_Transformer_translation", {"topic": "exposure", "tf_model": "tf-hsk", "tf_exp_index": "0"}),
+        ("4_Transformer_translation", {"topic": "smoothing"}),
+        ("2_Seq2seq_attention", {"topic": "exposure", "exp_model": "s2s-forcing-1.0", "exp_index": "3"}),
     ]
 
 

@@ -528,10 +528,32 @@ def view_params(page: str) -> Params:
 
 
 def _add_view(page: str) -> None:
+    _add_slide(page, view_params(page))
+
+
+def _add_slide(page: str, params: Params) -> None:
     slides = session_slides()
     if len(slides) < MAX_SLIDES:
-        slides.append(Slide(page, view_params(page)))
+        slides.append(Slide(page, dict(params)))
         st.toast(tr("deck.added", n=len(slides)), icon=":material/slideshow:")
+
+
+def add_section_button(state: Any, key: str) -> None:
+    """A section's own "Add this section to the deck" (a section below a page's main view: its slide is the
+    page's slide for ``state``, a view state whose link names the section's topic), disabled when the deck is
+    full."""
+    page = current_page()
+    if page is None:
+        return
+    st.button(
+        tr("deck.add_section"),
+        key=key,
+        icon=":material/add_to_queue:",
+        on_click=_add_slide,
+        args=(page, state.link()),
+        disabled=len(session_slides()) >= MAX_SLIDES,
+        help=tr("deck.add_section.help"),
+    )
 
 
 def add_view_button() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -22,6 +22,8 @@ from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.seq2seq import attention_heatmap
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from models.training.seq2seq import ExposureTrace
 
 MODES = Labels({mode: f"seq2seq.mode.{mode}" for mode in ("soft", "hard")})
@@ -352,7 +354,7 @@ def local_caption(cfg: Seq2SeqConfig) -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _exposure(name: str, index: int):
+def exposure_of(name: str, index: int):
     """The exposure trace of test sentence ``index`` (models.training.seq2seq.ExposureTrace, numpy inside)."""
     from corpora.en_fr import make_splits
     from models.training.seq2seq import exposure_trace
@@ -367,12 +369,12 @@ def _exposure(name: str, index: int):
 def _first_parting(name: str, limit: int = 100) -> int:
     """The first test sentence (of the first ``limit``) whose free run leaves the gold prefix, else 0."""
     for i in range(limit):
-        if _exposure(name, i).parted is not None:
+        if exposure_of(name, i).parted is not None:
             return i
     return 0
 
 
-def exposure_view() -> None:
+def exposure_view(section_button: Callable[[str, int], None] = lambda name, index: None) -> None:
     """One test sentence decoded from the gold prefix and from the model's own prefix, step by step side by
     side, with the attention of each and the step where they part; the two teacher-forcing ratios compared."""
     from models.checkpoints import load_results
@@ -406,15 +408,14 @@ def exposure_view() -> None:
             tr("seq2seq.exp.sentence"), min_value=0, max_value=999, value=_first_parting(name), step=1, key="exp_index"
         )
     )
-    show_exposure(_exposure(name, index), "exposure_attention")
+    section_button(name, index)
+    show_exposure(exposure_of(name, index), "exposure_attention")
 
 
 def show_exposure(trace: ExposureTrace, key: str) -> None:
     """One sentence's two decodings (gold prefix, own prefix): the source and reference, where they part, the
     words of each step side by side, and the attention of each (figure ``key``): the seq2seq and Transformer
     pages' exposure-bias views."""
-    from viz_core.finetune import exposure_figure
-
     st.markdown(tr("seq2seq.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
@@ -440,20 +441,52 @@ def show_exposure(trace: ExposureTrace, key: str) -> None:
         for k in range(n)
     ]
     st.dataframe(rows, hide_index=True)
-    if trace.forced_attention is not None and trace.free_attention is not None:
-        chart(
-            exposure_figure(
-                trace.source,
-                trace.forced_tokens,
-                trace.free_tokens,
-                trace.forced_attention,
-                trace.free_attention,
-                trace.parted,
-                [tr("seq2seq.exp.forced"), tr("seq2seq.exp.free")],
-                tr("seq2seq.exp.fig"),
-                tr("seq2seq.exp.fig.parted"),
-                texts=figure_texts(),
-            ),
-            key=key,
-            config=PLOT,
+    figure = exposure_view_figure(trace)
+    if figure is not None:
+        chart(figure, key=key, config=PLOT)
+
+
+def exposure_view_figure(trace: ExposureTrace) -> go.Figure | None:
+    """The attention of both decodings side by side, the parting step marked (None for a model without
+    attention): the exposure-bias views' figure, on the seq2seq and Transformer pages and their slides."""
+    from viz_core.finetune import exposure_figure
+
+    if trace.forced_attention is None or trace.free_attention is None:
+        return None
+    return exposure_figure(
+        trace.source,
+        trace.forced_tokens,
+        trace.free_tokens,
+        trace.forced_attention,
+        trace.free_attention,
+        trace.parted,
+        [tr("seq2seq.exp.forced"), tr("seq2seq.exp.free")],
+        tr("seq2seq.exp.fig"),
+        tr("seq2seq.exp.fig.parted"),
+        texts=figure_texts(),
+    )
+
+
+def exposure_slide_view(p: Any, label: str, trace: ExposureTrace) -> Any:
+    """An exposure-bias section as a slide (``p``: ui.views.base.SlideParams; returns its SlideView): the model,
+    the sentence and its reference, where the decodings part, above :func:`exposure_view_figure`."""
+    from ui.views.base import SlideProblem, line, show_figure
+
+    figure = exposure_view_figure(trace)
+    if figure is None:
+        raise SlideProblem(tr("slide.exposure.no_attention"))
+    if trace.parted is None:
+        parted = tr("seq2seq.exp.same")
+    else:
+        parted = tr(
+            "slide.exposure.parted",
+            step=trace.parted,
+            gold=trace.gold[trace.parted] if trace.parted < len(trace.gold) else "</s>",
+            own=trace.free_tokens[trace.parted] if trace.parted < len(trace.free_tokens) else "—",
         )
+
+    def draw(step: int) -> None:
+        line(f"{' '.join(trace.source)} → {' '.join(trace.gold)}", parted, label)
+        show_figure(figure)
+
+    return p.view(1, 0, draw)

@@ -8,9 +8,11 @@ loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from models.checkpoints import CheckpointError, LoadedTransformer, load_transformer, read_config, shipped_transformers
@@ -603,28 +605,53 @@ def explain_translation() -> None:
 # --------------------------------------------------------------------------------------
 
 
-def label_smoothing_view() -> None:
-    """Transformers that differ only in label smoothing, pair by pair (the grammar's small pair, tf-hsk and its
-    ε = 0 twin): BLEU, perplexity and calibration (ECE and the reliability diagram) on each pair's test split,
-    from `python -m models.evaluate --write`."""
+def label_smoothing_pairs() -> dict[str, list[dict]]:
+    """test set → the saved evaluation's rows of the Transformers that differ only in label smoothing there
+    (`python -m models.evaluate --write`), in order; empty when none was written."""
     from models.checkpoints import load_results
+
+    part = (load_results() or {}).get("label_smoothing") or {}
+    pairs: dict[str, list[dict]] = {}
+    for m in part.get("models") or []:
+        pairs.setdefault(str(m.get("test_set", "grammar")), []).append(m)
+    return pairs
+
+
+TEST_SETS = Labels({t: f"transformer.ls.test.{t}" for t in ("grammar", "hsk")})
+
+
+def reliability_views(pairs: dict[str, list[dict]]) -> list[go.Figure]:
+    """One reliability diagram per test set (ε = 0 and ε = 0.1 on it): the label-smoothing section's figures,
+    on the page and its slide."""
     from viz_core.finetune import reliability_figure
 
+    return [
+        reliability_figure(
+            [(f"ε = {m['label_smoothing']}", m["bins"]) for m in pair],
+            tr("transformer.ls.fig", test=TEST_SETS.get(test_set, test_set)),
+            tr("transformer.ls.fig.x"),
+            tr("transformer.ls.fig.y"),
+            tr("transformer.ls.fig.ideal"),
+        )
+        for test_set, pair in pairs.items()
+    ]
+
+
+def label_smoothing_view(section_button: Callable[[], None] = lambda: None) -> None:
+    """Transformers that differ only in label smoothing, pair by pair (the grammar's small pair, tf-hsk and its
+    ε = 0 twin): BLEU, perplexity and calibration (ECE and the reliability diagram) on each pair's test split,
+    from `python -m models.evaluate --write`. ``section_button`` draws the section's own "add to the deck"."""
     st.subheader(tr("transformer.ls.header"))
     st.markdown(tr("transformer.ls.intro"))
-    part = (load_results() or {}).get("label_smoothing") or {}
-    models = part.get("models") or []
-    if not models:
+    pairs = label_smoothing_pairs()
+    if not pairs:
         st.info(tr("transformer.ls.none"))
         return
-    pairs: dict[str, list[dict]] = {}
-    for m in models:
-        pairs.setdefault(str(m.get("test_set", "grammar")), []).append(m)
-    test_sets = Labels({t: f"transformer.ls.test.{t}" for t in pairs})
+    section_button()
     rows = [
         {
             tr("transformer.ls.col.model"): m["name"],  # the preset's name: the label is in the test set and ε
-            tr("transformer.ls.col.test"): test_sets[test_set],
+            tr("transformer.ls.col.test"): TEST_SETS.get(test_set, test_set),
             "ε": m["label_smoothing"],
             tr("transformer.ls.col.ece"): m["ece"],
             tr("transformer.ls.col.conf"): m["mean_confidence"],
@@ -636,19 +663,9 @@ def label_smoothing_view() -> None:
         for m in pair
     ]
     st.dataframe(rows, hide_index=True)
-    for column, (test_set, pair) in zip(st.columns(len(pairs)), pairs.items()):
+    for column, test_set, figure in zip(st.columns(len(pairs)), pairs, reliability_views(pairs)):
         with column:
-            chart(
-                reliability_figure(
-                    [(f"ε = {m['label_smoothing']}", m["bins"]) for m in pair],
-                    tr("transformer.ls.fig", test=test_sets[test_set]),
-                    tr("transformer.ls.fig.x"),
-                    tr("transformer.ls.fig.y"),
-                    tr("transformer.ls.fig.ideal"),
-                ),
-                key=f"tf_reliability_{test_set}",
-                config=PLOT,
-            )
+            chart(figure, key=f"tf_reliability_{test_set}", config=PLOT)
     st.caption(tr("transformer.ls.caption"))
     for test_set, pair in pairs.items():
         if len(pair) != 2:
@@ -663,7 +680,7 @@ def label_smoothing_view() -> None:
         st.markdown(
             tr(
                 key,
-                test=test_sets[test_set],
+                test=TEST_SETS.get(test_set, test_set),
                 n=zero["n_tokens"],
                 a=zero["ece"],
                 b=smooth["ece"],
@@ -692,7 +709,7 @@ def _test_pairs(name: str) -> list[tuple[list[str], list[str]]]:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _exposure(name: str, index: int):
+def exposure_of(name: str, index: int):
     """Test sentence ``index`` of ``name`` decoded from the gold prefix and from its own
     (models.training.transformer.exposure_trace)."""
     from models.training.transformer import exposure_trace
@@ -709,12 +726,18 @@ def _exposure(name: str, index: int):
 @spinning("transformer.exp.finding")
 def _first_parting(name: str, limit: int = 60) -> int:
     """The first test sentence (of the first ``limit``) whose free run leaves the gold prefix, else 0."""
-    return next((i for i in range(limit) if _exposure(name, i).parted is not None), 0)
+    return next((i for i in range(limit) if exposure_of(name, i).parted is not None), 0)
 
 
-def exposure_view(name: str) -> None:
+def test_size(name: str) -> int:
+    """How many test sentences ``name``'s corpus has (the exposure view's choice)."""
+    return len(_test_pairs(name))
+
+
+def exposure_view(name: str, section_button: Callable[[int], None] = lambda index: None) -> None:
     """Teacher forcing and exposure bias on the Transformer: one test sentence of the model's corpus decoded
-    from the gold prefix and from the model's own, step by step side by side (ui.seq2seq.show_exposure)."""
+    from the gold prefix and from the model's own, step by step side by side (ui.seq2seq.show_exposure).
+    ``section_button(index)`` draws the section's own "add to the deck" for that sentence."""
     from ui.seq2seq import show_exposure
 
     st.subheader(tr("transformer.exp.header"))
@@ -731,5 +754,6 @@ def exposure_view(name: str) -> None:
         key="tf_exp_index",
         help=tr("transformer.exp.sentence_help", n=n, first=first),
     )
-    show_exposure(_exposure(name, int(index)), "tf_exposure_attention")
+    section_button(int(index))
+    show_exposure(exposure_of(name, int(index)), "tf_exposure_attention")
     st.caption(tr("transformer.exp.caption"))

@@ -18,6 +18,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "deck.count": ("Your deck: {n} slide(s).", "你的幻灯片：{n} 张。"),
     "deck.added": ("Added as slide {n} of the deck.", "已加入为第 {n} 张幻灯片。"),
+    "deck.add_section": ("Add this section to the deck", "将本节加入幻灯片"),
+    "deck.add_section.help": (
+        "Keeps this section's figure, with the choices made in it, as a slide of its own.",
+        "把本节的图和其中所做的选择保存为一张单独的幻灯片。",
+    ),
+    "slide.exposure.parted": (
+        "they part at step {step}: “{gold}” in the reference, “{own}” from its own prefix",
+        "在第 {step} 步分歧：参考译文是“{gold}”，从自己的前缀解码选了“{own}”",
+    ),
+    "slide.exposure.no_attention": (
+        "This model has no attention to draw for its two decodings.",
+        "这个模型没有注意力，无法画出两种解码的注意力。",
+    ),
+    "slide.exposure.no_corpus": (
+        "This model translates no corpus with a test split (a toy task): pick a translation model.",
+        "这个模型不翻译带测试集的语料（玩具任务）：请选择一个翻译模型。",
+    ),
+    "slide.ls.line": (
+        "ECE with ε = 0 → with ε = 0.1: {pairs}",
+        "期望标定误差 ECE，ε = 0 → ε = 0.1：{pairs}",
+    ),
     "deck.lost": (
         "The deck this browser kept could not be read, so a new one starts: {reason}",
         "无法读取此浏览器保存的幻灯片组，因此从新的幻灯片组开始：{reason}",

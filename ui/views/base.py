@@ -131,6 +131,13 @@ class SlideParams:
             self.notes.append(tr("slide.other_topic", shown=tr(default), raw=quoted(raw)))
         return tab or default
 
+    def section(self, name: str, title: str) -> None:
+        """A section slide's ``?topic=`` is its ``name``; another value is noted (``title``: the string id of the
+        section's title), and the section is drawn."""
+        raw = self.raw("topic")
+        if raw is not None and raw != name:
+            self.notes.append(tr("slide.other_topic", shown=tr(title), raw=quoted(raw)))
+
     def layer_head(
         self, layer_key: str, head_key: str, n_layers: int, n_heads: int, average: bool = True
     ) -> tuple[int, int]:

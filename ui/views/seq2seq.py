@@ -16,6 +16,8 @@ from ui.i18n import tr
 from ui.quiz import hide_rows
 from ui.seq2seq import (
     MODES,
+    exposure_of,
+    exposure_slide_view,
     example_inputs,
     gold_alignment,
     heatmap_texts,
@@ -162,9 +164,46 @@ def decode(state: Seq2seqState, name: str | None = None) -> Seq2seqDecodeTrace:
     return run_translation(name, state.text, state.beam, mode, state.alpha)
 
 
+@dataclass(frozen=True)
+class ExposureState:
+    """The seq2seq page's exposure-bias section as values: one of the teacher-forcing pair's models and the index
+    of the test sentence decoded from the gold prefix and from the model's own."""
+
+    model: str
+    index: int = 0
+    topic: ClassVar[str] = "exposure"  # the section's name in the link
+    KEYS: ClassVar[dict[str, str]] = {
+        "topic": "topic",
+        "model": "exp_model",
+        "index": "exp_index",
+    }  # each field's URL key, in the link's order
+
+    @classmethod
+    def read(cls, p: SlideParams) -> ExposureState:
+        """The state a link holds; SlideProblem when neither model of the pair is shipped."""
+        from models.checkpoints import shipped
+        from models.training.seq2seq import FORCING_PAIR
+
+        p.section(cls.topic, "seq2seq.exp.header")
+        names = [n for n in FORCING_PAIR if n in shipped("seq2seq")]
+        if not names:
+            raise SlideProblem(tr("seq2seq.exp.none"))
+        labels = dict(model_choices())
+        model = p.option(cls.KEYS["model"], names, names[0], "seq2seq.exp.model", lambda n: labels.get(n, n))
+        return cls(model, int(p.number(cls.KEYS["index"], 0, 999, 0, "seq2seq.exp.sentence")))
+
+    def link(self) -> dict[str, str]:
+        return link_of(self)
+
+
 def slide(p: SlideParams) -> SlideView:
     """The page's view as a slide: the attention heatmap up to the step (a model without attention: its
-    top-k), or both models' panes when the view compares two; read from the link as the page reads it."""
+    top-k), or both models' panes when the view compares two; read from the link as the page reads it. A slide
+    added from the exposure-bias section draws that section (ui.seq2seq.exposure_slide_view)."""
+    if p.raw("topic") == ExposureState.topic:
+        exposure = ExposureState.read(p)
+        label = dict(model_choices()).get(exposure.model, exposure.model)
+        return exposure_slide_view(p, label, exposure_of(exposure.model, exposure.index))
     state = Seq2seqState.read(p)
     labels = dict(model_choices())
     try:

@@ -21,11 +21,16 @@ from ui.transformer import (
     GEN_TOP_K,
     SITE_LABELS,
     SHORT_LABELS,
+    TEST_SETS,
     attention_of,
+    exposure_of,
     first_input,
+    label_smoothing_pairs,
     load_model,
+    reliability_views,
     run_generation,
     run_translation,
+    test_size,
     transformer_choices,
 )
 from ui.views.base import (
@@ -40,6 +45,7 @@ from ui.views.base import (
     link_of,
     pick_model,
     show_figure,
+    show_figures,
 )
 from viz_core.transformer import attention_matrix_figure, causal_mask
 
@@ -156,9 +162,100 @@ def translate(state: TranslationState) -> Any:
     return run_translation(state.model, state.text, state.beam, state.alpha)
 
 
+@dataclass(frozen=True)
+class ExposureState:
+    """The translation page's exposure-bias section as values: the translation model and the index of the
+    test sentence of its corpus decoded from the gold prefix and from its own."""
+
+    model: str
+    index: int = 0
+    topic: ClassVar[str] = "exposure"  # the section's name in the link
+    KEYS: ClassVar[dict[str, str]] = {
+        "topic": "topic",
+        "model": "tf_model",
+        "index": "tf_exp_index",
+    }  # each field's URL key, in the link's order
+
+    @classmethod
+    def read(cls, p: SlideParams) -> ExposureState:
+        """The state a link holds (the page's model and sentence); SlideProblem for a model that translates no
+        corpus (the copy and reverse tasks)."""
+        from models.inference.translate import TRANSLATION
+
+        p.section(cls.topic, "transformer.exp.header")
+        name, _, loaded = pick_model(
+            lambda: transformer_choices("encoder-decoder"), p, cls.KEYS["model"], "tf-en-fr", load_model
+        )
+        if loaded.task != TRANSLATION:
+            raise SlideProblem(tr("slide.exposure.no_corpus"))
+        index = int(p.number(cls.KEYS["index"], 0, test_size(name) - 1, 0, "seq2seq.exp.sentence"))
+        return cls(name, index)
+
+    def link(self) -> dict[str, str]:
+        return link_of(self)
+
+
+@dataclass(frozen=True)
+class SmoothingState:
+    """The translation page's label-smoothing section: the saved evaluation's pairs, no choice of its own."""
+
+    topic: ClassVar[str] = "smoothing"  # the section's name in the link
+    KEYS: ClassVar[dict[str, str]] = {"topic": "topic"}
+
+    @classmethod
+    def read(cls, p: SlideParams) -> SmoothingState:
+        p.section(cls.topic, "transformer.ls.header")
+        return cls()
+
+    def link(self) -> dict[str, str]:
+        return link_of(self)
+
+
+def exposure_slide(p: SlideParams) -> SlideView:
+    """The exposure-bias section as a slide: the sentence, its reference and where the two decodings part,
+    above the section's figure (ui.seq2seq.exposure_view_figure)."""
+    from ui.seq2seq import exposure_slide_view
+
+    state = ExposureState.read(p)
+    return exposure_slide_view(
+        p, dict(transformer_choices("encoder-decoder"))[state.model], exposure_of(state.model, state.index)
+    )
+
+
+def _epsilon(row: dict) -> float:
+    return float(row["label_smoothing"])
+
+
+def smoothing_slide(p: SlideParams) -> SlideView:
+    """The label-smoothing section as a slide: each pair's ECE without and with ε = 0.1, above the section's
+    reliability diagrams (:func:`ui.transformer.reliability_views`)."""
+    SmoothingState.read(p)
+    pairs = label_smoothing_pairs()
+    if not pairs:
+        raise SlideProblem(tr("transformer.ls.none"))
+    summary = " · ".join(
+        TEST_SETS.get(t, t) + " " + " → ".join(f"{m['ece']:.4f}" for m in sorted(pair, key=_epsilon))
+        for t, pair in pairs.items()
+    )
+    figures = reliability_views(pairs)
+
+    def draw(step: int) -> None:
+        line(tr("slide.ls.line", pairs=summary))
+        show_figures(figures)
+
+    return p.view(1, 0, draw)
+
+
+#: The translation page's sections with a slide of their own, by their name in the link (``?topic=``).
+SECTION_SLIDES = {ExposureState.topic: exposure_slide, SmoothingState.topic: smoothing_slide}
+
+
 def translation_slide(p: SlideParams) -> SlideView:
     """The translation page's head view as a slide, read from the link as the page reads it; H leaves
-    the decoder rows after the step blank, labels too ("where will it look next?")."""
+    the decoder rows after the step blank, labels too ("where will it look next?"). A slide added from a
+    section below the view (exposure bias, label smoothing) draws that section (:data:`SECTION_SLIDES`)."""
+    if (section := SECTION_SLIDES.get(p.raw("topic") or "")) is not None:
+        return section(p)
     state = TranslationState.read(p)
     label = dict(transformer_choices("encoder-decoder"))[state.model]
     try:
