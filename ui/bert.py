@@ -813,20 +813,30 @@ def minilm_finetuned_rows(recorded: dict[str, dict] | None = None) -> list[dict[
     return [_finetune_row("minilm", task, recorded[task]) for task in FINETUNE_TASKS if task in recorded]
 
 
-def finetune_record(model: str, task: str) -> tuple[str | None, dict] | None:
+FinetuneSources = tuple[dict[tuple[str, str], str], dict[str, dict]]
+
+
+def finetune_sources() -> FinetuneSources:
+    """What the fine-tuning tab can show, read once: (:func:`_finetuned_names`, :func:`_recorded_minilm`)."""
+    return _finetuned_names(), _recorded_minilm()
+
+
+def finetune_record(model: str, task: str, sources: FinetuneSources | None = None) -> tuple[str | None, dict] | None:
     """(the checkpoint to load, or None where its weights are not on this machine; its training record, or the
     saved evaluation's row) of ``model`` (``small`` or ``minilm``) fine-tuned on ``task``; None when neither
-    exists."""
-    names = _finetuned_names()
+    exists. ``sources``: :func:`finetune_sources`, read here when not given."""
+    names, recorded = finetune_sources() if sources is None else sources
     if (model, task) in names:
         return names[model, task], _finetuned(names[model, task])[0].training
-    recorded = _recorded_minilm() if model == "minilm" else {}
-    return (None, recorded[task]) if task in recorded else None
+    if model == "minilm" and task in recorded:
+        return None, recorded[task]
+    return None
 
 
-def finetune_options() -> dict[str, list[str]]:
-    """model (``small``, ``minilm``) → the tasks it was fine-tuned on, here or in the saved evaluation."""
-    names, recorded = _finetuned_names(), _recorded_minilm()
+def finetune_options(sources: FinetuneSources | None = None) -> dict[str, list[str]]:
+    """model (``small``, ``minilm``) → the tasks it was fine-tuned on, here or in the saved evaluation
+    (``sources``: :func:`finetune_sources`, read here when not given)."""
+    names, recorded = finetune_sources() if sources is None else sources
     out = {
         m: [t for t in FINETUNE_TASKS if (m, t) in names or (m == "minilm" and t in recorded)]
         for m in ("small", "minilm")
@@ -859,8 +869,8 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
 
     st.subheader(tr("masking.ftx.header"))
     st.markdown(tr("masking.ftx.intro"))
-    names = _finetuned_names()
-    recorded = _recorded_minilm()  # the saved evaluation, read once for the table and the model choice
+    sources = finetune_sources()  # the checkpoints and the saved evaluation, read once for the whole tab
+    names, recorded = sources
     minilm = minilm_finetuned_rows(recorded)
     if not names and not minilm:
         st.info(tr("masking.ftx.none"))
@@ -878,7 +888,7 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
     st.caption(tr("masking.ftx.data"))
     if minilm:
         st.caption(tr("masking.ftx.minilm"))
-    options = finetune_options()
+    options = finetune_options(sources)
     c1, c2 = st.columns(2)
     model = linked(  # kept in the link: a slide of this tab shows the same model and task
         c1.selectbox,
@@ -895,7 +905,7 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
         key="bert_ft_task",
     )
     picked(model, task)
-    name, training = finetune_record(model, task) or (None, {})
+    name, training = finetune_record(model, task, sources) or (None, {})
     figure = finetune_change_figure(training)
     if figure is not None:
         chart(figure, key="bert_ft_change", config=PLOT)

@@ -742,7 +742,7 @@ def exposure_view(name: str, section_button: Callable[[int], None] = lambda inde
 
     st.subheader(tr("transformer.exp.header"))
     st.markdown(tr("transformer.exp.intro"))
-    n = len(_test_pairs(name))
+    n = test_size(name)
     first = _first_parting(name)
     index = checked(
         st.number_input,

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from corpora.masking import NOT_CHOSEN, REFERENCE
 from ui.bert import (
     BERT_PAIR,
+    FinetuneSources,
     CLICKED,
     RULE_LABELS,
     analyse,
@@ -24,6 +25,7 @@ from ui.bert import (
     finetune_change_figure,
     finetune_options,
     finetune_record,
+    finetune_sources,
     load_small_bert,
     masked_lm_choices,
     outcome_labels,
@@ -131,11 +133,12 @@ class FinetuneState:
     }  # each field's URL key, in the link's order
 
     @classmethod
-    def read(cls, p: SlideParams) -> FinetuneState:
+    def read(cls, p: SlideParams, sources: FinetuneSources | None = None) -> FinetuneState:
         """The state a link holds, read as the tab reads it (its first model and task by default); SlideProblem
-        when nothing fine-tuned is on this server or in the saved evaluation."""
+        when nothing fine-tuned is on this server or in the saved evaluation (``sources``:
+        ui.bert.finetune_sources, read here when not given)."""
         p.topic(FINETUNE_TAB, [FINETUNE_TAB])  # the fine-tuning tab's view (another tab's name: noted)
-        options = finetune_options()
+        options = finetune_options(sources)
         if not options:
             raise SlideProblem(tr("masking.ftx.none"))
         model = p.option(cls.KEYS["model"], list(options), next(iter(options)), "masking.ftx.col.model", _model_label)
@@ -158,8 +161,9 @@ def _task_label(task: str) -> str:
 def finetune_slide(p: SlideParams) -> SlideView:
     """The fine-tuning tab as a slide: both test figures of the model and task (all parameters fine-tuned,
     §4; the frozen-feature head, §5.3) above the tab's figure of how fine-tuning changed each layer × head."""
-    s = FinetuneState.read(p)
-    record = finetune_record(s.model, s.task)
+    sources = finetune_sources()  # read once for the state and its record
+    s = FinetuneState.read(p, sources)
+    record = finetune_record(s.model, s.task, sources)
     if record is None:
         raise SlideProblem(tr("masking.ftx.none"))
     training = record[1]
