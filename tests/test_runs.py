@@ -656,7 +656,11 @@ def test_the_frozen_head_reports_its_steps_and_stop_ends_it(tmp_path):
     assert seen == [(1, 6), (2, 6)]
     assert finetune.head_of(trainee.model, "cls").out_features == 3
     run = runs.Run("20250101-000000-aaaaaa", replace(settings, steps=2, snapshots=1), tmp_path / "run")
-    assert runs.train_run(run) == FINISHED and run.preparing == (2, 2)
+    assert runs.train_run(run) == FINISHED and run.preparing == (2, 2) and not run.preparing_now
+    resumed = runs.Run("20250101-000000-aaaaaa", run.settings, run.folder, step=40)  # as the registry resumes it
+    assert not resumed.preparing_now
+    resumed.preparing = (1, 2)  # its frozen head trains again: the studio shows that stage, not "step 40"
+    assert resumed.preparing_now
 
 
 def test_a_span_run_is_scored_by_exact_match_and_reads_an_answer():

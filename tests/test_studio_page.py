@@ -299,7 +299,15 @@ def test_the_frozen_head_stage_shows_its_progress_and_stop_ends_it(runs_root):
     assert "(§5.3)" in shown and "of 3000" in shown
     at.button(key="studio_stop").click().run()
     _until(at, lambda a: list_runs(runs_root, owner_of(OWNER)) and not a.get("progress"), timeout=60)
-    assert list_runs(runs_root, owner_of(OWNER))[0].meta["status"] == "stopped"
+    saved = list_runs(runs_root, owner_of(OWNER))[0]
+    assert saved.meta["status"] == "stopped"
+    from models.training.finetune import recorded_test
+
+    test = recorded_test(saved.checkpoint)  # the §5.3 figure is of a head stopped part-way, and says so
+    assert test is not None and test["frozen_of"] == 3000 and 0 < test["frozen_steps"] < 3000
+    _until(at, lambda a: any("Stop ended the frozen head's training" in m.value for m in a.markdown))
+    line = next(m.value for m in at.markdown if "Stop ended the frozen head's training" in m.value)
+    assert f"at step {test['frozen_steps']} of 3000" in line and "(§5.3)" in line
 
 
 def test_a_tiny_finetune_run_shows_both_test_figures(runs_root):

@@ -706,7 +706,7 @@ def live_panel() -> None:
         status.info(
             tr("studio.waiting", n=ahead) if ahead > 0 else tr("studio.waiting_next"), icon=":material/schedule:"
         )
-    elif not run.step and run.preparing[1]:  # fine-tuning's frozen-feature head trains first
+    elif run.preparing_now:  # fine-tuning's frozen-feature head trains first (again, on a resumed run)
         done, total = run.preparing
         status.progress(done / total, text=tr("studio.preparing_head", step=done, steps=total))
     elif not run.step:
@@ -794,8 +794,14 @@ def finetune_test(run: Run | SavedRun) -> None:
     test = recorded_test(run.checkpoint)
     if test is not None:
         metric = tr(f"studio.metric.{test['metric']}")
+        partial = (
+            " " + tr("studio.finetune_frozen_partial", step=test["frozen_steps"], steps=test["frozen_of"])
+            if "frozen_steps" in test
+            else ""
+        )
         st.markdown(
             tr("studio.finetune_test", metric=metric, n=test["n"], tuned=test["finetuned"], frozen=test["frozen"])
+            + partial
         )
 
 

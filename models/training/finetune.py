@@ -652,7 +652,8 @@ def load_finetuned(name_or_path: str | Path) -> LoadedFinetuned:
 
 def recorded_test(folder: Path) -> dict[str, Any] | None:
     """A fine-tuned checkpoint's recorded test figures: {"metric", "n", "finetuned" (§4), "frozen" (§5.3)}, each
-    checked (None when the folder holds no such record)."""
+    checked (None when the folder holds no such record), and, when a stop cut the frozen head's training
+    short, "frozen_steps" of "frozen_of" (the studio's record)."""
     try:
         training = read_json(Path(folder) / CONFIG).get("training") or {}
     except CheckpointError:
@@ -663,7 +664,17 @@ def recorded_test(folder: Path) -> dict[str, Any] | None:
     figures = [test.get(k) for k in ("finetuned", "frozen")]
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in figures):
         return None
-    return {"metric": metric, "n": n, "finetuned": float(test["finetuned"]), "frozen": float(test["frozen"])}
+    out: dict[str, Any] = {
+        "metric": metric,
+        "n": n,
+        "finetuned": float(test["finetuned"]),
+        "frozen": float(test["frozen"]),
+    }
+    sizes = training.get("data_settings")
+    done, total = (sizes.get("frozen_steps"), sizes.get("frozen_of")) if isinstance(sizes, dict) else (None, None)
+    if isinstance(done, int) and isinstance(total, int) and not isinstance(done, bool) and 0 <= done < total:
+        out.update(frozen_steps=done, frozen_of=total)
+    return out
 
 
 def frozen_model(base: SmallBert, loaded: LoadedFinetuned) -> SmallBert:

@@ -822,6 +822,13 @@ class Run:
     def checkpoint(self) -> Path:
         return self.folder / CHECKPOINT
 
+    @property
+    def preparing_now(self) -> bool:
+        """Whether what trains before step 0 (fine-tuning's frozen head) is training now: also on a resumed
+        run, whose ``step`` is already its old one while that stage trains again."""
+        done, total = self.preparing
+        return 0 < total and done < total
+
     def eta(self) -> float | None:
         """Seconds left at the mean speed so far (None before the first step)."""
         if not self.step:
@@ -1056,7 +1063,9 @@ def finetune_trainee(
     task = s.task
     head = finetune.fresh_model(data.base, task, s.seed)
     frozen = finetune.frozen_settings(settings)
-    finetune.train_one(head, task, data.train, frozen, device, frozen=True, callbacks=before, stop=stop)
+    frozen_steps = int(
+        finetune.train_one(head, task, data.train, frozen, device, frozen=True, callbacks=before, stop=stop)["steps"]
+    )  # fewer than frozen.steps when Stop ended the stage: the record says so
     frozen_head = {k: v.detach().clone() for k, v in finetune.head_of(head, task).state_dict().items()}
     frozen_score = finetune.score_of(finetune.predict(head, task, data.valid))
     del head
@@ -1078,7 +1087,14 @@ def finetune_trainee(
         splits = {"train": data.train, "test": data.valid}
         tuned = score(cpu)
         summary = finetune.task_record(task, s.base, splits, tuned, frozen_score, change, N_ATTENTION_INPUTS)
-        sizes = {"base": s.base, "n_train": s.n_train, "n_test": FINETUNE_TEST, "frozen_lr": finetune.FROZEN_LR}
+        sizes = {
+            "base": s.base,
+            "n_train": s.n_train,
+            "n_test": FINETUNE_TEST,
+            "frozen_lr": finetune.FROZEN_LR,
+            "frozen_steps": frozen_steps,
+            "frozen_of": frozen.steps,
+        }
         return finetune.save_finetuned(
             folder, cpu, frozen_head, data.tokenizer, dict(record, **summary, data_settings=sizes)
         )

@@ -459,6 +459,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "studio.predicted_span": ("The predicted answer span:", "预测的答案区间："),
     "studio.run_row_finetune": ("{status} · test accuracy {score} · {data}", "{status} · 测试准确率 {score} · {data}"),
     "studio.run_row_span": ("{status} · test exact match {score} · {data}", "{status} · 测试完全匹配 {score} · {data}"),
+    "studio.finetune_frozen_partial": (
+        "(Stop ended the frozen head's training at step {step} of {steps}: its figure is of that head.)",
+        "（停止时冻结输出头只训练到第 {step} / {steps} 步：它的结果来自这个头。）",
+    ),
     "studio.finetune_test": (
         "Test {metric} on {n} items: all parameters fine-tuned (§4) **{tuned:.1%}** · "
         "frozen, head only (§5.3) **{frozen:.1%}**.",
