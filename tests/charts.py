@@ -45,3 +45,15 @@ def tables(at: AppTest) -> dict[str, pd.DataFrame]:
             spec = json.loads(json.loads(element.proto.json)["spec"])
             out[_key(element)] = pd.DataFrame(spec["rows"], columns=spec["columns"])
     return out
+
+
+def clicked(at: AppTest, key: str, cell: tuple[int, int], panel: int = 0) -> str:
+    """Click ``cell`` (row, column) of ``panel`` of the click-to-explain chart ``key`` (ui.explain: the
+    cell its callback stores), rerun, and return the derivation's title ("Why …? Query …") with its
+    panel's name; the run must show no mismatch between derivation and drawn weight."""
+    at.session_state[f"{key}_cell"] = cell
+    at.session_state[f"{key}_panel"] = panel
+    at.run()
+    assert not at.exception, at.exception
+    assert not any("does not reproduce the drawn weight" in w.value for w in at.warning)
+    return " ".join(m.value for m in at.markdown if "Why" in m.value and "Query" in m.value)

@@ -291,6 +291,28 @@ def test_cell_layer_takes_over_templates_and_mask_text():
     assert tr.marker.color is None  # one colour: 10,000 points are not coloured one by one
 
 
+def test_each_panel_of_a_side_by_side_figure_gets_its_own_layer_and_outline():
+    """The exposure figure's two heatmaps (subplots x/y and x2/y2): one click layer each, on its own axes,
+    clicks mapped back per layer, and a clicked cell framed on its own panel."""
+    from viz_core.explain import outline_cell, panel_axes, panel_count
+    from viz_core.finetune import exposure_figure
+
+    rng = np.random.default_rng(2)
+    forced, free = rng.dirichlet(np.ones(4), size=3), rng.dirichlet(np.ones(4), size=5)
+    fig = exposure_figure(list("abcd"), list("xyz"), list("uvwxy"), forced, free, 1, ["gold", "own"], "t", "p")
+    assert panel_count(fig) == 2 and panel_axes(fig, 1) == ("x2", "y2")
+    first, second = add_cell_layer(fig, 0), add_cell_layer(fig, 1)
+    assert (fig.data[first].xaxis, fig.data[second].xaxis) == ("x", "x2")
+    assert len(fig.data[first].x) == 12 and len(fig.data[second].x) == 20
+    assert np.allclose(fig.data[second].marker.color, free.ravel(), atol=1e-6)  # the free run's weights
+    points = [{"curve_number": second, "point_index": 9}]
+    assert cell_of_point(points, first, 4) is None and cell_of_point(points, second, 4) == (2, 1)
+    assert drawn_values(fig, 1).shape == (5, 4) and add_cell_layer(fig, 2) is None
+    shapes = len(fig.layout.shapes)
+    outline_cell(fig, 2, 1, panel=1)
+    assert {(s.xref, s.yref) for s in fig.layout.shapes[shapes:]} == {("x2", "y2")}
+
+
 @pytest.mark.parametrize("how", ["mean", "max"])
 def test_binned_clicks_map_to_blocks_and_their_drawn_values(how):
     """301 tokens, 3 per drawn cell: 101 × 101 cells, the last block one query or key wide."""

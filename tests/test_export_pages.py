@@ -161,6 +161,8 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
     at.button(key="s2s_next").click().run()
     assert not at.exception, at.exception
     names = {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
+    section = {k: names.pop(k) for k in list(names) if k.startswith("exposure_attention_export")}
+    assert section["exposure_attention_export_html"] == "seq2seq-attention-exposure-handout.html"  # its own name
     assert names == {
         "export_seq2seq_csv0": "seq2seq-attention-heatmap-step3.csv",
         "export_seq2seq_csv1": "seq2seq-attention-bars-step3.csv",
@@ -176,3 +178,54 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
     }
     assert images["heatmap"] == "seq2seq-attention-heatmap-step3"
     assert images["bars"] == "seq2seq-attention-bars-step3" and images["topk"] == "seq2seq-attention-topk-step3"
+
+
+# The sections of issue 27 below a page's main view export their own figures (issue 27 item 7):
+# (page, topic tab or None, the menu's key, the keys of the charts whose figures it exports, in order)
+SECTIONS = [
+    ("2_Seq2seq_attention.py", None, "exposure_attention_export", ["exposure_attention"]),
+    ("4_Transformer_translation.py", None, "tf_exposure_attention_export", ["tf_exposure_attention"]),
+    ("4_Transformer_translation.py", None, "tf_ls_export", ["tf_reliability_grammar", "tf_reliability_hsk"]),
+    ("7_BERT_masking.py", "Fine-tuning", "bert_ft_export", ["bert_ft_change", "bert_ft_pair"]),
+]
+
+
+@pytest.mark.parametrize("page, topic, key, chart_keys", SECTIONS, ids=[s[2] for s in SECTIONS])
+def test_a_section_exports_the_numbers_of_its_own_figures(page, topic, key, chart_keys, deferred) -> None:
+    """Each CSV of a section's menu holds the numbers of the figure that section drew (as sent to the
+    browser); its handout is offered too, and the files are named after the page."""
+    import base64
+
+    import plotly.graph_objects as go
+
+    from tests.charts import charts
+
+    def typed(value):  # plotly's typed array {dtype, bdata, shape}, as the browser receives it
+        if isinstance(value, dict) and "bdata" in value:
+            flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+            return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
+        return value
+
+    def figure(spec: dict) -> go.Figure:
+        for trace in spec["data"]:
+            trace.update({k: typed(v) for k, v in trace.items() if k in ("x", "y", "z", "customdata")})
+        return go.Figure(spec)
+
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
+    if topic:
+        at.session_state["topic"] = topic
+    at.run()
+    assert not at.exception, at.exception
+    drawn = {c.key: figure(c.figure) for c in charts(at)}
+    buttons = {b.key: b for b in at.get("download_button") if b.key.startswith(key)}
+    assert f"{key}_html" in buttons, sorted(buttons)
+    csvs = [buttons[k] for k in sorted(k for k in buttons if k.startswith(f"{key}_csv"))]
+    assert len(csvs) == len(chart_keys)
+    for button, chart_key in zip(csvs, chart_keys):
+        file_name, make = deferred[button.proto.deferred_file_id]
+        lines = {n: np.asarray(t.y, dtype=float) for n, t in enumerate(drawn[chart_key].data) if t.type == "scatter"}
+        got, want = _values(make()), _numbers(drawn[chart_key]) or lines  # heatmaps; or reliability curves
+        assert want and set(got) == set(want), (chart_key, sorted(got), sorted(want))
+        for n in want:
+            np.testing.assert_allclose(got[n], want[n], rtol=1e-6, err_msg=f"{chart_key}, trace {n}")
+        assert file_name.startswith(f"{page_slug(page)}-") and file_name.endswith(".csv"), file_name

@@ -141,3 +141,21 @@ def test_exposure_bias_view(app):
         assert any("They part at step" in v or "never leaves the gold prefix" in v for v in said)
     app.number_input(key="exp_index").set_value(5).run()
     assert not app.exception, app.exception
+
+
+def test_exposure_figure_explains_a_cell_of_either_run(app):
+    """Click-to-explain on both panels: each derivation replays its own run (the reference, or the model's
+    own words) and reproduces the drawn weight; the source's end token is a labelled column."""
+    from tests.charts import charts, clicked
+    from viz_core.labels import safe_label
+
+    app.selectbox(key="exp_model").set_value("s2s-forcing-1.0").run()
+    figure = next(c.figure for c in charts(app) if c.key == "exposure_attention")
+    assert figure["layout"]["xaxis"]["ticktext"][-1] == safe_label("</s>")
+    title = clicked(app, "exposure_attention", (2, 1))
+    assert title.startswith("**gold prefix") and "row 2" in title and "column 1" in title
+    title = clicked(app, "exposure_attention", (3, 0), panel=1)
+    assert title.startswith("**own prefix") and "row 3" in title
+    index = app.number_input(key="exp_index")
+    index.set_value(index.value + 1).run()  # another sentence: the click is forgotten
+    assert not app.exception and not any("Why" in m.value and "Query" in m.value for m in app.markdown)

@@ -80,6 +80,21 @@ def test_fine_tuning_against_frozen_head(bert):
         assert at.metric[0].value  # the fine-tuned model's answer on the item
 
 
+def test_fine_tuning_before_and_after_maps_explain_a_cell_from_their_own_encoder(bert):
+    """Click-to-explain on both maps of the fine-tuning tab: the same cell derived from the pre-trained and
+    from the fine-tuned encoder, each reproducing the weight its map draws."""
+    from tests.charts import clicked
+
+    at = _topic(bert, "Fine-tuning")
+    at.selectbox(key="bert_ft_layer").set_value(1).run()
+    before = clicked(at, "bert_ft_pair", (2, 3)).replace("\\", "")
+    after = clicked(at, "bert_ft_pair", (2, 3), panel=1).replace("\\", "")
+    assert before.startswith("**pre-trained (bert-small) · Why") and after.startswith("**fine-tuned · Why")
+    assert "(row 2)" in after and "(column 3)" in after and "layer 2, head 1" in after
+    weight = [m.split("Why ", 1)[1].split("?", 1)[0] for m in (before, after)]
+    assert weight[0] != weight[1]  # fine-tuning moved this head's weight (layer 2 changed most)
+
+
 def test_resample_and_click_to_mask(bert):
     bert.button(key="bert_resample").click().run()
     _ok(bert)

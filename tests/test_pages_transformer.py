@@ -201,3 +201,14 @@ def test_exposure_section_decodes_a_test_sentence_both_ways(translation: AppTest
     for axis, words in ((forced_axis, trace.forced_tokens), (free_axis, trace.free_tokens)):
         labelled = [str(t).split(" · ", 1) for t in axis["ticktext"]]  # "t · word", every row or a thinned few
         assert labelled and all(safe_label(words[int(t)]) == word for t, word in labelled)
+    # click-to-explain on either run: the mean over the last layer's heads, replayed from that run's own prefix
+    from tests.charts import clicked
+
+    title = clicked(translation, "tf_exposure_attention", (trace.parted, 0), panel=1)
+    assert title.startswith("**own prefix") and f"row {trace.parted}" in title and "average over heads" in title
+    heads = translation.table[0].value
+    assert len(heads) == loaded.encoder_decoder.config.n_heads + 1
+    assert float(heads.iloc[-1, -1].replace("\\", "")) == pytest.approx(
+        float(trace.free_attention[trace.parted, 0]), abs=1e-4
+    )
+    assert clicked(translation, "tf_exposure_attention", (1, 2)).startswith("**gold prefix")

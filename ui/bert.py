@@ -13,14 +13,14 @@ import weakref
 import zlib
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import streamlit as st
 
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.checkpoints import cached_loader
-from ui.export import PLOT
+from ui.export import PLOT, export_menu
 from ui.i18n import Labels, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import boolean, link_option, linked, number_in, url_check, url_notice
@@ -715,7 +715,7 @@ FINETUNE_TASKS = ("nli", "cls", "qa")
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)  # a fine-tuned MiniLM with its base: about 270 MB
-def _finetuned(name: str):
+def finetuned_models(name: str):
     """(fine-tuned model checkpoint, pre-trained base, frozen-head model), shared and read-only; ``name`` a
     shipped checkpoint's name or a folder (a MiniLM-L6 fine-tuned on this machine)."""
     from models.training import finetune
@@ -767,7 +767,7 @@ def _finetune_example(name: str, index: int) -> dict:
     the attention (layers, heads, L, L) of the pre-trained and the fine-tuned encoder (numpy)."""
     from models.training import finetune
 
-    loaded, base, frozen = _finetuned(name)
+    loaded, base, frozen = finetuned_models(name)
     test = finetune.example_items(loaded)  # the first test items, recorded in the checkpoint
     item, enc = test[index % len(test)]
     tuned_p = finetune.predict(loaded.model, loaded.task, [(item, enc)])
@@ -775,6 +775,8 @@ def _finetune_example(name: str, index: int) -> dict:
     return {
         "item": item,
         "tokens": loaded.tokenizer.convert_ids(enc.ids),
+        "ids": tuple(int(i) for i in enc.ids),
+        "segments": tuple(int(i) for i in enc.segments),
         "n_test": len(test),
         "tuned": tuned_p["predictions"][0],
         "frozen": frozen_p["predictions"][0],
@@ -827,7 +829,7 @@ def finetune_record(model: str, task: str, sources: FinetuneSources | None = Non
     exists. ``sources``: :func:`finetune_sources`, read here when not given."""
     names, recorded = finetune_sources() if sources is None else sources
     if (model, task) in names:
-        return names[model, task], _finetuned(names[model, task])[0].training
+        return names[model, task], finetuned_models(names[model, task])[0].training
     if model == "minilm" and task in recorded:
         return None, recorded[task]
     return None
@@ -865,6 +867,7 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
     """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
     task how fine-tuning changed the attention, per layer × head and on one test input. The model and task
     picked here go to ``picked`` (the page publishes its view state with them: ui.views.bert.FinetuneState)."""
+    from ui.explain import Panel, explained_panels, finetuned_cell
     from viz_core.finetune import before_after_figure
 
     st.subheader(tr("masking.ftx.header"))
@@ -880,7 +883,7 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
     from ui.table import table
 
     shipped = [
-        _finetune_row("small", task, _finetuned(names["small", task])[0].training)
+        _finetune_row("small", task, finetuned_models(names["small", task])[0].training)
         for task in FINETUNE_TASKS
         if ("small", task) in names
     ]
@@ -906,14 +909,28 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
     )
     picked(model, task)
     name, training = finetune_record(model, task, sources) or (None, {})
-    figure = finetune_change_figure(training)
-    if figure is not None:
-        chart(figure, key="bert_ft_change", config=PLOT)
+    change = finetune_change_figure(training)
+    if change is not None:
+        chart(change, key="bert_ft_change", config=PLOT)
         st.caption(tr("masking.ftx.change_caption"))
+    figures = {tr("masking.ftx.fig.change_short"): change} if change is not None else {}
+
+    def export(source: str) -> None:
+        export_menu(
+            "finetune",
+            title=tr("masking.ftx.header"),
+            source=source,
+            figures=figures,
+            numbers=_finetune_row(model, task, training),
+            key="bert_ft_export",
+            section="finetune",
+        )
+
     if name is None:
         st.info(tr("masking.ftx.no_weights", command=training.get("command") or ""))
+        export(tr(f"masking.ftx.task.{task}"))
         return
-    loaded = _finetuned(name)[0]
+    loaded = finetuned_models(name)[0]
     n_examples = len(loaded.training.get("examples", [])) or 1
     index = int(
         st.number_input(
@@ -958,18 +975,36 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
     c2.metric(tr("masking.ftx.col.frozen"), _answer(item, task, ex["frozen"]))
     n_layers, n_heads = ex["after"].shape[:2]
     l1, l2 = st.columns(2)
-    layer = int(l1.selectbox(tr("masking.ftx.layer"), range(n_layers), key="bert_ft_layer"))
-    head = int(l2.selectbox(tr("masking.ftx.head"), range(n_heads), key="bert_ft_head"))
-    before, after = ex["before"][layer, head], ex["after"][layer, head]
-    chart(
-        before_after_figure(
-            ex["tokens"],
-            before,
-            after,
-            [tr("masking.ftx.before"), tr("masking.ftx.after")],
-            tr("masking.ftx.fig.pair", layer=layer, head=head, d=float(0.5 * np.abs(after - before).sum(-1).mean())),
-            texts=figure_texts(),
-        ),
-        key="bert_ft_pair",
-        config=PLOT,
+    layer = int(
+        l1.selectbox(tr("masking.ftx.layer"), range(n_layers), format_func=lambda i: str(i + 1), key="bert_ft_layer")
     )
+    head = int(
+        l2.selectbox(tr("masking.ftx.head"), range(n_heads), format_func=lambda i: str(i + 1), key="bert_ft_head")
+    )
+    before, after = ex["before"][layer, head], ex["after"][layer, head]
+    titles = [tr("masking.ftx.before", model=tr(f"masking.ftx.model.{model}")), tr("masking.ftx.after")]
+    pair = before_after_figure(
+        ex["tokens"],
+        before,
+        after,
+        titles,
+        tr(
+            "masking.ftx.fig.pair", layer=layer + 1, head=head + 1, d=float(0.5 * np.abs(after - before).sum(-1).mean())
+        ),
+        texts=figure_texts(),
+    )
+
+    def cell(tuned: bool) -> Callable[[int, int], Any]:
+        return lambda q, k: finetuned_cell(name, tuned, ex["ids"], ex["segments"], layer, head, q, k)
+
+    explained_panels(  # a click on either map derives that weight from its own encoder
+        pair,
+        "bert_ft_pair",
+        [
+            Panel(weights, cell(tuned), ex["tokens"], ex["tokens"], title)
+            for weights, tuned, title in ((before, False, titles[0]), (after, True, titles[1]))
+        ],
+        context=(name, index, layer, head),
+    )
+    figures[tr("masking.ftx.fig.pair_short", layer=layer + 1, head=head + 1)] = pair
+    export(" ".join(ex["tokens"]))

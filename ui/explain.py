@@ -16,6 +16,7 @@ derivation per model family.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -97,6 +98,26 @@ def bert_cell(
     from ui.bert import load_small_bert
 
     return explain_bert_cell(_loaded(load_small_bert(name)).model, ids, segment_ids, layer, head, query, key)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def finetuned_cell(
+    name: str,
+    tuned: bool,
+    ids: tuple[int, ...],
+    segment_ids: tuple[int, ...],
+    layer: int,
+    head: int,
+    query: int,
+    key: int,
+) -> CellExplanation:
+    """α[query, key] of one head of a fine-tuned checkpoint's encoder (``tuned``) or of its pre-trained
+    base, on these pieces (the BERT page's fine-tuning tab: ui.bert.finetuned_models)."""
+    from models.inference.explain import explain_bert_cell
+    from ui.bert import finetuned_models
+
+    loaded, base, _ = finetuned_models(name)
+    return explain_bert_cell(loaded.model if tuned else base, ids, segment_ids, layer, head, query, key)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -256,6 +277,20 @@ def _average(heads: list[CellExplanation], drawn: float) -> None:
         st.warning(tr("explain.mismatch", err=f"{abs(mean - drawn):.1e}"))
 
 
+@dataclass(frozen=True)
+class Panel:
+    """One clickable heatmap of a figure: the drawn matrix ``weights``, its explainer
+    (``explain(row, col)``: the cell's :class:`CellExplanation`, or one per head for an average over
+    heads), the tokens its query and key index, and its ``name`` (the subplot's title) where a
+    figure has several."""
+
+    weights: np.ndarray
+    explain: Explainer
+    query_tokens: Sequence[str]
+    key_tokens: Sequence[str]
+    name: str = ""
+
+
 def explained_chart(
     fig,
     key: str,
@@ -267,56 +302,84 @@ def explained_chart(
     context: Hashable,
 ) -> None:
     """``ui.plot.chart(fig)`` with clickable cells and, below it, the derivation of the clicked
-    cell of the drawn matrix ``weights``.
+    cell of the drawn matrix ``weights``: :func:`explained_panels` with one :class:`Panel`."""
+    explained_panels(fig, key, [Panel(weights, explain, query_tokens, key_tokens)], context=context)
 
-    ``explain(row, col)`` returns the cell's :class:`CellExplanation` (or one per head for an
-    average over heads); its query and key index ``query_tokens`` and ``key_tokens``. ``context``
-    identifies what the chart shows (model, input, layer, head …): a click is forgotten when it
-    changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col) of the
-    drawn cells; on a binned figure (viz_core.explain.binning_of) that is a block, and the cell of
-    it to explain is picked in ``st.session_state[f"{key}_pick"]`` as (query, key)."""
-    cell_key, ctx_key, pick_key = f"{key}_cell", f"{key}_context", f"{key}_pick"
+
+def explained_panels(fig, key: str, panels: Sequence[Panel], *, context: Hashable) -> None:
+    """``ui.plot.chart(fig)`` whose heatmaps (``panels``, in the order of the figure's subplots,
+    viz_core.explain.panel_count) have clickable cells and, below it, the derivation of the clicked
+    cell.
+
+    ``context`` identifies what the chart shows (model, input, layer, head …): a click is forgotten
+    when it changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col) of
+    the drawn cells of panel ``st.session_state[f"{key}_panel"]`` (0 when unset); on a binned figure
+    (viz_core.explain.binning_of) that is a block, and the cell of it to explain is picked in
+    ``st.session_state[f"{key}_pick"]`` as (query, key)."""
+    cell_key, panel_key, ctx_key, pick_key = f"{key}_cell", f"{key}_panel", f"{key}_context", f"{key}_pick"
     if st.session_state.get(ctx_key) != context:
         st.session_state[ctx_key] = context
-        st.session_state.pop(cell_key, None)
-        st.session_state.pop(pick_key, None)
-    layer = add_cell_layer(fig)
-    w = np.asarray(weights)
-    if layer is None:
+        for stale in (cell_key, panel_key, pick_key):
+            st.session_state.pop(stale, None)
+    layers = [add_cell_layer(fig, i) for i in range(len(panels))]
+    if any(layer is None for layer in layers):
         chart(fig, key=key, config=PLOT)
         st.caption(tr("explain.too_many"))
         return
-    bins = binning_of(fig)
-    grid = w if bins is None else drawn_values(fig)  # what a click selects: a weight, or a block's value
+    bins = [binning_of(fig, i) for i in range(len(panels))]
+    # what a click selects in each panel: a weight, or a block's value
+    grids = [np.asarray(p.weights) if b is None else drawn_values(fig, i) for i, (p, b) in enumerate(zip(panels, bins))]
 
     def remember() -> None:
         event = st.session_state.get(key) or {}
         points = (event.get("selection") or {}).get("points") or []
-        st.session_state[cell_key] = cell_of_point(points, layer, grid.shape[1])
+        for i, layer in enumerate(layers):
+            cell = cell_of_point(points, layer, grids[i].shape[1])
+            if cell is not None:
+                st.session_state[cell_key], st.session_state[panel_key] = cell, i
+                return
+        st.session_state[cell_key] = None
 
     cell = st.session_state.get(cell_key)
+    at = st.session_state.get(panel_key) or 0
+    at = at if isinstance(at, int) and 0 <= at < len(panels) else 0
+    grid, panel = grids[at], panels[at]
     valid = (
         cell is not None
         and 0 <= cell[0] < grid.shape[0]
         and 0 <= cell[1] < grid.shape[1]
         and bool(np.isfinite(grid[cell[0], cell[1]]))
     )  # a hidden (NaN) cell explains nothing
-    if valid and bins is None:
-        outline_cell(fig, *cell)
+    if valid and bins[at] is None:
+        outline_cell(fig, *cell, panel=at)
     elif valid:
-        outline_block(fig, *bins.block(*cell))
+        outline_block(fig, *bins[at].block(*cell), panel=at)
     chart(fig, key=key, config=PLOT, on_select=remember)
     if not valid:
         st.caption(tr("explain.hint"))
         return
-    if bins is None:
+    w = np.asarray(panel.weights)
+    if bins[at] is None:
         query, key_index = int(cell[0]), int(cell[1])
     else:
         query, key_index = _block(
-            w, float(grid[cell[0], cell[1]]), bins, bins.block(*cell), pick_key, query_tokens, key_tokens
+            w,
+            float(grid[cell[0], cell[1]]),
+            bins[at],
+            bins[at].block(*cell),
+            pick_key,
+            panel.query_tokens,
+            panel.key_tokens,
         )
     _explain_cell(
-        explain, query, key_index, float(w[query, key_index]), query_tokens, key_tokens, binned=bins is not None
+        panel.explain,
+        query,
+        key_index,
+        float(w[query, key_index]),
+        panel.query_tokens,
+        panel.key_tokens,
+        binned=bins[at] is not None,
+        panel=panel.name if len(panels) > 1 else "",
     )
 
 
@@ -404,9 +467,11 @@ def _explain_cell(
     key_tokens: Sequence[str],
     *,
     binned: bool,
+    panel: str = "",
 ) -> None:
-    """The derivation of weight ``drawn`` = α[query_index, key_index] by ``explain``: a title, then
-    one head's steps (:func:`_one`) or each head's weight and their mean (:func:`_average`)."""
+    """The derivation of weight ``drawn`` = α[query_index, key_index] by ``explain``: a title (after the
+    ``panel``'s name, on a figure of several), then one head's steps (:func:`_one`) or each head's weight
+    and their mean (:func:`_average`)."""
     try:
         result = explain(query_index, key_index)
     except ValueError as exc:  # no model, a model without this kind of attention, a stale cell
@@ -424,7 +489,8 @@ def _explain_cell(
     st.markdown(
         "**"
         + md_escape(
-            tr(
+            (f"{panel} · " if panel else "")
+            + tr(
                 "explain.title",
                 weight=f"{drawn:.4f}",
                 query=query,

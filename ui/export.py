@@ -123,12 +123,14 @@ def export_menu(
     numbers: Mapping[str, Any] | None = None,
     note: str = "",
     key: str | None = None,
+    section: str | None = None,
 ) -> None:
     """A small "Export" popover: each figure's numbers as CSV, the ``trace`` (anything with
     ``to_dict()``, or a function that gives it again on click, so that a page's session need not
     keep a large trace alive: ui.bert.RealInput) as JSON and NPZ, and a standalone offline HTML handout
     (``title``, ``source`` text, the figures, ``numbers``). ``figures`` maps a caption to a plotly figure. Files are
-    built on click; downloading does not rerun the page."""
+    built on click; downloading does not rerun the page. ``section``: the menu of a section below the page's
+    main view (e.g. "exposure"), whose handout is named after it, without the main view's step."""
     figures = dict(figures or {})
     key = key or f"export_{safe_filename(name)}"
     # File names are language-free: the page, the view (the chart key that drew the figure, ui.plot.chart)
@@ -140,6 +142,7 @@ def export_menu(
     ]
     words, lang = figure_texts(), current()  # read in this run: the file is built later, on click
     toolbar_texts = toolbar_dictionary(lang)
+    handout = file_stem(f"{section}-handout" if section else "handout", page=page, stepped=not section)
     with st.popover(tr("export.button"), icon=":material/download:", help=tr("export.help")):
         for i, (caption, fig) in enumerate(figures.items()):
             st.download_button(
@@ -177,7 +180,7 @@ def export_menu(
         st.download_button(
             tr("export.html"),
             mime="text/html",
-            file_name=f"{file_stem('handout', page=page)}.html",
+            file_name=f"{handout}.html",
             data=lambda: handout_html(
                 title,
                 source,

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from corpora.text import detokenize, is_cjk
 from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
-from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
+from models.nn.rnn_seq2seq import SOFT, AttentionMode, Seq2SeqConfig
 from models.inference.common import InputError
 from models.inference.traces import Seq2seqDecodeTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
-from ui.export import PLOT
+from ui.export import PLOT, export_menu
 from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
     from models.training.seq2seq import ExposureTrace
+    from ui.explain import Explainer
 
 MODES = Labels({mode: f"seq2seq.mode.{mode}" for mode in ("soft", "hard")})
 
@@ -409,13 +410,25 @@ def exposure_view(section_button: Callable[[str, int], None] = lambda name, inde
         )
     )
     section_button(name, index)
-    show_exposure(exposure_of(name, index), "exposure_attention")
+    trace = exposure_of(name, index)
+    text = " ".join(trace.source)
+
+    def cell(tokens: Sequence[str]) -> Explainer:
+        from ui.explain import seq2seq_cell
+
+        return lambda q, k: seq2seq_cell(name, text, tuple(tokens), q, k, SOFT.weighting)
+
+    # the forced run reads the reference at every step, the free run its own words
+    show_exposure(trace, "exposure_attention", (cell([*trace.gold, "</s>"]), cell(trace.free_tokens)), (name, index))
 
 
-def show_exposure(trace: ExposureTrace, key: str) -> None:
+def show_exposure(
+    trace: ExposureTrace, key: str, explain: tuple[Explainer, Explainer] | None = None, context: Hashable = None
+) -> None:
     """One sentence's two decodings (gold prefix, own prefix): the source and reference, where they part, the
     words of each step side by side, and the attention of each (figure ``key``): the seq2seq and Transformer
-    pages' exposure-bias views."""
+    pages' exposure-bias views. ``explain``: each run's cell explainer (forced, free; ui.explain), which makes
+    the figure's cells clickable; ``context`` names the trace (model, sentence)."""
     st.markdown(tr("seq2seq.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
     if trace.parted is None:
@@ -442,8 +455,32 @@ def show_exposure(trace: ExposureTrace, key: str) -> None:
     ]
     st.dataframe(rows, hide_index=True)
     figure = exposure_view_figure(trace)
-    if figure is not None:
+    if figure is None:
+        return
+    if explain is None:
         chart(figure, key=key, config=PLOT)
+    else:
+        from ui.explain import Panel, explained_panels
+
+        assert trace.forced_attention is not None and trace.free_attention is not None  # a figure was drawn
+        explained_panels(
+            figure,
+            key,
+            [
+                Panel(trace.forced_attention, explain[0], trace.forced_tokens, trace.keys, tr("seq2seq.exp.forced")),
+                Panel(trace.free_attention, explain[1], trace.free_tokens, trace.keys, tr("seq2seq.exp.free")),
+            ],
+            context=context,
+        )
+    export_menu(
+        f"{key}-export",
+        title=tr("seq2seq.exp.header"),
+        source=f"{' '.join(trace.source)} → {' '.join(trace.gold)}",
+        figures={tr("seq2seq.exp.fig"): figure},
+        numbers={tr("seq2seq.exp.parted_at"): trace.parted if trace.parted is not None else "—"},
+        key=f"{key}_export",
+        section="exposure",
+    )
 
 
 def exposure_view_figure(trace: ExposureTrace) -> go.Figure | None:
@@ -454,7 +491,7 @@ def exposure_view_figure(trace: ExposureTrace) -> go.Figure | None:
     if trace.forced_attention is None or trace.free_attention is None:
         return None
     return exposure_figure(
-        trace.source,
+        trace.keys,
         trace.forced_tokens,
         trace.free_tokens,
         trace.forced_attention,

@@ -8,8 +8,9 @@ loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,7 +19,7 @@ import streamlit as st
 from models.checkpoints import CheckpointError, LoadedTransformer, load_transformer, read_config, shipped_transformers
 from models.inference.translate import TRANSLATION
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
-from ui.export import PLOT, PLOT_NO_BAR
+from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
@@ -27,6 +28,10 @@ from ui.tokens import input_error, md_escape, model_text, show_notices
 from viz_core.labels import safe_label
 from viz_core.seq2seq import attention_heatmap
 from viz_core.transformer import attention_matrix_figure, causal_mask, grid_figure, mask_figure, padding_mask
+
+if TYPE_CHECKING:
+    from models.training.seq2seq import ExposureTrace
+    from ui.explain import Explainer
 
 SITE_LABELS = Labels({site: f"kind.{site}" for site in ("encoder", "decoder", "cross")})
 SHORT_LABELS = Labels({site: f"kind.short.{site}" for site in ("encoder", "decoder", "cross")})
@@ -663,10 +668,20 @@ def label_smoothing_view(section_button: Callable[[], None] = lambda: None) -> N
         for m in pair
     ]
     st.dataframe(rows, hide_index=True)
-    for column, test_set, figure in zip(st.columns(len(pairs)), pairs, reliability_views(pairs)):
+    figures = reliability_views(pairs)
+    for column, test_set, figure in zip(st.columns(len(pairs)), pairs, figures):
         with column:
             chart(figure, key=f"tf_reliability_{test_set}", config=PLOT)
     st.caption(tr("transformer.ls.caption"))
+    export_menu(
+        "label-smoothing",
+        title=tr("transformer.ls.header"),
+        source=" · ".join(f"{m['name']} (ε = {m['label_smoothing']})" for pair in pairs.values() for m in pair),
+        figures={TEST_SETS.get(t, t): figure for t, figure in zip(pairs, figures)},
+        numbers={f"{m['name']} · {tr('transformer.ls.col.ece')}": m["ece"] for pair in pairs.values() for m in pair},
+        key="tf_ls_export",
+        section="label-smoothing",
+    )
     for test_set, pair in pairs.items():
         if len(pair) != 2:
             continue
@@ -729,6 +744,24 @@ def _first_parting(name: str, limit: int = 60) -> int:
     return next((i for i in range(limit) if exposure_of(name, i).parted is not None), 0)
 
 
+def exposure_explainers(name: str, trace: ExposureTrace) -> tuple[Explainer, Explainer]:
+    """The cell explainers of the exposure figure's two panels: the mean over the last decoder layer's heads
+    of cross-attention (as drawn), the decoder reading <s> and the reference (forced run) or its own
+    outputs (free run)."""
+    from ui.explain import each_head, head_cell
+
+    c = _load(name).encoder_decoder.config
+    src = tuple(trace.src_ids)
+
+    def run(read: Sequence[int]) -> Explainer:
+        tgt = (c.bos_id, *read)
+        return each_head(
+            lambda h, q, k: head_cell(name, "cross", c.num_decoder_layers - 1, h, q, k, src, tgt), c.n_heads
+        )
+
+    return run(trace.gold_ids), run(trace.free_ids)
+
+
 def test_size(name: str) -> int:
     """How many test sentences ``name``'s corpus has (the exposure view's choice)."""
     return len(_test_pairs(name))
@@ -755,5 +788,6 @@ def exposure_view(name: str, section_button: Callable[[int], None] = lambda inde
         help=tr("transformer.exp.sentence_help", n=n, first=first),
     )
     section_button(int(index))
-    show_exposure(exposure_of(name, int(index)), "tf_exposure_attention")
+    trace = exposure_of(name, int(index))
+    show_exposure(trace, "tf_exposure_attention", exposure_explainers(name, trace), (name, int(index)))
     st.caption(tr("transformer.exp.caption"))

@@ -6,6 +6,9 @@ cell's hover text and sends the click; :func:`cell_of_point` maps a selected poi
 A binned heatmap (viz_core.attention_grid.head_figure above ``max_cells``) gets the same layer,
 one point at the centre of each block of queries × keys (:func:`binning_of` reads the binning the
 figure declares); :func:`block_value` recomputes a block's drawn value from the weights.
+
+A figure of several side-by-side heatmaps (subplots) has one panel per pair of axes: each
+function takes the ``panel`` (0: the first heatmap's axes), and each panel gets its own layer.
 """
 
 from __future__ import annotations
@@ -27,17 +30,41 @@ SVG_POINTS = 4096
 LAYER_NAME = "cells (click to explain)"
 
 
-def _cell_heatmaps(fig: go.Figure) -> list[Any]:
-    """The heatmap traces with one 2-d z on cell axes (x and y arrays, or a declared binning),
-    bottom first."""
-    return [
-        tr
-        for tr in fig.data
-        if tr.type == "heatmap"
-        and tr.z is not None
-        and ((tr.x is not None and tr.y is not None) or _binning(tr) is not None)
-        and np.asarray(tr.z, dtype=object).ndim == 2
-    ]
+def _axes(trace: Any) -> tuple[str, str]:
+    """The (x, y) axes a trace is drawn on ("x", "y" when it names none)."""
+    return trace.xaxis or "x", trace.yaxis or "y"
+
+
+def _panels(fig: go.Figure) -> list[list[Any]]:
+    """The heatmap traces with one 2-d z on cell axes (x and y arrays, or a declared binning), one
+    list per pair of axes (a subplot), in the order the panels first appear; each bottom first."""
+    panels: dict[tuple[str, str], list[Any]] = {}
+    for tr in fig.data:
+        if (
+            tr.type == "heatmap"
+            and tr.z is not None
+            and ((tr.x is not None and tr.y is not None) or _binning(tr) is not None)
+            and np.asarray(tr.z, dtype=object).ndim == 2
+        ):
+            panels.setdefault(_axes(tr), []).append(tr)
+    return list(panels.values())
+
+
+def _cell_heatmaps(fig: go.Figure, panel: int = 0) -> list[Any]:
+    """The cell heatmaps of one panel of ``fig`` (its ``panel``-th pair of axes), bottom first."""
+    panels = _panels(fig)
+    return panels[panel] if 0 <= panel < len(panels) else []
+
+
+def panel_count(fig: go.Figure) -> int:
+    """How many panels (pairs of axes with a cell heatmap) ``fig`` has."""
+    return len(_panels(fig))
+
+
+def panel_axes(fig: go.Figure, panel: int = 0) -> tuple[str, str]:
+    """The (x, y) axes of ``panel`` ("x2", "y2" …), as a shape's xref and yref name them."""
+    heatmaps = _cell_heatmaps(fig, panel)
+    return _axes(heatmaps[0]) if heatmaps else ("x", "y")
 
 
 def _flat(values: Any, n: int) -> np.ndarray | None:
@@ -55,9 +82,9 @@ def _compact(values: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
-def add_cell_layer(fig: go.Figure) -> int | None:
-    """Add the click layer over the first cell heatmap of ``fig`` and return its trace index
-    (None when the figure has no such heatmap or more than :data:`MAX_CELLS` cells).
+def add_cell_layer(fig: go.Figure, panel: int = 0) -> int | None:
+    """Add the click layer over the first cell heatmap of ``panel`` of ``fig`` and return its trace
+    index (None when the panel has no such heatmap or more than :data:`MAX_CELLS` cells).
 
     The points sit at the heatmap's own x/y values (a binned heatmap's: each block's centre) in
     row-major order (point i is cell divmod(i, columns)); they take over the heatmap's hover (its ``text``, or its
@@ -65,7 +92,7 @@ def add_cell_layer(fig: go.Figure) -> int | None:
     tokens are the customdata), and a heatmap drawn
     over it (e.g. masked cells) lends its hover where its z is set. Invisible markers are left
     out of the figure's CSV export."""
-    heatmaps = _cell_heatmaps(fig)
+    heatmaps = _cell_heatmaps(fig, panel)
     if not heatmaps:
         return None
     base = heatmaps[0]
@@ -128,17 +155,20 @@ def cell_of_point(points: list[Mapping[str, Any]], layer: int, columns: int) -> 
     return None
 
 
-def outline_cell(fig: go.Figure, row: int, col: int) -> None:
-    """Frame cell (row, col) (drawn at x = col, y = row, the integer cell axes): a black and a
-    white outline, visible on dark and on light cells."""
-    outline_block(fig, range(row, row + 1), range(col, col + 1))
+def outline_cell(fig: go.Figure, row: int, col: int, panel: int = 0) -> None:
+    """Frame cell (row, col) of ``panel`` (drawn at x = col, y = row, the integer cell axes): a black
+    and a white outline, visible on dark and on light cells."""
+    outline_block(fig, range(row, row + 1), range(col, col + 1), panel)
 
 
-def outline_block(fig: go.Figure, rows: range, cols: range) -> None:
-    """Frame the cells of queries ``rows`` and keys ``cols`` (token axes: cell i spans i ± 0.5)."""
+def outline_block(fig: go.Figure, rows: range, cols: range, panel: int = 0) -> None:
+    """Frame the cells of queries ``rows`` and keys ``cols`` of ``panel`` (token axes: cell i spans i ± 0.5)."""
+    xref, yref = panel_axes(fig, panel)
     for color, width, inset in ((TEXT_COLOR, 4, 0.0), (BACKGROUND, 2, 0.12)):
         fig.add_shape(
             type="rect",
+            xref=xref,
+            yref=yref,
             x0=cols.start - 0.5 + inset,
             x1=cols.stop - 0.5 - inset,
             y0=rows.start - 0.5 + inset,
@@ -194,16 +224,16 @@ def _binning(trace: Any) -> Binning | None:
     )
 
 
-def binning_of(fig: go.Figure) -> Binning | None:
-    """The binning the first cell heatmap of ``fig`` declares in its ``meta`` (set by
+def binning_of(fig: go.Figure, panel: int = 0) -> Binning | None:
+    """The binning the first cell heatmap of ``panel`` of ``fig`` declares in its ``meta`` (set by
     viz_core.attention_grid.head_figure); None: one cell per weight."""
-    heatmaps = _cell_heatmaps(fig)
+    heatmaps = _cell_heatmaps(fig, panel)
     return _binning(heatmaps[0]) if heatmaps else None
 
 
-def drawn_values(fig: go.Figure) -> np.ndarray | None:
-    """The z the first cell heatmap of ``fig`` draws (one value per drawn cell), or None."""
-    heatmaps = _cell_heatmaps(fig)
+def drawn_values(fig: go.Figure, panel: int = 0) -> np.ndarray | None:
+    """The z the first cell heatmap of ``panel`` of ``fig`` draws (one value per drawn cell), or None."""
+    heatmaps = _cell_heatmaps(fig, panel)
     return np.asarray(heatmaps[0].z, dtype=float) if heatmaps else None
 
 

@@ -23,13 +23,31 @@ from viz_core.style import SERIES_COLORS, attention_scale, base_layout, colorbar
 
 __all__ = ["change_grid_figure", "before_after_figure", "reliability_figure", "exposure_figure"]
 
+#: px a heatmap row needs for its label at the tick font (rows closer than that get every other label).
+ROW_PX = 24
+#: px above a panel for its subplot title, below the figure's (possibly wrapped) title.
+SUBPLOT_TITLE_PX = 28
+
+
+def _side_by_side_height(rows: int) -> int:
+    """Height of a figure of two heatmap panels of ``rows`` rows: every row labelled (:data:`ROW_PX`), plus the
+    titles above and the rotated token labels below."""
+    return max(420, 240 + ROW_PX * rows)
+
+
+def _room_for_subplot_titles(fig: go.Figure) -> go.Figure:
+    """Lower the panels by one subplot-title line, so that a figure title wrapped onto two lines does not run
+    into the panels' own titles."""
+    fig.update_layout(margin={"t": int(fig.layout.margin.t or 0) + SUBPLOT_TITLE_PX})
+    return fig
+
 
 def _labels(tokens: Sequence[str]) -> list[str]:
     return [safe_label(t) for t in tokens]
 
 
 def change_grid_figure(change: np.ndarray, title: str, layer_word: str, head_word: str, bar_title: str) -> go.Figure:
-    """(layers, heads) mean total-variation distance as a heatmap, each cell written in."""
+    """(layers, heads) mean total-variation distance as a heatmap, each cell written in; layer and head 1 first."""
     change = np.asarray(change, dtype=float)
     n_layers, n_heads = change.shape
     fig = go.Figure(
@@ -43,13 +61,16 @@ def change_grid_figure(change: np.ndarray, title: str, layer_word: str, head_wor
             colorbar=colorbar(bar_title, side="right"),
             text=[[f"{v:.2f}" for v in row] for row in change],
             texttemplate="%{text}",
-            hovertemplate=f"{layer_word} %{{y}} · {head_word} %{{x}}: %{{z:.3f}}<extra></extra>",
+            customdata=[
+                [f"{layer_word} {k + 1} · {head_word} {h + 1}" for h in range(n_heads)] for k in range(n_layers)
+            ],
+            hovertemplate="%{customdata}: %{z:.3f}<extra></extra>",
         )
     )
-    heatmap_layout(
+    heatmap_layout(  # layers and heads counted from 1, as everywhere in the lab (ui.grid)
         fig,
-        [f"{head_word} {h}" for h in range(n_heads)],
-        [f"{layer_word} {k}" for k in range(n_layers)],
+        [f"{head_word} {h + 1}" for h in range(n_heads)],
+        [f"{layer_word} {k + 1}" for k in range(n_layers)],
         title=title,
         height=120 + 70 * n_layers,
     )
@@ -68,6 +89,7 @@ def before_after_figure(
     labels = _labels(tokens)
     fig = make_subplots(rows=1, cols=2, subplot_titles=list(titles), horizontal_spacing=0.12)
     scale = attention_scale(texts=texts)
+    height = _side_by_side_height(len(labels))
     for col, weights in ((1, before), (2, after)):
         fig.add_trace(
             go.Heatmap(
@@ -82,9 +104,8 @@ def before_after_figure(
             row=1,
             col=col,
         )
-        heatmap_layout(fig, labels, labels, row=1, col=col)
-    base_layout(fig, title=title, height=max(420, 160 + 18 * len(labels)))
-    return fig
+        heatmap_layout(fig, labels, labels, row=1, col=col, height=height - SUBPLOT_TITLE_PX)
+    return _room_for_subplot_titles(base_layout(fig, title=title, height=height))
 
 
 def reliability_figure(
@@ -137,6 +158,7 @@ def exposure_figure(
     src = _labels(source)
     fig = make_subplots(rows=1, cols=2, subplot_titles=list(titles), horizontal_spacing=0.2)
     scale = attention_scale(texts=texts)
+    height = _side_by_side_height(max(len(forced_tokens), len(free_tokens)))
     for col, (tokens, weights) in enumerate(((forced_tokens, forced_attention), (free_tokens, free_attention)), 1):
         rows = [f"{t} · {safe_label(w)}" for t, w in enumerate(tokens)]
         fig.add_trace(
@@ -152,7 +174,7 @@ def exposure_figure(
             row=1,
             col=col,
         )
-        heatmap_layout(fig, src, rows, row=1, col=col)
+        heatmap_layout(fig, src, rows, row=1, col=col, height=height - SUBPLOT_TITLE_PX)
         if parted is not None and parted < len(rows):
             fig.add_hline(
                 y=parted - 0.5,
@@ -162,5 +184,4 @@ def exposure_figure(
                 # the note once, on the free run's side (an annotation_text of None would draw "new text")
                 **({"annotation_text": parted_text} if col == 2 else {}),
             )
-    base_layout(fig, title=title, height=max(420, 160 + 22 * max(len(forced_tokens), len(free_tokens))))
-    return fig
+    return _room_for_subplot_titles(base_layout(fig, title=title, height=height))

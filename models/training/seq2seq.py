@@ -16,7 +16,7 @@ import math
 import random
 import threading
 from collections.abc import Callable, Iterator, Sequence, Sized
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -579,6 +579,8 @@ class ExposureTrace:
     ``*_attention`` (steps, source tokens) are the attention weights of each (None without attention),
     ``*_prob`` the probability of the word it chose; ``parted`` is the first step where the free run's
     output differs from the gold word (its prefix stops being the gold prefix), None if it never does.
+    ``src_ids`` are the source as the encoder read it (cut to the model's limit, then </s>), ``gold_ids``
+    the reference and its end token (what the forced run reads), ``free_ids`` the free run's outputs.
     """
 
     source: list[str]
@@ -590,6 +592,16 @@ class ExposureTrace:
     free_prob: list[float]
     free_attention: np.ndarray | None
     parted: int | None
+    src_ids: list[int] = field(default_factory=list)
+    gold_ids: list[int] = field(default_factory=list)
+    free_ids: list[int] = field(default_factory=list)
+
+    @property
+    def keys(self) -> list[str]:
+        """The source words the attention's columns stand for: the source as read (cut to the model's
+        limit) and its end token "</s>"."""
+        n = len(self.src_ids) or len(self.source) + 1
+        return [*self.source[: n - 1], "</s>"]
 
     @classmethod
     def of(
@@ -600,10 +612,12 @@ class ExposureTrace:
         forced: tuple[list[int], list[float], np.ndarray | None],
         free: tuple[list[int], list[float], np.ndarray | None],
         word: Callable[[int], str],
+        src_ids: Sequence[int] = (),
     ) -> ExposureTrace:
         """The trace of both runs, each (chosen ids, their probabilities, attention), with ``gold_ids`` the
         reference and its end token: ``parted`` is the first step where the free run's id is not the gold
-        one (or the free run stops before the reference ends); ``word`` names an id."""
+        one (or the free run stops before the reference ends); ``word`` names an id; ``src_ids`` the
+        source as read."""
         free_ids = free[0]
         parted = next(
             (t for t in range(len(free_ids)) if t >= len(gold_ids) or free_ids[t] != gold_ids[t]),
@@ -619,6 +633,9 @@ class ExposureTrace:
             list(free[1]),
             free[2],
             parted,
+            [int(i) for i in src_ids],
+            [int(i) for i in gold_ids],
+            [int(i) for i in free_ids],
         )
 
 
@@ -661,6 +678,7 @@ def exposure_trace(
         (forced_ids, forced_prob, np.stack(forced_att) if forced_att else None),
         (free_ids, free_prob, np.stack(free_att) if free_att else None),
         lambda i: "</s>" if i == EOS_ID else tgt_vocab.itos[i],
+        ids,
     )
 
 

@@ -541,6 +541,7 @@ def exposure_trace(
             free.cross_attention[-1].mean(0),
         ),
         lambda i: "</s>" if i == EOS_ID else tgt_itos[i],
+        src_ids,
     )
 
 

@@ -13,16 +13,19 @@ from tests.browser.conftest import assert_no_error, open_picker, save_screenshot
 LONG_TEXT = " ".join(["The trophy would not fit in the brown suitcase because it was too big."] * 40)  # > 512 tokens
 
 
-def _click_cell(page, key: str, row: float, col: float) -> None:
-    """Click the centre of heatmap cell (row, col), from the plot's own axis transforms
-    (the cells sit at the integer positions x = col, y = row; a binned block at its tokens' centre)."""
+def _click_cell(page, key: str, row: float, col: float, panel: int = 1) -> None:
+    """Click the centre of heatmap cell (row, col) of subplot ``panel`` (1: axes x/y, 2: x2/y2), from the
+    plot's own axis transforms (the cells sit at the integer positions x = col, y = row; a binned block at
+    its tokens' centre)."""
     plot = page.locator(f".st-key-{key} .js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    suffix = "" if panel == 1 else str(panel)
     x, y = plot.evaluate(
-        """(gd, [row, col]) => {
-            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+        """(gd, [row, col, suffix]) => {
+            const xa = gd._fullLayout['xaxis' + suffix], ya = gd._fullLayout['yaxis' + suffix];
             return [xa._offset + xa.l2p(col), ya._offset + ya.l2p(row)];
         }""",
-        [row, col],
+        [row, col, suffix],
     )
     plot.click(position={"x": x, "y": y})
 
@@ -103,6 +106,29 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
     assert_no_error(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "click_explain_seq2seq")
+
+
+def test_click_a_cell_of_the_second_panel_explains_that_run(open_page):
+    """The exposure-bias figure draws two heatmaps side by side: a click on the free run's panel explains
+    that run's weight (its own prefix replayed), not the forced run's cell under the same row and column."""
+    page = open_page("Seq2seq_attention")
+    plot = page.locator(".st-key-exposure_attention .js-plotly-plot").first
+    page.wait_for_selector(".st-key-exposure_attention .js-plotly-plot .heatmaplayer", timeout=120_000)
+    forced, free = plot.evaluate(
+        "gd => gd.calcdata.filter(c => c[0].trace.type === 'heatmap').map(c => Array.from(c[0].z, r => Array.from(r)))"
+    )
+    row, col = 2, 1
+    assert forced != free  # two panels, two matrices
+    _click_cell(page, "exposure_attention", row, col, panel=2)
+    title = page.get_by_text(re.compile(r"own prefix \(free running\) · Why \d\.\d{4}\? Query")).first
+    title.wait_for(timeout=60_000)
+    wait_for_app(page)
+    text = title.inner_text()
+    assert f"(row {row})" in text and f"(column {col})" in text, text
+    assert abs(float(re.search(r"Why (\d\.\d{4})", text).group(1)) - free[row][col]) < 5e-5, (text, free[row][col])
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "click_explain_exposure")
 
 
 def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):

@@ -255,8 +255,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "masking.ftx.label.cls.0": ("a person", "人"),
     "masking.ftx.label.cls.1": ("an animal", "动物"),
     "masking.ftx.label.cls.2": ("a thing", "物体"),
-    "masking.ftx.before": ("pre-trained (bert-small)", "预训练（bert-small）"),
+    "masking.ftx.before": ("pre-trained ({model})", "预训练（{model}）"),
     "masking.ftx.after": ("fine-tuned", "微调后"),
+    "masking.ftx.fig.change_short": ("Attention change per layer × head", "每层每个头的注意力变化"),
+    "masking.ftx.fig.pair_short": (
+        "Layer {layer}, head {head}: before and after",
+        "第 {layer} 层第 {head} 个头：微调前后",
+    ),
     "masking.ftx.fig.pair": (
         "Layer {layer}, head {head} on this input: mean change {d:.3f}",
         "第 {layer} 层第 {head} 个头在此输入上：平均变化 {d:.3f}",

@@ -238,6 +238,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "它们在第 {step} 步分歧：参考译文是“{gold}”，自由解码选了“{own}”；此后它读入的是自己的词。",
     ),
     "seq2seq.exp.col.t": ("step", "步"),
+    "seq2seq.exp.parted_at": ("step where the runs part", "两次解码分歧的步"),
     "seq2seq.exp.col.gold": ("reference word", "参考词"),
     "seq2seq.exp.col.forced_word": ("chosen after the gold prefix", "正确前缀后选出的词"),
     "seq2seq.exp.col.free_word": ("chosen after its own prefix", "自己的前缀后选出的词"),
