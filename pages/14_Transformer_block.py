@@ -20,6 +20,7 @@ from ui.block import (
     smoothing_section,
 )
 from ui.deck import publish_view
+from ui.explain import explained_chart
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import tr
@@ -29,6 +30,7 @@ from ui.tokens import input_error, md_escape
 from ui.views.block import (
     BlockState,
     architecture_view,
+    attention_cells,
     box_label,
     box_view,
     architecture_label,
@@ -130,7 +132,22 @@ diagram_col, detail_col = st.columns(2)
 diagram = architecture_view(trace, state.chosen_box)
 chart(diagram, key="block_diagram", config=PLOT, on_select=_clicked, where=diagram_col)
 detail, caption = box_view(trace, state.chosen_box, state.layer, state.token)
-chart(detail, key="block_detail", config=PLOT, where=detail_col)
+cells = attention_cells(trace, state.chosen_box, state.layer)
+if cells is None:
+    chart(detail, key="block_detail", config=PLOT, where=detail_col)
+else:  # an attention box: click a cell of its heatmap for that weight's derivation (below the two figures)
+    weights, explain, queries, keys = cells
+    context = (trace.model, text, state.chosen_box, state.layer)
+    explained_chart(
+        detail,
+        "block_detail",
+        weights,
+        explain,
+        query_tokens=queries,
+        key_tokens=keys,
+        context=context,
+        where=detail_col,
+    )
 detail_col.caption(caption)
 with export_col:
     export_menu(

@@ -45,6 +45,34 @@ def test_the_first_screen_is_the_diagram_and_the_chosen_box() -> None:
     assert _figure(at, "block_detail")["data"][0]["type"] == "heatmap"
 
 
+@pytest.mark.parametrize(
+    "family, box, layer, cell",
+    [
+        ("encoder-decoder", "enc.self", 0, (2, 4)),
+        ("encoder-decoder", "dec.masked_self", 1, (3, 1)),
+        ("encoder-decoder", "dec.cross", 1, (2, 5)),
+        ("decoder-only", "dec.masked_self", 1, (4, 2)),
+        ("encoder-only", "enc.self", 1, (3, 6)),
+    ],
+)
+def test_an_attention_box_explains_a_clicked_cell_from_the_model(family, box, layer, cell) -> None:
+    """Click-to-explain on the attention box's heatmap (the mean over the layer's heads, issue 27 item 7): the
+    derivation, head by head from the model on the stack's own ids, gives back the weight drawn."""
+    from tests.charts import clicked
+
+    at = _run({"block_family": family, "block_box": box, "block_layer": str(layer)})
+    title = clicked(at, "block_detail", cell).replace("\\", "")
+    trace = run_block(family, EXAMPLES[family])
+    stack = trace.stack("decoder" if box.startswith("dec") else "encoder")
+    sub = stack.layers[layer][0 if box.endswith("self") else 1]
+    drawn = float(sub.attention.mean(0)[cell])
+    assert f"Why {drawn:.4f}?" in title and f"(row {cell[0]})" in title and "average over heads" in title
+    heads = at.table[0].value
+    assert len(heads) == trace.n_heads + 1
+    each = [float(v.replace("\\", "")) for v in heads.iloc[: trace.n_heads, -1]]
+    assert np.allclose(each, sub.attention[:, cell[0], cell[1]], atol=1e-4)
+
+
 def test_the_ffn_box_from_a_link_shows_the_models_own_hidden_units() -> None:
     at = _run({"block_family": "decoder-only", "block_box": "dec.ffn", "block_layer": "1", "block_token": "2"})
     trace = block_trace(load_transformer("tf-lm"), EXAMPLES["decoder-only"])

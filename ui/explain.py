@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -300,16 +301,17 @@ def explained_chart(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     context: Hashable,
+    where: Any = None,
 ) -> None:
     """``ui.plot.chart(fig)`` with clickable cells and, below it, the derivation of the clicked
     cell of the drawn matrix ``weights``: :func:`explained_panels` with one :class:`Panel`."""
-    explained_panels(fig, key, [Panel(weights, explain, query_tokens, key_tokens)], context=context)
+    explained_panels(fig, key, [Panel(weights, explain, query_tokens, key_tokens)], context=context, where=where)
 
 
-def explained_panels(fig, key: str, panels: Sequence[Panel], *, context: Hashable) -> None:
+def explained_panels(fig, key: str, panels: Sequence[Panel], *, context: Hashable, where: Any = None) -> None:
     """``ui.plot.chart(fig)`` whose heatmaps (``panels``, in the order of the figure's subplots,
     viz_core.explain.panel_count) have clickable cells and, below it, the derivation of the clicked
-    cell.
+    cell. ``where``: a container (a column) for the chart alone; the derivation goes below, at full width.
 
     ``context`` identifies what the chart shows (model, input, layer, head …): a click is forgotten
     when it changes. The clicked cell lives in ``st.session_state[f"{key}_cell"]`` as (row, col) of
@@ -323,7 +325,7 @@ def explained_panels(fig, key: str, panels: Sequence[Panel], *, context: Hashabl
             st.session_state.pop(stale, None)
     layers = [add_cell_layer(fig, i) for i in range(len(panels))]
     if any(layer is None for layer in layers):
-        chart(fig, key=key, config=PLOT)
+        chart(fig, key=key, config=PLOT, where=where)
         st.caption(tr("explain.too_many"))
         return
     bins = [binning_of(fig, i) for i in range(len(panels))]
@@ -354,7 +356,7 @@ def explained_panels(fig, key: str, panels: Sequence[Panel], *, context: Hashabl
         outline_cell(fig, *cell, panel=at)
     elif valid:
         outline_block(fig, *bins[at].block(*cell), panel=at)
-    chart(fig, key=key, config=PLOT, on_select=remember)
+    chart(fig, key=key, config=PLOT, on_select=remember, where=where)
     if not valid:
         st.caption(tr("explain.hint"))
         return

@@ -16,7 +16,7 @@ per-layer gradient norm at initialisation with post-LN and pre-LN.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,13 +84,16 @@ class StackTrace(Trace):
     """One stack (``name`` "encoder" or "decoder") over its ``tokens``: ``embedding`` (L, d) the stream
     entering block 1 (token embedding ×√d + positions, or BERT's LN(token + segment + position)),
     ``layers[i]`` block i's sub-layers in order, ``output`` (L, d) what the stack gives (after the final
-    LayerNorm of a pre-norm stack)."""
+    LayerNorm of a pre-norm stack). ``ids`` (and BERT's ``segments``) are what the stack read, so that one
+    of its attention weights can be derived again (click-to-explain)."""
 
     name: str
     tokens: list[str]
     embedding: np.ndarray
     layers: list[list[SublayerTrace]]
     output: np.ndarray
+    ids: list[int] = field(default_factory=list)
+    segments: list[int] = field(default_factory=list)
 
     def stream(self) -> np.ndarray:
         """The residual stream at every point (P, L, d): the embedding, then after each sub-layer."""
@@ -265,7 +268,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
             x = torch.tensor([ids], dtype=torch.long)
             read = _run_stack(list(lm.decoder.layers), lm.embed, tokens, "decoder", True, c.norm_first, lm.decoder.norm)
             hidden = lm.run(x).logits
-            stacks = [read()]
+            stacks = [replace(read(), ids=[int(i) for i in ids])]
             architecture, unk = DECODER_ONLY_LM, [t for t, u in zip(tokens, unknown) if u]
         else:
             tf = loaded.encoder_decoder
@@ -287,7 +290,7 @@ def block_trace(loaded: LoadedTransformer | LoadedBert, text: str) -> BlockTrace
                 tf.decoder.norm,
             )
             hidden = tf.run(src, tgt).logits
-            stacks = [read_enc(), read_dec()]
+            stacks = [replace(read_enc(), ids=[int(i) for i in source.ids]), replace(read_dec(), ids=list(dec_ids))]
             architecture = ENCODER_DECODER
             unk = [t for t, u in zip(source.tokens, source.unknown) if u]
         top_tokens, top_probs = _top(hidden[0], lambda i: loaded.tgt_itos[i])
@@ -322,7 +325,7 @@ def _bert_trace(loaded: LoadedBert, text: str) -> BlockTrace:
             list(model.encoder.layers), model.embeddings, tokens, "encoder", False, c.norm_first, model.encoder.norm
         )
         out = model(ids, seg)
-        stacks = [read()]
+        stacks = [replace(read(), ids=list(enc.ids), segments=list(enc.segment_ids))]
         top_tokens, top_probs = _top(model.mlm_logits(out.hidden[0]), loaded.tokenizer.id_to_token)
     return BlockTrace(
         loaded.name,

@@ -40,6 +40,9 @@ from ui.views.base import (
     show_figures,
 )
 from viz_core.block import (
+    DECODER_ONLY,
+    ENCODER_DECODER,
+    ENCODER_ONLY,
     architecture_figure,
     boxes,
     hidden_units_figure,
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
     from models.lessons.block import BlockTrace, StackTrace, SublayerTrace
+    from ui.explain import Explainer
 
 DIAGRAM_WIDTH, DETAIL_WIDTH, HEIGHT = 367, 367, 470  # px: side by side in the 760 px column (0.5 : 0.5, less the gap)
 
@@ -242,6 +246,36 @@ def box_view(
         height=height,
     )
     return fig, tr("block.attn.caption", ratio=ratio, mean=mean, token=word)
+
+
+def attention_cells(
+    trace: BlockTrace, box: str, layer: int
+) -> tuple[np.ndarray, Explainer, list[str], list[str]] | None:
+    """For an attention box, what click-to-explain needs of :func:`box_view`'s heatmap: the drawn weights (the
+    mean over the layer's heads), their explainer (each head's α[q, k] derived again from the model on the
+    stack's ids: ui.explain), the query and the key tokens; None for any other box."""
+    from ui.explain import bert_cell, each_head, head_cell
+
+    part = box.split(".")
+    if box == "out" or len(part) != 2 or part[1] not in ("self", "masked_self", "cross"):
+        return None
+    stack = stack_of(trace, box)
+    layer = min(max(layer, 0), len(stack.layers) - 1)
+    attention = _sublayer(trace, box, layer).attention
+    if attention is None:
+        return None
+    keys_stack = trace.stack("encoder") if part[1] == "cross" else stack
+    if trace.architecture == ENCODER_ONLY:
+        ids, seg = tuple(stack.ids), tuple(stack.segments)
+        explain = each_head(lambda h, q, k: bert_cell(trace.model, ids, seg, layer, h, q, k), trace.n_heads)
+    else:
+        site = {"self": "encoder", "masked_self": "decoder", "cross": "cross"}[part[1]]
+        if trace.architecture == DECODER_ONLY:
+            site = "lm"
+        src = tuple(trace.stack("encoder").ids) if trace.architecture == ENCODER_DECODER else None
+        tgt = tuple(trace.stack("decoder").ids)  # the decoder's input (an encoder–decoder's: <s> + its output)
+        explain = each_head(lambda h, q, k: head_cell(trace.model, site, layer, h, q, k, src, tgt), trace.n_heads)
+    return attention.mean(axis=0), explain, list(stack.tokens), list(keys_stack.tokens)
 
 
 def architecture_label(architecture: str) -> str:
