@@ -181,17 +181,25 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
 
 
 # The sections of issue 27 below a page's main view export their own figures (issue 27 item 7):
-# (page, topic tab or None, the menu's key, the keys of the charts whose figures it exports, in order)
+# (page, its link's query, the menu's key, the keys of the charts whose figures it exports, in order); the
+# Transformer block page's tabs export their figures too
 SECTIONS = [
-    ("2_Seq2seq_attention.py", None, "exposure_attention_export", ["exposure_attention"]),
-    ("4_Transformer_translation.py", None, "tf_exposure_attention_export", ["tf_exposure_attention"]),
-    ("4_Transformer_translation.py", None, "tf_ls_export", ["tf_reliability_grammar", "tf_reliability_hsk"]),
-    ("7_BERT_masking.py", "Fine-tuning", "bert_ft_export", ["bert_ft_change", "bert_ft_pair"]),
+    ("2_Seq2seq_attention.py", {}, "exposure_attention_export", ["exposure_attention"]),
+    ("4_Transformer_translation.py", {}, "tf_exposure_attention_export", ["tf_exposure_attention"]),
+    ("4_Transformer_translation.py", {}, "tf_ls_export", ["tf_reliability_grammar", "tf_reliability_hsk"]),
+    ("7_BERT_masking.py", {"topic": "finetune"}, "bert_ft_export", ["bert_ft_change", "bert_ft_pair"]),
+    ("14_Transformer_block.py", {}, "block_tab_export", ["block_changes_enc", "block_changes_dec"]),
+    ("14_Transformer_block.py", {"topic": "norms"}, "block_tab_export", ["block_gradients", "block_norm_runs"]),
+    ("14_Transformer_block.py", {"topic": "batch"}, "block_tab_export", ["block_batch"]),
+    ("14_Transformer_block.py", {"topic": "smoothing"}, "block_tab_export", ["block_smoothing"]),
+    ("14_Transformer_block.py", {"topic": "schedule"}, "block_tab_export", ["block_schedule"]),
 ]
 
 
-@pytest.mark.parametrize("page, topic, key, chart_keys", SECTIONS, ids=[s[2] for s in SECTIONS])
-def test_a_section_exports_the_numbers_of_its_own_figures(page, topic, key, chart_keys, deferred) -> None:
+@pytest.mark.parametrize(
+    "page, query, key, chart_keys", SECTIONS, ids=[f"{s[2]}-{s[1].get('topic', '')}" for s in SECTIONS]
+)
+def test_a_section_exports_the_numbers_of_its_own_figures(page, query, key, chart_keys, deferred) -> None:
     """Each CSV of a section's menu holds the numbers of the figure that section drew (as sent to the
     browser); its handout is offered too, and the files are named after the page."""
     import base64
@@ -212,8 +220,7 @@ def test_a_section_exports_the_numbers_of_its_own_figures(page, topic, key, char
         return go.Figure(spec)
 
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)
-    if topic:
-        at.session_state["topic"] = topic
+    at.query_params.update(query)
     at.run()
     assert not at.exception, at.exception
     drawn = {c.key: figure(c.figure) for c in charts(at)}
