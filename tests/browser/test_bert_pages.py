@@ -102,6 +102,6 @@ def test_a_figure_plotly_cannot_carry_over_is_drawn_afresh(open_page):
         timeout=120_000,
     )
     wait_for_app(page)
-    assert page.locator(grid).evaluate("gd => gd._fullLayout.xaxis.ticktext.at(-1)") == "头<br>11"
+    assert page.locator(grid).evaluate("gd => gd._fullLayout.xaxis.ticktext.at(-1)") == "头<br>12"  # counted from 1
     assert page.locator(".st-key-bert_ft_change .lab-figure-failed").count() == 0
     assert_no_error(page)
