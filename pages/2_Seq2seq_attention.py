@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
 from ui.deck import add_section_button, publish_view
-from ui.explain import seq2seq_chart
+from ui.cells import seq2seq_chart, seq2seq_exposure_cells
 from ui.export import PLOT, export_menu
 from ui.i18n import figure_texts, tr
 from ui.frame import page_frame
@@ -293,5 +293,7 @@ if trace.search == "beam" and not playing:  # every finished hypothesis would gi
 st.divider()
 bleu_chart()
 st.divider()
-exposure_view(lambda name, index: add_section_button(ExposureState(name, index), "deck_add_exposure"))
+exposure_view(
+    lambda name, index: add_section_button(ExposureState(name, index), "deck_add_exposure"), seq2seq_exposure_cells
+)
 explain()

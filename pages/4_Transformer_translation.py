@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
 from ui.deck import add_section_button, publish_view
-from ui.explain import head_chart
+from ui.cells import head_chart, transformer_exposure_cells
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.plot import chart
@@ -315,7 +315,11 @@ token_strip(
 if is_translation:
     scores_view(state.model)
     st.divider()
-    exposure_view(state.model, lambda index: add_section_button(ExposureState(state.model, index), "deck_add_exposure"))
+    exposure_view(
+        state.model,
+        lambda index: add_section_button(ExposureState(state.model, index), "deck_add_exposure"),
+        transformer_exposure_cells,
+    )
     st.divider()
     label_smoothing_view(lambda: add_section_button(SmoothingState(), "deck_add_smoothing"))
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.checkpoints import loaded_or_stop
 from ui.deck import publish_view
-from ui.explain import head_chart
+from ui.cells import head_chart
 from ui.export import PLOT, PLOT_NO_BAR, export_menu
 from ui.frame import page_frame
 from ui.plot import chart

@@ -49,7 +49,7 @@ from ui.bert import (  # noqa: E402
     outcome_labels,
 )
 from ui.deck import publish_view  # noqa: E402
-from ui.explain import bert_heads_chart  # noqa: E402
+from ui.cells import bert_heads_chart, finetuned_cells  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.quiz import HIDDEN, masked_quiz, quiz_toggle  # noqa: E402
@@ -414,7 +414,7 @@ def fine_tuning_section() -> None:
         if i >= 0:
             st.caption(tr("masking.span", i=i, j=j))
     st.divider()
-    finetuned_view(lambda model, task: publish_view(FinetuneState(model, task)))
+    finetuned_view(lambda model, task: publish_view(FinetuneState(model, task)), finetuned_cells)
     st.divider()
     explain_loss()
 

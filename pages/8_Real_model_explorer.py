@@ -17,7 +17,7 @@ from models.inference.llm import gqa_groups  # noqa: E402
 from ui.bert import REAL_MAX_CHOICES, REAL_SHADES, REAL_SOURCES, REAL_TEXT, load_decoder, load_real_model  # noqa: E402
 from ui.bert import decoder_unavailable, heads_as_rows, real_grid  # noqa: E402
 from ui.deck import publish_view  # noqa: E402
-from ui.explain import real_head_chart  # noqa: E402
+from ui.cells import real_head_chart  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.grid import head_picker, on_grid_select  # noqa: E402
 from ui.plot import chart  # noqa: E402

@@ -120,9 +120,9 @@ REAL_PAGE = str(ROOT / "pages" / "8_Real_model_explorer.py")
 def decoder_model(page_model: L.LLM) -> L.LLM:  # noqa: F811
     """Page 9's model replaced by the tiny random Llama (tests.test_llm.page_model); page 8's
     caches emptied before and after, so no other test sees its runs."""
-    from ui import bert, explain
+    from ui import bert, cells
 
-    caches = (bert.real_trace, bert.real_grid, explain.real_cells)
+    caches = (bert.real_trace, bert.real_grid, cells.real_cells)
     for cached in caches:
         cached.clear()
     yield page_model

@@ -116,7 +116,8 @@ def head_qkv(name: str, text: str, layer: int, head: int) -> tuple[HeadQKV, int]
 def explained_tiles(fig: Any, run: FlashRun, name: str, text: str) -> None:
     """The tile figure with click-to-explain on its left panel (ui.explain): a clicked cell of P derived from
     the model itself (score, scaling, mask, softmax over its row), checked against the drawn weight."""
-    from ui.explain import explained_chart, head_cell, real_cells
+    from ui.cells import head_cell, real_cells
+    from ui.explain import explained_chart
 
     ids = tuple(int(i) for i in page_ids(name, text)[0])
     layer, head = run.head.layer, run.head.head

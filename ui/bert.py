@@ -13,7 +13,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import streamlit as st
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from models.inference.hf_adapter import HFModel
     from models.inference.model_access import ModelRegistry
     from models.inference.traces import HFTrace
+    from ui.explain import Explainer
 
 SMALL_BERT = "bert-small"
 BERT_PAIR = ("The man went to the store.", "He bought a gallon of milk.")  # the BERT page's first input (§3.1)
@@ -863,11 +864,16 @@ def finetune_change_figure(training: dict) -> go.Figure | None:
     )
 
 
-def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None) -> None:
+def finetuned_view(
+    picked: Callable[[str, str], None] = lambda model, task: None,
+    cells: Callable[[str, bool, Sequence[int], Sequence[int], int, int], Explainer] | None = None,
+) -> None:
     """The fine-tuned checkpoints' figures (recorded; python -m models.evaluate recomputes them), and for one
     task how fine-tuning changed the attention, per layer × head and on one test input. The model and task
-    picked here go to ``picked`` (the page publishes its view state with them: ui.views.bert.FinetuneState)."""
-    from ui.explain import Panel, explained_panels, finetuned_cell
+    picked here go to ``picked`` (the page publishes its view state with them: ui.views.bert.FinetuneState);
+    ``cells(checkpoint, tuned, ids, segments, layer, head)`` explains a cell of the before/after maps
+    (ui.cells.finetuned_cells), which makes them clickable."""
+    from ui.explain import Panel, explained_panels
     from viz_core.finetune import before_after_figure
 
     st.subheader(tr("masking.ftx.header"))
@@ -994,17 +1000,19 @@ def finetuned_view(picked: Callable[[str, str], None] = lambda model, task: None
         texts=figure_texts(),
     )
 
-    def cell(tuned: bool) -> Callable[[int, int], Any]:
-        return lambda q, k: finetuned_cell(name, tuned, ex["ids"], ex["segments"], layer, head, q, k)
-
-    explained_panels(  # a click on either map derives that weight from its own encoder
-        pair,
-        "bert_ft_pair",
-        [
-            Panel(weights, cell(tuned), ex["tokens"], ex["tokens"], title)
-            for weights, tuned, title in ((before, False, titles[0]), (after, True, titles[1]))
-        ],
-        context=(name, index, layer, head),
-    )
+    if cells is None:
+        chart(pair, key="bert_ft_pair", config=PLOT)
+    else:
+        explained_panels(  # a click on either map derives that weight from its own encoder
+            pair,
+            "bert_ft_pair",
+            [
+                Panel(
+                    weights, cells(name, tuned, ex["ids"], ex["segments"], layer, head), ex["tokens"], ex["tokens"], t
+                )
+                for weights, tuned, t in ((before, False, titles[0]), (after, True, titles[1]))
+            ],
+            context=(name, index, layer, head),
+        )
     figures[tr("masking.ftx.fig.pair_short", layer=layer + 1, head=head + 1)] = pair
     export(" ".join(ex["tokens"]))

@@ -8,9 +8,10 @@ A binned heatmap (long inputs: one drawn cell per block of queries × keys) is c
 click names the block, checks its drawn value against the model's weights, lists its strongest
 cells and explains one real (query, key) cell of it — the largest by default, or the one picked.
 
-Pages call one ``*_chart`` function per figure (seq2seq, Transformer head, small-BERT heads,
-real-model head, a whole head of the one-head page); the ``*_cell`` functions cache one
-derivation per model family.
+A figure of several heatmaps side by side (subplots) gets a click layer per panel
+(:func:`explained_panels`). The derivations themselves, one cached function per model family, and the
+per-figure calls of the pages are in ui.cells, which loads the models through the page modules; this
+module imports none of them, so that those modules' sections can draw clickable charts too.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import streamlit as st
 
 from models.inference.traces import CellExplanation, HeadWalkthrough
 from ui.export import PLOT
-from ui.grid import AVERAGE
 from ui.i18n import figure_texts, tr
 from ui.plot import chart
 from ui.tokens import md_escape
@@ -46,100 +46,6 @@ Explainer = Callable[[int, int], "CellExplanation | list[CellExplanation]"]
 TOLERANCE = 1e-5
 #: A binned block's picker lists at most this many of its cells (largest first); its table the top few.
 PICK_CAP, STRONGEST = 64, 5
-
-
-# --------------------------------------------------------------------------------------
-# Cached derivations, one per model family
-# --------------------------------------------------------------------------------------
-
-
-def _loaded(result):
-    """A ``load_model``-style result (model or one-line message) as the model, or ValueError."""
-    if isinstance(result, str):
-        raise ValueError(result)
-    return result
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def seq2seq_cell(
-    name: str, text: str, output_tokens: tuple[str, ...], step: int, key: int, mode: str
-) -> CellExplanation:
-    """α[step, key] of an RNN checkpoint's decoding of ``text`` that emitted ``output_tokens``."""
-    from models.inference.explain import explain_seq2seq_cell
-    from models.nn.rnn_seq2seq import AttentionMode
-    from ui.seq2seq import load_model
-
-    return explain_seq2seq_cell(_loaded(load_model(name)), text, output_tokens, step, key, AttentionMode(mode))
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def head_cell(
-    name: str,
-    site: str,
-    layer: int,
-    head: int,
-    query: int,
-    key: int,
-    src_ids: tuple[int, ...] | None,
-    tgt_ids: tuple[int, ...],
-) -> CellExplanation:
-    """α[query, key] of one head of a Transformer checkpoint (site encoder/decoder/cross/lm)."""
-    from models.inference.explain import explain_head_cell
-    from ui.transformer import load_model
-
-    return explain_head_cell(_loaded(load_model(name)).model, site, layer, head, query, key, src_ids, tgt_ids)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def bert_cell(
-    name: str, ids: tuple[int, ...], segment_ids: tuple[int, ...], layer: int, head: int, query: int, key: int
-) -> CellExplanation:
-    """α[query, key] of one head of the small BERT on these pieces."""
-    from models.inference.explain import explain_bert_cell
-    from ui.bert import load_small_bert
-
-    return explain_bert_cell(_loaded(load_small_bert(name)).model, ids, segment_ids, layer, head, query, key)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def finetuned_cell(
-    name: str,
-    tuned: bool,
-    ids: tuple[int, ...],
-    segment_ids: tuple[int, ...],
-    layer: int,
-    head: int,
-    query: int,
-    key: int,
-) -> CellExplanation:
-    """α[query, key] of one head of a fine-tuned checkpoint's encoder (``tuned``) or of its pre-trained
-    base, on these pieces (the BERT page's fine-tuning tab: ui.bert.finetuned_models)."""
-    from models.inference.explain import explain_bert_cell
-    from ui.bert import finetuned_models
-
-    loaded, base, _ = finetuned_models(name)
-    return explain_bert_cell(loaded.model if tuned else base, ids, segment_ids, layer, head, query, key)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def real_cells(
-    path: str,
-    ids: tuple[int, ...],
-    segment_ids: tuple[int, ...],
-    layer: int,
-    heads: tuple[int, ...],
-    query: int,
-    key: int,
-) -> list[CellExplanation]:
-    """α[query, key] of ``heads`` of one layer of a real encoder (``path``: a ui.bert.RealModel's
-    key, '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY) on these ids,
-    from one forward pass."""
-    from models.inference.explain import explain_hf_heads, explain_llama_heads
-    from ui.bert import DECODER_KEY, load_decoder, load_real_model
-
-    if path == DECODER_KEY:
-        return explain_llama_heads(_loaded(load_decoder()).model, ids, layer, heads, query, key)
-    return explain_hf_heads(_loaded(load_real_model(path)).model, ids, segment_ids, layer, heads, query, key)
 
 
 def each_head(explain: Callable[[int, int, int], CellExplanation], n_heads: int) -> Explainer:
@@ -513,109 +419,6 @@ def _explain_cell(
 # --------------------------------------------------------------------------------------
 # One call per page figure
 # --------------------------------------------------------------------------------------
-
-
-def seq2seq_chart(fig, key: str, trace, hyp, text: str, drawn: np.ndarray | None = None) -> None:
-    """An RNN attention heatmap of hypothesis ``hyp`` of Seq2seqDecodeTrace ``trace`` (decoded from ``text``);
-    ``drawn``: the weights as the figure shows them, when some are hidden (NaN, the quiz's unguessed steps)."""
-    tokens = tuple(hyp.tokens)
-    explained_chart(
-        fig,
-        key,
-        hyp.attention if drawn is None else drawn,
-        lambda q, k: seq2seq_cell(trace.model, text, tokens, q, k, trace.mode),
-        query_tokens=tokens,
-        key_tokens=trace.src_tokens,
-        context=(trace.model, text, trace.mode, tokens),
-    )
-
-
-def head_chart(
-    fig,
-    key: str,
-    matrix: np.ndarray,
-    name: str,
-    site: str,
-    layer: int,
-    head: int,
-    n_heads: int,
-    *,
-    query_tokens: Sequence[str],
-    key_tokens: Sequence[str],
-    src_ids: Sequence[int] | None,
-    tgt_ids: Sequence[int],
-) -> None:
-    """One head's heatmap (or the average over heads, ``head`` = ui.grid.AVERAGE) of a Transformer
-    checkpoint ``name``: attention ``site`` (encoder/decoder/cross/lm) on these ids."""
-    src, tgt = (tuple(src_ids) if src_ids is not None else None), tuple(tgt_ids)
-
-    def one(h: int, q: int, k: int) -> CellExplanation:
-        return head_cell(name, site, layer, h, q, k, src, tgt)
-
-    explain = each_head(one, n_heads) if head == AVERAGE else (lambda q, k: one(head, q, k))
-    explained_chart(
-        fig,
-        key,
-        matrix,
-        explain,
-        query_tokens=query_tokens,
-        key_tokens=key_tokens,
-        context=(name, site, layer, head, src, tgt),
-    )
-
-
-def bert_heads_chart(
-    fig,
-    key: str,
-    attention: np.ndarray,
-    name: str,
-    ids: Sequence[int],
-    segment_ids: Sequence[int],
-    tokens: Sequence[str],
-    focus: int,
-    direction: str,
-) -> None:
-    """viz_core.bert.special_attention_figure of the small BERT ``name`` (rows: every layer and
-    head; columns: tokens): ``direction`` "from" explains α[focus, column], "to" α[column, focus]."""
-    n_layers, n_heads, n, _ = attention.shape
-    drawn = (attention[:, :, focus, :] if direction == "from" else attention[:, :, :, focus]).reshape(-1, n)
-    ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
-
-    def explain(row: int, col: int) -> CellExplanation:
-        layer, head = divmod(row, n_heads)
-        query, key_index = (focus, col) if direction == "from" else (col, focus)
-        return bert_cell(name, ids_t, seg_t, layer, head, query, key_index)
-
-    explained_chart(
-        fig, key, drawn, explain, query_tokens=tokens, key_tokens=tokens, context=(name, ids_t, seg_t, focus, direction)
-    )
-
-
-def real_head_chart(
-    fig,
-    key: str,
-    matrix: np.ndarray,
-    path: str,
-    ids: Sequence[int],
-    segment_ids: Sequence[int],
-    tokens: Sequence[str],
-    layer: int,
-    head: int | None,
-    n_heads: int,
-) -> None:
-    """One head (or, with ``head`` None, the layer's average over heads) of a real encoder
-    (``path`` '' = the installed MiniLM-L6) or of the real decoder (ui.bert.DECODER_KEY: a Llama
-    head's RoPE and grouped-query derivation) on the trace's ``ids``."""
-    ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
-    heads = tuple(range(n_heads)) if head is None else (head,)
-
-    def explain(q: int, k: int) -> CellExplanation | list[CellExplanation]:
-        cells = real_cells(path, ids_t, seg_t, layer, heads, q, k)
-        return cells if head is None else cells[0]
-
-    explained_chart(
-        fig, key, matrix, explain, query_tokens=tokens, key_tokens=tokens, context=(path, ids_t, seg_t, layer, head)
-    )
 
 
 def whole_head(walk: Callable[[int], HeadWalkthrough], n_queries: int, key: str, context: Hashable, title: str) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from corpora.text import detokenize, is_cjk
 from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, shipped
-from models.nn.rnn_seq2seq import SOFT, AttentionMode, Seq2SeqConfig
+from models.nn.rnn_seq2seq import AttentionMode, Seq2SeqConfig
 from models.inference.common import InputError
 from models.inference.traces import Seq2seqDecodeTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
@@ -375,9 +375,14 @@ def _first_parting(name: str, limit: int = 100) -> int:
     return 0
 
 
-def exposure_view(section_button: Callable[[str, int], None] = lambda name, index: None) -> None:
+def exposure_view(
+    section_button: Callable[[str, int], None] = lambda name, index: None,
+    cells: Callable[[str, ExposureTrace], tuple[Explainer, Explainer]] | None = None,
+) -> None:
     """One test sentence decoded from the gold prefix and from the model's own prefix, step by step side by
-    side, with the attention of each and the step where they part; the two teacher-forcing ratios compared."""
+    side, with the attention of each and the step where they part; the two teacher-forcing ratios compared.
+    ``cells(model, trace)``: the two runs' cell explainers (ui.cells.seq2seq_exposure_cells), which make the
+    figure clickable."""
     from models.checkpoints import load_results
     from models.training.seq2seq import FORCING_PAIR
 
@@ -411,15 +416,7 @@ def exposure_view(section_button: Callable[[str, int], None] = lambda name, inde
     )
     section_button(name, index)
     trace = exposure_of(name, index)
-    text = " ".join(trace.source)
-
-    def cell(tokens: Sequence[str]) -> Explainer:
-        from ui.explain import seq2seq_cell
-
-        return lambda q, k: seq2seq_cell(name, text, tuple(tokens), q, k, SOFT.weighting)
-
-    # the forced run reads the reference at every step, the free run its own words
-    show_exposure(trace, "exposure_attention", (cell([*trace.gold, "</s>"]), cell(trace.free_tokens)), (name, index))
+    show_exposure(trace, "exposure_attention", None if cells is None else cells(name, trace), (name, index))
 
 
 def show_exposure(

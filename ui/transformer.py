@@ -8,7 +8,7 @@ loaded in eval mode and decoding runs under ``torch.inference_mode``); per-input
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -744,33 +744,21 @@ def _first_parting(name: str, limit: int = 60) -> int:
     return next((i for i in range(limit) if exposure_of(name, i).parted is not None), 0)
 
 
-def exposure_explainers(name: str, trace: ExposureTrace) -> tuple[Explainer, Explainer]:
-    """The cell explainers of the exposure figure's two panels: the mean over the last decoder layer's heads
-    of cross-attention (as drawn), the decoder reading <s> and the reference (forced run) or its own
-    outputs (free run)."""
-    from ui.explain import each_head, head_cell
-
-    c = _load(name).encoder_decoder.config
-    src = tuple(trace.src_ids)
-
-    def run(read: Sequence[int]) -> Explainer:
-        tgt = (c.bos_id, *read)
-        return each_head(
-            lambda h, q, k: head_cell(name, "cross", c.num_decoder_layers - 1, h, q, k, src, tgt), c.n_heads
-        )
-
-    return run(trace.gold_ids), run(trace.free_ids)
-
-
 def test_size(name: str) -> int:
     """How many test sentences ``name``'s corpus has (the exposure view's choice)."""
     return len(_test_pairs(name))
 
 
-def exposure_view(name: str, section_button: Callable[[int], None] = lambda index: None) -> None:
+def exposure_view(
+    name: str,
+    section_button: Callable[[int], None] = lambda index: None,
+    cells: Callable[[str, ExposureTrace], tuple[Explainer, Explainer]] | None = None,
+) -> None:
     """Teacher forcing and exposure bias on the Transformer: one test sentence of the model's corpus decoded
     from the gold prefix and from the model's own, step by step side by side (ui.seq2seq.show_exposure).
-    ``section_button(index)`` draws the section's own "add to the deck" for that sentence."""
+    ``section_button(index)`` draws the section's own "add to the deck" for that sentence; ``cells(model,
+    trace)`` gives the runs' cell explainers (ui.cells.transformer_exposure_cells), which make the figure
+    clickable."""
     from ui.seq2seq import show_exposure
 
     st.subheader(tr("transformer.exp.header"))
@@ -789,5 +777,6 @@ def exposure_view(name: str, section_button: Callable[[int], None] = lambda inde
     )
     section_button(int(index))
     trace = exposure_of(name, int(index))
-    show_exposure(trace, "tf_exposure_attention", exposure_explainers(name, trace), (name, int(index)))
+    explain = None if cells is None else cells(name, trace)
+    show_exposure(trace, "tf_exposure_attention", explain, (name, int(index)))
     st.caption(tr("transformer.exp.caption"))

@@ -254,7 +254,8 @@ def attention_cells(
     """For an attention box, what click-to-explain needs of :func:`box_view`'s heatmap: the drawn weights (the
     mean over the layer's heads), their explainer (each head's α[q, k] derived again from the model on the
     stack's ids: ui.explain), the query and the key tokens; None for any other box."""
-    from ui.explain import bert_cell, each_head, head_cell
+    from ui.cells import bert_cell, head_cell
+    from ui.explain import each_head
 
     part = box.split(".")
     if box == "out" or len(part) != 2 or part[1] not in ("self", "masked_self", "cross"):
