@@ -424,7 +424,7 @@ def show_exposure(
 ) -> None:
     """One sentence's two decodings (gold prefix, own prefix): the source and reference, where they part, the
     words of each step side by side, and the attention of each (figure ``key``): the seq2seq and Transformer
-    pages' exposure-bias views. ``explain``: each run's cell explainer (forced, free; ui.explain), which makes
+    pages' exposure-bias views. ``explain``: each run's cell explainer (forced, free; ui.cells), which makes
     the figure's cells clickable; ``context`` names the trace (model, sentence)."""
     st.markdown(tr("seq2seq.exp.source", src=md_escape(" ".join(trace.source)), gold=md_escape(" ".join(trace.gold))))
     # what the decoding did, not an alert about the page: an info box either way
