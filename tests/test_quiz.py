@@ -185,11 +185,16 @@ def test_a_hidden_step_cannot_be_clicked_open() -> None:
     at.session_state["heatmap_cell"] = (2, 1)  # a click on a later step's row: hidden (NaN) in the quiz
     at.run()
     assert not at.exception
-    assert any(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)  # no derivation, only the hint
+    hints = sum(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)  # the heatmap's and the exposure figure's
+
+    def derivations() -> list[str]:
+        return [m.value for m in at.markdown if "Why" in m.value and "(row 2)" in m.value.replace("\\", "")]
+
+    assert hints == 2 and not derivations()  # no derivation, only the hint
     at.toggle(key="s2s_quiz").set_value(False)
     at.session_state["heatmap_cell"] = (2, 1)
     at.run()  # outside the quiz the same click is explained
-    assert not any(c.value == EXPLAIN["explain.hint"][0] for c in at.caption)
+    assert sum(c.value == EXPLAIN["explain.hint"][0] for c in at.caption) == 1 and len(derivations()) == 1
 
 
 @pytest.mark.slow
