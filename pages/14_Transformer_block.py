@@ -12,7 +12,6 @@ from ui.block import (
     EXAMPLES,
     ARCHITECTURES,
     MODELS,
-    PAGE_WIDTH,
     TABS,
     batch_section,
     changes_section,
@@ -26,15 +25,13 @@ from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import tr
 from ui.plot import chart
-from ui.state import at_most, linked, topic_name, topic_tabs, url_check
+from ui.state import at_most, linked, topic_tabs, url_check
 from ui.tokens import input_error, md_escape
-from ui.views.base import SlideProblem
 from ui.views.block import (
     BlockState,
     architecture_view,
     attention_cells,
     box_label,
-    tab_views,
     box_view,
     architecture_label,
     n_layers,
@@ -175,15 +172,3 @@ tab = topic_tabs(
     ],
 )
 publish_view(replace(state, topic=None if tab == TABS[0] else tab))  # the first tab leaves the link: the diagram
-try:  # the open tab's figures, as its slide draws them (their numbers do not depend on the width)
-    tab_figures = tab_views(tab, trace, state.layer, PAGE_WIDTH)
-except SlideProblem:  # the tab has said why it draws nothing
-    tab_figures = []
-export_menu(
-    f"block-{topic_name(tab)}",
-    title=tr(tab),
-    source=f"{MODELS[state.architecture]}: {text}",
-    figures={f"{tr(tab)} ({i + 1})": fig for i, fig in enumerate(tab_figures)},
-    key="block_tab_export",
-    section=topic_name(tab),
-)

@@ -13,9 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from ui.bert import load_small_bert
-from ui.export import PLOT
+from ui.export import PLOT, export_menu
 from ui.i18n import spinning, tr
 from ui.plot import chart
+from ui.state import topic_name
 from ui.tokens import md_escape
 from ui.transformer import load_model as load_transformer_model
 from viz_core.block import (
@@ -152,12 +153,13 @@ def norm_runs_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, list[dict]] | 
     return figure, runs
 
 
-def norm_runs_section() -> None:
-    """Three trainings of one Transformer: post-LN without and with warm-up, pre-LN without (Xiong et al. 2020)."""
+def norm_runs_section() -> go.Figure | None:
+    """Three trainings of one Transformer: post-LN without and with warm-up, pre-LN without (Xiong et al. 2020);
+    returns the figure drawn (None where the runs are missing)."""
     view = norm_runs_view()
     if view is None:
         st.info(tr("block.curves.missing"))
-        return
+        return None
     figure, runs = view
     post, post_w, pre = runs
     chart(figure, key="block_norm_runs", config=PLOT)
@@ -175,6 +177,7 @@ def norm_runs_section() -> None:
     )
     apart = pre["exact_match"] - max(post["exact_match"], post_w["exact_match"]) >= PRE_LN_AHEAD
     st.markdown(tr("block.curves.pre_first" if apart else "block.curves.close"))
+    return figure
 
 
 def changes_view(trace: BlockTrace, layer: int, width: float = PAGE_WIDTH) -> list[go.Figure]:
@@ -200,12 +203,31 @@ def changes_view(trace: BlockTrace, layer: int, width: float = PAGE_WIDTH) -> li
     return figures
 
 
+def _export_tab(title_id: str, figures: list[go.Figure], source: str) -> None:
+    """The open tab's own export menu (each figure's CSV, a handout): the figures the tab has just drawn."""
+    export_menu(
+        f"block-{topic_name(title_id)}",
+        title=tr(title_id),
+        source=source,
+        figures={f"{tr(title_id)} ({i + 1})": fig for i, fig in enumerate(figures)},
+        key="block_tab_export",
+        section=topic_name(title_id),
+    )
+
+
+def _sentence(trace: BlockTrace) -> str:
+    """What a tab that reads the page's sentence names as its source: the model and the sentence it read."""
+    return f"{trace.model}: {' '.join(trace.stacks[0].tokens)}"
+
+
 def changes_section(trace: BlockTrace, layer: int) -> None:
     """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
     cols = st.columns(len(trace.stacks))
-    for col, stack, fig in zip(cols, trace.stacks, changes_view(trace, layer)):
+    figures = changes_view(trace, layer)
+    for col, stack, fig in zip(cols, trace.stacks, figures):
         chart(fig, key=f"block_changes_{'enc' if stack.name == 'encoder' else 'dec'}", config=PLOT, where=col)
     st.markdown(tr("block.changes.explain"))
+    _export_tab("block.tab.changes", figures, _sentence(trace))
 
 
 def gradient_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, GradientNorms]:
@@ -241,7 +263,8 @@ def norms_section() -> None:
             pre=g.growth()[1],
         )
     )
-    norm_runs_section()
+    runs = norm_runs_section()
+    _export_tab("block.tab.norms", [figure] if runs is None else [figure, runs], tr("block.tab.norms"))
 
 
 def batch_view(width: float = PAGE_WIDTH) -> tuple[go.Figure, NormComparison]:
@@ -280,6 +303,7 @@ def batch_section() -> None:
             bn=float(c.bn_shift.max()),
         )
     )
+    _export_tab("block.tab.batch", [figure], tr("block.tab.batch"))
 
 
 @dataclass
@@ -352,6 +376,7 @@ def smoothing_section(trace: BlockTrace) -> None:
             others=view.v - 1,
         )
     )
+    _export_tab("block.tab.smoothing", [view.figure], _sentence(trace))
 
 
 def schedule_view(width: float = PAGE_WIDTH) -> go.Figure:
@@ -419,7 +444,8 @@ def schedule_section() -> None:
     """The warm-up schedule of §5.3 with and without warm-up, and Adam's update written out."""
     from models.lessons.training_ideas import adam_steps, torch_adam
 
-    chart(schedule_view(), key="block_schedule", config=PLOT)
+    figure = schedule_view()
+    chart(figure, key="block_schedule", config=PLOT)
     st.markdown(tr("block.lr.explain", **schedule_numbers()))
     st.markdown(f"**{tr('block.adam.head')}**")
     st.markdown(tr("block.adam.explain", lr=ADAM_LR))
@@ -450,3 +476,4 @@ def schedule_section() -> None:
             for k in ("g_t", "m_t", "v_t", "m̂_t", "v̂_t", "Δθ", "θ_t", tr("block.adam.torch"))
         },
     )
+    _export_tab("block.tab.schedule", [figure], tr("block.tab.schedule"))
