@@ -253,7 +253,7 @@ def attention_cells(
 ) -> tuple[np.ndarray, Explainer, list[str], list[str]] | None:
     """For an attention box, what click-to-explain needs of :func:`box_view`'s heatmap: the drawn weights (the
     mean over the layer's heads), their explainer (each head's α[q, k] derived again from the model on the
-    stack's ids: ui.explain), the query and the key tokens; None for any other box."""
+    stack's ids: ui.cells), the query and the key tokens; None for any other box."""
     from ui.cells import bert_cell, head_cell
     from ui.explain import each_head
 
