@@ -186,6 +186,9 @@ def results() -> None:
             fx=trace.ig_f_input,
             fb=trace.ig_f_baseline,
             gap=trace.ig_relative_gap,
+            baseline=tr("xai.baseline.token", token=md_escape(trace.ig_baseline_token))
+            if trace.ig_baseline_token
+            else tr("xai.baseline.zero"),
         )
     )
     with export_col:

@@ -290,12 +290,31 @@ def test_llm_baseline_keeps_the_first_token_and_ig_is_complete() -> None:
     llm = _tiny_llm()
     subject = ex.LLMSubject(llm, [3, 9, 4, 17, 5, 8])
     x, base = subject.embeddings(), subject.baseline()
-    assert torch.equal(base[0], x[0]) and not base[1:].any()
+    pad = llm.model.get_input_embeddings().weight[subject.pad_id]
+    assert subject.pad_id == 1  # the tokenizer has no padding token: its end-of-text one
+    assert torch.equal(base[0], x[0]) and torch.equal(base[1:], pad.detach().expand(5, -1))
     ig = ex.integrated_gradients(subject, 16, "trapezoid", tolerance=0.01)
     assert ig.relative_gap <= 0.01 and ig.attributions[0] == 0.0
     with torch.no_grad():
         logits = llm.model(input_ids=torch.tensor([subject.ids])).logits[0, -1]
     assert ig.f_input == pytest.approx(float(torch.log_softmax(logits, -1)[subject.target_id]), abs=1e-5)
+
+
+def test_llm_occlusion_from_the_cached_prefix_is_rerunning_the_model() -> None:
+    """LLMSubject.logprob_without starts each batch from the full run's keys and values cut before its first
+    removed token: the numbers of re-running each shortened input, for single tokens, sets of several, sets
+    that end the input and the first token."""
+    llm = _tiny_llm()
+    subject = ex.LLMSubject(llm, [3, 9, 4, 17, 5, 8, 22, 6, 40])
+    removed = [[j] for j in range(9)] + [[1, 4], [0, 8], [7, 8], [2, 3, 6], [5, 6, 7, 8], [4, 1]]
+    fast = subject.logprob_without(removed, batch=4)
+    for drop, value in zip(removed, fast):
+        kept = [t for i, t in enumerate(subject.ids) if i not in drop]
+        with torch.no_grad():
+            logits = llm.model(input_ids=torch.tensor([kept])).logits[0, -1]
+        assert value == pytest.approx(float(torch.log_softmax(logits, -1)[subject.target_id]), abs=1e-5), drop
+    with pytest.raises(ValueError):
+        subject.logprob_without([list(range(9))])
 
 
 def _real_llm_ready() -> bool:

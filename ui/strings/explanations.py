@@ -91,9 +91,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "xai.erasure.y": ("p(output)", "p(输出)"),
     "xai.ig_check": (
         "Integrated gradients' completeness (Sundararajan et al. 2017, §3): Σ attributions = {total:.4f}; "
-        "F(x) − F(x′) = {fx:.4f} − ({fb:.4f}); gap {gap:.2%} with {steps} Gauss–Legendre steps.",
+        "F(x) − F(x′) = {fx:.4f} − ({fb:.4f}); gap {gap:.2%} with {steps} trapezoid intervals. {baseline}",
         "积分梯度的完备性（Sundararajan 等 2017，§3）：归因之和 = {total:.4f}；F(x) − F(x′) = {fx:.4f} − ({fb:.4f})；"
-        "{steps} 个高斯–勒让德节点下误差 {gap:.2%}。",
+        "{steps} 个梯形区间下误差 {gap:.2%}。{baseline}",
+    ),
+    "xai.baseline.zero": ("Baseline x′: the zero embedding (§6.3).", "基线 x′：零嵌入（§6.3）。"),
+    "xai.baseline.token": (
+        "Baseline x′: the first token, then “{token}” at every other position, not the zero embedding: at zero a "
+        "Llama's RMSNorm makes F erratic.",
+        "基线 x′：保留第一个词元，其余位置都换成“{token}”，而不是零嵌入：在零附近 Llama 的 RMSNorm 使 F 很不稳定。",
     ),
     "xai.fig.caption": ("Every method over the input tokens", "各方法在输入词元上的得分"),
     "xai.fig.title": (
