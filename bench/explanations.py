@@ -9,7 +9,8 @@ real LLM at 64 tokens, first time and revisited (the page's st.cache_data does t
 Inputs: the grammar models (s2s-bahdanau, tf-en-fr) read the first N test pairs of
 ``corpora.en_fr.make_splits()`` (their greedy translation's middle token for ρ and AOPC; the gold
 reference, teacher-forced, every token, for AER); MiniLM (minilm-mlm) the N held-out sentences of
-``corpora.mlm_eval``; SmolLM2 the same sentences cut before their hidden word (the model's next token).
+``corpora.mlm_eval``; SmolLM2 the first N of them with ≥ 2 tokens before their hidden word, cut there
+(the model's next token).
 
     python -m bench.explanations [--model NAME] [--n 50] [--aer-n 50] [--page]
 """
@@ -50,10 +51,19 @@ def _subjects(name: str, model: Any, n: int) -> list[Any]:
         from corpora.en_fr import make_splits
 
         return [ex.translation_subject(model, " ".join(p.src)) for p in make_splits()["test"][:n]]
-    items = masked_items()[:n]
     if name == "minilm-mlm":
-        return [ex.mlm_subject(model, text) for text, _ in items]
-    return [ex.llm_subject(model, text.split("[MASK]")[0].rstrip()) for text, _ in items]
+        return [ex.mlm_subject(model, text) for text, _ in masked_items()[:n]]
+    from models.inference.common import InputError
+
+    subjects = []
+    for text, _ in masked_items():  # the held-out sentences whose words before the hidden one are ≥ 2 tokens
+        try:
+            subjects.append(ex.llm_subject(model, text.split("[MASK]")[0].rstrip()))
+        except InputError:
+            continue
+        if len(subjects) == n:
+            break
+    return subjects
 
 
 def _aer(name: str, model: Any, n: int) -> dict[str, float]:
