@@ -16,7 +16,17 @@ from corpora.real_pairs import real_splits
 from corpora.text import detokenize
 from models import checkpoints
 from models.checkpoints import load_results, load_transformer
-from models.inference.notices import SIGNALS, bad_output_chance, output_signals, wrong_output_notice
+from models.inference.notices import (
+    MODEL_SIGNALS,
+    SIGNALS,
+    CorpusProfile,
+    bad_output_chance,
+    corpus_profile,
+    output_signals,
+    translation_notices,
+    wrong_output_notice,
+)
+from models.inference.traces import Notice
 from models.inference.translate import source_tokens, translate_transformer
 from models.training import transformer as tf_recipe
 from models.training.metrics import logistic_fit, roc_auc, sentence_chrf, youden_threshold
@@ -57,9 +67,9 @@ def test_logistic_fit_and_youden_cut() -> None:
 
 
 FIT = {
-    "signals": list(SIGNALS),
-    "mean": [0.0] * len(SIGNALS),
-    "scale": [1.0] * len(SIGNALS),
+    "signals": list(MODEL_SIGNALS),
+    "mean": [0.0] * len(MODEL_SIGNALS),
+    "scale": [1.0] * len(MODEL_SIGNALS),
     "coef": [-2.0, 0.0, 4.0, 0.0, 0.0, 0.0],
     "intercept": -1.0,
     "threshold": 0.5,
@@ -92,12 +102,52 @@ def test_the_notice_names_the_likely_reason_in_both_languages(words, unknown, lp
         assert "“咖啡”" in notice.text and "“咖啡”" in zh.format(**notice.args)
 
 
+def test_corpus_signals_by_their_formulas() -> None:
+    """novel_pairs, rarity and nearest_overlap of a sentence against three training sources, by hand."""
+    profile = CorpusProfile.of([["a", "b", "c"], ["a", "d"], ["b", "c", "c", "e"]])
+    got = profile.signals(["a", "b", "e", "x"])
+    assert got["novel_pairs"] == pytest.approx(2 / 3)  # (a, b) seen; (b, e), (e, x) not
+    counts = {"a": 2, "b": 2, "e": 1, "x": 0}
+    assert got["rarity"] == pytest.approx(-sum(math.log1p(c) for c in counts.values()) / 4)
+    # {a, b, e, x} against {a, b, c}: 2 / 5; {a, d}: 1 / 5; {b, c, e}: 2 / 5
+    assert got["nearest_overlap"] == pytest.approx(2 / 5)
+    assert profile.signals(["a", "d"])["nearest_overlap"] == 1.0
+    assert profile.signals(["y", "z"]) == {"novel_pairs": 1.0, "rarity": 0.0, "nearest_overlap": 0.0}
+    assert set(output_signals(["a"], [False], [-1.0], profile)) == set(SIGNALS)
+
+
+def test_the_page_notice_reads_the_training_sources_as_the_evaluation_did() -> None:
+    """A fit that holds the corpus signals: the page's notice computes them from that corpus's training
+    sources, so its chance is the evaluation's formula on the same signals; a flagged sentence that the
+    model knows word for word names its overlap with the closest training sentence."""
+    words, unknown, lps = ["我", "喜欢", "茶"], [False, False, False], [-1.0, -2.0]
+    fit = {
+        **FIT,
+        "signals": list(SIGNALS),
+        "corpus": "hsk",
+        "mean": [0.0] * len(SIGNALS),
+        "scale": [1.0] * len(SIGNALS),
+        "coef": [-2.0, 0, 0, 0, 0, 0, 0, 0, -3.0],
+    }
+    signals = output_signals(words, unknown, lps, corpus_profile("hsk"))
+    scope = Notice("scope", "info", "", "notice.scope", {})
+    notice = next(
+        n for n in translation_notices(words, unknown, 0, True, -1.5, None, scope, lps, fit) if n.topic == "confidence"
+    )
+    assert notice.args["p"] == pytest.approx(bad_output_chance(fit, signals))
+    assert notice.key == "notice.risk.unlike" and notice.args["overlap"] == signals["nearest_overlap"]
+    assert 0 < signals["nearest_overlap"] < 1
+    en, zh = STRINGS[notice.key]
+    assert en.format(**notice.args) == notice.text and f"{signals['nearest_overlap']:.0%}" in zh.format(**notice.args)
+
+
 def test_every_real_model_has_its_fitted_notice_and_auc() -> None:
     """The saved evaluation holds each real-pairs model's fit (from the validation split) and its test AUC."""
     for part in load_results()["real"].values():
         for row in part["models"]:
             notice = row["notice"]
-            assert notice["signals"] == list(SIGNALS) and 0 < notice["threshold"] < 1
+            assert notice["signals"] == list(SIGNALS) and notice["corpus"] == part["corpus"]
+            assert 0 < notice["threshold"] < 1
             assert notice["meets_bar"] == (notice["auc_test"] >= 0.75)
             assert checkpoints.wrong_output_fit(row["name"]) == notice
 

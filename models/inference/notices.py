@@ -17,13 +17,72 @@ Every translation (RNN seq2seq or Transformer) gets, next to its output:
 
 from __future__ import annotations
 
+import functools
 import math
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from models.inference.traces import Notice
 
-#: The per-sentence signals a page computes from the model alone, in the order of a fit's coefficients.
-SIGNALS = ("mean_log_prob", "min_log_prob", "unknown_share", "src_len", "single_share", "length_ratio")
+#: The per-sentence signals a page computes from the model and its training sources, in the order of a
+#: fit's coefficients: the model's own (its output's log-probabilities; unknown, one-character and all
+#: source words; the length ratio), then how unlike its training sources the sentence is (CORPUS_SIGNALS).
+MODEL_SIGNALS = ("mean_log_prob", "min_log_prob", "unknown_share", "src_len", "single_share", "length_ratio")
+CORPUS_SIGNALS = ("novel_pairs", "rarity", "nearest_overlap")
+SIGNALS = MODEL_SIGNALS + CORPUS_SIGNALS
+
+
+@dataclass(frozen=True)
+class CorpusProfile:
+    """What a sentence is compared with: the training split's source sentences (as word lists), their
+    word counts, their adjacent word pairs, and for each word the sentences that hold it."""
+
+    counts: Counter
+    pairs: frozenset
+    holders: dict[str, np.ndarray]  # word → indices of the training sentences that hold it
+    sizes: np.ndarray  # distinct words per training sentence
+
+    @classmethod
+    def of(cls, sources: Sequence[Sequence[str]]) -> CorpusProfile:
+        holders: dict[str, list[int]] = {}
+        for i, src in enumerate(sources):
+            for w in set(src):
+                holders.setdefault(w, []).append(i)
+        return cls(
+            Counter(w for src in sources for w in src),
+            frozenset((a, b) for src in sources for a, b in zip(src, src[1:])),
+            {w: np.array(ids) for w, ids in holders.items()},
+            np.array([len(set(src)) for src in sources]),
+        )
+
+    def signals(self, src_words: Sequence[str]) -> dict[str, float]:
+        """novel_pairs: the share of the sentence's adjacent word pairs that no training source holds;
+        rarity: the mean of −ln(1 + c_w) over its words, c_w the word's count in the training sources;
+        nearest_overlap: the largest Jaccard overlap |A ∩ B| / |A ∪ B| of its word set A with a training
+        source's B (1: it is a training sentence's words)."""
+        words = list(src_words)
+        pairs = list(zip(words, words[1:]))
+        held = [self.holders[w] for w in set(words) if w in self.holders]
+        nearest = 0.0
+        if held:
+            shared = np.bincount(np.concatenate(held), minlength=len(self.sizes))  # |A ∩ B| per sentence
+            nearest = float((shared / (self.sizes + len(set(words)) - shared)).max())
+        return {
+            "novel_pairs": sum(p not in self.pairs for p in pairs) / max(1, len(pairs)),
+            "rarity": -sum(math.log1p(self.counts[w]) for w in words) / max(1, len(words)),
+            "nearest_overlap": nearest,
+        }
+
+
+@functools.lru_cache(maxsize=4)
+def corpus_profile(corpus: str) -> CorpusProfile:
+    """The :class:`CorpusProfile` of a real corpus's training split (:func:`corpora.real_pairs.real_splits`)."""
+    from corpora.real_pairs import real_splits
+
+    return CorpusProfile.of([list(src) for src, _ in real_splits(corpus)["train"]])
 
 
 def mean_log_prob(log_prob: float, n_tokens: int) -> float:
@@ -32,14 +91,20 @@ def mean_log_prob(log_prob: float, n_tokens: int) -> float:
 
 
 def output_signals(
-    src_words: Sequence[str], src_unknown: Sequence[bool], token_log_probs: Sequence[float]
+    src_words: Sequence[str],
+    src_unknown: Sequence[bool],
+    token_log_probs: Sequence[float],
+    profile: CorpusProfile | None = None,
 ) -> dict[str, float]:
     """The signals of one translation, from the source words as read (up to the model's limit) and the
     output: mean and minimum of log p(y_t | y_<t, x) over the output tokens (end token included); the
     share of source words read as <unk>; the number of source words |x|; the share of one-character
-    source words (in Chinese, mostly unknown words the page split into characters); |y| / |x|."""
+    source words (in Chinese, mostly unknown words the page split into characters); |y| / |x|; with the
+    training sources' ``profile``, also :meth:`CorpusProfile.signals` of the words read."""
     n_src, n_out = max(1, len(src_unknown)), max(1, len(token_log_probs))
+    corpus = profile.signals(src_words[: len(src_unknown)]) if profile is not None else {}
     return {
+        **corpus,
         "mean_log_prob": sum(token_log_probs) / n_out,
         "min_log_prob": min(token_log_probs, default=0.0),
         "unknown_share": sum(map(bool, src_unknown)) / n_src,
@@ -111,7 +176,9 @@ def translation_notices(
             )
         )
     if fit and token_log_probs is not None:
-        signals = output_signals(src_words, src_unknown, token_log_probs)
+        needs = set(fit["signals"]) & set(CORPUS_SIGNALS)
+        profile = corpus_profile(str(fit["corpus"])) if needs else None
+        signals = output_signals(src_words, src_unknown, token_log_probs, profile)
         notices.append(wrong_output_notice(fit, signals, confidence, shown, str(scope.args.get("data", ""))))
     else:
         notices.append(_confidence_notice(confidence, typical))
@@ -136,7 +203,8 @@ def wrong_output_notice(fit: dict, signals: dict[str, float], confidence: float,
     """Whether this output is probably bad (sentence chrF < 30): p = :func:`bad_output_chance`
     against the fit's cut (chosen on validation); when p ≥ the cut, the likeliest reason in plain words:
     the ``unknown`` words (named), a sentence longer than 95% of the corpus's ("long_src"), or else a
-    sentence unlike the ``data`` it learned from (it is unsure of every word)."""
+    sentence unlike the ``data`` it learned from (it is unsure of every word), with its overlap with the
+    closest training sentence when the signals hold it."""
     p = bad_output_chance(fit, signals)
     args: dict = {"p": p, "confidence": confidence}
     if p < fit["threshold"]:
@@ -180,6 +248,17 @@ def wrong_output_notice(fit: dict, signals: dict[str, float], confidence: float,
             args,
         )
     args["data"] = data
+    if "nearest_overlap" in signals:  # measured against the training sources
+        args["overlap"] = signals["nearest_overlap"]
+        return Notice(
+            "confidence",
+            "warning",
+            f"{head} It knows every word, but the sentence is unlike the {data} it learned from: the closest "
+            f"training sentence shares only {args['overlap']:.0%} of its words. It falls back on phrases it "
+            "learned there.",
+            "notice.risk.unlike",
+            args,
+        )
     return Notice(
         "confidence",
         "warning",

@@ -32,7 +32,15 @@ from corpora.tatoeba import load_tatoeba
 from corpora.text import detokenize
 from models.checkpoints import CheckpointError, LoadedSeq2Seq, load_seq2seq, read_config, save_seq2seq, shipped
 from models.inference.common import pad_ids
-from models.inference.notices import SIGNALS, bad_output_chance, mean_log_prob, output_signals
+from models.inference.notices import (
+    MODEL_SIGNALS,
+    SIGNALS,
+    CorpusProfile,
+    bad_output_chance,
+    corpus_profile,
+    mean_log_prob,
+    output_signals,
+)
 from models.inference.seq2seq import greedy_batch
 from models.inference.translate import source_tokens
 from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
@@ -346,8 +354,10 @@ def _scores(decoded: Decoded, refs: Sequence[Sequence[str]]) -> dict[str, Any]:
     }
 
 
-def _signals(decoded: Decoded, sources: Sequence[Sequence[str]]) -> list[dict[str, float]]:
-    return [output_signals(src, unknown, lps) for src, (_, lps, unknown) in zip(sources, zip(*decoded))]
+def _signals(
+    decoded: Decoded, sources: Sequence[Sequence[str]], profile: CorpusProfile | None
+) -> list[dict[str, float]]:
+    return [output_signals(src, unknown, lps, profile) for src, (_, lps, unknown) in zip(sources, zip(*decoded))]
 
 
 def _bad(decoded: Decoded, refs: Sequence[Sequence[str]]) -> np.ndarray:
@@ -355,25 +365,35 @@ def _bad(decoded: Decoded, refs: Sequence[Sequence[str]]) -> np.ndarray:
 
 
 def fit_notice(
-    valid: Decoded, valid_pairs: Sequence[TokenPair], test: Decoded, test_pairs: Sequence[TokenPair]
+    valid: Decoded,
+    valid_pairs: Sequence[TokenPair],
+    test: Decoded,
+    test_pairs: Sequence[TokenPair],
+    corpus: str | None = None,
 ) -> dict[str, Any] | None:
     """The wrong-output notice of one model: a logistic regression of "sentence chrF < 30" on the
-    standardised signals (:data:`models.inference.notices.SIGNALS`), fitted on the validation outputs,
+    standardised signals (:data:`models.inference.notices.SIGNALS`; without the real ``corpus`` whose
+    training sources the model read, only its own :data:`~models.inference.notices.MODEL_SIGNALS`),
+    fitted on the validation outputs,
     with the cut of Youden's J on validation; then its ROC AUC on the test outputs, beside each signal
     alone (AUC of −mean/−min log-probability and of each other signal), and what the cut does there;
     "long_src" is the 95th percentile of the validation sources' length (the notice's "long sentence").
     None when the validation outputs are all bad or all good (nothing to fit); an AUC with one class empty
     on the test split is None."""
-    v_sig, t_sig = _signals(valid, [p[0] for p in valid_pairs]), _signals(test, [p[0] for p in test_pairs])
+    profile = corpus_profile(corpus) if corpus else None
+    names = SIGNALS if profile is not None else MODEL_SIGNALS
+    v_sig = _signals(valid, [p[0] for p in valid_pairs], profile)
+    t_sig = _signals(test, [p[0] for p in test_pairs], profile)
     v_bad, t_bad = _bad(valid, [p[1] for p in valid_pairs]), _bad(test, [p[1] for p in test_pairs])
     if v_bad.all() or not v_bad.any():
         return None
-    v_x = np.array([[row[k] for k in SIGNALS] for row in v_sig])
+    v_x = np.array([[row[k] for k in names] for row in v_sig])
     mean, scale = v_x.mean(0), v_x.std(0)
     scale[scale == 0] = 1.0
     coef, intercept = logistic_fit((v_x - mean) / scale, v_bad)
     fit: dict[str, Any] = {
-        "signals": list(SIGNALS),
+        "signals": list(names),
+        **({"corpus": corpus} if profile is not None else {}),
         "mean": mean.round(6).tolist(),
         "scale": scale.round(6).tolist(),
         "coef": coef.round(6).tolist(),
@@ -384,7 +404,7 @@ def fit_notice(
     t_p = np.array([bad_output_chance(fit, row) for row in t_sig])
     threshold = youden_threshold(v_p, v_bad)
     flagged = t_p >= threshold
-    direction = {"mean_log_prob": -1.0, "min_log_prob": -1.0}  # the others: higher, more likely bad
+    direction = {"mean_log_prob": -1.0, "min_log_prob": -1.0, "nearest_overlap": -1.0}  # others: higher, worse
 
     def area(scores: Sequence[float] | np.ndarray, bad: np.ndarray) -> float | None:
         value = roc_auc(scores, bad)
@@ -398,7 +418,7 @@ def fit_notice(
         "auc_test": auc,
         "auc_valid": area(v_p, v_bad),
         "meets_bar": auc is not None and auc >= 0.75,
-        "auc_test_by_signal": {k: area([direction.get(k, 1.0) * row[k] for row in t_sig], t_bad) for k in SIGNALS},
+        "auc_test_by_signal": {k: area([direction.get(k, 1.0) * row[k] for row in t_sig], t_bad) for k in names},
         "n_valid": len(v_bad),
         "n_test": len(t_bad),
         "bad_share_test": round(float(t_bad.mean()), 4),
@@ -413,12 +433,13 @@ def real_figures(
     read: Callable[[str], list[str]],
     test_pairs: Sequence[TokenPair],
     valid_pairs: Sequence[TokenPair] | None = None,
+    corpus: str | None = None,
 ) -> dict[str, Any]:
     """Test BLEU, chrF and confidence of one model on the corpus's own tokens; under "page" the same
     through the page's reading of the typed sentence (``read`` of the detokenized source: for HSK the
     page re-segments the Chinese and splits unknown words into characters) when that reading differs;
     under "notice" (given ``valid_pairs``) the wrong-output notice fitted on the page's reading
-    (:func:`fit_notice`)."""
+    (:func:`fit_notice`; ``corpus``: the real corpus the model was trained on)."""
 
     def page(pairs: Sequence[TokenPair]) -> list[TokenPair]:
         return [(read(detokenize(list(src))), tgt) for src, tgt in pairs]
@@ -432,7 +453,7 @@ def real_figures(
         row["page"] = {**_scores(page_decoded, refs), "reading": "the page's input pipeline on the typed sentence"}
     if valid_pairs:
         page_valid = page(valid_pairs)
-        notice = fit_notice(decode([src for src, _ in page_valid]), page_valid, page_decoded, page_test)
+        notice = fit_notice(decode([src for src, _ in page_valid]), page_valid, page_decoded, page_test, corpus)
         if notice is not None:
             row["notice"] = notice
     return row
@@ -452,13 +473,18 @@ def decoder_of(loaded: LoadedSeq2Seq) -> Callable[[Sequence[Sequence[str]]], Dec
 
 
 def evaluate_real_model(
-    name: str | Path, test_pairs: Sequence[TokenPair], valid_pairs: Sequence[TokenPair] | None = None
+    name: str | Path,
+    test_pairs: Sequence[TokenPair],
+    valid_pairs: Sequence[TokenPair] | None = None,
+    corpus: str | None = None,
 ) -> dict:
     """Test BLEU and chrF of one checkpoint trained on real pairs (no gold alignment, so no AER),
     with its confidence summary, on the corpus's own tokens and on the page's reading, and its
     wrong-output notice (:func:`real_figures`)."""
     loaded = load_seq2seq(name)
-    figures = real_figures(decoder_of(loaded), lambda text: source_tokens(text, loaded), test_pairs, valid_pairs)
+    figures = real_figures(
+        decoder_of(loaded), lambda text: source_tokens(text, loaded), test_pairs, valid_pairs, corpus
+    )
     return {
         "name": loaded.name,
         "label": loaded.training.get("label", loaded.name),
@@ -485,7 +511,7 @@ def evaluate_real(
         "src_lang": src_lang,
         "tgt_lang": tgt_lang,
         "n_test": len(test_pairs),
-        "models": [evaluate_real_model(name, test_pairs, valid_pairs) for name in names],
+        "models": [evaluate_real_model(name, test_pairs, valid_pairs, corpus) for name in names],
         "copy": {"bleu": round(bleu(sources, refs), 2), "chrf": round(chrf(sources, refs), 2)},
     }
 

@@ -433,7 +433,7 @@ def evaluate_checkpoint(name: str) -> dict:
         corpus = t.get("corpus")  # a real corpus's fixed test split (sources in its own tokens), or the grammar's
         splits = real_splits(corpus) if corpus else {"test": [(p.src, p.tgt) for p in make_splits()["test"]]}
         figures = real_figures(
-            decoder_of(loaded), lambda text: source_tokens(text, loaded), splits["test"], splits.get("valid")
+            decoder_of(loaded), lambda text: source_tokens(text, loaded), splits["test"], splits.get("valid"), corpus
         )
         row.update(
             metric="test BLEU",
