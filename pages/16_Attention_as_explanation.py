@@ -13,11 +13,11 @@ from ui.i18n import tr
 
 page_frame(tr("nav.16"), icon="🔎", intro=tr("xai.intro"))
 
+from ui.views.base import PAGE_WIDTH  # noqa: E402
 from ui.explanations import (  # noqa: E402  (after the frame: the page shows at once)
     EXAMPLES,
     MAX_CHARS,
     MODELS,
-    PAGE_WIDTH,
     SINK_WARNING,
     SWAP_MODEL,
     guess_score,

@@ -25,6 +25,7 @@ from ui.i18n import Labels, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import boolean, link_option, linked, number_in, url_check, url_notice
 from ui.tokens import md_escape, model_text
+from ui.views.base import PAGE_WIDTH
 from viz_core.bert import OUTCOME_BG, OUTCOME_COLORS, SPECIAL_COLOR, TYPED, PredictionRow, nsp_figure, nsp_table
 
 if TYPE_CHECKING:
@@ -998,6 +999,7 @@ def finetuned_view(
             "masking.ftx.fig.pair", layer=layer + 1, head=head + 1, d=float(0.5 * np.abs(after - before).sum(-1).mean())
         ),
         texts=figure_texts(),
+        width=PAGE_WIDTH,
     )
 
     if cells is None:

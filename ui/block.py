@@ -19,6 +19,7 @@ from ui.plot import chart
 from ui.state import topic_name
 from ui.tokens import md_escape
 from ui.transformer import load_model as load_transformer_model
+from ui.views.base import PAGE_WIDTH
 from viz_core.block import (
     changes_figure,
     gradient_figure,
@@ -42,7 +43,6 @@ EXAMPLES = {
     "decoder-only": "In the beginning God created",
     "encoder-only": "In the beginning God created the heavens and the earth.",
 }
-PAGE_WIDTH = 760  # px a full-width figure is planned for: the main column at 1280×720 with the sidebar open
 BATCH = ("In the beginning God created the heavens and the earth", "Jesus wept", "The lord is my shepherd")
 SMOOTH_WORDS = ("<pad>", "the", "cat", "sat", "down")  # the course's example: 4 words and the padding entry
 SMOOTH_TARGET, EPSILON = 2, 0.1

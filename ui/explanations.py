@@ -25,7 +25,6 @@ EXAMPLES = {
 }
 MAX_CHARS = 2_000
 SINK_WARNING = 0.5  # the page warns when plain rollout puts more than this on the first token
-PAGE_WIDTH = 760  # the main column at 1280×720 with the sidebar open (measured 762 px)
 SWAP_MODEL = "s2s-bahdanau"  # Jain & Wallace's permutation and adversary: one attention per decoding step
 
 

@@ -19,6 +19,7 @@ from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
 from ui.tokens import input_error, md_escape, model_text, show_notices
+from ui.views.base import PAGE_WIDTH
 from viz_core.seq2seq import attention_heatmap
 
 if TYPE_CHECKING:
@@ -451,7 +452,7 @@ def show_exposure(
         for k in range(n)
     ]
     st.dataframe(rows, hide_index=True)
-    figure = exposure_view_figure(trace)
+    figure = exposure_view_figure(trace, PAGE_WIDTH)
     if figure is None:
         return
     if explain is None:
@@ -480,9 +481,10 @@ def show_exposure(
     )
 
 
-def exposure_view_figure(trace: ExposureTrace) -> go.Figure | None:
+def exposure_view_figure(trace: ExposureTrace, width: float) -> go.Figure | None:
     """The attention of both decodings side by side, the parting step marked (None for a model without
-    attention): the exposure-bias views' figure, on the seq2seq and Transformer pages and their slides."""
+    attention): the exposure-bias views' figure, on the seq2seq and Transformer pages (``width``: the page's
+    column) and their slides (the slide's)."""
     from viz_core.finetune import exposure_figure
 
     if trace.forced_attention is None or trace.free_attention is None:
@@ -498,15 +500,16 @@ def exposure_view_figure(trace: ExposureTrace) -> go.Figure | None:
         tr("seq2seq.exp.fig"),
         tr("seq2seq.exp.fig.parted"),
         texts=figure_texts(),
+        width=width,
     )
 
 
 def exposure_slide_view(p: Any, label: str, trace: ExposureTrace) -> Any:
     """An exposure-bias section as a slide (``p``: ui.views.base.SlideParams; returns its SlideView): the model,
     the sentence and its reference, where the decodings part, above :func:`exposure_view_figure`."""
-    from ui.views.base import SlideProblem, line, show_figure
+    from ui.views.base import PLAN_WIDTH, SlideProblem, line, show_figure
 
-    figure = exposure_view_figure(trace)
+    figure = exposure_view_figure(trace, PLAN_WIDTH)
     if figure is None:
         raise SlideProblem(tr("slide.exposure.no_attention"))
     if trace.parted is None:

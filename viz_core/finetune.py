@@ -84,8 +84,10 @@ def before_after_figure(
     titles: Sequence[str],
     title: str,
     texts: Mapping[str, str] | None = None,
+    width: float | None = None,
 ) -> go.Figure:
-    """Two attention maps (queries × keys) of one head on one input, on the one 0–1 scale."""
+    """Two attention maps (queries × keys) of one head on one input, on the one 0–1 scale; ``width``: the
+    figure's px on the page (each panel's ticks are planned for its part of it)."""
     labels = _labels(tokens)
     fig = make_subplots(rows=1, cols=2, subplot_titles=list(titles), horizontal_spacing=0.12)
     scale = attention_scale(texts=texts)
@@ -104,7 +106,7 @@ def before_after_figure(
             row=1,
             col=col,
         )
-        heatmap_layout(fig, labels, labels, row=1, col=col, height=height - SUBPLOT_TITLE_PX)
+        heatmap_layout(fig, labels, labels, row=1, col=col, height=height - SUBPLOT_TITLE_PX, width=width)
     return _room_for_subplot_titles(base_layout(fig, title=title, height=height))
 
 
@@ -152,9 +154,11 @@ def exposure_figure(
     title: str,
     parted_text: str,
     texts: Mapping[str, str] | None = None,
+    width: float | None = None,
 ) -> go.Figure:
     """Attention (output steps × source words) of both decodings side by side; rows are labelled
-    "step · chosen word"; a line under the row where the free run leaves the gold prefix."""
+    "step · chosen word"; a line under the row where the free run leaves the gold prefix. ``width``: the
+    figure's px on the page (each panel's ticks are planned for its part of it)."""
     src = _labels(source)
     fig = make_subplots(rows=1, cols=2, subplot_titles=list(titles), horizontal_spacing=0.2)
     scale = attention_scale(texts=texts)
@@ -174,7 +178,7 @@ def exposure_figure(
             row=1,
             col=col,
         )
-        heatmap_layout(fig, src, rows, row=1, col=col, height=height - SUBPLOT_TITLE_PX)
+        heatmap_layout(fig, src, rows, row=1, col=col, height=height - SUBPLOT_TITLE_PX, width=width)
         if parted is not None and parted < len(rows):
             fig.add_hline(
                 y=parted - 0.5,

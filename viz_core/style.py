@@ -662,13 +662,15 @@ def heatmap_axes(
     bottom_px: float = _HEATMAP_BOTTOM_PX,
     *,
     bar_below: bool = False,
+    share: float = 1.0,
 ) -> tuple[dict, dict]:
     """x and y axis settings of a heatmap: integer axes with labels as tick text, row 0 at the
     top, ticks thinned to fit. The x axis is planned for ``width`` (default
     :data:`FIGURE_WIDTH_PX`) less the y labels and a colour bar; the y axis for ``height`` less
     ``top_px``, ``bottom_px`` and the x labels. ``bar_below``: the colour bar is below the plot
     (:func:`colorbar_below`), not beside it. The y font is at most the x font (the plot's width
-    was planned for y labels of that size)."""
+    was planned for y labels of that size). ``share``: the part of the plot area this x axis spans (a
+    subplot's domain)."""
     x_axis: dict = {"showgrid": False, "zeroline": False, "side": "bottom"}
     y_axis: dict = {"autorange": "reversed", "showgrid": False, "zeroline": False}
     widest = max((text_width(short_label(t)) for t in (y_labels if y_labels is not None else ())), default=0.0)
@@ -676,7 +678,7 @@ def heatmap_axes(
     right = 10 if bar_below else 90  # below: only the figure's own 10 px margin on the right
 
     def x_px(size: float) -> float:  # the y labels' width first: it narrows the x axis
-        return plot_width(width, 40 + widest * size, right)
+        return plot_width(width, 40 + widest * size, right) * share
 
     size = TICK_FONT_SIZE
     if x_labels is not None:
@@ -749,10 +751,15 @@ def heatmap_layout(
     """Integer axes with labels as tick text, row 0 at the top; projector-sized fonts; ticks
     thinned to fit (:func:`heatmap_axes`).
 
-    With ``row``/``col`` only that subplot's axes are changed (no title or height).
+    With ``row``/``col`` only that subplot's axes are changed (no title or height); with a ``width`` (the
+    figure's), its x labels are planned for the subplot's part of the plot area.
     """
     if row is not None:
-        x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks, height=height or 400, width=width)
+        share = 1.0
+        if width is not None:
+            domain = fig.get_subplot(row, col).xaxis.domain
+            share = float(domain[1] - domain[0])
+        x_axis, y_axis = heatmap_axes(x_labels, y_labels, max_ticks, height=height or 400, width=width, share=share)
         where = {"row": row, "col": col}
         fig.update_xaxes(x_axis, title_text=x_title, **where)
         fig.update_yaxes(y_axis, title_text=y_title, **where)

@@ -25,6 +25,9 @@ from viz_core.style import FITTED_TEXT, LINE_EM, TITLE_FONT_SIZE, title_dict, un
 T = TypeVar("T")
 SLIDE_HEIGHT = 540  # px of a slide's figure on a 720 px screen (CSS lets it fill a taller one); ticks plan for it
 PLAN_WIDTH = 1200  # px a slide's ticks and titles are planned for (the figure spans the screen)
+#: px a full-width figure on a page is planned for: the main column at 1280×720 with the sidebar open
+#: (measured 762 px); with the sidebar collapsed the column is wider, so every label still fits.
+PAGE_WIDTH = 760
 FONT, TITLE_FONT, TICK_FONT = 20, 26, 18  # larger than a page's 16/20/16: read from the back row
 
 

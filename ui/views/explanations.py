@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, PAGE_WIDTH, method_name, run
+from ui.explanations import EXAMPLES, MAX_CHARS, MODELS, method_name, run
+from ui.views.base import PAGE_WIDTH
 from ui.i18n import tr
 from ui.tokens import input_error
 from ui.views.base import (
