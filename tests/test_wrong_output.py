@@ -139,6 +139,9 @@ def test_the_page_notice_reads_the_training_sources_as_the_evaluation_did() -> N
     assert 0 < signals["nearest_overlap"] < 1
     en, zh = STRINGS[notice.key]
     assert en.format(**notice.args) == notice.text and f"{signals['nearest_overlap']:.0%}" in zh.format(**notice.args)
+    # without the training sources (a corpus this server cannot read), the page falls back on the confidence notice
+    orphan = translation_notices(words, unknown, 0, True, -1.5, None, scope, lps, {**fit, "corpus": "no-such-corpus"})
+    assert [n.key for n in orphan if n.topic == "confidence"] == ["notice.confidence.none"]
 
 
 def test_every_real_model_has_its_fitted_notice_and_auc() -> None:

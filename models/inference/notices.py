@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from corpora.bible import CorpusError
 from models.inference.traces import Notice
 
 #: The per-sentence signals a page computes from the model and its training sources, in the order of a
@@ -175,9 +176,14 @@ def translation_notices(
                 "notice.length",
             )
         )
+    profile = None
     if fit and token_log_probs is not None:
-        needs = set(fit["signals"]) & set(CORPUS_SIGNALS)
-        profile = corpus_profile(str(fit["corpus"])) if needs else None
+        try:  # the corpus signals read the training sources: without them (corpus not installed), no fit
+            needs = set(fit["signals"]) & set(CORPUS_SIGNALS)
+            profile = corpus_profile(str(fit["corpus"])) if needs else None
+        except (CorpusError, KeyError, ValueError):
+            fit = None
+    if fit and token_log_probs is not None:
         signals = output_signals(src_words, src_unknown, token_log_probs, profile)
         notices.append(wrong_output_notice(fit, signals, confidence, shown, str(scope.args.get("data", ""))))
     else:
@@ -254,8 +260,8 @@ def wrong_output_notice(fit: dict, signals: dict[str, float], confidence: float,
             "confidence",
             "warning",
             f"{head} It knows every word, but the sentence is unlike the {data} it learned from: the closest "
-            f"training sentence shares only {args['overlap']:.0%} of its words. It falls back on phrases it "
-            "learned there.",
+            f"training sentence has only {args['overlap']:.0%} of their words in common (words in both ÷ words "
+            "in either). It falls back on phrases it learned there.",
             "notice.risk.unlike",
             args,
         )

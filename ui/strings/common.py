@@ -250,10 +250,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Probably wrong: estimated chance of a bad translation {p:.0%} (mean log-probability per output token "
         "{confidence:.3f}; on its test set {flagged_bad:.0%} of the translations flagged like this were bad, sentence "
         "chrF < 30). It knows every word, but the sentence is unlike the {data} it learned from: the closest "
-        "training sentence shares only {overlap:.0%} of its words. It falls back on phrases it learned there.",
+        "training sentence has only {overlap:.0%} of their words in common (words in both ÷ words in either). It "
+        "falls back on phrases it learned there.",
         "译文很可能有误：估计为差译文的概率 {p:.0%}（每个输出词元的平均对数概率 {confidence:.3f}；在其测试集上，像这样"
         "被标记的译文中有 {flagged_bad:.0%} 是差译文，即句子级 chrF < 30）。每个词它都认识，但这个句子不像它所学的{data}："
-        "训练集中最接近的句子只有 {overlap:.0%} 的词与它相同。它会退回到在那里学到的说法。",
+        "训练集中最接近的句子与它只有 {overlap:.0%} 的词相同（两句共有的词 ÷ 两句所有的词）。它会退回到在那里学到的说法。",
     ),
     "notice.scope": (
         "This model was trained only on the {data} ({n_words:,} source words); it has not learned ordinary language.",
