@@ -163,6 +163,8 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
     names = {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
     section = {k: names.pop(k) for k in list(names) if k.startswith("exposure_attention_export")}
     assert section["exposure_attention_export_html"] == "seq2seq-attention-exposure-handout.html"  # its own name
+    # the section is not stepped by the page's step control: neither its CSV nor its images carry that step
+    assert section["exposure_attention_export_csv0"] == "seq2seq-attention-exposure-attention.csv"
     assert names == {
         "export_seq2seq_csv0": "seq2seq-attention-heatmap-step3.csv",
         "export_seq2seq_csv1": "seq2seq-attention-bars-step3.csv",
@@ -178,6 +180,7 @@ def test_seq2seq_files_are_named_after_the_view_and_step(deferred) -> None:
     }
     assert images["heatmap"] == "seq2seq-attention-heatmap-step3"
     assert images["bars"] == "seq2seq-attention-bars-step3" and images["topk"] == "seq2seq-attention-topk-step3"
+    assert images["exposure_attention"] == "seq2seq-attention-exposure-attention"
 
 
 # The sections of issue 27 below a page's main view export their own figures (issue 27 item 7):
@@ -201,7 +204,7 @@ SECTIONS = [
 )
 def test_a_section_exports_the_numbers_of_its_own_figures(page, query, key, chart_keys, deferred) -> None:
     """Each CSV of a section's menu holds the numbers of the figure that section drew (as sent to the
-    browser); its handout is offered too, and the files are named after the page."""
+    browser); its handout is offered too, and the files are named after the page, without the main view's step."""
     import base64
 
     import plotly.graph_objects as go
@@ -236,3 +239,4 @@ def test_a_section_exports_the_numbers_of_its_own_figures(page, query, key, char
         for n in want:
             np.testing.assert_allclose(got[n], want[n], rtol=1e-6, err_msg=f"{chart_key}, trace {n}")
         assert file_name.startswith(f"{page_slug(page)}-") and file_name.endswith(".csv"), file_name
+        assert "-step" not in file_name, file_name  # a section is not stepped by the page's step control

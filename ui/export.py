@@ -8,8 +8,10 @@ Images are drawn by plotly.js in the browser (``Plotly.downloadImage``): no serv
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
@@ -98,11 +100,25 @@ def current_step() -> int | None:
     return steps.pop() if len(steps) == 1 else None
 
 
+_UNSTEPPED: ContextVar[bool] = ContextVar("unstepped", default=False)
+
+
+@contextlib.contextmanager
+def unstepped() -> Iterator[None]:
+    """Inside: a section below the page's main view, which the page's step control does not step; its
+    files (its charts' PNG, SVG and CSV) are named without that step (:func:`file_stem`)."""
+    token = _UNSTEPPED.set(True)
+    try:
+        yield
+    finally:
+        _UNSTEPPED.reset(token)
+
+
 def file_stem(view: str, step: int | None = None, *, page: str | None = None, stepped: bool = True) -> str:
     """A download's name without extension: the page (default: the running page), the view (a chart
-    key) and, if ``stepped``, the step (default: the page's step control, :func:`current_step`), e.g.
-    "seq2seq-attention-heatmap-step3". The same in every language."""
-    if stepped and step is None:
+    key) and, if ``stepped``, the step (default: the page's step control, :func:`current_step`; none inside
+    :func:`unstepped`), e.g. "seq2seq-attention-heatmap-step3". The same in every language."""
+    if stepped and step is None and not _UNSTEPPED.get():
         step = current_step()
     return download_name(page or current_page() or "attention-lab", view, step if stepped else None)
 

@@ -14,7 +14,7 @@ from models.inference.common import InputError
 from models.inference.traces import Seq2seqDecodeTrace, display_text
 from models.inference.what_if import percent, typed_token, what_if_translation
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
-from ui.export import PLOT, export_menu
+from ui.export import PLOT, export_menu, unstepped
 from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
 from ui.state import checked
@@ -420,6 +420,7 @@ def exposure_view(
     show_exposure(trace, "exposure_attention", None if cells is None else cells(name, trace), (name, index))
 
 
+@unstepped()  # a section below the stepped view: its files carry no step
 def show_exposure(
     trace: ExposureTrace, key: str, explain: tuple[Explainer, Explainer] | None = None, context: Hashable = None
 ) -> None:

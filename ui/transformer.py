@@ -19,7 +19,7 @@ import streamlit as st
 from models.checkpoints import CheckpointError, LoadedTransformer, load_transformer, read_config, shipped_transformers
 from models.inference.translate import TRANSLATION
 from ui.checkpoints import cached_loader, label_of, labelled, load_or_message
-from ui.export import PLOT, PLOT_NO_BAR, export_menu
+from ui.export import PLOT, PLOT_NO_BAR, export_menu, unstepped
 from ui.grid import head_name, pick
 from ui.i18n import Labels, current, figure_texts, spinning, tr
 from ui.plot import chart
@@ -642,6 +642,7 @@ def reliability_views(pairs: dict[str, list[dict]]) -> list[go.Figure]:
     ]
 
 
+@unstepped()  # a section below the stepped view: its files carry no step
 def label_smoothing_view(section_button: Callable[[], None] = lambda: None) -> None:
     """Transformers that differ only in label smoothing, pair by pair (the grammar's small pair, tf-hsk and its
     ε = 0 twin): BLEU, perplexity and calibration (ECE and the reliability diagram) on each pair's test split,
