@@ -1,5 +1,7 @@
 """`python -m models.train --preset NAME [--steps N | --epochs E] [--data FILE] [--out DIR] [--log FILE]`:
-train one preset."""
+train one preset. `python -m models.train --studio NAME|run.json [--steps N]`: train a studio run (a studio
+preset, or the settings of a run's ``run.json``) with the studio's engine, into the runs folder, where every
+session's studio lists it as a command-line run."""
 
 from __future__ import annotations
 
@@ -12,12 +14,20 @@ from pathlib import Path
 from models.device import DEFAULT_THREADS, configure_threads
 from models.training.loop import jsonl_log
 from models.training.presets import PRESETS
-from models.training.run import run_preset
+from models.training.run import run_preset, train_studio
+from models.training.runs import PRESETS as STUDIO_PRESETS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train one preset and write its checkpoint.")
-    parser.add_argument("--preset", required=True, choices=sorted(PRESETS))
+    front = parser.add_mutually_exclusive_group(required=True)
+    front.add_argument("--preset", choices=sorted(PRESETS))
+    front.add_argument(
+        "--studio",
+        metavar="NAME|run.json",
+        help=f"train a studio run: one of {', '.join(sorted(STUDIO_PRESETS))}, or a run's run.json "
+        "(into $ATTENTION_LAB_RUNS; the studio lists it)",
+    )
     parser.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/<preset>)")
     parser.add_argument("--data", type=Path, help="train on your own file instead (Tatoeba TSV pairs, or text for LMs)")
     parser.add_argument("--steps", type=int, help="override the preset's number of steps")
@@ -36,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.log:
             log, close_log = jsonl_log(args.log)
             callbacks.append(log)
+        if args.studio:
+            print(train_studio(args.studio, args.steps))
+            return 0
         _, _, line = run_preset(
             PRESETS[args.preset],
             out=args.out,

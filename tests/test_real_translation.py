@@ -56,7 +56,7 @@ def test_seeded_split_dedupes_and_depends_only_on_the_seed() -> None:
 def test_studio_runs_never_train_on_the_test_split() -> None:
     from models.training import runs
 
-    data = runs.load_data(replace(runs.PRESETS["tiny"], data="hsk", n_train=5000))
+    data = runs.load_data(replace(runs.PRESETS["tiny"], data="hsk", n_train=5000).preset())
     test = {src for src, _ in real_splits("hsk")["test"]}
     assert not test & {src for src, _ in data.train} and not test & {src for src, _ in data.valid}
     assert {src for src, _ in data.valid} <= {src for src, _ in real_splits("hsk")["valid"]}
@@ -257,9 +257,8 @@ def test_a_studio_run_on_hsk_reads_its_probe_as_chinese(tmp_path) -> None:
     from models.training.loop import TrainSettings
 
     settings = replace(runs.PRESETS["tiny"], data="hsk", n_train=300)
-    trainee = runs.rnn_trainee(
-        settings, runs.load_data(settings), TrainSettings(steps=1, batch_size=8), torch.device("cpu")
-    )
+    p = replace(settings.preset(), train=TrainSettings(steps=1, batch_size=8))
+    trainee = runs.rnn_trainee(p, runs.load_data(p), torch.device("cpu"))
     src, _, _ = trainee.decode(trainee.model, "我想喝茶")
     assert src[:2] == ["我", "想"]  # segmented, not one <unk>
     trainee.save(tmp_path / "run", {"label": "hsk run"})

@@ -130,7 +130,7 @@ def test_queue_runs_one_at_a_time_in_order(tmp_path):
 def test_without_a_probe_the_first_validation_sentence_is_shown_with_its_gold_alignment(tmp_path):
     registry = Registry(tmp_path, max_active=1)
     run = wait(registry, registry.start(replace(TINY, probe="", steps=2, snapshots=1)))
-    first = runs.load_data(run.settings).gold[0]
+    first = runs.load_data(run.settings.preset()).gold[0]
     shot = run.snapshots[-1]
     assert shot.src_tokens == [*first.src, "</s>"]
     assert shot.gold == ([tuple(link) for link in first.alignment] if shot.tgt_tokens == [*first.tgt, "</s>"] else None)
@@ -377,12 +377,12 @@ def test_a_transformer_run_on_hsk_reads_typed_chinese(tmp_path):
 
 
 def test_real_corpora_give_pairs():
-    hsk = runs.load_data(replace(TINY, data="hsk"))
+    hsk = runs.load_data(replace(TINY, data="hsk").preset())
     assert len(hsk.train) == TINY.n_train and len(hsk.valid) == runs.N_VALID and hsk.gold is None
     assert "CC-BY-SA-4.0" in hsk.description
     chinese = [w for src, _ in hsk.train for w in src]
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in w) for w in chinese[:50])  # segmented Chinese words
-    bible = runs.load_data(replace(TINY, data="bible"))
+    bible = runs.load_data(replace(TINY, data="bible").preset())
     assert len(bible.train) == TINY.n_train and "Louis Segond" in bible.description
     assert all(0 < len(src) <= 20 and 0 < len(tgt) <= 20 for src, tgt in bible.train)
     assert not {src for src, _ in bible.valid} & {src for src, _ in bible.train}  # the Bible repeats verses
@@ -644,7 +644,7 @@ def test_the_frozen_head_reports_its_steps_and_stop_ends_it(tmp_path):
     from models.training import finetune
 
     settings = replace(PRESETS["tiny-finetune"], steps=6, n_train=40)
-    data = runs.load_task(settings)
+    data = runs.load_task(settings.preset())
     stop, seen = threading.Event(), []
 
     def before(p) -> None:
@@ -652,7 +652,7 @@ def test_the_frozen_head_reports_its_steps_and_stop_ends_it(tmp_path):
         if p.step == 2:
             stop.set()
 
-    trainee = runs.make_trainee(settings, data, settings.train_settings(), torch.device("cpu"), stop, (before,))
+    trainee = runs.make_trainee(settings.preset(), data, torch.device("cpu"), stop, (before,))
     assert seen == [(1, 6), (2, 6)]
     assert finetune.head_of(trainee.model, "cls").out_features == 3
     run = runs.Run("20250101-000000-aaaaaa", replace(settings, steps=2, snapshots=1), tmp_path / "run")
@@ -667,10 +667,10 @@ def test_a_span_run_is_scored_by_exact_match_and_reads_an_answer():
     from models.training import finetune
 
     settings = replace(PRESETS["tiny-finetune"], task="qa", steps=1, n_train=20)
-    data = runs.load_task(settings)
-    trainee = runs.make_trainee(settings, data, settings.train_settings(), torch.device("cpu"))
+    data = runs.load_task(settings.preset())
+    trainee = runs.make_trainee(settings.preset(), data, torch.device("cpu"))
     assert trainee.metric == runs.EXACT_MATCH == runs.metric_of(settings)
-    probe = runs.default_probe(settings, data)
+    probe = runs.default_probe(settings.preset(), data)
     assert finetune.PROBE_SEPARATOR in probe
     shot = runs.take_snapshot(0, trainee, probe)
     assert 0.0 <= shot.score <= 1.0 and shot.metric == runs.EXACT_MATCH

@@ -40,7 +40,7 @@ from models.checkpoints import CheckpointError, load_bert, save_bert, shipped
 from models.nn.bert import BertConfig, SmallBert
 from models.training import mlm_head
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.presets import MLM_HEAD, Preset
+from models.training.presets import MLM_HEAD, Preset, model_config
 from corpora.bert_data import (
     CorpusError,
     Document,
@@ -168,7 +168,8 @@ def pretrain(
     """MLM + NSP pre-training for ``settings.steps`` steps, masking every batch afresh."""
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
-    cfg = BertConfig(vocab_size=vocab_size, pad_id=PAD_ID, mask_id=MASK_ID, **preset.model)
+    cfg = model_config(preset, vocab_size)
+    assert isinstance(cfg, BertConfig)
     model = SmallBert(cfg).to(device)
     groups = param_groups(model, settings.weight_decay)
     stream = pair_batches(corpus, settings.batch_size, rng)

@@ -1,15 +1,27 @@
-"""Every named recipe: `python -m models.train --preset NAME` produces the shipped checkpoints.
+"""The training engine's one settings shape, and every named recipe of the shipped checkpoints.
 
 A :class:`Preset` names a family, a task, the architecture (the family's config fields other
-than vocabulary sizes), the :class:`~models.training.loop.TrainSettings` (a fixed number of
-steps) and the data settings. ``order`` places it in the pages' model pickers.
+than vocabulary sizes, turned into its config by :func:`model_config`), the
+:class:`~models.training.loop.TrainSettings` (a fixed number of steps) and the data settings.
+``order`` places it in the pages' model pickers. `python -m models.train --preset NAME` trains the
+:data:`PRESETS` here; a studio run's form (:class:`models.training.runs.RunSettings`) compiles to a
+Preset of the same shape (``RunSettings.preset()``), which the studio's engine reads, and
+``python -m models.train --run run.json`` trains again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypedDict
 
+from models.nn.bert import BertConfig
+from models.nn.rnn_seq2seq import Seq2SeqConfig
+from models.nn.transformer import TransformerConfig
+from models.nn.transformer_xl import TXLConfig
+from models.nn.xlnet import XLNetConfig
+from models.text.vocab import EOS_ID, PAD_ID, SOS_ID
+from models.text.wordpiece import MASK_ID
+from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.training.loop import TrainSettings
 
 SEQ2SEQ, TRANSFORMER, BERT = "seq2seq", "transformer", "bert"
@@ -33,6 +45,39 @@ class Preset:
     model: dict[str, Any]
     train: TrainSettings
     data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: what a checkpoint's record keeps as ``preset_settings``."""
+        return asdict(self)
+
+
+ModelConfig = Seq2SeqConfig | TransformerConfig | BertConfig | TXLConfig | XLNetConfig
+
+
+def model_config(
+    preset: Preset, vocab_size: int, src_vocab_size: int | None = None, *, bos_id: int = SOS_ID, eos_id: int = EOS_ID
+) -> ModelConfig:
+    """The family's model config: ``preset.model`` with the vocabulary sizes (``vocab_size`` is the
+    output side: the target, the LM's or BERT's) and the special ids of the family's vocabulary; the one
+    builder of every recipe, the command line's and the studio's."""
+    if preset.family == SEQ2SEQ:
+        return Seq2SeqConfig(**preset.model, src_vocab_size=src_vocab_size or vocab_size, tgt_vocab_size=vocab_size)
+    if preset.family == TRANSFORMER:
+        return TransformerConfig(
+            vocab_size=vocab_size,
+            src_vocab_size=src_vocab_size,
+            pad_id=PAD_ID,
+            bos_id=bos_id,
+            eos_id=eos_id,
+            **preset.model,
+        )
+    if preset.family == BERT:
+        return BertConfig(vocab_size=vocab_size, pad_id=PIECE_PAD_ID, mask_id=MASK_ID, **preset.model)
+    if preset.family == TRANSFORMER_XL:
+        return TXLConfig(vocab_size=vocab_size, pad_id=PAD_ID, bos_id=bos_id, eos_id=eos_id, **preset.model)
+    if preset.family == XLNET:
+        return XLNetConfig(vocab_size=vocab_size, pad_id=PAD_ID, bos_id=bos_id, eos_id=eos_id, **preset.model)
+    raise ValueError(f"unknown family {preset.family!r}")
 
 
 # RNN encoder–decoders on the embedded English→French corpus: 6 epochs of 40,000 pairs in

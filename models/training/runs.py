@@ -120,12 +120,11 @@ from models.runs.snapshots import (
     truncate_log,
     truncate_snapshots,
 )
-from models.text.vocab import EOS, EOS_ID, PAD_ID, SOS_ID, Vocab
+from models.text.vocab import EOS, SOS_ID, Vocab
 from models.text.wordpiece import MASK, MASK_ID
-from models.text.wordpiece import PAD_ID as PIECE_PAD_ID
 from models.text.wordpiece import WordPiece, train_wordpiece
 from models.training import bert as bert_recipe
-from models.training import finetune
+from models.training import finetune, presets
 from models.training.loop import (
     Callback,
     LossOfBatch,
@@ -136,6 +135,7 @@ from models.training.loop import (
     jsonl_log,
     make_optimizer,
 )
+from models.training.presets import Preset, model_config
 from models.training.metrics import alignment_error_rate, bleu, perplexity
 from models.training.seq2seq import (
     build_vocabs,
@@ -320,7 +320,8 @@ def runs_dir() -> Path:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything a studio run is made from; JSON-able (kept in run.json and the checkpoint).
+    """Everything a studio run is made from: the studio's form, bounded and JSON-able (kept in run.json and the
+    checkpoint). The engine reads it in its one settings shape, :meth:`preset` (the command line's Preset).
 
     Model: ``family`` rnn | transformer (encoder–decoders, on sentence pairs) | lm (a decoder-only
     Transformer LM) | bert (a small BERT), the last two on text; ``hidden`` (the RNN's embedding,
@@ -426,102 +427,59 @@ class RunSettings:
         vocab = {TRANSFORMER: 2 * PAIR_VOCAB, BERT: BERT_VOCAB}.get(self.family, LM_VOCAB)
         return 2 * vocab * d + 2 * self.layers * (8 * d * d + 2 * d * 4 * d)
 
-    def rnn_config(self, src_vocab_size: int, tgt_vocab_size: int) -> Seq2SeqConfig:
-        return Seq2SeqConfig(
-            attention=self.attention,
-            score=self.score,
-            bidirectional=self.bidirectional,
-            emb_dim=self.hidden,
-            hidden_dim=self.hidden,
-            attn_dim=self.hidden,
-            dropout=self.dropout,
-            src_vocab_size=src_vocab_size,
-            tgt_vocab_size=tgt_vocab_size,
-        )
-
-    def transformer_config(self, src_vocab_size: int, tgt_vocab_size: int) -> TransformerConfig:
-        return TransformerConfig(
-            vocab_size=tgt_vocab_size,
-            src_vocab_size=src_vocab_size,
-            d_model=self.hidden,
-            n_heads=self.heads,
-            num_encoder_layers=self.layers,
-            num_decoder_layers=self.layers,
-            d_ff=4 * self.hidden,
-            dropout=self.dropout,
-            max_len=TF_MAX_LEN,
-            pad_id=PAD_ID,
-            bos_id=SOS_ID,
-            eos_id=EOS_ID,
-        )
-
-    def lm_config(self, vocab_size: int) -> TransformerConfig:
-        """A decoder-only LM with tf-lm's choices (tied embeddings) at the studio's size."""
-        return TransformerConfig(
-            vocab_size=vocab_size,
-            src_vocab_size=None,
-            d_model=self.hidden,
-            n_heads=self.heads,
-            num_decoder_layers=self.layers,
-            d_ff=4 * self.hidden,
-            dropout=self.dropout,
-            max_len=LM_CONTEXT,
-            pad_id=PAD_ID,
-            bos_id=SOS_ID,
-            eos_id=EOS_ID,
-            tie_embeddings=True,
-        )
-
-    def bert_config(self, vocab_size: int) -> BertConfig:
-        """bert-small's choices (post-LN, as BERT) at the studio's size; the MLM and NSP heads are trained."""
-        return BertConfig(
-            vocab_size=vocab_size,
-            pad_id=PIECE_PAD_ID,
-            mask_id=MASK_ID,
-            d_model=self.hidden,
-            n_heads=self.heads,
-            n_layers=self.layers,
-            d_ff=4 * self.hidden,
-            max_len=BERT_MAX_LEN,
-            dropout=self.dropout,
-            norm_first=False,
-            trained_heads=["mlm", "nsp"],
-        )
-
-    def txl_config(self, vocab_size: int) -> TXLConfig:
-        """A Transformer-XL LM (xl-lm's choices: tied embeddings) at the studio's size, L and M."""
-        return TXLConfig(
-            vocab_size=vocab_size,
-            d_model=self.hidden,
-            n_heads=self.heads,
-            n_layers=self.layers,
-            d_ff=4 * self.hidden,
-            dropout=self.dropout,
-            pad_id=PAD_ID,
-            bos_id=SOS_ID,
-            eos_id=EOS_ID,
-            seg_len=self.seg_len,
-            mem_len=self.mem_len,
-        )
-
-    def xlnet_config(self, vocab_size: int) -> XLNetConfig:
-        """An XLNet permutation LM (xlnet-small's choices) at the studio's size, window n and K."""
-        return XLNetConfig(
-            vocab_size=vocab_size,
-            d_model=self.hidden,
-            n_heads=self.heads,
-            n_layers=self.layers,
-            d_ff=4 * self.hidden,
-            dropout=self.dropout,
-            pad_id=PAD_ID,
-            bos_id=SOS_ID,
-            eos_id=EOS_ID,
-            max_len=self.window,
-            k_split=self.k_split,
-        )
-
-    def train_settings(self) -> TrainSettings:
-        return TrainSettings(
+    def preset(self) -> Preset:
+        """The run in the engine's one settings shape (:class:`~models.training.presets.Preset`, as the
+        command line's recipes): the family and task, the model config's fields at the studio's size (d_ff =
+        4·hidden; each family's choices as its shipped preset: tied embeddings for the LM, post-LN BERT with
+        its MLM and NSP heads), Adam's settings (linear warm-up over 10% of the steps) and the data settings.
+        The trainees read only this."""
+        h, dropout = self.hidden, self.dropout
+        block: dict[str, Any] = dict(d_model=h, n_heads=self.heads, d_ff=4 * h, dropout=dropout)
+        shapes: dict[str, tuple[str, str, dict[str, Any]]] = {
+            RNN: (
+                presets.SEQ2SEQ,
+                pair_task(self.data),
+                dict(
+                    attention=self.attention,
+                    score=self.score,
+                    bidirectional=self.bidirectional,
+                    emb_dim=h,
+                    hidden_dim=h,
+                    attn_dim=h,
+                    dropout=dropout,
+                ),
+            ),
+            TRANSFORMER: (
+                presets.TRANSFORMER,
+                pair_task(self.data),
+                dict(block, num_encoder_layers=self.layers, num_decoder_layers=self.layers, max_len=TF_MAX_LEN),
+            ),
+            LM: (
+                presets.TRANSFORMER,
+                LM_TASK,
+                dict(block, num_decoder_layers=self.layers, max_len=LM_CONTEXT, tie_embeddings=True),
+            ),
+            BERT: (
+                presets.BERT,
+                "mlm",
+                dict(
+                    block,
+                    n_layers=self.layers,
+                    max_len=BERT_MAX_LEN,
+                    norm_first=False,
+                    trained_heads=["mlm", "nsp"],
+                ),
+            ),
+            XL: (
+                presets.TRANSFORMER_XL,
+                LM_TASK,
+                dict(block, n_layers=self.layers, seg_len=self.seg_len, mem_len=self.mem_len),
+            ),
+            XLNET: (presets.XLNET, "plm", dict(block, n_layers=self.layers, max_len=self.window, k_split=self.k_split)),
+            FINETUNE: (presets.BERT, f"{presets.FINETUNE}{self.task}", {}),
+        }
+        family, task, model = shapes[self.family]
+        train = TrainSettings(
             steps=self.steps,
             batch_size=self.batch_size,
             lr=self.lr,
@@ -531,6 +489,29 @@ class RunSettings:
             label_smoothing=self.label_smoothing,
             max_minutes=60.0,
         )
+        data = dict(
+            source=self.data,
+            n_train=self.n_train,
+            probe=self.probe,
+            snapshots=self.snapshots,
+            checkpoint_every=self.checkpoint_every,
+            **({"base": self.base} if self.family == FINETUNE else {}),
+        )
+        return Preset(self.name, self.name, 0, family, task, model, train, data)
+
+
+def pair_task(data: str) -> str:
+    """A pair source's task name, "src-tgt" (HSK: zh-en; the grammar, the Bible and uploads: en-fr)."""
+    return "-".join(LANGUAGES.get(data, ("en", "fr")))
+
+
+def studio_family(p: Preset) -> str:
+    """The studio family a Preset of the studio's shape trains (rnn, transformer, lm, bert, xl, xlnet, finetune)."""
+    if p.task.startswith(presets.FINETUNE):
+        return FINETUNE
+    if p.family == presets.TRANSFORMER:
+        return LM if p.task == LM_TASK else TRANSFORMER
+    return {presets.SEQ2SEQ: RNN, presets.BERT: BERT, presets.TRANSFORMER_XL: XL, presets.XLNET: XLNET}[p.family]
 
 
 #: Presets that train in about a minute on a laptop CPU core (the names are string ids' keys). The quick
@@ -711,80 +692,83 @@ class TaskData:
 Data = PairData | LineData | DocData | TaskData  # a run's training and validation items
 
 
-def load_task(settings: RunSettings) -> TaskData:
+def load_task(p: Preset) -> TaskData:
     """The base to fine-tune and its task's splits (``n_train`` training items, :data:`FINETUNE_TEST` test
     items, each that fits the base's positions); RunError when the base is not on this server."""
+    name, task = p.data["base"], p.task.removeprefix(presets.FINETUNE)
     try:
-        base, tokenizer = finetune.load_base(settings.base)
+        base, tokenizer = finetune.load_base(name)
     except CheckpointError:
-        raise RunError("run.err.no_base", base=settings.base) from None
-    sizes = {"n_train": settings.n_train, "n_test": FINETUNE_TEST}
-    splits = finetune.task_data(settings.task, sizes, tokenizer, base.config.max_len)
+        raise RunError("run.err.no_base", base=name) from None
+    sizes = {"n_train": p.data["n_train"], "n_test": FINETUNE_TEST}
+    splits = finetune.task_data(task, sizes, tokenizer, base.config.max_len)
     if len(splits["train"]) < 2 or not splits["test"]:
         raise RunError("run.err.short_text", detail="the task has too few items")
-    description = f"synthetic {settings.task} task of the lab's grammar (corpora/nli.py), {settings.base}"
+    description = f"synthetic {task} task of the lab's grammar (corpora/nli.py), {name}"
     return TaskData(splits["train"], splits["test"], None, description, base, tokenizer)
 
 
-def load_text(settings: RunSettings, text: str | None = None) -> LineData | DocData:
+def load_text(p: Preset, text: str | None = None) -> LineData | DocData:
     """The LM's token lines or BERT's documents: the World English Bible (its own held-out chapters:
     :mod:`corpora.lm_data`, :mod:`corpora.bert_data`) or an uploaded ``text`` (LM: 95/5 by line; BERT:
     paragraphs are documents, every 10th held out); at most ``n_train`` training lines or sentences,
     :data:`N_VALID_LINES` validation lines, :data:`N_VALID_DOCS` validation documents."""
-    if settings.data == "text" and not (text or "").strip():
+    source, n_train = p.data["source"], int(p.data["n_train"])
+    if source == "text" and not (text or "").strip():
         raise RunError("run.err.no_text")
     name = "uploaded text"
     try:
-        if settings.family != BERT:  # token lines: the LM, Transformer-XL, XLNet
-            if settings.data == "bible-text":
+        if p.family != presets.BERT:  # token lines: the LM, Transformer-XL, XLNet
+            if source == "bible-text":
                 train, held, description = lm_corpus(None)
             else:
                 lines = text_lines(str(text), name)
                 n_held = max(1, len(lines) // 20)
                 train, held = lines[n_held:], lines[:n_held]
                 description = "uploaded text, held out: the first 5% of lines"
-            return LineData(train[: settings.n_train], held[:N_VALID_LINES], None, description)
-        docs = load_web_documents() if settings.data == "bible-text" else text_documents(str(text), name)
-        train_docs, held_docs = split_documents(docs, every=HELDOUT_EVERY if settings.data == "bible-text" else 10)
+            return LineData(train[:n_train], held[:N_VALID_LINES], None, description)
+        docs = load_web_documents() if source == "bible-text" else text_documents(str(text), name)
+        train_docs, held_docs = split_documents(docs, every=HELDOUT_EVERY if source == "bible-text" else 10)
     except (ValueError, CorpusError) as exc:
         raise RunError("run.err.short_text", detail=first_line(exc)) from None
     kept: list[Document] = []
     n = 0
     for doc in train_docs:
-        if n >= settings.n_train:
+        if n >= n_train:
             break
         kept.append(doc)
         n += len(doc.sentences)
     description = (
         "World English Bible chapters, every 20th held out"
-        if settings.data == "bible-text"
+        if source == "bible-text"
         else "uploaded text: its paragraphs, every 10th held out"
     )
     return DocData(kept, held_docs[:N_VALID_DOCS], None, description)
 
 
-def load_data(settings: RunSettings, pairs: Sequence[TokenPair] | None = None) -> PairData:
+def load_data(p: Preset, pairs: Sequence[TokenPair] | None = None) -> PairData:
     """The run's training and validation pairs: the embedded grammar (with gold alignments), WEB→Segond
     verse pairs, HSK Chinese→English, or ``pairs`` from an uploaded file (one pair per source sentence,
     split 95/5 with at most :data:`N_VALID` for validation, seeded)."""
-    if settings.data == "grammar":
-        grammar = make_splits(seed=settings.seed, n_train=settings.n_train, n_valid=N_VALID, n_test=N_VALID)
+    source, n_train, seed = p.data["source"], int(p.data["n_train"]), p.train.seed
+    if source == "grammar":
+        grammar = make_splits(seed=seed, n_train=n_train, n_valid=N_VALID, n_test=N_VALID)
         return PairData(
             [(p.src, p.tgt) for p in grammar["train"]],
             [(p.src, p.tgt) for p in grammar["valid"]],
             grammar["valid"],
             "embedded English→French grammar",
         )
-    if settings.data in REAL_CORPORA:
+    if source in REAL_CORPORA:
         # the fixed splits of corpora.real_pairs: a studio run never trains on the evaluation's test sentences
-        splits = real_splits(settings.data)
-        return PairData(splits["train"][: settings.n_train], splits["valid"][:N_VALID], None, describe(settings.data))
+        splits = real_splits(source)
+        return PairData(splits["train"][:n_train], splits["valid"][:N_VALID], None, describe(source))
     if not pairs:
         raise RunError("run.err.no_pairs")
     # one pair per source sentence (the Bible repeats verses), so that no validation source is trained on
     n_valid = min(N_VALID, max(1, len(unique_sources(pairs)) // 20))
-    valid, train = seeded_split(pairs, settings.seed, n_valid)
-    return PairData(train[: settings.n_train], valid, None, "uploaded sentence pairs")
+    valid, train = seeded_split(pairs, seed, n_valid)
+    return PairData(train[:n_train], valid, None, "uploaded sentence pairs")
 
 
 @dataclass
@@ -882,23 +866,24 @@ def pair_languages(data: str) -> dict[str, str]:
     return dict(zip(("src_lang", "tgt_lang"), LANGUAGES.get(data, ("en", "fr"))))
 
 
-def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
+def rnn_trainee(p: Preset, data: PairData, device: torch.device) -> Trainee:
     """A Seq2Seq with teacher-forced (or scheduled-sampling) cross-entropy over length-bucketed batches."""
     src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
-    cfg = s.rnn_config(len(src_vocab), len(tgt_vocab))
+    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
+    assert isinstance(cfg, Seq2SeqConfig)
     model = Seq2Seq(cfg).to(device)
-    languages = pair_languages(s.data)
+    languages, settings = pair_languages(p.data["source"]), p.train
     loss_of_batch = rnn_loss(
         model,
         encode_pairs(data.train, src_vocab, tgt_vocab, cfg),
         settings.batch_size,
-        s.seed,
+        settings.seed,
         settings.teacher_forcing,
         device,
     )
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        trace = translate(LoadedSeq2Seq(s.name, model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, languages), probe)
+        trace = translate(LoadedSeq2Seq(p.name, model_as(cpu, Seq2Seq), src_vocab, tgt_vocab, languages), probe)
         return trace.src_tokens, trace.tgt_tokens, trace.attention
 
     aer: Callable[[nn.Module], float] | None = None
@@ -920,18 +905,20 @@ def rnn_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device:
     )
 
 
-def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings, device: torch.device) -> Trainee:
+def transformer_trainee(p: Preset, data: PairData, device: torch.device) -> Trainee:
     """A Transformer encoder–decoder with label-smoothed cross-entropy (§5.4) over length-bucketed batches."""
     src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
     limit = TF_MAX_LEN - 1
     encoded = encode_tf_pairs(data.train, src_vocab, tgt_vocab, limit, TF_MAX_LEN - 2)
-    model = Transformer(s.transformer_config(len(src_vocab), len(tgt_vocab))).to(device)
-    languages = pair_languages(s.data)
-    loss_of_batch = pair_loss(model, encoded, settings.batch_size, s.seed, s.label_smoothing, device)
+    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
+    assert isinstance(cfg, TransformerConfig)
+    model = Transformer(cfg).to(device)
+    languages, settings = pair_languages(p.data["source"]), p.train
+    loss_of_batch = pair_loss(model, encoded, settings.batch_size, settings.seed, settings.label_smoothing, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         loaded = LoadedTransformer(
-            s.name,
+            p.name,
             model_as(cpu, Transformer),
             ENCODER_DECODER,
             TF_TASK,
@@ -961,7 +948,7 @@ def transformer_trainee(s: RunSettings, data: PairData, settings: TrainSettings,
     return Trainee(model, loss_of_batch, decode, valid_bleu, None, save, vocab_cut=cut)
 
 
-def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
+def lm_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
     """A decoder-only Transformer LM (tf-lm's recipe, :mod:`models.training.transformer`, at the studio's
     size): next-token cross-entropy over random windows of the text's ``<s> line </s>`` stream;
     validation perplexity exp(mean −log p) on held-out lines; the probe: its greedy next tokens."""
@@ -970,12 +957,16 @@ def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     if len(stream) < LM_CONTEXT + 2:
         raise RunError("run.err.short_text", detail=f"{len(stream)} tokens for a window of {LM_CONTEXT}")
     held = line_stream(data.valid, vocab)
-    model = DecoderOnlyLM(s.lm_config(len(vocab))).to(device)
-    loss_of_batch = lm_loss(model, stream, LM_CONTEXT, settings.batch_size, s.seed, s.label_smoothing, device)
+    cfg, settings = model_config(p, len(vocab)), p.train
+    assert isinstance(cfg, TransformerConfig)
+    model = DecoderOnlyLM(cfg).to(device)
+    loss_of_batch = lm_loss(
+        model, stream, LM_CONTEXT, settings.batch_size, settings.seed, settings.label_smoothing, device
+    )
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         loaded = LoadedTransformer(
-            s.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos, {}
+            p.name, model_as(cpu, DecoderOnlyLM), DECODER_ONLY, LM_TASK, vocab.itos, vocab.itos, {}
         )
         trace = generate_text(loaded, probe, max_new=LM_PROBE_NEW, temperature=0.0)  # greedy, its own generator
         return trace.tokens, trace.generated_tokens, trace.attention
@@ -1001,24 +992,30 @@ def lm_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     )
 
 
-def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device: torch.device) -> Trainee:
+def bert_trainee(p: Preset, data: DocData, device: torch.device) -> Trainee:
     """A small BERT (Devlin et al. 2019; bert-small's recipe, :mod:`models.training.bert`, at the studio's
     size): a WordPiece vocabulary of the training text, then masked-LM + next-sentence losses on
     ``[CLS] A [SEP] B [SEP]`` pairs with the 80/10/10 masking rule, masked afresh at every step (its
     masks drawn from a generator seeded by (seed, step), so that batches are a function of the step);
     AdamW with weight decay. Validation: masked-LM top-1 accuracy on held-out documents; the probe:
     the top piece at each [MASK]."""
-    tokenizer = data.tokenizer or studio_wordpiece(tuple(sentences_of_docs(data.train)))
+    tokenizer, settings, seed = (
+        data.tokenizer or studio_wordpiece(tuple(sentences_of_docs(data.train))),
+        p.train,
+        p.train.seed,
+    )
     corpus = bert_recipe.encode_documents(data.train, tokenizer)
     held = bert_recipe.encode_documents(data.valid, tokenizer)
     if len(corpus.docs) < 2 or sum(max(0, len(d) - 1) for d in corpus.docs) < settings.batch_size:
         raise RunError("run.err.short_text", detail="BERT needs two paragraphs and a batch of sentence pairs")
-    model = SmallBert(s.bert_config(tokenizer.vocab_size)).to(device)
-    pairs_at = batch_at_step(bert_recipe.pair_batches(corpus, settings.batch_size, np.random.default_rng(s.seed)))
+    cfg = model_config(p, tokenizer.vocab_size)
+    assert isinstance(cfg, BertConfig)
+    model = SmallBert(cfg).to(device)
+    pairs_at = batch_at_step(bert_recipe.pair_batches(corpus, settings.batch_size, np.random.default_rng(seed)))
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
         _epoch, chunk = pairs_at(step)
-        mlm, nsp, n_tokens = bert_recipe.pretraining_losses(model, chunk, np.random.default_rng([s.seed, step]), device)
+        mlm, nsp, n_tokens = bert_recipe.pretraining_losses(model, chunk, np.random.default_rng([seed, step]), device)
         return mlm + nsp, n_tokens
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
@@ -1046,9 +1043,8 @@ def bert_trainee(s: RunSettings, data: DocData, settings: TrainSettings, device:
 
 
 def finetune_trainee(
-    s: RunSettings,
+    p: Preset,
     data: TaskData,
-    settings: TrainSettings,
     device: torch.device,
     stop: threading.Event | None = None,
     before: Sequence[Callback] = (),
@@ -1060,8 +1056,8 @@ def finetune_trainee(
     reporting each step to ``before`` and ending early when ``stop`` is set. Score: the task's test metric
     (accuracy, or exact match of the answer's words); the probe: its pieces, the predicted label (or answer
     span) and every layer × head's attention."""
-    task = s.task
-    head = finetune.fresh_model(data.base, task, s.seed)
+    task, settings, seed, base = p.task.removeprefix(presets.FINETUNE), p.train, p.train.seed, p.data["base"]
+    head = finetune.fresh_model(data.base, task, seed)
     frozen = finetune.frozen_settings(settings)
     frozen_steps = int(
         finetune.train_one(head, task, data.train, frozen, device, frozen=True, callbacks=before, stop=stop)["steps"]
@@ -1069,10 +1065,10 @@ def finetune_trainee(
     frozen_head = {k: v.detach().clone() for k, v in finetune.head_of(head, task).state_dict().items()}
     frozen_score = finetune.score_of(finetune.predict(head, task, data.valid))
     del head
-    torch.manual_seed(s.seed)
-    model = finetune.fresh_model(data.base, task, s.seed).to(device)
+    torch.manual_seed(seed)
+    model = finetune.fresh_model(data.base, task, seed).to(device)
     groups = finetune.param_groups(model, task, frozen=False, weight_decay=BERT_WEIGHT_DECAY)
-    loss_of_batch = finetune.task_loss(model, task, data.train, settings.batch_size, s.seed, device)
+    loss_of_batch = finetune.task_loss(model, task, data.train, settings.batch_size, seed, device)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
         return finetune.read_probe(model_as(cpu, SmallBert), data.tokenizer, task, probe)
@@ -1086,10 +1082,10 @@ def finetune_trainee(
         change = finetune.mean_attention_change(data.base, cpu, inputs)
         splits = {"train": data.train, "test": data.valid}
         tuned = score(cpu)
-        summary = finetune.task_record(task, s.base, splits, tuned, frozen_score, change, N_ATTENTION_INPUTS)
+        summary = finetune.task_record(task, base, splits, tuned, frozen_score, change, N_ATTENTION_INPUTS)
         sizes = {
-            "base": s.base,
-            "n_train": s.n_train,
+            "base": base,
+            "n_train": p.data["n_train"],
             "n_test": FINETUNE_TEST,
             "frozen_lr": finetune.FROZEN_LR,
             "frozen_steps": frozen_steps,
@@ -1099,7 +1095,9 @@ def finetune_trainee(
             folder, cpu, frozen_head, data.tokenizer, dict(record, **summary, data_settings=sizes)
         )
 
-    return Trainee(model, loss_of_batch, decode, score, None, save, groups, metric_of(s))
+    return Trainee(
+        model, loss_of_batch, decode, score, None, save, groups, EXACT_MATCH if task == "qa" else TASK_ACCURACY
+    )
 
 
 def text_stream(data: LineData, vocab_cap: int, minimum: int) -> tuple[Any, list[int], list[int]]:
@@ -1112,7 +1110,7 @@ def text_stream(data: LineData, vocab_cap: int, minimum: int) -> tuple[Any, list
     return vocab, stream, line_stream(data.valid, vocab)
 
 
-def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
+def xl_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
     """A Transformer-XL LM (Dai et al. 2019; xl-lm's recipe, :func:`models.training.transformer_xl.recurrent_loss`,
     at the studio's size): the text cut into B contiguous streams, step t reads segment t of each after the
     memory step t − 1 left (kept in ``carry``, so a stopped run goes on with it). Validation: perplexity with
@@ -1121,33 +1119,36 @@ def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     memory (the Transformer-XL page's "Does memory help?"). The probe: its last segment's
     attention over [memory | segment] and its greedy next tokens."""
     vocab, stream, held = text_stream(data, LM_VOCAB, 0)
-    held = held[: XL_VALID_TOKENS + 1]
+    held, settings = held[: XL_VALID_TOKENS + 1], p.train
+    seg_len, mem_len = int(p.model["seg_len"]), int(p.model["mem_len"])
     rows = batchify(stream, settings.batch_size)
-    if (rows.shape[1] - 1) // s.seg_len < 1:
+    if (rows.shape[1] - 1) // seg_len < 1:
         raise RunError(
-            "run.err.short_text", detail=f"{len(stream)} tokens for {settings.batch_size} streams of {s.seg_len + 1}"
+            "run.err.short_text", detail=f"{len(stream)} tokens for {settings.batch_size} streams of {seg_len + 1}"
         )
-    model = TransformerXL(s.txl_config(len(vocab))).to(device)
+    cfg = model_config(p, len(vocab))
+    assert isinstance(cfg, TXLConfig)
+    model = TransformerXL(cfg).to(device)
     carry: dict[str, Any] = {"memory": None}
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        loaded = LoadedTXL(s.name, model_as(cpu, TransformerXL), vocab.itos, {})
-        last = read_passage(loaded, probe, s.seg_len, s.mem_len).segments[-1]
-        nexts = generate_with_memory(loaded, probe, LM_PROBE_NEW, s.mem_len, s.seg_len, temperature=0.0, top_k=None)
+        loaded = LoadedTXL(p.name, model_as(cpu, TransformerXL), vocab.itos, {})
+        last = read_passage(loaded, probe, seg_len, mem_len).segments[-1]
+        nexts = generate_with_memory(loaded, probe, LM_PROBE_NEW, mem_len, seg_len, temperature=0.0, top_k=None)
         return [*last.memory_tokens, *last.tokens], [step.token for step in nexts.steps], last.attention
 
     def save(folder: Path, record: dict) -> Path:
         cpu = model.to("cpu")  # the page's "Does memory help?": validation perplexity without memory and with M
-        evaluation = memory_evaluation(cpu, held, s.seg_len, sorted({0, s.mem_len}))
+        evaluation = memory_evaluation(cpu, held, seg_len, sorted({0, mem_len}))
         return save_txl(
             folder, cpu, vocab.itos, dict(record, task=LM_TASK, vocab_cap=len(vocab), memory_evaluation=evaluation)
         )
 
     return Trainee(
         model,
-        recurrent_loss(model, rows, s.seg_len, device, carry),
+        recurrent_loss(model, rows, seg_len, device, carry),
         decode,
-        lambda cpu: segment_perplexity(model_as(cpu, TransformerXL), held, s.seg_len, s.mem_len)[0],
+        lambda cpu: segment_perplexity(model_as(cpu, TransformerXL), held, seg_len, mem_len)[0],
         None,
         save,
         metric=PERPLEXITY,
@@ -1155,32 +1156,35 @@ def xl_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: 
     )
 
 
-def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, device: torch.device) -> Trainee:
+def xlnet_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
     """An XLNet permutation LM (Yang et al. 2019; xlnet-small's recipe, :mod:`models.training.xlnet`, at the
     studio's size): windows of n tokens at seeded offsets, each under a fresh random order, the last ⌈n/K⌉
     of each order predicted (:func:`~models.training.xlnet.permutation_loss`); batches are a function of the
     step. Validation: the permutation LM's perplexity exp(mean −log p) over held-out windows under seeded
     random orders (:func:`~models.training.xlnet.permutation_nll`); the probe: read under the identity order,
     its query stream's attention and the top prediction at each predicted position."""
-    vocab, stream, held = text_stream(data, LM_VOCAB, s.window + 1)
-    model = XLNet(s.xlnet_config(len(vocab))).to(device)
+    window, k_split, settings = int(p.model["max_len"]), int(p.model["k_split"]), p.train
+    vocab, stream, held = text_stream(data, LM_VOCAB, window + 1)
+    cfg = model_config(p, len(vocab))
+    assert isinstance(cfg, XLNetConfig)
+    model = XLNet(cfg).to(device)
     batch_at = batch_at_step(
-        permuted_windows(torch.as_tensor(stream, dtype=torch.long), s.window, settings.batch_size, s.seed)
+        permuted_windows(torch.as_tensor(stream, dtype=torch.long), window, settings.batch_size, settings.seed)
     )
 
     def loss_of_batch(step: int) -> tuple[Tensor, int]:
         x, order = batch_at(step)
-        return permutation_loss(model, x.to(device), order.to(device), s.k_split)
+        return permutation_loss(model, x.to(device), order.to(device), k_split)
 
     def decode(cpu: nn.Module, probe: str) -> tuple[list[str], list[str], np.ndarray | None]:
-        words = tokenize(probe)[: s.window]
+        words = tokenize(probe)[:window]
         if len(words) < 2:
             raise RunError("run.err.short_probe")
         trace = predict(
-            LoadedXLNet(s.name, model_as(cpu, XLNet), vocab.itos, {}),
+            LoadedXLNet(p.name, model_as(cpu, XLNet), vocab.itos, {}),
             " ".join(words),
             identity_order(len(words)),
-            s.k_split,
+            k_split,
             top_k=1,
         )
         return trace.tokens, [top[0] for top in trace.predictions.top_tokens], trace.query_attention
@@ -1192,7 +1196,7 @@ def xlnet_trainee(s: RunSettings, data: LineData, settings: TrainSettings, devic
         model,
         loss_of_batch,
         decode,
-        lambda cpu: math.exp(permutation_nll(model_as(cpu, XLNet), held, s.window, s.k_split)[0]),
+        lambda cpu: math.exp(permutation_nll(model_as(cpu, XLNet), held, window, k_split)[0]),
         None,
         save,
         metric=PLM_PERPLEXITY,
@@ -1211,17 +1215,19 @@ def studio_wordpiece(sentences: tuple[str, ...]) -> WordPiece:
     return train_wordpiece(sentences, vocab_size=BERT_VOCAB)
 
 
-def default_probe(s: RunSettings, data: Data) -> str:
+def default_probe(p: Preset, data: Data) -> str:
     """The probe when none was typed: the first validation sentence (the LM: its first words; BERT: with
     its middle word masked)."""
+    family = studio_family(p)
     if isinstance(data, LineData):
-        if s.family == LM:
+        if family == LM:
             return detokenize(list(data.valid[0][:LM_PROBE_WORDS]))
         # XL: enough words for a segment after a full memory; XLNet: one window
         words = [w for line in data.valid for w in line]
-        return detokenize(words[: s.seg_len + s.mem_len - 1 if s.family == XL else s.window])
+        n = int(p.model["seg_len"]) + int(p.model["mem_len"]) - 1 if family == XL else int(p.model["max_len"])
+        return detokenize(words[:n])
     if isinstance(data, TaskData):  # the task's first test item
-        return finetune.probe_text(s.task, data.valid[0][0])
+        return finetune.probe_text(p.task.removeprefix(presets.FINETUNE), data.valid[0][0])
     if isinstance(data, DocData):
         pieces = data.valid[0].sentences[0].split()
         pieces[len(pieces) // 2] = MASK
@@ -1229,11 +1235,11 @@ def default_probe(s: RunSettings, data: Data) -> str:
     return detokenize(list(data.valid[0][0]))
 
 
-PAIR_TRAINEES: dict[str, Callable[[RunSettings, PairData, TrainSettings, torch.device], Trainee]] = {
+PAIR_TRAINEES: dict[str, Callable[[Preset, PairData, torch.device], Trainee]] = {
     RNN: rnn_trainee,
     TRANSFORMER: transformer_trainee,
 }
-LINE_TRAINEES: dict[str, Callable[[RunSettings, LineData, TrainSettings, torch.device], Trainee]] = {
+LINE_TRAINEES: dict[str, Callable[[Preset, LineData, torch.device], Trainee]] = {
     LM: lm_trainee,
     XL: xl_trainee,
     XLNET: xlnet_trainee,
@@ -1250,25 +1256,25 @@ TRAINEES = {
 
 
 def make_trainee(
-    s: RunSettings,
+    p: Preset,
     data: Data,
-    settings: TrainSettings,
     device: torch.device,
     stop: threading.Event | None = None,
     before: Sequence[Callback] = (),
 ) -> Trainee:
-    """The trainee of the run's family on ``data``; ValueError when the family does not train on that
-    kind of data (sentence pairs, token lines, documents). ``before`` hears the steps of what a family
-    trains before its own step 0 (fine-tuning's frozen-feature head), which ``stop`` ends early."""
-    if isinstance(data, PairData) and s.family in PAIR_TRAINEES:
-        return PAIR_TRAINEES[s.family](s, data, settings, device)
-    if isinstance(data, LineData) and s.family in LINE_TRAINEES:
-        return LINE_TRAINEES[s.family](s, data, settings, device)
-    if isinstance(data, DocData) and s.family == BERT:
-        return bert_trainee(s, data, settings, device)
-    if isinstance(data, TaskData) and s.family == FINETUNE:
-        return finetune_trainee(s, data, settings, device, stop, before)
-    raise ValueError(f"the {s.family} family does not train on {type(data).__name__}")
+    """The trainee of the preset's family on ``data``, trained with ``p.train``; ValueError when the family
+    does not train on that kind of data (sentence pairs, token lines, documents). ``before`` hears the steps
+    of what a family trains before its own step 0 (fine-tuning's frozen-feature head), which ``stop`` ends early."""
+    family = studio_family(p)
+    if isinstance(data, PairData) and family in PAIR_TRAINEES:
+        return PAIR_TRAINEES[family](p, data, device)
+    if isinstance(data, LineData) and family in LINE_TRAINEES:
+        return LINE_TRAINEES[family](p, data, device)
+    if isinstance(data, DocData) and family == BERT:
+        return bert_trainee(p, data, device)
+    if isinstance(data, TaskData) and family == FINETUNE:
+        return finetune_trainee(p, data, device, stop, before)
+    raise ValueError(f"the {family} family does not train on {type(data).__name__}")
 
 
 @torch.no_grad()
@@ -1312,6 +1318,8 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
     status (FINISHED, or STOPPED when cut short), written to run.json; the caller sets ``run.status`` to it
     once it has let go of the run's lock, so that whoever sees the status may act on the run at once."""
     s = run.settings
+    preset = s.preset()  # the engine's one settings shape: what the trainee and the loop read
+    settings, source = preset.train, preset.data["source"]
     state = read_state(run.folder) if resume else None
     if state is not None:
         upload = state["upload"]
@@ -1322,26 +1330,25 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
     write_meta(run)
     data: Data
     if s.family == FINETUNE:  # the synthetic task, read by the base's tokenizer
-        data = load_task(s)
-    elif s.data in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
-        data = load_text(s, upload if isinstance(upload, str) else None)
+        data = load_task(preset)
+    elif source in TEXT_DATA:  # an uploaded text (pairs are no text: load_text then says so)
+        data = load_text(preset, upload if isinstance(upload, str) else None)
     else:
-        data = load_data(s, None if isinstance(upload, str) else upload)
+        data = load_data(preset, None if isinstance(upload, str) else upload)
     if state is not None and isinstance(data, DocData):  # BERT: the vocabulary its weights were trained with
         data.tokenizer = WordPiece.from_file(run.checkpoint / TOKENIZER_FILE)
     run.data = data.description
-    probe, gold = s.probe, None
+    probe, gold = str(preset.data["probe"]), None
     if not probe.strip():  # the first validation sentence, with its gold alignment where the data has one
-        probe = default_probe(s, data)
+        probe = default_probe(preset, data)
         if data.gold is not None:
             gold = list(data.gold[0].tgt), list(data.gold[0].alignment)
-    settings = s.train_settings()
-    torch.manual_seed(s.seed)
+    torch.manual_seed(settings.seed)
 
     def preparing(p: Progress) -> None:
         run.preparing = (p.step, p.steps)
 
-    trainee = make_trainee(s, data, settings, device, run.stop, (preparing,))
+    trainee = make_trainee(preset, data, device, run.stop, (preparing,))
     run.vocab_cut = list(trainee.vocab_cut)
     optimizer = make_optimizer(trainee.model, settings, trainee.param_groups)
     start, before = 0, 0.0
@@ -1351,7 +1358,8 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
         run.step, run.elapsed = start, before
         run.losses = truncate_log(run.folder, start)
         run.snapshots = truncate_snapshots(run.folder, start)
-    when = snapshot_steps(settings.steps, s.snapshots)
+    when = snapshot_steps(settings.steps, int(preset.data["snapshots"]))
+    every = int(preset.data["checkpoint_every"])
 
     def snap(step: int) -> None:
         shot = take_snapshot(step, trainee, probe, gold)
@@ -1372,6 +1380,7 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
             aer=last.aer,
             settings=settings.to_dict(),
             studio=asdict(s),
+            preset_settings=preset.to_dict(),
             **{f"valid_{last.metric}": last.score},
             parameters=sum(p.numel() for p in trainee.model.parameters()),
         )
@@ -1396,7 +1405,7 @@ def train_run(run: Run, upload: Upload | None = None, resume: bool = False) -> s
         run.step, run.elapsed, run.tokens_per_second = p.step, before + p.elapsed, p.tokens_per_second
         if p.step in when:
             snap(p.step)
-        if s.checkpoint_every and p.step % s.checkpoint_every == 0 and p.step < settings.steps:
+        if every and p.step % every == 0 and p.step < settings.steps:
             save("periodic", {"steps": p.step, "cut_short": "periodic"})
             write_meta(run)
 

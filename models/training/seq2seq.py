@@ -56,7 +56,7 @@ from models.training.metrics import (
     sentence_chrf,
     youden_threshold,
 )
-from models.training.presets import Preset
+from models.training.presets import Preset, model_config
 
 TokenPair = tuple[Sequence[str], Sequence[str]]
 LENGTH_BUCKETS = ((3, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 60))
@@ -187,6 +187,12 @@ def training_pairs(preset: Preset, data_file: Path | None) -> tuple[Sequence[Tok
     return pairs[n_valid:], pairs[:n_valid], f"user file {data_file.name}"
 
 
+def _config(preset: Preset) -> Seq2SeqConfig:
+    cfg = model_config(preset, 0)  # the vocabulary sizes are set by train_seq2seq
+    assert isinstance(cfg, Seq2SeqConfig)
+    return cfg
+
+
 def train_preset(
     preset: Preset,
     data: Path | None,
@@ -201,9 +207,7 @@ def train_preset(
     train, valid, source = training_pairs(preset, data)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(train), settings.batch_size, epochs))
-    result = train_seq2seq(
-        Seq2SeqConfig(**preset.model), settings, train, device, callbacks, stop, preset.data.get("min_freq", 1)
-    )
+    result = train_seq2seq(_config(preset), settings, train, device, callbacks, stop, preset.data.get("min_freq", 1))
     result.model.to("cpu")
     valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
     corpus = preset.data.get("corpus") if data is None else None

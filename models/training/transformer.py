@@ -56,7 +56,7 @@ from models.training.metrics import (
     perplexity,
     reliability_bins,
 )
-from models.training.presets import Preset
+from models.training.presets import Preset, model_config
 from models.training.seq2seq import (
     Decoded,
     ExposureTrace,
@@ -73,9 +73,9 @@ PAIR_TASKS = tuple(f"{src}-{tgt}" for src, tgt in LANGUAGES.values())
 
 
 def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
-    return TransformerConfig(
-        vocab_size=vocab_size, src_vocab_size=src_vocab_size, pad_id=PAD_ID, bos_id=bos, eos_id=eos, **preset.model
-    )
+    cfg = model_config(preset, vocab_size, src_vocab_size, bos_id=bos, eos_id=eos)
+    assert isinstance(cfg, TransformerConfig)
+    return cfg
 
 
 def _smoothed_loss(logits: Tensor, target: Tensor, label_smoothing: float) -> tuple[Tensor, int]:

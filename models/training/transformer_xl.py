@@ -21,10 +21,10 @@ from torch import Tensor
 from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
 from models.checkpoints import CheckpointError, load_transformer, load_txl, save_txl, shipped, shipped_transformers
 from models.nn.transformer_xl import TransformerXL, TXLConfig
-from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
+from models.text.vocab import SOS_ID, Vocab
 from models.training.loop import Callback, LossOfBatch, Trained, TrainSettings, fit
 from models.training.metrics import perplexity
-from models.training.presets import Preset
+from models.training.presets import Preset, model_config
 from models.training.transformer import evaluate_each
 
 #: memory lengths of the recorded evaluation (0 = each segment alone, a vanilla fixed-context model)
@@ -106,7 +106,8 @@ def train_preset(
     """Train ``xl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = Vocab(Vocab.build(train_lines).itos[: int(preset.data.get("vocab_cap", 6000))])
-    cfg = TXLConfig(vocab_size=len(vocab), pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, **preset.model)
+    cfg = model_config(preset, len(vocab))
+    assert isinstance(cfg, TXLConfig)
     seg, mem = cfg.seg_len, cfg.mem_len
     rows = batchify(line_stream(train_lines, vocab), settings.batch_size)
     n_segments = (rows.shape[1] - 1) // seg

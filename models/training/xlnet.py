@@ -27,9 +27,9 @@ from corpora.lm_data import line_stream, lm_corpus, load_verses, split_verses
 from models.checkpoints import WEIGHTS, checkpoint_path, load_xlnet, save_xlnet, shipped
 from models.inference.xlnet import dependency_cases
 from models.nn.xlnet import XLNet, XLNetConfig, target_mask
-from models.text.vocab import EOS_ID, PAD_ID, SOS_ID, Vocab
+from models.text.vocab import SOS_ID, Vocab
 from models.training.loop import Callback, Trained, TrainSettings, fit
-from models.training.presets import Preset
+from models.training.presets import Preset, model_config
 from models.training.transformer import evaluate_each, lm_vocab, lm_windows
 
 #: seed of the evaluation's random orders (the same orders for every run of the evaluation)
@@ -118,7 +118,8 @@ def train_preset(
     order per window, partial prediction of the last ⌈n/K⌉ of each order."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = lm_vocab(train_lines, int(preset.data.get("vocab_cap", 6000)))
-    cfg = XLNetConfig(vocab_size=len(vocab), pad_id=PAD_ID, bos_id=SOS_ID, eos_id=EOS_ID, **preset.model)
+    cfg = model_config(preset, len(vocab))
+    assert isinstance(cfg, XLNetConfig)
     n = cfg.max_len
     stream = torch.as_tensor(line_stream(train_lines, vocab), dtype=torch.long)
     if len(stream) < n + 1:
