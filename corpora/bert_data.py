@@ -36,6 +36,7 @@ __all__ = [
     "NEW_TESTAMENT_FIRST_BOOK",
     "sentences_of",
     "heldout_text_pairs",
+    "chinese_documents",
 ]
 
 NEW_TESTAMENT_FIRST_BOOK = 40  # Matthew
@@ -97,6 +98,26 @@ def text_documents(text: str, name: str) -> list[Document]:
             docs.append(Document(0, i, tuple(sentences)))
     if sum(len(d.sentences) for d in docs) < 10:
         raise CorpusError(f"{name} has fewer than 10 sentences: too little text to pre-train on")
+    return docs
+
+
+def chinese_documents(per_document: int = 10) -> list[Document]:
+    """Everyday Chinese for a Chinese BERT, as documents of ``per_document`` consecutive sentences: the HSK
+    sentences (:mod:`corpora.hsk`, the package's order, its words joined) and the sentences Gemma 3 wrote
+    for the lab (:data:`corpora.llm_text.SENTENCES_FILE_ZH`, in the order written: about ten per topic),
+    none that holds a held-out evaluation sentence or is part of one (:func:`corpora.mlm_eval_zh.is_held_out`).
+    CorpusError when the HSK package is missing."""
+    from corpora.hsk import hsk_pairs
+    from corpora.llm_text import SENTENCES_FILE_ZH, read_sentences
+    from corpora.mlm_eval_zh import is_held_out
+
+    docs: list[Document] = []
+    for source in (["".join(words) for words, _ in hsk_pairs()], read_sentences(SENTENCES_FILE_ZH)):
+        kept = [text for text in source if not is_held_out(text)]
+        for start in range(0, len(kept) - 1, per_document):
+            chunk = tuple(kept[start : start + per_document])
+            if len(chunk) > 1:
+                docs.append(Document(0, len(docs), chunk))
     return docs
 
 

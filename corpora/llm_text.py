@@ -11,6 +11,8 @@ import gzip
 from pathlib import Path
 
 SENTENCES_FILE = Path(__file__).parent / "data" / "smollm2_everyday.txt.gz"
+#: Everyday Chinese sentences written by Gemma 3 270M (Gemma Terms of Use): ``llm_sentences --lang zh``.
+SENTENCES_FILE_ZH = Path(__file__).parent / "data" / "gemma3_everyday_zh.txt.gz"
 
 
 def read_sentences(path: Path = SENTENCES_FILE) -> list[str]:

@@ -16,12 +16,13 @@ page_frame(tr("nav.7"), icon="🎭", intro=tr("masking.intro"))
 from corpora.masking import RULES  # noqa: E402
 from models.inference.bert import answer_span  # noqa: E402
 from ui.bert import (  # noqa: E402
-    BERT_PAIR,
     RULE_LABELS,
     click_key,
     clickable,
     embedding_check,
     example_pairs,
+    first_pair,
+    follow_language,
     explain_embedding,
     explain_loss,
     explain_masking,
@@ -45,6 +46,7 @@ from ui.bert import (  # noqa: E402
     masking_stats_caption,
     predictions_caption,
     masking_summary,
+    model_language,
     model_summary,
     outcome_labels,
 )
@@ -89,7 +91,9 @@ if isinstance(loaded, str):
 cfg, training = loaded.config, loaded.training
 
 # ---------- Input --------------------------------------------------------------
-examples = [BERT_PAIR, *example_pairs()]
+lang = model_language(model_name)  # a Chinese masked LM starts from Chinese text, its examples Chinese
+default_pair = first_pair(lang)
+examples = [default_pair, *example_pairs(lang)]
 
 
 def _use_example() -> None:
@@ -104,8 +108,8 @@ seed, draw, rule = linked_masking_settings()  # read here, before their widgets 
 text_col, b_col, options_col = st.columns([4, 4, 1.6], vertical_alignment="bottom")
 # The classic pair is the widgets' default, so any other text, an empty B included, is in the link
 # (``?bert_b=``: one segment); a text equal to its default is left out of it.
-text_a = text_col.text_input(tr("masking.a"), BERT_PAIR[0], key="bert_a", max_chars=10_000, bind="query-params")
-text_b = b_col.text_input(tr("masking.b"), BERT_PAIR[1], key="bert_b", max_chars=10_000, bind="query-params")
+text_a = text_col.text_input(tr("masking.a"), default_pair[0], key="bert_a", max_chars=10_000, bind="query-params")
+text_b = b_col.text_input(tr("masking.b"), default_pair[1], key="bert_b", max_chars=10_000, bind="query-params")
 with options_col.popover(tr("masking.masking"), icon=":material/tune:", width="stretch"):
     linked(
         st.selectbox,
@@ -114,10 +118,11 @@ with options_col.popover(tr("masking.masking"), icon=":material/tune:", width="s
         format_func=model_labels.get,
         key="bert_model",
         help=tr("masking.model_help"),
+        on_change=follow_language,
     )
     checked(
         st.selectbox,
-        tr("masking.example"),
+        tr("masking.example_zh" if lang == "zh" else "masking.example"),
         range(len(examples)),
         format_func=lambda i: f"{examples[i][0][:70]} | {examples[i][1][:40]}",
         index=None,

@@ -38,6 +38,16 @@ if TYPE_CHECKING:
 
 SMALL_BERT = "bert-small"
 BERT_PAIR = ("The man went to the store.", "He bought a gallon of milk.")  # the BERT page's first input (§3.1)
+#: The first input for a Chinese masked LM (bert-zh): the issue's sentence, its hidden 首 at an explicit [MASK].
+ZH_PAIR = ("北京是中国的[MASK]都。", "我们明天坐火车去北京。")
+#: Examples for a Chinese masked LM, written for the page (none is training or evaluation text).
+ZH_EXAMPLES = (
+    ZH_PAIR,
+    ("今天天气很好，我们去[MASK]园散步吧。", "公园里有很多花。"),
+    ("我每天早上喝一杯牛奶。", "然后我坐地铁去上班。"),
+    ("我的妹妹喜欢画画。", "她画了一只小猫。"),
+    ("这家饭馆的菜很好吃。", "我们下个星期再来吧。"),
+)
 REAL_TEXT = (
     "The animal didn't cross the street because it was too tired. "
     "The trophy would not fit in the brown suitcase because it was too big."
@@ -153,8 +163,39 @@ def nsp_examples(name: str, seed: int, n: int = 8) -> list[tuple[str, str, bool,
 
 
 @st.cache_data(ttl=60)
-def example_pairs() -> list[tuple[str, str]]:
-    """A few held-out consecutive sentence pairs for the example picker (never training text)."""
+@st.cache_data(ttl=60, show_spinner=False)
+def model_language(name: str) -> str:
+    """The language a masked LM reads, from its training record ("zh" for a Chinese BERT, else "en")."""
+    from models.checkpoints import CheckpointError, read_config
+
+    try:
+        return "zh" if read_config(name).get("training", {}).get("lang") == "zh" else "en"
+    except (CheckpointError, OSError, ValueError):
+        return "en"
+
+
+def first_pair(lang: str) -> tuple[str, str]:
+    """The page's first input for a masked LM of language ``lang``."""
+    return ZH_PAIR if lang == "zh" else BERT_PAIR
+
+
+def follow_language() -> None:
+    """On a change of masked LM: when the new model reads another language than the text's (Chinese
+    characters or not), the text becomes that language's first input, and the clicked masks go."""
+    name = st.session_state.get("bert_model")
+    if not isinstance(name, str):
+        return
+    lang = model_language(name)
+    text = f"{st.session_state.get('bert_a', '')}{st.session_state.get('bert_b', '')}"
+    if lang != ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"):
+        st.session_state["bert_a"], st.session_state["bert_b"] = first_pair(lang)
+
+
+def example_pairs(lang: str = "en") -> list[tuple[str, str]]:
+    """A few sentence pairs for the example picker (never training text): for English, held-out consecutive
+    sentences of the Bible; for Chinese, :data:`ZH_EXAMPLES`."""
+    if lang == "zh":
+        return list(ZH_EXAMPLES[1:])
     try:
         from corpora.bert_data import heldout_text_pairs
 

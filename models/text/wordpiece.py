@@ -18,6 +18,7 @@ them at 0–4 (the module constants below), a released BERT vocabulary elsewhere
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,11 @@ class EncodedPair:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+#: A space next to a CJK character or a full-width punctuation mark (、。，！？：；“” and the like).
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef“”"
+_CJK_SPACE = re.compile(f"(?<=[{_CJK}]) | (?=[{_CJK}])")
 
 
 def _bert_normalizer() -> normalizers.Normalizer:
@@ -170,8 +176,10 @@ class WordPiece:
         return [self.id_to_token(i) for i in ids]
 
     def decode(self, ids: Sequence[int]) -> str:
-        """Text of piece ids: ``##`` pieces joined to their word, special pieces left out."""
-        return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+        """Text of piece ids: ``##`` pieces joined to their word, special pieces left out, and no space beside a
+        CJK character or Chinese punctuation (BERT reads each as a word; Chinese is written without spaces)."""
+        text = self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+        return _CJK_SPACE.sub("", text)
 
     # -- encoding ------------------------------------------------------------------------
     def pieces(self, text: str) -> tuple[list[int], list[int]]:

