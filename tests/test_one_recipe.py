@@ -18,7 +18,7 @@ from models.nn.rnn_seq2seq import Seq2Seq, Seq2SeqConfig
 from models.nn.transformer import DecoderOnlyLM, Transformer, TransformerConfig
 from models.training import runs
 from models.training.loop import LossOfBatch, TrainSettings, fit
-from models.training.presets import Preset, model_config
+from models.training.presets import Preset, family_config, model_config
 from models.training.seq2seq import build_vocabs, encode_pairs, rnn_loss, train_seq2seq
 from models.training.transformer import encode_tf_pairs, lm_loss, lm_vocab, pair_loss
 
@@ -43,7 +43,7 @@ def test_the_cli_and_the_studio_train_an_rnn_alike(pairs: runs.PairData) -> None
     torch.manual_seed(TRAIN.seed)
     trainee = runs.rnn_trainee(p, pairs, CPU)
     studio = _losses(trainee.model, trainee.loss_of_batch)
-    cli = train_seq2seq(model_config(p, 0), TRAIN, pairs.train, CPU, [lambda report: None])
+    cli = train_seq2seq(model_config(p, Seq2SeqConfig, 0), TRAIN, pairs.train, CPU, [lambda report: None])
     assert cli.stats["final_loss"] == pytest.approx(sum(studio) / len(studio), abs=1e-4)
     for a, b in zip(cli.model.state_dict().values(), trainee.model.state_dict().values()):
         assert torch.equal(a, b)
@@ -53,7 +53,7 @@ def test_the_rnn_recipe_reads_batches_by_step(pairs: runs.PairData) -> None:
     """A resumed run (starting at step 2) takes the batch a fresh run took at step 2."""
     p = replace(runs.PRESETS["tiny"], family=runs.RNN, hidden=16).preset()
     src_vocab, tgt_vocab = build_vocabs(pairs.train)
-    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
+    cfg = model_config(p, Seq2SeqConfig, len(tgt_vocab), len(src_vocab))
     assert isinstance(cfg, Seq2SeqConfig)
     data = encode_pairs(pairs.train, src_vocab, tgt_vocab, cfg)
     model = Seq2Seq(cfg).eval()
@@ -72,7 +72,7 @@ def test_the_cli_and_the_studio_train_a_transformer_alike(pairs: runs.PairData) 
     start = {k: v.clone() for k, v in trainee.model.state_dict().items()}
     studio = _losses(trainee.model, trainee.loss_of_batch)
     src_vocab, tgt_vocab = build_vocabs(pairs.train)
-    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
+    cfg = model_config(p, TransformerConfig, len(tgt_vocab), len(src_vocab))
     assert isinstance(cfg, TransformerConfig)
     model = Transformer(cfg)
     model.load_state_dict(start)
@@ -99,7 +99,7 @@ def test_the_cli_and_the_studio_train_a_language_model_alike() -> None:
     start = {k: v.clone() for k, v in trainee.model.state_dict().items()}
     studio = _losses(trainee.model, trainee.loss_of_batch)
     vocab = lm_vocab(data.train, runs.LM_VOCAB)
-    cfg = model_config(p, len(vocab))
+    cfg = model_config(p, TransformerConfig, len(vocab))
     assert isinstance(cfg, TransformerConfig)
     model = DecoderOnlyLM(cfg)
     model.load_state_dict(start)
@@ -118,7 +118,7 @@ def test_every_studio_form_compiles_to_the_engines_one_shape() -> None:
         if s.family == runs.FINETUNE:
             assert p.task == f"finetune-{s.task}" and p.data["base"] == s.base
             continue
-        cfg = model_config(p, 100, 90 if s.family in (runs.RNN, runs.TRANSFORMER) else None)
+        cfg = family_config(p, 100, 90 if s.family in (runs.RNN, runs.TRANSFORMER) else None)
         width = cfg.hidden_dim if isinstance(cfg, Seq2SeqConfig) else cfg.d_model
         assert width == s.hidden, name
         if not isinstance(cfg, Seq2SeqConfig):

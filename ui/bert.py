@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import streamlit as st
 
+from corpora.text import is_cjk
 from corpora.masking import INDEPENDENT, KEPT, MASKED, OUTCOME_NAMES, RANDOM, REFERENCE, RULES
 from ui.checkpoints import cached_loader
 from ui.export import PLOT, export_menu
@@ -187,7 +188,7 @@ def follow_language() -> None:
         return
     lang = model_language(name)
     text = f"{st.session_state.get('bert_a', '')}{st.session_state.get('bert_b', '')}"
-    if lang != ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"):
+    if lang != ("zh" if any(is_cjk(ch) for ch in text) else "en"):
         st.session_state["bert_a"], st.session_state["bert_b"] = first_pair(lang)
 
 

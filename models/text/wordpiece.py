@@ -18,11 +18,11 @@ them at 0–4 (the module constants below), a released BERT vocabulary elsewhere
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpora.text import is_cjk
 from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
 from tokenizers import models as tokenizer_models
 
@@ -76,9 +76,16 @@ class EncodedPair:
         return len(self.ids)
 
 
-#: A space next to a CJK character or a full-width punctuation mark (、。，！？：；“” and the like).
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef“”"
-_CJK_SPACE = re.compile(f"(?<=[{_CJK}]) | (?=[{_CJK}])")
+def _without_spaces_by_cjk(text: str) -> str:
+    """``text`` without the spaces next to a CJK character or punctuation mark (:func:`corpora.text.is_cjk`:
+    、。，！？： and the like) or a Chinese quotation mark “ ”."""
+
+    def joins(ch: str) -> bool:
+        return is_cjk(ch) or ch in "“”"
+
+    return "".join(
+        ch for i, ch in enumerate(text) if ch != " " or not (joins(text[i - 1 : i]) or joins(text[i + 1 : i + 2]))
+    )
 
 
 def _bert_normalizer() -> normalizers.Normalizer:
@@ -179,7 +186,7 @@ class WordPiece:
         """Text of piece ids: ``##`` pieces joined to their word, special pieces left out, and no space beside a
         CJK character or Chinese punctuation (BERT reads each as a word; Chinese is written without spaces)."""
         text = self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
-        return _CJK_SPACE.sub("", text)
+        return _without_spaces_by_cjk(text)
 
     # -- encoding ------------------------------------------------------------------------
     def pieces(self, text: str) -> tuple[list[int], list[int]]:

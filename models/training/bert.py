@@ -169,8 +169,7 @@ def pretrain(
     """MLM + NSP pre-training for ``settings.steps`` steps, masking every batch afresh."""
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
-    cfg = model_config(preset, vocab_size)
-    assert isinstance(cfg, BertConfig)
+    cfg = model_config(preset, BertConfig, vocab_size)
     model = SmallBert(cfg).to(device)
     groups = param_groups(model, settings.weight_decay)
     stream = pair_batches(corpus, settings.batch_size, rng)

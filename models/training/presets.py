@@ -12,7 +12,7 @@ Preset of the same shape (``RunSettings.preset()``), which the studio's engine r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from models.nn.bert import BertConfig
 from models.nn.rnn_seq2seq import Seq2SeqConfig
@@ -52,14 +52,15 @@ class Preset:
 
 
 ModelConfig = Seq2SeqConfig | TransformerConfig | BertConfig | TXLConfig | XLNetConfig
+C = TypeVar("C", Seq2SeqConfig, TransformerConfig, BertConfig, TXLConfig, XLNetConfig)
 
 
-def model_config(
+def family_config(
     preset: Preset, vocab_size: int, src_vocab_size: int | None = None, *, bos_id: int = SOS_ID, eos_id: int = EOS_ID
 ) -> ModelConfig:
     """The family's model config: ``preset.model`` with the vocabulary sizes (``vocab_size`` is the
     output side: the target, the LM's or BERT's) and the special ids of the family's vocabulary; the one
-    builder of every recipe, the command line's and the studio's."""
+    builder of every recipe, the command line's and the studio's (through :func:`model_config`)."""
     if preset.family == SEQ2SEQ:
         return Seq2SeqConfig(**preset.model, src_vocab_size=src_vocab_size or vocab_size, tgt_vocab_size=vocab_size)
     if preset.family == TRANSFORMER:
@@ -78,6 +79,22 @@ def model_config(
     if preset.family == XLNET:
         return XLNetConfig(vocab_size=vocab_size, pad_id=PAD_ID, bos_id=bos_id, eos_id=eos_id, **preset.model)
     raise ValueError(f"unknown family {preset.family!r}")
+
+
+def model_config(
+    preset: Preset,
+    cls: type[C],
+    vocab_size: int,
+    src_vocab_size: int | None = None,
+    *,
+    bos_id: int = SOS_ID,
+    eos_id: int = EOS_ID,
+) -> C:
+    """:func:`family_config`, checked to be the ``cls`` a recipe builds its model from (TypeError otherwise)."""
+    cfg = family_config(preset, vocab_size, src_vocab_size, bos_id=bos_id, eos_id=eos_id)
+    if not isinstance(cfg, cls):
+        raise TypeError(f"{preset.name}: a {preset.family} preset builds a {type(cfg).__name__}, not a {cls.__name__}")
+    return cfg
 
 
 # RNN encoder–decoders on the embedded English→French corpus: 6 epochs of 40,000 pairs in

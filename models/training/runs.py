@@ -502,7 +502,7 @@ class RunSettings:
 
 def pair_task(data: str) -> str:
     """A pair source's task name, "src-tgt" (HSK: zh-en; the grammar, the Bible and uploads: en-fr)."""
-    return "-".join(LANGUAGES.get(data, ("en", "fr")))
+    return "-".join(pair_languages(data).values())
 
 
 def studio_family(p: Preset) -> str:
@@ -869,8 +869,7 @@ def pair_languages(data: str) -> dict[str, str]:
 def rnn_trainee(p: Preset, data: PairData, device: torch.device) -> Trainee:
     """A Seq2Seq with teacher-forced (or scheduled-sampling) cross-entropy over length-bucketed batches."""
     src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
-    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
-    assert isinstance(cfg, Seq2SeqConfig)
+    cfg = model_config(p, Seq2SeqConfig, len(tgt_vocab), len(src_vocab))
     model = Seq2Seq(cfg).to(device)
     languages, settings = pair_languages(p.data["source"]), p.train
     loss_of_batch = rnn_loss(
@@ -910,8 +909,7 @@ def transformer_trainee(p: Preset, data: PairData, device: torch.device) -> Trai
     src_vocab, tgt_vocab, cut = capped_vocabs(data.train)
     limit = TF_MAX_LEN - 1
     encoded = encode_tf_pairs(data.train, src_vocab, tgt_vocab, limit, TF_MAX_LEN - 2)
-    cfg = model_config(p, len(tgt_vocab), len(src_vocab))
-    assert isinstance(cfg, TransformerConfig)
+    cfg = model_config(p, TransformerConfig, len(tgt_vocab), len(src_vocab))
     model = Transformer(cfg).to(device)
     languages, settings = pair_languages(p.data["source"]), p.train
     loss_of_batch = pair_loss(model, encoded, settings.batch_size, settings.seed, settings.label_smoothing, device)
@@ -957,8 +955,7 @@ def lm_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
     if len(stream) < LM_CONTEXT + 2:
         raise RunError("run.err.short_text", detail=f"{len(stream)} tokens for a window of {LM_CONTEXT}")
     held = line_stream(data.valid, vocab)
-    cfg, settings = model_config(p, len(vocab)), p.train
-    assert isinstance(cfg, TransformerConfig)
+    cfg, settings = model_config(p, TransformerConfig, len(vocab)), p.train
     model = DecoderOnlyLM(cfg).to(device)
     loss_of_batch = lm_loss(
         model, stream, LM_CONTEXT, settings.batch_size, settings.seed, settings.label_smoothing, device
@@ -1008,8 +1005,7 @@ def bert_trainee(p: Preset, data: DocData, device: torch.device) -> Trainee:
     held = bert_recipe.encode_documents(data.valid, tokenizer)
     if len(corpus.docs) < 2 or sum(max(0, len(d) - 1) for d in corpus.docs) < settings.batch_size:
         raise RunError("run.err.short_text", detail="BERT needs two paragraphs and a batch of sentence pairs")
-    cfg = model_config(p, tokenizer.vocab_size)
-    assert isinstance(cfg, BertConfig)
+    cfg = model_config(p, BertConfig, tokenizer.vocab_size)
     model = SmallBert(cfg).to(device)
     pairs_at = batch_at_step(bert_recipe.pair_batches(corpus, settings.batch_size, np.random.default_rng(seed)))
 
@@ -1126,8 +1122,7 @@ def xl_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
         raise RunError(
             "run.err.short_text", detail=f"{len(stream)} tokens for {settings.batch_size} streams of {seg_len + 1}"
         )
-    cfg = model_config(p, len(vocab))
-    assert isinstance(cfg, TXLConfig)
+    cfg = model_config(p, TXLConfig, len(vocab))
     model = TransformerXL(cfg).to(device)
     carry: dict[str, Any] = {"memory": None}
 
@@ -1165,8 +1160,7 @@ def xlnet_trainee(p: Preset, data: LineData, device: torch.device) -> Trainee:
     its query stream's attention and the top prediction at each predicted position."""
     window, k_split, settings = int(p.model["max_len"]), int(p.model["k_split"]), p.train
     vocab, stream, held = text_stream(data, LM_VOCAB, window + 1)
-    cfg = model_config(p, len(vocab))
-    assert isinstance(cfg, XLNetConfig)
+    cfg = model_config(p, XLNetConfig, len(vocab))
     model = XLNet(cfg).to(device)
     batch_at = batch_at_step(
         permuted_windows(torch.as_tensor(stream, dtype=torch.long), window, settings.batch_size, settings.seed)

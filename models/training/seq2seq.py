@@ -187,12 +187,6 @@ def training_pairs(preset: Preset, data_file: Path | None) -> tuple[Sequence[Tok
     return pairs[n_valid:], pairs[:n_valid], f"user file {data_file.name}"
 
 
-def _config(preset: Preset) -> Seq2SeqConfig:
-    cfg = model_config(preset, 0)  # the vocabulary sizes are set by train_seq2seq
-    assert isinstance(cfg, Seq2SeqConfig)
-    return cfg
-
-
 def train_preset(
     preset: Preset,
     data: Path | None,
@@ -207,7 +201,8 @@ def train_preset(
     train, valid, source = training_pairs(preset, data)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(train), settings.batch_size, epochs))
-    result = train_seq2seq(_config(preset), settings, train, device, callbacks, stop, preset.data.get("min_freq", 1))
+    cfg = model_config(preset, Seq2SeqConfig, 0)  # the vocabulary sizes are set by train_seq2seq
+    result = train_seq2seq(cfg, settings, train, device, callbacks, stop, preset.data.get("min_freq", 1))
     result.model.to("cpu")
     valid_bleu = corpus_bleu_of(result.model, result.src_vocab, result.tgt_vocab, valid[:500])
     corpus = preset.data.get("corpus") if data is None else None

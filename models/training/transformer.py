@@ -72,12 +72,6 @@ from models.training.seq2seq import (
 PAIR_TASKS = tuple(f"{src}-{tgt}" for src, tgt in LANGUAGES.values())
 
 
-def _model_config(preset: Preset, vocab_size: int, src_vocab_size: int | None, bos: int, eos: int) -> TransformerConfig:
-    cfg = model_config(preset, vocab_size, src_vocab_size, bos_id=bos, eos_id=eos)
-    assert isinstance(cfg, TransformerConfig)
-    return cfg
-
-
 def _smoothed_loss(logits: Tensor, target: Tensor, label_smoothing: float) -> tuple[Tensor, int]:
     return (
         label_smoothed_cross_entropy(logits, target, label_smoothing, ignore_index=PAD_ID),
@@ -121,7 +115,9 @@ def _train_toy(
 ) -> Trained:
     task = toy_task(preset)
     names = task.token_names()
-    model = Transformer(_model_config(preset, task.vocab_size, None, TOY_BOS, TOY_EOS)).to(device)
+    model = Transformer(model_config(preset, TransformerConfig, task.vocab_size, bos_id=TOY_BOS, eos_id=TOY_EOS)).to(
+        device
+    )
     stream = batches(task, settings.batch_size, seed=settings.seed, split="train")
 
     def loss_of_batch(_step: int) -> tuple[Tensor, int]:
@@ -265,7 +261,7 @@ def _train_pairs(
     data = encode_tf_pairs(train, src_vocab, tgt_vocab, limit, preset.model["max_len"] - 2)
     if epochs:
         settings = replace(settings, steps=steps_for_epochs(len(data), settings.batch_size, epochs))
-    model = Transformer(_model_config(preset, len(tgt_vocab), len(src_vocab), SOS_ID, EOS_ID)).to(device)
+    model = Transformer(model_config(preset, TransformerConfig, len(tgt_vocab), len(src_vocab))).to(device)
     loss_of_batch = pair_loss(model, data, settings.batch_size, settings.seed, settings.label_smoothing, device)
     stats = fit(model, loss_of_batch, settings, callbacks, stop)
     model.to("cpu")
@@ -352,7 +348,7 @@ def _train_lm(
     if epochs:
         batches_per_epoch = math.ceil(len(stream) / (settings.batch_size * context))
         settings = replace(settings, steps=max(1, round(epochs * batches_per_epoch)))
-    cfg = _model_config(preset, len(vocab), None, SOS_ID, EOS_ID)
+    cfg = model_config(preset, TransformerConfig, len(vocab))
     model = DecoderOnlyLM(replace(cfg, max_len=max(cfg.max_len, context))).to(device)
     loss_of_batch = lm_loss(
         model, stream, context, settings.batch_size, settings.seed, settings.label_smoothing, device

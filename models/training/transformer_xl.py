@@ -106,8 +106,7 @@ def train_preset(
     """Train ``xl-lm`` on the WEB (or a user's text file) and evaluate it with memory 0 … 256."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = Vocab(Vocab.build(train_lines).itos[: int(preset.data.get("vocab_cap", 6000))])
-    cfg = model_config(preset, len(vocab))
-    assert isinstance(cfg, TXLConfig)
+    cfg = model_config(preset, TXLConfig, len(vocab))
     seg, mem = cfg.seg_len, cfg.mem_len
     rows = batchify(line_stream(train_lines, vocab), settings.batch_size)
     n_segments = (rows.shape[1] - 1) // seg

@@ -118,8 +118,7 @@ def train_preset(
     order per window, partial prediction of the last ⌈n/K⌉ of each order."""
     train_lines, held_lines, source = lm_corpus(data)
     vocab = lm_vocab(train_lines, int(preset.data.get("vocab_cap", 6000)))
-    cfg = model_config(preset, len(vocab))
-    assert isinstance(cfg, XLNetConfig)
+    cfg = model_config(preset, XLNetConfig, len(vocab))
     n = cfg.max_len
     stream = torch.as_tensor(line_stream(train_lines, vocab), dtype=torch.long)
     if len(stream) < n + 1:
