@@ -15,12 +15,14 @@ from ui.deck import publish_view  # noqa: E402
 from ui.export import PLOT  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, choose_model, heads_figure  # noqa: E402
 from ui.llm import chinese_notice, ready_model, rope_bases, step_figure, visible  # noqa: E402
+from ui.llm import SUMMARIES, direction_label, lab_figure, lab_translations  # noqa: E402
+from ui.llm import translation_figure, translation_heads_figure, translation_quality  # noqa: E402
 from ui.plot import chart  # noqa: E402
 from ui.state import checked, linked, topic_tabs  # noqa: E402
 from ui.stepper import step_control  # noqa: E402
-from ui.tokens import token_strip  # noqa: E402
-from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState  # noqa: E402
-from ui.views.llm import generate, kv_cache, rope, score_heads  # noqa: E402
+from ui.tokens import input_error, md_escape, token_strip  # noqa: E402
+from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState, TranslationState  # noqa: E402
+from ui.views.llm import TOPICS, generate, kv_cache, rope, score_heads, translate  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
 
 model = choose_model()  # SmolLM2, or the choice of it and Gemma 3 once Gemma is converted
@@ -169,6 +171,127 @@ def generation_tab() -> None:
     st.markdown(tr("llm_explorer.explain.generation"))
 
 
+def follow_direction() -> None:
+    """A new direction brings its own example sentence, unless the reader typed one of their own."""
+    from models.inference.llm_translate import DEFAULT_SOURCES
+
+    text = st.session_state.get("llm_tr_text")
+    if not isinstance(text, str) or not text.strip() or text in DEFAULT_SOURCES.values():
+        st.session_state["llm_tr_text"] = DEFAULT_SOURCES[st.session_state.get("llm_tr_dir") or "zh-en"]
+
+
+def translation_tab() -> None:
+    from models.inference.common import InputError
+    from models.inference.llm_translate import DEFAULT_SOURCES, DIRECTIONS, MAX_SOURCE_CHARS
+
+    dir_col, text_col, options_col = st.columns([2.2, 5, 1.4], vertical_alignment="bottom")
+    direction = linked(
+        dir_col.selectbox,
+        tr("llm_explorer.tr.dir"),
+        list(DIRECTIONS),
+        key="llm_tr_dir",
+        format_func=direction_label,
+        on_change=follow_direction,
+    )
+    source = checked(
+        text_col.text_input,
+        tr("llm_explorer.tr.source"),
+        DEFAULT_SOURCES[direction],
+        max_chars=MAX_SOURCE_CHARS,
+        key="llm_tr_text",
+        bind="query-params",
+    )
+    with options_col.popover(tr("llm_explorer.options"), icon=":material/tune:", width="stretch"):
+        summary = linked(
+            st.segmented_control,
+            tr("llm_explorer.tr.summary"),
+            list(SUMMARIES),
+            default=SUMMARIES[0],
+            required=True,
+            key="llm_tr_sum",
+            format_func=lambda s: tr(f"llm_explorer.tr.sum_option.{s}"),
+        )
+        layer = checked(
+            st.slider,
+            tr("llm_explorer.layer"),
+            1,
+            llm.n_layers,
+            1,
+            key="llm_tr_layer",
+            disabled=summary == "all",
+            bind="query-params",
+        )
+        head = checked(
+            st.slider,
+            tr("llm_explorer.tr.head"),
+            1,
+            llm.n_heads,
+            1,
+            key="llm_tr_head",
+            disabled=summary != "head",
+            bind="query-params",
+        )
+        renormalise = checked(
+            st.toggle,
+            tr("llm_explorer.tr.renormalise"),
+            True,
+            key="llm_tr_norm",
+            help=tr("llm_explorer.tr.renormalise_help"),
+            bind="query-params",
+        )
+    state = TranslationState(model, direction, source, summary, int(layer) - 1, int(head) - 1, bool(renormalise))
+    publish_view(state)
+    if not state.source.strip():
+        st.warning(tr("llm_explorer.tr.empty"))
+        return
+    try:
+        result = translate(state)  # its slide's too
+    except InputError as exc:
+        st.warning(input_error(exc))
+        return
+    if not result.output_tokens:
+        st.warning(tr("llm_explorer.tr.nothing"))
+        return
+    step = step_control(len(result.output_tokens), key="llm_tr", label=tr("llm_explorer.tr.step"))
+    main, side = st.columns([3, 1.6])
+    chart(
+        translation_figure(result, state.summary, state.layer, state.head, step, state.renormalise),
+        key="llm_tr_fig",
+        config=PLOT,
+        where=main,
+    )
+    chart(translation_heads_figure(result, step), key="llm_tr_heads", config=PLOT, where=side)
+    side.caption(tr("llm_explorer.tr.share_line", share=float(result.on_source[step].mean())))
+    st.markdown(tr("llm_explorer.tr.output", model=tr(f"llm_explorer.model.{model}"), text=md_escape(result.text)))
+    chinese_notice(state.model, result.source_tokens)
+    if not result.finished:
+        st.caption(tr("llm_explorer.tr.unfinished", n=len(result.output_tokens)))
+    st.markdown(tr("llm_explorer.explain.translation"))
+    with st.expander(tr("llm_explorer.tr.prompt")):
+        st.code(result.prompt, language=None, wrap_lines=True)
+    st.subheader(tr("llm_explorer.tr.lab"))
+    labs = lab_translations(state.direction, state.source)
+    for lab in labs:
+        st.markdown(tr("llm_explorer.tr.lab_line", model=md_escape(lab.name), text=lab.error or md_escape(lab.text)))
+    if shown := [lab for lab in labs if lab.weights is not None]:
+        chart(lab_figure(shown[0]), key="llm_tr_lab", config=PLOT)
+    quality = translation_quality(state.direction)
+    if quality is None:
+        st.caption(tr("llm_explorer.tr.no_quality"))
+        return
+    st.caption(
+        tr("llm_explorer.tr.quality", n=quality["pairs"], corpus=tr(f"llm_explorer.tr.corpus.{quality['corpus']}"))
+    )
+    st.dataframe(
+        {
+            tr("llm_explorer.tr.col.model"): list(quality["models"]),
+            tr("llm_explorer.tr.col.bleu"): [m["bleu"] for m in quality["models"].values()],
+            tr("llm_explorer.tr.col.chrf"): [m["chrf"] for m in quality["models"].values()],
+        },
+        hide_index=True,
+    )
+
+
 def gqa_tab() -> None:
     left, right = st.columns([1, 1.3])
     with right:
@@ -310,10 +433,7 @@ def heads_tab() -> None:
         st.text(" ".join(visible(scores.induction_tokens)))
 
 
-opened = topic_tabs(
-    ["llm_explorer.tab.generation", "llm_explorer.tab.gqa", "llm_explorer.tab.rope", "llm_explorer.tab.heads"],
-    [generation_tab, gqa_tab, rope_tab, heads_tab],
-)
+opened = topic_tabs(TOPICS, [generation_tab, translation_tab, gqa_tab, rope_tab, heads_tab])
 st.caption(
     tr(
         "llm_explorer.summary",

@@ -433,7 +433,7 @@ def served(monkeypatch, model: L.LLM) -> Iterator[L.LLM]:
     monkeypatch.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT)
     monkeypatch.setattr(L, "is_converted", lambda *args, **kwargs: True)
     monkeypatch.setattr(L, "load_llm", lambda *args, **kwargs: model)
-    caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores)
+    caches = (page_llm.shared_llm, page_llm.generation, page_llm.head_scores, page_llm.few_shot_translation)
     for cached in caches:
         cached.clear()
     try:
@@ -447,6 +447,7 @@ def served(monkeypatch, model: L.LLM) -> Iterator[L.LLM]:
     "topic, kind",
     [
         ("llm_explorer.tab.generation", None),
+        ("llm_explorer.tab.translate", None),
         ("llm_explorer.tab.gqa", None),
         ("llm_explorer.tab.rope", None),
         ("llm_explorer.tab.heads", "induction"),

@@ -133,13 +133,14 @@ def test_each_tabs_view_is_a_state_of_values(page_model):  # noqa: F811  (the fi
     """Each tab's view state reads back from its link in either language, with no note: values, never labels."""
     from ui.i18n import reading
     from ui.views.base import SlideParams
-    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState
+    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState, TranslationState
 
     name = page_model.name
     states = [
         GQAState(name, 2, 1024),
         RopeState(name, 2, 20),
         HeadTypesState(name, "previous", "w3 w4 w5 w6 w7 w3 w4", 12, 3),
+        TranslationState(name, "en-fr", "w5 w6 w7", "head", 1, 2, False),
     ]
     for lang in ("en", "zh"):
         with reading(lang):
@@ -168,7 +169,7 @@ def test_each_tabs_link_writes_the_declared_keys_that_its_slide_reads(page_model
 def _tab_states() -> list:
     """One state per tab of the page (the model is the page's: ``page_model`` is served as it), none of
     them the tab's defaults."""
-    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState
+    from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState, TranslationState
 
     name = L.MODEL_NAME
     return [
@@ -176,11 +177,12 @@ def _tab_states() -> list:
         GQAState(name, 2, 1024),
         RopeState(name, 2, 20),
         HeadTypesState(name, "previous", "w3 w4 w5 w6 w7 w3 w4", 12, 3),
+        TranslationState(name, "en-fr", "w5 w6 w7", "layer", 1, 0, False),
     ]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("index", range(4), ids=["generation", "gqa", "rope", "heads"])
+@pytest.mark.parametrize("index", range(5), ids=["generation", "gqa", "rope", "heads", "translate"])
 def test_the_page_publishes_the_state_of_the_tab_shown(page_model: L.LLM, index: int, lang: str) -> None:  # noqa: F811
     """Opened from a tab's state link, the page draws that tab from the same state and publishes it
     (ui.deck.VIEW_STATE), so "Add this view" records the state's link."""
@@ -195,3 +197,32 @@ def test_the_page_publishes_the_state_of_the_tab_shown(page_model: L.LLM, index:
         at.button(key="deck_add").click().run()
         (slide,) = at.session_state[SESSION_KEY]
         assert slide.page == "9_LLM_explorer" and state.link().items() <= slide.params.items()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_translation_slide_steps_through_the_pages_figures(page_model: L.LLM, lang: str) -> None:  # noqa: F811
+    """The translation tab's slide: one step per generated token, each drawing the page's two figures at
+    that token (its summary heatmap and the share of every layer × head on the source), then the lab's
+    Transformer on the same sentence, the page's third figure; the same figure data as the page's."""
+    from ui.views.llm import TranslationState
+
+    state = TranslationState(page_model.name, "en-fr", "w5 w6 w7", "head", 1, 2, False)
+    settings = state.link()
+    at = _page(settings.pop("topic"), settings | {"llm_max_new": "3"}, lang)
+    page = _traces(at)
+    assert len(page) == 3  # the summary, the shares, the lab's Transformer
+    present = _present(at, lang)
+    steps = []
+    while True:
+        steps.append(_traces(present))
+        if present.button(key="slide_next").disabled:
+            break
+        present.button(key="slide_next").click().run()
+        assert not present.exception
+    assert steps[0] == page[:2]  # token 1, as the page draws it at its first step
+    assert steps[-1] == page[2:]  # the lab's Transformer
+    assert len(steps) == len(json.loads(page[0])[0]["y"]) + 1  # one per generated token, and the lab's
+    if lang == "zh":
+        from tests.test_transformer_xl import _english_figure_words
+
+        assert _english_figure_words(present) == []

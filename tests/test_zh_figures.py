@@ -279,11 +279,11 @@ def tiny_llm(tiny) -> Iterator[object]:  # noqa: F811
         mp.setattr(L, "gguf_path", lambda *args, **kwargs: ROOT / "tiny.gguf")
         mp.setattr(L, "is_converted", lambda *args, **kwargs: True)
         mp.setattr(L, "load_llm", lambda *args, **kwargs: tiny)
-        page_llm.shared_llm.clear()
-        page_llm.generation.clear()
+        for cached in (page_llm.shared_llm, page_llm.generation, page_llm.few_shot_translation):
+            cached.clear()
         yield tiny
-    page_llm.shared_llm.clear()
-    page_llm.generation.clear()
+    for cached in (page_llm.shared_llm, page_llm.generation, page_llm.few_shot_translation):
+        cached.clear()
 
 
 def _slides() -> list[tuple[str, dict[str, str]]]:
@@ -300,6 +300,7 @@ def _slides() -> list[tuple[str, dict[str, str]]]:
         ("4_Transformer_translation", {"tf_kind": "decoder"}),
         ("5_Inside_one_head", {"head_scale": "false"}),
         ("8_Real_model_explorer", {"real_source": "decoder"}),
+        ("9_LLM_explorer", {"topic": "translate", "llm_tr_dir": "en-fr"}),
         ("7_BERT_masking", {"topic": "finetune", "bert_ft_model": "small", "bert_ft_task": "nli"}),
         ("4_Transformer_translation", {"topic": "exposure", "tf_model": "tf-hsk", "tf_exp_index": "0"}),
         ("4_Transformer_translation", {"topic": "smoothing"}),
@@ -348,7 +349,7 @@ TAB_IDS: dict[str, tuple[str, ...]] = {
     "7_BERT_masking.py": tuple(
         f"masking.tab.{n}" for n in ("predictions", "masking", "pieces", "attention", "nsp", "finetune")
     ),
-    "9_LLM_explorer.py": tuple(f"llm_explorer.tab.{n}" for n in ("generation", "gqa", "rope", "heads")),
+    "9_LLM_explorer.py": tuple(f"llm_explorer.tab.{n}" for n in ("generation", "translate", "gqa", "rope", "heads")),
     "10_Transformer_XL.py": tuple(f"txl.tab.{n}" for n in ("dependency", "terms", "eval", "generate")),
     "13_XLNet.py": tuple(f"xlnet.tab.{n}" for n in ("masks", "predictions", "bert")),
     "14_Transformer_block.py": tuple(f"block.tab.{n}" for n in ("changes", "norms", "batch", "smoothing", "schedule")),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -470,4 +471,163 @@ def heads_figure(scores: HeadScores, head_type: str, height: int = 560) -> go.Fi
         best=scores.best(head_type, 5),
         height=height,
         texts=figure_texts(),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Translation: the real LLM few-shot, beside the lab's own translators (the Translation tab and its slide)
+# ---------------------------------------------------------------------------------------------
+
+SUMMARIES = ("all", "layer", "head")  # the translation figure's rows: every head's mean, a layer's, one head
+TRANSLATION_QUALITY = Path(__file__).resolve().parent.parent / "bench" / "baselines" / "llm_translate.json"
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def few_shot_translation(model: str, direction: str, source: str):
+    """The :class:`~models.inference.llm_translate.LLMTranslation` of ``source`` by ``model``."""
+    from models.inference.llm_translate import translate_few_shot
+
+    return translate_few_shot(shared_llm(model), direction, source)
+
+
+def direction_label(direction: str) -> str:
+    """The Translation tab's name of a direction, e.g. "中文 → English"."""
+    return tr(f"llm_explorer.tr.dir.{direction}")
+
+
+def summary_label(summary: str, layer: int, head: int) -> str:
+    """What the translation figure's rows are: the mean of every head, of layer ``layer``'s heads, or
+    head ``head`` of ``layer`` (both 0-based)."""
+    return tr(f"llm_explorer.tr.sum.{summary}", layer=layer + 1, head=head + 1)
+
+
+def translation_figure(
+    result, summary: str, layer: int, head: int, step: int, renormalise: bool = True, width: float = STEP_FIGURE_PX
+) -> go.Figure:
+    """Each generated token's attention over the source sentence's tokens (rows: generated tokens; the
+    ``step``-th outlined), the mean of every layer and head, of one layer's heads, or one head; with
+    ``renormalise`` each head's row over the source sums to 1 (LLMTranslation.summary)."""
+    from viz_core.transformer import attention_matrix_figure
+
+    weights = result.summary(
+        layer if summary in ("layer", "head") else None, head if summary == "head" else None, renormalise
+    )
+    return attention_matrix_figure(
+        weights,
+        visible(result.source_tokens),
+        visible(result.output_tokens),
+        step=step,
+        title=tr(
+            "llm_explorer.tr.fig_norm" if renormalise else "llm_explorer.tr.fig",
+            summary=summary_label(summary, layer, head),
+        ),
+        x_title=tr("llm_explorer.tr.axis.source"),
+        y_title=tr("llm_explorer.tr.axis.generated"),
+        height=int(min(520, max(300, 150 + 30 * len(result.output_tokens)))),
+        texts=figure_texts(),
+        width=width,
+    )
+
+
+TRANSLATION_SIDE_PX = 300  # the Translation tab's side column at 1280×720 with the sidebar open
+
+
+def translation_heads_figure(result, step: int, height: int = 420, width: float = TRANSLATION_SIDE_PX) -> go.Figure:
+    """For generated token ``step``: the share of every layer × head's attention row that falls on the
+    source sentence (the rest goes to the examples, the labels and the start token)."""
+    from viz_core.llm import score_grid_figure
+
+    share = result.on_source[step]
+    best = [
+        (int(i // share.shape[1]), int(i % share.shape[1]), float(share.flat[i]))
+        for i in np.argsort(-share, axis=None)[:3]
+    ]
+    return score_grid_figure(
+        share,
+        title=tr("llm_explorer.tr.heads_fig", token=visible([result.output_tokens[step]])[0], n=step + 1),
+        x_title=tr("llm_explorer.axis.head"),
+        y_title=tr("llm_explorer.axis.layer"),
+        best=best,
+        height=height,
+        texts=figure_texts(),
+        scale_title=tr("llm_explorer.tr.share"),
+        width=width,
+    )
+
+
+def translation_quality(direction: str) -> dict | None:
+    """What ``python -m bench.llm_translate`` measured for ``direction`` (BLEU, chrF per model on the first
+    n test pairs), or None when it has not been run here."""
+    import json
+
+    try:
+        data = json.loads(TRANSLATION_QUALITY.read_text(encoding="utf-8"))
+        return {"n": int(data["n"]), **data["directions"][direction]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class LabTranslation:
+    """One of the lab's own translators on the tab's sentence: its checkpoint, its output as text, and
+    its cross-attention averaged over every layer and head (target × source tokens; None for an RNN,
+    whose one attention is its own figure on the Seq2seq page), or why it could not translate."""
+
+    name: str
+    text: str = ""
+    weights: np.ndarray | None = None
+    source_tokens: tuple[str, ...] = ()
+    output_tokens: tuple[str, ...] = ()
+    error: str = ""
+
+
+def lab_translations(direction: str, text: str) -> list[LabTranslation]:
+    """The lab's Transformer and RNN translators of ``direction`` on ``text``, greedy, each read as its
+    own page reads typed text (ui.transformer.run_translation, ui.seq2seq.run_translation)."""
+    from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
+    from models.inference.llm_translate import LAB_TRANSLATORS
+    from models.inference.traces import display_text
+    from ui import seq2seq, transformer
+
+    out = []
+    for name in LAB_TRANSLATORS[direction]:
+        try:
+            if name.startswith("tf-"):
+                if isinstance(problem := transformer.load_model(name), str):
+                    raise InputError(problem)
+                trace = transformer.run_translation(name, text, 1, DEFAULT_LENGTH_PENALTY)
+                out.append(
+                    LabTranslation(
+                        name,
+                        display_text(list(trace.tgt_tokens)),
+                        trace.cross_attention.mean(axis=(0, 1)),
+                        tuple(trace.src_tokens),
+                        tuple(trace.tgt_tokens),
+                    )
+                )
+            else:
+                if isinstance(problem := seq2seq.load_model(name), str):
+                    raise InputError(problem)
+                best = seq2seq.run_translation(name, text, 1, "soft", DEFAULT_LENGTH_PENALTY).hypotheses[0]
+                out.append(LabTranslation(name, display_text(list(best.tokens))))
+        except InputError as exc:
+            out.append(LabTranslation(name, error=input_error(exc)))
+    return out
+
+
+def lab_figure(lab: LabTranslation, width: float = STEP_FIGURE_PX) -> go.Figure:
+    """A lab Transformer's cross-attention on the tab's sentence, the mean of every layer and head."""
+    from viz_core.transformer import attention_matrix_figure
+
+    assert lab.weights is not None
+    return attention_matrix_figure(
+        lab.weights,
+        visible(list(lab.source_tokens)),
+        visible(list(lab.output_tokens)),
+        title=tr("llm_explorer.tr.lab_fig", model=lab.name),
+        x_title=tr("llm_explorer.tr.axis.source"),
+        y_title=tr("llm_explorer.tr.axis.generated"),
+        height=int(min(520, max(300, 150 + 30 * len(lab.output_tokens)))),
+        texts=figure_texts(),
+        width=width,
     )

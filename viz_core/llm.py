@@ -79,9 +79,13 @@ def score_grid_figure(
     best: Sequence[tuple[int, int, float]] = (),
     height: int = 560,
     texts: Texts | None = None,
+    scale_title: str | None = None,
+    width: float | None = None,
 ) -> go.Figure:
     """Layers × heads scores in [0, 1] (mean attention weights) on the 0–1 scale; ``best``
-    (layer, head, score) cells are outlined and labelled with their score; colour-bar word from ``texts``."""
+    (layer, head, score) cells are outlined and labelled with their score; the colour bar's title is
+    ``scale_title`` (default: the word "score" from ``texts``); the title wrapped for ``width`` px
+    (default: the style's)."""
     s = np.asarray(scores, dtype=float)
     n_layers, n_heads = s.shape
     layers = [str(i + 1) for i in range(n_layers)]
@@ -94,7 +98,7 @@ def score_grid_figure(
             z=s,
             x=list(range(n_heads)),
             y=list(range(n_layers)),
-            **attention_scale(title=word(texts, "score")),
+            **attention_scale(title=scale_title or word(texts, "score")),
             text=hover,
             hoverinfo="text",
             xgap=1,
@@ -117,7 +121,9 @@ def score_grid_figure(
             showarrow=False,
             font={"color": "white" if value > 0.5 else "black", "size": 12},
         )
-    heatmap_layout(fig, heads, layers, title=title, x_title=x_title, y_title=y_title, height=height, max_ticks=40)
+    heatmap_layout(
+        fig, heads, layers, title=title, x_title=x_title, y_title=y_title, height=height, max_ticks=40, width=width
+    )
     fig.update_yaxes(range=[n_layers - 0.5, -0.5], autorange=False)
     return fig
 

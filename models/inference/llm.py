@@ -504,10 +504,13 @@ def generate(
     use_cache: bool = True,
     stop_ids: Sequence[int] = (),
     n_candidates: int = 10,
+    stop_text: str = "",
 ) -> LLMTrace:
     """Sample up to ``max_new`` tokens one at a time. With ``use_cache`` every step feeds only the
     new token and reuses the keys and values of all earlier tokens (``past_key_values``); without
-    it every step reruns the whole sequence. Both give the same distributions (up to rounding)."""
+    it every step reruns the whole sequence. Both give the same distributions (up to rounding).
+    Generation stops after a token of ``stop_ids``, or one whose text holds ``stop_text`` (a
+    few-shot prompt's line break)."""
     if not prompt_ids:
         raise ValueError("the prompt is empty")
     model = llm.model
@@ -544,7 +547,7 @@ def generate(
         ids.append(token)
         seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
-        if token in stop_ids or len(steps) == max_new:
+        if token in stop_ids or len(steps) == max_new or (stop_text and stop_text in steps[-1].token):
             break
         if use_cache:
             out = model(

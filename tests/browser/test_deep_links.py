@@ -96,6 +96,7 @@ LINKS = {
     "Real_model_explorer": {"real_scale": "head", "real_layer": "2", "real_head": "4"},
     "Transformer_XL": {"txl_seg": "4", "topic": "terms"},
     "XLNet": {"xlnet_mode": "random", "topic": "predictions"},
+    "LLM_explorer": {"topic": "translate", "llm_tr_dir": "en-fr", "llm_tr_sum": "head", "llm_tr_head": "2"},
 }
 
 _FIGURES = """Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => JSON.stringify(

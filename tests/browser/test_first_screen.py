@@ -16,6 +16,7 @@ PAGES = [
     "Generation",
     "BERT_masking",
     "Real_model_explorer",
+    "LLM_explorer?topic=translate",
 ]
 FIGURES = "[data-testid='stMain'] .js-plotly-plot, [data-testid='stMain'] [data-testid='stImage']"
 IN_VIEW_PX = 144  # a fifth of 720

@@ -11,12 +11,17 @@ import pytest
 
 from tests.browser.conftest import assert_no_error, forget_deck, wait_for_app
 
-# (page path, link): a comparison, an encoder head, a clicked BERT mask with no sentence B, a causal head
+# (page path, link): a comparison, an encoder head, a clicked BERT mask with no sentence B, a causal head,
+# a real LLM's translation
 VIEWS = [
     ("Seq2seq_attention", {"s2s_model": "s2s-luong-dot", "s2s_compare": "s2s-bahdanau", "s2s_step": "3"}),
     ("Transformer_translation", {"tf_kind": "encoder", "tf_layer": "1", "tf_head": "2", "tf_step": "2"}),
     ("BERT_masking", {"bert_b": "", "bert_clicked": "2", "bert_draw": "false"}),
     ("Generation", {"gen_step": "3", "gen_layer": "1", "gen_head": "1"}),
+    (  # the real LLM's few-shot translation (SmolLM2 here), at its second generated token, one layer's mean
+        "LLM_explorer",
+        {"topic": "translate", "llm_tr_dir": "en-fr", "llm_tr_sum": "layer", "llm_tr_layer": "3", "llm_tr_step": "2"},
+    ),
 ]
 
 # Each drawn figure's heatmaps and bars: their numbers and labels, as plotly holds them.

@@ -5,16 +5,15 @@ from __future__ import annotations
 STRINGS: dict[str, tuple[str, str]] = {
     "nav.9": ("Real LLM", "真实大语言模型"),
     "nav.9.blurb": (
-        "SmolLM2-135M, a real pretrained decoder, offline: generation, grouped-query attention, RoPE, "
-        "sinks, previous-token and induction heads.",
-        "SmolLM2-135M，一个真实的预训练解码器，离线运行：生成、分组查询注意力、RoPE、注意力汇聚点、"
+        "SmolLM2-135M, a real pretrained decoder, offline: generation, few-shot translation, grouped-query "
+        "attention, RoPE, sinks, previous-token and induction heads.",
+        "SmolLM2-135M，一个真实的预训练解码器，离线运行：生成、少样本翻译、分组查询注意力、RoPE、注意力汇聚点、"
         "前一词元头和归纳头。",
     ),
     "llm_explorer.intro": (
-        "SmolLM2-135M-Instruct, a real pretrained Llama-type decoder, run offline on this server "
-        "(and Gemma 3 270M, which reads Chinese, once it is installed).",
-        "SmolLM2-135M-Instruct，一个真实的预训练 Llama 类解码器，在本服务器上离线运行"
-        "（安装后还有能读中文的 Gemma 3 270M）。",
+        "Real pretrained decoders, run offline on this server: SmolLM2-135M-Instruct, and Gemma 3 270M "
+        "(reads Chinese) once installed.",
+        "真实的预训练解码器，在本服务器上离线运行：SmolLM2-135M-Instruct，以及安装后能读中文的 Gemma 3 270M。",
     ),
     # the model: SmolLM2, or Gemma 3 once converted (ui.llm.choose_model)
     "llm_explorer.model": ("Model", "模型"),
@@ -274,6 +273,96 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.col.head": ("head", "头"),
     "llm_explorer.col.score": ("score", "分数"),
     "llm_explorer.heads.tokens": ("Tokens of the two tests", "两个测试的词元"),
+    # translation (few-shot), beside the lab's own translators
+    "llm_explorer.tab.translate": ("Translation", "翻译"),
+    "llm_explorer.tr.dir": ("Direction", "方向"),
+    # each language named in itself, the same in both tables
+    "llm_explorer.tr.dir.zh-en": ("中文 → English", "中文 → English"),
+    "llm_explorer.tr.dir.en-fr": ("English → Français", "English → Français"),
+    "llm_explorer.tr.source": ("Sentence to translate", "要翻译的句子"),
+    "llm_explorer.tr.summary": ("Rows of the figure", "图中的行"),
+    "llm_explorer.tr.sum_option.all": ("all heads", "所有头"),
+    "llm_explorer.tr.sum_option.layer": ("one layer", "一层"),
+    "llm_explorer.tr.sum_option.head": ("one head", "一个头"),
+    "llm_explorer.tr.sum.all": ("mean of every layer and head", "所有层和头的平均"),
+    "llm_explorer.tr.sum.layer": ("mean of layer {layer}'s heads", "第 {layer} 层各头的平均"),
+    "llm_explorer.tr.sum.head": ("layer {layer}, head {head}", "第 {layer} 层第 {head} 个头"),
+    "llm_explorer.tr.head": ("Head", "头"),
+    "llm_explorer.tr.step": ("Generated token", "生成的词元"),
+    "llm_explorer.tr.empty": ("Type a sentence to translate.", "请输入要翻译的句子。"),
+    "llm_explorer.tr.too_long": ("The sentence is longer than {n} characters.", "句子超过了 {n} 个字符。"),
+    "llm_explorer.tr.nothing": (
+        "The model ended its answer at once: it wrote no translation.",
+        "模型立即结束了回答：没有写出译文。",
+    ),
+    "llm_explorer.tr.output": ("**{model}** translates: {text}", "**{model}** 的译文：{text}"),
+    "llm_explorer.tr.fig": (
+        "Attention on the source, {summary}",
+        "对原句的注意力，{summary}",
+    ),
+    "llm_explorer.tr.fig_norm": (
+        "Attention on the source, each head's share rescaled to 1, {summary}",
+        "对原句的注意力（每个头落在原句上的部分缩放为 1），{summary}",
+    ),
+    "llm_explorer.tr.renormalise": ("Rescale each head's share of the source to 1", "把每个头落在原句上的部分缩放为 1"),
+    "llm_explorer.tr.renormalise_help": (
+        "On: α_ti / Σ_j α_tj over the source tokens j, how each head shares out what it gives the source. "
+        "Off: the weights as the softmax gave them (most of each row goes to the prompt's examples).",
+        "开：在原句词元 j 上计算 α_ti / Σ_j α_tj，即每个头如何分配它给原句的注意力。"
+        "关：softmax 给出的原始权重（每行大部分落在提示的示例上）。",
+    ),
+    "llm_explorer.tr.axis.source": ("source token", "原句词元"),
+    "llm_explorer.tr.axis.generated": ("generated token", "生成的词元"),
+    "llm_explorer.tr.heads_fig": (
+        "“{token}”: share on the source",
+        "“{token}”：落在原句上的比例",
+    ),
+    "llm_explorer.tr.share": ("share", "比例"),
+    "llm_explorer.tr.share_line": (
+        "On average {share:.0%} of a head's attention falls on the source; the rest on the examples, labels "
+        "and the first token.",
+        "平均每个头有 {share:.0%} 的注意力落在原句上；其余落在示例、标签和第一个词元上。",
+    ),
+    "llm_explorer.tr.unfinished": (
+        "The answer was cut after {n} tokens: the model had not ended its line.",
+        "回答在 {n} 个词元处被截断：模型还没有写完这一行。",
+    ),
+    "llm_explorer.explain.translation": (
+        "The model was never trained to translate. The prompt (below) shows it three example pairs from the "
+        "lab's training sentences, then the sentence and the target language's name: it continues the pattern, "
+        "one token at a time, greedily, until the line ends. A decoder has no cross-attention: each new token "
+        "is a query over every earlier token of the prompt, and the figure keeps the columns of the source "
+        "sentence only. The figure on the right says how much of each head's row falls on the source at all; "
+        "the heatmap rescales each head's part to 1 (Options: off shows the weights as the softmax gave them).",
+        "这个模型从未被训练来翻译。提示（见下）先给它三个来自实验室训练句子的示例句对，再给出要翻译的句子"
+        "和目标语言的名字：它按这个模式逐个词元地贪心续写，直到这一行结束。解码器没有交叉注意力：每个新词元"
+        "都是对提示中之前所有词元的一个查询，图中只保留原句的列。右边的图说明每个头的注意力有多少落在原句上；"
+        "热力图把每个头落在原句上的部分缩放为 1（在选项中关掉，就显示 softmax 给出的原始权重）。",
+    ),
+    "llm_explorer.tr.prompt": ("The prompt the model continues", "模型续写的提示"),
+    "llm_explorer.tr.lab": ("The lab's own translators on the same sentence", "实验室自己的翻译模型翻译同一句"),
+    "llm_explorer.tr.lab_fig": (
+        "{model}: cross-attention, mean of every layer and head",
+        "{model}：交叉注意力，所有层和头的平均",
+    ),
+    "llm_explorer.tr.no_quality": (
+        "Not measured on this server yet: run `python -m bench.llm_translate`.",
+        "本服务器上还没有测量：请运行 `python -m bench.llm_translate`。",
+    ),
+    "llm_explorer.tr.quality": (
+        "Measured on the first {n} test pairs of the {corpus} (`python -m bench.llm_translate`; greedy, the "
+        "same prompt; the lab's models read the sentence as their pages do). An LLM may have read these public "
+        "texts while it was trained: its score is not held out as the lab's models' is.",
+        "在{corpus}测试集的前 {n} 个句对上测量（`python -m bench.llm_translate`；贪心解码，同样的提示；"
+        "实验室模型按其页面的方式读入句子）。大语言模型训练时可能读过这些公开文本："
+        "它的分数不像实验室模型那样是留出集上的分数。",
+    ),
+    "llm_explorer.tr.corpus.hsk": ("HSK sentences", "HSK 例句"),
+    "llm_explorer.tr.corpus.bible": ("Bible verses", "圣经经文"),
+    "llm_explorer.tr.col.model": ("model", "模型"),
+    "llm_explorer.tr.col.bleu": ("BLEU", "BLEU 分数"),
+    "llm_explorer.tr.col.chrf": ("chrF", "chrF 分数"),
+    "llm_explorer.tr.lab_line": ("**{model}**: {text}", "**{model}** 的译文：{text}"),
 }
 
-SAME: frozenset[str] = frozenset({"llm_explorer.tab.rope"})
+SAME: frozenset[str] = frozenset({"llm_explorer.tab.rope", "llm_explorer.tr.dir.zh-en", "llm_explorer.tr.dir.en-fr"})

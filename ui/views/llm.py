@@ -1,6 +1,7 @@
-"""The Real LLM page's views as slides: the tab a view was added from (generation, grouped-query
-attention, RoPE or head types), drawn by the view functions the page's tabs call (ui.llm: step_figure,
-gqa_view, rope_view, heads_figure) with the page's settings; a slide only draws them larger."""
+"""The Real LLM page's views as slides: the tab a view was added from (generation, translation,
+grouped-query attention, RoPE or head types), drawn by the view functions the page's tabs call (ui.llm:
+step_figure, translation_figure, gqa_view, rope_view, heads_figure) with the page's settings; a slide only
+draws them larger."""
 
 from __future__ import annotations
 
@@ -16,14 +17,19 @@ from ui.llm import (
     DEFAULT_PROMPT,
     HEAD_TYPES,
     HEADS_TEXT,
+    SUMMARIES,
     KVCache,
     RopeView,
     bytes_label,
+    direction_label,
+    few_shot_translation,
     generation,
     gqa_view,
     head_scores,
     heads_figure,
     heavy_once,
+    lab_figure,
+    lab_translations,
     licence_notice,
     load_failure,
     model_names,
@@ -32,6 +38,9 @@ from ui.llm import (
     rope_view,
     shared_llm,
     step_figure,
+    summary_label,
+    translation_figure,
+    translation_heads_figure,
     visible,
 )
 from ui.views.base import PLAN_WIDTH, SlideParams, SlideProblem, SlideView, line, link_of, show_figure, show_figures
@@ -217,6 +226,64 @@ class HeadTypesState:
         return link_of(self)
 
 
+@dataclass(frozen=True)
+class TranslationState:
+    """The translation tab's view as values: the model, the direction ("zh-en" or "en-fr"), the source
+    sentence, what the figure's rows average (one of :data:`ui.llm.SUMMARIES`) and the layer and head
+    they are of (0-based). The step is the generated token (``llm_tr``)."""
+
+    model: str
+    direction: str = "zh-en"
+    source: str = ""
+    summary: str = SUMMARIES[0]
+    layer: int = 0
+    head: int = 0
+    renormalise: bool = True
+    topic: ClassVar[str] = "translate"  # the tab's name in the link (ui.state.topic_name)
+    KEYS: ClassVar[dict[str, str]] = {
+        "model": MODEL_KEY,
+        "topic": "topic",
+        "direction": "llm_tr_dir",
+        "source": "llm_tr_text",
+        "summary": "llm_tr_sum",
+        "layer": "llm_tr_layer",
+        "head": "llm_tr_head",
+        "renormalise": "llm_tr_norm",
+    }  # each field's URL key, in the link's order
+
+    @classmethod
+    def read(cls, p: SlideParams, llm: Any) -> TranslationState:
+        from models.inference.llm_translate import DEFAULT_SOURCES, DIRECTIONS, MAX_SOURCE_CHARS
+
+        direction = p.option(cls.KEYS["direction"], tuple(DIRECTIONS), "zh-en", "llm_explorer.tr.dir", direction_label)
+        return cls(
+            llm.name,
+            direction,
+            p.text(cls.KEYS["source"], DEFAULT_SOURCES[direction], MAX_SOURCE_CHARS, "llm_explorer.tr.source"),
+            p.option(
+                cls.KEYS["summary"],
+                SUMMARIES,
+                SUMMARIES[0],
+                "llm_explorer.tr.summary",
+                lambda s: summary_label(s, 0, 0),
+            ),
+            int(p.number(cls.KEYS["layer"], 1, llm.n_layers, 1, "llm_explorer.layer")) - 1,
+            int(p.number(cls.KEYS["head"], 1, llm.n_heads, 1, "llm_explorer.tr.head")) - 1,
+            p.flag(cls.KEYS["renormalise"], True, "llm_explorer.tr.renormalise"),
+        )
+
+    def link(self) -> dict[str, str]:
+        return link_of(self, layer=self.layer + 1, head=self.head + 1)  # (1-based, as the page's sliders)
+
+
+def translate(state: TranslationState):
+    """The few-shot translation of ``state`` (one heavy request at a time): the page's and its slide's one
+    cached run (models.inference.llm_translate.LLMTranslation)."""
+    return heavy_once(
+        few_shot_translation, state.model, state.direction, state.source, what=tr("llm_explorer.tab.translate")
+    )
+
+
 def generate(state: LLMGenerationState) -> LLMTrace:
     """The generation of ``state`` (one heavy request at a time): the page's and its slide's one cached run."""
     return heavy_once(
@@ -345,13 +412,53 @@ def _heads_slide(p: SlideParams, llm: Any) -> SlideView:
     return p.view(1, 0, draw)
 
 
+def _translation_slide(p: SlideParams, llm: Any) -> SlideView:
+    """The translation tab: the real LLM's few-shot translation, each generated token's attention over the
+    source (the page's summary) beside the share of every layer × head on the source, one step per generated
+    token; the lab's Transformer on the same sentence as the last step."""
+    from models.inference.llm import LLMError
+
+    s = TranslationState.read(p, llm)
+    if not s.source.strip():
+        raise SlideProblem(tr("llm_explorer.tr.empty"))
+    try:  # the page's run, so that the page's cached run is the slide's
+        result = translate(s)
+    except (LLMError, OSError, ValueError) as exc:
+        raise SlideProblem(load_failure(exc)) from None
+    if not result.output_tokens:
+        raise SlideProblem(tr("slide.llm.nothing"))
+    n = len(result.output_tokens)
+    labs = [lab for lab in lab_translations(s.direction, s.source) if lab.weights is not None]
+
+    def draw(step: int) -> None:
+        if step == n and labs:
+            lab = labs[0]
+            line(f"{lab.name}: {s.source} → {lab.text}")
+            show_figure(lab_figure(lab, width=PLAN_WIDTH))
+            return
+        line(
+            f"{s.source} → {result.text}", tr("llm_explorer.tr.share_line", share=float(result.on_source[step].mean()))
+        )
+        show_figures(
+            [
+                translation_figure(result, s.summary, s.layer, s.head, step, s.renormalise, width=PLAN_WIDTH / 2),
+                translation_heads_figure(result, step),
+            ]
+        )
+
+    steps = n + (1 if labs else 0)
+    return p.view(steps, p.step("llm_tr", steps), draw)
+
+
 TOPICS = (
     "llm_explorer.tab.generation",
+    "llm_explorer.tab.translate",
     "llm_explorer.tab.gqa",
     "llm_explorer.tab.rope",
     "llm_explorer.tab.heads",
 )  # the page's tabs, in order
 VIEWS: dict[str, Callable[[SlideParams, Any], SlideView]] = {
+    "llm_explorer.tab.translate": _translation_slide,
     "llm_explorer.tab.gqa": _gqa_slide,
     "llm_explorer.tab.rope": _rope_slide,
     "llm_explorer.tab.heads": _heads_slide,
