@@ -153,3 +153,27 @@ def test_a_cached_copy_draws_the_same_numbers(english_french: LLMTranslation) ->
         for renormalise in (False, True):
             a = english_french.summary(layer, head, renormalise)
             assert np.array_equal(a, copy.summary(layer, head, renormalise))
+
+
+def test_a_token_that_ends_the_line_keeps_what_comes_before_the_break(smollm2: L.LLM, monkeypatch) -> None:
+    """A last piece such as "fin.\\n" (a byte-level BPE can merge a full stop with the line break) keeps
+    "fin." in the translation; a piece that is only the break is left out."""
+    from dataclasses import replace
+
+    real = L.generate
+
+    def ending(text: str):
+        def run(*args, **kwargs):
+            trace = real(*args, **kwargs)
+            trace.steps[-1] = replace(trace.steps[-1], token=text)
+            return trace
+
+        return run
+
+    monkeypatch.setattr(L, "generate", ending("fin.\n\n"))
+    kept = translate_few_shot(smollm2, "en-fr", "The end.", max_new=4)
+    assert kept.output_tokens[-1] == "fin." and kept.text.endswith("fin.") and kept.finished
+    assert len(kept.output_ids) == len(kept.output_tokens) == kept.attention.shape[0]
+    monkeypatch.setattr(L, "generate", ending("\n"))
+    dropped = translate_few_shot(smollm2, "en-fr", "The end.", max_new=4)
+    assert len(dropped.output_tokens) == len(kept.output_tokens) - 1 and dropped.finished

@@ -21,7 +21,7 @@ the start token (an attention sink, Xiao et al. 2023).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -180,8 +180,9 @@ def translate_few_shot(
     trace = generate(llm, ids, max_new=max_new, temperature=0.0, stop_ids=stops, stop_text="\n")
     steps = list(trace.steps)
     finished = bool(steps) and (steps[-1].token_id in stops or "\n" in steps[-1].token)
-    if steps and "\n" in steps[-1].token:
-        steps = steps[:-1]  # the line break that ends the answer
+    if steps and "\n" in steps[-1].token:  # the line break that ends the answer, and what follows it
+        kept = steps[-1].token.split("\n", 1)[0]
+        steps = [*steps[:-1], replace(steps[-1], token=kept)] if kept.strip() else steps[:-1]
     if with_attention and steps:
         rows = np.stack([s.attention[:, :, : len(ids)] for s in steps])  # steps × layers × heads × prompt
     else:
