@@ -30,6 +30,7 @@ from ui.explanations import (  # noqa: E402  (after the frame: the page shows at
 from ui.deck import publish_view  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.plot import chart  # noqa: E402
+from ui.table import table  # noqa: E402
 from ui.state import at_most, checked, labels, linked, url_check  # noqa: E402
 from ui.tokens import input_error, md_escape  # noqa: E402
 from ui.views.explanations import ExplanationState, explain, methods_view, swap_view  # noqa: E402
@@ -201,7 +202,8 @@ def results() -> None:
             figures={tr("xai.fig.caption"): figure, tr("xai.erasure.title"): erasure},
         )
     table_col, curve_col = st.columns([2, 3])
-    table_col.dataframe(table_rows(trace), hide_index=True)
+    with table_col:  # plain HTML, drawn with the figures (st.dataframe's grid redraws its cells ~200 ms later)
+        table(table_rows(trace), key="xai_table")
     table_col.caption(tr("xai.table_explain"))
     chart(erasure, key="xai_erasure", config=PLOT, where=curve_col)
     st.markdown(tr("xai.claims"))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.charts import charts
+from tests.charts import charts, tables
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from viz_core.explanations import scaled_rows
 from viz_core.export import _decode
@@ -31,14 +31,18 @@ def _run(query: dict[str, str] | None = None, state: dict | None = None) -> AppT
 def test_default_page_draws_the_trace() -> None:
     from models.checkpoints import load_seq2seq
     from models.lessons.explanations import explain, translation_subject
-    from ui.explanations import EXAMPLES
+    from ui.explanations import EXAMPLES, method_name
 
     at = _run()
     figure = {c.key: c.figure for c in charts(at)}["xai_methods"]
     z = np.asarray(_decode(figure["data"][0]["z"]), dtype=float)
     trace = explain(translation_subject(load_seq2seq("s2s-bahdanau"), EXAMPLES["s2s-bahdanau"]))
     assert np.allclose(z, scaled_rows(trace.scores), equal_nan=True, atol=1e-5)
-    assert len(at.dataframe) == 1
+    table = tables(at)["xai_table"]  # ρ and AOPC per method, as the trace gives them
+    assert list(table.iloc[:, 0]) == [method_name(m) for m in trace.methods]
+    assert [float(v) if v != "—" else None for v in table.iloc[:, 1]] == [
+        None if np.isnan(r) else round(float(r), 3) for r in trace.spearman
+    ]
 
 
 def test_masked_lm_and_chinese() -> None:

@@ -9,6 +9,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ui.i18n import spinning, tr
@@ -145,13 +146,15 @@ def method_name(method: str) -> str:
     return tr(f"xai.m.{method}")
 
 
-def table_rows(trace: Explanation) -> list[dict[str, Any]]:
+def table_rows(trace: Explanation) -> pd.DataFrame:
     """One row per method: its ρ with occlusion and its AOPC (— where not defined)."""
-    return [
-        {
-            tr("xai.col.method"): method_name(m),
-            tr("xai.col.rho"): None if np.isnan(r) else round(float(r), 3),
-            tr("xai.col.aopc"): None if np.isnan(a) else round(float(a), 3),
-        }
-        for m, r, a in zip(trace.methods, trace.spearman, trace.aopc)
-    ]
+    return pd.DataFrame(
+        [
+            {
+                tr("xai.col.method"): method_name(m),
+                tr("xai.col.rho"): "—" if np.isnan(r) else f"{float(r):.3f}",
+                tr("xai.col.aopc"): "—" if np.isnan(a) else f"{float(a):.3f}",
+            }
+            for m, r, a in zip(trace.methods, trace.spearman, trace.aopc)
+        ]
+    )

@@ -67,9 +67,13 @@ _table = st.components.v2.component(
 
 def table_data(frame: pd.DataFrame) -> str:
     """The JSON the browser draws: column names, every cell as text, and which columns hold numbers
-    (right-aligned)."""
+    (right-aligned; "—", a value not defined, among them)."""
     rows = [[str(v) for v in row] for row in frame.itertuples(index=False, name=None)]
-    numeric = [bool(rows) and all(_NUMBER.fullmatch(row[j]) for row in rows) for j in range(len(frame.columns))]
+    numeric = [
+        any(_NUMBER.fullmatch(row[j]) for row in rows)
+        and all(_NUMBER.fullmatch(row[j]) or row[j] == "—" for row in rows)
+        for j in range(len(frame.columns))
+    ]
     return json.dumps(
         {"columns": [str(c) for c in frame.columns], "numeric": numeric, "rows": rows}, ensure_ascii=False
     )
