@@ -90,6 +90,15 @@ function decoded(value) {
   for (const key of Object.keys(value)) value[key] = decoded(value[key]);
   return value;
 }
+// The click layer of a heatmap (viz_core.explain) is WebGL; without WebGL it is drawn as SVG (slower).
+let webgl = null;
+function withoutWebGL(data) {
+  if (webgl === null) {
+    try { webgl = Boolean(document.createElement("canvas").getContext("webgl")); } catch (e) { webgl = false; }
+  }
+  if (!webgl) data.forEach((trace) => { if (trace.type === "scattergl") trace.type = "scatter"; });
+  return data;
+}
 // Plotly.react recomputes every trace when the layout's template is a new object, even an equal one:
 // one object per distinct template (every figure of the lab has the same one).
 const TEMPLATES = new Map();
@@ -171,7 +180,7 @@ function drawFigure(box, gd, data) {
     nameImages(gd, data.filename);
     const figure = () => {
       const fig = JSON.parse(data.spec);
-      fig.data = decoded(fig.data);
+      fig.data = withoutWebGL(decoded(fig.data));
       fig.layout.datarevision = data.revision;  // the same traces as drawn: plotly keeps them (figure_spec)
       sharedTemplate(fig.layout);
       gd.__size = {width: fig.layout.width, height: fig.layout.height};

@@ -21,12 +21,13 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from viz_core.style import BACKGROUND, TEXT_COLOR
+from viz_core.style import BACKGROUND, TEXT_COLOR, set_layout
 
 #: Above this many cells a heatmap is not made clickable (the layer would be too heavy to send).
 MAX_CELLS = 128 * 128
-# Above this many cells the click layer is drawn with WebGL: 16,384 SVG points took 3–4 s to draw.
-SVG_POINTS = 4096
+# The click layer is drawn with WebGL (scattergl): as SVG, its invisible points were most of a step's
+# redraw (a 46 × 46 matrix: Plotly.react 92 ms with them, 24 ms as WebGL; 16,384 took 3–4 s). A
+# browser without WebGL draws them as SVG (ui.plot).
 LAYER_NAME = "cells (click to explain)"
 
 
@@ -141,8 +142,8 @@ def add_cell_layer(fig: go.Figure, panel: int = 0) -> int | None:
     for tr in fig.data:  # overlays keep their look when a cell is selected
         if tr.type == "scatter" and tr.mode and "markers" in tr.mode:
             tr.unselected = {"marker": {"opacity": tr.marker.opacity if tr.marker.opacity is not None else 1}}
-    fig.add_trace((go.Scattergl if n > SVG_POINTS else go.Scatter)(**layer))
-    fig.update_layout(clickmode="event+select", hoverdistance=-1)
+    fig.add_trace(go.Scattergl(**layer))
+    set_layout(fig, {"clickmode": "event+select", "hoverdistance": -1})
     return len(fig.data) - 1
 
 

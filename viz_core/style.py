@@ -530,13 +530,13 @@ def layout_dict(
     return layout
 
 
-def _merged(base: dict, extra: Mapping) -> dict:
+def merged_layout(base: dict, extra: Mapping) -> dict:
     """``base`` with ``extra`` laid over it: nested dicts merged key by key, anything else replaced
     (what ``update_layout`` does with a dict)."""
     out = dict(base)
     for key, value in extra.items():
         old = out.get(key)
-        out[key] = _merged(old, value) if isinstance(value, Mapping) and isinstance(old, dict) else value
+        out[key] = merged_layout(old, value) if isinstance(value, Mapping) and isinstance(old, dict) else value
     return out
 
 
@@ -547,7 +547,7 @@ def set_layout(fig: go.Figure, layout: Mapping) -> go.Figure:
     machinery), this 7 ms, the same figure JSON. Returns ``fig``."""
     own = fig.layout.to_plotly_json()
     own.pop("template", None)
-    fig.layout = _merged(own, layout)
+    fig.layout = merged_layout(own, layout)
     return fig
 
 
@@ -567,7 +567,7 @@ def base_layout(
     for name in {"xaxis", "yaxis", *(k for k in own if re.fullmatch(r"[xy]axis\d+", k))}:
         layout[name] = x_axis if name[0] == "x" else y_axis
     if own.get("annotations"):  # subplot titles
-        layout["annotations"] = [_merged(a, {"font": {"color": TEXT_COLOR}}) for a in own["annotations"]]
+        layout["annotations"] = [merged_layout(a, {"font": {"color": TEXT_COLOR}}) for a in own["annotations"]]
     # one validation for every axis: update_xaxes and update_yaxes took 60% of a 16-panel figure's time
     return set_layout(fig, layout)
 

@@ -54,6 +54,11 @@ def _click_point(page, key: str, row: float, col: float, index: int) -> None:
     raise AssertionError(f"no mouse position near ({row}, {col}) hovers point {index}")
 
 
+def plot_types(page, key: str) -> list[str]:
+    """The trace types plotly drew in chart ``key``."""
+    return page.locator(f".st-key-{key} .js-plotly-plot").first.evaluate("gd => gd._fullData.map(t => t.type)")
+
+
 def _hover_cell(page, key: str, row: int, col: int) -> None:
     plot = page.locator(f".st-key-{key} .js-plotly-plot").first
     box = plot.bounding_box()
@@ -74,6 +79,7 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
     drawn = page.locator(".st-key-heatmap .js-plotly-plot").first.evaluate(
         "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))"
     )
+    assert plot_types(page, "heatmap")[-1] == "scattergl"  # the click layer, WebGL where the browser has it
     _click_cell(page, "heatmap", 1, 2)
     title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
     title.wait_for(timeout=60_000)
@@ -106,6 +112,29 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
     assert_no_error(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "click_explain_seq2seq")
+
+
+def test_without_webgl_the_click_layer_is_svg_and_still_explains(app_url, browser_context):
+    """The click layer is WebGL (viz_core.explain); a browser without WebGL (here: getContext answers
+    null for it, as such a browser does) draws it as SVG, and a click still explains the cell."""
+    page = browser_context.new_page()
+    page.add_init_script(
+        "HTMLCanvasElement.prototype.getContext = ((own) => function (type, ...rest) {"
+        " return /webgl/i.test(type) ? null : own.call(this, type, ...rest); })"
+        "(HTMLCanvasElement.prototype.getContext);"
+    )
+    try:
+        page.goto(f"{app_url}/Seq2seq_attention", wait_until="domcontentloaded")
+        wait_for_app(page)
+        page.wait_for_selector(".st-key-heatmap .js-plotly-plot .heatmaplayer", timeout=60_000)
+        assert plot_types(page, "heatmap")[-1] == "scatter"
+        _click_cell(page, "heatmap", 1, 2)
+        title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
+        title.wait_for(timeout=60_000)
+        assert "(row 1)" in title.inner_text() and "(column 2)" in title.inner_text()
+        assert_no_error(page)
+    finally:
+        page.close()
 
 
 def test_click_a_cell_of_the_second_panel_explains_that_run(open_page):
