@@ -24,7 +24,7 @@ from ui.explain import explained_chart
 from ui.export import PLOT, export_menu
 from ui.frame import page_frame
 from ui.i18n import tr
-from ui.plot import chart
+from ui.plot import chart, kept_figure
 from ui.state import at_most, linked, topic_tabs, url_check
 from ui.tokens import input_error, md_escape
 from ui.views.block import (
@@ -129,7 +129,10 @@ state = replace(state, box=box, layer=layer, token=token)
 publish_view(state)
 
 diagram_col, detail_col = st.columns(2)
-diagram = architecture_view(trace, state.chosen_box)
+# another token or layer leaves the diagram as it was: kept, not built again
+diagram = kept_figure(
+    "block_diagram", (state.architecture, text, state.chosen_box), lambda: architecture_view(trace, state.chosen_box)
+)
 chart(diagram, key="block_diagram", config=PLOT, on_select=_clicked, where=diagram_col)
 detail, caption = box_view(trace, state.chosen_box, state.layer, state.token)
 cells = attention_cells(trace, state.chosen_box, state.layer)

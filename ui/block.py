@@ -15,7 +15,7 @@ import streamlit as st
 from ui.bert import load_small_bert
 from ui.export import PLOT, export_menu
 from ui.i18n import spinning, tr
-from ui.plot import chart
+from ui.plot import chart, kept_figure
 from ui.state import topic_name
 from ui.tokens import md_escape
 from ui.transformer import load_model as load_transformer_model
@@ -223,7 +223,9 @@ def _sentence(trace: BlockTrace) -> str:
 def changes_section(trace: BlockTrace, layer: int) -> None:
     """‖Sublayer(x)‖/‖x‖ per block for each stack, side by side."""
     cols = st.columns(len(trace.stacks))
-    figures = changes_view(trace, layer)
+    figures = kept_figure(
+        "block_changes", (trace.architecture, _sentence(trace), layer), lambda: changes_view(trace, layer)
+    )
     for col, stack, fig in zip(cols, trace.stacks, figures):
         chart(fig, key=f"block_changes_{'enc' if stack.name == 'encoder' else 'dec'}", config=PLOT, where=col)
     st.markdown(tr("block.changes.explain"))

@@ -24,10 +24,10 @@ import hashlib
 import os
 import shutil
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import plotly
 import plotly.graph_objects as go
@@ -42,7 +42,7 @@ from viz_core.style import use_lab_template
 
 use_lab_template()  # after Streamlit's import, which made its own theme plotly's default
 
-__all__ = ["COMPONENT", "chart", "figure_spec", "serve_plotly_js"]
+__all__ = ["COMPONENT", "chart", "figure_spec", "kept_figure", "serve_plotly_js"]
 
 #: Where the app serves plotly.js from (Streamlit's static serving: ``app/static/…``).
 PLOTLY_JS = Path(__file__).resolve().parents[1] / "static" / "vendor" / "plotly.min.js"
@@ -254,6 +254,29 @@ def _served() -> str:
     return ""
 
 
+_KEPT = "_lab_kept_figures"
+F = TypeVar("F")
+
+
+def kept_figure(slot: str, inputs: Hashable, build: Callable[[], F]) -> F:
+    """``build()`` (a figure, or a list of them), or what it returned for ``slot`` in this session's
+    last run when ``inputs`` (everything the figure is drawn from: model, text, layer …) and the
+    language are unchanged. A rerun for another part of the page (the block page's token) then
+    builds only what changed: plotly's validation is most of a figure's time. One result per slot
+    is kept; a kept figure is never changed after it is built (a click-to-explain figure, which
+    gains a layer, is not kept)."""
+    kept = st.session_state.setdefault(_KEPT, {})
+    key = (inputs, current())
+    hit = kept.get(slot)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    fig = build()
+    for one in fig if isinstance(fig, list) else [fig]:
+        one._lab_kept = True  # chart() keeps its JSON too
+    kept[slot] = (key, fig)
+    return fig
+
+
 def figure_spec(fig: go.Figure) -> tuple[str, str]:
     """``fig.to_json()`` (trace uids left out), and a digest of its traces' JSON: the figure's
     ``layout.datarevision`` in the browser. While a step changes only the layout (the heatmap's
@@ -293,7 +316,12 @@ def chart(
         if error:
             st.error(tr("plot.no_js", error=error))
             return
-        spec, revision = figure_spec(fig)
+        if getattr(fig, "_lab_kept", False):  # a kept figure (never changed): its JSON once
+            if getattr(fig, "_lab_spec", None) is None:
+                fig._lab_spec = figure_spec(fig)
+            spec, revision = fig._lab_spec
+        else:
+            spec, revision = figure_spec(fig)
         lang = current()
         filename = file_stem(key or "chart", step)
         fig._lab_file = filename
