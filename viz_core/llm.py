@@ -65,8 +65,8 @@ def step_attention_figure(
         height=height,
         max_ticks=40,
         width=width,
+        extra={"yaxis": {"range": [w.shape[0] - 0.5, -0.5], "autorange": False}},
     )
-    fig.update_yaxes(range=[w.shape[0] - 0.5, -0.5], autorange=False)
     return fig
 
 

@@ -643,8 +643,7 @@ LEGEND_BELOW = {
 
 def legend_below(fig: go.Figure) -> go.Figure:
     """:data:`LEGEND_BELOW` on ``fig``; returns ``fig``."""
-    fig.update_layout(legend=LEGEND_BELOW)
-    return fig
+    return set_layout(fig, {"legend": LEGEND_BELOW})
 
 
 _HEATMAP_BOTTOM_PX = 40.0  # a heatmap's margin below its rows, planned by heatmap_axes
@@ -747,12 +746,14 @@ def heatmap_layout(
     row: int | None = None,
     col: int | None = None,
     width: float | None = None,
+    extra: Mapping | None = None,
 ) -> go.Figure:
     """Integer axes with labels as tick text, row 0 at the top; projector-sized fonts; ticks
     thinned to fit (:func:`heatmap_axes`).
 
     With ``row``/``col`` only that subplot's axes are changed (no title or height); with a ``width`` (the
-    figure's), its x labels are planned for the subplot's part of the plot area.
+    figure's), its x labels are planned for the subplot's part of the plot area. ``extra``: more of the
+    whole figure's layout (axis ranges, shapes), laid over it in the same single validation.
     """
     if row is not None:
         share = 1.0
@@ -779,7 +780,7 @@ def heatmap_layout(
         bottom = _HEATMAP_BOTTOM_PX + (COLORBAR_BELOW_PX if below else 0)
         rows_px = _plot_height(height, layout["margin"]["t"], bottom, x_axis)
         layout["yaxis"]["title"]["text"] = wrap_text(y_title, rows_px, BASE_FONT_SIZE)
-    return set_layout(fig, layout)
+    return set_layout(fig, layout if extra is None else merged_layout(layout, extra))
 
 
 COLORBAR_TITLE_PX = 200  # the longest line of an upright colour-bar title: shorter than any heatmap's bar

@@ -20,6 +20,7 @@ from viz_core.attention_grid import GridPayload
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
     BASE_FONT_SIZE,
+    LEGEND_BELOW,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
     TICK_FONT_SIZE,
@@ -28,8 +29,8 @@ from viz_core.style import (
     colorbar,
     heatmap_layout,
     labels_margin,
-    legend_below,
     plot_width,
+    set_layout,
     subplot_grid,
     tick_axis,
 )
@@ -79,7 +80,7 @@ def attention_matrix_figure(
         for q in range(n_q)
     ]
     relative = None if zmax == 1.0 else word(texts, "chosen_max")
-    fig = go.Figure(
+    traces = [
         go.Heatmap(
             z=w,
             x=list(range(n_k)),
@@ -90,10 +91,10 @@ def attention_matrix_figure(
             xgap=1,
             ygap=1,
         )
-    )
+    ]
     if blocked is not None and np.asarray(blocked).any():
         b = np.asarray(blocked, dtype=bool)
-        fig.add_trace(
+        traces.append(
             go.Heatmap(
                 z=np.where(b, 1.0, np.nan),
                 x=list(range(n_k)),
@@ -112,10 +113,12 @@ def attention_matrix_figure(
                 name=word(texts, "masked"),
             )
         )
+    fig = go.Figure(data=traces)
+    shapes = []
     if step is not None and 0 <= step < n_q:
-        fig.add_shape(
-            type="rect", x0=-0.5, x1=n_k - 0.5, y0=step - 0.5, y1=step + 0.5, line={"color": HIGHLIGHT, "width": 4}
-        )
+        shapes.append(row_outline(step, n_k, width=4))
+    # one layout, validated once: the axes' ranges and the outline with the rest (add_shape,
+    # update_xaxes and update_yaxes each took as long as the whole layout)
     heatmap_layout(
         fig,
         x_labels,
@@ -126,10 +129,25 @@ def attention_matrix_figure(
         height=height or int(min(760, max(340, 150 + 34 * n_q))),
         max_ticks=max_ticks,
         width=width,
+        extra={
+            "xaxis": {"range": [-0.5, n_k - 0.5]},
+            "yaxis": {"range": [n_q - 0.5, -0.5], "autorange": False},
+            **({"shapes": shapes} if shapes else {}),
+        },
     )
-    fig.update_xaxes(range=[-0.5, n_k - 0.5])
-    fig.update_yaxes(range=[n_q - 0.5, -0.5], autorange=False)
     return fig
+
+
+def row_outline(row: int, n_columns: int, width: int = 4) -> dict:
+    """The orange outline of heatmap row ``row`` (cells at integer x = 0 … n_columns − 1), a shape."""
+    return {
+        "type": "rect",
+        "x0": -0.5,
+        "x1": n_columns - 0.5,
+        "y0": row - 0.5,
+        "y1": row + 0.5,
+        "line": {"color": HIGHLIGHT, "width": width},
+    }
 
 
 def causal_mask(n: int) -> np.ndarray:
@@ -422,8 +440,7 @@ def next_token_figure(
     words from ``texts`` (viz_core.texts)."""
     labels = [safe_label(t) for t in tokens]
     y = list(range(len(labels)))
-    fig = go.Figure()
-    fig.add_trace(
+    traces = [
         go.Bar(
             x=model_probs,
             y=y,
@@ -434,7 +451,7 @@ def next_token_figure(
             hovertext=[f"{lab}: p = {p:.4f}" for lab, p in zip(labels, model_probs)],
             hoverinfo="text",
         )
-    )
+    ]
     sampled = np.asarray(sampling_probs, dtype=float)
     is_chosen = np.array([t == chosen for t in tokens], dtype=bool)
     top = float(max(np.max(model_probs, initial=0), np.max(sampled, initial=0)))
@@ -449,7 +466,7 @@ def next_token_figure(
     ):
         if not keep.any():
             continue
-        fig.add_trace(
+        traces.append(
             go.Bar(
                 x=np.where(keep, sampled, np.nan),
                 y=y,
@@ -467,15 +484,33 @@ def next_token_figure(
                 hoverinfo="text",
             )
         )
+    fig = go.Figure(data=traces)
     base_layout(fig, title=title, height=170 + 42 * len(labels))
-    fig.update_layout(barmode="group", bargap=0.25)
-    legend_below(fig)
-    # the left margin planned: each step's tokens differ (labels_margin)
-    fig.update_yaxes(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed", automargin=False)
-    fig.update_layout(margin_l=labels_margin(labels))
     # Ticks stop at 100%: the room to the right is for the value text (beside short bars).
     ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)
-    fig.update_xaxes(range=[0, x_max], tickformat=".0%", tickmode="array", tickvals=[v for v in ticks if v <= x_max])
+    set_layout(  # one validation (each update_layout, update_xaxes … took as long as the whole layout)
+        fig,
+        {
+            "barmode": "group",
+            "bargap": 0.25,
+            "legend": LEGEND_BELOW,
+            # the left margin planned: each step's tokens differ (labels_margin)
+            "yaxis": {
+                "tickmode": "array",
+                "tickvals": y,
+                "ticktext": labels,
+                "autorange": "reversed",
+                "automargin": False,
+            },
+            "margin": {"l": labels_margin(labels)},
+            "xaxis": {
+                "range": [0, x_max],
+                "tickformat": ".0%",
+                "tickmode": "array",
+                "tickvals": [v for v in ticks if v <= x_max],
+            },
+        },
+    )
     return fig
 
 

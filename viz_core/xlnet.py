@@ -23,6 +23,7 @@ from viz_core.style import (
     base_layout,
     legend_below,
     plot_width,
+    set_layout,
     tick_axis,
     short_label,
     text_width,
@@ -30,7 +31,7 @@ from viz_core.style import (
     wrap_text,
 )
 from viz_core.texts import Texts
-from viz_core.transformer import HIGHLIGHT, attention_matrix_figure, mask_figure
+from viz_core.transformer import HIGHLIGHT, attention_matrix_figure, mask_figure, row_outline
 
 ARC_COLOR = "#4b5563"  # the order's arrows: 7.6 : 1 on white
 CONTEXT_COLOR = SERIES_COLORS[0]  # a position of the order that is only read (context)
@@ -151,12 +152,8 @@ def stream_figure(
         width=width,
         height=height,
     )
-    n = len(tokens)
-    for row in predicted:
-        fig.add_shape(
-            type="rect", x0=-0.5, x1=n - 0.5, y0=row - 0.5, y1=row + 0.5, line={"color": HIGHLIGHT, "width": 3}
-        )
-    return fig
+    outlines = [row_outline(row, len(tokens), width=3) for row in predicted]  # one validation, not one per row
+    return set_layout(fig, {"shapes": [s.to_plotly_json() for s in fig.layout.shapes] + outlines})
 
 
 def stream_mask_figure(
