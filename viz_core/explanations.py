@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz_core.labels import safe_label, token_labels
-from viz_core.style import SERIES_COLORS, attention_scale, heatmap_axes, layout_dict
+from viz_core.style import SERIES_COLORS, attention_scale, heatmap_axes, layout_dict, merged_layout
 
 
 def scaled_rows(scores: np.ndarray) -> np.ndarray:
@@ -58,7 +58,19 @@ def methods_figure(
     names = list(axis_names or method_names)
     x_axis, y_axis = heatmap_axes(x_labels, names, height=height, width=width)
     y_axis.update(tickvals=list(range(len(names))), ticktext=[safe_label(n) for n in names])  # every method named
-    fig = go.Figure(
+    boxes = [
+        {
+            "type": "rect",
+            "x0": j - 0.5,
+            "x1": j + 0.5,
+            "y0": -0.5,
+            "y1": z.shape[0] - 0.5,
+            "line": {"color": "#e8710a", "width": 3},
+        }
+        for j in outlined
+    ]
+    extra = {"xaxis": x_axis, "yaxis": y_axis, "width": width, **({"shapes": boxes} if boxes else {})}
+    return go.Figure(  # one layout, validated once (add_shape and update_layout each validated it again)
         go.Heatmap(
             z=z,
             x=list(range(z.shape[1])),
@@ -69,14 +81,8 @@ def methods_figure(
             ygap=1,
             **attention_scale(title=scale_title),
         ),
-        layout=layout_dict(title, height=height, width=width),
+        layout=merged_layout(layout_dict(title, height=height, width=width), extra),
     )
-    for j in outlined:
-        fig.add_shape(
-            type="rect", x0=j - 0.5, x1=j + 0.5, y0=-0.5, y1=z.shape[0] - 0.5, line={"color": "#e8710a", "width": 3}
-        )
-    fig.update_layout(xaxis=x_axis, yaxis=y_axis, width=width)
-    return fig
 
 
 def erasure_figure(
@@ -90,23 +96,20 @@ def erasure_figure(
     height: int = 380,
 ) -> go.Figure:
     """p(output) after removing each method's top 0 … K tokens, one line per method (NaN rows skipped)."""
-    fig = go.Figure(
-        layout=layout_dict(title, height=height, x_title=x_title, y_title=y_title, legend=True, width=width)
-    )
-    for i, (curve, name) in enumerate(zip(curves, method_names)):
-        if np.isnan(curve).all():
-            continue
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(len(curve))),
-                y=list(curve),
-                mode="lines+markers",
-                name=name,
-                line={"color": SERIES_COLORS[i % len(SERIES_COLORS)]},
-            )
+    traces = [
+        go.Scatter(
+            x=list(range(len(curve))),
+            y=list(curve),
+            mode="lines+markers",
+            name=name,
+            line={"color": SERIES_COLORS[i % len(SERIES_COLORS)]},
         )
-    fig.update_layout(width=width, yaxis_range=[0, 1], xaxis_dtick=1)
-    return fig
+        for i, (curve, name) in enumerate(zip(curves, method_names))
+        if not np.isnan(curve).all()
+    ]
+    layout = layout_dict(title, height=height, x_title=x_title, y_title=y_title, legend=True, width=width)
+    extra = {"width": width, "yaxis": {"range": [0, 1]}, "xaxis": {"dtick": 1}}
+    return go.Figure(traces, layout=merged_layout(layout, extra))  # one layout, validated once
 
 
 def swap_figure(
