@@ -3,6 +3,8 @@ head's attention, grouped-query attention, RoPE on its own head dimension, and h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import streamlit as st
 
@@ -24,6 +26,9 @@ from ui.tokens import input_error, md_escape, token_strip  # noqa: E402
 from ui.views.llm import GQAState, HeadTypesState, LLMGenerationState, RopeState, TranslationState  # noqa: E402
 from ui.views.llm import TOPICS, generate, kv_cache, rope, score_heads, translate  # noqa: E402
 from viz_core.transformer import next_token_figure  # noqa: E402
+
+if TYPE_CHECKING:
+    from models.inference.llm import LLMTrace
 
 model = choose_model()  # SmolLM2, or the choice of it and Gemma 3 once Gemma is converted
 llm = ready_model(model)  # a message, the conversion button and its progress instead, until the model is converted
@@ -138,6 +143,24 @@ def generation_tab() -> None:
                 dropped=trace.dropped,
             )
         )
+    st.fragment(generation_step)(trace, state)  # a step reruns only the step's figures
+    chinese_notice(state.model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
+    total = sum(trace.step_seconds)
+    st.caption(
+        tr(
+            "llm_explorer.speed",
+            n=len(trace.steps),
+            seconds=total,
+            rate=len(trace.steps) / max(total, 1e-9),
+            cache=tr("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"),
+            prompt=len(trace.prompt_ids),
+        )
+    )
+    st.markdown(tr("llm_explorer.explain.generation"))
+
+
+def generation_step(trace: LLMTrace, state: LLMGenerationState) -> None:
+    """The step control and that step's figures: the new token's attention and its candidates."""
     step = step_control(len(trace.steps), key="llm", label=tr("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
@@ -156,19 +179,6 @@ def generation_tab() -> None:
         config=PLOT,
         where=side,
     )
-    chinese_notice(state.model, trace.prompt_tokens)  # below the figure: the figure is on the first screen
-    total = sum(trace.step_seconds)
-    st.caption(
-        tr(
-            "llm_explorer.speed",
-            n=len(trace.steps),
-            seconds=total,
-            rate=len(trace.steps) / max(total, 1e-9),
-            cache=tr("llm_explorer.with_cache" if trace.use_cache else "llm_explorer.without_cache"),
-            prompt=len(trace.prompt_ids),
-        )
-    )
-    st.markdown(tr("llm_explorer.explain.generation"))
 
 
 def follow_direction() -> None:
