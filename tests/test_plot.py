@@ -179,3 +179,35 @@ def test_the_toolbar_speaks_the_readers_language_and_never_offers_the_cloud() ->
         assert dictionary[english] != english and re.search(r"[\u4e00-\u9fff]", dictionary[english]), english
     english = json.loads(AppTest.from_function(_page, default_timeout=60).run().get("bidi_component")[0].proto.json)
     assert "locale" not in english["config"] and english["config"]["showSendToCloud"] is False
+
+
+def _kept_page() -> None:
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui.plot import chart, kept_figure
+
+    built = st.session_state.setdefault("built", [])
+    inputs = st.session_state.get("inputs", 1)
+
+    def build() -> go.Figure:
+        built.append(inputs)
+        return go.Figure(go.Bar(x=["a"], y=[inputs]))
+
+    fig = kept_figure("slot", inputs, build)
+    st.session_state["last"] = fig
+    chart(fig, key="kept", config={})
+
+
+def test_kept_figure_is_built_again_only_when_its_inputs_or_the_language_change() -> None:
+    at = AppTest.from_function(_kept_page, default_timeout=60).run()
+    first = at.session_state["last"]
+    at.run()  # another rerun, the same inputs: the same figure, not built again
+    assert at.session_state["built"] == [1] and at.session_state["last"] is first
+    assert json.loads(charts(at)[0].spec)["data"][0]["y"] == [1]
+    at.session_state["inputs"] = 2
+    at.run()  # new inputs: built again, and what is drawn follows
+    assert at.session_state["built"] == [1, 2] and json.loads(charts(at)[0].spec)["data"][0]["y"] == [2]
+    at.query_params["lang"] = "zh"
+    at.run()  # another language (figure text is translated when built): built again
+    assert at.session_state["built"] == [1, 2, 2]
