@@ -265,11 +265,16 @@ def kept_figure(slot: str, inputs: Hashable, build: Callable[[], F]) -> F:
     builds only what changed: plotly's validation is most of a figure's time. One result per slot
     is kept; a kept figure is never changed after it is built (a click-to-explain figure, which
     gains a layer, is not kept)."""
-    kept = st.session_state.setdefault(_KEPT, {})
+    kept = st.session_state.get(_KEPT)
+    if not isinstance(kept, dict):  # none yet, or not ours (a forged session value): start afresh
+        kept = st.session_state[_KEPT] = {}
     key = (inputs, current())
     hit = kept.get(slot)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    try:
+        if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], tuple) and hit[0] == key:
+            return hit[1]
+    except (TypeError, ValueError):  # an entry that cannot be compared is not ours either
+        pass
     fig = build()
     for one in fig if isinstance(fig, list) else [fig]:
         one._lab_kept = True  # chart() keeps its JSON too
