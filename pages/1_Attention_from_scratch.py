@@ -32,6 +32,7 @@ from ui.foundations import (  # noqa: E402
     explain_saturation,
     explain_scores,
     explain_soft_hard_local,
+    learned_width,
     qkv_steps,
     saturation,
     timings,
@@ -65,8 +66,11 @@ def kernel_regression_section() -> None:
     bandwidth = checked(
         c3.slider, tr("scratch.kr.h"), 0.05, 2.0, 1.0, step=0.05, key="kr_h", persist_state="page", bind="query-params"
     )
-    # Its own fragment: a resample, another method or another SGD setting redraws the fits, not the sliders.
+    # Its own fragment: a resample, another method or another SGD setting redraws the fits, not the sliders
+    # nor the text below them, the same for every sample.
     st.fragment(kernel_regression_fits)(n_train, noise, bandwidth)
+    explain_kernel_regression_setup()
+    explain_kernel_regression()
 
 
 def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None:
@@ -145,8 +149,7 @@ def kernel_regression_fits(n_train: int, noise: float, bandwidth: float) -> None
     for col, (key, r) in zip(cols, results.items()):
         col.metric(tr("scratch.kr.test_error", name=short[key]), f"{r.mse:.3f}", help=tr("scratch.kr.test_error_help"))
 
-    explain_kernel_regression_setup()
-    explain_kernel_regression(state.steps, results["parametric"].w)
+    learned_width(state.steps, results["parametric"].w)
     if state.steps:
         chart(
             viz.loss_figure(

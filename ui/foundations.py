@@ -118,13 +118,19 @@ def explain_kernel_regression_setup() -> None:
     st.markdown(tr("scratch.kr.setup"))
 
 
-def explain_kernel_regression(steps: int, w: float) -> None:
-    """The attention-pooling formula and the three weightings; ``w``: the learned width."""
+def explain_kernel_regression() -> None:
+    """The attention-pooling formula and the three weightings. The same for every sample: a page
+    draws it outside the part that a resample redraws (text, formulas above all, is costly to redraw)."""
     st.latex(
         r"f(x) = \sum_{i=1}^{n} \alpha(x, x_i)\, y_i,\qquad"
         r"\alpha(x, x_i) = \operatorname{softmax}_i\!\left(-\tfrac{1}{2}\big((x - x_i)\,w\big)^2\right)"
     )
-    st.markdown(tr("scratch.kr.explain", steps=steps, w=w, h=1 / max(w, 1e-9)))
+    st.markdown(tr("scratch.kr.explain"))
+
+
+def learned_width(steps: int, w: float) -> None:
+    """The parametric fit's learned width ``w`` and its bandwidth ``h = 1/w``, after ``steps`` steps."""
+    st.caption(tr("scratch.kr.learned", steps=steps, w=w, h=1 / max(w, 1e-9)))
 
 
 def explain_scores(params: sandbox.ScoreParams) -> None:

@@ -59,16 +59,20 @@ STRINGS: dict[str, tuple[str, str]] = {
         "at the mean of the $y_i$: it ignores the query.\n"
         "* **Gaussian kernel**: $w = 1/h$. Nearby training points get most of the weight; a "
         "small bandwidth $h$ follows the noise, a large one over-smooths.\n"
-        "* **Parametric**: $w$ is learned by {steps} steps of gradient descent on the squared "
+        "* **Parametric**: $w$ is learned by gradient descent on the squared "
         "error, each training point predicted from the *other* points (otherwise $w \\to \\infty$ "
-        "and each point simply looks itself up). Learned $w$ = **{w:.2f}**, "
-        "i.e. $h = 1/w$ = {h:.2f}. A larger $w$ narrows "
+        "and each point simply looks itself up). A larger $w$ narrows "
         "the band of weights in the heatmap and makes the curve less smooth.",
         "* **平均汇聚**：对每个查询都有 $\\alpha = 1/n$，因此预测是一条位于 $y_i$ 均值处的水平线：它忽略了查询。\n"
         "* **高斯核**：$w = 1/h$。附近的训练点获得大部分权重；带宽 $h$ 小则追随噪声，大则过度平滑。\n"
-        "* **带参数**：$w$ 通过 {steps} 步梯度下降最小化平方误差学得，每个训练点都由*其他*点来预测"
-        "（否则 $w \\to \\infty$，每个点只会查到它自己）。学得 $w$ = **{w:.2f}**，即 $h = 1/w$ = {h:.2f}。"
+        "* **带参数**：$w$ 通过梯度下降最小化平方误差学得，每个训练点都由*其他*点来预测"
+        "（否则 $w \\to \\infty$，每个点只会查到它自己）。"
         "$w$ 越大，热图中的权重带越窄，曲线越不平滑。",
+    ),
+    "scratch.kr.learned": (
+        "Parametric: after {steps} steps of gradient descent the learned width is **w = {w:.2f}**, "
+        "i.e. h = 1/w = {h:.2f}.",
+        "带参数：{steps} 步梯度下降之后，学得的宽度 **w = {w:.2f}**，即 h = 1/w = {h:.2f}。",
     ),
     # score functions
     "scratch.sf.header": ("Score functions side by side", "评分函数对比"),
