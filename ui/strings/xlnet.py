@@ -118,8 +118,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "xlnet.fig.context": ("context", "上下文"),
     "xlnet.fig.predicted": ("predicted", "被预测"),
     "xlnet.fig.step_hover": ("step {step} of the order: {token}", "顺序中的第 {step} 步：{token}"),
-    "xlnet.fig.query": ("Query stream g · {head}", "查询流 g · {head}"),
-    "xlnet.fig.content": ("Content stream h · {head}", "内容流 h · {head}"),
+    # two lines: the stream, then the head; side by side in half columns, the two titles take the same height
+    "xlnet.fig.query": ("Query stream g<br>{head}", "查询流 g<br>{head}"),
+    "xlnet.fig.content": ("Content stream h<br>{head}", "内容流 h<br>{head}"),
     "xlnet.fig.y": ("query position", "查询位置"),
     "xlnet.caption": (
         "z = {order}. The query stream g_i knows position i but not its word; the content stream h_i "
