@@ -129,7 +129,7 @@ chart(order_view(trace), key="xlnet_order", config=PLOT)
 @st.fragment
 def streams(trace: XLNetTrace, state: XLNetState) -> None:
     """The head picker and the two streams of its head: another head reruns only this."""
-    layer_col, head_col, export_col, caption_col = st.columns([1.5, 1.7, 1.3, 5.8], vertical_alignment="bottom")
+    layer_col, head_col, export_col, caption_col = st.columns([1.8, 1.8, 2.0, 5.4], vertical_alignment="bottom")
     layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
     state = replace(state, layer=layer, head=head)  # the head picker's, under the order view
     publish_view(state)
