@@ -20,7 +20,9 @@ def test_freeze_modules_freezes_once_per_new_import() -> None:
         garbage = [[]]
         garbage[0].append(garbage)  # a reference cycle made after the freeze is still collected
         del garbage
-        assert gc.collect() >= 1 and gc.get_freeze_count() == frozen
+        # ... and the collection leaves the frozen objects frozen. Not "== frozen": a frozen object whose
+        # last reference another thread drops meanwhile is freed (a busy CI machine lost 2 of 767,879)
+        assert gc.collect() >= 1 and gc.get_freeze_count() > 0.99 * frozen
     finally:
         sys.modules.pop("attention_lab_test_module", None)
         gc.unfreeze()
