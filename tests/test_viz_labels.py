@@ -240,6 +240,24 @@ def test_a_closing_bracket_never_starts_a_line() -> None:
 
 
 @pytest.mark.parametrize(
+    ("title", "relation"),
+    [
+        ("注意力权重 α(x, xᵢ)：高斯核（h = 1）", "（h = 1）"),
+        ("Attention weights α(x, xᵢ): Gaussian kernel (h = 0.05)", "(h = 0.05)"),
+    ],
+)
+def test_a_short_relation_and_an_opening_bracket_stay_with_their_words(title: str, relation: str) -> None:
+    """The kernel-regression weights title broke as "…高斯核（h =" / "1）": a short relation ("h = 1") is
+    never split where it fits on a line, and no line ends with an opening bracket; nothing is lost."""
+    for width in range(120, 420, 4):
+        lines = wrap_text(title, width, TITLE_FONT_SIZE).split("<br>")
+        assert unwrap_text("<br>".join(lines)) == title, (width, lines)
+        assert not any(line.endswith(("（", "(")) for line in lines), (width, lines)
+        if text_width(relation, TITLE_FONT_SIZE) <= width:
+            assert relation in lines[-1], (width, lines)
+
+
+@pytest.mark.parametrize(
     "title",
     [
         "Layer 3: the average of its 12 heads over every token of the sentence, relative to nothing",
@@ -442,3 +460,47 @@ def test_next_token_values_read_at_the_axis_font_inside_long_bars_and_beside_sho
     assert sampled and all(t["textfont"]["size"] == TICK_FONT_SIZE and t["constraintext"] == "none" for t in sampled)
     assert all(list(t["textposition"]) == ["inside", "outside", "outside"] for t in sampled)
     assert fig["layout"]["xaxis"]["range"][1] > 0.9
+
+
+# --------------------------------------------------------------------------------------
+# One outline of heatmap cells
+# --------------------------------------------------------------------------------------
+
+
+def test_cell_outlines_frame_whole_cells_on_every_figure() -> None:
+    """Every page outlines cells with one helper: the step's row (seq2seq, Transformer, XLNet), a method's
+    column (explanation), a head (LLM): each frame runs along the cells' edges, i ± 0.5, in the one orange."""
+    import plotly.graph_objects as go
+
+    from viz_core.explanations import methods_figure
+    from viz_core.seq2seq import attention_heatmap
+    from viz_core.style import HIGHLIGHT, cell_outline
+    from viz_core.transformer import row_outline
+
+    assert cell_outline((2, 4), (1, 1), width=3) == {
+        "type": "rect",
+        "x0": 1.5,
+        "x1": 4.5,
+        "y0": 0.5,
+        "y1": 1.5,
+        "line": {"color": HIGHLIGHT, "width": 3},
+    }
+    assert cell_outline((0, 0), (0, 0), dash="dot")["line"]["dash"] == "dot"
+    assert row_outline(3, 5) == cell_outline((0, 4), (3, 3))
+    w = np.full((4, 6), 1 / 6)
+    fig = attention_heatmap(w, [f"s{i}" for i in range(6)], [f"t{i}" for i in range(4)], step=2)
+    (shape,) = fig.layout.shapes
+    assert (shape.x0, shape.x1, shape.y0, shape.y1, shape.line.color) == (-0.5, 5.5, 1.5, 2.5, HIGHLIGHT)
+    fig = methods_figure(
+        np.full((3, 5), 0.2),
+        [f"k{i}" for i in range(5)],
+        ["a", "b", "c"],
+        title="t",
+        scale_title="s",
+        value_name="v",
+        undefined="u",
+        outlined=[1],
+    )
+    (shape,) = fig.layout.shapes
+    assert (shape.x0, shape.x1, shape.y0, shape.y1) == (0.5, 1.5, -0.5, 2.5)
+    assert isinstance(fig, go.Figure)

@@ -14,10 +14,12 @@ import plotly.graph_objects as go
 from viz_core.labels import token_labels
 from viz_core.style import (
     ATTENTION_COLORSCALE,
+    HIGHLIGHT,
     SERIES_COLORS,
     TICK_FONT_SIZE,
     TEXT_COLOR,
     base_layout,
+    cell_outline,
     colorbar,
     legend_below,
     merged_layout,
@@ -30,7 +32,6 @@ from viz_core.style import (
 )
 from viz_core.texts import Texts, word
 
-HIGHLIGHT = "#e8710a"  # the current tile
 DONE = "#0054a3"  # tiles already folded into m, ℓ and O
 MASKED = "#b8bec9"  # −∞ cells (causal mask, outside a window)
 
@@ -138,17 +139,15 @@ def tile_figure(
     traces += _heat(np.asarray(tile, dtype=float), tile_allowed, "x2", "y2", hover, True, word(texts, "weight"))
     shapes = []
     for j in range(n_key_blocks):
-        a, b = j * block - 0.5, min(n, (j + 1) * block) - 0.5
-        style = (
-            {"color": HIGHLIGHT, "width": 4}
-            if j == key_block
-            else {"color": DONE, "width": 2}
-            if j < key_block
-            else {"color": "#7f7f7f", "width": 1, "dash": "dot"}
-        )
-        shapes.append(
-            {"type": "rect", "xref": "x", "yref": "y", "x0": a, "x1": b, "y0": q0 - 0.5, "y1": q1 - 0.5, "line": style}
-        )
+        keys = (j * block, min(n, (j + 1) * block) - 1)
+        if j == key_block:
+            shapes.append(cell_outline(keys, (q0, q1 - 1)))
+        elif j < key_block:
+            shapes.append(cell_outline(keys, (q0, q1 - 1), color=DONE, width=2))
+        else:
+            shapes.append(cell_outline(keys, (q0, q1 - 1), color="#7f7f7f", width=1, dash="dot"))
+    for shape in shapes:  # on the left panel (the whole matrix)
+        shape.update(xref="x", yref="y")
     half = width * 0.44
     plot_px = height - top - 100  # each panel's height: the title, the panel titles and one line of x ticks off
     y_axis = tick_axis(labels, plot_px, vertical_axis=True, max_ticks=40)

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz_core.labels import safe_label, token_labels
-from viz_core.style import SERIES_COLORS, attention_scale, heatmap_axes, layout_dict, merged_layout
+from viz_core.style import SERIES_COLORS, attention_scale, cell_outline, heatmap_axes, layout_dict, merged_layout
 
 
 def scaled_rows(scores: np.ndarray) -> np.ndarray:
@@ -58,17 +58,7 @@ def methods_figure(
     names = list(axis_names or method_names)
     x_axis, y_axis = heatmap_axes(x_labels, names, height=height, width=width)
     y_axis.update(tickvals=list(range(len(names))), ticktext=[safe_label(n) for n in names])  # every method named
-    boxes = [
-        {
-            "type": "rect",
-            "x0": j - 0.5,
-            "x1": j + 0.5,
-            "y0": -0.5,
-            "y1": z.shape[0] - 0.5,
-            "line": {"color": "#e8710a", "width": 3},
-        }
-        for j in outlined
-    ]
+    boxes = [cell_outline((j, j), (0, z.shape[0] - 1), width=3) for j in outlined]
     extra = {"xaxis": x_axis, "yaxis": y_axis, "width": width, **({"shapes": boxes} if boxes else {})}
     return go.Figure(  # one layout, validated once (add_shape and update_layout each validated it again)
         go.Heatmap(

@@ -22,6 +22,7 @@ from viz_core.style import (
     SIGNED_COLORSCALE,
     axis_style,
     base_layout,
+    cell_outline,
     colorbar,
     heatmap_layout,
     labels_margin,
@@ -450,14 +451,7 @@ def soft_hard_local_figure(
     )
     inside = np.nonzero(window)[0]
     if inside.size:
-        fig.add_shape(
-            type="rect",
-            x0=inside[0] - 0.5,
-            x1=inside[-1] + 0.5,
-            y0=1.5,
-            y1=3.5,
-            line={"color": SERIES_COLORS[3], "width": 4},
-        )
+        fig.add_shape(cell_outline((inside[0], inside[-1]), (2, 3), color=SERIES_COLORS[3]))
     return fig
 
 

@@ -12,15 +12,15 @@ import plotly.graph_objects as go
 
 from viz_core.labels import token_labels
 from viz_core.style import (
+    HIGHLIGHT,
     SERIES_COLORS,
     attention_scale,
     base_layout,
+    cell_outline,
     heatmap_layout,
     legend_below,
 )
 from viz_core.texts import Texts, word
-
-HIGHLIGHT = "#e8710a"
 
 
 def step_attention_figure(
@@ -106,14 +106,7 @@ def score_grid_figure(
         )
     )
     for layer, head, value in best:
-        fig.add_shape(
-            type="rect",
-            x0=head - 0.5,
-            x1=head + 0.5,
-            y0=layer - 0.5,
-            y1=layer + 0.5,
-            line={"color": HIGHLIGHT, "width": 3},
-        )
+        fig.add_shape(cell_outline((head, head), (layer, layer), width=3))
         fig.add_annotation(
             x=head,
             y=layer,

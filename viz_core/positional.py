@@ -15,6 +15,7 @@ from viz_core.style import (
     SERIES_COLORS,
     SIGNED_COLORSCALE,
     base_layout,
+    cell_outline,
     colorbar,
     heatmap_layout,
     legend_below,
@@ -388,14 +389,7 @@ def schemes_figure(
         )
         heatmap_layout(fig, _labels(n), _labels(n) if c == 1 else None, row=1, col=c, max_ticks=4)
         fig.add_shape(
-            type="rect",
-            x0=-0.5,
-            y0=-0.5,
-            x1=train_len - 0.5,
-            y1=train_len - 0.5,
-            line={"color": "black", "dash": "dash", "width": 2},
-            row=1,
-            col=c,
+            cell_outline((0, train_len - 1), (0, train_len - 1), color="black", width=2, dash="dash"), row=1, col=c
         )
         fig.update_xaxes(title_text=word(texts, "txl.key_j"), row=1, col=c)
     fig.update_yaxes(title_text=word(texts, "txl.query_i"), row=1, col=1)

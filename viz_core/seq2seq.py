@@ -12,9 +12,11 @@ import plotly.graph_objects as go
 
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
+    HIGHLIGHT,
     SERIES_COLORS,
     TEXT_COLOR,
     attention_scale,
+    cell_outline,
     colorbar_below,
     heatmap_plan,
     labels_margin,
@@ -29,7 +31,6 @@ from viz_core.texts import Texts, word
 LEGEND_TOP_RIGHT = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
 LEGEND_ROW_PX = 40  # the top margin a LEGEND_TOP_RIGHT legend adds below the title
 
-HIGHLIGHT = "#e8710a"  # current step and chosen token, everywhere on the seq2seq page
 GOLD = "#d62728"  # gold word alignment
 
 
@@ -113,16 +114,7 @@ def attention_heatmap(
     layout["xaxis"]["title"]["standoff"] = 12  # set, the title keeps below upright labels (unset, it ran into them)
     layout["yaxis"].update(y_axis)
     if step is not None and 0 <= step < rows:
-        layout["shapes"] = [
-            {
-                "type": "rect",
-                "x0": -0.5,
-                "x1": weights.shape[1] - 0.5,
-                "y0": step - 0.5,
-                "y1": step + 0.5,
-                "line": {"color": HIGHLIGHT, "width": 4},
-            }
-        ]
+        layout["shapes"] = [cell_outline((0, weights.shape[1] - 1), (step, step))]
     return go.Figure(data=data, layout=layout)
 
 

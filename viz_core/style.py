@@ -84,10 +84,12 @@ ATTENTION_COLORSCALE: list[list] = [
 ]
 # Signed quantities (scores, encodings, embeddings): blue negative, white zero, red positive.
 SIGNED_COLORSCALE = "RdBu_r"
+#: The current step, the selected head or cell, the chosen token: one orange on every page.
+HIGHLIGHT = "#e8710a"
 # Qualitative colours for lines and bars (the D3 palette), in a fixed order per method.
 SERIES_COLORS: tuple[str, ...] = (
     "#1f77b4",
-    "#e8710a",
+    HIGHLIGHT,
     "#2ca02c",
     "#d62728",
     "#9467bd",
@@ -95,6 +97,30 @@ SERIES_COLORS: tuple[str, ...] = (
     "#e377c2",
     "#7f7f7f",
 )
+
+
+def cell_outline(
+    cols: tuple[float, float],
+    rows: tuple[float, float],
+    *,
+    color: str = HIGHLIGHT,
+    width: float = 4,
+    dash: str | None = None,
+) -> dict:
+    """The outline (a plotly rect shape) of a heatmap's cells ``cols[0] … cols[1]`` by ``rows[0] … rows[1]``,
+    both ends included: cell i spans i ± 0.5 on its axis."""
+    line: dict = {"color": color, "width": width}
+    if dash:
+        line["dash"] = dash
+    return {
+        "type": "rect",
+        "x0": cols[0] - 0.5,
+        "x1": cols[1] + 0.5,
+        "y0": rows[0] - 0.5,
+        "y1": rows[1] + 0.5,
+        "line": line,
+    }
+
 
 # --------------------------------------------------------------------------------------
 # Fonts and the sizes the layout is planned for
@@ -233,7 +259,19 @@ def short_label(text: str, limit: int = TICK_LABEL_CHARS) -> str:
 # which stays with the character before it: "…注意力，" never starts a line with "，".
 _WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CLOSING = "，。、：；！？）」』》…"
-_PIECES = re.compile(rf"[{_WIDE}][{_CLOSING})\]]*| +|[^ {_WIDE}]+[{_CLOSING}]*")  # ")" stays with "别" in "P(类别)"
+_OPENING = "（「『《"  # stays with what follows it: no line ends with "（"
+# A short relation, "h = 1" or "d ≥ 64", is one piece: a line never ends at "h =" with "1" on the next.
+_RELATION = r"[=≈≠<>≤≥]"
+_WORDS = (
+    rf"[{_OPENING}]*[{_WIDE}][{_CLOSING})\]]*| +"  # ")" stays with "别" in "P(类别)"
+    rf"|[{_OPENING}]*[^ {_WIDE}]+[{_CLOSING}]*"
+)
+_PIECES = re.compile(rf"[{_OPENING}]*[^ {_WIDE}]{{1,6}} {_RELATION} [^ {_WIDE}]{{1,8}}[{_CLOSING}]*|{_WORDS}")
+
+
+def _too_wide(piece: str, width_px: float, font_size: float) -> bool:
+    """A relation piece ("h = 1") wider than a line: it breaks at its spaces like any other text."""
+    return " " in piece.strip() and text_width(piece, font_size) > width_px
 
 
 @overload
@@ -251,7 +289,8 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
     lines: list[str] = []
     for para in str(text).split("<br>"):
         line = ""
-        for piece in _PIECES.findall(para):
+        pieces = _PIECES.findall(para)
+        for piece in [w for p in pieces for w in (re.findall(_WORDS, p) if _too_wide(p, width_px, font_size) else [p])]:
             if piece.startswith(" "):
                 line += " " if line else ""
                 continue

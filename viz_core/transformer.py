@@ -20,12 +20,14 @@ from viz_core.attention_grid import GridPayload
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
     BASE_FONT_SIZE,
+    HIGHLIGHT,
     LEGEND_BELOW,
     SERIES_COLORS,
     SIGNED_COLORSCALE,
     TICK_FONT_SIZE,
     attention_scale,
     base_layout,
+    cell_outline,
     colorbar,
     heatmap_layout,
     labels_margin,
@@ -36,7 +38,6 @@ from viz_core.style import (
 )
 from viz_core.texts import Texts, word
 
-HIGHLIGHT = "#e8710a"  # current step / selected head / chosen token (as on the seq2seq page)
 MASKED = "#8c8c8c"  # cells a mask blocks
 ALLOWED = "#eef3f8"
 
@@ -140,14 +141,7 @@ def attention_matrix_figure(
 
 def row_outline(row: int, n_columns: int, width: int = 4) -> dict:
     """The orange outline of heatmap row ``row`` (cells at integer x = 0 … n_columns − 1), a shape."""
-    return {
-        "type": "rect",
-        "x0": -0.5,
-        "x1": n_columns - 0.5,
-        "y0": row - 0.5,
-        "y1": row + 0.5,
-        "line": {"color": HIGHLIGHT, "width": width},
-    }
+    return cell_outline((0, n_columns - 1), (row, row), width=width)
 
 
 def causal_mask(n: int) -> np.ndarray:
@@ -249,14 +243,7 @@ def grid_figure(
     if selected is not None:
         layer, head = selected
         y, x = payload.cell_origin(layer, head)
-        fig.add_shape(
-            type="rect",
-            x0=x - 1.5,
-            x1=x + payload.cell_w + 0.5,
-            y0=y - 1.5,
-            y1=y + payload.cell_h + 0.5,
-            line={"color": HIGHLIGHT, "width": 4},
-        )
+        fig.add_shape(cell_outline((x - 1, x + payload.cell_w), (y - 1, y + payload.cell_h)))  # a pixel of air around
     fig.update_layout(clickmode="event+select")
     return fig
 

@@ -19,6 +19,7 @@ from viz_core.style import (
     SERIES_COLORS,
     TEXT_COLOR,
     base_layout,
+    cell_outline,
     heatmap_layout,
     legend_below,
     tick_axis,
@@ -61,7 +62,7 @@ def xl_attention_figure(
     )
     n_q, n_k = np.shape(weights)
     if m:
-        fig.add_shape(type="rect", x0=-0.5, x1=m - 0.5, y0=-0.5, y1=n_q - 0.5, line={"color": HIGHLIGHT, "width": 3})
+        fig.add_shape(cell_outline((0, m - 1), (0, n_q - 1), width=3))
         fig.add_shape(
             type="line",
             x0=m - 0.5,
