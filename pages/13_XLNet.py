@@ -129,19 +129,20 @@ chart(order_view(trace), key="xlnet_order", config=PLOT)
 @st.fragment
 def streams(trace: XLNetTrace, state: XLNetState) -> None:
     """The head picker and the two streams of its head: another head reruns only this."""
-    layer_col, head_col, export_col, caption_col = st.columns([1.8, 1.8, 2.0, 5.4], vertical_alignment="bottom")
+    layer_col, head_col, export_col, _ = st.columns([1.8, 1.8, 2.0, 5.4], vertical_alignment="bottom")
     layer, head = head_picker(cfg.n_layers, cfg.n_heads, key="xlnet", columns=(layer_col, head_col))
     state = replace(state, layer=layer, head=head)  # the head picker's, under the order view
     publish_view(state)
     with export_col:
         export_menu("xlnet", title=tr("nav.13"), source=state.text, trace=trace, key="xlnet_export")
-    caption_col.caption(streams_caption(trace))
     query_col, content_col = st.columns(2)  # the query and the content stream of one head side by side
     chart(stream_view(trace, "query", state.layer, state.head), key="xlnet_query", config=PLOT, where=query_col)
     chart(stream_view(trace, "content", state.layer, state.head), key="xlnet_content", config=PLOT, where=content_col)
 
 
 streams(trace, state)
+# Under the streams, the page's width: beside the head row it took 7 lines and pushed them down the first screen.
+st.caption(streams_caption(trace))
 st.caption(tr("xlnet.memory_note"))
 if any(unknown):  # next to the output (⚠ on the figures' labels), not above it
     st.warning(tr("xlnet.unknown", words=", ".join(md_escape(w) for w, u in zip(tokens, unknown) if u)))
