@@ -31,15 +31,14 @@ OUT = Path(__file__).resolve().parent / "baselines" / "llm_translate.json"
 
 
 def lab_translator(name: str):
-    """A function text → output tokens for one of the lab's checkpoints, as its page reads typed text."""
-    from models.checkpoints import load_seq2seq, load_transformer
-    from models.inference.translate import translate, translate_transformer
+    """A function text → output tokens (greedy) for one of the lab's checkpoints, as
+    ``python -m models.translate`` runs it (models.inference.translate.load_translator)."""
+    from models.inference.common import DEFAULT_LENGTH_PENALTY
+    from models.inference.translate import load_translator
+    from models.nn.rnn_seq2seq import SOFT
 
-    if name.startswith("tf-"):
-        loaded = load_transformer(name)
-        return lambda text: [t for t in translate_transformer(loaded, text).tgt_tokens if t != "</s>"]
-    seq = load_seq2seq(name)
-    return lambda text: [t for t in translate(seq, text).hypotheses[0].tokens if t != "</s>"]
+    run = load_translator(name)
+    return lambda text: [t for t in run(text, 1, SOFT, 5, DEFAULT_LENGTH_PENALTY).tgt_tokens if t != "</s>"]
 
 
 def score(outputs: list[list[str]], references: list[list[str]]) -> dict[str, float]:

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from cli.output import print_trace
-from models.checkpoints import CheckpointError, load_seq2seq, load_transformer, read_config
+from models.checkpoints import CheckpointError
 from models.device import configure_threads
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
 from models.inference.traces import TransformerDecodeTrace, Seq2seqDecodeTrace
-from models.inference.translate import MAX_BEAM, translate, translate_transformer
+from models.inference.translate import MAX_BEAM, load_translator
 from models.nn.rnn_seq2seq import AttentionMode
 
 
@@ -41,22 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     trace: TransformerDecodeTrace | Seq2seqDecodeTrace
     try:
         configure_threads()
-        if read_config(args.model).get("family") == "transformer":
-            loaded = load_transformer(args.model)
-            if loaded.architecture != "encoder-decoder":
-                raise InputError(
-                    f"{args.model} is a language model: use python -m models.generate --model {args.model}"
-                )
-            trace = translate_transformer(loaded, args.sentence, args.beam, args.topk, args.length_penalty)
-        else:
-            trace = translate(
-                load_seq2seq(args.model),
-                args.sentence,
-                args.beam,
-                AttentionMode(args.mode),
-                args.topk,
-                args.length_penalty,
-            )
+        run = load_translator(args.model)
+        trace = run(args.sentence, args.beam, AttentionMode(args.mode), args.topk, args.length_penalty)
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

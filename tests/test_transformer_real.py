@@ -190,3 +190,26 @@ def test_inside_one_head_gives_the_hsk_model_its_own_chinese_example() -> None:
     assert not at.exception and not at.error
     assert at.text_input(key="head_text").value == "我想喝茶。"
     assert not any("unknown" in w.value.lower() for w in at.warning)  # every word is in the model's vocabulary
+
+
+def test_one_translator_per_checkpoint_runs_its_family() -> None:
+    """load_translator, the one way the CLI and the benchmarks run a checkpoint: the Transformer's and the
+    RNN's own decoders, the same traces as calling them directly; a language model is refused by name."""
+    import numpy as np
+
+    from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError
+    from models.inference.traces import Seq2seqDecodeTrace, TransformerDecodeTrace
+    from models.inference.translate import load_translator, translate, translate_transformer
+    from models.nn.rnn_seq2seq import SOFT, AttentionMode
+
+    text = "the red car is small ."
+    tf = load_translator("tf-en-fr")(text, 2, SOFT, 5, DEFAULT_LENGTH_PENALTY)
+    assert isinstance(tf, TransformerDecodeTrace)
+    assert tf.tgt_tokens == translate_transformer(load_transformer("tf-en-fr"), text, 2).tgt_tokens
+    hard = AttentionMode("hard")
+    rnn = load_translator("s2s-bahdanau")(text, 1, hard, 5, DEFAULT_LENGTH_PENALTY)
+    assert isinstance(rnn, Seq2seqDecodeTrace)
+    direct = translate(load_seq2seq("s2s-bahdanau"), text, 1, hard)
+    assert rnn.tgt_tokens == direct.tgt_tokens and np.array_equal(rnn.attention, direct.attention)
+    with pytest.raises(InputError, match="language model"):
+        load_translator("tf-lm")

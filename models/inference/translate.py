@@ -15,11 +15,19 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from corpora.text import normalize, tokenize
-from models.checkpoints import LoadedSeq2Seq, LoadedTransformer, typical_confidence, wrong_output_fit
+from models.checkpoints import (
+    LoadedSeq2Seq,
+    LoadedTransformer,
+    load_seq2seq,
+    load_transformer,
+    read_config,
+    typical_confidence,
+    wrong_output_fit,
+)
 from models.inference import transformer as tf_decode
 from models.inference.common import DEFAULT_LENGTH_PENALTY, InputError, length_normalised, max_output_len
 from models.inference.generate import prepare_prompt
@@ -258,6 +266,25 @@ def translate_transformer(
         length_penalty=length_penalty,
         notices=notices,
     )
+
+
+#: A checkpoint's translator: (text, beam, mode, topk, α) → its decoding trace (:func:`load_translator`).
+Translator = Callable[[str, int, AttentionMode, int, float], "Seq2seqDecodeTrace | TransformerDecodeTrace"]
+
+
+def load_translator(model: str) -> Translator:
+    """The translator of checkpoint ``model`` (a name or folder), by the family its config names: the
+    Transformer's :func:`translate_transformer` or the RNN's :func:`translate`, with the arguments
+    ``(text, beam, mode, topk, length_penalty)``; the one way ``python -m models.translate`` and the
+    benchmarks run a checkpoint. ``mode`` (hard: one-hot at the argmax weight) is the RNN's: a
+    Transformer's attention stays soft. A Transformer language model is refused (InputError)."""
+    if read_config(model).get("family") == "transformer":
+        loaded = load_transformer(model)
+        if loaded.architecture != "encoder-decoder":
+            raise InputError(f"{model} is a language model: use python -m models.generate --model {model}")
+        return lambda text, beam, mode, topk, alpha: translate_transformer(loaded, text, beam, topk, alpha)
+    seq = load_seq2seq(model)
+    return lambda text, beam, mode, topk, alpha: translate(seq, text, beam, mode, topk, alpha)
 
 
 def head_view(loaded: LoadedTransformer, text: str, site: str, layer: int, head: int, query: int) -> HeadWalkthrough:
