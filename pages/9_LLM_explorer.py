@@ -14,9 +14,9 @@ from ui.i18n import figure_texts, tr
 page_frame(tr("nav.9"), icon="🦙", intro=tr("llm_explorer.intro"))
 
 from ui.deck import publish_view  # noqa: E402
-from ui.export import PLOT  # noqa: E402
+from ui.export import PLOT, export_menu  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, choose_model, heads_figure  # noqa: E402
-from ui.llm import chinese_notice, ready_model, rope_bases, step_figure, visible  # noqa: E402
+from ui.llm import CANDIDATES_PX, chinese_notice, ready_model, rope_bases, step_figure, visible  # noqa: E402
 from ui.llm import SUMMARIES, direction_label, lab_figure, lab_translations  # noqa: E402
 from ui.llm import translation_figure, translation_heads_figure, translation_quality  # noqa: E402
 from ui.plot import chart  # noqa: E402
@@ -160,25 +160,43 @@ def generation_tab() -> None:
 
 
 def generation_step(trace: LLMTrace, state: LLMGenerationState) -> None:
-    """The step control and that step's figures: the new token's attention and its candidates."""
+    """The step control and that step's figures: the new token's attention and its candidates, and
+    their export (each figure's numbers, the trace, a handout) named after the step."""
     step = step_control(len(trace.steps), key="llm", label=tr("llm_explorer.step"))
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
-    chart(step_figure(trace, step, state.rows, state.layer + 1), config=PLOT, where=main)
+    attention = step_figure(trace, step, state.rows, state.layer + 1)
+    chart(attention, key="step_attention", config=PLOT, where=main)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
-    chart(
-        next_token_figure(
-            visible(shown.top_tokens[:8]),
-            shown.top_probs[:8],
-            shown.sampling_probs[:8],
-            visible([shown.token])[0],
-            title=tr("llm_explorer.fig.candidates", n=step + 1),
-            texts=figure_texts(),
-        ),
-        config=PLOT,
-        where=side,
+    candidates = tr("llm_explorer.fig.candidates", n=step + 1)
+    bars = next_token_figure(
+        visible(shown.top_tokens[:8]),
+        shown.top_probs[:8],
+        shown.sampling_probs[:8],
+        visible([shown.token])[0],
+        title=candidates,
+        texts=figure_texts(),
+        width=CANDIDATES_PX,
     )
+    chart(bars, key="candidates", config=PLOT, where=side)
+    with side:
+        export_menu(
+            "llm",
+            title=tr("nav.9"),
+            source=state.prompt,
+            trace=trace,
+            figures={tr("llm_explorer.export.attention", n=step + 1): attention, candidates: bars},
+            numbers={
+                tr("num.model"): tr(f"llm_explorer.model.{state.model}"),
+                tr("num.generated"): trace.text,
+                tr("num.temperature"): state.temperature,
+                "Top-k": state.top_k,
+                "Top-p": state.top_p,
+                tr("num.seed"): state.seed,
+                tr("num.p_step", step=step + 1): shown.prob,
+            },
+        )
 
 
 def follow_direction() -> None:

@@ -1,8 +1,11 @@
-"""Shared test settings: the repository root on sys.path, and one torch thread."""
+"""Shared test settings: the repository root on sys.path, and one torch thread; the export fixtures
+(what a page's download buttons would give)."""
 
 import os
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,3 +48,37 @@ def owner_of(name: str) -> str:
     from models.runs.owners import owner_key
 
     return owner_key(owner_id(name), ROOT / "tests")  # under the environment's secret, the folder is not read
+
+
+@pytest.fixture()
+def deferred(monkeypatch) -> dict[str, tuple[str | None, object]]:
+    """The download buttons' deferred files of the runs, by file id: (file name, the callable)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files: dict[str, tuple[str | None, object]] = {}
+    add = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        file_id = add(self, data_callable, mimetype, coordinates, file_name, **kw)
+        files[file_id] = (file_name, data_callable)
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return files
+
+
+@pytest.fixture()
+def exported(monkeypatch) -> list[dict]:
+    """The figures that pages hand to ui.export.export_menu, one mapping per call (pages import the
+    function at each run, so they take this recording one)."""
+    import ui.export
+
+    calls: list[dict] = []
+    menu = ui.export.export_menu
+
+    def recording(name, **kw):
+        calls.append(dict(kw.get("figures") or {}))
+        return menu(name, **kw)
+
+    monkeypatch.setattr(ui.export, "export_menu", recording)
+    return calls

@@ -63,40 +63,6 @@ def test_seq2seq_export_follows_the_step() -> None:
 FIGURE_PAGES = [p for p, (_, n_csv) in PAGES.items() if n_csv]
 
 
-@pytest.fixture()
-def deferred(monkeypatch) -> dict[str, tuple[str | None, object]]:
-    """The download buttons' deferred files of the runs, by file id: (file name, the callable)."""
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    files: dict[str, tuple[str | None, object]] = {}
-    add = MediaFileManager.add_deferred
-
-    def record(self, data_callable, mimetype, coordinates, file_name=None, **kw):
-        file_id = add(self, data_callable, mimetype, coordinates, file_name, **kw)
-        files[file_id] = (file_name, data_callable)
-        return file_id
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
-    return files
-
-
-@pytest.fixture()
-def exported(monkeypatch) -> list[dict]:
-    """The figures that pages hand to ui.export.export_menu, one mapping per call (pages import the
-    function at each run, so they take this recording one)."""
-    import ui.export
-
-    calls: list[dict] = []
-    menu = ui.export.export_menu
-
-    def recording(name, **kw):
-        calls.append(dict(kw.get("figures") or {}))
-        return menu(name, **kw)
-
-    monkeypatch.setattr(ui.export, "export_menu", recording)
-    return calls
-
-
 def _numbers(fig) -> dict[int, np.ndarray]:
     """The numbers a figure draws, by trace, read straight from its traces: a heatmap's z (less a
     one-colour mask overlay), a bar's lengths; invisible click layers and decorations have none."""

@@ -480,6 +480,46 @@ def test_page_in_chinese_with_a_model(page_model: L.LLM, topic: str, kind: str |
         assert title.startswith(STRINGS[f"llm_explorer.kind.{kind}"][1])
 
 
+@pytest.mark.slow
+def test_a_generation_step_exports_its_figures_named_after_the_step(page_model: L.LLM, deferred, exported) -> None:
+    """The generation step's Export menu (issue 24, item 6): each figure's CSV holds that figure's numbers
+    (the new token's attention row per layer, its candidates' bars), the trace and a handout are offered,
+    and every file is named after the page, the view and the step, in either language."""
+    from tests.test_export_pages import _numbers, _values
+
+    def names(at: AppTest) -> dict[str, str | None]:
+        return {b.key: deferred[b.proto.deferred_file_id][0] for b in at.get("download_button")}
+
+    at = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(llm_max_new="3")
+    at.run()
+    at.button(key="llm_next").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert names(at) == {
+        "export_llm_csv0": "llm-explorer-step-attention-step2.csv",
+        "export_llm_csv1": "llm-explorer-candidates-step2.csv",
+        "export_llm_json": "llm-explorer-trace.json",
+        "export_llm_npz": "llm-explorer-trace.npz",
+        "export_llm_html": "llm-explorer-handout-step2.html",
+    }
+    figures = exported[-1]
+    assert list(figures) == ["Attention of new token 2", "Candidates, step 2"]
+    for key, fig in zip(("export_llm_csv0", "export_llm_csv1"), figures.values()):
+        button = next(b for b in at.get("download_button") if b.key == key)
+        got, want = _values(deferred[button.proto.deferred_file_id][1]()), _numbers(fig)
+        assert want and set(got) == set(want), key
+        for n in want:
+            np.testing.assert_allclose(got[n], want[n], rtol=1e-6, err_msg=key)
+    trace = json.loads(
+        deferred[next(b for b in at.get("download_button") if b.key == "export_llm_json").proto.deferred_file_id][1]()
+    )
+    assert len(trace["steps"]) == 3 and trace["text"]
+    zh = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+    zh.query_params.update(llm_max_new="3", lang="zh")
+    zh.run()
+    assert not zh.exception and names(zh)["export_llm_csv0"] == "llm-explorer-step-attention-step1.csv"
+
+
 # ---------------------------------------------------------------------------- the command line
 
 

@@ -261,6 +261,7 @@ def visible(tokens: list[str]) -> list[str]:
 
 
 STEP_FIGURE_PX = 530  # the Real LLM page's figure column at 1280×720 with the sidebar open (measured 536 px)
+CANDIDATES_PX = 200  # the column beside it, of the step's candidates (measured 208 px)
 
 
 def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float = STEP_FIGURE_PX) -> go.Figure:

@@ -597,10 +597,11 @@ def base_layout(
     x_title: str | None = None,
     y_title: str | None = None,
     legend: bool | None = None,
+    width: float | None = None,
 ) -> go.Figure:
     """Apply ``layout_dict`` to ``fig`` (to every axis of a figure with subplots, and dark text
-    to its subplot titles); returns ``fig``."""
-    layout = layout_dict(title, height, x_title, y_title, legend)
+    to its subplot titles; the title wrapped to ``width``); returns ``fig``."""
+    layout = layout_dict(title, height, x_title, y_title, legend, width)
     x_axis, y_axis = layout.pop("xaxis"), layout.pop("yaxis")
     own = fig.layout.to_plotly_json()
     for name in {"xaxis", "yaxis", *(k for k in own if re.fullmatch(r"[xy]axis\d+", k))}:

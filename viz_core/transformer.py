@@ -421,10 +421,11 @@ def next_token_figure(
     chosen: str | None = None,
     title: str | None = None,
     texts: Texts | None = None,
+    width: float | None = None,
 ) -> go.Figure:
     """The model's most probable next tokens (grey) and the distribution actually sampled after
     temperature and top-k (blue; the chosen token orange), most likely on top; legend and hover
-    words from ``texts`` (viz_core.texts)."""
+    words from ``texts`` (viz_core.texts); the title wrapped to ``width`` px (default: a half column)."""
     labels = [safe_label(t) for t in tokens]
     y = list(range(len(labels)))
     traces = [
@@ -472,7 +473,7 @@ def next_token_figure(
             )
         )
     fig = go.Figure(data=traces)
-    base_layout(fig, title=title, height=170 + 42 * len(labels))
+    base_layout(fig, title=title, height=170 + 42 * len(labels), width=width)
     # Ticks stop at 100%: the room to the right is for the value text (beside short bars).
     ticks = (0, 0.25, 0.5, 0.75, 1.0) if top > 0.3 else (0, 0.1, 0.2, 0.3)
     set_layout(  # one validation (each update_layout, update_xaxes … took as long as the whole layout)
