@@ -130,7 +130,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.axis.key": ("earlier token (key)", "之前的词元（键）"),
     "llm_explorer.axis.layer": ("layer", "层"),
     "llm_explorer.axis.head": ("head", "头"),
-    "llm_explorer.fig.candidates": ("Candidates, step {n}", "第 {n} 步的候选词元"),
+    "llm_explorer.fig.candidates": ("Candidates, step {n}", "第 {n} 步候选词元"),
     "llm_explorer.export.attention": ("Attention of new token {n}", "第 {n} 个新词元的注意力"),
     "llm_explorer.speed": (
         "{n} tokens in {seconds:.1f} s ({rate:.1f} tokens/s, {cache}); the first step reads the whole "
