@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui.i18n import tr
 from ui.strings import STRINGS
+from viz_core.style import HIGHLIGHT
 
 _CHIP = (
     "display:inline-block;margin:3px 4px;padding:4px 10px;border-radius:8px;font-size:1.25rem;"
@@ -28,7 +29,7 @@ def token_strip(
     flags = unknown if unknown is not None else [False] * len(tokens)
     chips = []
     for i, (tok, unk) in enumerate(zip(tokens, flags)):
-        border = "#e8710a" if i == highlight else "#c62828" if unk else "#9aa7b8"
+        border = HIGHLIGHT if i == highlight else "#c62828" if unk else "#9aa7b8"
         bg = "#ffebee" if unk else "#fff3e0" if i == highlight else "#f4f6f9"
         text = html.escape(tok) + (" ⚠" if unk else "")
         title = f' title="{html.escape(tr("tokens.unknown_title"))}"' if unk else ""

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from viz_core.labels import safe_label
 from viz_core.style import (
+    HIGHLIGHT,
     BACKGROUND,
     FITTED_TEXT,
     LINE_EM,
@@ -28,7 +29,6 @@ from viz_core.style import (
     title_dict,
     wrap_text,
 )
-from viz_core.transformer import HIGHLIGHT
 
 ENCODER_DECODER, DECODER_ONLY, ENCODER_ONLY = "encoder-decoder", "decoder-only", "encoder-only"
 # Box fills as in the paper's figure: embeddings pink, attention orange, Add & Norm yellow, FFN blue.

@@ -267,6 +267,7 @@ _WORDS = (
     rf"|[{_OPENING}]*[^ {_WIDE}]+[{_CLOSING}]*"
 )
 _PIECES = re.compile(rf"[{_OPENING}]*[^ {_WIDE}]{{1,6}} {_RELATION} [^ {_WIDE}]{{1,8}}[{_CLOSING}]*|{_WORDS}")
+_WORD_PIECES = re.compile(_WORDS)  # a relation too wide for its line, broken at its spaces
 
 
 def _too_wide(piece: str, width_px: float, font_size: float) -> bool:
@@ -289,8 +290,12 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
     lines: list[str] = []
     for para in str(text).split("<br>"):
         line = ""
-        pieces = _PIECES.findall(para)
-        for piece in [w for p in pieces for w in (re.findall(_WORDS, p) if _too_wide(p, width_px, font_size) else [p])]:
+        pieces = [
+            w
+            for p in _PIECES.findall(para)
+            for w in (_WORD_PIECES.findall(p) if _too_wide(p, width_px, font_size) else [p])
+        ]
+        for piece in pieces:
             if piece.startswith(" "):
                 line += " " if line else ""
                 continue

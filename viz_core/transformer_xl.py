@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 from viz_core.labels import token_labels
 from viz_core.positional import signed_heatmap
 from viz_core.style import (
+    HIGHLIGHT,
     BASE_FONT_SIZE,
     SERIES_COLORS,
     TEXT_COLOR,
@@ -26,7 +27,7 @@ from viz_core.style import (
     plot_width,
 )
 from viz_core.texts import Texts, word
-from viz_core.transformer import ALLOWED, HIGHLIGHT, MASKED, attention_matrix_figure
+from viz_core.transformer import ALLOWED, MASKED, attention_matrix_figure
 
 
 def xl_attention_figure(

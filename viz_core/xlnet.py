@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from viz_core.labels import safe_label, token_labels
 from viz_core.style import (
+    HIGHLIGHT,
     BASE_FONT_SIZE,
     FIGURE_WIDTH_PX,
     SERIES_COLORS,
@@ -31,7 +32,7 @@ from viz_core.style import (
     wrap_text,
 )
 from viz_core.texts import Texts
-from viz_core.transformer import HIGHLIGHT, attention_matrix_figure, mask_figure, row_outline
+from viz_core.transformer import attention_matrix_figure, mask_figure, row_outline
 
 ARC_COLOR = "#4b5563"  # the order's arrows: 7.6 : 1 on white
 CONTEXT_COLOR = SERIES_COLORS[0]  # a position of the order that is only read (context)
