@@ -9,8 +9,9 @@ floor's: the machine's speed drifts over a run.
 
     python -m bench.browser_bench [--repeat 7] [--pages seq2seq real512 ...]
 
-``floor-3fig`` is the same minimal app drawing a heatmap and two bar charts per click: not a bar,
-it says how much of a page's time any Streamlit page with that many figures would take.
+``floor-2fig`` and ``floor-3fig`` are the same minimal app drawing a heatmap and one or two bar charts
+per click: not bars, they say how much of a page's time any Streamlit page whose step redraws that
+many plotly figures would take.
 
 Bars (issue 10): every page's median within 1.5× of the floor's; the Real model explorer's head
 change at 512 tokens within 1 s on a quiet machine.
@@ -94,7 +95,9 @@ def _toggle(key: str) -> Callable:
 # (name, URL path and query, what one interaction does)
 CASES: dict[str, tuple[str, Callable]] = {
     "floor": ("", _key_button("floor_next")),
-    # Not a bar: the floor of a page that redraws a heatmap and two bar charts per step (as seq2seq does).
+    # Not bars: the floor of a page that redraws a heatmap and one bar chart (as XLNet redraws its two streams)
+    # or two (as seq2seq does) per step.
+    "floor-2fig": ("?heatmap=1&bars=1", _key_button("floor_next")),
     "floor-3fig": ("?heatmap=1&bars=2", _key_button("floor_next")),
     "scratch": ("Attention_from_scratch", _key_button("kr_resample")),
     "seq2seq": ("Seq2seq_attention", _arrow),
