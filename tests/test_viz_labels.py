@@ -260,6 +260,32 @@ def test_a_short_relation_and_an_opening_bracket_stay_with_their_words(title: st
 @pytest.mark.parametrize(
     "title",
     [
+        "第 1 步的候选词元",
+        "留出集困惑度与查询最多能看到的上下文长度：第 1 步的前 5 个候选词元，注意力权重",
+        "注意力权重 α(x, xᵢ)：高斯核（h = 1）",
+    ],
+)
+def test_no_chinese_character_is_left_alone_on_the_last_line(title: str) -> None:
+    """ "第 1 步的候选词元" wrapped as "…候选词" / "元": a lone character on the last line reads as a stray
+    mark from the back of the room. It takes the character before it along, at every width, where the
+    line before keeps two or more pieces; no line grows past the width and nothing is lost."""
+    moved = 0
+    for width in range(100, 420, 2):
+        wrapped = wrap_text(title, width, TITLE_FONT_SIZE)
+        lines = wrapped.split("<br>")
+        assert unwrap_text(wrapped) == title, (width, lines)
+        assert all(text_width(line, TITLE_FONT_SIZE) <= width for line in lines), (width, lines)
+        if len(lines) >= 2 and len(lines[-2]) >= 3:
+            assert len(lines[-1].strip("，。）")) != 1, (width, lines)
+        moved += len(lines) >= 2 and lines[-1] == "词元"
+    if title == "第 1 步的候选词元":  # "元" alone at 150–170 px before
+        assert wrap_text(title, 150, TITLE_FONT_SIZE) == "第 1 步的候选<br>词元"
+        assert moved >= 5
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
         "Layer 3: the average of its 12 heads over every token of the sentence, relative to nothing",
         "同一个 6 + 6 块 Transformer 的三种训练：初始化时每个块前馈网络 W₂ 的梯度范数，留出集完全匹配率",
     ],

@@ -289,7 +289,8 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
         return text
     lines: list[str] = []
     for para in str(text).split("<br>"):
-        line = ""
+        para_lines: list[list[str]] = []
+        line: list[str] = []
         pieces = [
             w
             for p in _PIECES.findall(para)
@@ -297,18 +298,46 @@ def wrap_text(text: str | None, width_px: float, font_size: float = TITLE_FONT_S
         ]
         for piece in pieces:
             if piece.startswith(" "):
-                line += " " if line else ""
+                if line:
+                    line.append(" ")
                 continue
             if text_width(piece, font_size) > width_px:  # one over-long word: cut it
                 keep = max(1, int(width_px / (0.72 * font_size)) - 1)
                 piece = short_label(piece, keep) if "&" in piece else piece[:keep] + "…"
-            if line.strip() and text_width(line + piece, font_size) > width_px:
-                lines.append(line.rstrip())
-                line = piece
+            joined = "".join(line)
+            if joined.strip() and text_width(joined + piece, font_size) > width_px:
+                para_lines.append(_rstripped(line))
+                line = [piece]
             else:
-                line += piece
-        lines.append(line.rstrip())
+                line.append(piece)
+        para_lines.append(_rstripped(line))
+        _no_orphan(para_lines, width_px, font_size)
+        lines.extend("".join(pl) for pl in para_lines)
     return "<br>".join(lines)
+
+
+def _rstripped(pieces: list[str]) -> list[str]:
+    """A line's pieces without the spaces at its end."""
+    while pieces and pieces[-1] == " ":
+        pieces = pieces[:-1]
+    return pieces
+
+
+# One Chinese character as a piece of its own, with the brackets and punctuation that stay with it.
+_ONE_CHAR = re.compile(rf"[{_OPENING}]*[{_WIDE}][{_CLOSING})\]]*")
+
+
+def _no_orphan(lines: list[list[str]], width_px: float, font_size: float) -> None:
+    """A paragraph whose last line is one Chinese character alone ("…的候选词" / "元") takes the
+    character before it along, where that fits: a lone character reads as a stray mark from the back
+    of the room. Changes ``lines`` (each a line's pieces) in place."""
+    if len(lines) < 2 or len(lines[-1]) != 1 or len(lines[-2]) < 3:
+        return
+    last, before = lines[-1][0], lines[-2][-1]
+    if not (_ONE_CHAR.fullmatch(last) and _ONE_CHAR.fullmatch(before)):
+        return
+    if text_width(before + last, font_size) <= width_px:
+        lines[-2], lines[-1] = lines[-2][:-1], [before, last]
 
 
 #: A figure's ``layout.meta`` key: its annotations' font sizes were fitted to its shapes (a diagram's box
