@@ -13,6 +13,7 @@ from ui.i18n import figure_texts, tr
 
 page_frame(tr("nav.9"), icon="🦙", intro=tr("llm_explorer.intro"))
 
+from ui.cells import llm_step_chart  # noqa: E402
 from ui.deck import publish_view  # noqa: E402
 from ui.export import PLOT, export_menu  # noqa: E402
 from ui.llm import BYTES, DEFAULT_PROMPT, HEAD_TYPES, HEADS_TEXT, bytes_label, choose_model, heads_figure  # noqa: E402
@@ -166,7 +167,8 @@ def generation_step(trace: LLMTrace, state: LLMGenerationState) -> None:
     shown = trace.steps[step]
     main, side = st.columns([3, 1.2])
     attention = step_figure(trace, step, state.rows, state.layer + 1)
-    chart(attention, key="step_attention", config=PLOT, where=main)
+    # a click on a cell derives it from the model's own modules, below the figures (ui.cells)
+    llm_step_chart(attention, "step_attention", trace, step, state.model, state.rows, state.layer, where=main)
     with side:
         token_strip(visible(trace.generated_tokens[: step + 1]), highlight=step)
     candidates = tr("llm_explorer.fig.candidates", n=step + 1)

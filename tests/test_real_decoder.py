@@ -6,6 +6,8 @@ key/value heads); the real SmolLM2 is never needed."""
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 import torch
@@ -315,3 +317,75 @@ def test_the_deck_slide_says_the_decoder_is_not_converted(tmp_path, monkeypatch)
     with pytest.raises(SlideProblem) as err:
         prepare("8_Real_model_explorer", {"real_source": "SmolLM2-135M (decoder)"})
     assert str(err.value) == _string("llm_explorer.not_converted").format(command=L.PREPARE_COMMAND)
+
+
+# ---------------------------------------------------------------------------- page 9's generation step
+
+
+def test_another_model_type_is_refused(tiny: L.LLM, monkeypatch) -> None:  # noqa: F811
+    """Gemma 3 has a Llama's modules and more (query/key norms, local layers with their own RoPE): a
+    derivation that only read the modules it shares would not be its attention. Refused by model type."""
+    view = llm_view(tiny)
+    ids = run_hf(view, TEXT).ids.tolist()
+    assert explain_llama_heads(view, ids, 0, [0], 3, 1)  # a Llama: derived
+    monkeypatch.setattr(tiny.model.config, "model_type", "gemma3_text")
+    with pytest.raises(ValueError, match="Llama-type"):
+        explain_llama_heads(llm_view(tiny), ids, 0, [0], 3, 1)
+
+
+def _llm_page(**params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "9_LLM_explorer.py"), default_timeout=APPTEST_TIMEOUT)
+    at.query_params.update(llm_max_new="3", **params)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _cell_table(at: AppTest) -> list[str]:
+    """The last column of the derivation's table (each head's weight and their mean, or one head's steps)."""
+    return [str(v).replace("\\", "") for v in at.table[0].value.iloc[:, -1]]
+
+
+def _z(value) -> np.ndarray:
+    """A heatmap's z as the browser receives it (a list, or plotly's typed array {dtype, bdata, shape})."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return flat.reshape([int(n) for n in str(value["shape"]).split(",")]).astype(float)
+    return np.asarray(value, dtype=float)
+
+
+def _step_chart(at: AppTest) -> dict:
+    return next(c.figure for c in charts(at) if c.key == "step_attention")
+
+
+@pytest.mark.slow
+def test_the_generation_step_explains_a_layer_and_a_head_cell(page_model: L.LLM) -> None:  # noqa: F811
+    """Page 9's step figure, rows as layers: a click derives the cell for each of the layer's 6 heads from
+    the model's modules, on the ids the step's query read (the KV cache's weights, recomputed in one full
+    pass), and their mean is the drawn weight; rows as the heads of layer 2: one head's derivation."""
+    from tests.charts import clicked
+
+    at = _llm_page()
+    at.button(key="llm_next").click().run()  # step 2
+    assert any(t["type"] in ("scatter", "scattergl") for t in _step_chart(at)["data"])  # the click layer
+    drawn = _z(_step_chart(at)["data"][0]["z"])  # the drawn matrix: layers × tokens so far
+    title = clicked(at, "step_attention", (1, 2))  # no "does not reproduce the drawn weight" warning
+    assert "layer 2, average over heads" in title and "column 2" in title, title
+    weights = [float(w) for w in _cell_table(at)]
+    assert len(weights) == 6 + 1  # each head, then the mean
+    assert weights[-1] == pytest.approx(np.mean(weights[:-1]), abs=1e-4)
+    assert weights[-1] == pytest.approx(drawn[1, 2], abs=1e-4) and drawn.shape[0] == page_model.n_layers
+    at.session_state["llm_rows"] = "heads"
+    at.session_state["llm_layer"] = 2
+    at.run()
+    title = clicked(at, "step_attention", (4, 0))
+    assert "layer 2, head 5" in title and "column 0" in title, title
+
+
+@pytest.mark.slow
+def test_another_models_step_says_it_is_not_derived(page_model: L.LLM, monkeypatch) -> None:  # noqa: F811
+    """A model that is not a Llama (Gemma 3): the step figure is drawn without the click layer, and says why."""
+    monkeypatch.setattr(page_model.model.config, "model_type", "gemma3_text")
+    at = _llm_page()
+    assert any("does not derive" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert [t["type"] for t in _step_chart(at)["data"]] == ["heatmap"]

@@ -17,7 +17,10 @@ import streamlit as st
 
 from models.inference.traces import CellExplanation
 from ui.explain import Explainer, each_head, explained_chart
+from ui.export import PLOT
 from ui.grid import AVERAGE
+from ui.i18n import tr
+from ui.plot import chart
 
 if TYPE_CHECKING:
     from models.training.seq2seq import ExposureTrace
@@ -115,6 +118,19 @@ def real_cells(
     if path == DECODER_KEY:
         return explain_llama_heads(_loaded(load_decoder()).model, ids, layer, heads, query, key)
     return explain_hf_heads(_loaded(load_real_model(path)).model, ids, segment_ids, layer, heads, query, key)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def llm_cells(
+    model: str, ids: tuple[int, ...], layer: int, heads: tuple[int, ...], query: int, key: int
+) -> list[CellExplanation]:
+    """α[query, key] of ``heads`` of one layer of the Real LLM page's model ``model`` (a ui.llm model
+    name) on these ids, from one full forward pass (the page generated them with its KV cache)."""
+    from models.inference.explain import explain_llama_heads
+    from models.inference.hf_adapter import llm_view
+    from ui.llm import shared_llm
+
+    return explain_llama_heads(llm_view(shared_llm(model)), ids, layer, heads, query, key)
 
 
 # --------------------------------------------------------------------------------------
@@ -268,3 +284,38 @@ def finetuned_cells(
     (``tuned``) or its pre-trained base's."""
     ids_t, seg_t = tuple(int(i) for i in ids), tuple(int(s) for s in segment_ids)
     return lambda q, k: finetuned_cell(name, tuned, ids_t, seg_t, layer, head, q, k)
+
+
+def llm_step_chart(fig, key: str, trace, step: int, model: str, rows: str, layer: int, *, where=None) -> None:
+    """The Real LLM page's generation step ``step`` of LLMTrace ``trace`` (ui.llm.step_figure ``fig``): every
+    row is the query that produced the step's token, over the tokens before it; row r is layer r, the mean
+    over its heads, when ``rows`` is "layers", else head r of ``layer`` (0-based). A click derives that cell
+    for each head of the layer (or the one head) from the model's own modules, on a Llama; another model's
+    figure says that it is not derived."""
+    from ui.llm import explainable, shared_llm, step_ids, step_rows, visible
+
+    if not explainable(shared_llm(model)):
+        chart(fig, key=key, config=PLOT, where=where)
+        (where or st).caption(tr("llm_explorer.explain_llama_only", model=tr(f"llm_explorer.model.{model}")))
+        return
+    shown = trace.steps[step]
+    matrix = step_rows(trace, step, rows, layer + 1)[0]
+    ids = tuple(int(i) for i in step_ids(trace, step))
+    query, n_heads = len(ids) - 1, shown.attention.shape[1]
+
+    def explain(row: int, col: int) -> CellExplanation | list[CellExplanation]:
+        if rows == "layers":
+            return llm_cells(model, ids, row, tuple(range(n_heads)), query, col)
+        return llm_cells(model, ids, layer, (row,), query, col)[0]
+
+    tokens = visible(trace.tokens[: shown.position])
+    explained_chart(
+        fig,
+        key,
+        matrix,
+        explain,
+        query_tokens=tokens,
+        key_tokens=tokens,
+        context=(model, ids, rows, layer),
+        where=where,
+    )

@@ -264,6 +264,29 @@ STEP_FIGURE_PX = 530  # the Real LLM page's figure column at 1280×720 with the 
 CANDIDATES_PX = 200  # the column beside it, of the step's candidates (measured 208 px)
 
 
+def step_rows(trace: LLMTrace, step: int, rows: str, layer: int) -> tuple[np.ndarray, list[str], str]:
+    """What :func:`step_figure` draws: (rows, tokens so far) weights, the rows' labels and the y title's
+    string id; one row per layer (the mean over its heads) when ``rows`` is "layers", else one per head
+    of ``layer`` (1-based)."""
+    shown = trace.steps[step]
+    n_layers, n_heads = shown.attention.shape[:2]
+    if rows == "layers":
+        return shown.attention.mean(axis=1), [f"L{i + 1}" for i in range(n_layers)], "llm_explorer.axis.layer"
+    return shown.attention[layer - 1], [f"H{h + 1}" for h in range(n_heads)], "llm_explorer.axis.head"
+
+
+def step_ids(trace: LLMTrace, step: int) -> list[int]:
+    """The ids the query of ``step`` read: every token before the step's new one (the query is the last)."""
+    return (trace.prompt_ids + trace.generated_ids)[: trace.steps[step].position]
+
+
+def explainable(llm: LLM) -> bool:
+    """Whether click-to-explain derives this model's attention (a Llama: models.inference.explain)."""
+    from models.inference.explain import LLAMA_TYPE
+
+    return str(llm.model.config.model_type) == LLAMA_TYPE
+
+
 def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float = STEP_FIGURE_PX) -> go.Figure:
     """The query row that produced new token ``step`` over every token before it: one row per layer
     (the mean over its heads) when ``rows`` is "layers", else one per head of ``layer`` (1-based);
@@ -271,19 +294,7 @@ def step_figure(trace: LLMTrace, step: int, rows: str, layer: int, width: float 
     from viz_core.llm import step_attention_figure
 
     shown = trace.steps[step]
-    n_layers, n_heads = shown.attention.shape[:2]
-    if rows == "layers":
-        matrix, labels, y_title = (
-            shown.attention.mean(axis=1),
-            [f"L{i + 1}" for i in range(n_layers)],
-            "llm_explorer.axis.layer",
-        )
-    else:
-        matrix, labels, y_title = (
-            shown.attention[layer - 1],
-            [f"H{h + 1}" for h in range(n_heads)],
-            "llm_explorer.axis.head",
-        )
+    matrix, labels, y_title = step_rows(trace, step, rows, layer)
     return step_attention_figure(
         matrix,
         visible(trace.tokens[: shown.position]),

@@ -374,6 +374,10 @@ def explain_hf_heads(
     return cells
 
 
+#: The model type (``config.model_type``) whose attention :func:`explain_llama_heads` derives.
+LLAMA_TYPE = "llama"
+
+
 def _heads_to_explain(m: HFModel, layer: int, heads: Sequence[int], query: int, n: int) -> None:
     """ValueError unless ``layer``, each of ``heads`` and ``query`` (of ``n`` tokens) exist in ``m``."""
     _check(layer, m.n_layers, "layer")
@@ -397,7 +401,10 @@ def explain_llama_heads(
 
     base = m.model.base_model
     layers = getattr(base, "layers", None)
-    if not m.causal or layers is None or not hasattr(base, "rotary_emb") or len(layers) != m.n_layers:
+    # Gemma 3 has the same modules and more (query/key norms, local layers with their own RoPE): only a
+    # Llama's attention is derived here, not one that merely looks like it
+    llama = m.model_type == LLAMA_TYPE
+    if not (llama and m.causal) or layers is None or not hasattr(base, "rotary_emb") or len(layers) != m.n_layers:
         raise ValueError(
             f"click-to-explain of a decoder reads Llama-type attention; this {m.model_type} model has another kind"
         )

@@ -30,6 +30,17 @@ def _click_cell(page, key: str, row: float, col: float, panel: int = 1) -> None:
     plot.click(position={"x": x, "y": y})
 
 
+def _derivation_title(page, key: str, row: int, col: int, timeout: float = 60_000) -> tuple[str, float]:
+    """Click cell (row, col) of chart ``key`` and wait for its derivation: its title ("Why 0.1234? Query …")
+    and the weight it names."""
+    _click_cell(page, key, row, col)
+    title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
+    title.wait_for(timeout=timeout)
+    wait_for_app(page)
+    text = title.inner_text()
+    return text, float(re.search(r"Why (\d\.\d{4})", text).group(1))
+
+
 def _click_point(page, key: str, row: float, col: float, index: int) -> None:
     """Click where the plot's hover picks point ``index`` of the click layer, drawn at (row, col):
     Plotly's hover takes the last point within 3 px of the mouse, so where cells are under 6 px
@@ -80,13 +91,8 @@ def test_click_a_heatmap_cell_shows_its_derivation(open_page):
         "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))"
     )
     assert plot_types(page, "heatmap")[-1] == "scattergl"  # the click layer, WebGL where the browser has it
-    _click_cell(page, "heatmap", 1, 2)
-    title = page.get_by_text(re.compile(r"Why \d\.\d{4}\? Query")).first
-    title.wait_for(timeout=60_000)
-    wait_for_app(page)
-    text = title.inner_text()
+    text, shown = _derivation_title(page, "heatmap", 1, 2)
     assert "(row 1)" in text and "(column 2)" in text, text
-    shown = float(re.search(r"Why (\d\.\d{4})", text).group(1))
     assert abs(shown - float(drawn[1][2])) < 5e-5, (shown, drawn[1][2])  # the clicked cell's own weight
     steps = page.locator("[data-testid='stTable']").filter(has_text="softmax over the row")
     steps.first.wait_for(timeout=30_000)
@@ -198,3 +204,25 @@ def test_click_a_binned_cell_at_512_tokens_explains_its_block(open_page):
     assert_no_error(page)
     page.mouse.move(0, 0)
     save_screenshot(page, "click_explain_binned")
+
+
+def test_click_a_cell_of_the_real_llms_step_explains_it_per_head(open_page):
+    """The Real LLM page's generation step (rows: layers, the mean of SmolLM2's 9 heads): a click on
+    (layer 2, token 2) derives the cell for each of the layer's heads from the model's modules (RoPE,
+    grouped-query keys) on the tokens the step's query read, and their mean is the drawn weight."""
+    page = open_page("LLM_explorer")
+    page.wait_for_selector(".st-key-step_attention .js-plotly-plot .heatmaplayer", timeout=120_000)
+    drawn = page.locator(".st-key-step_attention .js-plotly-plot").first.evaluate(
+        "gd => Array.from(gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z, r => Array.from(r))"
+    )
+    assert plot_types(page, "step_attention")[-1] in ("scattergl", "scatter")  # the click layer
+    text, shown = _derivation_title(page, "step_attention", 1, 2, timeout=120_000)
+    assert "(column 2)" in text and "layer 2, average over heads" in text, text
+    assert abs(shown - float(drawn[1][2])) < 5e-5, (shown, drawn[1][2])
+    table = page.locator("[data-testid='stTable']").filter(has_text="mean").first
+    table.wait_for(timeout=30_000)
+    assert table.locator("tbody tr").count() == 9 + 1  # each of the 9 heads, then their mean
+    assert page.get_by_text("does not reproduce the drawn weight").count() == 0
+    assert_no_error(page)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "click_explain_llm_step")

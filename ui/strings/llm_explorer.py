@@ -132,6 +132,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "llm_explorer.axis.head": ("head", "头"),
     "llm_explorer.fig.candidates": ("Candidates, step {n}", "第 {n} 步候选词元"),
     "llm_explorer.export.attention": ("Attention of new token {n}", "第 {n} 个新词元的注意力"),
+    "llm_explorer.explain_llama_only": (
+        "Click-to-explain derives a Llama's attention (SmolLM2); {model} adds query and key norms and local "
+        "layers, which it does not derive.",
+        "点击解释只推导 Llama 类模型（SmolLM2）的注意力；{model} 还有查询与键的归一化和局部层，这里不推导。",
+    ),
     "llm_explorer.speed": (
         "{n} tokens in {seconds:.1f} s ({rate:.1f} tokens/s, {cache}); the first step reads the whole "
         "prompt ({prompt} tokens).",
