@@ -513,6 +513,14 @@ def test_cell_outlines_frame_whole_cells_on_every_figure() -> None:
     }
     assert cell_outline((0, 0), (0, 0), dash="dot")["line"]["dash"] == "dot"
     assert row_outline(3, 5) == cell_outline((0, 4), (3, 3))
+    # the clicked cell of click-to-explain: a dark frame on the cell's edges, a white one 0.12 inside it
+    from viz_core.explain import outline_cell
+    from viz_core.style import BACKGROUND, TEXT_COLOR
+
+    clicked = go.Figure(go.Heatmap(z=np.ones((3, 4))))
+    outline_cell(clicked, 1, 2)
+    frames = [(s.x0, s.x1, s.y0, s.y1, s.line.color, s.line.width, s.layer) for s in clicked.layout.shapes]
+    assert frames == [(1.5, 2.5, 0.5, 1.5, TEXT_COLOR, 4, "above"), (1.62, 2.38, 0.62, 1.38, BACKGROUND, 2, "above")]
     w = np.full((4, 6), 1 / 6)
     fig = attention_heatmap(w, [f"s{i}" for i in range(6)], [f"t{i}" for i in range(4)], step=2)
     (shape,) = fig.layout.shapes

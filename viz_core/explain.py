@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from viz_core.style import BACKGROUND, TEXT_COLOR, set_layout
+from viz_core.style import BACKGROUND, TEXT_COLOR, cell_outline, set_layout
 
 #: Above this many cells a heatmap is not made clickable (the layer would be too heavy to send).
 MAX_CELLS = 128 * 128
@@ -166,17 +166,8 @@ def outline_block(fig: go.Figure, rows: range, cols: range, panel: int = 0) -> N
     """Frame the cells of queries ``rows`` and keys ``cols`` of ``panel`` (token axes: cell i spans i ± 0.5)."""
     xref, yref = panel_axes(fig, panel)
     for color, width, inset in ((TEXT_COLOR, 4, 0.0), (BACKGROUND, 2, 0.12)):
-        fig.add_shape(
-            type="rect",
-            xref=xref,
-            yref=yref,
-            x0=cols.start - 0.5 + inset,
-            x1=cols.stop - 0.5 - inset,
-            y0=rows.start - 0.5 + inset,
-            y1=rows.stop - 0.5 - inset,
-            line={"color": color, "width": width},
-            layer="above",
-        )
+        edges = (cols.start, cols.stop - 1), (rows.start, rows.stop - 1)
+        fig.add_shape(cell_outline(*edges, color=color, width=width, inset=inset), xref=xref, yref=yref, layer="above")
 
 
 # --------------------------------------------------------------------------------------

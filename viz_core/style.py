@@ -106,18 +106,19 @@ def cell_outline(
     color: str = HIGHLIGHT,
     width: float = 4,
     dash: str | None = None,
+    inset: float = 0.0,
 ) -> dict:
     """The outline (a plotly rect shape) of a heatmap's cells ``cols[0] … cols[1]`` by ``rows[0] … rows[1]``,
-    both ends included: cell i spans i ± 0.5 on its axis."""
+    both ends included: cell i spans i ± 0.5 on its axis; ``inset``: drawn that much (in cells) inside."""
     line: dict = {"color": color, "width": width}
     if dash:
         line["dash"] = dash
     return {
         "type": "rect",
-        "x0": cols[0] - 0.5,
-        "x1": cols[1] + 0.5,
-        "y0": rows[0] - 0.5,
-        "y1": rows[1] + 0.5,
+        "x0": cols[0] - 0.5 + inset,
+        "x1": cols[1] + 0.5 - inset,
+        "y0": rows[0] - 0.5 + inset,
+        "y1": rows[1] + 0.5 - inset,
         "line": line,
     }
 
