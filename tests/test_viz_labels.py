@@ -3,6 +3,7 @@ scale, titles that are not cut (viz_core.style and the figures built on it)."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -255,6 +256,34 @@ def test_a_short_relation_and_an_opening_bracket_stay_with_their_words(title: st
         assert not any(line.endswith(("（", "(")) for line in lines), (width, lines)
         if text_width(relation, TITLE_FONT_SIZE) <= width:
             assert relation in lines[-1], (width, lines)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "自注意力，第 1 块：注意力权重，4 个头的平均",
+        "“created”关注什么，第 1 层，头 1",
+        "这个头的 q 和每个 kᵢ（红 > 0，蓝 < 0）",
+        "tf-en-fr：2 + 2 个块，d_ff = 256，4 个头",
+    ],
+)
+def test_numbers_stay_with_their_chinese_words_and_relations_stay_whole(title: str) -> None:
+    """Figure titles of the block, generation and one-head pages in 中文 broke as "…权重，4" / "个头的平均",
+    "…第 1 层，头" / "1" and "…（红 > 0，蓝" / "< 0）": a number and the Chinese character beside it, and a
+    relation ("蓝 < 0", "d_ff = 256"), are never split at any width where they fit; nothing is lost, no line
+    is wider than the width."""
+    chinese = "[\u4e00-\u9fff]"
+    for width in range(120, 420, 2):
+        wrapped = wrap_text(title, width, TITLE_FONT_SIZE)
+        lines = wrapped.split("<br>")
+        assert unwrap_text(wrapped) == title, (width, lines)
+        assert all(text_width(line, TITLE_FONT_SIZE) <= width for line in lines), (width, lines)
+        for before, after in zip(lines, lines[1:]):
+            assert not (re.search(r"\d$", before) and re.match(chinese, after)), (width, lines)
+            assert not (re.search(f"{chinese}$", before) and re.match(r"\d", after)), (width, lines)
+            if width >= 180:
+                assert not before.endswith(("=", "<", ">")), (width, lines)
+                assert not after.startswith(("=", "<", ">")), (width, lines)
 
 
 @pytest.mark.parametrize(

@@ -261,13 +261,21 @@ def short_label(text: str, limit: int = TICK_LABEL_CHARS) -> str:
 _WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CLOSING = "，。、：；！？）」』》…"
 _OPENING = "（「『《"  # stays with what follows it: no line ends with "（"
-# A short relation, "h = 1" or "d ≥ 64", is one piece: a line never ends at "h =" with "1" on the next.
-_RELATION = r"[=≈≠<>≤≥]"
+# A short relation, "h = 1", "d ≥ 64" or "蓝 < 0", is one piece: a line never ends at "h =" with "1" on the
+# next. (Not "d_model = 128": kept whole, it took the block diagram's English title to three lines.)
+_RELATION = r"[=≈≠<>≤≥]"  # not "+": "(token + segment + position)" is a list, not one relation
+# A number and the Chinese character next to it ("第 1 层", "4 个头", "头 1") are one piece: a line never
+# ends at "4" with "个头" on the next, nor leaves "1" alone.
+_NUMBER = r"[+−-]?\d[\d.,:%]*"
 _WORDS = (
     rf"[{_OPENING}]*[{_WIDE}][{_CLOSING})\]]*| +"  # ")" stays with "别" in "P(类别)"
     rf"|[{_OPENING}]*[^ {_WIDE}]+[{_CLOSING}]*"
 )
-_PIECES = re.compile(rf"[{_OPENING}]*[^ {_WIDE}]{{1,6}} {_RELATION} [^ {_WIDE}]{{1,8}}[{_CLOSING}]*|{_WORDS}")
+_PIECES = re.compile(
+    rf"[{_OPENING}]*(?:[^ {_WIDE}]{{1,6}}|[{_WIDE}]) {_RELATION} [^ {_WIDE}]{{1,8}}(?:(?<=\d) [{_WIDE}])?[{_CLOSING}]*"
+    rf"|[{_OPENING}]*(?:[{_WIDE}] {_NUMBER}(?: [{_WIDE}])?|{_NUMBER} [{_WIDE}])[{_CLOSING})\]]*"
+    rf"|{_WORDS}"
+)
 _WORD_PIECES = re.compile(_WORDS)  # a relation too wide for its line, broken at its spaces
 
 
@@ -362,7 +370,8 @@ def unwrap_text(text: str) -> str:
     out = parts[0]
     for part in parts[1:]:
         a, b = out[-1:], part[:1]
-        joint = "" if (a and b and _wide(a) and _wide(b)) or a in "([{" or b in ")]}" else " "
+        # no space after full-width punctuation or before a full-width bracket: Chinese writes none there
+        joint = "" if (a and b and _wide(a) and _wide(b)) or a in f"([{{{_CLOSING}：" or b in f")]}}{_OPENING}" else " "
         out += joint + part
     return out
 
