@@ -363,6 +363,10 @@ def _wide(char: str) -> bool:
     return _WIDE_CHAR.fullmatch(char) is not None
 
 
+_NO_SPACE_AFTER = "([{" + _CLOSING.replace("…", "")  # "…" ends English words too ("wait… then")
+_NO_SPACE_BEFORE = ")]}" + _OPENING
+
+
 def unwrap_text(text: str) -> str:
     """:func:`wrap_text` undone: each ``<br>`` back to the space it replaced, or to nothing between two
     Chinese characters or inside brackets, where it breaks without one (to be wrapped again for another width)."""
@@ -371,7 +375,7 @@ def unwrap_text(text: str) -> str:
     for part in parts[1:]:
         a, b = out[-1:], part[:1]
         # no space after full-width punctuation or before a full-width bracket: Chinese writes none there
-        joint = "" if (a and b and _wide(a) and _wide(b)) or a in f"([{{{_CLOSING}：" or b in f")]}}{_OPENING}" else " "
+        joint = "" if (a and b and _wide(a) and _wide(b)) or a in _NO_SPACE_AFTER or b in _NO_SPACE_BEFORE else " "
         out += joint + part
     return out
 
