@@ -371,6 +371,8 @@ def test_the_generation_step_explains_a_layer_and_a_head_cell(page_model: L.LLM)
     drawn = _z(_step_chart(at)["data"][0]["z"])  # the drawn matrix: layers × tokens so far
     title = clicked(at, "step_attention", (1, 2))  # no "does not reproduce the drawn weight" warning
     assert "layer 2, average over heads" in title and "column 2" in title, title
+    # the forward pass went through the server's heavy queue, as the generation did (ui.llm.heavy_once)
+    assert {name for name, _ in at.session_state["_llm_done"]} == {"generation", "llm_cells"}
     weights = [float(w) for w in _cell_table(at)]
     assert len(weights) == 6 + 1  # each head, then the mean
     assert weights[-1] == pytest.approx(np.mean(weights[:-1]), abs=1e-4)

@@ -292,7 +292,7 @@ def llm_step_chart(fig, key: str, trace, step: int, model: str, rows: str, layer
     over its heads, when ``rows`` is "layers", else head r of ``layer`` (0-based). A click derives that cell
     for each head of the layer (or the one head) from the model's own modules, on a Llama; another model's
     figure says that it is not derived."""
-    from ui.llm import explainable, shared_llm, step_ids, step_rows, visible
+    from ui.llm import explainable, heavy_once, shared_llm, step_ids, step_rows, visible
 
     if not explainable(shared_llm(model)):
         chart(fig, key=key, config=PLOT, where=where)
@@ -304,9 +304,10 @@ def llm_step_chart(fig, key: str, trace, step: int, model: str, rows: str, layer
     query, n_heads = len(ids) - 1, shown.attention.shape[1]
 
     def explain(row: int, col: int) -> CellExplanation | list[CellExplanation]:
-        if rows == "layers":
-            return llm_cells(model, ids, row, tuple(range(n_heads)), query, col)
-        return llm_cells(model, ids, layer, (row,), query, col)[0]
+        at, heads = (row, tuple(range(n_heads))) if rows == "layers" else (layer, (row,))
+        # a forward pass of the model: in the server's heavy queue the first time, as the generation was
+        cells = heavy_once(llm_cells, model, ids, at, heads, query, col, what=tr("llm_explorer.tab.generation"))
+        return cells if rows == "layers" else cells[0]
 
     tokens = visible(trace.tokens[: shown.position])
     explained_chart(
