@@ -156,3 +156,42 @@ def test_the_reaper_thread_expires_freezes_and_recollects(monkeypatch) -> None:
         sys.modules.pop("attention_lab_fragment_import", None)
         gc.unfreeze()
     assert not reaper.is_alive()  # it ends with the server's loop
+
+
+def test_a_file_made_for_a_download_outlives_other_runs_until_it_is_fetched() -> None:
+    """A deferred download's file is stored unreferenced: the clean-up at the end of any two script runs on
+    the server deleted it before the browser fetched it ("canceled" in busy CI; in a class, any two
+    students' steps). keep_downloads keeps it for DOWNLOAD_KEEP_S seconds; then it goes as before."""
+    from unittest import mock
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    def made(manager: MediaFileManager) -> str:
+        with mock.patch("streamlit.runtime.media_file_manager._get_session_id", return_value="student"):
+            deferred = manager.add_deferred(lambda: b"x,y\n1,2\n", "text/csv", "coord", "a.csv")
+        return manager.execute_deferred(deferred).rsplit("/", 1)[-1].split(".", 1)[0]
+
+    plain = MediaFileManager(MemoryMediaFileStorage("/media"))
+    lost = made(plain)
+    plain.remove_orphaned_files()
+    plain.remove_orphaned_files()  # two other runs end before the browser asks for the file
+    assert plain.read_file(lost) is None  # Streamlit's own behaviour: the race
+
+    kept = MediaFileManager(MemoryMediaFileStorage("/media"))
+    assert heap.keep_downloads(kept) is True and heap.keep_downloads(kept) is False  # once per manager
+    file_id = made(kept)
+    for _ in range(5):
+        kept.remove_orphaned_files()
+    assert kept.read_file(file_id) is not None and kept.read_file(file_id).content == b"x,y\n1,2\n"
+    assert heap.release_downloads(kept) == 0  # not yet: it is kept for DOWNLOAD_KEEP_S
+    assert heap.release_downloads(kept, now=time_after(heap.DOWNLOAD_KEEP_S + 1)) == 1
+    kept.remove_orphaned_files()
+    kept.remove_orphaned_files()
+    assert kept.read_file(file_id) is None  # let go: nothing is kept for good
+
+
+def time_after(seconds: float) -> float:
+    import time
+
+    return time.monotonic() + seconds

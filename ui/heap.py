@@ -15,6 +15,12 @@ hold, stayed in memory for good. :func:`start_session_reaper` starts one thread 
 expires them on time and then collects them, frozen garbage included (:func:`recollect`). The same
 thread freezes what was imported after a page's start (its first run, then only fragment reruns,
 which have no page frame: the Real model explorer's head change paid a 180 ms collection).
+
+An Export menu's file is made on click (a deferred download): Streamlit stores it, sends its URL, and
+the browser then fetches it. Nothing refers to the stored file, so the end of any two script runs on
+the server (any student's step) deleted it, and a browser that had not fetched it yet got "canceled" (as
+one download did in busy CI). :func:`keep_downloads` keeps each made file referenced for
+:data:`DOWNLOAD_KEEP_S` seconds.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ from concurrent.futures import Future
 from typing import Any
 
 REAP_EVERY_S = 2.0  # how often expired sessions are dropped (and new modules frozen)
+DOWNLOAD_KEEP_S = 120.0  # how long a file made for a download stays for its browser to fetch it
+#: The name under which the made files are referenced, as a session's files are (no session has it).
+DOWNLOADS = "attention-lab-downloads"
 RECOLLECT_EVERY_S = 30.0  # at most one full collection (≈ 0.2 s of one core) per this many seconds
 
 _lock = threading.Lock()
@@ -81,12 +90,16 @@ def expire_sessions(storage: Any) -> int:
 def _reap_forever(storage: Any, loop: asyncio.AbstractEventLoop) -> None:
     """The reaper thread: every :data:`REAP_EVERY_S`, expire sessions on the server's event loop
     (the storage is not thread-safe), and recollect after some expired."""
+    from streamlit.runtime import Runtime
+
     pending, last = False, 0.0
     while True:
         time.sleep(REAP_EVERY_S)
         if not loop.is_running():  # the server has stopped
             return
         freeze_modules()  # also what a fragment's run imported: a fragment rerun has no page_frame
+        if Runtime.exists():
+            release_downloads(Runtime.instance().media_file_mgr)  # even when no new download comes
         expired: Future[int] = Future()
 
         def expire(expired: Future[int] = expired) -> None:
@@ -131,8 +144,47 @@ def start_session_reaper() -> bool:
     return _reaper.is_alive()
 
 
+def keep_downloads(manager: Any) -> bool:
+    """Make Streamlit's media file manager ``manager`` keep each file it makes for a deferred download
+    (``execute_deferred``) referenced for :data:`DOWNLOAD_KEEP_S` seconds, under :data:`DOWNLOADS`, so that
+    other runs' clean-up (``remove_orphaned_files``) leaves it until the browser has fetched it; older ones
+    are let go (:func:`release_downloads`). Once per manager; returns whether it was installed now."""
+    if getattr(manager, "_lab_keeps_downloads", False) or not callable(getattr(manager, "execute_deferred", None)):
+        return False
+    own = manager.execute_deferred
+
+    def execute_deferred(file_id: str) -> str:
+        url = own(file_id)
+        made = str(url).rsplit("/", 1)[-1].split(".", 1)[0]  # the stored file's id: its URL's name
+        with manager._lock:
+            if made in manager._file_metadata:
+                manager._files_by_session_and_coord[DOWNLOADS][f"{time.monotonic():.6f} {made}"] = made
+        release_downloads(manager)
+        return url
+
+    manager.execute_deferred = execute_deferred
+    manager._lab_keeps_downloads = True
+    return True
+
+
+def release_downloads(manager: Any, now: float | None = None) -> int:
+    """Stop keeping the files made for downloads more than :data:`DOWNLOAD_KEEP_S` seconds before ``now``
+    (the next clean-up deletes them); returns how many."""
+    now = time.monotonic() if now is None else now
+    with manager._lock:
+        kept = manager._files_by_session_and_coord.get(DOWNLOADS, {})
+        old = [ref for ref in kept if float(ref.split(" ", 1)[0]) < now - DOWNLOAD_KEEP_S]
+        for ref in old:
+            del kept[ref]
+    return len(old)
+
+
 def upkeep() -> None:
-    """Called at the start of every page run, presented slides included: :func:`freeze_modules`
-    and :func:`start_session_reaper`."""
+    """Called at the start of every page run, presented slides included: :func:`freeze_modules`,
+    :func:`start_session_reaper` and :func:`keep_downloads`."""
     freeze_modules()
     start_session_reaper()
+    from streamlit.runtime import Runtime
+
+    if Runtime.exists():
+        keep_downloads(Runtime.instance().media_file_mgr)
