@@ -3,9 +3,11 @@ tables it drew with ui.table.table."""
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -21,6 +23,15 @@ class Chart:
     @property
     def figure(self) -> dict:
         return json.loads(self.spec)
+
+
+def typed_array(value):
+    """A trace's array as plotly.py sends it to the browser: a typed array ({dtype, bdata (base64), shape})
+    decoded into numpy; anything else (a list, a number) as it is."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
+    return value
 
 
 def _key(element) -> str:

@@ -171,21 +171,13 @@ SECTIONS = [
 def test_a_section_exports_the_numbers_of_its_own_figures(page, query, key, chart_keys, deferred) -> None:
     """Each CSV of a section's menu holds the numbers of the figure that section drew (as sent to the
     browser); its handout is offered too, and the files are named after the page, without the main view's step."""
-    import base64
-
     import plotly.graph_objects as go
 
-    from tests.charts import charts
+    from tests.charts import charts, typed_array
 
-    def typed(value):  # plotly's typed array {dtype, bdata, shape}, as the browser receives it
-        if isinstance(value, dict) and "bdata" in value:
-            flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-            return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
-        return value
-
-    def figure(spec: dict) -> go.Figure:
+    def figure(spec: dict) -> go.Figure:  # the arrays as the browser receives them
         for trace in spec["data"]:
-            trace.update({k: typed(v) for k, v in trace.items() if k in ("x", "y", "z", "customdata")})
+            trace.update({k: typed_array(v) for k, v in trace.items() if k in ("x", "y", "z", "customdata")})
         return go.Figure(spec)
 
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APPTEST_TIMEOUT)

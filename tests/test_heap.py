@@ -162,6 +162,7 @@ def test_a_file_made_for_a_download_outlives_other_runs_until_it_is_fetched() ->
     """A deferred download's file is stored unreferenced: the clean-up at the end of any two script runs on
     the server deleted it before the browser fetched it ("canceled" in busy CI; in a class, any two
     students' steps). keep_downloads keeps it for DOWNLOAD_KEEP_S seconds; then it goes as before."""
+    import time
     from unittest import mock
 
     from streamlit.runtime.media_file_manager import MediaFileManager
@@ -185,13 +186,7 @@ def test_a_file_made_for_a_download_outlives_other_runs_until_it_is_fetched() ->
         kept.remove_orphaned_files()
     assert kept.read_file(file_id) is not None and kept.read_file(file_id).content == b"x,y\n1,2\n"
     assert heap.release_downloads(kept) == 0  # not yet: it is kept for DOWNLOAD_KEEP_S
-    assert heap.release_downloads(kept, now=time_after(heap.DOWNLOAD_KEEP_S + 1)) == 1
+    assert heap.release_downloads(kept, now=time.monotonic() + heap.DOWNLOAD_KEEP_S + 1) == 1
     kept.remove_orphaned_files()
     kept.remove_orphaned_files()
     assert kept.read_file(file_id) is None  # let go: nothing is kept for good
-
-
-def time_after(seconds: float) -> float:
-    import time
-
-    return time.monotonic() + seconds

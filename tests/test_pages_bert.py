@@ -324,13 +324,10 @@ def test_typed_mask_predicts_on_the_page_as_fill_mask_does():
 
 def _z(trace: dict) -> np.ndarray:
     """A heatmap trace's z as plotly.py sent it (a list, or a typed array in base64)."""
-    import base64
+    from tests.charts import typed_array
 
-    z = trace["z"]
-    if isinstance(z, dict):
-        flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
-        return flat.reshape([int(n) for n in str(z["shape"]).split(",")])
-    return np.asarray(z, dtype=float)
+    z = typed_array(trace["z"])
+    return z if isinstance(z, np.ndarray) else np.asarray(z, dtype=float)
 
 
 def test_the_minilm_recorded_without_its_weights_shows_its_recorded_attention_change(bert, monkeypatch):

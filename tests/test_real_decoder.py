@@ -6,8 +6,6 @@ key/value heads); the real SmolLM2 is never needed."""
 
 from __future__ import annotations
 
-import base64
-
 import numpy as np
 import pytest
 import torch
@@ -17,7 +15,7 @@ from models.inference import llm as L
 from models.inference.explain import explain_llama_heads
 from models.inference.hf_adapter import llm_view, run_hf
 from models.nn.positional import apply_rope
-from tests.charts import charts
+from tests.charts import charts, typed_array
 from tests.conftest import APPTEST_TIMEOUT, ROOT
 from tests.test_llm import VOCAB, page_model, tiny  # noqa: F401  (the tiny random GQA Llama, as fixtures)
 
@@ -346,14 +344,6 @@ def _cell_table(at: AppTest) -> list[str]:
     return [str(v).replace("\\", "") for v in at.table[0].value.iloc[:, -1]]
 
 
-def _z(value) -> np.ndarray:
-    """A heatmap's z as the browser receives it (a list, or plotly's typed array {dtype, bdata, shape})."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        return flat.reshape([int(n) for n in str(value["shape"]).split(",")]).astype(float)
-    return np.asarray(value, dtype=float)
-
-
 def _step_chart(at: AppTest) -> dict:
     return next(c.figure for c in charts(at) if c.key == "step_attention")
 
@@ -368,7 +358,7 @@ def test_the_generation_step_explains_a_layer_and_a_head_cell(page_model: L.LLM)
     at = _llm_page()
     at.button(key="llm_next").click().run()  # step 2
     assert any(t["type"] in ("scatter", "scattergl") for t in _step_chart(at)["data"])  # the click layer
-    drawn = _z(_step_chart(at)["data"][0]["z"])  # the drawn matrix: layers × tokens so far
+    drawn = np.asarray(typed_array(_step_chart(at)["data"][0]["z"]), dtype=float)  # layers × tokens so far
     title = clicked(at, "step_attention", (1, 2))  # no "does not reproduce the drawn weight" warning
     assert "layer 2, average over heads" in title and "column 2" in title, title
     # the forward pass went through the server's heavy queue, as the generation did (ui.llm.heavy_once)
